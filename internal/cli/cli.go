@@ -1,0 +1,167 @@
+// Package cli holds the pieces both command lines share: the process
+// environment handed to commands, exit statuses, refusal errors, JSON and
+// coloured output, man pages and shell completion. Kong types stop here and
+// in the command packages; workflows below never see them.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"time"
+)
+
+// Version is set at build time by install.sh (-ldflags -X); otherwise the
+// module version from the build info is used.
+var Version = ""
+
+// VersionString returns the version to print for --version.
+func VersionString() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "0.1.0-dev"
+}
+
+// Exit statuses.
+const (
+	ExitOK      = 0
+	ExitFailed  = 1 // refused or failed: the message says what to do next
+	ExitUsage   = 2 // the command line itself is wrong
+	exitUnknown = 1
+)
+
+// Env is what a command may use of the process: streams, working directory,
+// environment, clock. Commands take it bound by kong, never from os directly,
+// so tests can run them in-process too.
+type Env struct {
+	Ctx    context.Context
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Dir    string
+	Getenv func(string) string
+	Now    func() time.Time
+	// Color is true when stdout is a terminal and NO_COLOR is not set.
+	Color bool
+}
+
+// NewProcessEnv returns the Env of the running process.
+func NewProcessEnv(ctx context.Context) *Env {
+	dir, _ := os.Getwd()
+	return &Env{
+		Ctx:    ctx,
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		Dir:    dir,
+		Getenv: os.Getenv,
+		Now:    time.Now,
+		Color:  colorWanted(os.Stdout, os.Getenv),
+	}
+}
+
+func colorWanted(f *os.File, getenv func(string) string) bool {
+	if getenv("NO_COLOR") != "" || getenv("TERM") == "dumb" {
+		return false
+	}
+	return IsTerminal(f)
+}
+
+// IsTerminal reports whether f is a character device (a terminal).
+func IsTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// Printf writes human text to stdout.
+func (e *Env) Printf(format string, a ...any) { fmt.Fprintf(e.Stdout, format, a...) }
+
+// Warnf writes a diagnostic to stderr.
+func (e *Env) Warnf(format string, a ...any) { fmt.Fprintf(e.Stderr, format, a...) }
+
+// JSON writes v as one indented JSON document on stdout.
+func (e *Env) JSON(v any) error {
+	enc := json.NewEncoder(e.Stdout)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// Paint wraps s in an SGR colour code when colour is on ("1;31" bold red...).
+func (e *Env) Paint(code, s string) string {
+	if !e.Color || code == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+// ExitError makes the process exit with Code; Err (if any) is printed first.
+// A command passing its child's exit status through uses it with a nil Err.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+func (e *ExitError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("exit status %d", e.Code)
+	}
+	return e.Err.Error()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// Refusal is a command declining to act, with every reason at once and what
+// to do next. Nothing was changed when a Refusal is returned.
+type Refusal struct {
+	What    string   // "cannot apply t3"
+	Reasons []string // each a full sentence
+	Next    string   // what to do next
+}
+
+func (r *Refusal) Error() string {
+	var b strings.Builder
+	b.WriteString(r.What)
+	if len(r.Reasons) == 1 {
+		b.WriteString(": " + r.Reasons[0])
+	} else {
+		b.WriteString(":")
+		for _, reason := range r.Reasons {
+			b.WriteString("\n  - " + reason)
+		}
+	}
+	if r.Next != "" {
+		b.WriteString("\n" + r.Next)
+	}
+	return b.String()
+}
+
+// Report prints err (if any) to stderr prefixed with the program name and
+// returns the exit status it stands for.
+func Report(stderr io.Writer, prog string, err error) int {
+	if err == nil {
+		return ExitOK
+	}
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		if ee.Err != nil {
+			fmt.Fprintf(stderr, "%s: %v\n", prog, ee.Err)
+		}
+		return ee.Code
+	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintf(stderr, "%s: interrupted\n", prog)
+		return 130
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+	return exitUnknown
+}

@@ -1,0 +1,30 @@
+// Package nudgecmd is git-nudge's command line: one kong struct per command,
+// each a thin layer over internal/nudge.
+package nudgecmd
+
+import (
+	"github.com/alecthomas/kong"
+
+	"github.com/nudgethis/git-nudge/internal/cli"
+)
+
+// CLI is the git-nudge command line.
+type CLI struct {
+	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
+}
+
+// Program is git-nudge as the shared runner sees it.
+func Program() cli.Program {
+	return cli.Program{
+		Name: "git-nudge",
+		Description: `Snapshot a workspace, let a task change a copy of it, then apply, undo or save the result.
+
+git nudge captures the work tree without touching it, runs a task (a script, a person, an AI coding agent) in a fresh linked worktree, and brings the reviewed patch back only where every affected file is still as it was. Apply and undo never stage, never commit and never touch the index; save turns applied work into one commit.`,
+		Model: &CLI{},
+	}
+}
+
+// Main runs git-nudge with args and returns the exit status.
+func Main(args []string, env *cli.Env) int { return Program().Main(args, env) }

@@ -1,0 +1,150 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+
+	"github.com/alecthomas/kong"
+	mangokong "github.com/alecthomas/mango-kong"
+	"github.com/muesli/roff"
+	"github.com/willabides/kongplete"
+)
+
+// Program describes one of the suite's binaries for the shared runner.
+type Program struct {
+	Name        string // binary name: "git-nudge"
+	Description string // first line: one sentence; then paragraphs
+	Model       any    // pointer to the kong command-line struct
+}
+
+// Display is how users type the program: "git nudge".
+func (p Program) Display() string { return strings.Replace(p.Name, "-", " ", 1) }
+
+// Parser builds the kong parser for p writing to env's streams. exit is
+// called by kong for --help, --version and completion.
+func (p Program) Parser(env *Env, exit func(int)) (*kong.Kong, error) {
+	return kong.New(p.Model,
+		kong.Name(p.Name),
+		kong.Description(p.Description),
+		kong.UsageOnError(),
+		kong.Writers(env.Stdout, env.Stderr),
+		kong.Exit(exit),
+		kong.Vars{"version": p.Name + " version " + VersionString()},
+		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: false}),
+		kong.Bind(env),
+	)
+}
+
+type exitCode int
+
+// Main parses args, runs the selected command and returns the exit status:
+// 0 done, 1 refused or failed, 2 usage error.
+func (p Program) Main(args []string, env *Env) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			if c, ok := r.(exitCode); ok {
+				code = int(c)
+				return
+			}
+			panic(r)
+		}
+	}()
+	exit := func(c int) { panic(exitCode(c)) }
+	parser, err := p.Parser(env, exit)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: internal error building the command line: %v\n", p.Name, err)
+		return ExitFailed
+	}
+	if os.Getenv("COMP_LINE") != "" {
+		kongplete.Complete(parser, kongplete.WithExitFunc(exit))
+	}
+	kctx, err := parser.Parse(args)
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: %v\n", p.Name, err)
+		fmt.Fprintf(env.Stderr, "Run '%s --help' for usage.\n", p.Name)
+		return ExitUsage
+	}
+	if err := kctx.Run(parser); err != nil {
+		return Report(env.Stderr, p.Display(), err)
+	}
+	return ExitOK
+}
+
+// ManPage renders p's man page (section 1) from the kong model.
+func (p Program) ManPage() (string, error) {
+	env := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
+	parser, err := p.Parser(env, func(int) {})
+	if err != nil {
+		return "", err
+	}
+	man := mangokong.NewManPage(1, parser.Model)
+	man = man.WithSection("Exit status",
+		"0 when the command did what was asked; 1 when it refused or failed, with a message on stderr saying what to do next; 2 when the command line itself is wrong. Commands that run another program (run) exit with that program's status.")
+	man = man.WithSection("Environment",
+		"NO_COLOR turns colour off. Git's own variables (GIT_DIR, GIT_WORK_TREE, git -C) choose the repository as they do for git.")
+	man = man.WithSection("See also", "git(1), git-worktree(1), git-stash(1)")
+	page := man.Build(roff.NewDocument())
+	// mango stamps today's date into .TH; a fixed date keeps the checked-in
+	// pages reproducible.
+	return thDate.ReplaceAllString(page, `${1}"`+ManDate+`"`), nil
+}
+
+// ManDate is the date printed in the man pages' header.
+const ManDate = "2026-11-30"
+
+var thDate = regexp.MustCompile(`(?m)^(\.TH \S+ \d+ )"[0-9-]+"`)
+
+// CompletionCmd prints a shell completion script. It is hidden; install.sh
+// uses it to install completions.
+type CompletionCmd struct {
+	Shell string `arg:"" enum:"bash,zsh,fish" help:"Shell to print the completion script for (bash, zsh, fish)."`
+}
+
+// Run prints the script.
+func (c *CompletionCmd) Run(k *kong.Kong, env *Env) error {
+	name := k.Model.Name               // git-nudge
+	sub := strings.TrimPrefix(name, "git-") // nudge
+	fn := strings.ReplaceAll(sub, "-", "_")
+	var s string
+	switch c.Shell {
+	case "bash":
+		// git's bash completion calls _git_<sub> for "git <sub> ..."; both
+		// spellings are answered by the binary itself through COMP_LINE.
+		s = fmt.Sprintf(`# bash completion for %[1]s (and "git %[2]s")
+_git_%[3]s() {
+	local line="%[1]s${COMP_LINE#*%[2]s}"
+	local point=$(( COMP_POINT - ${#COMP_LINE} + ${#line} ))
+	local IFS=$'\n'
+	COMPREPLY=( $(COMP_LINE="$line" COMP_POINT="$point" command %[1]s 2>/dev/null) )
+}
+complete -C %[1]s %[1]s
+`, name, sub, fn)
+	case "zsh":
+		s = fmt.Sprintf(`#compdef %[1]s
+# zsh completion for %[1]s (and "git %[2]s" through git's user-command hook)
+autoload -U +X bashcompinit && bashcompinit
+complete -C %[1]s %[1]s
+_git-%[2]s() {
+	local line="%[1]s ${words[3,-1]}"
+	local -a reply
+	reply=( ${(f)"$(COMP_LINE="$line" COMP_POINT=${#line} command %[1]s 2>/dev/null)"} )
+	compadd -- $reply
+}
+`, name, sub)
+	case "fish":
+		s = fmt.Sprintf(`# fish completion for %[1]s and "git %[2]s"
+function __%[3]s_complete
+	set -lx COMP_LINE (string replace -r '^git %[2]s' '%[1]s' -- (commandline -cp))
+	test -z (commandline -ct); and set COMP_LINE "$COMP_LINE "
+	set -lx COMP_POINT (string length -- "$COMP_LINE")
+	command %[1]s
+end
+complete -f -c %[1]s -a '(__%[3]s_complete)'
+complete -f -c git -n '__fish_seen_subcommand_from %[2]s' -a '(__%[3]s_complete)'
+`, name, sub, "git_"+fn)
+	}
+	_, err := fmt.Fprint(env.Stdout, s)
+	return err
+}

@@ -1,0 +1,158 @@
+// Package git is the only place in the suite that runs the git command.
+//
+// Everything above it talks to a *Repo through domain-shaped methods
+// (WriteTree, CommitTree, UpdateRef, ...). Each child process gets a clean
+// environment: inherited GIT_INDEX_FILE, GIT_OBJECT_DIRECTORY and friends are
+// dropped, GIT_DIR and GIT_WORK_TREE are set to the repository found at
+// discovery, optional locks are off and hooks point at /dev/null, so no hook
+// ever runs and the user's index is never refreshed behind their back.
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// Error is a failed git invocation: the arguments, git's exit code and what
+// it wrote to stderr.
+type Error struct {
+	Args     []string
+	ExitCode int
+	Stderr   string
+	Err      error
+}
+
+func (e *Error) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" && e.Err != nil {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("git %s: %s", strings.Join(e.Args, " "), msg)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// ExitCode returns git's exit status carried by err, or -1.
+func ExitCode(err error) int {
+	var ge *Error
+	if errors.As(err, &ge) {
+		return ge.ExitCode
+	}
+	return -1
+}
+
+// strippedEnv lists inherited variables a child must never see unless this
+// package sets them on purpose.
+var strippedEnv = []string{
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_PREFIX", "GIT_COMMON_DIR",
+	"GIT_NAMESPACE", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+	"GIT_EDITOR", "GIT_SEQUENCE_EDITOR", "GIT_PAGER", "PAGER",
+	"GIT_QUARANTINE_PATH", "GIT_OPTIONAL_LOCKS", "GIT_TERMINAL_PROMPT",
+	"GIT_REFLOG_ACTION",
+}
+
+func cleanEnv(base []string) []string {
+	out := make([]string, 0, len(base)+8)
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		drop := false
+		for _, s := range strippedEnv {
+			if k == s {
+				drop = true
+				break
+			}
+		}
+		if !drop {
+			out = append(out, kv)
+		}
+	}
+	return append(out,
+		"GIT_OPTIONAL_LOCKS=0",
+		"GIT_TERMINAL_PROMPT=0",
+		"GIT_EDITOR=:",
+		"GIT_PAGER=cat",
+	)
+}
+
+// globalArgs are given to every git child: hooks off, no fsmonitor daemon
+// spawned on our behalf, no advice text to parse around.
+var globalArgs = []string{
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "advice.detachedHead=false",
+	"-c", "core.fsmonitor=false",
+	"--no-optional-locks",
+}
+
+// cmd describes one git invocation.
+type cmd struct {
+	args   []string
+	env    []string // extra KEY=VALUE pairs
+	stdin  io.Reader
+	stdout io.Writer // when nil, output is captured and returned
+	stderr io.Writer // when nil, stderr is captured for the error
+	dir    string
+}
+
+func (r *Repo) run(ctx context.Context, c cmd) ([]byte, error) {
+	args := append(append([]string{}, globalArgs...), c.args...)
+	x := exec.CommandContext(ctx, "git", args...)
+	x.Env = append(r.env(), c.env...)
+	x.Dir = r.WorkTree
+	if c.dir != "" {
+		x.Dir = c.dir
+	}
+	if r.WorkTree == "" && c.dir == "" {
+		x.Dir = r.GitDir
+	}
+	x.Stdin = c.stdin
+	var out, errb bytes.Buffer
+	if c.stdout != nil {
+		x.Stdout = c.stdout
+	} else {
+		x.Stdout = &out
+	}
+	if c.stderr != nil {
+		x.Stderr = io.MultiWriter(c.stderr, &errb)
+	} else {
+		x.Stderr = &errb
+	}
+	err := x.Run()
+	if err != nil {
+		code := -1
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		return out.Bytes(), &Error{Args: c.args, ExitCode: code, Stderr: errb.String(), Err: err}
+	}
+	return out.Bytes(), nil
+}
+
+// git runs a read-style command and returns its stdout.
+func (r *Repo) git(ctx context.Context, args ...string) ([]byte, error) {
+	return r.run(ctx, cmd{args: args})
+}
+
+// line runs git and returns stdout trimmed of its final newline.
+func (r *Repo) line(ctx context.Context, args ...string) (string, error) {
+	out, err := r.git(ctx, args...)
+	return strings.TrimRight(string(out), "\n"), err
+}
+
+func (r *Repo) env() []string {
+	env := cleanEnv(os.Environ())
+	if r.GitDir != "" {
+		env = append(env, "GIT_DIR="+r.GitDir)
+	}
+	if r.WorkTree != "" {
+		env = append(env, "GIT_WORK_TREE="+r.WorkTree)
+	}
+	return env
+}

@@ -1,0 +1,83 @@
+package git
+
+import (
+	"context"
+	"strings"
+)
+
+// Identity is an author or committer. A zero Identity means "the user's own,
+// from git config" (git fails clearly when none is set).
+type Identity struct {
+	Name  string
+	Email string
+}
+
+// CommitRequest describes a commit object to create with commit-tree.
+type CommitRequest struct {
+	Tree    string
+	Parents []string
+	Message string
+	// Author and Committer, when set, override git config for this commit.
+	Author    Identity
+	Committer Identity
+}
+
+// CommitTree writes a commit object (never signed, no hook) and returns its id.
+func (r *Repo) CommitTree(ctx context.Context, req CommitRequest) (string, error) {
+	args := []string{"commit-tree", "--no-gpg-sign"}
+	for _, p := range req.Parents {
+		args = append(args, "-p", p)
+	}
+	args = append(args, "-F", "-", req.Tree)
+	var env []string
+	if req.Author.Name != "" {
+		env = append(env, "GIT_AUTHOR_NAME="+req.Author.Name, "GIT_AUTHOR_EMAIL="+req.Author.Email)
+	}
+	if req.Committer.Name != "" {
+		env = append(env, "GIT_COMMITTER_NAME="+req.Committer.Name, "GIT_COMMITTER_EMAIL="+req.Committer.Email)
+	}
+	out, err := r.run(ctx, cmd{args: args, env: env, stdin: strings.NewReader(req.Message)})
+	return strings.TrimSpace(string(out)), err
+}
+
+// CommitMessage returns the full message of a commit.
+func (r *Repo) CommitMessage(ctx context.Context, commit string) (string, error) {
+	out, err := r.git(ctx, "log", "-1", "--format=%B", commit, "--")
+	return strings.TrimRight(string(out), "\n"), err
+}
+
+// Index names an index file for plumbing commands. The zero value is the
+// user's own index (only commands defined to touch it may use that).
+type Index struct {
+	Path string // absolute path of a private index file, "" for the user's index
+}
+
+func (ix Index) env() []string {
+	if ix.Path == "" {
+		return nil
+	}
+	return []string{"GIT_INDEX_FILE=" + ix.Path}
+}
+
+// ReadTree replaces the index's entries with tree's.
+func (r *Repo) ReadTree(ctx context.Context, ix Index, tree string) error {
+	_, err := r.run(ctx, cmd{args: []string{"read-tree", tree}, env: ix.env()})
+	return err
+}
+
+// WriteTree writes the index as a tree and returns its id.
+func (r *Repo) WriteTree(ctx context.Context, ix Index) (string, error) {
+	out, err := r.run(ctx, cmd{args: []string{"write-tree"}, env: ix.env()})
+	return strings.TrimSpace(string(out)), err
+}
+
+// AddAll stages every change in the work tree into ix (git add -A), leaving
+// out ignored files and the given pathspec exclusions (":(exclude)...").
+func (r *Repo) AddAll(ctx context.Context, ix Index, exclude ...string) error {
+	args := []string{"add", "-A", "--", "."}
+	for _, e := range exclude {
+		args = append(args, ":(exclude,top,literal)"+e)
+	}
+	_, err := r.run(ctx, cmd{args: args, env: ix.env()})
+	return err
+}

@@ -1,0 +1,163 @@
+package git
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+)
+
+// ErrNotRepository is returned by Discover outside any git repository.
+var ErrNotRepository = errors.New("not a git repository")
+
+// ErrBare is returned by Discover in a bare repository or inside a .git folder.
+var ErrBare = errors.New("this command needs a work tree, and this repository has none (bare, or run from inside .git)")
+
+// Repo is a discovered repository with a work tree.
+type Repo struct {
+	GitDir       string // this worktree's git dir, absolute
+	CommonDir    string // the shared git dir, absolute (== GitDir outside linked worktrees)
+	WorkTree     string // top level of the work tree, absolute
+	ObjectFormat string // "sha1" or "sha256"
+}
+
+// Discover finds the repository that git itself would use when started in
+// dir, honouring an inherited GIT_DIR / GIT_WORK_TREE (as set by
+// `git --git-dir` or by the user) exactly like git does.
+func Discover(ctx context.Context, dir string) (*Repo, error) {
+	args := []string{"rev-parse", "--path-format=absolute",
+		"--git-dir", "--git-common-dir", "--show-object-format", "--is-bare-repository", "--show-toplevel"}
+	x := exec.CommandContext(ctx, "git", args...)
+	x.Dir = dir
+	// Discovery must see what the user set (GIT_DIR, GIT_WORK_TREE, -C), so
+	// only the index and object overrides are dropped here.
+	env := []string{}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "GIT_INDEX_FILE" || k == "GIT_OBJECT_DIRECTORY" || k == "GIT_PREFIX" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	x.Env = env
+	var stderr strings.Builder
+	x.Stderr = &stderr
+	out, err := x.Output()
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if err != nil {
+		msg := stderr.String()
+		switch {
+		case strings.Contains(msg, "not a git repository"):
+			return nil, ErrNotRepository
+		case strings.Contains(msg, "must be run in a work tree"), len(lines) >= 4 && lines[3] == "true":
+			return nil, ErrBare
+		}
+		code := -1
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		return nil, &Error{Args: args, ExitCode: code, Stderr: msg, Err: err}
+	}
+	if len(lines) < 5 || lines[3] == "true" {
+		return nil, ErrBare
+	}
+	r := &Repo{
+		GitDir:       filepath.Clean(lines[0]),
+		CommonDir:    filepath.Clean(lines[1]),
+		ObjectFormat: lines[2],
+		WorkTree:     filepath.Clean(lines[4]),
+	}
+	return r, nil
+}
+
+// ZeroID is the all-zero object id in this repository's hash format.
+func (r *Repo) ZeroID() string {
+	if r.ObjectFormat == "sha256" {
+		return strings.Repeat("0", 64)
+	}
+	return strings.Repeat("0", 40)
+}
+
+// EmptyTree is the id of the empty tree in this repository's hash format.
+func (r *Repo) EmptyTree() string {
+	if r.ObjectFormat == "sha256" {
+		return "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
+	}
+	return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+}
+
+// Head describes where HEAD points.
+type Head struct {
+	Branch string // full ref name ("refs/heads/main"), "" when detached
+	Commit string // "" on an unborn branch
+}
+
+// Unborn reports whether HEAD names a branch with no commit yet.
+func (h Head) Unborn() bool { return h.Commit == "" }
+
+// Detached reports whether HEAD is detached.
+func (h Head) Detached() bool { return h.Branch == "" }
+
+// ShortBranch is the branch name without refs/heads/.
+func (h Head) ShortBranch() string { return strings.TrimPrefix(h.Branch, "refs/heads/") }
+
+// Head reads HEAD: the branch it names (if any) and the commit (if any).
+func (r *Repo) Head(ctx context.Context) (Head, error) {
+	var h Head
+	br, err := r.line(ctx, "symbolic-ref", "-q", "HEAD")
+	if err != nil && ExitCode(err) != 1 {
+		return h, err
+	}
+	h.Branch = br
+	c, err := r.line(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+	if err != nil && ExitCode(err) != 1 {
+		return h, err
+	}
+	h.Commit = c
+	return h, nil
+}
+
+// ResolveCommit resolves rev to a full commit id; ok is false when it names
+// no commit.
+func (r *Repo) ResolveCommit(ctx context.Context, rev string) (id string, ok bool, err error) {
+	out, err := r.line(ctx, "rev-parse", "-q", "--verify", "--end-of-options", rev+"^{commit}")
+	if err != nil {
+		if ExitCode(err) == 1 || ExitCode(err) == 128 {
+			return "", false, nil
+		}
+		return "", false, err
+	}
+	return out, true, nil
+}
+
+// TreeOf returns the tree id of a commit.
+func (r *Repo) TreeOf(ctx context.Context, commit string) (string, error) {
+	return r.line(ctx, "rev-parse", "--verify", "--end-of-options", commit+"^{tree}")
+}
+
+// HasObject reports whether the object store holds id.
+func (r *Repo) HasObject(ctx context.Context, id string) (bool, error) {
+	_, err := r.git(ctx, "cat-file", "-e", id)
+	if err != nil {
+		if ExitCode(err) == 1 || ExitCode(err) == 128 {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// IsAncestor reports whether a is an ancestor of (or equal to) b.
+func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
+	_, err := r.git(ctx, "merge-base", "--is-ancestor", a, b)
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}

@@ -1,0 +1,115 @@
+package journal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// Lock is a held advisory lock on a file (flock). The kernel releases it
+// when the holding process dies, however it dies, so a crash never leaves a
+// stale lock behind.
+type Lock struct {
+	f    *flock.Flock
+	path string
+}
+
+// LockedError reports a lock still held by another process after the wait.
+type LockedError struct {
+	Path   string
+	Holder string // "pid 123 (git-nudge apply t3)" when the holder wrote it
+	Waited time.Duration
+}
+
+func (e *LockedError) Error() string {
+	who := "another process"
+	if e.Holder != "" {
+		who = e.Holder
+	}
+	return fmt.Sprintf("%s is held by %s (waited %s); wait for it to finish, then run the command again", e.Path, who, e.Waited.Round(time.Millisecond))
+}
+
+// Acquire takes the lock at path, waiting up to timeout for another holder to
+// let go. what describes this holder ("git-nudge apply t3") for the message a
+// waiting process prints.
+func Acquire(ctx context.Context, path string, timeout time.Duration, what string) (*Lock, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, err
+	}
+	f := flock.New(path, flock.SetPermissions(0o644))
+	start := time.Now()
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	ok, err := f.TryLockContext(wctx, 20*time.Millisecond)
+	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	if !ok {
+		return nil, &LockedError{Path: path, Holder: readHolder(path), Waited: time.Since(start)}
+	}
+	// The holder note is advisory: written through a second descriptor
+	// (flock belongs to the first), read only for messages.
+	note := fmt.Sprintf("pid %d (%s)\n", os.Getpid(), what)
+	_ = os.WriteFile(path, []byte(note), 0o644)
+	return &Lock{f: f, path: path}, nil
+}
+
+func readHolder(path string) string {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ""
+	}
+	s := strings.TrimSpace(string(b))
+	if len(s) > 200 {
+		s = s[:200]
+	}
+	return s
+}
+
+// HolderPID returns the pid the current holder wrote, or 0.
+func HolderPID(path string) int {
+	s := readHolder(path)
+	rest, ok := strings.CutPrefix(s, "pid ")
+	if !ok {
+		return 0
+	}
+	n, _ := strconv.Atoi(strings.Fields(rest)[0])
+	return n
+}
+
+// Held reports whether some live process holds the lock at path right now.
+func Held(path string) (bool, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	f := flock.New(path)
+	ok, err := f.TryLock()
+	if err != nil {
+		return false, err
+	}
+	if ok {
+		_ = f.Unlock()
+		return false, nil
+	}
+	return true, nil
+}
+
+// Release lets go of the lock. The file stays (removing it would race with
+// a waiter that already opened it).
+func (l *Lock) Release() error {
+	if l == nil || l.f == nil {
+		return nil
+	}
+	_ = os.WriteFile(l.path, nil, 0o644)
+	return l.f.Unlock()
+}

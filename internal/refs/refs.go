@@ -1,0 +1,106 @@
+// Package refs owns the suite's ref namespaces and the allocation of ids
+// (t<N> for nudge tasks, c<N> for autodev checkpoints) by create-only ref
+// updates, so that two processes, even in two worktrees of one repository,
+// can never be given the same id.
+package refs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+)
+
+// Namespaces.
+const (
+	Snapshots   = "refs/nudgethis/snapshots/"
+	Results     = "refs/nudgethis/results/"
+	Checkpoints = "refs/autodev/checkpoints/"
+)
+
+// Kind is a family of ids: a letter and the ref folder that pins them.
+type Kind struct {
+	Letter string // "t" or "c"
+	Prefix string // ref folder ending in "/"
+}
+
+var (
+	Task       = Kind{Letter: "t", Prefix: Snapshots}
+	Checkpoint = Kind{Letter: "c", Prefix: Checkpoints}
+)
+
+// Ref returns the full ref name of id.
+func (k Kind) Ref(id string) string { return k.Prefix + id }
+
+// Valid reports whether id is well formed for this kind ("t12").
+func (k Kind) Valid(id string) bool {
+	n, ok := k.Number(id)
+	return ok && n > 0 && id == k.Letter+strconv.Itoa(n)
+}
+
+// Number returns N of "<letter>N".
+func (k Kind) Number(id string) (int, bool) {
+	rest, ok := strings.CutPrefix(id, k.Letter)
+	if !ok || rest == "" || len(rest) > 9 {
+		return 0, false
+	}
+	for _, c := range rest {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(rest)
+	return n, err == nil
+}
+
+var idRe = regexp.MustCompile(`^[a-z][0-9]+$`)
+
+// Highest returns the largest N among existing ids of this kind.
+func (k Kind) Highest(ctx context.Context, r *git.Repo) (int, error) {
+	list, err := r.ListRefs(ctx, k.Prefix)
+	if err != nil {
+		return 0, err
+	}
+	max := 0
+	for _, ref := range list {
+		id := strings.TrimPrefix(ref.Name, k.Prefix)
+		if !idRe.MatchString(id) {
+			continue
+		}
+		if n, ok := k.Number(id); ok && n > max {
+			max = n
+		}
+	}
+	return max, nil
+}
+
+// Allocate creates the ref of a new id pointing at object and returns the
+// id. The ref is created only if absent (compare-and-swap against the zero
+// id); a lost race moves on to the next number. minNext lets a caller that
+// knows of ids without refs (a journal) skip past them.
+func (k Kind) Allocate(ctx context.Context, r *git.Repo, object string, minNext int) (string, error) {
+	n, err := k.Highest(ctx, r)
+	if err != nil {
+		return "", err
+	}
+	n++
+	if n < minNext {
+		n = minNext
+	}
+	for tries := 0; tries < 1000; tries++ {
+		id := k.Letter + strconv.Itoa(n)
+		err := r.SetRef(ctx, git.SetRefRequest{Name: k.Ref(id), New: object, Old: r.ZeroID()})
+		if err == nil {
+			return id, nil
+		}
+		if !errors.Is(err, git.ErrRefConflict) {
+			return "", err
+		}
+		n++
+	}
+	return "", fmt.Errorf("could not allocate a new %s id after 1000 attempts", k.Letter)
+}

@@ -1,0 +1,61 @@
+// Package tests runs the command-line scenarios in testdata/script with
+// testscript: both binaries are registered, so scripts call
+// "exec git nudge ..." and "exec git autodev ..." through the real git.
+package tests
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
+	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
+)
+
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"git-nudge":   func() { os.Exit(nudgecmd.Main(os.Args[1:], cli.NewProcessEnv(context.Background()))) },
+		"git-autodev": func() { os.Exit(autodevcmd.Main(os.Args[1:], cli.NewProcessEnv(context.Background()))) },
+	})
+}
+
+func TestScripts(t *testing.T) {
+	testscript.Run(t, Params("testdata/script"))
+}
+
+// Params is the shared testscript set-up: a private HOME with a fixed git
+// identity and default branch, no system config, fixed dates.
+func Params(dir string) testscript.Params {
+	return testscript.Params{
+		Dir:                 dir,
+		RequireExplicitExec: true,
+		Setup: func(e *testscript.Env) error {
+			home := filepath.Join(e.WorkDir, ".home")
+			if err := os.MkdirAll(home, 0o755); err != nil {
+				return err
+			}
+			gitconfig := "[init]\n\tdefaultBranch = main\n[user]\n\tname = Test User\n\temail = test@example.com\n[advice]\n\tdetachedHead = false\n"
+			if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+				return err
+			}
+			e.Setenv("HOME", home)
+			e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+			e.Setenv("GIT_AUTHOR_NAME", "Test User")
+			e.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
+			e.Setenv("GIT_COMMITTER_NAME", "Test User")
+			e.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
+			e.Setenv("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z")
+			e.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")
+			e.Setenv("NO_COLOR", "")
+			e.Setenv("TZ", "UTC")
+			e.Setenv("LC_ALL", "C")
+			return nil
+		},
+		Cmds: Commands(),
+	}
+}
