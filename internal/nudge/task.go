@@ -1,0 +1,138 @@
+// Package nudge is git-nudge's workflow layer: the workspace's .nudgethis
+// state folder, task records and their life cycle (snapshot, start, run,
+// capture, apply, undo, save, recover). It never sees kong types.
+package nudge
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
+)
+
+// TaskSchema is the version written into every task record.
+const TaskSchema = 1
+
+// Task states (SPEC 2.1).
+const (
+	StateSnapshotted      = "snapshotted"
+	StatePreparing        = "preparing"
+	StatePrepared         = "prepared"
+	StateRunning          = "running"
+	StateReady            = "ready"
+	StateApplying         = "applying"
+	StateApplied          = "applied"
+	StateUndoing          = "undoing"
+	StateUndone           = "undone"
+	StateSaved            = "saved"
+	StateFailed           = "failed"
+	StateRecoveryRequired = "recovery_required"
+)
+
+// StateLabel is how a state is spelled for people ("Recovery required").
+func StateLabel(state string) string {
+	if state == StateRecoveryRequired {
+		return "Recovery required"
+	}
+	return state
+}
+
+// Skipped is a path a capture left out, and why.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// FileChange is one path of a task's patch (snapshot -> result).
+type FileChange struct {
+	Path    string  `json:"path"`
+	Status  string  `json:"status"` // "A", "M", "D", "T" (type/mode change)
+	OldMode *string `json:"old_mode"`
+	OldBlob *string `json:"old_blob"`
+	NewMode *string `json:"new_mode"`
+	NewBlob *string `json:"new_blob"`
+}
+
+// PathState is one path's content in the undo record: mode and blob, both
+// nil when the path holds no file.
+type PathState struct {
+	Path string  `json:"path"`
+	Mode *string `json:"mode"`
+	Blob *string `json:"blob"`
+}
+
+// Undo is what apply recorded before touching any file.
+type Undo struct {
+	Branch *string     `json:"branch"`
+	Head   *string     `json:"head"`
+	Before []PathState `json:"before"`
+	After  []PathState `json:"after"`
+}
+
+// Task is a task record: .nudgethis/tasks/<id>.json and `show --json`.
+type Task struct {
+	Version   int          `json:"version"`
+	ID        string       `json:"id"`
+	State     string       `json:"state"`
+	Note      string       `json:"note"`
+	Created   time.Time    `json:"created"`
+	Workspace string       `json:"workspace"`
+	Branch    *string      `json:"branch"` // full ref name; nil when detached
+	Head      *string      `json:"head"`   // nil on an unborn branch
+	Snapshot  string       `json:"snapshot"`
+	Clean     bool         `json:"clean"`
+	Skipped   []Skipped    `json:"skipped"`
+	Worktree  *string      `json:"worktree"`
+	Command   []string     `json:"command"`
+	ExitCode  *int         `json:"exit_code"`
+	Result    *string      `json:"result"`
+	Files     []FileChange `json:"files"`
+	Undo      *Undo        `json:"undo"`
+	AppliedAt *time.Time   `json:"applied_at"`
+	UndoneAt  *time.Time   `json:"undone_at"`
+	SavedIn   *string      `json:"saved_in"`
+	Error     *string      `json:"error"`
+	// Updated is when the record was last written.
+	Updated time.Time `json:"updated"`
+
+	extra journal.Extra
+}
+
+type taskFields Task
+
+// MarshalJSON writes the record, keeping fields a newer version added.
+func (t Task) MarshalJSON() ([]byte, error) {
+	if t.Skipped == nil {
+		t.Skipped = []Skipped{}
+	}
+	if t.Files == nil {
+		t.Files = []FileChange{}
+	}
+	return journal.MarshalKnown((*taskFields)(&t), t.extra)
+}
+
+// UnmarshalJSON reads a record, remembering fields this version does not know.
+func (t *Task) UnmarshalJSON(data []byte) error {
+	extra, err := journal.UnmarshalKnown(data, (*taskFields)(t))
+	t.extra = extra
+	return err
+}
+
+// Path helpers for optional fields.
+func strPtr(s string) *string { return &s }
+
+func optStr(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}
+
+var _ json.Marshaler = Task{}

@@ -1,0 +1,203 @@
+package nudge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/refs"
+)
+
+// StateDirName is the workspace's state folder, at the work tree's top level.
+const StateDirName = ".nudgethis"
+
+// LockTimeout is how long a command waits for another git-nudge command of
+// the same workspace to finish.
+var LockTimeout = 10 * time.Second
+
+// ErrNotRepository is the message for commands run outside a work tree.
+var ErrNotRepository = errors.New("not inside a git work tree: run git nudge from a git repository's work tree (git init creates one)")
+
+// Workspace is one work tree and its .nudgethis folder.
+type Workspace struct {
+	Repo *git.Repo
+	Dir  string // absolute path of .nudgethis
+	Now  func() time.Time
+}
+
+// Open discovers the repository containing dir and prepares .nudgethis.
+func Open(ctx context.Context, dir string, now func() time.Time) (*Workspace, error) {
+	r, err := git.Discover(ctx, dir)
+	if err != nil {
+		switch {
+		case errors.Is(err, git.ErrNotRepository):
+			return nil, ErrNotRepository
+		case errors.Is(err, git.ErrBare):
+			return nil, fmt.Errorf("%w; git nudge works on a checked-out work tree (git worktree add makes one)", err)
+		}
+		return nil, err
+	}
+	if now == nil {
+		now = time.Now
+	}
+	w := &Workspace{Repo: r, Dir: filepath.Join(r.WorkTree, StateDirName), Now: now}
+	if err := w.ensureDir(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// ensureDir creates .nudgethis with a .gitignore of "*" so git never sees it.
+func (w *Workspace) ensureDir() error {
+	for _, d := range []string{w.Dir, w.tasksDir()} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return fmt.Errorf("creating %s: %w", d, err)
+		}
+	}
+	gi := filepath.Join(w.Dir, ".gitignore")
+	if b, err := os.ReadFile(gi); err == nil && string(b) == "*\n" {
+		return nil
+	}
+	return journal.WriteBytes(gi, []byte("*\n"))
+}
+
+func (w *Workspace) tasksDir() string { return filepath.Join(w.Dir, "tasks") }
+
+// TaskPath is the record file of id.
+func (w *Workspace) TaskPath(id string) string { return filepath.Join(w.tasksDir(), id+".json") }
+
+// WorktreeDir is where task id's linked worktree lives.
+func (w *Workspace) WorktreeDir(id string) string { return filepath.Join(w.Dir, "worktrees", id) }
+
+// LogDir is where task id's command output is kept.
+func (w *Workspace) LogDir(id string) string { return filepath.Join(w.Dir, "logs", id) }
+
+// Lock takes the workspace lock that serializes mutating commands, then
+// settles records left behind by dead processes (see Reconcile).
+func (w *Workspace) Lock(ctx context.Context, what string) (*journal.Lock, error) {
+	l, err := journal.Acquire(ctx, filepath.Join(w.Dir, "lock"), LockTimeout, what)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.Reconcile(); err != nil {
+		l.Release()
+		return nil, err
+	}
+	return l, nil
+}
+
+// UnknownTaskError is returned for an id with no record.
+type UnknownTaskError struct{ ID string }
+
+func (e *UnknownTaskError) Error() string {
+	return fmt.Sprintf("unknown task %q: git nudge list shows this workspace's tasks", e.ID)
+}
+
+// Load reads task id's record.
+func (w *Workspace) Load(id string) (*Task, error) {
+	if !refs.Task.Valid(id) {
+		return nil, &UnknownTaskError{ID: id}
+	}
+	var t Task
+	if err := journal.Read(w.TaskPath(id), &t); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, &UnknownTaskError{ID: id}
+		}
+		return nil, err
+	}
+	if t.ID != id {
+		return nil, &journal.CorruptError{Path: w.TaskPath(id), Err: fmt.Errorf("record is for %q, not %q", t.ID, id)}
+	}
+	return &t, nil
+}
+
+// Save writes t's record atomically.
+func (w *Workspace) Save(t *Task) error {
+	if !refs.Task.Valid(t.ID) {
+		return fmt.Errorf("refusing to write a record with a malformed id %q", t.ID)
+	}
+	t.Version = TaskSchema
+	t.Updated = w.Now().UTC()
+	return journal.Write(w.TaskPath(t.ID), t)
+}
+
+// List returns every task record, newest first. A corrupt record is an
+// error naming it.
+func (w *Workspace) List() ([]*Task, error) {
+	ents, err := os.ReadDir(w.tasksDir())
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var tasks []*Task
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !refs.Task.Valid(id) {
+			continue
+		}
+		t, err := w.Load(id)
+		if err != nil {
+			return nil, err
+		}
+		tasks = append(tasks, t)
+	}
+	sort.Slice(tasks, func(i, j int) bool {
+		a, _ := refs.Task.Number(tasks[i].ID)
+		b, _ := refs.Task.Number(tasks[j].ID)
+		return a > b
+	})
+	return tasks, nil
+}
+
+// runLockPath is held by the process that prepares or runs task id.
+func (w *Workspace) runLockPath(id string) string { return filepath.Join(w.tasksDir(), id+".lock") }
+
+// HoldTask takes task id's own lock for as long as a process works on it
+// outside the workspace lock (setup, run); Reconcile treats a preparing or
+// running task whose lock is free as interrupted.
+func (w *Workspace) HoldTask(ctx context.Context, id string) (*journal.Lock, error) {
+	return journal.Acquire(ctx, w.runLockPath(id), time.Second, "git-nudge working on "+id)
+}
+
+// Reconcile settles records left by processes that died, and must run with
+// the workspace lock held: a task in applying or undoing becomes
+// recovery_required (never retried); one in preparing or running whose
+// process is gone becomes failed.
+func (w *Workspace) Reconcile() error {
+	tasks, err := w.List()
+	if err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		switch t.State {
+		case StateApplying, StateUndoing:
+			msg := fmt.Sprintf("interrupted while %s: the work tree may hold a mix of the before and after versions; git nudge recover %s shows each file", t.State, t.ID)
+			t.State = StateRecoveryRequired
+			t.Error = &msg
+		case StatePreparing, StateRunning:
+			held, err := journal.Held(w.runLockPath(t.ID))
+			if err != nil || held {
+				continue
+			}
+			msg := "interrupted: the process preparing or running this task is gone"
+			t.State = StateFailed
+			t.Error = &msg
+		default:
+			continue
+		}
+		if err := w.Save(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
