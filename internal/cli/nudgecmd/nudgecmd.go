@@ -12,6 +12,8 @@ import (
 type CLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
+	Snapshot SnapshotCmd `cmd:"" help:"Record the workspace as a new task's snapshot, without touching it."`
+
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }
 

@@ -1,0 +1,42 @@
+package nudgecmd
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+)
+
+// openWorkspace finds the workspace the command was started in.
+func openWorkspace(env *cli.Env) (*nudge.Workspace, error) {
+	return nudge.Open(env.Ctx, env.Dir, env.Now)
+}
+
+// showPath prints a path for people: as is, unless it holds control
+// characters, quotes or backslashes, which are quoted Go/C style (like git's
+// core.quotePath, but unicode stays readable).
+func showPath(p string) string {
+	for _, r := range p {
+		if r < 0x20 || r == 0x7f || r == '"' || r == '\\' {
+			return strconv.Quote(p)
+		}
+	}
+	return p
+}
+
+// shortID abbreviates an object id for text output.
+func shortID(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	return id
+}
+
+// branchLabel is a task's branch for people.
+func branchLabel(b *string) string {
+	if b == nil {
+		return "(detached HEAD)"
+	}
+	return strings.TrimPrefix(*b, "refs/heads/")
+}

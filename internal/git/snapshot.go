@@ -1,0 +1,307 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// StatusEntry is one record of `git status --porcelain=v2 -z`.
+type StatusEntry struct {
+	Kind byte   // '1' changed, 'u' unmerged, '?' untracked ('2' never: renames are off)
+	X, Y byte   // index vs HEAD, work tree vs index ('.' for unchanged)
+	Sub  string // "N..." or "S<c><m><u>" for submodules
+	// Modes in HEAD, the index and the work tree ("000000" when absent);
+	// for unmerged entries ModeH is stage 1's, ModeI stage 2's.
+	ModeH, ModeI, ModeW string
+	// HashH and HashI are the object ids in HEAD and the index.
+	HashH, HashI string
+	Path         string // from the top of the work tree; untracked folders end in "/"
+}
+
+// Status lists what differs between HEAD, the index and the work tree, as
+// `git status` does but without touching the index (no refresh is written
+// back), without rename detection, with untracked folders collapsed to one
+// "dir/" entry (see UntrackedFiles) and submodules compared by commit only.
+// It also returns HEAD as the same git call saw it.
+func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
+	out, err := r.git(ctx, "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
+		"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=dirty")
+	if err != nil {
+		return Head{}, nil, err
+	}
+	return parseStatusV2(out)
+}
+
+func parseStatusV2(out []byte) (Head, []StatusEntry, error) {
+	var head Head
+	var entries []StatusEntry
+	for len(out) > 0 {
+		i := bytes.IndexByte(out, 0)
+		if i < 0 {
+			return head, nil, fmt.Errorf("git status: truncated record %q", out)
+		}
+		rec := string(out[:i])
+		out = out[i+1:]
+		if rec == "" {
+			continue
+		}
+		var e StatusEntry
+		e.Kind = rec[0]
+		switch e.Kind {
+		case '?', '!':
+			e.Path = rec[2:]
+			e.X, e.Y = '?', '?'
+		case '1':
+			// 1 XY sub mH mI mW hH hI path
+			f := strings.SplitN(rec, " ", 9)
+			if len(f) != 9 || len(f[1]) != 2 {
+				return head, nil, fmt.Errorf("git status: unexpected record %q", rec)
+			}
+			e.X, e.Y, e.Sub = f[1][0], f[1][1], f[2]
+			e.ModeH, e.ModeI, e.ModeW, e.HashH, e.HashI, e.Path = f[3], f[4], f[5], f[6], f[7], f[8]
+		case 'u':
+			// u XY sub m1 m2 m3 mW h1 h2 h3 path
+			f := strings.SplitN(rec, " ", 11)
+			if len(f) != 11 || len(f[1]) != 2 {
+				return head, nil, fmt.Errorf("git status: unexpected record %q", rec)
+			}
+			e.X, e.Y, e.Sub = f[1][0], f[1][1], f[2]
+			e.ModeH, e.ModeI, e.ModeW, e.HashH, e.HashI, e.Path = f[3], f[4], f[6], f[7], f[8], f[10]
+		case '2':
+			return head, nil, fmt.Errorf("git status: unexpected rename record %q", rec)
+		case '#':
+			if v, ok := strings.CutPrefix(rec, "# branch.oid "); ok && v != "(initial)" {
+				head.Commit = v
+			}
+			if v, ok := strings.CutPrefix(rec, "# branch.head "); ok && v != "(detached)" {
+				head.Branch = "refs/heads/" + v
+			}
+			continue
+		default:
+			return head, nil, fmt.Errorf("git status: unexpected record %q", rec)
+		}
+		entries = append(entries, e)
+	}
+	return head, entries, nil
+}
+
+// ErrTooMany is returned by UntrackedFiles when the listing passed its limit.
+var ErrTooMany = errors.New("too many untracked files")
+
+// UntrackedFiles lists the untracked, not ignored files under the given
+// folders (as Status reported them, ending in "/"), like `git status
+// --untracked-files=all` would. A nested repository is listed as its folder
+// ("dir/"). keep decides for each path whether it counts towards limit;
+// when more than limit are counted the listing stops with ErrTooMany (a
+// negative limit is no limit).
+func (r *Repo) UntrackedFiles(ctx context.Context, dirs []string, limit int, keep func(path string) bool) ([]string, error) {
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	args := []string{"ls-files", "-z", "--others", "--exclude-standard", "--"}
+	for _, d := range dirs {
+		args = append(args, ":(top,literal)"+d)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := &zSplitter{limit: limit, keep: keep, cancel: cancel}
+	_, err := r.run(ctx, cmd{args: args, stdout: w})
+	if w.over {
+		return w.paths, ErrTooMany
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(w.rest) > 0 {
+		return nil, fmt.Errorf("git ls-files: truncated output %q", w.rest)
+	}
+	return w.paths, nil
+}
+
+// zSplitter collects NUL-terminated records as they stream in and stops the
+// producer once more than limit records are kept.
+type zSplitter struct {
+	rest   []byte
+	paths  []string
+	kept   int
+	limit  int
+	keep   func(string) bool
+	over   bool
+	cancel func()
+}
+
+func (z *zSplitter) Write(p []byte) (int, error) {
+	if z.over {
+		return 0, io.ErrClosedPipe
+	}
+	z.rest = append(z.rest, p...)
+	for {
+		i := bytes.IndexByte(z.rest, 0)
+		if i < 0 {
+			break
+		}
+		path := string(z.rest[:i])
+		z.rest = z.rest[i+1:]
+		z.paths = append(z.paths, path)
+		if z.keep == nil || z.keep(path) {
+			z.kept++
+		}
+		if z.limit >= 0 && z.kept > z.limit {
+			z.over = true
+			z.cancel()
+			return 0, io.ErrClosedPipe
+		}
+	}
+	return len(p), nil
+}
+
+// newTempIndex names a fresh, empty index file in this worktree's git dir;
+// the returned function removes it.
+func (r *Repo) newTempIndex() (Index, func(), error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return Index{}, nil, err
+	}
+	path := filepath.Join(r.GitDir, "nudge-index-"+hex.EncodeToString(b[:]))
+	return Index{Path: path}, func() {
+		os.Remove(path)
+		os.Remove(path + ".lock")
+	}, nil
+}
+
+// HashWorkTreePaths returns, for each path that holds something in the
+// work tree now, the entry `git add` would record: content through the
+// clean and end-of-line filters, executable bit, symlink, or a
+// submodule's checked-out commit; the objects are written. Paths with
+// nothing in the work tree are left out. seeds are the user's index entries
+// of those paths: git's rules that look at the current entry
+// (core.fileMode=false, core.symlinks=false, the autocrlf rule for files
+// committed with CRLF) see them as git add would. Runs in a small index of
+// its own; the user's index is not read or written.
+func (r *Repo) HashWorkTreePaths(ctx context.Context, seeds []IndexEntry, paths []string) ([]IndexEntry, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	ix, remove, err := r.newTempIndex()
+	if err != nil {
+		return nil, err
+	}
+	defer remove()
+	if err := r.SetIndexEntries(ctx, ix, seeds); err != nil {
+		return nil, err
+	}
+	if err := r.UpdateIndexFromWorkTree(ctx, ix, paths); err != nil {
+		return nil, err
+	}
+	out, err := r.run(ctx, cmd{args: []string{"ls-files", "-z", "--stage"}, env: ix.env()})
+	if err != nil {
+		return nil, err
+	}
+	var entries []IndexEntry
+	for _, rec := range splitZ(out) {
+		meta, path, ok := strings.Cut(rec, "\t")
+		f := strings.Fields(meta)
+		if !ok || len(f) != 3 {
+			return nil, fmt.Errorf("git ls-files: unexpected record %q", rec)
+		}
+		entries = append(entries, IndexEntry{Mode: f[0], Object: f[1], Path: path})
+	}
+	return entries, nil
+}
+
+// privateIndexArgs keep a private index self-contained: never split into a
+// shared index file in the git dir.
+var privateIndexArgs = []string{"-c", "core.splitIndex=false"}
+
+// IndexEntry is one index or tree entry: mode, object id and path. A zero
+// Mode ("" or "0") removes the path.
+type IndexEntry struct {
+	Mode   string
+	Object string
+	Path   string
+}
+
+// SetIndexEntries writes entries into a private index (update-index
+// --index-info): each path gets exactly that mode and object, or is removed
+// (every stage) when Mode is "0".
+func (r *Repo) SetIndexEntries(ctx context.Context, ix Index, entries []IndexEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	if ix.Path == "" {
+		return errors.New("SetIndexEntries needs a private index")
+	}
+	var in bytes.Buffer
+	for _, e := range entries {
+		mode, obj := e.Mode, e.Object
+		if mode == "" || strings.Trim(mode, "0") == "" {
+			mode, obj = "0", r.ZeroID()
+		}
+		fmt.Fprintf(&in, "%s %s\t%s\x00", mode, obj, e.Path)
+	}
+	args := append(append([]string{}, privateIndexArgs...), "update-index", "-z", "--index-info")
+	_, err := r.run(ctx, cmd{args: args, env: ix.env(), stdin: &in})
+	return err
+}
+
+// UpdateIndexFromWorkTree records the work tree's current state of each
+// path in a private index, as `git add` would: content through the
+// clean/eol filters, executable bit, symlink, submodule commit; a path
+// with no file is removed.
+func (r *Repo) UpdateIndexFromWorkTree(ctx context.Context, ix Index, paths []string) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	if ix.Path == "" {
+		return errors.New("UpdateIndexFromWorkTree needs a private index")
+	}
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(p)
+		in.WriteByte(0)
+	}
+	args := append(append([]string{}, privateIndexArgs...), "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
+	_, err := r.run(ctx, cmd{args: args, env: ix.env(), stdin: &in})
+	return err
+}
+
+// HeadTree returns the tree of head's commit, or the empty tree on an
+// unborn branch.
+func (r *Repo) HeadTree(ctx context.Context, head Head) (string, error) {
+	if head.Unborn() {
+		return r.EmptyTree(), nil
+	}
+	return r.TreeOf(ctx, head.Commit)
+}
+
+// WriteEmptyTree stores the empty tree object (git only pretends to have it
+// until someone writes it) and returns its id.
+func (r *Repo) WriteEmptyTree(ctx context.Context) (string, error) {
+	return r.line(ctx, "mktree", "-z")
+}
+
+// ConfigValues returns every value of the keys matching the regular
+// expression re, keyed by git's canonical (lower-case) key name, in order.
+func (r *Repo) ConfigValues(ctx context.Context, re string) (map[string][]string, error) {
+	out, err := r.git(ctx, "config", "-z", "--get-regexp", re)
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return map[string][]string{}, nil
+		}
+		return nil, err
+	}
+	vals := map[string][]string{}
+	for _, rec := range splitZ(out) {
+		k, v, _ := strings.Cut(rec, "\n")
+		vals[k] = append(vals[k], v)
+	}
+	return vals, nil
+}
