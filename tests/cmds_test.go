@@ -16,13 +16,21 @@ import (
 // Commands are the scripts' custom commands. The oracle-* commands read the
 // repository with go-git, independently of the git plumbing under test.
 func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
-	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"oracle-tree":   oracleTree,
 		"oracle-commit": oracleCommit,
 		"oracle-cat":    oracleCat,
 		"filesig":       fileSig,
 	}
+	// Areas add their commands from their own cmds_<area>_test.go files.
+	for name, fn := range extraCmds {
+		cmds[name] = fn
+	}
+	return cmds
 }
+
+// extraCmds are filled by init functions in cmds_<area>_test.go files.
+var extraCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 
 func openRepo(ts *testscript.TestScript, dir string) *gogit.Repository {
 	r, err := gogit.PlainOpenWithOptions(ts.MkAbs(dir), &gogit.PlainOpenOptions{EnableDotGitCommonDir: true})
