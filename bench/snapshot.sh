@@ -50,7 +50,7 @@ t() { # name command...
 	s=$(now)
 	"$@" >/dev/null 2>&1
 	e=$(now)
-	echo "$name $(echo "$e - $s" | bc)" >>"$DIR.times"
+	echo "$name $r $(echo "$e - $s" | bc)" >>"$DIR.times"
 }
 copy_add() {
 	ix=.git/bench-index
@@ -80,7 +80,18 @@ while [ $r -lt "$ROUNDS" ]; do
 done
 git for-each-ref --format='delete %(refname)' refs/nudgethis/ | git update-ref --stdin
 rm -rf .nudgethis
-echo "files=$FILES rounds=$ROUNDS git=$(git --version | cut -d' ' -f3) cpus=$(nproc)"
+echo "files=$FILES rounds=$ROUNDS git=$(git --version | cut -d' ' -f3) cpus=$(nproc) load=$(cut -d' ' -f1 /proc/loadavg)"
 for name in git-status git-stash-create git-nudge-snapshot copy+add status+update-index; do
-	grep "^$name " "$DIR.times" | cut -d' ' -f2 | sort -n | awk -v n="$name" '{a[NR]=$1} END {printf "%-22s median %.3f s  (min %.3f, max %.3f)\n", n, a[int((NR+1)/2)], a[1], a[NR]}'
+	grep "^$name " "$DIR.times" | cut -d' ' -f3 | sort -n | awk -v n="$name" '{a[NR]=$1} END {printf "%-22s median %.3f s  (min %.3f, max %.3f)\n", n, a[int((NR+1)/2)], a[1], a[NR]}'
 done
+# Ratios within each round (the machine's load drifts between rounds).
+ratio() { # name base
+	awk -v n="$1" -v b="$2" '$1 == b {s[$2] = $3} $1 == n {x[$2] = $3}
+		END {for (r in x) print x[r] / s[r]}' "$DIR.times" | sort -n |
+		awk -v n="$1" -v b="$2" '{a[NR] = $1} END {printf "%-22s / %-16s median ratio %.2f\n", n, b, a[int((NR+1)/2)]}'
+}
+ratio git-nudge-snapshot git-status
+ratio git-nudge-snapshot git-stash-create
+ratio git-stash-create git-status
+ratio copy+add git-status
+ratio status+update-index git-status

@@ -29,6 +29,45 @@ func (e TreeEdit) removes() bool { return strings.Trim(e.Mode, "0") == "" }
 // is shared with base. A folder left empty disappears; a file replaces a
 // folder of the same name and the other way round.
 func (r *Repo) EditTree(ctx context.Context, base string, edits []TreeEdit) (tree, baseTree string, err error) {
+	ed, err := r.StartTreeEdit(ctx, base)
+	if err != nil {
+		return "", "", err
+	}
+	defer ed.Close()
+	return ed.Apply(edits)
+}
+
+// TreeEditor is an EditTree whose git processes were started ahead of
+// time, so that their start-up overlaps other work.
+type TreeEditor struct {
+	b    *treeBuilder
+	base string
+}
+
+// StartTreeEdit starts the processes of an EditTree on base.
+func (r *Repo) StartTreeEdit(ctx context.Context, base string) (*TreeEditor, error) {
+	b := &treeBuilder{r: r, ctx: ctx}
+	var err error
+	if base != "" {
+		if b.cat, err = r.startProc(ctx, "cat-file", "--batch"); err != nil {
+			return nil, err
+		}
+	}
+	if b.mk, err = r.startProc(ctx, "mktree", "-z", "--batch"); err != nil {
+		b.close()
+		return nil, err
+	}
+	return &TreeEditor{b: b, base: base}, nil
+}
+
+// Close stops the processes (Apply does it too).
+func (ed *TreeEditor) Close() error { return ed.b.close() }
+
+// Apply writes base with edits applied (see EditTree); the editor is
+// closed afterwards.
+func (ed *TreeEditor) Apply(edits []TreeEdit) (tree, baseTree string, err error) {
+	b := ed.b
+	defer b.close()
 	root := &editNode{}
 	for _, e := range edits {
 		n := root
@@ -46,20 +85,10 @@ func (r *Repo) EditTree(ctx context.Context, base string, edits []TreeEdit) (tre
 		e := e
 		n.edit = &e
 	}
-	b := &treeBuilder{r: r, ctx: ctx}
-	defer b.close()
-	if base != "" {
-		if b.cat, err = r.startProc(ctx, "cat-file", "--batch"); err != nil {
-			return "", "", err
-		}
-	}
-	if b.mk, err = r.startProc(ctx, "mktree", "-z", "--batch"); err != nil {
-		return "", "", err
-	}
-	baseTree = r.EmptyTree()
+	baseTree = b.r.EmptyTree()
 	var entries []treeEntry
-	if base != "" {
-		if baseTree, entries, err = b.readTree(base); err != nil {
+	if ed.base != "" {
+		if baseTree, entries, err = b.readTree(ed.base); err != nil {
 			return "", "", err
 		}
 	}

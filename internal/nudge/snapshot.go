@@ -26,13 +26,23 @@ func (w *Workspace) Snapshot(ctx context.Context, note string) (*Task, error) {
 // snapshotLocked is Snapshot with the workspace lock already held.
 func (w *Workspace) snapshotLocked(ctx context.Context, note string) (*Task, error) {
 	r := w.Repo
-	opts, err := snapshot.LoadOptions(ctx, r)
+	// The highest id in use is looked up while the work tree is captured.
+	type highest struct {
+		n   int
+		err error
+	}
+	hc := make(chan highest, 1)
+	go func() {
+		n, err := refs.Task.Highest(ctx, r)
+		hc <- highest{n, err}
+	}()
+	res, _, err := snapshot.CaptureConfigured(ctx, r)
+	h := <-hc
 	if err != nil {
 		return nil, err
 	}
-	res, err := snapshot.Capture(ctx, r, opts)
-	if err != nil {
-		return nil, err
+	if h.err != nil {
+		return nil, h.err
 	}
 	head := res.Head
 	commit := head.Commit
@@ -65,7 +75,7 @@ func (w *Workspace) snapshotLocked(ctx context.Context, note string) (*Task, err
 	if err != nil {
 		return nil, err
 	}
-	id, err := refs.Task.Allocate(ctx, r, commit, next)
+	id, err := refs.Task.AllocateFrom(ctx, r, commit, max(next, h.n+1))
 	if err != nil {
 		return nil, err
 	}

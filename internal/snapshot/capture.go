@@ -74,13 +74,43 @@ func (e *TooManyUntrackedError) Error() string {
 // user's), and only the folders on those paths are rewritten on top of
 // HEAD's tree.
 func Capture(ctx context.Context, repo *git.Repo, opts Options) (Result, error) {
+	return capture(ctx, repo, func() (Options, error) { return opts, nil })
+}
+
+// CaptureConfigured is Capture with the options read from git config
+// (LoadOptions) while git status runs.
+func CaptureConfigured(ctx context.Context, repo *git.Repo) (Result, Options, error) {
+	var opts Options
+	res, err := capture(ctx, repo, func() (Options, error) {
+		var err error
+		opts, err = LoadOptions(ctx, repo)
+		return opts, err
+	})
+	return res, opts, err
+}
+
+func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, error)) (Result, error) {
 	var res Result
-	if opts.MaxFileSize <= 0 {
-		opts.MaxFileSize = MaxFileSize
+	type loaded struct {
+		opts Options
+		err  error
 	}
+	optsc := make(chan loaded, 1)
+	go func() {
+		o, err := loadOpts()
+		optsc <- loaded{o, err}
+	}()
 	head, entries, err := repo.Status(ctx)
+	lo := <-optsc
 	if err != nil {
 		return res, err
+	}
+	if lo.err != nil {
+		return res, lo.err
+	}
+	opts := lo.opts
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = MaxFileSize
 	}
 	res.Head = head
 	prot := opts.Protection()
@@ -154,6 +184,12 @@ func Capture(ctx context.Context, repo *git.Repo, opts Options) (Result, error) 
 		return res, nil
 	}
 	hash = append(hash, c.files...)
+	// The tree editor's processes start while the paths are hashed.
+	ed, err := repo.StartTreeEdit(ctx, base)
+	if err != nil {
+		return res, err
+	}
+	defer ed.Close()
 	hashed, err := repo.HashWorkTreePaths(ctx, seeds, hash)
 	if err != nil {
 		return res, err
@@ -168,7 +204,7 @@ func Capture(ctx context.Context, repo *git.Repo, opts Options) (Result, error) 
 			edits = append(edits, git.TreeEdit{Path: p}) // no file: removed
 		}
 	}
-	tree, baseTree, err := repo.EditTree(ctx, base, edits)
+	tree, baseTree, err := ed.Apply(edits)
 	if err != nil {
 		return res, err
 	}
