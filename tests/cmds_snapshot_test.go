@@ -1,12 +1,14 @@
 package tests
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -17,6 +19,8 @@ func init() {
 		"writeq":      writeQuoted,
 		"addall-tree": addAllTree,
 		"nfiles":      nFiles,
+		"task-set":    taskSet,
+		"waitfile":    waitFile,
 	} {
 		extraCmds[name] = fn
 	}
@@ -106,4 +110,41 @@ func nFiles(ts *testscript.TestScript, neg bool, args []string) {
 	for i := 0; i < n; i++ {
 		ts.Check(os.WriteFile(filepath.Join(dir, fmt.Sprintf("f%d", i)), []byte(fmt.Sprintf("%d\n", i)), 0o644))
 	}
+}
+
+// task-set ID FIELD JSON: set one field of .nudgethis/tasks/ID.json (in the
+// current folder) to a JSON value, as a crashed or older process might have
+// left it.
+func taskSet(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: task-set ID FIELD JSON")
+	}
+	path := ts.MkAbs(filepath.Join(".nudgethis", "tasks", args[0]+".json"))
+	data, err := os.ReadFile(path)
+	ts.Check(err)
+	var rec map[string]json.RawMessage
+	ts.Check(json.Unmarshal(data, &rec))
+	if !json.Valid([]byte(args[2])) {
+		ts.Fatalf("not JSON: %s", args[2])
+	}
+	rec[args[1]] = json.RawMessage(args[2])
+	data, err = json.MarshalIndent(rec, "", "  ")
+	ts.Check(err)
+	ts.Check(os.WriteFile(path, data, 0o644))
+}
+
+// waitfile PATH: wait (up to a minute) until PATH exists, to line a script
+// up with a background process.
+func waitFile(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: waitfile PATH")
+	}
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	ts.Fatalf("%s did not appear", args[0])
 }

@@ -1,16 +1,37 @@
 package nudgecmd
 
 import (
+	"errors"
+	"os"
 	"strconv"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/snapshot"
 )
+
+// refusal shows the workflow's refusals as the command line's own.
+func refusal(err error) error {
+	var r *nudge.Refused
+	if errors.As(err, &r) {
+		return &cli.Refusal{What: r.What, Reasons: r.Reasons, Next: r.Next}
+	}
+	var tm *snapshot.TooManyUntrackedError
+	if errors.As(err, &tm) {
+		return &cli.Refusal{What: "cannot take a snapshot", Reasons: []string{tm.Error()}}
+	}
+	return err
+}
 
 // openWorkspace finds the workspace the command was started in.
 func openWorkspace(env *cli.Env) (*nudge.Workspace, error) {
 	return nudge.Open(env.Ctx, env.Dir, env.Now)
+}
+
+func fileExists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil
 }
 
 // showPath prints a path for people: as is, unless it holds control

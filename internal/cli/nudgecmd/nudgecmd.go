@@ -13,6 +13,13 @@ type CLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
 	Snapshot SnapshotCmd `cmd:"" help:"Record the workspace as a new task's snapshot, without touching it."`
+	Start    StartCmd    `cmd:"" help:"Give a task a fresh worktree on its snapshot, set up and ready to work in."`
+	Run      RunCmd      `cmd:"" help:"Run a command in a task's worktree and capture the result."`
+	Capture  CaptureCmd  `cmd:"" help:"Record a task's worktree (or a commit) as its result."`
+	Diff     DiffCmd     `cmd:"" help:"Show a task's patch, from its snapshot to its result."`
+	List     ListCmd     `cmd:"" help:"List the workspace's tasks, newest first."`
+	Show     ShowCmd     `cmd:"" help:"Show everything recorded about a task."`
+	Drop     DropCmd     `cmd:"" help:"Remove a task's worktree, refs, logs and record."`
 
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }

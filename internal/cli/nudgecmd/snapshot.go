@@ -1,11 +1,8 @@
 package nudgecmd
 
 import (
-	"errors"
-
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
-	"github.com/nudgethis/git-nudge/internal/snapshot"
 )
 
 // SnapshotCmd is `git nudge snapshot`.
@@ -38,11 +35,7 @@ func (c *SnapshotCmd) Run(env *cli.Env) error {
 	}
 	t, err := w.Snapshot(env.Ctx, c.Message)
 	if err != nil {
-		var tm *snapshot.TooManyUntrackedError
-		if errors.As(err, &tm) {
-			return &cli.Refusal{What: "cannot take a snapshot", Reasons: []string{tm.Error()}}
-		}
-		return err
+		return refusal(err)
 	}
 	if c.JSON {
 		return env.JSON(SnapshotJSON{ID: t.ID, Snapshot: t.Snapshot, Clean: t.Clean, Branch: t.Branch, Head: t.Head, Skipped: t.Skipped, Note: t.Note})
