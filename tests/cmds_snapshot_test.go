@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -21,6 +22,7 @@ func init() {
 		"nfiles":      nFiles,
 		"task-set":    taskSet,
 		"waitfile":    waitFile,
+		"signal":      signalPID,
 	} {
 		extraCmds[name] = fn
 	}
@@ -147,4 +149,21 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	ts.Fatalf("%s did not appear", args[0])
+}
+
+// signal NAME PIDFILE: send SIGTERM or SIGINT to the process whose id is
+// in PIDFILE (testscript's kill only reaches the direct child, here git).
+func signalPID(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: signal TERM|INT PIDFILE")
+	}
+	sig := map[string]syscall.Signal{"TERM": syscall.SIGTERM, "INT": syscall.SIGINT}[args[0]]
+	if sig == 0 {
+		ts.Fatalf("unknown signal %s", args[0])
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	ts.Check(err)
+	ts.Check(syscall.Kill(pid, sig))
 }

@@ -68,7 +68,8 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 	}
 	switch {
 	case t.State == StateSnapshotted:
-	case t.State == StateFailed && !w.hasWorktree(t):
+	case t.State == StateFailed && t.Result == nil && t.Command == nil:
+		// Its preparation failed: a leftover worktree is made afresh.
 	case t.State == StatePrepared || t.State == StateReady || t.State == StateFailed:
 		return nil, &Refused{
 			What:    "cannot start " + id,
