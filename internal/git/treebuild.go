@@ -144,7 +144,9 @@ func (b *treeBuilder) build(entries []treeEntry, n *editNode) (oid string, empty
 	sort.Strings(names)
 	for _, name := range names {
 		c := n.children[name]
-		if len(c.children) == 0 {
+		// A file set here wins over edits below the same name (which can
+		// only be removals of what was a folder).
+		if len(c.children) == 0 || (c.edit != nil && !c.edit.removes()) {
 			if c.edit == nil {
 				continue
 			}

@@ -130,6 +130,13 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 				c.skip(e.Path, ReasonProtected)
 				continue
 			}
+			if e.Y == 'D' {
+				// git status does not list untracked files in a folder
+				// that took the place of a tracked file: look for one.
+				if st, err := os.Lstat(filepath.Join(repo.WorkTree, filepath.FromSlash(e.Path))); err == nil && st.IsDir() && c.classify(e.Path+"/") {
+					dirs = append(dirs, e.Path+"/")
+				}
+			}
 			switch {
 			case e.Kind == 'u':
 				hash = append(hash, e.Path)
