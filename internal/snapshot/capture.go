@@ -140,6 +140,10 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 			switch {
 			case e.Kind == 'u':
 				hash = append(hash, e.Path)
+			case e.Y == 'D':
+				// Gone from the work tree (possibly behind a symlink that
+				// replaced a folder, which update-index refuses to look at).
+				edits = append(edits, git.TreeEdit{Path: e.Path})
 			case e.Y != '.':
 				hash = append(hash, e.Path)
 				if !zeroMode(e.ModeI) {

@@ -177,3 +177,58 @@ func TestCaptureFileModeOff(t *testing.T) {
 		t.Errorf("capture %s, git add -A %s", r.Tree, want)
 	}
 }
+
+// TestCaptureRandomEdits applies random edits (new, changed, deleted and
+// staged files, files turned into folders and back, mode changes, links)
+// and checks each capture against git add -A.
+func TestCaptureRandomEdits(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "sha1")
+	names := []string{"a", "b", "d/a", "d/b", "d/e/f", "x/y/z", "d", "x", "x/y", "link"}
+	rnd := uint64(12345)
+	next := func(n int) int {
+		rnd = rnd*6364136223846793005 + 1442695040888963407
+		return int((rnd >> 33) % uint64(n))
+	}
+	f.write("seed", "seed\n")
+	f.git("add", "-A")
+	f.git("commit", "-qm", "base")
+	for round := 0; round < 25; round++ {
+		for k := 0; k < 4; k++ {
+			name := names[next(len(names))]
+			p := filepath.Join(f.dir, name)
+			// Clear files standing where a parent folder must go.
+			for dir := filepath.Dir(name); dir != "."; dir = filepath.Dir(dir) {
+				if st, err := os.Lstat(filepath.Join(f.dir, dir)); err == nil && !st.IsDir() {
+					os.Remove(filepath.Join(f.dir, dir))
+				}
+			}
+			switch next(7) {
+			case 0, 1:
+				os.RemoveAll(p)
+				f.write(name, strings.Repeat("v", next(5))+"\n")
+			case 2:
+				os.RemoveAll(p)
+			case 3:
+				os.Chmod(p, 0o755)
+			case 4:
+				os.RemoveAll(p)
+				if err := os.MkdirAll(filepath.Dir(p), 0o755); err == nil {
+					os.Symlink("seed", p)
+				}
+			case 5:
+				f.git("add", "-A")
+			case 6:
+				if next(2) == 0 {
+					f.git("add", "-A")
+					f.git("commit", "-qm", "step", "--allow-empty")
+				}
+			}
+		}
+		want := f.addAllTree()
+		if r := f.capture(); r.Tree != want {
+			t.Fatalf("round %d: capture %s, git add -A %s\n%s\n%s", round, r.Tree, want,
+				f.git("status", "--porcelain"), f.git("diff-tree", "-r", "--name-status", want, r.Tree))
+		}
+	}
+}
