@@ -84,3 +84,24 @@ func TestNoHooksRun(t *testing.T) {
 		t.Errorf("the installed hook did not run under plain git either: %v", err)
 	}
 }
+
+// `git -c core.hooksPath=DIR nudge ...` hands the setting down in
+// GIT_CONFIG_PARAMETERS, which children keep (other -c settings must reach
+// them); the layer's own -c comes later and wins.
+func TestNoHooksRunUnderGitDashC(t *testing.T) {
+	dir := testutil.Repo(t)
+	base := testutil.Commit(t, dir, map[string]string{"f": "1\n"}, "one")
+	marker := installFailingHooks(t, dir)
+	t.Setenv("GIT_CONFIG_PARAMETERS", "'core.hookspath'='"+filepath.Join(dir, "myhooks")+"'")
+	ctx := context.Background()
+	r := discover(t, dir)
+	if err := r.SetRef(ctx, git.SetRefRequest{Name: "refs/test/dash-c", New: base, Old: r.ZeroID()}); err != nil {
+		t.Fatalf("SetRef under git -c core.hooksPath: %v", err)
+	}
+	if err := r.AddAll(ctx, git.Index{}, "myhooks"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(marker); err == nil {
+		t.Fatalf("hooks ran: %s", b)
+	}
+}
