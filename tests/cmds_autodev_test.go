@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"syscall"
 	"time"
@@ -20,6 +21,7 @@ func autodevCommands() map[string]func(ts *testscript.TestScript, neg bool, args
 		"oracle-same":    oracleSame,
 		"waitfile":       waitFile,
 		"sigstate":       sigState,
+		"oracle-expand":  oracleExpand,
 	}
 }
 
@@ -125,4 +127,22 @@ func sigState(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Check(syscall.Kill(*st.PID, sig))
 	fmt.Fprintln(ts.Stdout(), "sent SIG"+args[1]+" to pid "+strconv.Itoa(*st.PID))
+}
+
+var revToken = regexp.MustCompile(`\{sha7:([^}]+)\}`)
+
+// oracle-expand DIR SRC DST: copy SRC to DST replacing every {sha7:REV}
+// with the first 7 hex digits of REV's commit, resolved by go-git.
+func oracleExpand(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: oracle-expand DIR SRC DST")
+	}
+	r := openRepo(ts, args[0])
+	data, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	out := revToken.ReplaceAllStringFunc(string(data), func(tok string) string {
+		rev := revToken.FindStringSubmatch(tok)[1]
+		return resolveCommit(ts, r, rev).Hash.String()[:7]
+	})
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), []byte(out), 0o644))
 }

@@ -97,14 +97,15 @@ func (j *Journal) Find(id string) (Entry, bool) {
 	return Entry{}, false
 }
 
-// ByCommit returns the newest entry recording commit.
+// ByCommit returns the oldest entry recording commit: the checkpoint that
+// first recorded it (later pre-restore entries may record it again).
 func (j *Journal) ByCommit(commit string) (Entry, bool) {
 	if commit == "" {
 		return Entry{}, false
 	}
-	for i := len(j.Entries) - 1; i >= 0; i-- {
-		if j.Entries[i].Commit == commit {
-			return j.Entries[i], true
+	for _, e := range j.Entries {
+		if e.Commit == commit {
+			return e, true
 		}
 	}
 	return Entry{}, false

@@ -14,7 +14,7 @@ type Listing struct {
 	Enabled bool
 	Entries []Entry // newest first
 	// HeadIndex is the index in Entries of the checkpoint HEAD is at (the
-	// newest entry recording HEAD's commit), or -1.
+	// oldest entry recording HEAD's commit, see Journal.ByCommit), or -1.
 	HeadIndex int
 	Head      string
 	// Missing is true when checkpoints.json does not exist; History then
@@ -55,8 +55,7 @@ func (ws *Workspace) List(ctx context.Context) (*Listing, error) {
 	}
 	for i, e := range l.Entries {
 		if head != "" && e.Commit == head {
-			l.HeadIndex = i
-			break
+			l.HeadIndex = i // the last match in newest-first order
 		}
 	}
 	return l, nil

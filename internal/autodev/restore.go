@@ -136,7 +136,9 @@ func resolveTarget(j *Journal, id string) (Entry, error) {
 		commits := map[string]bool{}
 		for _, e := range j.Entries {
 			if strings.HasPrefix(e.Commit, p) {
-				match = e // the newest entry of that commit wins
+				if !commits[e.Commit] {
+					match = e // the entry that first recorded the commit
+				}
 				commits[e.Commit] = true
 			}
 		}
@@ -173,11 +175,11 @@ func (ws *Workspace) verifyTarget(ctx context.Context, target Entry) error {
 func (ws *Workspace) parkBeforeRestore(ctx context.Context, head git.Head, headTree string, target Entry) ([]string, Parked, error) {
 	untracked, err := ws.Repo.UntrackedFiles(ctx, excluded...)
 	if err != nil {
-		return nil, Parked{}, &RestoreError{Reason: "could not list the untracked files: " + err.Error() + "; nothing was changed", Err: err}
+		return nil, Parked{}, &RestoreError{Reason: "could not list the untracked files: " + flat(err) + "; nothing was changed", Err: err}
 	}
 	p, err := ws.parkTree(ctx, head, headTree, PreRestoreLabel(target), PreRestorePrefix, false)
 	if err != nil {
-		return nil, Parked{}, &RestoreError{Reason: "could not park the uncommitted work: " + err.Error() + "; nothing was reset: your work is still in the work tree", Err: err}
+		return nil, Parked{}, &RestoreError{Reason: "could not park the uncommitted work: " + flat(err) + "; nothing was reset: your work is still in the work tree", Err: err}
 	}
 	return untracked, p, nil
 }
@@ -195,7 +197,7 @@ func (ws *Workspace) resetTo(ctx context.Context, target Entry, parked Parked, h
 	if parked.Branch != "" {
 		where = fmt.Sprintf("your uncommitted work is saved on %s (%s)", parked.Branch, Short(parked.Commit))
 	}
-	return &RestoreError{Reason: fmt.Sprintf("git reset --hard %s failed: %v; nothing was reverted: %s", Short(target.Commit), err, where), Err: err}
+	return &RestoreError{Reason: fmt.Sprintf("git reset --hard %s failed: %s; nothing was reverted: %s", Short(target.Commit), flat(err), where), Err: err}
 }
 
 // afterReset reports a failure once the tree was already reset.
@@ -204,7 +206,7 @@ func (ws *Workspace) afterReset(target Entry, parked Parked, step string, err er
 	if parked.Branch != "" {
 		where = fmt.Sprintf("; your uncommitted work is saved on %s (%s)", parked.Branch, Short(parked.Commit))
 	}
-	return &RestoreError{Reason: fmt.Sprintf("the tree was reset to %s (%s), but %s failed: %v%s", target.ID, Short(target.Commit), step, err, where), Err: err}
+	return &RestoreError{Reason: fmt.Sprintf("the tree was reset to %s (%s), but %s failed: %s%s", target.ID, Short(target.Commit), step, flat(err), where), Err: err}
 }
 
 // appendPreRestore is step 5: the entry that undoes the restore.
@@ -225,4 +227,15 @@ func restoreNote(stamp string, target Entry, parked Parked) string {
 		return s + "; uncommitted work parked on " + parked.Branch
 	}
 	return s + "; the tree was clean, nothing parked"
+}
+
+// flat puts an error on one line, so a refusal stays one line of text.
+func flat(err error) string {
+	var parts []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
 }

@@ -104,7 +104,7 @@ type CompletionCmd struct {
 
 // Run prints the script.
 func (c *CompletionCmd) Run(k *kong.Kong, env *Env) error {
-	name := k.Model.Name               // git-nudge
+	name := k.Model.Name                    // git-nudge
 	sub := strings.TrimPrefix(name, "git-") // nudge
 	fn := strings.ReplaceAll(sub, "-", "_")
 	var s string
