@@ -3,6 +3,7 @@ package autodev
 import (
 	"errors"
 	"io/fs"
+	"os"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
@@ -60,15 +61,38 @@ type Journal struct {
 // (Missing set); a file that does not parse is a *journal.CorruptError
 // naming it, and is left as it is.
 func (ws *Workspace) LoadJournal() (*Journal, error) {
-	var entries []Entry
-	err := journal.Read(ws.CheckpointsPath(), &entries)
+	path := ws.CheckpointsPath()
+	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Journal{Missing: true}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	entries, err := decodeEntries(path, data)
+	if err != nil {
+		return nil, err
+	}
 	return &Journal{Entries: entries}, nil
+}
+
+// decodeEntries parses checkpoints.json. The usual file has only known
+// fields and string or null values, and is parsed by fastEntries; anything
+// else (fields from a newer version, corruption) goes through
+// encoding/json, which keeps unknown fields and names a corrupt file.
+func decodeEntries(path string, data []byte) ([]Entry, error) {
+	if entries, ok := fastEntries(data); ok {
+		return entries, nil
+	}
+	var entries []Entry
+	if err := journal.Decode(path, data, &entries); err != nil {
+		return nil, err
+	}
+	if entries == nil {
+		// "null" is not a journal.
+		return nil, &journal.CorruptError{Path: path, Err: errors.New("not a JSON array")}
+	}
+	return entries, nil
 }
 
 // save writes checkpoints.json atomically.

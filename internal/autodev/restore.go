@@ -3,7 +3,6 @@ package autodev
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
@@ -122,7 +121,19 @@ func (ws *Workspace) refuseWhileRunning() error {
 	return nil
 }
 
-var hexPrefix = regexp.MustCompile(`^[0-9a-fA-F]{7,64}$`)
+// isHexPrefix reports whether s could abbreviate a commit id: 7 to 64 hex
+// digits.
+func isHexPrefix(s string) bool {
+	if len(s) < 7 || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
 
 // resolveTarget finds the checkpoint named by id: a checkpoint id, or an
 // unambiguous prefix (7 hex digits or more) of a checkpoint's commit.
@@ -130,7 +141,7 @@ func resolveTarget(j *Journal, id string) (Entry, error) {
 	if e, ok := j.Find(id); ok {
 		return e, nil
 	}
-	if hexPrefix.MatchString(id) {
+	if isHexPrefix(id) {
 		p := strings.ToLower(id)
 		var match Entry
 		commits := map[string]bool{}

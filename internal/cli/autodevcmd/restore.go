@@ -74,6 +74,7 @@ func (c *RestoreCmd) list(env *cli.Env, ws *autodev.Workspace) error {
 	}
 	now := env.Now()
 	var b strings.Builder
+	b.Grow(len(l.Entries) * 96)
 	for i, e := range l.Entries {
 		b.WriteString(autodev.Line(e, now, i == l.HeadIndex))
 		b.WriteByte('\n')
