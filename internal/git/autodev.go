@@ -135,6 +135,11 @@ func (r *Repo) CopyIndex(name string) (Index, error) {
 		err = cerr
 	}
 	if err == nil {
+		// CreateTemp made the file 0600; the copy may become the user's
+		// index (InstallIndex), so it gets the original's mode.
+		err = os.Chmod(ix.Path, st.Mode().Perm())
+	}
+	if err == nil {
 		err = os.Chtimes(ix.Path, st.ModTime(), st.ModTime())
 	}
 	if err != nil {

@@ -12,9 +12,9 @@ import (
 
 // RunCmd is `git autodev run`.
 type RunCmd struct {
-	Mode    string   `placeholder:"MODE" help:"Run mode, recorded in state.json and on the baseline checkpoint."`
-	Task    string   `placeholder:"ID" help:"Task the run works on (current_task in state.json)."`
-	Command []string `arg:"" passthrough:"partial" placeholder:"CMD" help:"The command to run, after --, with its arguments."`
+	Mode string   `placeholder:"MODE" help:"Run mode, recorded in state.json and on the baseline checkpoint."`
+	Task string   `placeholder:"ID" help:"Task the run works on (current_task in state.json)."`
+	Cmd  []string `arg:"" passthrough:"partial" help:"The command to run, after --, with its arguments."`
 }
 
 // Help is the long help.
@@ -29,7 +29,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
-	args := c.Command
+	args := c.Cmd
 	if len(args) > 0 && args[0] == "--" {
 		// kong keeps the "--" for a passthrough argument.
 		args = args[1:]
