@@ -16,12 +16,16 @@ import (
 // Commands are the scripts' custom commands. The oracle-* commands read the
 // repository with go-git, independently of the git plumbing under test.
 func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []string) {
-	return map[string]func(ts *testscript.TestScript, neg bool, args []string){
+	cmds := map[string]func(ts *testscript.TestScript, neg bool, args []string){
 		"oracle-tree":   oracleTree,
 		"oracle-commit": oracleCommit,
 		"oracle-cat":    oracleCat,
 		"filesig":       fileSig,
 	}
+	for name, f := range autodevCommands() {
+		cmds[name] = f
+	}
+	return cmds
 }
 
 func openRepo(ts *testscript.TestScript, dir string) *gogit.Repository {
