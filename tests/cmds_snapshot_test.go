@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -21,7 +20,6 @@ func init() {
 		"addall-tree": addAllTree,
 		"nfiles":      nFiles,
 		"task-set":    taskSet,
-		"waitfile":    waitFile,
 		"signal":      signalPID,
 	} {
 		extraCmds[name] = fn
@@ -133,22 +131,6 @@ func taskSet(ts *testscript.TestScript, neg bool, args []string) {
 	data, err = json.MarshalIndent(rec, "", "  ")
 	ts.Check(err)
 	ts.Check(os.WriteFile(path, data, 0o644))
-}
-
-// waitfile PATH: wait (up to a minute) until PATH exists, to line a script
-// up with a background process.
-func waitFile(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: waitfile PATH")
-	}
-	deadline := time.Now().Add(time.Minute)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(ts.MkAbs(args[0])); err == nil {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	ts.Fatalf("%s did not appear", args[0])
 }
 
 // signal NAME PIDFILE: send SIGTERM or SIGINT to the process whose id is

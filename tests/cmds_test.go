@@ -22,6 +22,9 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"oracle-cat":    oracleCat,
 		"filesig":       fileSig,
 	}
+	for name, f := range autodevCommands() {
+		cmds[name] = f
+	}
 	// Areas add their commands from their own cmds_<area>_test.go files.
 	for name, fn := range extraCmds {
 		cmds[name] = fn

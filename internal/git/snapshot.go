@@ -31,7 +31,7 @@ type StatusEntry struct {
 // Status lists what differs between HEAD, the index and the work tree, as
 // `git status` does but without touching the index (no refresh is written
 // back), without rename detection, with untracked folders collapsed to one
-// "dir/" entry (see UntrackedFiles) and submodules compared by commit only.
+// "dir/" entry (see UntrackedUnder) and submodules compared by commit only.
 // It also returns HEAD as the same git call saw it.
 func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
 	out, err := r.git(ctx, "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
@@ -95,16 +95,16 @@ func parseStatusV2(out []byte) (Head, []StatusEntry, error) {
 	return head, entries, nil
 }
 
-// ErrTooMany is returned by UntrackedFiles when the listing passed its limit.
+// ErrTooMany is returned by UntrackedUnder when the listing passed its limit.
 var ErrTooMany = errors.New("too many untracked files")
 
-// UntrackedFiles lists the untracked, not ignored files under the given
+// UntrackedUnder lists the untracked, not ignored files under the given
 // folders (as Status reported them, ending in "/"), like `git status
 // --untracked-files=all` would. A nested repository is listed as its folder
 // ("dir/"). keep decides for each path whether it counts towards limit;
 // when more than limit are counted the listing stops with ErrTooMany (a
 // negative limit is no limit).
-func (r *Repo) UntrackedFiles(ctx context.Context, dirs []string, limit int, keep func(path string) bool) ([]string, error) {
+func (r *Repo) UntrackedUnder(ctx context.Context, dirs []string, limit int, keep func(path string) bool) ([]string, error) {
 	if len(dirs) == 0 {
 		return nil, nil
 	}
@@ -208,9 +208,9 @@ func (r *Repo) HashWorkTreePaths(ctx context.Context, seeds []IndexEntry, paths 
 	}
 	if argBytes <= 64<<10 {
 		for _, s := range seeds {
-			args = append(args, "--cacheinfo", s.Mode+","+s.Object+","+s.Path)
+			args = append(args, "--cacheinfo", s.Mode+","+s.Blob+","+s.Path)
 		}
-	} else if err := r.SetIndexEntries(ctx, ix, seeds); err != nil {
+	} else if err := r.UpdateIndexEntries(ctx, ix, seeds); err != nil {
 		return nil, err
 	}
 	args = append(args, "-z", "--stdin")
@@ -264,7 +264,7 @@ func parseIndex(data []byte, hashLen int) ([]IndexEntry, error) {
 		}
 		name := string(data[off+fixed : off+fixed+nul])
 		if stage := (flags >> 12) & 3; stage == 0 {
-			entries = append(entries, IndexEntry{Mode: fmt.Sprintf("%06o", mode), Object: oid, Path: name})
+			entries = append(entries, IndexEntry{Mode: fmt.Sprintf("%06o", mode), Blob: oid, Path: name})
 		}
 		off += (fixed + nul + 8) &^ 7
 	}
@@ -274,67 +274,6 @@ func parseIndex(data []byte, hashLen int) ([]IndexEntry, error) {
 // privateIndexArgs keep a private index self-contained: never split into a
 // shared index file in the git dir.
 var privateIndexArgs = []string{"-c", "core.splitIndex=false"}
-
-// IndexEntry is one index or tree entry: mode, object id and path. A zero
-// Mode ("" or "0") removes the path.
-type IndexEntry struct {
-	Mode   string
-	Object string
-	Path   string
-}
-
-// SetIndexEntries writes entries into a private index (update-index
-// --index-info): each path gets exactly that mode and object, or is removed
-// (every stage) when Mode is "0".
-func (r *Repo) SetIndexEntries(ctx context.Context, ix Index, entries []IndexEntry) error {
-	if len(entries) == 0 {
-		return nil
-	}
-	if ix.Path == "" {
-		return errors.New("SetIndexEntries needs a private index")
-	}
-	var in bytes.Buffer
-	for _, e := range entries {
-		mode, obj := e.Mode, e.Object
-		if mode == "" || strings.Trim(mode, "0") == "" {
-			mode, obj = "0", r.ZeroID()
-		}
-		fmt.Fprintf(&in, "%s %s\t%s\x00", mode, obj, e.Path)
-	}
-	args := append(append([]string{}, privateIndexArgs...), "update-index", "-z", "--index-info")
-	_, err := r.run(ctx, cmd{args: args, env: ix.env(), stdin: &in})
-	return err
-}
-
-// UpdateIndexFromWorkTree records the work tree's current state of each
-// path in a private index, as `git add` would: content through the
-// clean/eol filters, executable bit, symlink, submodule commit; a path
-// with no file is removed.
-func (r *Repo) UpdateIndexFromWorkTree(ctx context.Context, ix Index, paths []string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	if ix.Path == "" {
-		return errors.New("UpdateIndexFromWorkTree needs a private index")
-	}
-	var in bytes.Buffer
-	for _, p := range paths {
-		in.WriteString(p)
-		in.WriteByte(0)
-	}
-	args := append(append([]string{}, privateIndexArgs...), "update-index", "-z", "--add", "--remove", "--replace", "--stdin")
-	_, err := r.run(ctx, cmd{args: args, env: ix.env(), stdin: &in})
-	return err
-}
-
-// HeadTree returns the tree of head's commit, or the empty tree on an
-// unborn branch.
-func (r *Repo) HeadTree(ctx context.Context, head Head) (string, error) {
-	if head.Unborn() {
-		return r.EmptyTree(), nil
-	}
-	return r.TreeOf(ctx, head.Commit)
-}
 
 // WriteEmptyTree stores the empty tree object (git only pretends to have it
 // until someone writes it) and returns its id.

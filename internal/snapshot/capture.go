@@ -147,7 +147,7 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 			case e.Y != '.':
 				hash = append(hash, e.Path)
 				if !zeroMode(e.ModeI) {
-					seeds = append(seeds, git.IndexEntry{Mode: e.ModeI, Object: e.HashI, Path: e.Path})
+					seeds = append(seeds, git.IndexEntry{Mode: e.ModeI, Blob: e.HashI, Path: e.Path})
 				}
 			default:
 				// Staged only: the work tree holds what the index holds.
@@ -166,7 +166,7 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 		if opts.MaxUntracked > 0 {
 			limit = max(opts.MaxUntracked-len(c.files), 0)
 		}
-		paths, err := repo.UntrackedFiles(ctx, dirs, limit, func(p string) bool {
+		paths, err := repo.UntrackedUnder(ctx, dirs, limit, func(p string) bool {
 			return !strings.HasSuffix(p, "/") && c.quickKeep(p)
 		})
 		if err != nil && !errors.Is(err, git.ErrTooMany) {
@@ -208,7 +208,7 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 	found := make(map[string]bool, len(hashed))
 	for _, h := range hashed {
 		found[h.Path] = true
-		edits = append(edits, git.TreeEdit{Path: h.Path, Mode: h.Mode, Object: h.Object})
+		edits = append(edits, git.TreeEdit{Path: h.Path, Mode: h.Mode, Object: h.Blob})
 	}
 	for _, p := range hash {
 		if !found[p] {

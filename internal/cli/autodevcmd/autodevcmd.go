@@ -3,14 +3,24 @@
 package autodevcmd
 
 import (
+	"errors"
+	"time"
+
 	"github.com/alecthomas/kong"
 
+	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
 )
 
 // CLI is the git-autodev command line.
 type CLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
+
+	Checkpoint CheckpointCmd `cmd:"" help:"Commit the work tree as a checkpoint on the current branch."`
+	Restore    RestoreCmd    `cmd:"" help:"List the checkpoints, or rewind the project to one."`
+	Run        RunCmd        `cmd:"" help:"Run a command as an autodev run: baseline checkpoint, run state, exit status."`
+	Park       ParkCmd       `cmd:"" help:"Commit the whole work tree onto a new branch without touching anything else."`
+	Status     StatusCmd     `cmd:"" help:"Show the run state and where HEAD is among the checkpoints."`
 
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }
@@ -26,5 +36,52 @@ git autodev commits checkpoints authored by autodev <autodev@localhost> with hoo
 	}
 }
 
+// TestNowVar fixes the clock for tests (an RFC 3339 time); it is not meant
+// for users.
+const TestNowVar = "GIT_AUTODEV_TEST_NOW"
+
 // Main runs git-autodev with args and returns the exit status.
-func Main(args []string, env *cli.Env) int { return Program().Main(args, env) }
+func Main(args []string, env *cli.Env) int {
+	if env.Getenv != nil {
+		if v := env.Getenv(TestNowVar); v != "" {
+			if t, err := time.Parse(time.RFC3339, v); err == nil {
+				env.Now = func() time.Time { return t }
+			}
+		}
+	}
+	return Program().Main(args, env)
+}
+
+// open finds the workspace. Outside a repository (or without a work tree)
+// it prints the "checkpoints disabled" message, as text or as JSON, and
+// returns a nil workspace: the command then ends with status 0.
+func open(env *cli.Env, asJSON bool) (*autodev.Workspace, error) {
+	ws, err := autodev.Open(env.Ctx, env.Dir, env.Now)
+	if errors.Is(err, autodev.ErrNoRepository) || errors.Is(err, autodev.ErrNoWorkTree) {
+		if asJSON {
+			return nil, env.JSON(map[string]any{"repository": false, "message": err.Error()})
+		}
+		env.Printf("%s\n", err.Error())
+		return nil, nil
+	}
+	return ws, err
+}
+
+// optional turns an empty flag value into nil.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// entryLine is the one-line summary of an entry: id, mark, label, commit.
+func entryLine(e autodev.Entry) string {
+	return e.ID + " " + autodev.Mark(e.Type) + " " + e.Label + " (" + autodev.Short(e.Commit) + ")"
+}
+
+// exitQuiet prints msg on stderr as it is and exits 1.
+func exitQuiet(env *cli.Env, msg string) error {
+	env.Warnf("%s\n", msg)
+	return &cli.ExitError{Code: cli.ExitFailed}
+}

@@ -1,0 +1,186 @@
+// Package autodev owns git-autodev's workflows: checkpoint commits on the
+// current branch, their journal (.autodev/checkpoints.json) and the refs
+// that pin them, the run state (.autodev/state.json and run.lock), parking
+// a work tree on a branch, and restoring a checkpoint without losing the
+// work it replaces. It talks to git only through internal/git and knows
+// nothing of the command line.
+package autodev
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
+)
+
+// DisabledMessage is what every command prints outside a git repository.
+const DisabledMessage = "Not a git repository; checkpoints/rollback disabled (git init to enable recovery snapshots)"
+
+// BareMessage is printed in a repository without a work tree.
+const BareMessage = "This repository has no work tree (bare, or run from inside .git); checkpoints/rollback disabled"
+
+// ErrNoRepository is returned by Open outside any git repository.
+var ErrNoRepository = errors.New(DisabledMessage)
+
+// ErrNoWorkTree is returned by Open in a bare repository or inside .git.
+var ErrNoWorkTree = errors.New(BareMessage)
+
+// Identity is the author and committer of every commit autodev makes.
+var Identity = git.Identity{Name: "autodev", Email: "autodev@localhost"}
+
+// Checkpoint types.
+const (
+	TypeBaseline   = "baseline"
+	TypeTask       = "task"
+	TypePreRestore = "pre-restore"
+)
+
+// Run states.
+const (
+	StatusIdle    = "idle"
+	StatusRunning = "running"
+	StatusError   = "error"
+)
+
+// SubjectPrefix starts the subject of every autodev commit.
+const SubjectPrefix = "autodev: "
+
+// BaselineLabel is the label of a baseline checkpoint.
+const BaselineLabel = "baseline before run"
+
+// lockWait is how long a command waits for another one holding .autodev/lock.
+const lockWait = 10 * time.Second
+
+// Workspace is one work tree's autodev state: the repository and the
+// .autodev folder at its top level.
+type Workspace struct {
+	Repo *git.Repo
+	Dir  string           // <top level>/.autodev
+	Now  func() time.Time // clock for entries, branch names and ages
+}
+
+// Open finds the repository containing dir.
+func Open(ctx context.Context, dir string, now func() time.Time) (*Workspace, error) {
+	r, err := git.Discover(ctx, dir)
+	switch {
+	case errors.Is(err, git.ErrNotRepository):
+		return nil, ErrNoRepository
+	case errors.Is(err, git.ErrBare):
+		return nil, ErrNoWorkTree
+	case err != nil:
+		return nil, err
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Workspace{Repo: r, Dir: filepath.Join(r.WorkTree, ".autodev"), Now: now}, nil
+}
+
+// Paths of the workspace's files.
+func (ws *Workspace) CheckpointsPath() string { return filepath.Join(ws.Dir, "checkpoints.json") }
+func (ws *Workspace) StatePath() string       { return filepath.Join(ws.Dir, "state.json") }
+func (ws *Workspace) MemoryPath() string      { return filepath.Join(ws.Dir, "memory.md") }
+func (ws *Workspace) LockPath() string        { return filepath.Join(ws.Dir, "lock") }
+func (ws *Workspace) RunLockPath() string     { return filepath.Join(ws.Dir, "run.lock") }
+
+// excluded lists the top-level paths no checkpoint, park or restore ever
+// takes from or removes in the work tree.
+var excluded = []string{".autodev"}
+
+// Enabled reports whether checkpoints are on (git config
+// autodev.checkpoints, default true).
+func (ws *Workspace) Enabled(ctx context.Context) (bool, error) {
+	return ws.Repo.ConfigBool(ctx, "autodev.checkpoints", true)
+}
+
+// ErrCheckpointsOff is returned by workflows that need checkpoints on.
+var ErrCheckpointsOff = errors.New("checkpoints are off (git config autodev.checkpoints false); turn them on with git config autodev.checkpoints true")
+
+// ensureDir creates .autodev with its .gitignore of "*", so git never
+// sees anything inside it.
+func (ws *Workspace) ensureDir() error {
+	if err := os.MkdirAll(ws.Dir, 0o755); err != nil {
+		return err
+	}
+	gi := filepath.Join(ws.Dir, ".gitignore")
+	if _, err := os.Lstat(gi); errors.Is(err, os.ErrNotExist) {
+		return journal.WriteBytes(gi, []byte("*\n"))
+	}
+	return nil
+}
+
+// lock takes .autodev/lock, which serializes the commands that change
+// this workspace's journal, refs and tree.
+func (ws *Workspace) lock(ctx context.Context, what string) (*journal.Lock, error) {
+	if err := ws.ensureDir(); err != nil {
+		return nil, err
+	}
+	return journal.Acquire(ctx, ws.LockPath(), lockWait, "git-autodev "+what)
+}
+
+// RunActive reports whether a live process holds .autodev/run.lock, and
+// the pid it wrote.
+func (ws *Workspace) RunActive() (bool, int, error) {
+	held, err := journal.Held(ws.RunLockPath())
+	if err != nil || !held {
+		return false, 0, err
+	}
+	return true, journal.HolderPID(ws.RunLockPath()), nil
+}
+
+// stamp is the time format of entries and state.
+func (ws *Workspace) stamp() string { return ws.Now().UTC().Format(time.RFC3339) }
+
+// branchTime is <time> in autodev/pre-restore-<time>: UTC YYYYMMDDTHHMMSSZ.
+func (ws *Workspace) branchTime() string { return ws.Now().UTC().Format("20060102T150405Z") }
+
+// Short is the 7-character abbreviation of a commit id.
+func Short(id string) string {
+	if len(id) > 7 {
+		return id[:7]
+	}
+	return id
+}
+
+// firstLine is the first non-empty line of s, trimmed.
+func firstLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			return l
+		}
+	}
+	return ""
+}
+
+// Mark is the list's symbol for a checkpoint type.
+func Mark(typ string) string {
+	switch typ {
+	case TypeBaseline:
+		return "─"
+	case TypePreRestore:
+		return "⤿"
+	default:
+		return "✔"
+	}
+}
+
+// Age says how long ago t was, as the list prints it.
+func Age(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m ago"
+	case d < 24*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h ago"
+	default:
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d ago"
+	}
+}

@@ -1,0 +1,160 @@
+package autodev
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
+)
+
+func TestAge(t *testing.T) {
+	now := time.Date(2026, 3, 3, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct {
+		ago  time.Duration
+		want string
+	}{
+		{0, "just now"},
+		{59 * time.Second, "just now"},
+		{-time.Hour, "just now"}, // a clock behind the entry
+		{time.Minute, "1m ago"},
+		{5*time.Minute + 30*time.Second, "5m ago"},
+		{59 * time.Minute, "59m ago"},
+		{3 * time.Hour, "3h ago"},
+		{23*time.Hour + 59*time.Minute, "23h ago"},
+		{48 * time.Hour, "2d ago"},
+		{400 * 24 * time.Hour, "400d ago"},
+	} {
+		if got := Age(now, now.Add(-c.ago)); got != c.want {
+			t.Errorf("Age(%v ago) = %q, want %q", c.ago, got, c.want)
+		}
+	}
+}
+
+func TestLine(t *testing.T) {
+	now := time.Date(2026, 3, 3, 12, 0, 0, 0, time.UTC)
+	task, mode := "T-1", "night"
+	e := Entry{ID: "c12", Commit: "0123456789abcdef", Label: "thread — fix", Type: TypeTask, Time: "2026-03-03T09:00:00Z", Task: &task, Mode: &mode}
+	if got, want := Line(e, now, true), "c12 ✔ thread — fix   T-1 · 0123456 · night · 3h ago ← HEAD"; got != want {
+		t.Errorf("Line = %q, want %q", got, want)
+	}
+	e = Entry{ID: "c1", Commit: "abcdef0123", Label: BaselineLabel, Type: TypeBaseline, Time: "garbage"}
+	if got, want := Line(e, now, false), "c1 ─ baseline before run   — · abcdef0 · — · —"; got != want {
+		t.Errorf("Line = %q, want %q", got, want)
+	}
+	if Mark(TypePreRestore) != "⤿" || Mark(TypeBaseline) != "─" || Mark(TypeTask) != "✔" {
+		t.Error("marks")
+	}
+}
+
+func TestResolveTarget(t *testing.T) {
+	j := &Journal{Entries: []Entry{
+		{ID: "c1", Commit: "aaaaaaa111", Label: "one"},
+		{ID: "c2", Commit: "aaaaaaa222", Label: "two"},
+		{ID: "c3", Commit: "bbbbbbb333", Label: "three"},
+		{ID: "c4", Commit: "bbbbbbb333", Label: "pre-restore — three"},
+	}}
+	for _, c := range []struct{ id, want, err string }{
+		{"c2", "c2", ""},
+		{"aaaaaaa2", "c2", ""},
+		{"AAAAAAA2", "c2", ""},
+		{"bbbbbbb", "c3", ""}, // one commit, two entries: the first wins
+		{"aaaaaaa", "", "Restore failed: ambiguous checkpoint: aaaaaaa matches 2 commits"},
+		{"aaaaaa", "", "Restore failed: unknown checkpoint: aaaaaa"},
+		{"c9", "", "Restore failed: unknown checkpoint: c9"},
+	} {
+		e, err := resolveTarget(j, c.id)
+		if c.err != "" {
+			if err == nil || !strings.HasPrefix(err.Error(), c.err) {
+				t.Errorf("resolveTarget(%q) error = %v, want %q", c.id, err, c.err)
+			}
+			continue
+		}
+		if err != nil || e.ID != c.want {
+			t.Errorf("resolveTarget(%q) = %s, %v; want %s", c.id, e.ID, err, c.want)
+		}
+	}
+}
+
+func TestCommitMessageRoundTrip(t *testing.T) {
+	task, mode := "T-9", "night mode"
+	msg := commitMessage(taskLabel("Fix it\nbody line"), restOf("Fix it\nbody line"), &task, &mode)
+	if !strings.HasPrefix(msg, "autodev: thread — Fix it\n\nbody line\n\nAutodev-Task: T-9\nAutodev-Mode: night mode\n") {
+		t.Fatalf("message %q", msg)
+	}
+	e := entryFromCommit("c5", git.CommitInfo{ID: "abc", Time: time.Unix(0, 0), Message: strings.TrimRight(msg, "\n")})
+	if e.Type != TypeTask || e.Label != "thread — Fix it" || *e.Task != task || *e.Mode != mode || e.Time != "1970-01-01T00:00:00Z" {
+		t.Errorf("entry %+v", e)
+	}
+	e = entryFromCommit("c6", git.CommitInfo{Message: "autodev: baseline before run"})
+	if e.Type != TypeBaseline || e.Task != nil {
+		t.Errorf("baseline entry %+v", e)
+	}
+	e = entryFromCommit("c7", git.CommitInfo{Message: "autodev: pre-restore — thread — x"})
+	if e.Type != TypePreRestore || e.Label != "pre-restore — thread — x" {
+		t.Errorf("pre-restore entry %+v", e)
+	}
+	e = entryFromCommit("c8", git.CommitInfo{Message: "Agent's own commit\n\nbody"})
+	if e.Type != TypeTask || e.Label != "thread — Agent's own commit" {
+		t.Errorf("own commit entry %+v", e)
+	}
+}
+
+func TestEntryKeepsUnknownFields(t *testing.T) {
+	in := `[{"id":"c1","commit":"ab","label":"l","type":"task","time":"t","task":null,"mode":"m","later":{"x":1}}]`
+	entries, err := decodeEntries("checkpoints.json", []byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), `"later":{"x":1}`) || !strings.Contains(string(out), `"task":null`) {
+		t.Errorf("re-encoded %s", out)
+	}
+}
+
+func TestDecodeCorrupt(t *testing.T) {
+	for _, in := range []string{``, `{`, `null`, `[1]`, `[{"id": "c1"}] x`, `{"id":"c1"}`, `[{"id": "c1",}]`} {
+		_, err := decodeEntries("checkpoints.json", []byte(in))
+		var ce *journal.CorruptError
+		if !errors.As(err, &ce) || ce.Path != "checkpoints.json" {
+			t.Errorf("decode %q: error %v, want a CorruptError naming the file", in, err)
+		}
+	}
+}
+
+// The fast parser must agree with encoding/json wherever it accepts input.
+func FuzzFastEntries(f *testing.F) {
+	for _, s := range []string{
+		`[]`, ` [ ] `, `[{}]`,
+		`[{"id":"c1","commit":"ab","label":"thread — x","type":"task","time":"2026-01-01T00:00:00Z","task":null,"mode":null}]`,
+		`[{"id":"c1","label":"a\"b\\c\u00e9\n","task":"t","mode":"m"},{"id":"c2"}]`,
+		`[{"id":"c1","id":"c2"}]`, `[{"id":1}]`, `[{"x":"y"}]`, "[{\"id\":\"\xff\"}]", "[{\"id\":\"a\tb\"}]",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		fast, ok := fastEntries(data)
+		if !ok {
+			return
+		}
+		var slow []entryFields
+		if err := journal.Decode("x", data, &slow); err != nil {
+			t.Fatalf("fast parser accepted %q, encoding/json says %v", data, err)
+		}
+		if len(slow) != len(fast) {
+			t.Fatalf("%q: %d entries, encoding/json %d", data, len(fast), len(slow))
+		}
+		for i := range fast {
+			if !reflect.DeepEqual(entryFields(fast[i]), slow[i]) {
+				t.Fatalf("%q entry %d: fast %+v, encoding/json %+v", data, i, fast[i], slow[i])
+			}
+		}
+	})
+}

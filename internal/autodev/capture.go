@@ -1,0 +1,177 @@
+package autodev
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/refs"
+)
+
+// capture is the work tree written as a tree object through a private
+// index: tracked changes (staged or not) and untracked files, without
+// ignored files and without .autodev/.
+type capture struct {
+	ix    git.Index
+	Tree  string
+	Clean bool // the tree is HEAD's tree (or empty on an unborn branch)
+}
+
+// captureTree builds the work tree's tree in a private copy of the user's
+// index. The user's index is not touched; discard or install the copy.
+func (ws *Workspace) captureTree(ctx context.Context, head git.Head, headTree string) (*capture, error) {
+	r := ws.Repo
+	ix, err := r.CopyIndex("autodev")
+	if err != nil {
+		return nil, fmt.Errorf("copying the index: %w", err)
+	}
+	c := &capture{ix: ix}
+	if _, err := os.Stat(ix.Path); errors.Is(err, os.ErrNotExist) && head.Commit != "" {
+		// No index at all: start from HEAD so tracked files that are
+		// now ignored stay tracked, as with the user's own index.
+		if err := r.ReadTree(ctx, ix, head.Commit); err != nil {
+			c.discard()
+			return nil, err
+		}
+	}
+	if err := r.AddAll(ctx, ix, excluded...); err != nil {
+		c.discard()
+		return nil, err
+	}
+	if c.Tree, err = r.WriteTree(ctx, ix); err != nil {
+		c.discard()
+		return nil, err
+	}
+	if head.Commit == "" {
+		c.Clean = c.Tree == r.EmptyTree()
+	} else {
+		c.Clean = c.Tree == headTree
+	}
+	return c, nil
+}
+
+// discard removes the private index.
+func (c *capture) discard() {
+	if c != nil && c.ix.Path != "" {
+		os.Remove(c.ix.Path)
+	}
+}
+
+// install makes the private index the user's index (it matches the
+// commit just made from it).
+func (ws *Workspace) install(c *capture) error {
+	err := ws.Repo.InstallIndex(c.ix)
+	if err != nil {
+		c.discard()
+	}
+	return err
+}
+
+// commitMessage is "autodev: <label>", then the rest of a post, then
+// trailers naming the task and mode (read back by --rebuild).
+func commitMessage(label, body string, task, mode *string) string {
+	var b strings.Builder
+	b.WriteString(SubjectPrefix + label + "\n")
+	if body = strings.TrimSpace(body); body != "" {
+		b.WriteString("\n" + body + "\n")
+	}
+	var trailers []string
+	if task != nil && *task != "" {
+		trailers = append(trailers, "Autodev-Task: "+oneLine(*task))
+	}
+	if mode != nil && *mode != "" {
+		trailers = append(trailers, "Autodev-Mode: "+oneLine(*mode))
+	}
+	if len(trailers) > 0 {
+		b.WriteString("\n" + strings.Join(trailers, "\n") + "\n")
+	}
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// commit writes a commit of tree on top of HEAD (a root commit on an
+// unborn branch) by autodev <autodev@localhost>. No hook runs and no user
+// identity is needed.
+func (ws *Workspace) commit(ctx context.Context, tree string, head git.Head, msg string) (string, error) {
+	req := git.CommitRequest{Tree: tree, Message: msg, Author: Identity, Committer: Identity}
+	if head.Commit != "" {
+		req.Parents = []string{head.Commit}
+	}
+	return ws.Repo.CommitTree(ctx, req)
+}
+
+// moveHead is the compare-and-swap update that moves HEAD (the current
+// branch, or a detached HEAD itself) from where it was read to commit.
+func (ws *Workspace) moveHead(head git.Head, commit string) git.RefUpdate {
+	old := head.Commit
+	if old == "" {
+		old = ws.Repo.ZeroID()
+	}
+	if head.Detached() {
+		return git.RefUpdate{Name: "HEAD", New: commit, Old: old, NoDeref: true}
+	}
+	return git.RefUpdate{Name: head.Branch, New: commit, Old: old}
+}
+
+// ErrHeadMoved is returned when HEAD changed while a checkpoint was made.
+var ErrHeadMoved = errors.New("HEAD moved while the checkpoint was being made; nothing was recorded, run the command again")
+
+// pin allocates the next checkpoint id for commit by creating
+// refs/autodev/checkpoints/<id>, in the same transaction as moves (so a
+// checkpoint commit and the branch move land together or not at all). A
+// lost race for an id (another worktree, another process) moves on to a
+// higher number.
+func (ws *Workspace) pin(ctx context.Context, j *Journal, commit string, moves ...git.RefUpdate) (string, error) {
+	n := j.nextNumber()
+	for tries := 0; ; tries++ {
+		id := refs.Checkpoint.Letter + strconv.Itoa(n)
+		ups := append(append([]git.RefUpdate{}, moves...),
+			git.RefUpdate{Name: refs.Checkpoint.Ref(id), New: commit, Old: ws.Repo.ZeroID()})
+		err := ws.Repo.UpdateRefs(ctx, "autodev: checkpoint "+id, ups...)
+		if err == nil {
+			return id, nil
+		}
+		var le *git.RefLockError
+		if !errors.As(err, &le) {
+			return "", err
+		}
+		if le.Ref != refs.Checkpoint.Ref(id) {
+			return "", fmt.Errorf("%w (%v)", ErrHeadMoved, le.Err)
+		}
+		if tries >= 20 {
+			return "", fmt.Errorf("could not allocate a checkpoint id: %w", err)
+		}
+		high, herr := refs.Checkpoint.Highest(ctx, ws.Repo)
+		if herr != nil {
+			return "", herr
+		}
+		n = max(high, n) + 1
+	}
+}
+
+// createBranch creates refs/heads/<prefix><time> at commit, never moving an
+// existing branch: a clash tries <name>-2, <name>-3, ...
+func (ws *Workspace) createBranch(ctx context.Context, prefix, commit, reason string) (string, error) {
+	base := prefix + ws.branchTime()
+	for i := 1; i <= 100; i++ {
+		name := base
+		if i > 1 {
+			name += "-" + strconv.Itoa(i)
+		}
+		err := ws.Repo.SetRef(ctx, git.SetRefRequest{Name: "refs/heads/" + name, New: commit, Old: ws.Repo.ZeroID(), Reason: reason})
+		if err == nil {
+			return name, nil
+		}
+		if !errors.Is(err, git.ErrRefConflict) || strings.Contains(err.Error(), "exists; cannot create") {
+			// Not a name taken by another branch (a folder/file clash such
+			// as an existing branch "autodev"): another suffix cannot help.
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("could not create a branch %s (100 names taken)", base)
+}

@@ -1,0 +1,178 @@
+package autodev
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+)
+
+// CheckpointRequest asks for one checkpoint.
+type CheckpointRequest struct {
+	Post     string  // the participant's post; its first line makes the label
+	Baseline bool    // a baseline before a run instead of a task checkpoint
+	Task     *string // task id, or nil
+	Mode     *string // run mode, or nil
+}
+
+// Outcome says what Checkpoint did.
+type Outcome string
+
+const (
+	// Committed: uncommitted changes became a checkpoint commit.
+	Committed Outcome = "committed"
+	// RecordedHead: the tree was clean and HEAD's commit, not yet in the
+	// journal, became the checkpoint.
+	RecordedHead Outcome = "recorded-head"
+	// AlreadyRecorded: the tree was clean and HEAD is already a checkpoint.
+	AlreadyRecorded Outcome = "already-recorded"
+	// CleanNoBaseline: --baseline on a clean tree.
+	CleanNoBaseline Outcome = "clean"
+	// NothingYet: an unborn branch with nothing to commit.
+	NothingYet Outcome = "empty"
+	// Disabled: git config autodev.checkpoints is false.
+	Disabled Outcome = "disabled"
+)
+
+// CheckpointResult is what Checkpoint did and the entry concerned.
+type CheckpointResult struct {
+	Outcome Outcome
+	Entry   *Entry // the new entry, or the existing one for AlreadyRecorded
+	Head    string // HEAD's commit afterwards ("" on an unborn branch)
+	// IndexWarning is set when the commit was made but the user's index
+	// could not be updated to match it.
+	IndexWarning error
+}
+
+// Checkpoint records the work tree as a checkpoint (SPEC 3.2), holding
+// .autodev/lock so that two checkpoints never interleave.
+func (ws *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (CheckpointResult, error) {
+	on, err := ws.Enabled(ctx)
+	if err != nil {
+		return CheckpointResult{}, err
+	}
+	if !on {
+		return CheckpointResult{Outcome: Disabled}, nil
+	}
+	lk, err := ws.lock(ctx, "checkpoint")
+	if err != nil {
+		return CheckpointResult{}, err
+	}
+	defer lk.Release()
+	return ws.checkpointLocked(ctx, req)
+}
+
+func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest) (CheckpointResult, error) {
+	j, err := ws.LoadJournal()
+	if err != nil {
+		return CheckpointResult{}, err
+	}
+	head, headTree, err := ws.Repo.HeadTree(ctx)
+	if err != nil {
+		return CheckpointResult{}, err
+	}
+	c, err := ws.captureTree(ctx, head, headTree)
+	if err != nil {
+		return CheckpointResult{}, err
+	}
+	res := CheckpointResult{Head: head.Commit}
+	if c.Clean {
+		c.discard()
+		return ws.checkpointClean(ctx, j, head, req)
+	}
+	typ, label, body := TypeTask, taskLabel(req.Post), restOf(req.Post)
+	if req.Baseline {
+		typ, label, body = TypeBaseline, BaselineLabel, ""
+	}
+	commit, err := ws.commit(ctx, c.Tree, head, commitMessage(label, body, req.Task, req.Mode))
+	if err != nil {
+		c.discard()
+		return res, err
+	}
+	id, err := ws.pin(ctx, j, commit, ws.moveHead(head, commit))
+	if err != nil {
+		c.discard()
+		return res, err
+	}
+	res.Head = commit
+	res.IndexWarning = ws.install(c)
+	e := ws.newEntry(id, commit, label, typ, req.Task, req.Mode)
+	j.Entries = append(j.Entries, e)
+	if err := ws.saveJournal(j); err != nil {
+		return res, fmt.Errorf("checkpoint commit %s is on the branch and pinned by refs/autodev/checkpoints/%s, but the journal could not be written: %w", Short(commit), id, err)
+	}
+	res.Outcome, res.Entry = Committed, &e
+	return res, nil
+}
+
+// checkpointClean handles a tree with nothing uncommitted.
+func (ws *Workspace) checkpointClean(ctx context.Context, j *Journal, head git.Head, req CheckpointRequest) (CheckpointResult, error) {
+	res := CheckpointResult{Head: head.Commit}
+	switch {
+	case req.Baseline:
+		res.Outcome = CleanNoBaseline
+		return res, nil
+	case head.Commit == "":
+		res.Outcome = NothingYet
+		return res, nil
+	}
+	if e, ok := j.ByCommit(head.Commit); ok {
+		res.Outcome, res.Entry = AlreadyRecorded, &e
+		return res, nil
+	}
+	// The participant committed on its own: that commit is the checkpoint.
+	post := req.Post
+	if firstLine(post) == "" {
+		msg, err := ws.Repo.CommitMessage(ctx, head.Commit)
+		if err != nil {
+			return res, err
+		}
+		post = msg
+	}
+	label := taskLabel(post)
+	id, err := ws.pin(ctx, j, head.Commit)
+	if err != nil {
+		return res, err
+	}
+	e := ws.newEntry(id, head.Commit, label, TypeTask, req.Task, req.Mode)
+	j.Entries = append(j.Entries, e)
+	if err := ws.saveJournal(j); err != nil {
+		return res, err
+	}
+	res.Outcome, res.Entry = RecordedHead, &e
+	return res, nil
+}
+
+func (ws *Workspace) newEntry(id, commit, label, typ string, task, mode *string) Entry {
+	return Entry{ID: id, Commit: commit, Label: label, Type: typ, Time: ws.stamp(), Task: nonEmpty(task), Mode: nonEmpty(mode)}
+}
+
+func nonEmpty(s *string) *string {
+	if s == nil || *s == "" {
+		return nil
+	}
+	v := *s
+	return &v
+}
+
+// defaultPost stands in for a missing post.
+const defaultPost = "checkpoint"
+
+// taskLabel is "thread — <first line of post>".
+func taskLabel(post string) string {
+	l := firstLine(post)
+	if l == "" {
+		l = defaultPost
+	}
+	return "thread — " + l
+}
+
+// restOf is what follows the first line of a post (the commit body).
+func restOf(post string) string {
+	l := firstLine(post)
+	if l == "" {
+		return ""
+	}
+	return post[strings.Index(post, l)+len(l):]
+}

@@ -1,0 +1,147 @@
+package autodev
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/refs"
+)
+
+// Entry is one checkpoint in .autodev/checkpoints.json.
+type Entry struct {
+	ID     string  `json:"id"`
+	Commit string  `json:"commit"`
+	Label  string  `json:"label"`
+	Type   string  `json:"type"`
+	Time   string  `json:"time"` // RFC 3339
+	Task   *string `json:"task"`
+	Mode   *string `json:"mode"`
+	// Extra keeps fields a newer version wrote, so a rewrite keeps them.
+	Extra journal.Extra `json:"-"`
+}
+
+type entryFields Entry // without methods, for the known-field codec
+
+// UnmarshalJSON decodes an entry and keeps the fields it does not know.
+func (e *Entry) UnmarshalJSON(data []byte) error {
+	var f entryFields
+	extra, err := journal.UnmarshalKnown(data, &f)
+	if err != nil {
+		return err
+	}
+	*e = Entry(f)
+	e.Extra = extra
+	return nil
+}
+
+// MarshalJSON encodes an entry with the unknown fields it was read with.
+func (e Entry) MarshalJSON() ([]byte, error) {
+	f := entryFields(e)
+	f.Extra = nil
+	return journal.MarshalKnown(f, e.Extra)
+}
+
+// When parses the entry's time; ok is false when it cannot be read.
+func (e Entry) When() (time.Time, bool) {
+	t, err := time.Parse(time.RFC3339, e.Time)
+	return t, err == nil
+}
+
+// Journal is the list of checkpoints, oldest first.
+type Journal struct {
+	Entries []Entry
+	// Missing is true when checkpoints.json does not exist.
+	Missing bool
+}
+
+// LoadJournal reads checkpoints.json. A missing file is an empty journal
+// (Missing set); a file that does not parse is a *journal.CorruptError
+// naming it, and is left as it is.
+func (ws *Workspace) LoadJournal() (*Journal, error) {
+	path := ws.CheckpointsPath()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return &Journal{Missing: true}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	entries, err := decodeEntries(path, data)
+	if err != nil {
+		return nil, err
+	}
+	return &Journal{Entries: entries}, nil
+}
+
+// decodeEntries parses checkpoints.json. The usual file has only known
+// fields and string or null values, and is parsed by fastEntries; anything
+// else (fields from a newer version, corruption) goes through
+// encoding/json, which keeps unknown fields and names a corrupt file.
+func decodeEntries(path string, data []byte) ([]Entry, error) {
+	if entries, ok := fastEntries(data); ok {
+		return entries, nil
+	}
+	var entries []Entry
+	if err := journal.Decode(path, data, &entries); err != nil {
+		return nil, err
+	}
+	if entries == nil {
+		// "null" is not a journal.
+		return nil, &journal.CorruptError{Path: path, Err: errors.New("not a JSON array")}
+	}
+	return entries, nil
+}
+
+// save writes checkpoints.json atomically.
+func (ws *Workspace) saveJournal(j *Journal) error {
+	if err := ws.ensureDir(); err != nil {
+		return err
+	}
+	entries := j.Entries
+	if entries == nil {
+		entries = []Entry{}
+	}
+	if err := journal.Write(ws.CheckpointsPath(), entries); err != nil {
+		return err
+	}
+	j.Missing = false
+	return nil
+}
+
+// Find returns the newest entry with id.
+func (j *Journal) Find(id string) (Entry, bool) {
+	for i := len(j.Entries) - 1; i >= 0; i-- {
+		if j.Entries[i].ID == id {
+			return j.Entries[i], true
+		}
+	}
+	return Entry{}, false
+}
+
+// ByCommit returns the oldest entry recording commit: the checkpoint that
+// first recorded it (later pre-restore entries may record it again).
+func (j *Journal) ByCommit(commit string) (Entry, bool) {
+	if commit == "" {
+		return Entry{}, false
+	}
+	for _, e := range j.Entries {
+		if e.Commit == commit {
+			return e, true
+		}
+	}
+	return Entry{}, false
+}
+
+// nextNumber is one past the highest checkpoint number in the journal.
+func (j *Journal) nextNumber() int {
+	max := 0
+	for _, e := range j.Entries {
+		if n, ok := refs.Checkpoint.Number(e.ID); ok && n > max {
+			max = n
+		}
+	}
+	return max + 1
+}

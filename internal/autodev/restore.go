@@ -1,0 +1,252 @@
+package autodev
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+)
+
+// RunActiveError refuses a restore while a run holds run.lock.
+type RunActiveError struct{ PID int }
+
+func (e *RunActiveError) Error() string {
+	return "Stop the run before restoring — restore resets the project tree."
+}
+
+// RestoreError is a restore that failed or was refused; its text is the
+// line to print ("Restore failed: <reason>").
+type RestoreError struct {
+	Reason string
+	Err    error
+}
+
+func (e *RestoreError) Error() string { return "Restore failed: " + e.Reason }
+func (e *RestoreError) Unwrap() error { return e.Err }
+
+// RestoreResult is what Restore did.
+type RestoreResult struct {
+	Target     Entry
+	Parked     Parked // Branch is "" when the tree was clean
+	PreRestore *Entry // nil on an unborn branch with a clean tree
+	Removed    []string
+}
+
+// PreRestoreLabel is the label of the entry that undoes a restore.
+func PreRestoreLabel(target Entry) string { return "pre-restore — " + target.Label }
+
+// Restore brings the project back to a checkpoint (SPEC 3.4): park the
+// uncommitted work on a branch, reset --hard, remove the untracked files
+// that were parked and that the checkpoint lacks, journal a pre-restore
+// entry, mark the run idle and note the restore in memory.md.
+func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, error) {
+	var res RestoreResult
+	on, err := ws.Enabled(ctx)
+	if err != nil {
+		return res, err
+	}
+	if !on {
+		return res, &RestoreError{Reason: ErrCheckpointsOff.Error(), Err: ErrCheckpointsOff}
+	}
+	if err := ws.refuseWhileRunning(); err != nil {
+		return res, err
+	}
+	lk, err := ws.lock(ctx, "restore "+id)
+	if err != nil {
+		return res, err
+	}
+	defer lk.Release()
+	// Checked again under the lock: a run may have started meanwhile.
+	if err := ws.refuseWhileRunning(); err != nil {
+		return res, err
+	}
+	j, err := ws.LoadJournal()
+	if err != nil {
+		return res, err
+	}
+	st, err := ws.LoadState()
+	if err != nil {
+		return res, err
+	}
+	target, err := resolveTarget(j, id)
+	if err != nil {
+		return res, err
+	}
+	res.Target = target
+	if err := ws.verifyTarget(ctx, target); err != nil {
+		return res, err
+	}
+	head, headTree, err := ws.Repo.HeadTree(ctx)
+	if err != nil {
+		return res, err
+	}
+
+	untracked, parked, err := ws.parkBeforeRestore(ctx, head, headTree, target)
+	if err != nil {
+		return res, err
+	}
+	res.Parked = parked
+	if err := ws.resetTo(ctx, target, parked, head); err != nil {
+		return res, err
+	}
+	res.Removed, err = ws.removeParkedUntracked(ctx, target.Commit, parked.Commit, untracked)
+	if err != nil {
+		return res, ws.afterReset(target, parked, "removing the untracked files the checkpoint does not have", err)
+	}
+	if parked.Commit != "" {
+		e, err := ws.appendPreRestore(ctx, j, target, parked.Commit)
+		if err != nil {
+			return res, ws.afterReset(target, parked, "recording the pre-restore checkpoint", err)
+		}
+		res.PreRestore = &e
+	}
+	if err := ws.setIdle(st); err != nil {
+		return res, ws.afterReset(target, parked, "writing "+ws.StatePath(), err)
+	}
+	if err := ws.appendMemory(restoreNote(ws.stamp(), target, parked)); err != nil {
+		return res, ws.afterReset(target, parked, "writing "+ws.MemoryPath(), err)
+	}
+	return res, nil
+}
+
+func (ws *Workspace) refuseWhileRunning() error {
+	active, pid, err := ws.RunActive()
+	if err != nil {
+		return err
+	}
+	if active {
+		return &RunActiveError{PID: pid}
+	}
+	return nil
+}
+
+// isHexPrefix reports whether s could abbreviate a commit id: 7 to 64 hex
+// digits.
+func isHexPrefix(s string) bool {
+	if len(s) < 7 || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
+// resolveTarget finds the checkpoint named by id: a checkpoint id, or an
+// unambiguous prefix (7 hex digits or more) of a checkpoint's commit.
+func resolveTarget(j *Journal, id string) (Entry, error) {
+	if e, ok := j.Find(id); ok {
+		return e, nil
+	}
+	if isHexPrefix(id) {
+		p := strings.ToLower(id)
+		var match Entry
+		commits := map[string]bool{}
+		for _, e := range j.Entries {
+			if strings.HasPrefix(e.Commit, p) {
+				if !commits[e.Commit] {
+					match = e // the entry that first recorded the commit
+				}
+				commits[e.Commit] = true
+			}
+		}
+		switch len(commits) {
+		case 1:
+			return match, nil
+		case 0:
+		default:
+			return Entry{}, &RestoreError{Reason: fmt.Sprintf("ambiguous checkpoint: %s matches %d commits; give more digits or the checkpoint id", id, len(commits))}
+		}
+	}
+	reason := "unknown checkpoint: " + id
+	if j.Missing {
+		reason += "\n(" + "there is no checkpoints.json; git autodev restore lists what --rebuild can recover)"
+	}
+	return Entry{}, &RestoreError{Reason: reason}
+}
+
+// verifyTarget refuses a checkpoint whose commit the object store lacks.
+func (ws *Workspace) verifyTarget(ctx context.Context, target Entry) error {
+	_, ok, err := ws.Repo.ResolveCommit(ctx, target.Commit)
+	if err != nil {
+		return err
+	}
+	if !ok || target.Commit == "" {
+		return &RestoreError{Reason: fmt.Sprintf("checkpoint %s's commit %s is missing from the object store, so it cannot be restored; nothing was changed", target.ID, target.Commit)}
+	}
+	return nil
+}
+
+// parkBeforeRestore is step 3: list the untracked files (before the
+// capture, so nothing appearing later can count as parked), then commit
+// the uncommitted work onto autodev/pre-restore-<time>.
+func (ws *Workspace) parkBeforeRestore(ctx context.Context, head git.Head, headTree string, target Entry) ([]string, Parked, error) {
+	untracked, err := ws.Repo.UntrackedFiles(ctx, excluded...)
+	if err != nil {
+		return nil, Parked{}, &RestoreError{Reason: "could not list the untracked files: " + flat(err) + "; nothing was changed", Err: err}
+	}
+	p, err := ws.parkTree(ctx, head, headTree, PreRestoreLabel(target), PreRestorePrefix, false)
+	if err != nil {
+		return nil, Parked{}, &RestoreError{Reason: "could not park the uncommitted work: " + flat(err) + "; nothing was reset: your work is still in the work tree", Err: err}
+	}
+	return untracked, p, nil
+}
+
+// resetTo is step 4's git reset --hard.
+func (ws *Workspace) resetTo(ctx context.Context, target Entry, parked Parked, head git.Head) error {
+	err := ws.Repo.ResetHard(ctx, target.Commit, "autodev: restore "+target.ID)
+	if err == nil {
+		return nil
+	}
+	where := "the work tree had no uncommitted work"
+	if head.Commit != "" {
+		where += fmt.Sprintf("; HEAD was at %s", Short(head.Commit))
+	}
+	if parked.Branch != "" {
+		where = fmt.Sprintf("your uncommitted work is saved on %s (%s)", parked.Branch, Short(parked.Commit))
+	}
+	return &RestoreError{Reason: fmt.Sprintf("git reset --hard %s failed: %s; nothing was reverted: %s", Short(target.Commit), flat(err), where), Err: err}
+}
+
+// afterReset reports a failure once the tree was already reset.
+func (ws *Workspace) afterReset(target Entry, parked Parked, step string, err error) error {
+	where := ""
+	if parked.Branch != "" {
+		where = fmt.Sprintf("; your uncommitted work is saved on %s (%s)", parked.Branch, Short(parked.Commit))
+	}
+	return &RestoreError{Reason: fmt.Sprintf("the tree was reset to %s (%s), but %s failed: %s%s", target.ID, Short(target.Commit), step, flat(err), where), Err: err}
+}
+
+// appendPreRestore is step 5: the entry that undoes the restore.
+func (ws *Workspace) appendPreRestore(ctx context.Context, j *Journal, target Entry, commit string) (Entry, error) {
+	id, err := ws.pin(ctx, j, commit)
+	if err != nil {
+		return Entry{}, err
+	}
+	e := ws.newEntry(id, commit, PreRestoreLabel(target), TypePreRestore, nil, nil)
+	j.Entries = append(j.Entries, e)
+	return e, ws.saveJournal(j)
+}
+
+// restoreNote is the memory.md line of step 7.
+func restoreNote(stamp string, target Entry, parked Parked) string {
+	s := fmt.Sprintf("RESTORE: %s restored %s \"%s\" (%s)", stamp, target.ID, target.Label, Short(target.Commit))
+	if parked.Branch != "" {
+		return s + "; uncommitted work parked on " + parked.Branch
+	}
+	return s + "; the tree was clean, nothing parked"
+}
+
+// flat puts an error on one line, so a refusal stays one line of text.
+func flat(err error) string {
+	var parts []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			parts = append(parts, l)
+		}
+	}
+	return strings.Join(parts, "; ")
+}

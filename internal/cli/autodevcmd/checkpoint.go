@@ -1,0 +1,73 @@
+package autodevcmd
+
+import (
+	"github.com/nudgethis/git-nudge/internal/autodev"
+	"github.com/nudgethis/git-nudge/internal/cli"
+)
+
+// CheckpointCmd is `git autodev checkpoint`.
+type CheckpointCmd struct {
+	Message  string `short:"m" name:"message" placeholder:"POST" help:"The participant's post; its first line labels the checkpoint (thread — <first line>)."`
+	Baseline bool   `help:"Commit uncommitted changes as 'autodev: baseline before run'; a clean tree gets no baseline."`
+	Task     string `placeholder:"ID" help:"Task the checkpoint belongs to."`
+	Mode     string `placeholder:"MODE" help:"Run mode to record with the checkpoint."`
+	JSON     bool   `name:"json" help:"Print the result as JSON."`
+}
+
+// Help is the long help.
+func (c *CheckpointCmd) Help() string {
+	return `Commits everything in the work tree except .autodev/ and ignored files (tracked changes, staged or not, and untracked files) on the current branch, authored and committed by autodev <autodev@localhost>, without running any hook and without needing a user identity. The index matches the new commit afterwards. The commit is recorded in .autodev/checkpoints.json and pinned by refs/autodev/checkpoints/<id>.
+
+With a clean tree, a HEAD commit that is not yet a checkpoint (the participant committed on its own) is recorded as the checkpoint; a HEAD that already is one records nothing. Outside a git repository, or with git config autodev.checkpoints false, it does nothing, says so and exits 0.`
+}
+
+// Run makes the checkpoint.
+func (c *CheckpointCmd) Run(env *cli.Env) error {
+	ws, err := open(env, c.JSON)
+	if ws == nil {
+		return err
+	}
+	res, err := ws.Checkpoint(env.Ctx, autodev.CheckpointRequest{
+		Post: c.Message, Baseline: c.Baseline, Task: optional(c.Task), Mode: optional(c.Mode),
+	})
+	if err != nil {
+		return err
+	}
+	if res.IndexWarning != nil {
+		env.Warnf("git autodev: warning: the checkpoint is committed, but the index could not be updated to match it (%v); run git reset -q to make it match HEAD\n", res.IndexWarning)
+	}
+	msg := checkpointMessage(res)
+	if c.JSON {
+		return env.JSON(map[string]any{
+			"outcome":    res.Outcome,
+			"checkpoint": res.Entry,
+			"head":       nullable(res.Head),
+			"message":    msg,
+		})
+	}
+	env.Printf("%s\n", msg)
+	return nil
+}
+
+func checkpointMessage(res autodev.CheckpointResult) string {
+	switch res.Outcome {
+	case autodev.Committed, autodev.RecordedHead:
+		return entryLine(*res.Entry)
+	case autodev.AlreadyRecorded:
+		return "Nothing to checkpoint: HEAD (" + autodev.Short(res.Head) + ") is already checkpoint " + res.Entry.ID + "."
+	case autodev.CleanNoBaseline:
+		return "No baseline: the work tree has no uncommitted changes."
+	case autodev.NothingYet:
+		return "Nothing to checkpoint: there is no commit yet and the work tree is empty."
+	case autodev.Disabled:
+		return "Checkpoints are off (git config autodev.checkpoints false); nothing was recorded."
+	}
+	return string(res.Outcome)
+}
+
+func nullable(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

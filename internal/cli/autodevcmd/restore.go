@@ -1,0 +1,144 @@
+package autodevcmd
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/autodev"
+	"github.com/nudgethis/git-nudge/internal/cli"
+)
+
+// RestoreCmd is `git autodev restore`.
+type RestoreCmd struct {
+	ID      string `arg:"" optional:"" help:"Checkpoint to restore: its id (c3) or a commit prefix of at least 7 hex digits. Without it, list the checkpoints."`
+	Rebuild bool   `help:"Rebuild a missing .autodev/checkpoints.json from history (autodev commits, checkpoint refs and autodev/pre-restore-* branches)."`
+	JSON    bool   `name:"json" help:"Print the result as JSON."`
+}
+
+// Help is the long help.
+func (c *RestoreCmd) Help() string {
+	return `Without an id, lists the checkpoints newest first: id, mark (─ baseline, ✔ task, ⤿ pre-restore), label, task, short commit, mode and age; the checkpoint HEAD is at ends with "← HEAD".
+
+With an id, rewinds the project to that checkpoint: uncommitted work (tracked changes, staged or not, and untracked files that are not ignored) is first committed onto a new branch autodev/pre-restore-<time>, then the current branch is reset --hard to the checkpoint and the untracked files that were parked and that the checkpoint lacks are removed. A pre-restore checkpoint records the replaced work, so restoring it undoes the restore. Refused while a run is active. Only git state is rewound: .autodev/ is not, and memory.md gains a RESTORE: line.`
+}
+
+// Run lists, rebuilds or restores.
+func (c *RestoreCmd) Run(env *cli.Env) error {
+	ws, err := open(env, c.JSON)
+	if ws == nil {
+		return err
+	}
+	switch {
+	case c.Rebuild && c.ID != "":
+		return &cli.ExitError{Code: cli.ExitUsage, Err: errors.New("--rebuild takes no checkpoint id")}
+	case c.Rebuild:
+		j, err := ws.Rebuild(env.Ctx)
+		if err != nil {
+			return err
+		}
+		if !c.JSON {
+			env.Printf("Rebuilt %s: %d checkpoint(s).\n", ws.CheckpointsPath(), len(j.Entries))
+		}
+		return c.list(env, ws)
+	case c.ID == "":
+		return c.list(env, ws)
+	}
+	return c.restore(env, ws)
+}
+
+func (c *RestoreCmd) list(env *cli.Env, ws *autodev.Workspace) error {
+	l, err := ws.List(env.Ctx)
+	if err != nil {
+		return err
+	}
+	var note string
+	switch {
+	case !l.Enabled:
+		note = "Checkpoints are off (git config autodev.checkpoints false); there is nothing to list."
+	case l.Missing && l.History > 0:
+		note = fmt.Sprintf("No checkpoints.json, but history holds %d autodev checkpoint(s). Run git autodev restore --rebuild to rebuild the journal from them (and from the autodev/pre-restore-* branches).", l.History)
+	case len(l.Entries) == 0:
+		note = "No checkpoints yet."
+	}
+	if c.JSON {
+		if note != "" {
+			env.Warnf("%s\n", note)
+		}
+		return writeListJSON(env, l)
+	}
+	if note != "" {
+		env.Printf("%s\n", note)
+		return nil
+	}
+	now := env.Now()
+	var b strings.Builder
+	b.Grow(len(l.Entries) * 96)
+	for i, e := range l.Entries {
+		b.WriteString(autodev.Line(e, now, i == l.HeadIndex))
+		b.WriteByte('\n')
+	}
+	env.Printf("%s", b.String())
+	return nil
+}
+
+// listed is an entry of the JSON list: the journal entry plus "head".
+type listed struct {
+	autodev.Entry
+	Head bool
+}
+
+func (l listed) MarshalJSON() ([]byte, error) {
+	data, err := json.Marshal(l.Entry)
+	if err != nil {
+		return nil, err
+	}
+	flag := []byte(`,"head":false}`)
+	if l.Head {
+		flag = []byte(`,"head":true}`)
+	}
+	return append(data[:len(data)-1], flag...), nil
+}
+
+func writeListJSON(env *cli.Env, l *autodev.Listing) error {
+	out := make([]listed, len(l.Entries))
+	for i, e := range l.Entries {
+		out[i] = listed{Entry: e, Head: i == l.HeadIndex}
+	}
+	return env.JSON(out)
+}
+
+func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
+	res, err := ws.Restore(env.Ctx, c.ID)
+	var re *autodev.RestoreError
+	var ra *autodev.RunActiveError
+	if errors.As(err, &re) || errors.As(err, &ra) {
+		return exitQuiet(env, err.Error())
+	}
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return env.JSON(map[string]any{
+			"restored":      res.Target,
+			"parked_branch": nullable(res.Parked.Branch),
+			"parked_commit": nullable(res.Parked.Commit),
+			"pre_restore":   res.PreRestore,
+			"removed":       nonNil(res.Removed),
+		})
+	}
+	if res.Parked.Branch != "" {
+		env.Printf("Restored to \"%s\" (%s); saved on %s.\n", res.Target.Label, autodev.Short(res.Target.Commit), res.Parked.Branch)
+	} else {
+		env.Printf("Restored to \"%s\" (%s).\n", res.Target.Label, autodev.Short(res.Target.Commit))
+	}
+	return nil
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,72 @@
+package autodevcmd
+
+import (
+	"errors"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/nudgethis/git-nudge/internal/autodev"
+	"github.com/nudgethis/git-nudge/internal/cli"
+)
+
+// RunCmd is `git autodev run`.
+type RunCmd struct {
+	Mode string   `placeholder:"MODE" help:"Run mode, recorded in state.json and on the baseline checkpoint."`
+	Task string   `placeholder:"ID" help:"Task the run works on (current_task in state.json)."`
+	Cmd  []string `arg:"" passthrough:"partial" help:"The command to run, after --, with its arguments."`
+}
+
+// Help is the long help.
+func (c *RunCmd) Help() string {
+	return `Holds .autodev/run.lock while CMD runs (so restore refuses meanwhile), commits a baseline checkpoint first when the tree has uncommitted changes, and records the run in .autodev/state.json: running with its pid and mode, then idle when CMD exits 0 or error otherwise. CMD's stdin, stdout and stderr are the terminal's; SIGINT and SIGTERM are forwarded to it; git autodev run exits with CMD's status (128+N when signal N ended it). Outside a git repository CMD still runs, without checkpoints.`
+}
+
+// Run runs the command.
+func (c *RunCmd) Run(env *cli.Env) error {
+	// Registered before anything else so that a signal arriving while CMD
+	// runs reaches CMD and does not end this process first.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	args := c.Cmd
+	if len(args) > 0 && args[0] == "--" {
+		// kong keeps the "--" for a passthrough argument.
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return &cli.ExitError{Code: cli.ExitUsage, Err: errors.New("no command given: git autodev run [--mode MODE] [--task ID] -- CMD [ARG...]")}
+	}
+	req := autodev.RunRequest{
+		Args: args, Mode: optional(c.Mode), Task: optional(c.Task), Dir: env.Dir,
+		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs,
+		Notify: func(res autodev.CheckpointResult) {
+			if res.Outcome == autodev.Committed {
+				env.Warnf("git autodev: baseline checkpoint %s\n", entryLine(*res.Entry))
+			}
+		},
+	}
+	ws, err := autodev.Open(env.Ctx, env.Dir, env.Now)
+	var code int
+	switch {
+	case errors.Is(err, autodev.ErrNoRepository) || errors.Is(err, autodev.ErrNoWorkTree):
+		// CMD's stdout is its own: the note goes to stderr.
+		env.Warnf("%s\n", err.Error())
+		code, err = autodev.Exec(req)
+	case err != nil:
+		return err
+	default:
+		code, err = ws.Run(env.Ctx, req)
+	}
+	if err != nil || code != 0 {
+		return &cli.ExitError{Code: max(code, boolInt(err != nil)), Err: err}
+	}
+	return nil
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

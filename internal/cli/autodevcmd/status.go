@@ -1,0 +1,103 @@
+package autodevcmd
+
+import (
+	"fmt"
+
+	"github.com/nudgethis/git-nudge/internal/autodev"
+	"github.com/nudgethis/git-nudge/internal/cli"
+)
+
+// StatusCmd is `git autodev status`.
+type StatusCmd struct {
+	JSON bool `name:"json" help:"Print the status as JSON."`
+}
+
+// Help is the long help.
+func (c *StatusCmd) Help() string {
+	return `Shows the run state from .autodev/state.json (and whether a process really holds .autodev/run.lock), how many checkpoints there are, and which one HEAD is at. When no run is active and there are checkpoints, it offers them as restore points.`
+}
+
+// Run prints the status.
+func (c *StatusCmd) Run(env *cli.Env) error {
+	ws, err := open(env, c.JSON)
+	if ws == nil {
+		return err
+	}
+	rep, err := ws.Status(env.Ctx)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		var headID *string
+		if rep.HeadEntry != nil {
+			headID = &rep.HeadEntry.ID
+		}
+		var pid *int
+		if rep.Active && rep.RunPID > 0 {
+			pid = &rep.RunPID
+		}
+		return env.JSON(map[string]any{
+			"status":              rep.State.Status,
+			"pid":                 rep.State.PID,
+			"mode":                rep.State.Mode,
+			"current_task":        rep.State.CurrentTask,
+			"since":               nullable(rep.State.Since),
+			"active":              rep.Active,
+			"run_pid":             pid,
+			"stale":               rep.Stale,
+			"checkpoints_enabled": rep.Enabled,
+			"checkpoints":         rep.Checkpoints,
+			"head":                nullable(rep.Head),
+			"head_checkpoint":     headID,
+			"restore_points":      rep.RestorePoints(),
+		})
+	}
+	env.Printf("%s\n", runLine(rep))
+	env.Printf("%s\n", checkpointsLine(rep))
+	if n := rep.RestorePoints(); n > 0 {
+		env.Printf("%d restore point(s) — rewind now that the run is stopped\n", n)
+	}
+	return nil
+}
+
+func runLine(rep autodev.Report) string {
+	st := rep.State
+	if rep.Stale {
+		return "Run: interrupted (state.json says running, but no process holds .autodev/run.lock)"
+	}
+	s := "Run: " + st.Status
+	if rep.Active {
+		s = "Run: running"
+		pid := rep.RunPID
+		if st.PID != nil {
+			pid = *st.PID
+		}
+		if pid > 0 {
+			s += fmt.Sprintf(" (pid %d)", pid)
+		}
+	}
+	if st.Mode != nil {
+		s += ", mode " + *st.Mode
+	}
+	if st.CurrentTask != nil {
+		s += ", task " + *st.CurrentTask
+	}
+	if st.Since != "" {
+		s += ", since " + st.Since
+	}
+	return s
+}
+
+func checkpointsLine(rep autodev.Report) string {
+	switch {
+	case !rep.Enabled:
+		return "Checkpoints: off (git config autodev.checkpoints false)"
+	case rep.Checkpoints == 0:
+		return "Checkpoints: none yet"
+	case rep.HeadEntry != nil:
+		return fmt.Sprintf("Checkpoints: %d; HEAD is at %s", rep.Checkpoints, entryLine(*rep.HeadEntry))
+	case rep.Head == "":
+		return fmt.Sprintf("Checkpoints: %d; HEAD has no commit", rep.Checkpoints)
+	}
+	return fmt.Sprintf("Checkpoints: %d; HEAD (%s) is not at a checkpoint", rep.Checkpoints, autodev.Short(rep.Head))
+}

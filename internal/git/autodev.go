@@ -1,0 +1,296 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// This file holds the plumbing git-autodev's checkpoints, parking and
+// restore need: HEAD with its tree in one call, multi-ref transactions,
+// private copies of the index, untracked listings, reset --hard and a
+// search of history by subject.
+
+// HeadTree reads where HEAD points and its tree. On a born branch or a
+// detached HEAD it costs one git call; an unborn branch costs two more.
+// tree is "" when HEAD has no commit.
+func (r *Repo) HeadTree(ctx context.Context) (h Head, tree string, err error) {
+	out, err := r.git(ctx, "rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--symbolic-full-name", "HEAD", "--")
+	if err == nil {
+		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+		if len(lines) >= 3 {
+			h.Commit, tree = lines[0], lines[1]
+			if strings.HasPrefix(lines[2], "refs/") {
+				h.Branch = lines[2]
+			}
+			return h, tree, nil
+		}
+	}
+	// Unborn branch (or something stranger): ask the slow way, which
+	// tells the two apart.
+	h, err = r.Head(ctx)
+	if err != nil {
+		return h, "", err
+	}
+	if h.Commit != "" {
+		tree, err = r.TreeOf(ctx, h.Commit)
+	}
+	return h, tree, err
+}
+
+// RefUpdate is one compare-and-swap update inside a transaction.
+type RefUpdate struct {
+	Name string // full ref name, or "HEAD"
+	New  string
+	Old  string // expected current id; ZeroID() means "must not exist"
+	// NoDeref updates the symbolic ref itself (a detached HEAD) instead of
+	// the ref it points at.
+	NoDeref bool
+}
+
+// RefLockError names the ref of a transaction that was not where the
+// caller expected (or already existed). It satisfies errors.Is(err,
+// ErrRefConflict).
+type RefLockError struct {
+	Ref string
+	Err error
+}
+
+func (e *RefLockError) Error() string {
+	return fmt.Sprintf("%s: %v", e.Ref, e.Err)
+}
+
+// Unwrap lets errors.Is find both ErrRefConflict and git's own error.
+func (e *RefLockError) Unwrap() []error { return []error{ErrRefConflict, e.Err} }
+
+var lockedRefRe = regexp.MustCompile(`cannot lock ref '([^']+)'`)
+
+// UpdateRefs applies every update in one transaction: all of them happen or
+// none does. A failed comparison is a *RefLockError naming the ref.
+func (r *Repo) UpdateRefs(ctx context.Context, reason string, ups ...RefUpdate) error {
+	var in bytes.Buffer
+	for _, u := range ups {
+		if u.NoDeref {
+			in.WriteString("option no-deref\n")
+		}
+		fmt.Fprintf(&in, "update %s %s %s\n", u.Name, u.New, u.Old)
+	}
+	args := []string{"update-ref"}
+	if reason != "" {
+		args = append(args, "-m", reason)
+	}
+	args = append(args, "--stdin")
+	_, err := r.run(ctx, cmd{args: args, stdin: &in})
+	if err != nil {
+		var ge *Error
+		if errors.As(err, &ge) && isRefLockFailure(ge.Stderr) {
+			ref := ""
+			if m := lockedRefRe.FindStringSubmatch(ge.Stderr); m != nil {
+				ref = m[1]
+			}
+			return &RefLockError{Ref: ref, Err: err}
+		}
+	}
+	return err
+}
+
+// IndexPath is the file of the user's index for this worktree.
+func (r *Repo) IndexPath() string { return filepath.Join(r.GitDir, "index") }
+
+// CopyIndex makes a private index under the git dir that starts as a copy
+// of the user's index, with the same modification time so git's stat cache
+// stays valid and unchanged files are not read again. Without a user index
+// the private one starts empty. Remove the file when done (or hand it to
+// InstallIndex).
+func (r *Repo) CopyIndex(name string) (Index, error) {
+	f, err := os.CreateTemp(r.GitDir, name+"-*.index")
+	if err != nil {
+		return Index{}, err
+	}
+	ix := Index{Path: f.Name()}
+	src, err := os.Open(r.IndexPath())
+	if errors.Is(err, os.ErrNotExist) {
+		f.Close()
+		// An absent file is how git spells an empty index.
+		return ix, os.Remove(ix.Path)
+	}
+	if err != nil {
+		f.Close()
+		os.Remove(ix.Path)
+		return Index{}, err
+	}
+	defer src.Close()
+	st, err := src.Stat()
+	if err == nil {
+		_, err = io.Copy(f, src)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		// CreateTemp made the file 0600; the copy may become the user's
+		// index (InstallIndex), so it gets the original's mode.
+		err = os.Chmod(ix.Path, st.Mode().Perm())
+	}
+	if err == nil {
+		err = os.Chtimes(ix.Path, st.ModTime(), st.ModTime())
+	}
+	if err != nil {
+		os.Remove(ix.Path)
+		return Index{}, err
+	}
+	return ix, nil
+}
+
+// ErrIndexLocked reports that another git process holds index.lock.
+var ErrIndexLocked = errors.New("index.lock is held by another git process")
+
+// InstallIndex makes the private index ix the user's index, the way git
+// commits an index: take index.lock (waiting briefly for another git
+// process to let go), rename the new file over the lock, then the lock
+// over the index. ix's file is gone afterwards on success.
+func (r *Repo) InstallIndex(ix Index) error {
+	if ix.Path == "" {
+		return errors.New("InstallIndex needs a private index")
+	}
+	lock := r.IndexPath() + ".lock"
+	deadline := time.Now().Add(time.Second)
+	for {
+		f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		if err == nil {
+			f.Close()
+			break
+		}
+		if !errors.Is(err, os.ErrExist) {
+			return err
+		}
+		if time.Now().After(deadline) {
+			return ErrIndexLocked
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := os.Rename(ix.Path, lock); err != nil {
+		os.Remove(lock)
+		return err
+	}
+	if err := os.Rename(lock, r.IndexPath()); err != nil {
+		os.Remove(lock)
+		return err
+	}
+	return nil
+}
+
+// UntrackedFiles lists the files git shows as untracked (not in the
+// user's index, not ignored by any of git's ignore sources), relative to
+// the top level, leaving out the given top-level paths. An embedded
+// repository appears once, as its folder with a trailing "/".
+func (r *Repo) UntrackedFiles(ctx context.Context, exclude ...string) ([]string, error) {
+	args := []string{"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--", "."}
+	for _, e := range exclude {
+		args = append(args, ":(exclude,top,literal)"+e)
+	}
+	out, err := r.git(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	return splitZ(out), nil
+}
+
+// TreePaths returns every path (files, symlinks, submodules) in commit's
+// tree, relative to the top level.
+func (r *Repo) TreePaths(ctx context.Context, commit string) (map[string]bool, error) {
+	out, err := r.git(ctx, "ls-tree", "-r", "-z", "--full-tree", "--name-only", commit)
+	if err != nil {
+		return nil, err
+	}
+	paths := splitZ(out)
+	set := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		set[p] = true
+	}
+	return set, nil
+}
+
+// ResetHard points HEAD (the current branch, or a detached HEAD) at commit
+// and makes the user's index and the tracked files of the work tree match
+// it, as git reset --hard does. Untracked files are left alone.
+func (r *Repo) ResetHard(ctx context.Context, commit, reason string) error {
+	var env []string
+	if reason != "" {
+		env = append(env, "GIT_REFLOG_ACTION="+reason)
+	}
+	_, err := r.run(ctx, cmd{args: []string{"reset", "-q", "--hard", commit, "--"}, env: env})
+	return err
+}
+
+// CommitInfo is one commit found by FindCommits.
+type CommitInfo struct {
+	ID      string
+	Time    time.Time // committer date
+	Message string    // full message, subject first
+}
+
+// Subject is the first line of the message.
+func (c CommitInfo) Subject() string {
+	s, _, _ := strings.Cut(c.Message, "\n")
+	return s
+}
+
+// CommitQuery selects commits for FindCommits.
+type CommitQuery struct {
+	Revs     []string // starting points ("HEAD", commit ids)
+	Globs    []string // ref globs ("refs/autodev/checkpoints/*")
+	Branches []string // branch globs ("autodev/pre-restore-*")
+	Grep     string   // regular expression the message must match ("" for all)
+	Limit    int      // 0 for no limit
+	NoWalk   bool     // only the starting points themselves, not their history
+}
+
+// FindCommits lists the commits reachable from the query's starting
+// points, parents before children (with NoWalk: the starting points, in
+// the order given). No starting point means no commits.
+func (r *Repo) FindCommits(ctx context.Context, q CommitQuery) ([]CommitInfo, error) {
+	args := []string{"log", "-z", "--format=%H%n%cI%n%B"}
+	if !q.NoWalk {
+		args = append(args, "--reverse", "--topo-order")
+	}
+	if q.Grep != "" {
+		args = append(args, "--extended-regexp", "--grep="+q.Grep)
+	}
+	if q.NoWalk {
+		args = append(args, "--no-walk")
+	}
+	if q.Limit > 0 {
+		args = append(args, fmt.Sprintf("--max-count=%d", q.Limit))
+	}
+	for _, g := range q.Globs {
+		args = append(args, "--glob="+g)
+	}
+	for _, b := range q.Branches {
+		args = append(args, "--branches="+b)
+	}
+	if len(q.Revs)+len(q.Globs)+len(q.Branches) == 0 {
+		return nil, nil
+	}
+	args = append(args, q.Revs...)
+	args = append(args, "--")
+	out, err := r.git(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var list []CommitInfo
+	for _, rec := range splitZ(out) {
+		id, rest, _ := strings.Cut(rec, "\n")
+		date, msg, _ := strings.Cut(rest, "\n")
+		t, _ := time.Parse(time.RFC3339, date)
+		list = append(list, CommitInfo{ID: id, Time: t, Message: strings.TrimRight(msg, "\n")})
+	}
+	return list, nil
+}
