@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os/exec"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -42,6 +46,9 @@ func (r *Repo) EditTree(ctx context.Context, base string, edits []TreeEdit) (tre
 type TreeEditor struct {
 	b    *treeBuilder
 	base string
+	// preloaded is closed when the folders given to Preload are read.
+	preloaded chan struct{}
+	preErr    error
 }
 
 // StartTreeEdit starts the processes of an EditTree on base.
@@ -57,17 +64,56 @@ func (r *Repo) StartTreeEdit(ctx context.Context, base string) (*TreeEditor, err
 		b.close()
 		return nil, err
 	}
+	b.cache = map[string]cachedTree{}
 	return &TreeEditor{b: b, base: base}, nil
+}
+
+// Preload starts reading, in the background, base's folders on the given
+// paths, so that Apply finds them read (paths are those Apply's edits will
+// touch; a folder missed here is read by Apply).
+func (ed *TreeEditor) Preload(paths []string) {
+	if ed.base == "" || ed.preloaded != nil {
+		return
+	}
+	root := &editNode{baseRef: ed.base}
+	for _, p := range paths {
+		n := root
+		for _, part := range strings.Split(p, "/") {
+			if n.children == nil {
+				n.children = map[string]*editNode{}
+			}
+			c := n.children[part]
+			if c == nil {
+				c = &editNode{}
+				n.children[part] = c
+			}
+			n = c
+		}
+	}
+	ed.preloaded = make(chan struct{})
+	go func() {
+		defer close(ed.preloaded)
+		ed.preErr = ed.b.load(root)
+	}()
 }
 
 // Close stops the processes (Apply does it too).
 func (ed *TreeEditor) Close() error { return ed.b.close() }
 
 // Apply writes base with edits applied (see EditTree); the editor is
-// closed afterwards.
+// closed afterwards. The folders on the edited paths are read level by
+// level (one round trip to cat-file per level), the new trees are computed
+// here and sent to mktree in one stream, and mktree's ids are checked
+// against the computed ones.
 func (ed *TreeEditor) Apply(edits []TreeEdit) (tree, baseTree string, err error) {
 	b := ed.b
 	defer b.close()
+	if ed.preloaded != nil {
+		<-ed.preloaded
+		if ed.preErr != nil {
+			return "", "", ed.preErr
+		}
+	}
 	root := &editNode{}
 	for _, e := range edits {
 		n := root
@@ -86,14 +132,19 @@ func (ed *TreeEditor) Apply(edits []TreeEdit) (tree, baseTree string, err error)
 		n.edit = &e
 	}
 	baseTree = b.r.EmptyTree()
-	var entries []treeEntry
-	if ed.base != "" {
-		if baseTree, entries, err = b.readTree(ed.base); err != nil {
-			return "", "", err
-		}
+	root.baseRef = ed.base
+	if err := b.load(root); err != nil {
+		return "", "", err
 	}
-	tree, _, err = b.build(entries, root)
+	if root.baseID != "" {
+		baseTree = root.baseID
+	}
+	var out []builtTree
+	tree, _, err = b.compute(root, &out)
 	if err != nil {
+		return "", "", err
+	}
+	if err := b.write(out); err != nil {
 		return "", "", err
 	}
 	if err := b.close(); err != nil {
@@ -105,6 +156,15 @@ func (ed *TreeEditor) Apply(edits []TreeEdit) (tree, baseTree string, err error)
 type editNode struct {
 	children map[string]*editNode
 	edit     *TreeEdit
+	baseRef  string      // tree-ish of the folder in base, "" when none
+	baseID   string      // its id, once read
+	base     []treeEntry // its entries, once read
+}
+
+// isFolder reports whether the node stands for a folder of the result (a
+// file set at the same name wins over removals below it).
+func (n *editNode) isFolder() bool {
+	return len(n.children) > 0 && (n.edit == nil || n.edit.removes())
 }
 
 type treeEntry struct {
@@ -115,6 +175,18 @@ type treeBuilder struct {
 	r       *Repo
 	ctx     context.Context
 	cat, mk *proc
+	cache   map[string]cachedTree // folders read so far, by tree-ish
+}
+
+type cachedTree struct {
+	id      string
+	entries []treeEntry
+}
+
+// builtTree is a tree to write: its mktree input and the id computed here.
+type builtTree struct {
+	input []byte
+	id    string
 }
 
 func (b *treeBuilder) close() error {
@@ -130,23 +202,69 @@ func (b *treeBuilder) close() error {
 	return errors.Join(errs...)
 }
 
-// build writes the tree that is entries with n's edits applied; empty
-// reports a tree with no entries (which a parent drops).
-func (b *treeBuilder) build(entries []treeEntry, n *editNode) (oid string, empty bool, err error) {
-	byName := make(map[string]treeEntry, len(entries))
-	for _, e := range entries {
+// load reads the base folder of every folder node, one level at a time.
+func (b *treeBuilder) load(root *editNode) error {
+	level := []*editNode{root}
+	for len(level) > 0 {
+		var want []*editNode
+		for _, n := range level {
+			if n.baseRef == "" {
+				continue
+			}
+			if c, ok := b.cache[n.baseRef]; ok {
+				n.baseID, n.base = c.id, c.entries
+				continue
+			}
+			want = append(want, n)
+		}
+		if len(want) > 0 {
+			var req bytes.Buffer
+			for _, n := range want {
+				req.WriteString(n.baseRef + "\n")
+			}
+			if _, err := b.cat.in.Write(req.Bytes()); err != nil {
+				return b.cat.fail(err)
+			}
+			for _, n := range want {
+				id, entries, err := b.readTreeReply(n.baseRef)
+				if err != nil {
+					return err
+				}
+				n.baseID, n.base = id, entries
+				b.cache[n.baseRef] = cachedTree{id, entries}
+			}
+		}
+		var next []*editNode
+		for _, n := range level {
+			byName := make(map[string]treeEntry, len(n.base))
+			for _, e := range n.base {
+				byName[e.name] = e
+			}
+			for name, c := range n.children {
+				if !c.isFolder() {
+					continue
+				}
+				if old, ok := byName[name]; ok && old.mode == "40000" {
+					c.baseRef = old.oid
+				}
+				next = append(next, c)
+			}
+		}
+		level = next
+	}
+	return nil
+}
+
+// compute works out n's new tree, appending every tree that must be
+// written to out (children before their parent); empty reports a tree
+// with no entries (which a parent drops).
+func (b *treeBuilder) compute(n *editNode, out *[]builtTree) (oid string, empty bool, err error) {
+	byName := make(map[string]treeEntry, len(n.base))
+	for _, e := range n.base {
 		byName[e.name] = e
 	}
-	names := make([]string, 0, len(n.children))
-	for name := range n.children {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		c := n.children[name]
-		// A file set here wins over edits below the same name (which can
-		// only be removals of what was a folder).
-		if len(c.children) == 0 || (c.edit != nil && !c.edit.removes()) {
+	for name, c := range n.children {
+		if !c.isFolder() {
 			if c.edit == nil {
 				continue
 			}
@@ -157,15 +275,7 @@ func (b *treeBuilder) build(entries []treeEntry, n *editNode) (oid string, empty
 			}
 			continue
 		}
-		// A folder on an edited path: start from base's folder, if base
-		// has a folder there (a file of that name is replaced).
-		var sub []treeEntry
-		if old, ok := byName[name]; ok && old.mode == "40000" {
-			if _, sub, err = b.readTree(old.oid); err != nil {
-				return "", false, err
-			}
-		}
-		id, subEmpty, err := b.build(sub, c)
+		id, subEmpty, err := b.compute(c, out)
 		if err != nil {
 			return "", false, err
 		}
@@ -175,34 +285,110 @@ func (b *treeBuilder) build(entries []treeEntry, n *editNode) (oid string, empty
 			byName[name] = treeEntry{mode: "40000", name: name, oid: id}
 		}
 	}
-	var in bytes.Buffer
+	entries := make([]treeEntry, 0, len(byName))
 	for _, e := range byName {
-		typ := "blob"
-		switch e.mode {
-		case "40000", "040000":
-			typ = "tree"
-		case "160000":
-			typ = "commit"
-		}
-		fmt.Fprintf(&in, "%s %s %s\t%s\x00", e.mode, typ, e.oid, e.name)
+		entries = append(entries, e)
 	}
-	in.WriteByte(0)
-	if _, err := b.mk.in.Write(in.Bytes()); err != nil {
-		return "", false, b.mk.fail(err)
-	}
-	line, err := b.mk.out.ReadString('\n')
+	id, input, err := b.encode(entries)
 	if err != nil {
-		return "", false, b.mk.fail(err)
+		return "", false, err
 	}
-	return strings.TrimSpace(line), len(byName) == 0, nil
+	if id != n.baseID {
+		*out = append(*out, builtTree{input: input, id: id})
+	}
+	return id, len(entries) == 0, nil
 }
 
-// readTree reads a tree (any tree-ish cat-file understands) and returns its
-// id and entries.
-func (b *treeBuilder) readTree(treeish string) (string, []treeEntry, error) {
-	if _, err := fmt.Fprintf(b.cat.in, "%s\n", treeish); err != nil {
-		return "", nil, b.cat.fail(err)
+// encode returns the id git gives the tree holding entries, and the
+// mktree input that writes it.
+func (b *treeBuilder) encode(entries []treeEntry) (string, []byte, error) {
+	type keyed struct {
+		key  string
+		mode uint64
+		e    treeEntry
 	}
+	ks := make([]keyed, 0, len(entries))
+	for _, e := range entries {
+		mode, err := strconv.ParseUint(e.mode, 8, 32)
+		if err != nil {
+			return "", nil, fmt.Errorf("tree entry %q: bad mode %q", e.name, e.mode)
+		}
+		key := e.name
+		if mode == 0o40000 {
+			key += "/" // git orders a folder as if its name ended in "/"
+		}
+		ks = append(ks, keyed{key, mode, e})
+	}
+	sort.Slice(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
+	var obj, input bytes.Buffer
+	for _, k := range ks {
+		raw, err := hex.DecodeString(k.e.oid)
+		if err != nil || len(raw) != b.r.hashLen() {
+			return "", nil, fmt.Errorf("tree entry %q: bad object id %q", k.e.name, k.e.oid)
+		}
+		fmt.Fprintf(&obj, "%o %s\x00", k.mode, k.e.name)
+		obj.Write(raw)
+		typ := "blob"
+		switch k.mode {
+		case 0o40000:
+			typ = "tree"
+		case 0o160000:
+			typ = "commit"
+		}
+		fmt.Fprintf(&input, "%o %s %s\t%s\x00", k.mode, typ, k.e.oid, k.e.name)
+	}
+	input.WriteByte(0)
+	header := fmt.Sprintf("tree %d\x00", obj.Len())
+	var sum []byte
+	if b.r.ObjectFormat == "sha256" {
+		h := sha256.New()
+		h.Write([]byte(header))
+		h.Write(obj.Bytes())
+		sum = h.Sum(nil)
+	} else {
+		h := sha1.New()
+		h.Write([]byte(header))
+		h.Write(obj.Bytes())
+		sum = h.Sum(nil)
+	}
+	return hex.EncodeToString(sum), input.Bytes(), nil
+}
+
+// write sends every tree to mktree in one stream and checks the ids it
+// answers with.
+func (b *treeBuilder) write(trees []builtTree) error {
+	if len(trees) == 0 {
+		return nil
+	}
+	errc := make(chan error, 1)
+	go func() {
+		for _, t := range trees {
+			if _, err := b.mk.in.Write(t.input); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- nil
+	}()
+	for _, t := range trees {
+		line, err := b.mk.out.ReadString('\n')
+		if err != nil {
+			<-errc
+			return b.mk.fail(err)
+		}
+		if got := strings.TrimSpace(line); got != t.id {
+			<-errc
+			return fmt.Errorf("git mktree wrote tree %s where %s was expected", got, t.id)
+		}
+	}
+	if err := <-errc; err != nil {
+		return b.mk.fail(err)
+	}
+	return nil
+}
+
+// readTreeReply reads cat-file's answer for one requested tree-ish.
+func (b *treeBuilder) readTreeReply(treeish string) (string, []treeEntry, error) {
 	header, err := b.cat.out.ReadString('\n')
 	if err != nil {
 		return "", nil, b.cat.fail(err)
@@ -211,8 +397,8 @@ func (b *treeBuilder) readTree(treeish string) (string, []treeEntry, error) {
 	if len(f) != 3 || f[1] != "tree" {
 		return "", nil, fmt.Errorf("git cat-file: %s is not a tree (%s)", treeish, strings.TrimSpace(header))
 	}
-	var size int
-	if _, err := fmt.Sscanf(f[2], "%d", &size); err != nil {
+	size, err := strconv.Atoi(f[2])
+	if err != nil {
 		return "", nil, fmt.Errorf("git cat-file: bad header %q", header)
 	}
 	data := make([]byte, size+1)

@@ -201,6 +201,11 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 		return res, err
 	}
 	defer ed.Close()
+	touched := make([]string, 0, len(edits)+len(hash))
+	for _, e := range edits {
+		touched = append(touched, e.Path)
+	}
+	ed.Preload(append(touched, hash...))
 	hashed, err := repo.HashWorkTreePaths(ctx, seeds, hash)
 	if err != nil {
 		return res, err
