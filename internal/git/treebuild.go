@@ -9,6 +9,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"os/exec"
 	"sort"
@@ -303,8 +304,8 @@ func (b *treeBuilder) compute(n *editNode, out *[]builtTree) (oid string, empty 
 // mktree input that writes it.
 func (b *treeBuilder) encode(entries []treeEntry) (string, []byte, error) {
 	type keyed struct {
-		key  string
 		mode uint64
+		dir  bool
 		e    treeEntry
 	}
 	ks := make([]keyed, 0, len(entries))
@@ -313,21 +314,28 @@ func (b *treeBuilder) encode(entries []treeEntry) (string, []byte, error) {
 		if err != nil {
 			return "", nil, fmt.Errorf("tree entry %q: bad mode %q", e.name, e.mode)
 		}
-		key := e.name
-		if mode == 0o40000 {
-			key += "/" // git orders a folder as if its name ended in "/"
-		}
-		ks = append(ks, keyed{key, mode, e})
+		ks = append(ks, keyed{mode, mode == 0o40000, e})
 	}
-	sort.Slice(ks, func(i, j int) bool { return ks[i].key < ks[j].key })
-	var obj, input bytes.Buffer
+	// git orders a folder as if its name ended in "/".
+	sort.Slice(ks, func(i, j int) bool {
+		return treeNameLess(ks[i].e.name, ks[i].dir, ks[j].e.name, ks[j].dir)
+	})
+	hashLen := b.r.hashLen()
+	obj := make([]byte, 0, len(ks)*(hashLen+24))
+	input := make([]byte, 0, len(ks)*(2*hashLen+32)+1)
+	raw := make([]byte, hashLen)
 	for _, k := range ks {
-		raw, err := hex.DecodeString(k.e.oid)
-		if err != nil || len(raw) != b.r.hashLen() {
+		if len(k.e.oid) != 2*hashLen {
 			return "", nil, fmt.Errorf("tree entry %q: bad object id %q", k.e.name, k.e.oid)
 		}
-		fmt.Fprintf(&obj, "%o %s\x00", k.mode, k.e.name)
-		obj.Write(raw)
+		if _, err := hex.Decode(raw, []byte(k.e.oid)); err != nil {
+			return "", nil, fmt.Errorf("tree entry %q: bad object id %q", k.e.name, k.e.oid)
+		}
+		obj = strconv.AppendUint(obj, k.mode, 8)
+		obj = append(obj, ' ')
+		obj = append(obj, k.e.name...)
+		obj = append(obj, 0)
+		obj = append(obj, raw...)
 		typ := "blob"
 		switch k.mode {
 		case 0o40000:
@@ -335,23 +343,45 @@ func (b *treeBuilder) encode(entries []treeEntry) (string, []byte, error) {
 		case 0o160000:
 			typ = "commit"
 		}
-		fmt.Fprintf(&input, "%o %s %s\t%s\x00", k.mode, typ, k.e.oid, k.e.name)
+		input = strconv.AppendUint(input, k.mode, 8)
+		input = append(input, ' ')
+		input = append(input, typ...)
+		input = append(input, ' ')
+		input = append(input, k.e.oid...)
+		input = append(input, '\t')
+		input = append(input, k.e.name...)
+		input = append(input, 0)
 	}
-	input.WriteByte(0)
-	header := fmt.Sprintf("tree %d\x00", obj.Len())
-	var sum []byte
+	input = append(input, 0)
+	var h hash.Hash
 	if b.r.ObjectFormat == "sha256" {
-		h := sha256.New()
-		h.Write([]byte(header))
-		h.Write(obj.Bytes())
-		sum = h.Sum(nil)
+		h = sha256.New()
 	} else {
-		h := sha1.New()
-		h.Write([]byte(header))
-		h.Write(obj.Bytes())
-		sum = h.Sum(nil)
+		h = sha1.New()
 	}
-	return hex.EncodeToString(sum), input.Bytes(), nil
+	h.Write(strconv.AppendInt([]byte("tree "), int64(len(obj)), 10))
+	h.Write([]byte{0})
+	h.Write(obj)
+	return hex.EncodeToString(h.Sum(nil)), input, nil
+}
+
+// treeNameLess is git's order of tree entries: by name, a folder's name
+// compared as if it ended in "/".
+func treeNameLess(a string, aDir bool, b string, bDir bool) bool {
+	n := min(len(a), len(b))
+	if c := strings.Compare(a[:n], b[:n]); c != 0 {
+		return c < 0
+	}
+	next := func(s string, dir bool) int {
+		if len(s) > n {
+			return int(s[n])
+		}
+		if dir {
+			return '/'
+		}
+		return 0
+	}
+	return next(a, aDir) < next(b, bDir)
 }
 
 // write sends every tree to mktree in one stream and checks the ids it

@@ -110,13 +110,13 @@ func toSkipped(s []snapshot.Skipped) []Skipped {
 // nextTaskNumber is one past the highest id with a record in this
 // workspace, so that an id whose ref was deleted by hand is not reused.
 func (w *Workspace) nextTaskNumber() (int, error) {
-	tasks, err := w.List()
+	ids, err := w.taskIDs()
 	if err != nil {
 		return 0, err
 	}
 	n := 0
-	for _, t := range tasks {
-		if k, ok := refs.Task.Number(t.ID); ok && k > n {
+	for _, id := range ids {
+		if k, ok := refs.Task.Number(id); ok && k > n {
 			n = k
 		}
 	}

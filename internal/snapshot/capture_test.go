@@ -136,6 +136,10 @@ func TestCaptureMatchesAddAll(t *testing.T) {
 			}
 			f.write("intent", "i\n")
 			f.git("add", "-N", "intent")
+			// Names around a folder's implicit "/" in git's tree order.
+			for _, n := range []string{"deep/a-b", "deep/a.txt", "deep/a0", "deep/a/fresh", "deep/ab", "deep/a b"} {
+				f.write(n, n+"\n")
+			}
 			f.write("staged-new", "s\n")
 			f.git("add", "staged-new")
 
