@@ -395,3 +395,37 @@ func (t *Tree) Leftovers(dir string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// ListFiles lists every non-folder entry (files, symlinks, special files)
+// below folder dir, recursively, without following symlinks, as paths. It
+// stops after limit entries and then reports complete == false.
+func (t *Tree) ListFiles(dir string, limit int) (paths []string, complete bool, err error) {
+	e, err := t.Lstat(dir)
+	if err != nil || e.Kind != Dir {
+		return nil, err == nil, err
+	}
+	var walk func(d string) bool
+	walk = func(d string) bool {
+		ents, rerr := t.fs.ReadDir(d)
+		if rerr != nil {
+			err = rerr
+			return false
+		}
+		for _, fi := range ents {
+			p := d + "/" + fi.Name()
+			if kindOf(fi) == Dir {
+				if !walk(p) {
+					return false
+				}
+				continue
+			}
+			if len(paths) >= limit {
+				return false
+			}
+			paths = append(paths, p)
+		}
+		return true
+	}
+	complete = walk(dir)
+	return paths, complete && err == nil, err
+}
