@@ -128,9 +128,9 @@ type change struct {
 	deleted bool
 }
 
-func put(content string) change    { return change{content: content, mode: "100644"} }
+func put(content string) change     { return change{content: content, mode: "100644"} }
 func putExec(content string) change { return change{content: content, mode: "100755"} }
-func del() change                  { return change{deleted: true} }
+func del() change                   { return change{deleted: true} }
 
 // commitOn makes a commit whose tree is base's with changes applied
 // (content stored as is, no filters), with base as parent, without
