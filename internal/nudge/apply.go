@@ -231,13 +231,13 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		case worktree.ValidPath(f.Path) != nil:
 			add(fmt.Sprintf("%q is not a path apply can write safely", f.Path), manual)
 		case isProtectedPath(f.Path, patterns):
-			add(fmt.Sprintf("%s is a protected path (.git, .nudgethis, .env or nudge.protect); apply never writes it", f.Path), manual)
+			add(fmt.Sprintf("%s is a protected path (.git, .nudgethis, .env or nudge.protect); apply never writes it", qp(f.Path)), manual)
 		case hasMode(modes, "120000"):
-			add(fmt.Sprintf("%s is a symlink in the snapshot or the result; changed symlinks need manual handling", f.Path), manual)
+			add(fmt.Sprintf("%s is a symlink in the snapshot or the result; changed symlinks need manual handling", qp(f.Path)), manual)
 		case hasMode(modes, "160000"):
-			add(fmt.Sprintf("%s is a submodule; submodule changes need manual handling", f.Path), manual)
+			add(fmt.Sprintf("%s is a submodule; submodule changes need manual handling", qp(f.Path)), manual)
 		case (present(s.From) && !isRegularMode(s.From.Mode)) || (present(s.To) && !isRegularMode(s.To.Mode)) || (!present(s.From) && !present(s.To)):
-			add(fmt.Sprintf("%s has an entry apply does not understand; it needs manual handling", f.Path), manual)
+			add(fmt.Sprintf("%s has an entry apply does not understand; it needs manual handling", qp(f.Path)), manual)
 		default:
 			steps = append(steps, s)
 		}
@@ -258,9 +258,9 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		p := writers[i].Path
 		switch {
 		case info.Missing || info.Type != "blob":
-			add(fmt.Sprintf("the new content of %s is missing from the repository's objects", p), "")
+			add(fmt.Sprintf("the new content of %s is missing from the repository's objects", qp(p)), "")
 		case info.Size > MaxFileSize:
-			add(fmt.Sprintf("the new content of %s is %.1f MiB, over the 16 MiB limit", p, float64(info.Size)/(1<<20)), manual)
+			add(fmt.Sprintf("the new content of %s is %.1f MiB, over the 16 MiB limit", qp(p), float64(info.Size)/(1<<20)), manual)
 		}
 	}
 	if onBranch {

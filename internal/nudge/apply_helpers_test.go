@@ -58,10 +58,16 @@ type repo struct {
 
 func newRepo(t *testing.T, config ...string) *repo {
 	t.Helper()
+	return newRepoInit(t, []string{"init", "-q"}, config...)
+}
+
+// newRepoInit is newRepo with other git init arguments.
+func newRepoInit(t *testing.T, initArgs []string, config ...string) *repo {
+	t.Helper()
 	isolateGit(t)
 	dir := t.TempDir()
 	r := &repo{t: t, dir: dir}
-	r.git("init", "-q")
+	r.git(initArgs...)
 	for i := 0; i+1 < len(config); i += 2 {
 		r.git("config", config[i], config[i+1])
 	}

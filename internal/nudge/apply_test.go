@@ -489,3 +489,61 @@ func TestProtectedPaths(t *testing.T) {
 		}
 	}
 }
+
+func TestApplySHA256(t *testing.T) {
+	t.Parallel()
+	r := newRepoInit(t, []string{"init", "-q", "--object-format=sha256"})
+	r.write("a.txt", "a\n", 0o644)
+	r.write("gone.txt", "gone\n", 0o644)
+	base := r.commitAll("base")
+	if len(base) != 64 {
+		t.Fatalf("setup: not a SHA-256 repository (%s)", base)
+	}
+	r.mkTask("t1", base, r.commitOn(base, map[string]change{"a.txt": putExec("b\n"), "gone.txt": del(), "n/new.txt": put("n\n")}))
+	before := r.tree()
+	if _, err := r.workspace().Apply(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, exec := r.read("a.txt"); got != "b\n" || !exec {
+		t.Errorf("a.txt = %q exec=%v", got, exec)
+	}
+	if rec := r.load("t1"); len(*rec.Undo.After[0].Blob) != 64 {
+		t.Errorf("undo record blob ids are not SHA-256: %+v", rec.Undo.After[0])
+	}
+	if _, err := r.workspace().Undo(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if d := diffTrees(before, r.tree()); d != "" {
+		t.Errorf("undo:\n%s", d)
+	}
+}
+
+// With core.fileMode=false git ignores the executable bit of work-tree
+// files, and so do apply's checks; the bits apply writes still follow the
+// recorded modes.
+func TestApplyFileModeFalse(t *testing.T) {
+	t.Parallel()
+	r, base := baseRepo(t)
+	r.git("config", "core.fileMode", "false")
+	r.mkTask("t1", base, r.commitOn(base, map[string]change{"mod.txt": put("x\n"), "new.sh": putExec("#!/bin/sh\n")}))
+	os.Chmod(filepath.Join(r.dir, "mod.txt"), 0o755) // git does not see this
+	if _, err := r.workspace().Apply(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, exec := r.read("new.sh"); !exec {
+		t.Errorf("new.sh written without its executable bit")
+	}
+	os.Chmod(filepath.Join(r.dir, "new.sh"), 0o644)
+	if _, err := r.workspace().Undo(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestRefusalQuotesOddNames(t *testing.T) {
+	t.Parallel()
+	r, base := baseRepo(t)
+	r.mkTask("t1", base, r.commitOn(base, map[string]change{"nl\nname.txt": put("x\n")}))
+	r.write("nl\nname.txt", "mine\n", 0o755)
+	_, err := r.workspace().Apply(ctx, "t1")
+	refusal(t, err, `"nl\nname.txt" was edited since the snapshot`)
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
@@ -142,6 +143,7 @@ func (o *fileOps) judge(s seen, want PathState) verdict {
 // describe says in a sentence how path differs; since is "since the
 // snapshot" or "since t3 was applied".
 func describe(v verdict, path string, s seen, since string) string {
+	path = qp(path)
 	switch v {
 	case vEdited:
 		return fmt.Sprintf("%s was edited %s", path, since)
@@ -149,7 +151,7 @@ func describe(v verdict, path string, s seen, since string) string {
 		return fmt.Sprintf("%s's executable bit changed %s", path, since)
 	case vGone:
 		if e := s.entry; e.Blocker != "" {
-			return fmt.Sprintf("%s cannot be reached: %s is now a %s", path, e.Blocker, e.BlockerKind)
+			return fmt.Sprintf("%s cannot be reached: %s is now a %s", path, qp(e.Blocker), e.BlockerKind)
 		}
 		return fmt.Sprintf("%s was deleted %s", path, since)
 	case vCreated:
@@ -158,6 +160,15 @@ func describe(v verdict, path string, s seen, since string) string {
 		return fmt.Sprintf("%s is now a %s (it changed %s)", path, s.entry.Kind, since)
 	}
 	return path + " is unchanged"
+}
+
+// qp quotes a path for a message when it would not read back from one
+// line (a newline or other control character, a leading quote).
+func qp(p string) string {
+	if strings.HasPrefix(p, `"`) || strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
 }
 
 // step moves one path from one state to another.
@@ -197,7 +208,7 @@ func (o *fileOps) writable(steps []step, cur []seen, skip map[string]bool) ([]st
 		e := cur[i].entry
 		switch {
 		case e.Blocker != "" && !(e.BlockerKind == worktree.File && removed[e.Blocker]):
-			reasons = append(reasons, fmt.Sprintf("%s cannot be written: %s is a %s, not a folder", s.Path, e.Blocker, e.BlockerKind))
+			reasons = append(reasons, fmt.Sprintf("%s cannot be written: %s is a %s, not a folder", qp(s.Path), qp(e.Blocker), e.BlockerKind))
 		case e.Kind == worktree.Dir && !present(s.From):
 			files, complete, err := o.tree.ListFiles(s.Path, 10000)
 			if err != nil {
@@ -210,7 +221,7 @@ func (o *fileOps) writable(steps []step, cur []seen, skip map[string]bool) ([]st
 				}
 			}
 			if !clear {
-				reasons = append(reasons, fmt.Sprintf("%s cannot be written: a folder holding other files is there", s.Path))
+				reasons = append(reasons, fmt.Sprintf("%s cannot be written: a folder holding other files is there", qp(s.Path)))
 			}
 		}
 	}
@@ -364,10 +375,10 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 		before := rechecked[s.Path]
 		if present(s.From) {
 			if !now.Unchanged(before.entry) {
-				return touched, fmt.Errorf("%s changed while it was being replaced; it was left as found", s.Path)
+				return touched, fmt.Errorf("%s changed while it was being replaced; it was left as found", qp(s.Path))
 			}
 		} else if now.Kind != worktree.Absent && now.Kind != worktree.Dir {
-			return touched, fmt.Errorf("%s appeared while the files were being replaced; it was left as found", s.Path)
+			return touched, fmt.Errorf("%s appeared while the files were being replaced; it was left as found", qp(s.Path))
 		}
 		touched = true
 		if present(s.To) {
@@ -407,7 +418,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 	var wrong []string
 	for i, s := range steps {
 		if v := o.judge(after[i], s.To); v != vSame {
-			wrong = append(wrong, s.Path)
+			wrong = append(wrong, qp(s.Path))
 		}
 	}
 	if len(wrong) > 0 {

@@ -161,7 +161,7 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 	}
 	for i, info := range infos {
 		if info.Missing || info.Type != "blob" {
-			add(fmt.Sprintf("the previous content of %s is missing from the repository's objects", writers[i].Path),
+			add(fmt.Sprintf("the previous content of %s is missing from the repository's objects", qp(writers[i].Path)),
 				fmt.Sprintf("git nudge show %s lists undo.before; restore what you can by hand.", t.ID))
 		}
 	}
