@@ -247,9 +247,14 @@ func (t *Tree) WriteFile(p string, r io.Reader, exec bool) (err error) {
 	if err != nil {
 		return err
 	}
+	// A new file is created with git's modes minus the umask. A replaced
+	// file's temp copy starts private and gets the old file's bits below.
 	perm := fs.FileMode(0o666)
 	if exec {
 		perm = 0o777
+	}
+	if cur.Kind == File {
+		perm = 0o600
 	}
 	f, err := t.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
