@@ -131,9 +131,11 @@ type Refusal struct {
 func (r *Refusal) Error() string {
 	var b strings.Builder
 	b.WriteString(r.What)
-	if len(r.Reasons) == 1 {
+	switch len(r.Reasons) {
+	case 0:
+	case 1:
 		b.WriteString(": " + r.Reasons[0])
-	} else {
+	default:
 		b.WriteString(":")
 		for _, reason := range r.Reasons {
 			b.WriteString("\n  - " + reason)

@@ -73,12 +73,42 @@ func cleanEnv(base []string) []string {
 			out = append(out, kv)
 		}
 	}
+	out = untranslated(out)
 	return append(out,
 		"GIT_OPTIONAL_LOCKS=0",
 		"GIT_TERMINAL_PROMPT=0",
 		"GIT_EDITOR=:",
 		"GIT_PAGER=cat",
 	)
+}
+
+// untranslated returns env changed so that git writes its messages in
+// English: this package recognises conditions (not a repository, a ref that
+// moved) by git's stderr, which a translated git would word differently.
+// LANGUAGE is dropped and LC_MESSAGES forced to C; an LC_ALL (which would
+// override LC_MESSAGES) is replaced by LC_CTYPE of the same value, so the
+// user's character set still applies.
+func untranslated(env []string) []string {
+	all := ""
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "LC_ALL="); ok {
+			all = v
+		}
+	}
+	out := make([]string, 0, len(env)+2)
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "LANGUAGE", k == "LC_MESSAGES", k == "LC_ALL":
+		case k == "LC_CTYPE" && all != "":
+		default:
+			out = append(out, kv)
+		}
+	}
+	if all != "" {
+		out = append(out, "LC_CTYPE="+all)
+	}
+	return append(out, "LC_MESSAGES=C")
 }
 
 // globalArgs are given to every git child: hooks off, no fsmonitor daemon

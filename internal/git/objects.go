@@ -42,7 +42,8 @@ func (r *Repo) CommitTree(ctx context.Context, req CommitRequest) (string, error
 
 // CommitMessage returns the full message of a commit.
 func (r *Repo) CommitMessage(ctx context.Context, commit string) (string, error) {
-	out, err := r.git(ctx, "log", "-1", "--format=%B", commit, "--")
+	// log.showSignature=true would put gpg's report on stdout: turn it off.
+	out, err := r.git(ctx, "log", "-1", "--no-show-signature", "--format=%B", "--end-of-options", commit, "--")
 	return strings.TrimRight(string(out), "\n"), err
 }
 

@@ -40,11 +40,18 @@ func (r *Repo) SetRef(ctx context.Context, req SetRefRequest) error {
 	return err
 }
 
+// isRefLockFailure reports whether update-ref failed because the ref was not
+// where the caller expected: it exists (create-only), it is at another
+// object or is missing, or another process holds its
+// lock file right now (it is being changed underneath). Other failures (a
+// bad name, a folder/file clash, a missing object, permissions) are real
+// errors: treating them as conflicts would make an allocation loop retry
+// them a thousand times and hide git's message.
 func isRefLockFailure(stderr string) bool {
-	return strings.Contains(stderr, "cannot lock ref") ||
-		strings.Contains(stderr, "reference already exists") ||
-		strings.Contains(stderr, "is at") ||
-		strings.Contains(stderr, "but expected")
+	return strings.Contains(stderr, "reference already exists") ||
+		strings.Contains(stderr, "but expected") ||
+		strings.Contains(stderr, "unable to resolve reference") ||
+		(strings.Contains(stderr, ".lock'") && strings.Contains(stderr, "File exists"))
 }
 
 // DeleteRef deletes a ref, only if it still points at old (when old != "").
@@ -79,9 +86,9 @@ func (r *Repo) ListRefs(ctx context.Context, prefix string) ([]Ref, error) {
 	return refs, nil
 }
 
-// RefExists reports whether a full ref name exists, and where it points.
+// ReadRef reports whether a full ref name exists, and where it points.
 func (r *Repo) ReadRef(ctx context.Context, name string) (id string, ok bool, err error) {
-	out, err := r.line(ctx, "rev-parse", "-q", "--verify", name)
+	out, err := r.line(ctx, "rev-parse", "-q", "--verify", "--end-of-options", name)
 	if err != nil {
 		if ExitCode(err) == 1 {
 			return "", false, nil

@@ -41,7 +41,7 @@ func Discover(ctx context.Context, dir string) (*Repo, error) {
 		}
 		env = append(env, kv)
 	}
-	x.Env = env
+	x.Env = untranslated(env)
 	var stderr strings.Builder
 	x.Stderr = &stderr
 	out, err := x.Output()

@@ -5,13 +5,14 @@
 package journal
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
+	"strings"
 
 	"github.com/natefinch/atomic"
 )
@@ -39,17 +40,23 @@ func Read(path string, v any) error {
 	return Decode(path, data, v)
 }
 
-// Decode parses data (read from path) into v, strictly: trailing garbage is
-// corruption too.
+// Decode parses data (read from path) into v, strictly: trailing data after
+// the JSON value (even a stray "}") is corruption too. v must be a non-nil
+// pointer; anything else is a programming error, not a corrupt file.
 func Decode(path string, data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(v); err != nil {
+	// json.Unmarshal checks the whole input before it stores anything, and
+	// unlike a json.Decoder followed by More() it rejects every kind of
+	// trailing data.
+	err := json.Unmarshal(data, v)
+	var inv *json.InvalidUnmarshalError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &inv):
+		return fmt.Errorf("decoding %s: %w", path, err)
+	default:
 		return &CorruptError{Path: path, Err: err}
 	}
-	if dec.More() {
-		return &CorruptError{Path: path, Err: errors.New("unexpected data after the JSON value")}
-	}
-	return nil
 }
 
 // Write replaces the file at path with v encoded as indented JSON, atomically:
@@ -64,23 +71,48 @@ func Write(path string, v any) error {
 	return WriteBytes(path, data)
 }
 
-// WriteBytes atomically replaces path with data (see Write).
-func WriteBytes(path string, data []byte) error {
+// WriteBytes atomically replaces path with data (see Write). A new file is
+// mode 0644 whatever the umask; a rewrite keeps the mode the file had.
+func WriteBytes(path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	// natefinch/atomic writes a temp file in the same folder, fsyncs it and
-	// renames it over path; it creates the temp file 0600 and preserves an
-	// existing file's mode, so a new journal is given 0644 explicitly.
-	_, statErr := os.Stat(path)
-	if err := atomic.WriteFile(path, bytes.NewReader(data)); err != nil {
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	// The temp file lives in the same folder (a rename never crosses file
+	// systems) and gets its final mode before the rename, so the journal
+	// is never visible, even after a crash, with the wrong mode.
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	if errors.Is(statErr, fs.ErrNotExist) {
-		if err := os.Chmod(path, 0o644); err != nil {
-			return err
+	defer func() {
+		if err != nil {
+			_ = os.Remove(tmp.Name())
 		}
+	}()
+	defer tmp.Close()
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("writing %s: fsync: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	// natefinch/atomic's ReplaceFile is rename(2) here and MoveFileEx with
+	// MOVEFILE_REPLACE_EXISTING|MOVEFILE_WRITE_THROUGH on Windows.
+	if err := atomic.ReplaceFile(tmp.Name(), path); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return SyncDir(dir)
 }
@@ -104,6 +136,9 @@ type Extra map[string]json.RawMessage
 
 // UnmarshalKnown decodes data into known (a pointer to a struct, typically an
 // alias type without methods) and returns the fields known did not claim.
+// A key counts as claimed when encoding/json would store it in known: the
+// match is by the struct's JSON field names, ignoring case as json does, and
+// whether or not the field is empty.
 func UnmarshalKnown(data []byte, known any) (Extra, error) {
 	if err := json.Unmarshal(data, known); err != nil {
 		return nil, err
@@ -116,8 +151,17 @@ func UnmarshalKnown(data []byte, known any) (Extra, error) {
 	if err != nil {
 		return nil, err
 	}
-	for k := range claimed {
-		delete(all, k)
+	for k := range all {
+		if claimed[k] {
+			delete(all, k)
+			continue
+		}
+		for c := range claimed {
+			if strings.EqualFold(c, k) {
+				delete(all, k)
+				break
+			}
+		}
 	}
 	if len(all) == 0 {
 		return nil, nil
@@ -143,9 +187,19 @@ func MarshalKnown(known any, extra Extra) ([]byte, error) {
 	return json.Marshal(obj)
 }
 
-// fieldNames lists the JSON keys known encodes (including ones it omits
-// when empty, by encoding a zero value with every field named).
+// fieldNames lists the JSON keys known decodes. For a struct they come from
+// its type (so fields left out by omitempty count too); for anything else,
+// from what known encodes to.
 func fieldNames(known any) (map[string]bool, error) {
+	t := reflect.TypeOf(known)
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t != nil && t.Kind() == reflect.Struct {
+		names := map[string]bool{}
+		structKeys(t, names, 0)
+		return names, nil
+	}
 	data, err := json.Marshal(known)
 	if err != nil {
 		return nil, err
@@ -159,4 +213,38 @@ func fieldNames(known any) (map[string]bool, error) {
 		names[k] = true
 	}
 	return names, nil
+}
+
+// structKeys adds the JSON keys of struct type t, following encoding/json's
+// rules: `json:"-"` hides a field, a tag name renames it, an untagged
+// embedded struct lends its fields.
+func structKeys(t reflect.Type, names map[string]bool, depth int) {
+	if depth > 8 {
+		return
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				structKeys(ft, names, depth+1)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		names[name] = true
+	}
 }

@@ -37,24 +37,33 @@ func (e *LockedError) Error() string {
 }
 
 // Acquire takes the lock at path, waiting up to timeout for another holder to
-// let go. what describes this holder ("git-nudge apply t3") for the message a
-// waiting process prints.
+// let go (a timeout of 0 or less tries once and does not wait). what
+// describes this holder ("git-nudge apply t3") for the message a waiting
+// process prints.
 func Acquire(ctx context.Context, path string, timeout time.Duration, what string) (*Lock, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
 	f := flock.New(path, flock.SetPermissions(0o644))
 	start := time.Now()
-	wctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	ok, err := f.TryLockContext(wctx, 20*time.Millisecond)
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+	// One attempt first: flock's context loop gives up without trying
+	// when the context is already over, which a zero timeout would be.
+	ok, err := f.TryLock()
+	if err == nil && !ok && timeout > 0 {
+		wctx, cancel := context.WithTimeout(ctx, timeout)
+		ok, err = f.TryLockContext(wctx, 20*time.Millisecond)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			err = nil
 		}
+	}
+	if err != nil {
 		return nil, fmt.Errorf("locking %s: %w", path, err)
 	}
 	if !ok {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		return nil, &LockedError{Path: path, Holder: readHolder(path), Waited: time.Since(start)}
 	}
 	// The holder note is advisory: written through a second descriptor
@@ -104,12 +113,14 @@ func Held(path string) (bool, error) {
 	return true, nil
 }
 
-// Release lets go of the lock. The file stays (removing it would race with
+// Release lets go of the lock; releasing twice is harmless. The file stays (removing it would race with
 // a waiter that already opened it).
 func (l *Lock) Release() error {
 	if l == nil || l.f == nil {
 		return nil
 	}
+	f := l.f
+	l.f = nil // a second Release must not blank a later holder's note
 	_ = os.WriteFile(l.path, nil, 0o644)
-	return l.f.Unlock()
+	return f.Unlock()
 }

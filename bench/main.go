@@ -1,0 +1,474 @@
+// Command bench measures git-nudge and git-autodev against git's own commands
+// on generated repositories, in one run, alternating rounds, and prints the
+// medians, the ratios SPEC section 4 sets targets for, and the peak memory of
+// our processes.
+//
+//	go run ./bench                      # 10,000 and 100,000 files, 5 rounds
+//	go run ./bench -sizes 10000 -rounds 3
+//
+// It builds both binaries from this checkout into a temporary folder, so it
+// measures the code in front of you. Repositories are generated under -work
+// (default: a temporary folder), committed and packed.
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"math/rand"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+)
+
+var (
+	sizesFlag  = flag.String("sizes", "10000,100000", "comma-separated repository sizes (files)")
+	roundsFlag = flag.Int("rounds", 5, "rounds per measurement (medians are reported)")
+	workFlag   = flag.String("work", "", "folder for generated repositories (default: a temporary folder, removed afterwards)")
+	listN      = flag.Int("checkpoints", 10000, "checkpoints in the journal for the restore-list measurement")
+)
+
+func main() {
+	flag.Parse()
+	b := &bench{rounds: *roundsFlag}
+	if err := b.run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+type bench struct {
+	rounds int
+	work   string
+	bin    string
+	env    []string
+	rows   []row
+}
+
+// row is one comparison: our command against a git baseline.
+type row struct {
+	name     string
+	ours     sample
+	base     sample
+	baseName string
+	target   string
+}
+
+// sample is a set of timings and the peak RSS seen, in KiB.
+type sample struct {
+	times []time.Duration
+	maxKB int64
+}
+
+func (s *sample) add(d time.Duration, kb int64) {
+	s.times = append(s.times, d)
+	if kb > s.maxKB {
+		s.maxKB = kb
+	}
+}
+
+func (s sample) median() time.Duration {
+	if len(s.times) == 0 {
+		return 0
+	}
+	t := append([]time.Duration(nil), s.times...)
+	sort.Slice(t, func(i, j int) bool { return t[i] < t[j] })
+	return t[len(t)/2]
+}
+
+func (b *bench) run() error {
+	start := time.Now()
+	work := *workFlag
+	if work == "" {
+		d, err := os.MkdirTemp("", "nudge-bench-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(d)
+		work = d
+	}
+	b.work = work
+	b.bin = filepath.Join(work, "bin")
+	for _, tool := range []string{"git-nudge", "git-autodev"} {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(b.bin, tool), "./cmd/"+tool).CombinedOutput()
+		if err != nil {
+			return fmt.Errorf("building %s: %v\n%s", tool, err, out)
+		}
+	}
+	home := filepath.Join(work, "home")
+	os.MkdirAll(home, 0o755)
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n"), 0o644)
+	b.env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "PATH="+b.bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+
+	var sizes []int
+	for _, s := range strings.Split(*sizesFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil {
+			return fmt.Errorf("bad -sizes: %v", err)
+		}
+		sizes = append(sizes, n)
+	}
+	applyBySize := map[int]row{}
+	for _, n := range sizes {
+		dir, err := b.generate(n)
+		if err != nil {
+			return err
+		}
+		if err := b.snapshot(dir, n); err != nil {
+			return err
+		}
+		r, err := b.applyUndo(dir, n)
+		if err != nil {
+			return err
+		}
+		applyBySize[n] = r
+		if err := b.checkpoint(dir, n); err != nil {
+			return err
+		}
+		if err := b.restore(dir, n); err != nil {
+			return err
+		}
+	}
+	if len(sizes) >= 2 {
+		small, large := applyBySize[sizes[0]], applyBySize[sizes[len(sizes)-1]]
+		if small.ours.median() > 0 {
+			b.rows = append(b.rows, row{
+				name:     fmt.Sprintf("apply+undo %d files vs %d files", sizes[len(sizes)-1], sizes[0]),
+				ours:     large.ours,
+				base:     small.ours,
+				baseName: fmt.Sprintf("same in %d", sizes[0]),
+				target:   "< 1.5x",
+			})
+		}
+	}
+	if err := b.list(sizes[0]); err != nil {
+		return err
+	}
+	b.print(time.Since(start))
+	return nil
+}
+
+// sh runs a shell command in dir and returns its wall time and peak RSS.
+func (b *bench) sh(dir, script string) (time.Duration, int64, error) {
+	c := exec.Command("sh", "-c", script)
+	c.Dir = dir
+	c.Env = b.env
+	var out strings.Builder
+	c.Stdout = &out
+	c.Stderr = &out
+	t0 := time.Now()
+	err := c.Run()
+	d := time.Since(t0)
+	var kb int64
+	if c.ProcessState != nil {
+		if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+			kb = ru.Maxrss
+		}
+	}
+	if err != nil {
+		return d, kb, fmt.Errorf("%s: %v\n%s", script, err, out.String())
+	}
+	return d, kb, nil
+}
+
+func (b *bench) must(dir, script string) error {
+	_, _, err := b.sh(dir, script)
+	return err
+}
+
+// generate makes a repository of n files of a few KB each in nested folders,
+// committed and packed, with a checked-out work tree and a fresh index.
+func (b *bench) generate(n int) (string, error) {
+	dir := filepath.Join(b.work, fmt.Sprintf("repo-%d", n))
+	fmt.Fprintf(os.Stderr, "generating %d files in %s\n", n, dir)
+	if err := b.must(b.work, "git init -q "+dir); err != nil {
+		return "", err
+	}
+	// fast-import is the quickest way to make n blobs and one commit.
+	fi := exec.Command("git", "fast-import", "--quiet")
+	fi.Dir = dir
+	fi.Env = b.env
+	in, err := fi.StdinPipe()
+	if err != nil {
+		return "", err
+	}
+	fi.Stderr = os.Stderr
+	if err := fi.Start(); err != nil {
+		return "", err
+	}
+	w := bufio.NewWriterSize(in, 1<<20)
+	rng := rand.New(rand.NewSource(int64(n)))
+	words := []string{"alpha", "beta", "gamma", "delta", "nudge", "func", "return", "value", "index", "tree"}
+	for i := 0; i < n; i++ {
+		var sb strings.Builder
+		size := 1024 + rng.Intn(3072)
+		fmt.Fprintf(&sb, "// file %d\n", i)
+		for sb.Len() < size {
+			sb.WriteString(words[rng.Intn(len(words))])
+			if rng.Intn(8) == 0 {
+				sb.WriteByte('\n')
+			} else {
+				sb.WriteByte(' ')
+			}
+		}
+		sb.WriteByte('\n')
+		fmt.Fprintf(w, "blob\nmark :%d\ndata %d\n%s\n", i+1, sb.Len(), sb.String())
+	}
+	fmt.Fprintf(w, "commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata 9\ngenerate\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(w, "M 100644 :%d %s\n", i+1, filePath(i))
+	}
+	w.WriteString("\n")
+	if err := w.Flush(); err != nil {
+		return "", err
+	}
+	in.Close()
+	if err := fi.Wait(); err != nil {
+		return "", fmt.Errorf("fast-import: %v", err)
+	}
+	if err := b.must(dir, "git repack -adq && git reset -q --hard main && git status --porcelain >/dev/null"); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+func filePath(i int) string {
+	return fmt.Sprintf("src/d%03d/e%02d/file%06d.txt", i/1000, (i/50)%20, i)
+}
+
+// edit appends a line to k files chosen by seed and creates one new file.
+func (b *bench) edit(dir string, n, k int, seed int64, newFile bool) error {
+	rng := rand.New(rand.NewSource(seed))
+	for j := 0; j < k; j++ {
+		p := filepath.Join(dir, filePath(rng.Intn(n)))
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(f, "edit %d %d\n", seed, j)
+		f.Close()
+	}
+	if newFile {
+		return os.WriteFile(filepath.Join(dir, fmt.Sprintf("new-%d.txt", seed)), []byte("new file\n"), 0o644)
+	}
+	return nil
+}
+
+// snapshot: git nudge snapshot vs git status --porcelain and git stash create.
+func (b *bench) snapshot(dir string, n int) error {
+	if err := b.edit(dir, n, 10, 1, true); err != nil {
+		return err
+	}
+	var ours, status, stash sample
+	for r := 0; r < b.rounds+1; r++ {
+		d1, k1, err := b.sh(dir, "git --no-optional-locks status --porcelain >/dev/null")
+		if err != nil {
+			return err
+		}
+		d2, _, err := b.sh(dir, "git stash create >/dev/null")
+		if err != nil {
+			return err
+		}
+		d3, k3, err := b.sh(dir, "git nudge snapshot --json >/dev/null")
+		if err != nil {
+			return err
+		}
+		if r == 0 {
+			continue // warm-up round: page cache, index stat refresh
+		}
+		status.add(d1, k1)
+		stash.add(d2, 0)
+		ours.add(d3, k3)
+	}
+	b.rows = append(b.rows,
+		row{name: fmt.Sprintf("snapshot, %d files", n), ours: ours, base: status, baseName: "git status --porcelain", target: "<= 1.25x"},
+		row{name: fmt.Sprintf("snapshot, %d files", n), ours: ours, base: stash, baseName: "git stash create", target: "< 1x"},
+	)
+	// Leave the tree clean for the next measurement.
+	return b.must(dir, "git reset -q --hard && git clean -qfx -e .nudgethis -e .autodev")
+}
+
+// applyUndo: git nudge apply + undo of one 50-file patch vs git apply + git apply -R.
+func (b *bench) applyUndo(dir string, n int) (row, error) {
+	var r row
+	// The task's result is a commit changing 50 files on top of HEAD.
+	if err := b.edit(dir, n, 50, 7, false); err != nil {
+		return r, err
+	}
+	script := `set -e
+git add -A && git commit -qm patch50 && git diff HEAD~1 HEAD >../patch50-` + strconv.Itoa(n) + `.diff
+res=$(git rev-parse HEAD) && git reset -q --hard HEAD~1
+id=$(git nudge snapshot --json | sed -n 's/.*"id": *"\(t[0-9]*\)".*/\1/p' | head -1)
+git nudge capture "$id" --from "$res" >/dev/null
+echo "$id" >../task-` + strconv.Itoa(n)
+	if err := b.must(dir, script); err != nil {
+		return r, err
+	}
+	idb, _ := os.ReadFile(filepath.Join(b.work, "task-"+strconv.Itoa(n)))
+	id := strings.TrimSpace(string(idb))
+	patch := filepath.Join(b.work, "patch50-"+strconv.Itoa(n)+".diff")
+	var ours, base sample
+	for i := 0; i < b.rounds+1; i++ {
+		d1, k1, err := b.sh(dir, "git nudge apply "+id+" >/dev/null")
+		if err != nil {
+			return r, err
+		}
+		d2, k2, err := b.sh(dir, "git nudge undo "+id+" >/dev/null")
+		if err != nil {
+			return r, err
+		}
+		d3, _, err := b.sh(dir, "git apply "+patch+" && git apply -R "+patch)
+		if err != nil {
+			return r, err
+		}
+		if i == 0 {
+			continue
+		}
+		kb := k1
+		if k2 > kb {
+			kb = k2
+		}
+		ours.add(d1+d2, kb)
+		base.add(d3, 0)
+	}
+	r = row{name: fmt.Sprintf("apply+undo 50 files, %d files", n), ours: ours, base: base, baseName: "git apply + git apply -R", target: "(info)"}
+	b.rows = append(b.rows, r)
+	return r, nil
+}
+
+// checkpoint: git autodev checkpoint vs git add -A && git commit -q on equal
+// amounts of change.
+func (b *bench) checkpoint(dir string, n int) error {
+	var ours, base sample
+	for i := 0; i < b.rounds+1; i++ {
+		if err := b.edit(dir, n, 10, int64(100+i), true); err != nil {
+			return err
+		}
+		d1, k1, err := b.sh(dir, "git autodev checkpoint -m 'bench round' >/dev/null")
+		if err != nil {
+			return err
+		}
+		if err := b.edit(dir, n, 10, int64(200+i), true); err != nil {
+			return err
+		}
+		d2, _, err := b.sh(dir, "git add -A && git commit -q -m 'bench round'")
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			continue
+		}
+		ours.add(d1, k1)
+		base.add(d2, 0)
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("checkpoint, %d files", n), ours: ours, base: base, baseName: "git add -A && git commit -q", target: "<= 1.25x"})
+	return nil
+}
+
+// restore: git autodev restore <id> of a dirty tree vs git stash -u && git reset --hard.
+func (b *bench) restore(dir string, n int) error {
+	var ours, base sample
+	for i := 0; i < b.rounds+1; i++ {
+		if err := b.edit(dir, n, 10, int64(300+i), true); err != nil {
+			return err
+		}
+		d1, k1, err := b.sh(dir, "git autodev restore c1 >/dev/null")
+		if err != nil {
+			return err
+		}
+		if err := b.edit(dir, n, 10, int64(400+i), true); err != nil {
+			return err
+		}
+		d2, _, err := b.sh(dir, "git stash -u -q && git reset -q --hard")
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			continue
+		}
+		ours.add(d1, k1)
+		base.add(d2, 0)
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("restore <id>, %d files", n), ours: ours, base: base, baseName: "git stash -u && git reset --hard", target: "(info)"})
+	return nil
+}
+
+// list: git autodev restore (the list) with many checkpoints in the journal.
+func (b *bench) list(n int) error {
+	dir := filepath.Join(b.work, fmt.Sprintf("repo-%d", n))
+	head, err := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	if err != nil {
+		return err
+	}
+	commit := strings.TrimSpace(string(head))
+	var sb strings.Builder
+	sb.WriteString("[\n")
+	now := time.Now().UTC()
+	for i := 1; i <= *listN; i++ {
+		typ, label := "task", fmt.Sprintf("thread — step %d", i)
+		if i%50 == 1 {
+			typ, label = "baseline", "baseline before run"
+		}
+		fmt.Fprintf(&sb, `  {"id":"c%d","commit":"%s","label":%q,"type":"%s","time":"%s","task":null,"mode":null}`,
+			i, commit, label, typ, now.Add(time.Duration(i-*listN)*time.Minute).Format(time.RFC3339))
+		if i < *listN {
+			sb.WriteString(",")
+		}
+		sb.WriteString("\n")
+	}
+	sb.WriteString("]\n")
+	ldir := filepath.Join(b.work, "list-repo")
+	if err := b.must(b.work, "rm -rf "+ldir+" && git clone -q --shared "+dir+" "+ldir); err != nil {
+		return err
+	}
+	os.MkdirAll(filepath.Join(ldir, ".autodev"), 0o755)
+	os.WriteFile(filepath.Join(ldir, ".autodev", ".gitignore"), []byte("*\n"), 0o644)
+	if err := os.WriteFile(filepath.Join(ldir, ".autodev", "checkpoints.json"), []byte(sb.String()), 0o644); err != nil {
+		return err
+	}
+	var ours, base sample
+	for i := 0; i < b.rounds+1; i++ {
+		d1, k1, err := b.sh(ldir, "git autodev restore >/dev/null")
+		if err != nil {
+			return err
+		}
+		d2, _, err := b.sh(ldir, "git rev-parse HEAD >/dev/null")
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			continue
+		}
+		ours.add(d1, k1)
+		base.add(d2, 0)
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("restore list, %d checkpoints", *listN), ours: ours, base: base, baseName: "git rev-parse HEAD", target: "< 0.2 s"})
+	return nil
+}
+
+func (b *bench) print(total time.Duration) {
+	gv, _ := exec.Command("git", "--version").Output()
+	fmt.Printf("machine: %s/%s, %d cores, %s; rounds: %d (medians); total bench time %s\n\n",
+		runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), strings.TrimSpace(string(gv)), b.rounds, total.Round(time.Second))
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "| measurement\t| ours (median)\t| baseline\t| baseline (median)\t| ratio\t| target\t| our peak RSS\t|")
+	fmt.Fprintln(tw, "|---\t|---\t|---\t|---\t|---\t|---\t|---\t|")
+	for _, r := range b.rows {
+		om, bm := r.ours.median(), r.base.median()
+		ratio := "-"
+		if bm > 0 {
+			ratio = fmt.Sprintf("%.2fx", float64(om)/float64(bm))
+		}
+		fmt.Fprintf(tw, "| %s\t| %s\t| %s\t| %s\t| %s\t| %s\t| %.1f MiB\t|\n", r.name, ms(om), r.baseName, ms(bm), ratio, r.target, float64(r.ours.maxKB)/1024)
+	}
+	tw.Flush()
+}
+
+func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }

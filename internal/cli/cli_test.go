@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/alecthomas/kong"
+)
+
+func TestRefusalListsEveryReason(t *testing.T) {
+	r := &Refusal{
+		What:    "cannot apply t3",
+		Reasons: []string{"a.txt changed since the snapshot.", "b.txt was deleted.", "the index has staged changes."},
+		Next:    "Commit or stash those changes, then run git nudge apply t3 again.",
+	}
+	want := "cannot apply t3:\n  - a.txt changed since the snapshot.\n  - b.txt was deleted.\n  - the index has staged changes.\nCommit or stash those changes, then run git nudge apply t3 again."
+	if got := r.Error(); got != want {
+		t.Errorf("Refusal.Error() =\n%s\nwant\n%s", got, want)
+	}
+	one := &Refusal{What: "cannot undo t2", Reasons: []string{"it was never applied."}}
+	if got := one.Error(); got != "cannot undo t2: it was never applied." {
+		t.Errorf("one reason: %q", got)
+	}
+	none := &Refusal{What: "cannot save", Next: "Apply a task first."}
+	if got := none.Error(); got != "cannot save\nApply a task first." {
+		t.Errorf("no reasons: %q", got)
+	}
+}
+
+func TestReportExitCodes(t *testing.T) {
+	refusal := &Refusal{What: "cannot apply t3", Reasons: []string{"one.", "two."}}
+	cases := []struct {
+		name   string
+		err    error
+		code   int
+		stderr string
+	}{
+		{"nil", nil, 0, ""},
+		{"refusal", refusal, 1, "git nudge: cannot apply t3:\n  - one.\n  - two.\n"},
+		{"wrapped refusal", fmt.Errorf("outer: %w", refusal), 1, "git nudge: outer: cannot apply t3:\n  - one.\n  - two.\n"},
+		{"plain error", errors.New("boom"), 1, "git nudge: boom\n"},
+		{"pass-through status", &ExitError{Code: 7}, 7, ""},
+		{"pass-through zero", &ExitError{Code: 0}, 0, ""},
+		{"exit with message", &ExitError{Code: 3, Err: errors.New("task failed")}, 3, "git nudge: task failed\n"},
+		{"wrapped exit", fmt.Errorf("run: %w", &ExitError{Code: 42}), 42, ""},
+		{"interrupted", fmt.Errorf("waiting: %w", context.Canceled), 130, "git nudge: interrupted\n"},
+	}
+	for _, c := range cases {
+		var stderr bytes.Buffer
+		if got := Report(&stderr, "git nudge", c.err); got != c.code || stderr.String() != c.stderr {
+			t.Errorf("%s: Report = %d, stderr %q; want %d, %q", c.name, got, stderr.String(), c.code, c.stderr)
+		}
+	}
+	if (&ExitError{Code: 5}).Error() != "exit status 5" {
+		t.Errorf("ExitError without Err: %q", (&ExitError{Code: 5}).Error())
+	}
+}
+
+func TestPaintHonoursColor(t *testing.T) {
+	on := &Env{Color: true}
+	off := &Env{Color: false}
+	if got := on.Paint("1;31", "refused"); got != "\x1b[1;31mrefused\x1b[0m" {
+		t.Errorf("Paint with colour = %q", got)
+	}
+	if got := on.Paint("", "plain"); got != "plain" {
+		t.Errorf("Paint with an empty code = %q", got)
+	}
+	if got := off.Paint("1;31", "refused"); got != "refused" {
+		t.Errorf("Paint without colour = %q", got)
+	}
+}
+
+func TestColorWanted(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if colorWanted(f, env(nil)) {
+		t.Error("colour wanted on a regular file")
+	}
+	if IsTerminal(f) {
+		t.Error("a regular file is a terminal")
+	}
+	tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no terminal to test the positive case:", err)
+	}
+	defer tty.Close()
+	if !colorWanted(tty, env(nil)) {
+		t.Error("colour not wanted on a terminal")
+	}
+	if colorWanted(tty, env(map[string]string{"NO_COLOR": "1"})) {
+		t.Error("NO_COLOR ignored")
+	}
+	if colorWanted(tty, env(map[string]string{"TERM": "dumb"})) {
+		t.Error("TERM=dumb ignored")
+	}
+}
+
+func TestJSONOutput(t *testing.T) {
+	var out bytes.Buffer
+	e := &Env{Stdout: &out}
+	if err := e.JSON(map[string]any{"path": "a<b>&c", "ids": []string{"t1"}}); err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"ids\": [\n    \"t1\"\n  ],\n  \"path\": \"a<b>&c\"\n}\n"
+	if out.String() != want {
+		t.Errorf("JSON = %q, want %q", out.String(), want)
+	}
+}
+
+// A small program through the shared runner: exit statuses 0/1/2, the
+// pass-through status, --version and completion.
+type testCLI struct {
+	Version    kong.VersionFlag `help:"Print the version."`
+	Refuse     refuseCmd        `cmd:"" help:"Refuse."`
+	Pass       passCmd          `cmd:"" help:"Pass a status through."`
+	Hello      helloCmd         `cmd:"" help:"Say hello."`
+	Completion CompletionCmd    `cmd:"" hidden:""`
+}
+
+type refuseCmd struct{}
+
+func (refuseCmd) Run(env *Env) error {
+	return &Refusal{What: "cannot do it", Reasons: []string{"first reason.", "second reason."}, Next: "Try again later."}
+}
+
+type passCmd struct {
+	Code int `arg:""`
+}
+
+func (c passCmd) Run(env *Env) error { return &ExitError{Code: c.Code} }
+
+type helloCmd struct {
+	JSON bool `help:"JSON output."`
+}
+
+func (c helloCmd) Run(env *Env) error {
+	if c.JSON {
+		return env.JSON(map[string]string{"hello": "world"})
+	}
+	env.Printf("hello\n")
+	return nil
+}
+
+func runTest(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	env := &Env{Ctx: context.Background(), Stdout: &o, Stderr: &e, Getenv: func(string) string { return "" }}
+	p := Program{Name: "git-test", Description: "A test program.", Model: &testCLI{}}
+	code = p.Main(args, env)
+	return code, o.String(), e.String()
+}
+
+func TestProgramMain(t *testing.T) {
+	if code, out, errs := runTest("hello"); code != 0 || out != "hello\n" || errs != "" {
+		t.Errorf("hello: %d %q %q", code, out, errs)
+	}
+	if code, out, _ := runTest("hello", "--json"); code != 0 || out != "{\n  \"hello\": \"world\"\n}\n" {
+		t.Errorf("hello --json: %d %q", code, out)
+	}
+	if code, out, errs := runTest("refuse"); code != 1 || out != "" ||
+		errs != "git test: cannot do it:\n  - first reason.\n  - second reason.\nTry again later.\n" {
+		t.Errorf("refuse: %d %q %q", code, out, errs)
+	}
+	if code, _, errs := runTest("pass", "9"); code != 9 || errs != "" {
+		t.Errorf("pass 9: %d %q", code, errs)
+	}
+	for _, args := range [][]string{{"--bogus"}, {"nosuch"}, {"pass", "notanumber"}, {"pass"}} {
+		code, _, errs := runTest(args...)
+		if code != 2 || !strings.Contains(errs, "Run 'git-test --help' for usage.") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a pointer to --help", args, code, errs)
+		}
+	}
+	if code, out, _ := runTest("--version"); code != 0 || out != "git-test version "+VersionString()+"\n" {
+		t.Errorf("--version: %d %q", code, out)
+	}
+	if code, out, _ := runTest("-h"); code != 0 || !strings.Contains(out, "Usage: git-test") {
+		t.Errorf("-h: %d %q", code, out)
+	}
+	for shell, want := range map[string]string{
+		"bash": "complete -C git-test git-test",
+		"zsh":  "#compdef git-test",
+		"fish": "complete -f -c git -n '__fish_seen_subcommand_from test'",
+	} {
+		if code, out, _ := runTest("completion", shell); code != 0 || !strings.Contains(out, want) {
+			t.Errorf("completion %s: %d, output lacks %q:\n%s", shell, code, want, out)
+		}
+	}
+}
+
+func TestManPageDate(t *testing.T) {
+	p := Program{Name: "git-test", Description: "A test program.", Model: &testCLI{}}
+	page, err := p.ManPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(page, `"`+ManDate+`"`) || !strings.Contains(page, ".SH EXIT STATUS") {
+		t.Errorf("man page lacks the fixed date or the exit status section:\n%s", page[:min(len(page), 400)])
+	}
+}
