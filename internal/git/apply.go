@@ -15,14 +15,6 @@ import (
 // blobs exactly as git checkout would write them. Each is one git process
 // (or two) whatever the number of paths, and none touches the user's index.
 
-// IndexEntry is one entry of a private index: a file mode ("100644"), a
-// blob id and a path relative to the top level.
-type IndexEntry struct {
-	Mode string
-	Blob string
-	Path string
-}
-
 // quoteStdinPath quotes p the way git's C-style unquoting reads it back, when
 // a plain line would not carry it intact (a newline or carriage return, any
 // other control byte, or a leading double quote).
@@ -121,15 +113,13 @@ func (r *Repo) privateIndex(ctx context.Context, entries []IndexEntry) (Index, f
 	}
 	cleanup := func() { _ = os.RemoveAll(dir) }
 	ix := Index{Path: filepath.Join(dir, "index")}
-	var in bytes.Buffer
 	for _, e := range entries {
 		if !r.validID(e.Blob) {
 			cleanup()
 			return Index{}, nil, fmt.Errorf("malformed blob id %q for %s", e.Blob, e.Path)
 		}
-		fmt.Fprintf(&in, "%s %s\t%s\x00", e.Mode, e.Blob, e.Path)
 	}
-	if _, err := r.run(ctx, cmd{args: []string{"update-index", "-z", "--index-info"}, env: ix.env(), stdin: &in}); err != nil {
+	if err := r.UpdateIndexEntries(ctx, ix, entries); err != nil {
 		cleanup()
 		return Index{}, nil, err
 	}

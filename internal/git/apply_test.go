@@ -4,23 +4,18 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
-// newApplyRepo makes a repository in a temp folder with a fixed identity
-// and no global or system config.
+// newApplyRepo makes a repository in a temp folder (the test process is
+// isolated from the developer's git configuration by TestMain).
 func newApplyRepo(t *testing.T, config ...string) *Repo {
 	t.Helper()
-	dir := t.TempDir()
-	t.Setenv("HOME", dir)
-	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-	t.Setenv("GIT_CONFIG_GLOBAL", "/dev/null")
-	gitT(t, dir, "init", "-q")
-	gitT(t, dir, "config", "user.name", "T")
-	gitT(t, dir, "config", "user.email", "t@example.com")
+	dir := testutil.Repo(t)
 	for i := 0; i+1 < len(config); i += 2 {
 		gitT(t, dir, "config", config[i], config[i+1])
 	}
@@ -33,15 +28,7 @@ func newApplyRepo(t *testing.T, config ...string) *Repo {
 
 func gitT(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	c := exec.Command("git", args...)
-	c.Dir = dir
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	out, err := c.Output()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, stderr.String())
-	}
-	return string(out)
+	return testutil.Git(t, dir, args...)
 }
 
 func writeT(t *testing.T, root, p, content string, mode os.FileMode) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/refs"
+	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
 // Test helpers for apply, undo and recover: repositories in temp folders,
@@ -27,25 +28,18 @@ import (
 
 var hermetic sync.Once
 
-// isolateGit points git at an empty global config and no system config,
-// once for the whole test process, so the developer's settings never leak
-// into a test.
+// isolateGit isolates the test process from the developer's git setup
+// (testutil.Isolate: fresh HOME, no system config, fixed identity and
+// dates), once. A TestMain calling testutil.Main in this package would make
+// it redundant, not wrong.
 func isolateGit(t *testing.T) {
 	hermetic.Do(func() {
-		dir, err := os.MkdirTemp("", "nudge-test-home-")
+		home, err := os.MkdirTemp("", "nudge-test-home-")
+		if err == nil {
+			err = testutil.Isolate(home)
+		}
 		if err != nil {
 			panic(err)
-		}
-		cfg := filepath.Join(dir, "gitconfig")
-		if err := os.WriteFile(cfg, []byte("[init]\n\tdefaultBranch = main\n[user]\n\tname = Test User\n\temail = test@example.com\n"), 0o644); err != nil {
-			panic(err)
-		}
-		os.Setenv("GIT_CONFIG_GLOBAL", cfg)
-		os.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-		os.Setenv("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z")
-		os.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")
-		for _, k := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"} {
-			os.Unsetenv(k)
 		}
 	})
 }
