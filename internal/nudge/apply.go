@@ -242,12 +242,22 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 			steps = append(steps, s)
 		}
 	}
+	// One batch: the new contents (present, at most 16 MiB) and the
+	// snapshot's contents (present, so that undo can bring them back).
+	type want struct {
+		path string
+		old  bool
+	}
 	var blobs []string
-	var writers []step
+	var wants []want
 	for _, s := range steps {
 		if present(s.To) {
 			blobs = append(blobs, *s.To.Blob)
-			writers = append(writers, s)
+			wants = append(wants, want{path: s.Path})
+		}
+		if present(s.From) {
+			blobs = append(blobs, *s.From.Blob)
+			wants = append(wants, want{path: s.Path, old: true})
 		}
 	}
 	infos, err := w.Repo.ObjectInfos(ctx, blobs)
@@ -255,12 +265,14 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		return nil, nil, "", err
 	}
 	for i, info := range infos {
-		p := writers[i].Path
+		p := qp(wants[i].path)
 		switch {
+		case (info.Missing || info.Type != "blob") && wants[i].old:
+			add(fmt.Sprintf("the snapshot's version of %s is missing from the repository's objects, so undo could not restore it", p), "")
 		case info.Missing || info.Type != "blob":
-			add(fmt.Sprintf("the new content of %s is missing from the repository's objects", qp(p)), "")
-		case info.Size > MaxFileSize:
-			add(fmt.Sprintf("the new content of %s is %.1f MiB, over the 16 MiB limit", qp(p), float64(info.Size)/(1<<20)), manual)
+			add(fmt.Sprintf("the new content of %s is missing from the repository's objects", p), "")
+		case info.Size > MaxFileSize && !wants[i].old:
+			add(fmt.Sprintf("the new content of %s is %.1f MiB, over the 16 MiB limit", p, float64(info.Size)/(1<<20)), manual)
 		}
 	}
 	if onBranch {

@@ -210,6 +210,13 @@ func TestApplyRefusals(t *testing.T) {
 				os.Symlink(outside, filepath.Join(r.dir, "gone"))
 			},
 			want: []string{"out/new.txt cannot be written: out is a symlink, not a folder", "gone/deep/del.txt cannot be reached: gone is now a symlink"}},
+		{name: "missing objects", changes: map[string]change{"mod.txt": put("x\n")},
+			setup: func(r *repo, task *Task) {
+				task.Files[0].NewBlob = strPtr(strings.Repeat("ab", 20))
+				task.Files[0].OldBlob = strPtr(strings.Repeat("cd", 20))
+				r.workspace().Save(task)
+			},
+			want: []string{"the new content of mod.txt is missing", "the snapshot's version of mod.txt is missing"}},
 		{name: "several at once", changes: map[string]change{"mod.txt": put("x\n"), ".env": put("y\n"), "new.txt": put("n\n")},
 			setup: func(r *repo, _ *Task) { r.write("mod.txt", "mine\n", 0o644); r.write("new.txt", "mine\n", 0o644) },
 			want:  []string{"mod.txt was edited", ".env is a protected path", "new.txt was created"}},
