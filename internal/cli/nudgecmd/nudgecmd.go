@@ -12,6 +12,10 @@ import (
 type CLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
+	Apply   ApplyCmd   `cmd:"" help:"Write a ready task's patch onto the work tree (never staged or committed)."`
+	Undo    UndoCmd    `cmd:"" help:"Put an applied task's files back as they were before the apply."`
+	Recover RecoverCmd `cmd:"" help:"Show where each file of an interrupted apply or undo stands."`
+
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }
 
