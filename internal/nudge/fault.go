@@ -19,6 +19,15 @@ import (
 //	apply-after-last-write   every file written and removed; not verified
 //	apply-before-final       verified; the applied record not yet written
 //
+// Points of save:
+//
+//	save-after-journal       saves.json holds the entry as saving; the branch
+//	                         has not moved
+//	save-after-ref           the branch points at the new commit; the index
+//	                         and the task records are not updated yet
+//	save-after-index         the index entries are updated; the task records
+//	                         and the journal entry are not
+//
 // The variable is read from the process environment on purpose (it is test
 // plumbing, not configuration), once.
 const FaultEnv = "GIT_NUDGE_TEST_FAULT"

@@ -2,14 +2,10 @@ package nudge
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
-	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -177,15 +173,6 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 	return steps, reasons, strings.Join(nexts, "\n"), nil
 }
 
-// saveEntry is the part of a saves.json entry undo needs (the save
-// workflow owns the file).
-type saveEntry struct {
-	ID     string   `json:"id"`
-	Commit string   `json:"commit"`
-	Tasks  []string `json:"tasks"`
-	State  string   `json:"state"`
-}
-
 // savedIn reports whether t is part of a saved version, and the commit
 // when known: from its record (saved_in, state saved) or from saves.json
 // (an entry saved, or still saving, that names it).
@@ -193,16 +180,12 @@ func (w *Workspace) savedIn(t *Task) (commit string, saved bool, err error) {
 	if t.SavedIn != nil && *t.SavedIn != "" {
 		return *t.SavedIn, true, nil
 	}
-	var saves []saveEntry
-	err = journal.Read(filepath.Join(w.Dir, "saves.json"), &saves)
-	if errors.Is(err, fs.ErrNotExist) {
-		err = nil
-	}
+	saves, err := w.loadSaves()
 	if err != nil {
 		return "", false, err
 	}
 	for _, s := range saves {
-		if contains(s.Tasks, t.ID) && (s.State == "saved" || s.State == "saving") {
+		if contains(s.Tasks, t.ID) && (s.State == SaveSaved || s.State == SaveSaving) {
 			return s.Commit, true, nil
 		}
 	}
