@@ -441,7 +441,6 @@ func firstLine(s string) string {
 	return l
 }
 
-
 func branchLabel(b *string) string {
 	if b == nil {
 		return "a detached HEAD"
