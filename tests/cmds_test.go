@@ -21,6 +21,8 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 		"oracle-commit": oracleCommit,
 		"oracle-cat":    oracleCat,
 		"filesig":       fileSig,
+		"mktask":        mkTask,
+		"settask":       setTask,
 	}
 	for name, f := range autodevCommands() {
 		cmds[name] = f

@@ -26,7 +26,7 @@ func (w *Workspace) Drop(ctx context.Context, id string) error {
 		return err
 	}
 	refuse := func(reason, next string) error {
-		return &Refused{What: "cannot drop " + id, Reasons: []string{reason}, Next: next}
+		return &RefusedError{What: "cannot drop " + id, Reasons: []string{reason}, Next: next}
 	}
 	switch t.State {
 	case StateApplied:

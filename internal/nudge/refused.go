@@ -2,27 +2,28 @@ package nudge
 
 import "strings"
 
-// Refused is a workflow declining to act, with every reason and what to do
-// next; nothing was changed. The command line shows it as a refusal.
-type Refused struct {
-	What    string   // "cannot drop t3"
-	Reasons []string // full sentences
-	Next    string   // what to do next
+// RefusedError is a workflow declining to act: what was asked, every reason
+// at once, and what to do next. Nothing was changed when it is returned. The
+// command layer turns it into its own refusal (exit status 1).
+type RefusedError struct {
+	What    string   // "cannot apply t3"
+	Reasons []string // each a full sentence
+	Next    string   // what to do next (may hold several lines)
 }
 
-func (r *Refused) Error() string {
+func (e *RefusedError) Error() string {
 	var b strings.Builder
-	b.WriteString(r.What)
-	if len(r.Reasons) == 1 {
-		b.WriteString(": " + r.Reasons[0])
+	b.WriteString(e.What)
+	if len(e.Reasons) == 1 {
+		b.WriteString(": " + e.Reasons[0])
 	} else {
 		b.WriteString(":")
-		for _, reason := range r.Reasons {
-			b.WriteString("\n  - " + reason)
+		for _, r := range e.Reasons {
+			b.WriteString("\n  - " + r)
 		}
 	}
-	if r.Next != "" {
-		b.WriteString("\n" + r.Next)
+	if e.Next != "" {
+		b.WriteString("\n" + e.Next)
 	}
 	return b.String()
 }

@@ -24,7 +24,7 @@ func (w *Workspace) Capture(ctx context.Context, id, from string) (*Task, error)
 		return nil, err
 	}
 	refuse := func(reason, next string) error {
-		return &Refused{What: "cannot capture " + id, Reasons: []string{reason}, Next: next}
+		return &RefusedError{What: "cannot capture " + id, Reasons: []string{reason}, Next: next}
 	}
 	if w.busy(id) {
 		return nil, refuse("another git-nudge process is preparing or running it", "Wait for it to finish; git nudge run captures the result itself.")
@@ -59,7 +59,7 @@ func (w *Workspace) captureLocked(ctx context.Context, t *Task, from string) err
 			return err
 		}
 		if !ok {
-			return &Refused{What: "cannot capture " + t.ID, Reasons: []string{fmt.Sprintf("%q names no commit", from)}, Next: "Name a commit, branch or tag of this repository."}
+			return &RefusedError{What: "cannot capture " + t.ID, Reasons: []string{fmt.Sprintf("%q names no commit", from)}, Next: "Name a commit, branch or tag of this repository."}
 		}
 		if tree, err = r.TreeOf(ctx, commit); err != nil {
 			return err

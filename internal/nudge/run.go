@@ -115,13 +115,13 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string) (*Task, erro
 		return nil, err
 	}
 	if w.busy(id) {
-		return nil, &Refused{What: "cannot run in " + id, Reasons: []string{"another git-nudge process is preparing or running it"}, Next: "Wait for it to finish (git nudge list shows its state)."}
+		return nil, &RefusedError{What: "cannot run in " + id, Reasons: []string{"another git-nudge process is preparing or running it"}, Next: "Wait for it to finish (git nudge list shows its state)."}
 	}
 	switch t.State {
 	case StateSnapshotted, StatePrepared, StateReady, StateFailed:
 		return t, nil
 	}
-	return nil, &Refused{
+	return nil, &RefusedError{
 		What:    "cannot run in " + id,
 		Reasons: []string{fmt.Sprintf("it is %s, and running again would change a result that was already used", StateLabel(t.State))},
 		Next:    "Start a fresh task from the current workspace: git nudge run -- CMD",

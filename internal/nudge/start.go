@@ -64,20 +64,20 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 		return nil, err
 	}
 	if w.busy(id) {
-		return nil, &Refused{What: "cannot start " + id, Reasons: []string{"another git-nudge process is preparing or running it"}, Next: "Wait for it to finish (git nudge list shows its state)."}
+		return nil, &RefusedError{What: "cannot start " + id, Reasons: []string{"another git-nudge process is preparing or running it"}, Next: "Wait for it to finish (git nudge list shows its state)."}
 	}
 	switch {
 	case t.State == StateSnapshotted:
 	case t.State == StateFailed && t.Result == nil && t.Command == nil:
 		// Its preparation failed: a leftover worktree is made afresh.
 	case t.State == StatePrepared || t.State == StateReady || t.State == StateFailed:
-		return nil, &Refused{
+		return nil, &RefusedError{
 			What:    "cannot start " + id,
 			Reasons: []string{fmt.Sprintf("it already has a worktree at %s", deref(t.Worktree))},
 			Next:    fmt.Sprintf("Run a command in it with git nudge run --task %s -- CMD, or record it with git nudge capture %s.", id, id),
 		}
 	default:
-		return nil, &Refused{
+		return nil, &RefusedError{
 			What:    "cannot start " + id,
 			Reasons: []string{fmt.Sprintf("it is %s", StateLabel(t.State))},
 			Next:    "Take a new snapshot with git nudge start (no id) to start a fresh task.",

@@ -31,7 +31,7 @@ func (c *CaptureCmd) Run(env *cli.Env) error {
 	}
 	env.Printf("%s %s: result %s, %d file(s) changed\n", env.Paint("1", t.ID), t.State, *t.Result, len(t.Files))
 	for _, s := range t.ResultSkipped {
-		env.Printf("  skipped %s  (%s)\n", showPath(s.Path), s.Reason)
+		env.Printf("  skipped %s  (%s)\n", displayPath(s.Path), s.Reason)
 	}
 	return nil
 }

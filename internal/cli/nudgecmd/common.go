@@ -3,7 +3,6 @@ package nudgecmd
 import (
 	"errors"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
@@ -13,15 +12,11 @@ import (
 
 // refusal shows the workflow's refusals as the command line's own.
 func refusal(err error) error {
-	var r *nudge.Refused
-	if errors.As(err, &r) {
-		return &cli.Refusal{What: r.What, Reasons: r.Reasons, Next: r.Next}
-	}
 	var tm *snapshot.TooManyUntrackedError
 	if errors.As(err, &tm) {
 		return &cli.Refusal{What: "cannot take a snapshot", Reasons: []string{tm.Error()}}
 	}
-	return err
+	return refusalOf(err)
 }
 
 // openWorkspace finds the workspace the command was started in.
@@ -32,18 +27,6 @@ func openWorkspace(env *cli.Env) (*nudge.Workspace, error) {
 func fileExists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil
-}
-
-// showPath prints a path for people: as is, unless it holds control
-// characters, quotes or backslashes, which are quoted Go/C style (like git's
-// core.quotePath, but unicode stays readable).
-func showPath(p string) string {
-	for _, r := range p {
-		if r < 0x20 || r == 0x7f || r == '"' || r == '\\' {
-			return strconv.Quote(p)
-		}
-	}
-	return p
 }
 
 // shortID abbreviates an object id for text output.

@@ -20,6 +20,10 @@ type CLI struct {
 	List     ListCmd     `cmd:"" help:"List the workspace's tasks, newest first."`
 	Show     ShowCmd     `cmd:"" help:"Show everything recorded about a task."`
 	Drop     DropCmd     `cmd:"" help:"Remove a task's worktree, refs, logs and record."`
+	Apply    ApplyCmd    `cmd:"" help:"Write a ready task's patch onto the work tree (never staged or committed)."`
+	Undo     UndoCmd     `cmd:"" help:"Put an applied task's files back as they were before the apply."`
+	Recover  RecoverCmd  `cmd:"" help:"Show where each file of an interrupted apply or undo stands."`
+	Save     SaveCmd     `cmd:"" help:"Commit applied tasks as one commit on the current branch, keeping your index."`
 
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }

@@ -89,19 +89,19 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	if len(t.Skipped) > 0 {
 		env.Printf("Left out of the snapshot:\n")
 		for _, s := range t.Skipped {
-			env.Printf("  %s  (%s)\n", showPath(s.Path), s.Reason)
+			env.Printf("  %s  (%s)\n", displayPath(s.Path), s.Reason)
 		}
 	}
 	if len(t.ResultSkipped) > 0 {
 		env.Printf("Left out of the result:\n")
 		for _, s := range t.ResultSkipped {
-			env.Printf("  %s  (%s)\n", showPath(s.Path), s.Reason)
+			env.Printf("  %s  (%s)\n", displayPath(s.Path), s.Reason)
 		}
 	}
 	if t.Result != nil {
 		env.Printf("Files (%d):\n", len(t.Files))
 		for _, f := range t.Files {
-			env.Printf("  %s  %s\n", f.Status, showPath(f.Path))
+			env.Printf("  %s  %s\n", f.Status, displayPath(f.Path))
 		}
 	}
 	if t.Undo != nil {

@@ -56,7 +56,7 @@ func printSnapshot(env *cli.Env, t *nudge.Task) {
 	if len(t.Skipped) > 0 {
 		env.Printf("Skipped %d path(s):\n", len(t.Skipped))
 		for _, s := range t.Skipped {
-			env.Printf("  %s  (%s)\n", showPath(s.Path), s.Reason)
+			env.Printf("  %s  (%s)\n", displayPath(s.Path), s.Reason)
 		}
 	}
 }

@@ -1,0 +1,79 @@
+package nudgecmd
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+)
+
+// ApplyCmd is `git nudge apply ID [--json]`.
+type ApplyCmd struct {
+	ID   string `arg:"" help:"Task to apply (t1, t2, ...)."`
+	JSON bool   `name:"json" help:"Print {id, state, files} as one JSON document."`
+}
+
+// Help is the long help of apply.
+func (c *ApplyCmd) Help() string {
+	return `Writes a ready (or undone) task's patch, from its snapshot to its result, onto the work tree.
+
+Apply refuses, listing every reason and changing nothing, unless HEAD is on the branch the snapshot was taken on (or detached at the same commit) and every path of the patch still holds exactly the snapshot's version in the work tree. A file edited since the snapshot is never overwritten: keep your edits, take a new snapshot and run the task again. Protected paths (.git, .nudgethis, .env, git config nudge.protect), symlinks, submodules and files over 16 MiB need manual handling.
+
+Before touching any file, the task record goes to "applying" with an undo record (each path's mode and blob before and after). Files are written atomically (temp file and rename), removals come last, and the result is verified. Nothing is staged or committed and the index is left byte-for-byte as it was; files outside the patch are not touched. git nudge undo takes the apply back; git nudge save commits it.`
+}
+
+// Run applies the task.
+func (c *ApplyCmd) Run(env *cli.Env) error {
+	ws, err := nudge.Open(env.Ctx, env.Dir, env.Now)
+	if err != nil {
+		return err
+	}
+	out, err := ws.Apply(env.Ctx, c.ID)
+	if err != nil {
+		return refusalOf(err)
+	}
+	if c.JSON {
+		return env.JSON(out)
+	}
+	env.Printf("Applied %s: %s changed in the work tree.\n", out.ID, countFiles(len(out.Files)))
+	printFiles(env, out.Files)
+	env.Printf("Nothing was staged or committed. Review with git diff; git nudge undo %s puts these files back, git nudge save commits them.\n", out.ID)
+	return nil
+}
+
+// refusalOf turns the workflow's refusal into the command line's (exit 1,
+// every reason listed); other errors pass through.
+func refusalOf(err error) error {
+	var re *nudge.RefusedError
+	if errors.As(err, &re) {
+		return &cli.Refusal{What: re.What, Reasons: re.Reasons, Next: re.Next}
+	}
+	return err
+}
+
+func countFiles(n int) string {
+	if n == 1 {
+		return "1 file"
+	}
+	return fmt.Sprintf("%d files", n)
+}
+
+// printFiles lists paths with their status letter, one per line.
+func printFiles(env *cli.Env, files []nudge.FileOutcome) {
+	colors := map[string]string{"A": "32", "M": "33", "D": "31"}
+	for _, f := range files {
+		env.Printf("  %s  %s\n", env.Paint(colors[f.Status], f.Status), displayPath(f.Path))
+	}
+}
+
+// displayPath quotes a path that would not read back from one line (control
+// characters such as a newline, a leading quote), as git does.
+func displayPath(p string) string {
+	if strings.HasPrefix(p, `"`) || strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
+}

@@ -1,0 +1,40 @@
+package nudgecmd
+
+import (
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+)
+
+// UndoCmd is `git nudge undo ID [--json]`.
+type UndoCmd struct {
+	ID   string `arg:"" help:"Applied task to take back (t1, t2, ...)."`
+	JSON bool   `name:"json" help:"Print {id, state, files} as one JSON document."`
+}
+
+// Help is the long help of undo.
+func (c *UndoCmd) Help() string {
+	return `Puts every file of an applied task back as it was before the apply, from the undo record the apply wrote.
+
+Undo refuses, listing every reason and changing nothing, unless the task is applied with a complete undo record, none of it is part of a saved version (revert that commit with git instead), HEAD is on the branch it was applied on, and every path is still exactly as the apply left it (no later edit, no removal of an added file, no re-added deleted file, no mode change).
+
+The record goes to "undoing" before any file is touched; files are restored atomically, removals last, verified, and the record goes to "undone". Undo never touches commits, the index, or files outside the patch. An undone task can be applied again.`
+}
+
+// Run undoes the task.
+func (c *UndoCmd) Run(env *cli.Env) error {
+	ws, err := nudge.Open(env.Ctx, env.Dir, env.Now)
+	if err != nil {
+		return err
+	}
+	out, err := ws.Undo(env.Ctx, c.ID)
+	if err != nil {
+		return refusalOf(err)
+	}
+	if c.JSON {
+		return env.JSON(out)
+	}
+	env.Printf("Undid %s: %s restored to their state before the apply.\n", out.ID, countFiles(len(out.Files)))
+	printFiles(env, out.Files)
+	env.Printf("git nudge apply %s applies it again.\n", out.ID)
+	return nil
+}

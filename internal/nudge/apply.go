@@ -1,0 +1,368 @@
+package nudge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/worktree"
+)
+
+// FileOutcome is one path in the report of apply or undo.
+type FileOutcome struct {
+	Path   string `json:"path"`
+	Status string `json:"status"` // what was done to the work tree: A, M or D
+}
+
+// Outcome is what apply and undo report (`apply --json`, `undo --json`).
+type Outcome struct {
+	ID    string        `json:"id"`
+	State string        `json:"state"`
+	Files []FileOutcome `json:"files"`
+}
+
+func outcome(t *Task, steps []step) *Outcome {
+	o := &Outcome{ID: t.ID, State: t.State, Files: []FileOutcome{}}
+	for _, s := range steps {
+		o.Files = append(o.Files, FileOutcome{Path: s.Path, Status: s.status()})
+	}
+	return o
+}
+
+// Apply writes task id's patch (snapshot -> result) onto the work tree,
+// SPEC 2.5: refused, with every reason and nothing changed, unless the task
+// is ready or undone, HEAD is where the snapshot was taken and every path
+// of the patch is an ordinary file still exactly as in the snapshot. Then,
+// holding the workspace lock, the record goes to applying with its undo
+// record before any file is touched; files are re-checked, written (temp
+// file and rename), removed, verified; the record goes to applied. Nothing
+// is staged or committed, and the cost follows the patch, not the tree.
+func (w *Workspace) Apply(ctx context.Context, id string) (*Outcome, error) {
+	lock, err := w.Lock(ctx, "git nudge apply "+id)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	t, err := w.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := w.newFileOps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	head, err := w.Repo.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	steps, reasons, next, err := w.planApply(ctx, ops, t, head)
+	if err != nil {
+		return nil, err
+	}
+	if len(reasons) > 0 {
+		return nil, &RefusedError{What: "cannot apply " + id + "; nothing was changed", Reasons: reasons, Next: next}
+	}
+	staged, cleanup, err := ops.stage(ctx, steps)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+
+	prev := *t
+	undo := &Undo{Branch: optStr(head.Branch), Head: optStr(head.Commit)}
+	for _, s := range steps {
+		undo.Before = append(undo.Before, s.From)
+		undo.After = append(undo.After, s.To)
+	}
+	t.State, t.Undo, t.Error = StateApplying, undo, nil
+	if err := w.Save(t); err != nil {
+		return nil, err
+	}
+	faultPoint("apply-after-journal")
+
+	touched, err := ops.transition(ctx, steps, staged, "since the snapshot", "apply")
+	if err != nil {
+		return nil, w.stopped(t, &prev, "apply", touched, err, editedNext)
+	}
+	faultPoint("apply-before-final")
+	now := w.Now().UTC()
+	t.State, t.AppliedAt, t.UndoneAt = StateApplied, &now, nil
+	if err := w.Save(t); err != nil {
+		return nil, fmt.Errorf("the files of %s were applied and verified, but its record could not be updated (%w); the next git nudge command will mark it Recovery required", id, err)
+	}
+	return outcome(t, steps), nil
+}
+
+// editedNext is the advice after a refusal because files changed since the
+// snapshot.
+const editedNext = "Your edits were kept. Take a new snapshot from the current workspace and run the task again."
+
+// stopped settles the record after a transition failed. Before any file
+// was touched the record goes back to what it was (and a re-check that
+// found changed files is a refusal); afterwards the task is
+// recovery_required and stays so until a person looks at it.
+func (w *Workspace) stopped(t, prev *Task, verb string, touched bool, err error, changedNext string) error {
+	if !touched {
+		if serr := w.Save(prev); serr != nil {
+			return errors.Join(err, fmt.Errorf("restoring the record of %s: %w", t.ID, serr))
+		}
+		var ce *changedError
+		if errors.As(err, &ce) {
+			return &RefusedError{What: fmt.Sprintf("cannot %s %s; nothing was changed", verb, t.ID), Reasons: ce.reasons, Next: changedNext}
+		}
+		return fmt.Errorf("%s %s stopped before changing any file: %w", verb, t.ID, err)
+	}
+	msg := fmt.Sprintf("%s stopped part-way: %v", verb, err)
+	t.State, t.Error = StateRecoveryRequired, &msg
+	if serr := w.Save(t); serr != nil {
+		return errors.Join(fmt.Errorf("%s of %s stopped after changing files: %w", verb, t.ID, err),
+			fmt.Errorf("recording it: %w; the next git nudge command will mark the task Recovery required", serr))
+	}
+	return fmt.Errorf("%s of %s stopped after changing files: %w\nThe task now needs recovery and nothing will be retried: git nudge recover %s shows each file", verb, t.ID, err, t.ID)
+}
+
+// normState turns one side of a FileChange into a PathState (nil mode and
+// blob for "no file", whichever spelling the record used).
+func normState(p string, mode, blob *string) PathState {
+	if mode == nil || blob == nil || *mode == "000000" || strings.Trim(*blob, "0") == "" {
+		return PathState{Path: p}
+	}
+	return PathState{Path: p, Mode: mode, Blob: blob}
+}
+
+// branchReason says why HEAD is not where task material must be applied or
+// undone: on branch, or (detached) at commit.
+func branchReason(id, verb string, branch, commit *string, head git.Head) string {
+	if branch != nil {
+		if head.Branch == *branch {
+			return ""
+		}
+		now := "HEAD is detached"
+		if !head.Detached() {
+			now = "the current branch is " + head.ShortBranch()
+		}
+		return fmt.Sprintf("%s was %s on branch %s, but %s", id, verb, strings.TrimPrefix(*branch, "refs/heads/"), now)
+	}
+	if head.Detached() && head.Commit == deref(commit) {
+		return ""
+	}
+	now := "HEAD is now at " + short(head.Commit)
+	if !head.Detached() {
+		now = "the current branch is " + head.ShortBranch()
+	}
+	return fmt.Sprintf("%s was %s on a detached HEAD at %s, but %s", id, verb, short(deref(commit)), now)
+}
+
+func short(id string) string {
+	if len(id) > 12 {
+		return id[:12]
+	}
+	if id == "" {
+		return "(no commit)"
+	}
+	return id
+}
+
+func switchNext(branch, commit *string) string {
+	if branch != nil {
+		return fmt.Sprintf("Switch back first (git switch %s), then run the command again.", strings.TrimPrefix(*branch, "refs/heads/"))
+	}
+	return fmt.Sprintf("Check out that commit first (git switch --detach %s), then run the command again.", short(deref(commit)))
+}
+
+// stateRefusal says why a task in state cannot be applied, and what to do.
+func applyStateReason(t *Task) (reason, next string) {
+	switch t.State {
+	case StateReady, StateUndone:
+		return "", ""
+	case StateApplied:
+		return t.ID + " is already applied", fmt.Sprintf("git nudge undo %s takes it back; git nudge save commits it.", t.ID)
+	case StateSaved:
+		return fmt.Sprintf("%s is already applied and saved in commit %s", t.ID, short(deref(t.SavedIn))), ""
+	case StateRecoveryRequired:
+		return t.ID + " needs recovery: an apply or undo of it was interrupted", fmt.Sprintf("git nudge recover %s shows where each file stands.", t.ID)
+	case StateApplying, StateUndoing:
+		return fmt.Sprintf("%s is being changed by another git nudge command (%s)", t.ID, t.State), "Wait for it to finish."
+	case StateFailed:
+		return fmt.Sprintf("%s failed, and only ready tasks are applied", t.ID),
+			fmt.Sprintf("Review it with git nudge diff %s; git nudge capture %s records its worktree as a ready result.", t.ID, t.ID)
+	}
+	return fmt.Sprintf("%s is %s: it has no result to apply yet", t.ID, t.State),
+		fmt.Sprintf("git nudge capture %s records the task worktree's state as its result.", t.ID)
+}
+
+// planApply makes the steps of applying t and every reason not to.
+func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
+	var reasons, nexts []string
+	add := func(reason, next string) {
+		if reason != "" {
+			reasons = append(reasons, reason)
+		}
+		if next != "" && !contains(nexts, next) {
+			nexts = append(nexts, next)
+		}
+	}
+	add(applyStateReason(t))
+	if len(reasons) > 0 {
+		return nil, reasons, strings.Join(nexts, "\n"), nil
+	}
+	onBranch := true
+	if r := branchReason(t.ID, "snapshotted", t.Branch, t.Head, head); r != "" {
+		add(r, switchNext(t.Branch, t.Head))
+		onBranch = false
+	}
+	if t.Result == nil || len(t.Files) == 0 {
+		add(t.ID+"'s result changes no files: there is nothing to apply", "")
+		return nil, reasons, strings.Join(nexts, "\n"), nil
+	}
+	patterns, err := w.Repo.ConfigGetAll(ctx, "nudge.protect")
+	if err != nil {
+		return nil, nil, "", err
+	}
+	const manual = "Changes the checks above call manual handling must be copied over by hand (git nudge diff shows them)."
+	var steps []step
+	for _, f := range t.Files {
+		s := step{Path: f.Path, From: normState(f.Path, f.OldMode, f.OldBlob), To: normState(f.Path, f.NewMode, f.NewBlob)}
+		modes := []*string{s.From.Mode, s.To.Mode}
+		switch {
+		case worktree.ValidPath(f.Path) != nil:
+			add(fmt.Sprintf("%q is not a path apply can write safely", f.Path), manual)
+		case isProtectedPath(f.Path, patterns):
+			add(fmt.Sprintf("%s is a protected path (.git, .nudgethis, .env or nudge.protect); apply never writes it", qp(f.Path)), manual)
+		case hasMode(modes, "120000"):
+			add(fmt.Sprintf("%s is a symlink in the snapshot or the result; changed symlinks need manual handling", qp(f.Path)), manual)
+		case hasMode(modes, "160000"):
+			add(fmt.Sprintf("%s is a submodule; submodule changes need manual handling", qp(f.Path)), manual)
+		case (present(s.From) && !isRegularMode(s.From.Mode)) || (present(s.To) && !isRegularMode(s.To.Mode)) || (!present(s.From) && !present(s.To)):
+			add(fmt.Sprintf("%s has an entry apply does not understand; it needs manual handling", qp(f.Path)), manual)
+		default:
+			steps = append(steps, s)
+		}
+	}
+	// One batch: the new contents (present, at most 16 MiB) and the
+	// snapshot's contents (present, so that undo can bring them back).
+	type want struct {
+		path string
+		old  bool
+	}
+	var blobs []string
+	var wants []want
+	for _, s := range steps {
+		if present(s.To) {
+			blobs = append(blobs, *s.To.Blob)
+			wants = append(wants, want{path: s.Path})
+		}
+		if present(s.From) {
+			blobs = append(blobs, *s.From.Blob)
+			wants = append(wants, want{path: s.Path, old: true})
+		}
+	}
+	infos, err := w.Repo.ObjectInfos(ctx, blobs)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	for i, info := range infos {
+		p := qp(wants[i].path)
+		switch {
+		case (info.Missing || info.Type != "blob") && wants[i].old:
+			add(fmt.Sprintf("the snapshot's version of %s is missing from the repository's objects, so undo could not restore it", p), "")
+		case info.Missing || info.Type != "blob":
+			add(fmt.Sprintf("the new content of %s is missing from the repository's objects", p), "")
+		case info.Size > MaxFileSize && !wants[i].old:
+			add(fmt.Sprintf("the new content of %s is %.1f MiB, over the 16 MiB limit", p, float64(info.Size)/(1<<20)), manual)
+		}
+	}
+	if onBranch {
+		edited, _, err := ops.check(ctx, steps, "since the snapshot")
+		if err != nil {
+			return nil, nil, "", err
+		}
+		for _, r := range edited {
+			add(r, editedNext)
+		}
+	}
+	return steps, reasons, strings.Join(nexts, "\n"), nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func hasMode(modes []*string, m string) bool {
+	for _, x := range modes {
+		if x != nil && *x == m {
+			return true
+		}
+	}
+	return false
+}
+
+// isProtectedPath reports whether apply and undo must never write p:
+// anything in .nudgethis (top level) or in a .git folder, any file named
+// .env, and whatever a `git config nudge.protect` pattern matches.
+//
+// Patterns use gitignore-like rules on path.Match globs: a pattern without
+// a slash matches a file or folder name at any depth ("*.pem", "secrets");
+// one with a slash matches from the top level ("config/prod/*.yml", a
+// leading "/" only anchors); a trailing slash matches folders only; a
+// leading "**/" is dropped. A matched folder protects everything below it.
+func isProtectedPath(p string, patterns []string) bool {
+	comps := strings.Split(p, "/")
+	if comps[0] == StateDirName {
+		return true
+	}
+	for _, c := range comps {
+		if strings.EqualFold(strings.TrimRight(c, ". "), ".git") {
+			return true
+		}
+	}
+	if comps[len(comps)-1] == ".env" {
+		return true
+	}
+	for _, pat := range patterns {
+		if protectMatch(pat, comps) {
+			return true
+		}
+	}
+	return false
+}
+
+func protectMatch(pat string, comps []string) bool {
+	pat = strings.TrimSpace(pat)
+	if pat == "" || strings.HasPrefix(pat, "#") {
+		return false
+	}
+	dirOnly := strings.HasSuffix(pat, "/")
+	pat = strings.TrimRight(pat, "/")
+	pat = strings.TrimPrefix(pat, "**/")
+	anchored := strings.Contains(pat, "/")
+	pat = strings.TrimPrefix(pat, "/")
+	if pat == "" {
+		return false
+	}
+	if anchored {
+		n := strings.Count(pat, "/") + 1
+		if n > len(comps) || (dirOnly && n == len(comps)) {
+			return false
+		}
+		ok, _ := path.Match(pat, strings.Join(comps[:n], "/"))
+		return ok
+	}
+	for i, c := range comps {
+		if dirOnly && i == len(comps)-1 {
+			break
+		}
+		if ok, _ := path.Match(pat, c); ok {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,437 @@
+package nudge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/worktree"
+)
+
+// This file is the engine apply, undo and recover share: looking at the
+// work-tree files of a patch (as git would hash them), judging them against
+// an expected state, and moving them from one recorded state to another
+// with the care SPEC 2.5/2.6 asks for.
+
+// Modes of the files apply and undo write.
+const (
+	modeFile = "100644"
+	modeExec = "100755"
+)
+
+// MaxFileSize is the largest new content apply writes (16 MiB).
+const MaxFileSize = 16 << 20
+
+func isRegularMode(m *string) bool { return m != nil && (*m == modeFile || *m == modeExec) }
+
+// present reports whether ps describes a file (rather than no file).
+func present(ps PathState) bool { return ps.Blob != nil }
+
+// fileOps looks at and changes the work-tree files of a task's patch.
+type fileOps struct {
+	repo     *git.Repo
+	tree     *worktree.Tree
+	fileMode bool // core.fileMode: whether the executable bit counts
+}
+
+func (w *Workspace) newFileOps(ctx context.Context) (*fileOps, error) {
+	fm, err := w.Repo.ConfigBool(ctx, "core.filemode", true)
+	if err != nil {
+		return nil, err
+	}
+	return &fileOps{repo: w.Repo, tree: worktree.Open(w.Repo.WorkTree), fileMode: fm}, nil
+}
+
+// seen is one path as found in the work tree.
+type seen struct {
+	entry worktree.Entry
+	blob  string // regular files: the blob id git would give the content
+}
+
+// look reads the state of every path of want, hashing the regular files as
+// git add would (one hash-object process). A file whose hash differs from
+// the expected blob gets a second opinion with the expected entry in a
+// private index, so that git's "committed CRLF stays CRLF" rule of
+// core.autocrlf is honoured exactly.
+func (o *fileOps) look(ctx context.Context, want []PathState) ([]seen, error) {
+	out := make([]seen, len(want))
+	var idx []int
+	var paths []string
+	for i, ps := range want {
+		e, err := o.tree.Lstat(ps.Path)
+		if err != nil {
+			return nil, err
+		}
+		out[i].entry = e
+		if e.Kind == worktree.File {
+			idx = append(idx, i)
+			paths = append(paths, ps.Path)
+		}
+	}
+	ids, err := o.repo.HashFiles(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	var second []git.IndexEntry
+	var secondIdx []int
+	for j, i := range idx {
+		out[i].blob = ids[j]
+		if w := want[i]; present(w) && *w.Blob != ids[j] && isRegularMode(w.Mode) {
+			second = append(second, git.IndexEntry{Mode: *w.Mode, Blob: *w.Blob, Path: w.Path})
+			secondIdx = append(secondIdx, i)
+		}
+	}
+	if len(second) > 0 {
+		ids2, err := o.repo.HashIndexed(ctx, second)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range secondIdx {
+			out[i].blob = ids2[j]
+		}
+	}
+	return out, nil
+}
+
+// verdict is how a path compares with what was expected of it.
+type verdict int
+
+const (
+	vSame    verdict = iota
+	vEdited          // content differs
+	vMode            // only the executable bit differs
+	vGone            // a file was expected, nothing is there
+	vCreated         // nothing was expected, a file is there
+	vKind            // a symlink, folder or special file is there
+)
+
+func (o *fileOps) judge(s seen, want PathState) verdict {
+	e := s.entry
+	if !present(want) {
+		switch e.Kind {
+		case worktree.Absent, worktree.Dir:
+			// A folder is no file at that path, as git sees it; when a
+			// file must be written there, writable decides.
+			return vSame
+		case worktree.File:
+			return vCreated
+		default:
+			return vKind
+		}
+	}
+	switch e.Kind {
+	case worktree.Absent:
+		return vGone
+	case worktree.File:
+		if s.blob != *want.Blob {
+			return vEdited
+		}
+		if o.fileMode && want.Mode != nil && e.Exec != (*want.Mode == modeExec) {
+			return vMode
+		}
+		return vSame
+	default:
+		return vKind
+	}
+}
+
+// describe says in a sentence how path differs; since is "since the
+// snapshot" or "since t3 was applied".
+func describe(v verdict, path string, s seen, since string) string {
+	path = qp(path)
+	switch v {
+	case vEdited:
+		return fmt.Sprintf("%s was edited %s", path, since)
+	case vMode:
+		return fmt.Sprintf("%s's executable bit changed %s", path, since)
+	case vGone:
+		if e := s.entry; e.Blocker != "" {
+			return fmt.Sprintf("%s cannot be reached: %s is now a %s", path, qp(e.Blocker), e.BlockerKind)
+		}
+		return fmt.Sprintf("%s was deleted %s", path, since)
+	case vCreated:
+		return fmt.Sprintf("%s was created %s", path, since)
+	case vKind:
+		return fmt.Sprintf("%s is now a %s (it changed %s)", path, s.entry.Kind, since)
+	}
+	return path + " is unchanged"
+}
+
+// qp quotes a path for a message when it would not read back from one
+// line (a newline or other control character, a leading quote).
+func qp(p string) string {
+	if strings.HasPrefix(p, `"`) || strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		return strconv.Quote(p)
+	}
+	return p
+}
+
+// step moves one path from one state to another.
+type step struct {
+	Path     string
+	From, To PathState
+}
+
+// status is what a step does to the work tree: A (creates the file), D
+// (removes it) or M (changes its content or mode).
+func (s step) status() string {
+	switch {
+	case !present(s.From):
+		return "A"
+	case !present(s.To):
+		return "D"
+	}
+	return "M"
+}
+
+// writable returns a reason why the steps' new files cannot be written
+// where they go (a leading folder that is a symlink or a file the patch
+// does not remove; a folder holding files the patch does not remove), one
+// per blocked path. cur holds the current state of each step's path.
+func (o *fileOps) writable(steps []step, cur []seen, skip map[string]bool) ([]string, error) {
+	removed := map[string]bool{}
+	for _, s := range steps {
+		if !present(s.To) {
+			removed[s.Path] = true
+		}
+	}
+	var reasons []string
+	for i, s := range steps {
+		if !present(s.To) || skip[s.Path] {
+			continue
+		}
+		e := cur[i].entry
+		switch {
+		case e.Blocker != "" && !(e.BlockerKind == worktree.File && removed[e.Blocker]):
+			reasons = append(reasons, fmt.Sprintf("%s cannot be written: %s is a %s, not a folder", qp(s.Path), qp(e.Blocker), e.BlockerKind))
+		case e.Kind == worktree.Dir && !present(s.From):
+			files, complete, err := o.tree.ListFiles(s.Path, 10000)
+			if err != nil {
+				return nil, err
+			}
+			clear := complete
+			for _, f := range files {
+				if !removed[f] {
+					clear = false
+				}
+			}
+			if !clear {
+				reasons = append(reasons, fmt.Sprintf("%s cannot be written: a folder holding other files is there", qp(s.Path)))
+			}
+		}
+	}
+	return reasons, nil
+}
+
+// stage writes the new content of every step that leaves a file into a
+// fresh temp folder, exactly as git checkout would write it (filters,
+// line endings, mode). Nothing in the work tree is touched.
+func (o *fileOps) stage(ctx context.Context, steps []step) (dir string, cleanup func(), err error) {
+	dir, err = os.MkdirTemp("", "git-nudge-stage-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { _ = os.RemoveAll(dir) }
+	var entries []git.IndexEntry
+	for _, s := range steps {
+		if present(s.To) {
+			entries = append(entries, git.IndexEntry{Mode: *s.To.Mode, Blob: *s.To.Blob, Path: s.Path})
+		}
+	}
+	if err := o.repo.CheckoutTo(ctx, filepath.Join(dir, "files"), entries); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("preparing the new file contents: %w", err)
+	}
+	return filepath.Join(dir, "files"), cleanup, nil
+}
+
+// order puts steps in the order they run: removals that must clear the way
+// for a new file (a file where a folder is needed, files in a folder that
+// a file replaces) first, deepest first; then every write, .gitattributes
+// files first so that later files are seen with their rules; then the
+// other removals.
+func order(steps []step) []step {
+	writes := map[string]bool{}
+	removes := map[string]bool{}
+	for _, s := range steps {
+		if present(s.To) {
+			writes[s.Path] = true
+		} else {
+			removes[s.Path] = true
+		}
+	}
+	early := map[string]bool{}
+	for p := range writes {
+		for _, d := range leadingDirs(p) {
+			if removes[d] {
+				early[d] = true
+			}
+		}
+	}
+	for p := range removes {
+		for _, d := range leadingDirs(p) {
+			if writes[d] {
+				early[p] = true
+			}
+		}
+	}
+	var first, mid, last []step
+	for _, s := range steps {
+		switch {
+		case early[s.Path]:
+			first = append(first, s)
+		case present(s.To):
+			mid = append(mid, s)
+		default:
+			last = append(last, s)
+		}
+	}
+	sort.Slice(first, func(i, j int) bool { return first[i].Path > first[j].Path })
+	attr := func(p string) bool { return p == ".gitattributes" || strings.HasSuffix(p, "/.gitattributes") }
+	sort.SliceStable(mid, func(i, j int) bool {
+		a, b := mid[i].Path, mid[j].Path
+		if attr(a) != attr(b) {
+			return attr(a)
+		}
+		return a < b
+	})
+	sort.Slice(last, func(i, j int) bool { return last[i].Path < last[j].Path })
+	return append(append(first, mid...), last...)
+}
+
+func leadingDirs(p string) []string {
+	var out []string
+	for i := 0; i < len(p); i++ {
+		if p[i] == '/' {
+			out = append(out, p[:i])
+		}
+	}
+	return out
+}
+
+// check compares every step's path with its From state and says, one
+// sentence per path, what differs or what stands in the way of the new
+// file. It also returns what it saw.
+func (o *fileOps) check(ctx context.Context, steps []step, since string) ([]string, []seen, error) {
+	from := make([]PathState, len(steps))
+	for i, s := range steps {
+		from[i] = s.From
+	}
+	cur, err := o.look(ctx, from)
+	if err != nil {
+		return nil, nil, err
+	}
+	var reasons []string
+	reported := map[string]bool{}
+	for i, s := range steps {
+		if v := o.judge(cur[i], s.From); v != vSame {
+			reasons = append(reasons, describe(v, s.Path, cur[i], since))
+			reported[s.Path] = true
+		}
+	}
+	blocked, err := o.writable(steps, cur, reported)
+	if err != nil {
+		return nil, nil, err
+	}
+	return append(reasons, blocked...), cur, nil
+}
+
+// changedError reports paths found not as expected by the re-check made
+// after the record was written and before any file was touched.
+type changedError struct{ reasons []string }
+
+func (e *changedError) Error() string { return strings.Join(e.reasons, "; ") }
+
+// transition moves the work tree from every step's From to its To:
+// re-check of every path, then the writes and removals in order (each path
+// checked again right before it is replaced), fsync of the folders, and a
+// verification that every path now holds To. touched reports whether any
+// file may have been changed when an error is returned. faults prefixes the
+// fault points ("apply" or "undo").
+func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, faults string) (touched bool, err error) {
+	reasons, cur, err := o.check(ctx, steps, since)
+	if err != nil {
+		return false, err
+	}
+	if len(reasons) > 0 {
+		return false, &changedError{reasons: reasons}
+	}
+	rechecked := map[string]seen{}
+	for i, s := range steps {
+		rechecked[s.Path] = cur[i]
+	}
+
+	ordered := order(steps)
+	for n, s := range ordered {
+		now, err := o.tree.Lstat(s.Path)
+		if err != nil {
+			return touched, err
+		}
+		before := rechecked[s.Path]
+		if present(s.From) {
+			if !now.Unchanged(before.entry) {
+				return touched, fmt.Errorf("%s changed while it was being replaced; it was left as found", qp(s.Path))
+			}
+		} else if now.Kind != worktree.Absent && now.Kind != worktree.Dir {
+			return touched, fmt.Errorf("%s appeared while the files were being replaced; it was left as found", qp(s.Path))
+		}
+		touched = true
+		if present(s.To) {
+			err = o.writeStaged(staged, s)
+		} else {
+			_, err = o.tree.Remove(s.Path)
+		}
+		if err != nil {
+			return touched, err
+		}
+		if n == 0 {
+			faultPoint(faults + "-after-first-write")
+		}
+	}
+	faultPoint(faults + "-after-last-write")
+
+	dirs := map[string]bool{"": true}
+	for _, s := range steps {
+		for _, d := range leadingDirs(s.Path) {
+			dirs[d] = true
+		}
+	}
+	for d := range dirs {
+		if err := o.tree.SyncDir(d); err != nil {
+			return touched, err
+		}
+	}
+
+	to := make([]PathState, len(steps))
+	for i, s := range steps {
+		to[i] = s.To
+	}
+	after, err := o.look(ctx, to)
+	if err != nil {
+		return touched, err
+	}
+	var wrong []string
+	for i, s := range steps {
+		if v := o.judge(after[i], s.To); v != vSame {
+			wrong = append(wrong, qp(s.Path))
+		}
+	}
+	if len(wrong) > 0 {
+		return touched, fmt.Errorf("after writing, these paths do not hold the recorded version: %s", strings.Join(wrong, ", "))
+	}
+	return touched, nil
+}
+
+func (o *fileOps) writeStaged(staged string, s step) error {
+	f, err := os.Open(filepath.Join(staged, filepath.FromSlash(s.Path)))
+	if err != nil {
+		return fmt.Errorf("reading the prepared content of %s: %w", s.Path, err)
+	}
+	defer f.Close()
+	return o.tree.WriteFile(s.Path, f, *s.To.Mode == modeExec)
+}

@@ -1,0 +1,126 @@
+package nudge
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/nudgethis/git-nudge/internal/worktree"
+)
+
+// RecoverFile is one path of an interrupted task and where it stands.
+type RecoverFile struct {
+	Path string `json:"path"`
+	// Matches is "before" (as before the apply), "after" (as the apply
+	// leaves it), "both" (the two differ only in what core.fileMode
+	// ignores) or "neither".
+	Matches string    `json:"matches"`
+	Now     string    `json:"now"` // what is there, in words
+	Before  PathState `json:"before"`
+	After   PathState `json:"after"`
+}
+
+// Recovery is the report of `git nudge recover ID`.
+type Recovery struct {
+	ID    string        `json:"id"`
+	State string        `json:"state"`
+	Error *string       `json:"error"`
+	Files []RecoverFile `json:"files"`
+	// Leftovers are temp files an interrupted write left next to the
+	// patch's files; they hold nothing that is not in the object store.
+	Leftovers []string `json:"leftovers"`
+	Commands  []string `json:"commands"`
+}
+
+// Recover reports, for each path of task id's undo record, whether the
+// work tree holds undo.before, undo.after or neither (SPEC 2.8). It
+// changes nothing: the record is kept as it is, whatever its state, and
+// nothing is retried. Taking the lock first lets an interrupted apply or
+// undo be recognised as such (applying -> recovery_required).
+func (w *Workspace) Recover(ctx context.Context, id string) (*Recovery, error) {
+	lock, err := w.Lock(ctx, "git nudge recover "+id)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	t, err := w.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	if t.Undo == nil || len(t.Undo.Before) == 0 || len(t.Undo.Before) != len(t.Undo.After) {
+		return nil, &RefusedError{
+			What:    "nothing to recover for " + id,
+			Reasons: []string{fmt.Sprintf("%s has no complete undo record (it is %s): no apply of it ever started writing files", id, StateLabel(t.State))},
+			Next:    fmt.Sprintf("git nudge show %s shows the whole record.", id),
+		}
+	}
+	ops, err := w.newFileOps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var before, after []PathState
+	for i := range t.Undo.Before {
+		b, a := t.Undo.Before[i], t.Undo.After[i]
+		if worktree.ValidPath(b.Path) != nil || b.Path != a.Path {
+			return nil, fmt.Errorf("the undo record of %s holds an unusable path %q; inspect it with git nudge show %s", id, b.Path, id)
+		}
+		before = append(before, b)
+		after = append(after, a)
+	}
+	seenB, err := ops.look(ctx, before)
+	if err != nil {
+		return nil, err
+	}
+	seenA, err := ops.look(ctx, after)
+	if err != nil {
+		return nil, err
+	}
+	rep := &Recovery{ID: id, State: t.State, Error: t.Error, Files: []RecoverFile{}, Leftovers: []string{},
+		Commands: []string{"git nudge show " + id, "git diff"}}
+	dirs := map[string]bool{}
+	for i := range before {
+		isB := ops.judge(seenB[i], before[i]) == vSame
+		isA := ops.judge(seenA[i], after[i]) == vSame
+		m := "neither"
+		switch {
+		case isA && isB:
+			m = "both"
+		case isA:
+			m = "after"
+		case isB:
+			m = "before"
+		}
+		rep.Files = append(rep.Files, RecoverFile{Path: before[i].Path, Matches: m, Now: nowText(seenA[i]), Before: before[i], After: after[i]})
+		dir := ""
+		for _, d := range leadingDirs(before[i].Path) {
+			dir = d
+		}
+		dirs[dir] = true
+	}
+	for d := range dirs {
+		left, err := ops.tree.Leftovers(d)
+		if err != nil {
+			return nil, err
+		}
+		rep.Leftovers = append(rep.Leftovers, left...)
+	}
+	sort.Strings(rep.Leftovers)
+	return rep, nil
+}
+
+func nowText(s seen) string {
+	e := s.entry
+	switch {
+	case e.Blocker != "":
+		return fmt.Sprintf("unreachable: %s is a %s", e.Blocker, e.BlockerKind)
+	case e.Kind == worktree.Absent:
+		return "no file"
+	case e.Kind == worktree.File:
+		mode := modeFile
+		if e.Exec {
+			mode = modeExec
+		}
+		return fmt.Sprintf("file %s %s", mode, s.blob)
+	}
+	return "a " + e.Kind.String()
+}

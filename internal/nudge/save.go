@@ -1,0 +1,449 @@
+package nudge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
+)
+
+// Save journal states.
+const (
+	SaveSaving     = "saving"
+	SaveSaved      = "saved"
+	SaveRolledBack = "rolled_back"
+)
+
+// SaveEntry is one entry of .nudgethis/saves.json (SPEC 2.7).
+type SaveEntry struct {
+	ID     string    `json:"id"`
+	Commit string    `json:"commit"`
+	Parent string    `json:"parent"`
+	Branch string    `json:"branch"`
+	Tasks  []string  `json:"tasks"`
+	Paths  []string  `json:"paths"`
+	State  string    `json:"state"`
+	Time   time.Time `json:"time"`
+
+	extra journal.Extra
+}
+
+type saveFields SaveEntry
+
+// MarshalJSON keeps fields a newer version added.
+func (s SaveEntry) MarshalJSON() ([]byte, error) {
+	return journal.MarshalKnown((*saveFields)(&s), s.extra)
+}
+
+// UnmarshalJSON remembers fields this version does not know.
+func (s *SaveEntry) UnmarshalJSON(data []byte) error {
+	extra, err := journal.UnmarshalKnown(data, (*saveFields)(s))
+	s.extra = extra
+	return err
+}
+
+func (w *Workspace) savesPath() string { return filepath.Join(w.Dir, "saves.json") }
+
+func (w *Workspace) loadSaves() ([]SaveEntry, error) {
+	var saves []SaveEntry
+	if err := journal.Read(w.savesPath(), &saves); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return saves, nil
+}
+
+func (w *Workspace) writeSaves(saves []SaveEntry) error {
+	if saves == nil {
+		saves = []SaveEntry{}
+	}
+	return journal.Write(w.savesPath(), saves)
+}
+
+// SaveOptions says what to save.
+type SaveOptions struct {
+	Message string
+	IDs     []string // empty: every applied, unsaved task of the current branch
+}
+
+// SaveReport is what a save did (and what it found left over by an earlier,
+// interrupted save).
+type SaveReport struct {
+	ID      string   `json:"id"`
+	Commit  string   `json:"commit"`
+	Parent  string   `json:"parent"`
+	Branch  string   `json:"branch"`
+	Tasks   []string `json:"tasks"`
+	Paths   []string `json:"paths"`
+	Settled []string `json:"settled"` // messages about interrupted saves found and settled
+}
+
+// SaveVersion commits the applied work of tasks on the current branch (SPEC 2.7):
+// HEAD's tree plus exactly the tasks' paths as they are now, authored by the
+// user, hooks off. The user's index keeps every entry except those of the
+// saved paths, which then match the new commit.
+func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveReport, error) {
+	lock, err := w.Lock(ctx, "git-nudge save")
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	rep := &SaveReport{}
+	settled, err := w.settleSaves(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rep.Settled = settled
+
+	r := w.Repo
+	head, err := r.Head(ctx)
+	if err != nil {
+		return rep, err
+	}
+	refuse := &RefusedError{What: "cannot save"}
+	if head.Detached() {
+		refuse.Reasons = append(refuse.Reasons, "HEAD is detached, and a saved version must go on a branch")
+		refuse.Next = "Check out the branch the tasks were applied on, then run git nudge save again."
+		return rep, refuse
+	}
+	tasks, err := w.saveCandidates(head, opt.IDs, refuse)
+	if err != nil {
+		return rep, err
+	}
+	if len(refuse.Reasons) > 0 {
+		return rep, refuse
+	}
+	if len(tasks) == 0 && len(rep.Settled) > 0 {
+		return rep, nil // an interrupted save was all there was to finish
+	}
+	if len(tasks) == 0 {
+		refuse.Reasons = append(refuse.Reasons, "no applied, unsaved task on "+head.ShortBranch())
+		refuse.Next = "Apply a task first (git nudge apply ID); git nudge list shows their states."
+		return rep, refuse
+	}
+
+	// The newest applied version of each path is the one the work tree
+	// must hold now.
+	sort.Slice(tasks, func(i, j int) bool { return appliedTime(tasks[i]).Before(appliedTime(tasks[j])) })
+	want := map[string]PathState{}
+	for _, t := range tasks {
+		if t.Undo.Head != nil && !head.Unborn() {
+			ok, err := r.IsAncestor(ctx, *t.Undo.Head, head.Commit)
+			if err != nil {
+				return rep, err
+			}
+			if !ok {
+				refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s was applied on commit %s, which is no longer in %s's history (the branch was reset or rewritten)", t.ID, short(*t.Undo.Head), head.ShortBranch()))
+			}
+		}
+		for _, a := range t.Undo.After {
+			want[a.Path] = a
+		}
+	}
+	paths := make([]string, 0, len(want))
+	for p := range want {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	ops, err := w.newFileOps(ctx)
+	if err != nil {
+		return rep, err
+	}
+	wantList := make([]PathState, len(paths))
+	for i, p := range paths {
+		wantList[i] = want[p]
+	}
+	now, err := ops.look(ctx, wantList)
+	if err != nil {
+		return rep, err
+	}
+	for i, p := range paths {
+		if v := ops.judge(now[i], wantList[i]); v != vSame {
+			refuse.Reasons = append(refuse.Reasons, describe(v, p, now[i], "since it was applied"))
+		}
+	}
+	if len(refuse.Reasons) > 0 {
+		if refuse.Next == "" {
+			refuse.Next = "Nothing was committed. Save the other tasks by naming them, or undo and re-apply after taking a new snapshot."
+		}
+		return rep, refuse
+	}
+	known, err := r.UserIdentityKnown(ctx)
+	if err != nil {
+		return rep, err
+	}
+	if !known {
+		return rep, &RefusedError{What: "cannot save",
+			Reasons: []string{"git does not know who you are, and a saved version is your commit"},
+			Next:    "Set your identity, then run git nudge save again:\n  git config --global user.name \"Your Name\"\n  git config --global user.email \"you@example.com\""}
+	}
+
+	// Build the tree: HEAD's tree plus exactly the saved paths.
+	ix := git.Index{Path: r.TempIndexPath("save")}
+	defer os.Remove(ix.Path)
+	base := r.EmptyTree()
+	if !head.Unborn() {
+		base = head.Commit
+	}
+	if err := r.ReadTree(ctx, ix, base); err != nil {
+		return rep, err
+	}
+	entries := make([]git.IndexEntry, 0, len(paths))
+	for _, p := range paths {
+		st := want[p]
+		entries = append(entries, git.IndexEntry{Path: p, Mode: deref(st.Mode), Blob: deref(st.Blob)})
+	}
+	if err := r.UpdateIndexEntries(ctx, ix, entries); err != nil {
+		return rep, err
+	}
+	tree, err := r.WriteTree(ctx, ix)
+	if err != nil {
+		return rep, err
+	}
+	ids := make([]string, len(tasks))
+	for i, t := range tasks {
+		ids[i] = t.ID
+	}
+	msg := opt.Message
+	if msg == "" {
+		msg = defaultSaveMessage(tasks)
+	}
+	var parents []string
+	if !head.Unborn() {
+		parents = []string{head.Commit}
+	}
+	commit, err := r.CommitTree(ctx, git.CommitRequest{Tree: tree, Parents: parents, Message: msg + "\n"})
+	if err != nil {
+		return rep, err
+	}
+
+	// Journal first, then the branch, then the index, then the journal again.
+	saves, err := w.loadSaves()
+	if err != nil {
+		return rep, err
+	}
+	entry := SaveEntry{ID: nextSaveID(saves), Commit: commit, Parent: head.Commit, Branch: head.Branch,
+		Tasks: ids, Paths: paths, State: SaveSaving, Time: w.Now().UTC()}
+	saves = append(saves, entry)
+	if err := w.writeSaves(saves); err != nil {
+		return rep, err
+	}
+	faultPoint("save-after-journal")
+	old := head.Commit
+	if old == "" {
+		old = r.ZeroID()
+	}
+	if err := r.SetRef(ctx, git.SetRefRequest{Name: head.Branch, New: commit, Old: old, Reason: "nudge save: " + firstLine(msg)}); err != nil {
+		// The branch did not move: the entry is rolled back.
+		saves[len(saves)-1].State = SaveRolledBack
+		_ = w.writeSaves(saves)
+		if errors.Is(err, git.ErrRefConflict) {
+			return rep, fmt.Errorf("%s moved while saving; nothing was committed to it, run git nudge save again", head.ShortBranch())
+		}
+		return rep, err
+	}
+	faultPoint("save-after-ref")
+	if err := w.finishSave(ctx, &saves[len(saves)-1], true); err != nil {
+		return rep, err
+	}
+	if err := w.writeSaves(saves); err != nil {
+		return rep, err
+	}
+	rep.ID, rep.Commit, rep.Parent, rep.Branch, rep.Tasks, rep.Paths = entry.ID, commit, head.Commit, head.Branch, ids, paths
+	return rep, nil
+}
+
+// finishSave does what follows the branch move: the user's index entries of
+// the saved paths are set to the commit's (when indexStep), and the tasks
+// become saved. The entry is marked saved; the caller writes the journal.
+func (w *Workspace) finishSave(ctx context.Context, e *SaveEntry, indexStep bool) error {
+	r := w.Repo
+	if indexStep {
+		entries, err := r.TreeEntries(ctx, e.Commit, e.Paths)
+		if err != nil {
+			return err
+		}
+		if err := r.UpdateIndexEntries(ctx, git.Index{}, entries); err != nil {
+			return fmt.Errorf("the commit %s is on %s, but updating the index failed: %w", short(e.Commit), strings.TrimPrefix(e.Branch, "refs/heads/"), err)
+		}
+	}
+	faultPoint("save-after-index")
+	for _, id := range e.Tasks {
+		t, err := w.Load(id)
+		if err != nil {
+			return err
+		}
+		if t.State == StateApplied {
+			t.State = StateSaved
+			c := e.Commit
+			t.SavedIn = &c
+			if err := w.Save(t); err != nil {
+				return err
+			}
+		}
+	}
+	e.State = SaveSaved
+	return nil
+}
+
+// settleSaves finishes or rolls back entries left in "saving" by a process
+// that died, by looking at where the branch points; it reports what it did.
+func (w *Workspace) settleSaves(ctx context.Context) ([]string, error) {
+	saves, err := w.loadSaves()
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	changed := false
+	for i := range saves {
+		e := &saves[i]
+		if e.State != SaveSaving {
+			continue
+		}
+		at, ok, err := w.Repo.ReadRef(ctx, e.Branch)
+		if err != nil {
+			return nil, err
+		}
+		br := strings.TrimPrefix(e.Branch, "refs/heads/")
+		switch {
+		case ok && at == e.Commit:
+			if err := w.finishSave(ctx, e, true); err != nil {
+				return nil, err
+			}
+			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s; it has been completed (index entries of its paths updated, tasks marked saved)", e.ID, br, short(e.Commit)))
+		case (ok && e.Parent != "" && at == e.Parent) || (!ok && e.Parent == ""):
+			e.State = SaveRolledBack
+			notes = append(notes, fmt.Sprintf("save %s was interrupted before %s moved; it was rolled back and its tasks are still applied", e.ID, br))
+		default:
+			descends := false
+			if ok {
+				descends, _ = w.Repo.IsAncestor(ctx, e.Commit, at)
+			}
+			if descends {
+				// The save landed and more commits followed: finish the
+				// tasks but leave the index alone, it has moved on.
+				if err := w.finishSave(ctx, e, false); err != nil {
+					return nil, err
+				}
+				notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, and later commits followed; its tasks are now marked saved, the index was left as it is", e.ID, br, short(e.Commit)))
+				break
+			}
+			notes = append(notes, fmt.Sprintf("save %s was interrupted and %s now points at neither its parent %s nor its commit %s; it was left as %q in %s for you to inspect (git log %s)", e.ID, br, short(e.Parent), short(e.Commit), SaveSaving, w.savesPath(), br))
+			continue
+		}
+		changed = true
+	}
+	if changed {
+		if err := w.writeSaves(saves); err != nil {
+			return nil, err
+		}
+	}
+	return notes, nil
+}
+
+// saveCandidates picks the tasks to save, adding refusal reasons for named
+// tasks that cannot be saved.
+func (w *Workspace) saveCandidates(head git.Head, ids []string, refuse *RefusedError) ([]*Task, error) {
+	if len(ids) == 0 {
+		all, err := w.List()
+		if err != nil {
+			return nil, err
+		}
+		var out []*Task
+		for _, t := range all {
+			if t.State == StateApplied && t.SavedIn == nil && t.Undo != nil && deref(t.Undo.Branch) == head.Branch {
+				out = append(out, t)
+			}
+		}
+		return out, nil
+	}
+	var out []*Task
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		t, err := w.Load(id)
+		if err != nil {
+			var u *UnknownTaskError
+			if errors.As(err, &u) {
+				refuse.Reasons = append(refuse.Reasons, u.Error())
+				continue
+			}
+			return nil, err
+		}
+		switch {
+		case t.State == StateSaved || t.SavedIn != nil:
+			refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s is already saved in %s", id, short(deref(t.SavedIn))))
+		case t.State != StateApplied:
+			refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s is %s, not applied", id, StateLabel(t.State)))
+		case t.Undo == nil:
+			refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s has no undo record, so which files it changed is not known; it needs manual handling", id))
+		case deref(t.Undo.Branch) != head.Branch:
+			refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s was applied on %s, not on the current branch %s", id, branchLabel(t.Undo.Branch), head.ShortBranch()))
+		default:
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+func appliedTime(t *Task) time.Time {
+	if t.AppliedAt != nil {
+		return *t.AppliedAt
+	}
+	return t.Created
+}
+
+func nextSaveID(saves []SaveEntry) string {
+	max := 0
+	for _, s := range saves {
+		if n, err := strconv.Atoi(strings.TrimPrefix(s.ID, "s")); err == nil && n > max {
+			max = n
+		}
+	}
+	return "s" + strconv.Itoa(max+1)
+}
+
+func defaultSaveMessage(tasks []*Task) string {
+	var ids, notes []string
+	for _, t := range tasks {
+		ids = append(ids, t.ID)
+		switch {
+		case t.Note != "":
+			notes = append(notes, t.ID+": "+firstLine(t.Note))
+		case len(t.Command) > 0:
+			notes = append(notes, t.ID+": "+strings.Join(t.Command, " "))
+		}
+	}
+	msg := "Save nudge task"
+	if len(ids) > 1 {
+		msg += "s"
+	}
+	msg += " " + strings.Join(ids, ", ")
+	if len(notes) > 0 {
+		msg += "\n\n" + strings.Join(notes, "\n")
+	}
+	return msg
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
+}
+
+func branchLabel(b *string) string {
+	if b == nil {
+		return "a detached HEAD"
+	}
+	return strings.TrimPrefix(*b, "refs/heads/")
+}

@@ -1,0 +1,193 @@
+package nudge
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/worktree"
+)
+
+// Undo puts every path of applied task id back as it was before the apply,
+// SPEC 2.6: refused unless the task is applied with a complete undo record,
+// none of it was saved in a commit, HEAD is where it was applied, and every
+// path is still exactly as the apply left it. Then the record goes to
+// undoing, files are re-checked, restored (writes first, removals last) and
+// verified, and the record goes to undone. Commits, the index and files
+// outside the patch are never touched.
+func (w *Workspace) Undo(ctx context.Context, id string) (*Outcome, error) {
+	lock, err := w.Lock(ctx, "git nudge undo "+id)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	t, err := w.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := w.newFileOps(ctx)
+	if err != nil {
+		return nil, err
+	}
+	head, err := w.Repo.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	steps, reasons, next, err := w.planUndo(ctx, ops, t, head)
+	if err != nil {
+		return nil, err
+	}
+	if len(reasons) > 0 {
+		return nil, &RefusedError{What: "cannot undo " + id + "; nothing was changed", Reasons: reasons, Next: next}
+	}
+	staged, cleanup, err := ops.stage(ctx, steps)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+
+	prev := *t
+	t.State, t.Error = StateUndoing, nil
+	if err := w.Save(t); err != nil {
+		return nil, err
+	}
+	faultPoint("undo-after-journal")
+
+	since := "since " + id + " was applied"
+	touched, err := ops.transition(ctx, steps, staged, since, "undo")
+	if err != nil {
+		return nil, w.stopped(t, &prev, "undo", touched, err, undoChangedNext(id))
+	}
+	faultPoint("undo-before-final")
+	now := w.Now().UTC()
+	t.State, t.UndoneAt = StateUndone, &now
+	if err := w.Save(t); err != nil {
+		return nil, fmt.Errorf("the files of %s were restored and verified, but its record could not be updated (%w); the next git nudge command will mark it Recovery required", id, err)
+	}
+	return outcome(t, steps), nil
+}
+
+func undoChangedNext(id string) string {
+	return fmt.Sprintf("Your later changes were kept. Undo only restores files that are exactly as the apply left them: "+
+		"bring those back to that state, or restore the rest by hand (git nudge show %s lists undo.before and undo.after).", id)
+}
+
+// undoSteps turns a complete undo record into steps (after -> before), or
+// returns false when the record is missing or incomplete.
+func undoSteps(u *Undo) ([]step, bool) {
+	if u == nil || len(u.Before) == 0 || len(u.Before) != len(u.After) {
+		return nil, false
+	}
+	steps := make([]step, len(u.Before))
+	for i := range u.Before {
+		b, a := u.Before[i], u.After[i]
+		if b.Path != a.Path || worktree.ValidPath(b.Path) != nil ||
+			(b.Mode == nil) != (b.Blob == nil) || (a.Mode == nil) != (a.Blob == nil) ||
+			(present(b) && !isRegularMode(b.Mode)) || (present(a) && !isRegularMode(a.Mode)) {
+			return nil, false
+		}
+		steps[i] = step{Path: b.Path, From: a, To: b}
+	}
+	return steps, true
+}
+
+// planUndo makes the steps of undoing t and every reason not to.
+func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
+	var reasons, nexts []string
+	add := func(reason, next string) {
+		if reason != "" {
+			reasons = append(reasons, reason)
+		}
+		if next != "" && !contains(nexts, next) {
+			nexts = append(nexts, next)
+		}
+	}
+	done := func() ([]step, []string, string, error) { return nil, reasons, strings.Join(nexts, "\n"), nil }
+
+	commit, saved, err := w.savedIn(t)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	switch {
+	case saved && commit != "":
+		add(fmt.Sprintf("%s is part of the saved version %s; undo never rewrites commits", t.ID, short(commit)),
+			fmt.Sprintf("To take it back, revert that commit with git: git revert %s", commit))
+		return done()
+	case saved:
+		add(t.ID+" is part of a saved version; undo never rewrites commits",
+			"To take it back, revert the commit that saved it with git (git revert <commit>).")
+		return done()
+	}
+	switch t.State {
+	case StateApplied:
+	case StateRecoveryRequired:
+		add(t.ID+" needs recovery: an apply or undo of it was interrupted, so its files are in an unknown state",
+			fmt.Sprintf("git nudge recover %s shows where each file stands; resolve them by hand.", t.ID))
+		return done()
+	case StateUndone:
+		add(t.ID+" is already undone", fmt.Sprintf("git nudge apply %s applies it again.", t.ID))
+		return done()
+	default:
+		add(fmt.Sprintf("%s is not applied (it is %s)", t.ID, StateLabel(t.State)), "")
+		return done()
+	}
+	steps, ok := undoSteps(t.Undo)
+	if !ok {
+		add(t.ID+" has no complete undo record, so it needs manual handling",
+			fmt.Sprintf("git nudge show %s lists the files of its patch; put them back by hand.", t.ID))
+		return done()
+	}
+	onBranch := true
+	if r := branchReason(t.ID, "applied", t.Undo.Branch, t.Undo.Head, head); r != "" {
+		add(r, switchNext(t.Undo.Branch, t.Undo.Head))
+		onBranch = false
+	}
+	var blobs []string
+	var writers []step
+	for _, s := range steps {
+		if present(s.To) {
+			blobs = append(blobs, *s.To.Blob)
+			writers = append(writers, s)
+		}
+	}
+	infos, err := w.Repo.ObjectInfos(ctx, blobs)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	for i, info := range infos {
+		if info.Missing || info.Type != "blob" {
+			add(fmt.Sprintf("the previous content of %s is missing from the repository's objects", qp(writers[i].Path)),
+				fmt.Sprintf("git nudge show %s lists undo.before; restore what you can by hand.", t.ID))
+		}
+	}
+	if onBranch {
+		changed, _, err := ops.check(ctx, steps, "since "+t.ID+" was applied")
+		if err != nil {
+			return nil, nil, "", err
+		}
+		for _, r := range changed {
+			add(r, undoChangedNext(t.ID))
+		}
+	}
+	return steps, reasons, strings.Join(nexts, "\n"), nil
+}
+
+// savedIn reports whether t is part of a saved version, and the commit
+// when known: from its record (saved_in, state saved) or from saves.json
+// (an entry saved, or still saving, that names it).
+func (w *Workspace) savedIn(t *Task) (commit string, saved bool, err error) {
+	if t.SavedIn != nil && *t.SavedIn != "" {
+		return *t.SavedIn, true, nil
+	}
+	saves, err := w.loadSaves()
+	if err != nil {
+		return "", false, err
+	}
+	for _, s := range saves {
+		if contains(s.Tasks, t.ID) && (s.State == SaveSaved || s.State == SaveSaving) {
+			return s.Commit, true, nil
+		}
+	}
+	return "", t.State == StateSaved, nil
+}

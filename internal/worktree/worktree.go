@@ -1,0 +1,436 @@
+// Package worktree owns direct access to work-tree files during apply and
+// undo. Every read, write and removal goes through a go-billy filesystem
+// bound to the work tree's top level (osfs with WithBoundOS), paths are
+// validated before use (ValidPath), and no operation steps through a symlink
+// or a file where a folder should be: a leading folder replaced by a symlink
+// pointing elsewhere is reported, never followed. Writes are atomic: a temp
+// file in the target's own folder, every write error checked, fsync, mode
+// set, rename over the target. Removals prune the folders they leave empty,
+// never the top level and never a folder that still holds anything.
+package worktree
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"syscall"
+
+	"github.com/go-git/go-billy/v5"
+	"github.com/go-git/go-billy/v5/osfs"
+)
+
+// Kind is what occupies a path.
+type Kind uint8
+
+// Kinds of things at a path.
+const (
+	Absent  Kind = iota // nothing (or a leading folder is not a folder, see Entry.Blocker)
+	File                // a regular file
+	Symlink             // a symbolic link (never followed)
+	Dir                 // a folder
+	Other               // a device, socket or fifo
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Absent:
+		return "absent"
+	case File:
+		return "file"
+	case Symlink:
+		return "symlink"
+	case Dir:
+		return "folder"
+	default:
+		return "special file"
+	}
+}
+
+// Entry is the lstat-like state of one path.
+type Entry struct {
+	Kind Kind
+	// Exec is the owner-executable bit of a File (the bit git records).
+	Exec bool
+	Size int64
+	Perm fs.FileMode
+	// Blocker is set when a leading folder of the path is not a plain folder
+	// (a symlink, a file...): that leading path. Kind is then Absent: git
+	// does not see files beyond a symlink either.
+	Blocker     string
+	BlockerKind Kind
+
+	stamp stamp
+}
+
+// Unchanged reports whether e and o describe the same, untouched file: same
+// kind, size, permissions, modification time and inode. It is the cheap
+// check made right before a path is replaced.
+func (e Entry) Unchanged(o Entry) bool {
+	return e.Kind == o.Kind && e.Blocker == o.Blocker && e.stamp == o.stamp
+}
+
+// BlockedError is returned when a leading folder of a path is not a plain
+// folder, or a folder stands where a file must go.
+type BlockedError struct {
+	Path    string
+	Blocker string
+	Kind    Kind
+}
+
+func (e *BlockedError) Error() string {
+	if e.Blocker == e.Path {
+		return fmt.Sprintf("cannot replace %s: it is a %s", e.Path, e.Kind)
+	}
+	return fmt.Sprintf("cannot reach %s: %s is a %s, not a folder", e.Path, e.Blocker, e.Kind)
+}
+
+// Tree is a work tree's files, reachable only below its top level.
+type Tree struct {
+	fs       billy.Filesystem
+	syncDirs bool
+}
+
+// Open returns the work tree rooted at root on the real filesystem, bound so
+// that no path can resolve outside root.
+func Open(root string) *Tree {
+	return &Tree{fs: osfs.New(root, osfs.WithBoundOS()), syncDirs: true}
+}
+
+// New wraps any billy filesystem (memfs in tests).
+func New(fsys billy.Filesystem) *Tree { return &Tree{fs: fsys} }
+
+func notExist(err error) bool {
+	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+func kindOf(fi fs.FileInfo) Kind {
+	m := fi.Mode()
+	switch {
+	case m.IsRegular():
+		return File
+	case m&fs.ModeSymlink != 0:
+		return Symlink
+	case m.IsDir():
+		return Dir
+	default:
+		return Other
+	}
+}
+
+// Lstat describes what is at p without following a symlink at p or in any
+// of its leading folders.
+func (t *Tree) Lstat(p string) (Entry, error) {
+	if err := ValidPath(p); err != nil {
+		return Entry{}, err
+	}
+	for _, d := range leading(p) {
+		fi, err := t.fs.Lstat(d)
+		if err != nil {
+			if notExist(err) {
+				return Entry{Kind: Absent}, nil
+			}
+			return Entry{}, err
+		}
+		if k := kindOf(fi); k != Dir {
+			return Entry{Kind: Absent, Blocker: d, BlockerKind: k}, nil
+		}
+	}
+	fi, err := t.fs.Lstat(p)
+	if err != nil {
+		if notExist(err) {
+			return Entry{Kind: Absent}, nil
+		}
+		return Entry{}, err
+	}
+	e := Entry{Kind: kindOf(fi), Size: fi.Size(), Perm: fi.Mode().Perm(), stamp: stampOf(fi)}
+	e.Exec = e.Kind == File && fi.Mode()&0o100 != 0
+	return e, nil
+}
+
+// mkdirs creates the leading folders of p that are missing, refusing to go
+// through anything that is not a plain folder.
+func (t *Tree) mkdirs(p string) error {
+	for _, d := range leading(p) {
+		fi, err := t.fs.Lstat(d)
+		switch {
+		case err == nil:
+			if k := kindOf(fi); k != Dir {
+				return &BlockedError{Path: p, Blocker: d, Kind: k}
+			}
+			continue
+		case !notExist(err):
+			return err
+		}
+		if err := t.fs.MkdirAll(d, 0o777); err != nil {
+			return fmt.Errorf("creating folder %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// TempPrefix and TempSuffix frame the names of the temp files WriteFile
+// creates next to their targets; a crash can leave one behind.
+const (
+	TempPrefix = ".nudge-"
+	TempSuffix = ".tmp"
+)
+
+// IsTempName reports whether a file name (no folder) is one of WriteFile's
+// temp files.
+func IsTempName(name string) bool {
+	mid, ok := strings.CutPrefix(name, TempPrefix)
+	if !ok {
+		return false
+	}
+	mid, ok = strings.CutSuffix(mid, TempSuffix)
+	if !ok || len(mid) != 16 {
+		return false
+	}
+	_, err := hex.DecodeString(mid)
+	return err == nil
+}
+
+func tempName(dir string) (string, error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	name := TempPrefix + hex.EncodeToString(b[:]) + TempSuffix
+	if dir == "" {
+		return name, nil
+	}
+	return dir + "/" + name, nil
+}
+
+// execPerm turns permission bits into their executable (or not) variant
+// the way git does: each read bit grants the matching execute bit.
+func execPerm(perm fs.FileMode, exec bool) fs.FileMode {
+	if exec {
+		return perm | (perm&0o444)>>2
+	}
+	return perm &^ 0o111
+}
+
+// WriteFile replaces (or creates) the regular file p with the content of r,
+// atomically: the content goes to a temp file in p's folder, every write
+// error is checked, the file is fsynced, its mode set, then renamed over p.
+// A new file gets 0666 or 0777 minus the umask (as git checkout gives it);
+// a replaced file keeps its permission bits with the executable bits set
+// or cleared. Missing leading folders are created; a leading symlink or
+// file, or anything but a regular file at p, is a *BlockedError and nothing
+// is written.
+func (t *Tree) WriteFile(p string, r io.Reader, exec bool) (err error) {
+	if err := ValidPath(p); err != nil {
+		return err
+	}
+	if err := t.mkdirs(p); err != nil {
+		return err
+	}
+	cur, err := t.Lstat(p)
+	if err != nil {
+		return err
+	}
+	switch {
+	case cur.Blocker != "":
+		return &BlockedError{Path: p, Blocker: cur.Blocker, Kind: cur.BlockerKind}
+	case cur.Kind != Absent && cur.Kind != File:
+		// A bound filesystem resolves a final symlink too, so replacing
+		// the link itself is not possible through it: refuse instead.
+		return &BlockedError{Path: p, Blocker: p, Kind: cur.Kind}
+	}
+	tmp, err := tempName(parent(p))
+	if err != nil {
+		return err
+	}
+	// A new file is created with git's modes minus the umask. A replaced
+	// file's temp copy starts private and gets the old file's bits below.
+	perm := fs.FileMode(0o666)
+	if exec {
+		perm = 0o777
+	}
+	if cur.Kind == File {
+		perm = 0o600
+	}
+	f, err := t.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", p, err)
+	}
+	done := false
+	defer func() {
+		if !done {
+			_ = t.fs.Remove(tmp)
+		}
+	}()
+	if _, err := io.Copy(f, r); err != nil {
+		_ = f.Close()
+		return fmt.Errorf("writing %s: %w", p, err)
+	}
+	if s, ok := f.(interface{ Sync() error }); ok {
+		if err := s.Sync(); err != nil {
+			_ = f.Close()
+			return fmt.Errorf("writing %s: fsync: %w", p, err)
+		}
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", p, err)
+	}
+	if cur.Kind == File {
+		ch, ok := t.fs.(billy.Chmod)
+		if !ok {
+			return fmt.Errorf("writing %s: this filesystem cannot set modes", p)
+		}
+		if err := ch.Chmod(tmp, execPerm(cur.Perm, exec)); err != nil {
+			return fmt.Errorf("writing %s: %w", p, err)
+		}
+	}
+	if err := t.fs.Rename(tmp, p); err != nil {
+		return fmt.Errorf("writing %s: %w", p, err)
+	}
+	done = true
+	return nil
+}
+
+// Remove deletes the regular file at p, then prunes the leading
+// folders that this left empty, deepest first, stopping at the first folder
+// that still holds anything and never removing the top level. It returns
+// the folders it removed. A missing p is not an error.
+func (t *Tree) Remove(p string) (pruned []string, err error) {
+	cur, err := t.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case cur.Blocker != "":
+		return nil, &BlockedError{Path: p, Blocker: cur.Blocker, Kind: cur.BlockerKind}
+	case cur.Kind == Absent:
+		return nil, nil
+	case cur.Kind != File:
+		// Folders are pruned, not removed; a symlink would be resolved by
+		// the bound filesystem and its target removed instead.
+		return nil, &BlockedError{Path: p, Blocker: p, Kind: cur.Kind}
+	}
+	if err := t.fs.Remove(p); err != nil && !notExist(err) {
+		return nil, fmt.Errorf("removing %s: %w", p, err)
+	}
+	return t.Prune(parent(p)), nil
+}
+
+// Prune removes dir and then its leading folders while they are empty
+// plain folders. It stops silently at the first that is not (or that cannot
+// be removed) and never touches the top level.
+func (t *Tree) Prune(dir string) []string {
+	var pruned []string
+	for d := dir; d != ""; d = parent(d) {
+		if ValidPath(d) != nil {
+			break
+		}
+		fi, err := t.fs.Lstat(d)
+		if err != nil || kindOf(fi) != Dir {
+			break
+		}
+		ents, err := t.fs.ReadDir(d)
+		if err != nil || len(ents) > 0 {
+			break
+		}
+		if err := t.fs.Remove(d); err != nil {
+			break
+		}
+		pruned = append(pruned, d)
+	}
+	return pruned
+}
+
+// SyncDir fsyncs folder dir ("" for the top level) so that renames and
+// removals in it survive a power cut. A no-op on in-memory filesystems.
+func (t *Tree) SyncDir(dir string) error {
+	if !t.syncDirs {
+		return nil
+	}
+	if dir != "" {
+		if e, err := t.Lstat(dir); err != nil || e.Kind != Dir {
+			return err // gone (pruned) or not a folder: nothing to sync
+		}
+	}
+	f, err := t.fs.Open(dir)
+	if err != nil {
+		if notExist(err) {
+			return nil
+		}
+		return err
+	}
+	defer f.Close()
+	if s, ok := f.(interface{ Sync() error }); ok {
+		if err := s.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+			return fmt.Errorf("fsync of folder %q: %w", dir, err)
+		}
+	}
+	return nil
+}
+
+// Leftovers lists WriteFile temp files left in folder dir ("" for the top
+// level) by an interrupted write, as paths.
+func (t *Tree) Leftovers(dir string) ([]string, error) {
+	if dir != "" {
+		e, err := t.Lstat(dir)
+		if err != nil || e.Kind != Dir {
+			return nil, err
+		}
+	}
+	ents, err := t.fs.ReadDir(dir)
+	if err != nil {
+		if notExist(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if e.Mode().IsRegular() && IsTempName(e.Name()) {
+			if dir == "" {
+				out = append(out, e.Name())
+			} else {
+				out = append(out, dir+"/"+e.Name())
+			}
+		}
+	}
+	return out, nil
+}
+
+// ListFiles lists every non-folder entry (files, symlinks, special files)
+// below folder dir, recursively, without following symlinks, as paths. It
+// stops after limit entries and then reports complete == false.
+func (t *Tree) ListFiles(dir string, limit int) (paths []string, complete bool, err error) {
+	e, err := t.Lstat(dir)
+	if err != nil || e.Kind != Dir {
+		return nil, err == nil, err
+	}
+	var walk func(d string) bool
+	walk = func(d string) bool {
+		ents, rerr := t.fs.ReadDir(d)
+		if rerr != nil {
+			err = rerr
+			return false
+		}
+		for _, fi := range ents {
+			p := d + "/" + fi.Name()
+			if kindOf(fi) == Dir {
+				if !walk(p) {
+					return false
+				}
+				continue
+			}
+			if len(paths) >= limit {
+				return false
+			}
+			paths = append(paths, p)
+		}
+		return true
+	}
+	complete = walk(dir)
+	return paths, complete && err == nil, err
+}

@@ -1,0 +1,259 @@
+package worktree
+
+import (
+	"bytes"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-git/go-billy/v5/memfs"
+)
+
+func TestValidPath(t *testing.T) {
+	t.Parallel()
+	good := []string{"a", "a/b/c.txt", "with space/ü.txt", "-dash", "line\nbreak", ".gitignore", ".github/x", "a/.gitattributes", `back\slash`, "...", ".env", "x/git~2"}
+	bad := []string{"", "/abs", "a/", "a//b", "./a", "a/./b", "..", "../x", "a/../b", "a/..", ".git", ".git/config", "sub/.git/HEAD", ".GIT/x", ".git./x", ".git /x", "GIT~1/x", "nul\x00byte", strings.Repeat("a", MaxPathLen+1)}
+	for _, p := range good {
+		if err := ValidPath(p); err != nil {
+			t.Errorf("ValidPath(%q) = %v, want ok", p, err)
+		}
+	}
+	for _, p := range bad {
+		var pe *PathError
+		if err := ValidPath(p); !errors.As(err, &pe) {
+			t.Errorf("ValidPath(%q) = %v, want a *PathError", p, err)
+		}
+	}
+}
+
+// FuzzValidPath checks that every path ValidPath accepts stays strictly
+// below the top level, is already clean, and can be written and removed
+// through a Tree (in memory) without touching anything else.
+func FuzzValidPath(f *testing.F) {
+	for _, s := range []string{"a/b", "../x", "a/../../b", ".git/x", "x/.GiT/y", "/etc/passwd", "a\x00b", "ü/ nl\n", "a//b", "./a"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if ValidPath(p) != nil {
+			return
+		}
+		root := "/root/dir"
+		j := filepath.Join(root, p)
+		if !strings.HasPrefix(j, root+"/") {
+			t.Fatalf("%q escapes the root: %q", p, j)
+		}
+		if filepath.Clean(p) != p || strings.HasPrefix(p, "/") {
+			t.Fatalf("%q is not clean", p)
+		}
+		for _, c := range strings.Split(p, "/") {
+			if isDotGit(c) || c == ".." || c == "." || c == "" {
+				t.Fatalf("%q has a forbidden component %q", p, c)
+			}
+		}
+		tr := New(memfs.New())
+		if err := tr.WriteFile("keep", strings.NewReader("k"), false); err != nil {
+			t.Fatal(err)
+		}
+		if p == "keep" || strings.HasPrefix(p, "keep/") {
+			return
+		}
+		if err := tr.WriteFile(p, strings.NewReader("x"), false); err != nil {
+			t.Fatalf("WriteFile(%q): %v", p, err)
+		}
+		if e, err := tr.Lstat(p); err != nil || e.Kind != File || e.Size != 1 {
+			t.Fatalf("Lstat(%q) = %+v, %v", p, e, err)
+		}
+		if _, err := tr.Remove(p); err != nil {
+			t.Fatalf("Remove(%q): %v", p, err)
+		}
+		if e, _ := tr.Lstat("keep"); e.Kind != File {
+			t.Fatalf("removing %q took an unrelated file with it", p)
+		}
+		ents, _ := tr.fs.ReadDir("")
+		if len(ents) != 1 {
+			t.Fatalf("after removing %q the top level holds %d entries, want only keep", p, len(ents))
+		}
+	})
+}
+
+// umasked returns the permissions a new file created with perm gets here.
+func umasked(t *testing.T, perm fs.FileMode) fs.FileMode {
+	p := filepath.Join(t.TempDir(), "probe")
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, perm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st.Mode().Perm()
+}
+
+func TestWriteFileOS(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	tr := Open(root)
+	if err := tr.WriteFile("new dir/deep/ü x.sh", strings.NewReader("#!/bin/sh\n"), true); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Lstat(filepath.Join(root, "new dir/deep/ü x.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := st.Mode().Perm(), umasked(t, 0o777); got != want {
+		t.Errorf("new executable file mode %v, want %v", got, want)
+	}
+	e, err := tr.Lstat("new dir/deep/ü x.sh")
+	if err != nil || e.Kind != File || !e.Exec || e.Size != 10 {
+		t.Fatalf("Lstat = %+v, %v", e, err)
+	}
+
+	// A replaced file keeps its permission bits, with exec added or removed.
+	priv := filepath.Join(root, "private.txt")
+	if err := os.WriteFile(priv, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(priv, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := tr.Lstat("private.txt")
+	if err := tr.WriteFile("private.txt", strings.NewReader("new"), true); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = os.Lstat(priv)
+	if st.Mode().Perm() != 0o700 {
+		t.Errorf("replaced file mode %v, want 0700", st.Mode().Perm())
+	}
+	after, _ := tr.Lstat("private.txt")
+	if before.Unchanged(after) {
+		t.Errorf("Unchanged did not notice a rewrite")
+	}
+	if err := tr.WriteFile("private.txt", strings.NewReader("new"), false); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = os.Lstat(priv)
+	if st.Mode().Perm() != 0o600 {
+		t.Errorf("exec bit not cleared: %v", st.Mode().Perm())
+	}
+	if b, _ := os.ReadFile(priv); string(b) != "new" {
+		t.Errorf("content %q", b)
+	}
+	// No temp file is left behind.
+	left, err := tr.Leftovers("")
+	if err != nil || len(left) != 0 {
+		t.Errorf("Leftovers = %v, %v", left, err)
+	}
+	// A folder where a file must go is refused.
+	var be *BlockedError
+	if err := tr.WriteFile("new dir", strings.NewReader("x"), false); !errors.As(err, &be) {
+		t.Errorf("writing over a folder: %v", err)
+	}
+}
+
+func TestSymlinkedFolderToOutside(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	outside := t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(root, "sub")); err != nil {
+		t.Fatal(err)
+	}
+	tr := Open(root)
+	var be *BlockedError
+	if err := tr.WriteFile("sub/x.txt", strings.NewReader("x"), false); !errors.As(err, &be) || be.Blocker != "sub" || be.Kind != Symlink {
+		t.Fatalf("write through a symlinked folder: %v", err)
+	}
+	if err := tr.WriteFile("sub/deeper/x.txt", strings.NewReader("x"), false); !errors.As(err, &be) {
+		t.Fatalf("write through a symlinked folder: %v", err)
+	}
+	if _, err := tr.Remove("sub/x.txt"); !errors.As(err, &be) {
+		t.Fatalf("remove through a symlinked folder: %v", err)
+	}
+	e, err := tr.Lstat("sub/x.txt")
+	if err != nil || e.Kind != Absent || e.Blocker != "sub" || e.BlockerKind != Symlink {
+		t.Fatalf("Lstat beyond a symlink = %+v, %v", e, err)
+	}
+	ents, _ := os.ReadDir(outside)
+	if len(ents) != 0 {
+		t.Fatalf("something was written outside the work tree: %v", ents)
+	}
+	// The link itself is never replaced or removed through the bound fs.
+	if err := tr.WriteFile("sub", strings.NewReader("x"), false); !errors.As(err, &be) {
+		t.Fatalf("replacing a symlink: %v", err)
+	}
+	if _, err := tr.Remove("sub"); !errors.As(err, &be) {
+		t.Fatalf("removing a symlink: %v", err)
+	}
+	// A file where a folder is needed.
+	if err := os.WriteFile(filepath.Join(root, "f"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := tr.WriteFile("f/x", strings.NewReader("x"), false); !errors.As(err, &be) || be.Kind != File {
+		t.Fatalf("write below a file: %v", err)
+	}
+	// Escapes are refused before the filesystem is asked.
+	var pe *PathError
+	for _, p := range []string{"../x", "/etc/passwd", "a/../../x"} {
+		if err := tr.WriteFile(p, strings.NewReader("x"), false); !errors.As(err, &pe) {
+			t.Errorf("WriteFile(%q) = %v", p, err)
+		}
+	}
+}
+
+func TestRemovePrunes(t *testing.T) {
+	t.Parallel()
+	for name, tr := range map[string]*Tree{"os": Open(t.TempDir()), "mem": New(memfs.New())} {
+		for _, p := range []string{"a/b/c/one", "a/b/two", "a/keep", "top"} {
+			if err := tr.WriteFile(p, bytes.NewReader([]byte(p)), false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pruned, err := tr.Remove("a/b/c/one")
+		if err != nil || len(pruned) != 1 || pruned[0] != "a/b/c" {
+			t.Errorf("%s: Remove = %v, %v; want [a/b/c]", name, pruned, err)
+		}
+		pruned, err = tr.Remove("a/b/two")
+		if err != nil || len(pruned) != 1 || pruned[0] != "a/b" {
+			t.Errorf("%s: Remove = %v, %v; want [a/b] (a still holds keep)", name, pruned, err)
+		}
+		pruned, err = tr.Remove("top")
+		if err != nil || len(pruned) != 0 {
+			t.Errorf("%s: Remove(top) = %v, %v", name, pruned, err)
+		}
+		if e, _ := tr.Lstat("a/keep"); e.Kind != File {
+			t.Errorf("%s: a/keep lost", name)
+		}
+		if pruned, err := tr.Remove("missing/file"); err != nil || pruned != nil {
+			t.Errorf("%s: removing a missing file: %v %v", name, pruned, err)
+		}
+		if _, err := tr.Remove("a/keep"); err != nil {
+			t.Fatal(err)
+		}
+		if e, _ := tr.Lstat("a"); e.Kind != Absent {
+			t.Errorf("%s: empty folder a not pruned", name)
+		}
+		if err := tr.SyncDir(""); err != nil {
+			t.Errorf("%s: SyncDir: %v", name, err)
+		}
+	}
+}
+
+func TestIsTempName(t *testing.T) {
+	t.Parallel()
+	n, err := tempName("d")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !IsTempName(filepath.Base(n)) || filepath.Dir(n) != "d" {
+		t.Errorf("tempName %q not recognized", n)
+	}
+	for _, s := range []string{".nudge-.tmp", ".nudge-zzzzzzzzzzzzzzzz.tmp", "x.tmp", ".nudge-0123456789abcdef"} {
+		if IsTempName(s) {
+			t.Errorf("IsTempName(%q) = true", s)
+		}
+	}
+}
