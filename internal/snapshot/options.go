@@ -142,6 +142,13 @@ func (p Protection) Protected(path string) bool { return protectedBy(p.builtin, 
 func protectedBy(b, u gitignore.Matcher, path string) bool {
 	isDir := strings.HasSuffix(path, "/")
 	parts := strings.Split(strings.Trim(path, "/"), "/")
+	// ".git" in any case, or with the trailing dots and spaces Windows
+	// drops, is git's own folder on some file system: never ours to touch.
+	for _, c := range parts {
+		if strings.EqualFold(strings.TrimRight(c, ". "), ".git") {
+			return true
+		}
+	}
 	// A pattern naming a folder covers everything below it: try each
 	// leading folder as well as the full path.
 	for i := 1; i <= len(parts); i++ {
