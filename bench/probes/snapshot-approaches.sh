@@ -3,12 +3,12 @@
 # `git stash create` on a generated repository of FILES files (default
 # 100000) with 10 edited files and 1 new one, ROUNDS rounds (default 5),
 # interleaved, and prints the median of each. Also times the two ways of
-# building the snapshot tree that docs/decisions/snapshot.md compares, as
+# building the snapshot tree that docs/DECISIONS.md compares, as
 # bare git command sequences:
 #   copy+add:  copy the index (mtime kept), git add -A into it, write-tree
 #   status+ui: git status --porcelain=v2, copy the index, update-index of
 #              only the changed paths, write-tree
-# Usage: bench/snapshot.sh [DIR]   (git-nudge must be on PATH)
+# Usage: bench/probes/snapshot-approaches.sh [DIR]   (git-nudge must be on PATH)
 set -eu
 FILES=${FILES:-100000}
 ROUNDS=${ROUNDS:-5}
