@@ -1,14 +1,11 @@
 package nudge
 
 import (
-	"errors"
-	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
-	"syscall"
-	"time"
+
+	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
 // child is a program a task runs (a setup command or the task's command),
@@ -27,51 +24,12 @@ type child struct {
 }
 
 // ErrCommandNotStarted wraps the reason a child could not be started.
-var ErrCommandNotStarted = errors.New("could not start the command")
+var ErrCommandNotStarted = proc.ErrNotStarted
 
-// run starts the child and waits for it. The exit code follows the shell's
-// conventions: the program's status, 128+N when signal N ended it, 127
-// when it could not be started (err says why).
+// run starts the child and waits for it; see proc.Run for the exit code.
 func (c child) run() (int, error) {
-	x := exec.Command(c.argv[0], c.argv[1:]...)
-	x.Dir = c.dir
-	x.Env = c.env
-	x.Stdin = c.stdin
-	x.Stdout = c.stdout
-	x.Stderr = c.stderr
-	// A program that leaves a background process holding its output open
-	// must not keep git-nudge waiting forever.
-	x.WaitDelay = 5 * time.Second
-	if err := x.Start(); err != nil {
-		return 127, fmt.Errorf("%w %q: %v", ErrCommandNotStarted, c.argv[0], err)
-	}
-	done := make(chan struct{})
-	if c.signals != nil {
-		go func() {
-			for {
-				select {
-				case <-done:
-					return
-				case sig := <-c.signals:
-					if c.skip == nil || !c.skip(sig) {
-						_ = x.Process.Signal(sig)
-					}
-				}
-			}
-		}()
-	}
-	err := x.Wait()
-	close(done)
-	if x.ProcessState == nil {
-		return 127, err
-	}
-	if ws, ok := x.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return 128 + int(ws.Signal()), nil
-	}
-	if code := x.ProcessState.ExitCode(); code >= 0 {
-		return code, nil
-	}
-	return 1, err
+	return proc.Run(proc.Spec{Argv: c.argv, Dir: c.dir, Env: c.env, Stdin: c.stdin,
+		Stdout: c.stdout, Stderr: c.stderr, Signals: c.signals, Skip: c.skip})
 }
 
 // childEnv is the environment of a task's programs: the caller's, without

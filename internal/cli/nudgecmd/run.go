@@ -1,12 +1,9 @@
 package nudgecmd
 
 import (
-	"os"
-	"os/signal"
-	"syscall"
-
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"os"
 )
 
 // RunCmd is `git nudge run`.
@@ -35,20 +32,13 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	sigc := make(chan os.Signal, 4)
-	signal.Notify(sigc, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigc)
-	// On a terminal, an interrupt from the keyboard reaches the command
-	// directly (same process group): passing it on would deliver it twice.
-	fromTerminal := false
-	if f, ok := env.Stdin.(*os.File); ok {
-		fromTerminal = cli.IsTerminal(f)
-	}
+	sigc, skip, stop := env.ForwardSignals()
+	defer stop()
 	t, code, err := w.Run(env.Ctx, nudge.RunOptions{
 		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message,
 		Environ: os.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 		Signals: sigc,
-		Skip:    func(s os.Signal) bool { return fromTerminal && s == os.Interrupt },
+		Skip:    skip,
 	})
 	if t != nil && t.Result != nil {
 		env.Warnf("git nudge: %s %s: %d file(s) changed; review with git nudge diff %s\n", t.ID, nudge.StateLabel(t.State), len(t.Files), t.ID)
