@@ -23,6 +23,7 @@ type RunRequest struct {
 	Stderr  io.Writer
 	Signals <-chan os.Signal     // forwarded to the command while it runs
 	Skip    func(os.Signal) bool // signals not to forward (nil: forward all)
+	Group   bool                 // run CMD in its own process group (see proc.Spec)
 	// Notify, when set, is told about the baseline checkpoint.
 	Notify func(CheckpointResult)
 }
@@ -121,5 +122,5 @@ func Exec(req RunRequest) (int, error) {
 		return 2, errors.New("no command given: git autodev run [--mode MODE] [--task ID] -- CMD [ARG...]")
 	}
 	return proc.Run(proc.Spec{Argv: req.Args, Dir: req.Dir, Stdin: req.Stdin, Stdout: req.Stdout,
-		Stderr: req.Stderr, Signals: req.Signals, Skip: req.Skip})
+		Stderr: req.Stderr, Signals: req.Signals, Skip: req.Skip, Group: req.Group})
 }

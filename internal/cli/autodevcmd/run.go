@@ -23,8 +23,8 @@ func (c *RunCmd) Help() string {
 func (c *RunCmd) Run(env *cli.Env) error {
 	// Registered before anything else so that a signal arriving while CMD
 	// runs reaches CMD and does not end this process first.
-	sigs, skip, stop := env.ForwardSignals()
-	defer stop()
+	fw := env.ForwardSignals()
+	defer fw.Stop()
 	args := c.Cmd
 	if len(args) > 0 && args[0] == "--" {
 		// kong keeps the "--" for a passthrough argument.
@@ -35,7 +35,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	}
 	req := autodev.RunRequest{
 		Args: args, Mode: optional(c.Mode), Task: optional(c.Task), Dir: env.Dir,
-		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs, Skip: skip,
+		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: fw.Signals, Skip: fw.Skip, Group: fw.Group,
 		Notify: func(res autodev.CheckpointResult) {
 			if res.Outcome == autodev.Committed {
 				env.Warnf("git autodev: baseline checkpoint %s\n", entryLine(*res.Entry))
