@@ -37,6 +37,9 @@ type Spec struct {
 	// from a terminal: a background group cannot.
 	Group     bool
 	StopGroup bool
+	// ExtraFiles are open files the program inherits as descriptors 3,
+	// 4, ... (exec.Cmd.ExtraFiles).
+	ExtraFiles []*os.File
 }
 
 // Run starts the program, waits for it and returns its shell exit status.
@@ -47,6 +50,7 @@ func Run(s Spec) (int, error) {
 	x := exec.Command(s.Argv[0], s.Argv[1:]...)
 	x.Dir, x.Env = s.Dir, s.Env
 	x.Stdin, x.Stdout, x.Stderr = s.Stdin, s.Stdout, s.Stderr
+	x.ExtraFiles = s.ExtraFiles
 	// A program that leaves a background process holding its output open
 	// must not keep us waiting forever.
 	x.WaitDelay = 5 * time.Second

@@ -16,7 +16,7 @@ type RunCmd struct {
 
 // Help is the long help.
 func (c *RunCmd) Help() string {
-	return `Holds .autodev/run.lock while CMD runs (so restore refuses meanwhile), commits a baseline checkpoint first when the tree has uncommitted changes, and records the run in .autodev/state.json: running with its pid and mode, then idle when CMD exits 0 or error otherwise. CMD's stdin, stdout and stderr are the terminal's; SIGINT and SIGTERM are forwarded to it; git autodev run exits with CMD's status (128+N when signal N ended it). Outside a git repository CMD still runs, without checkpoints.`
+	return `Holds .autodev/run.lock while CMD runs (so restore refuses meanwhile; CMD inherits the lock as descriptor 3, so it stays held while CMD lives even if git autodev run itself is killed), commits a baseline checkpoint first when the tree has uncommitted changes, and records the run in .autodev/state.json: running with its pid and mode, then idle when CMD exits 0 or error otherwise. CMD's stdin, stdout and stderr are the terminal's; SIGINT and SIGTERM are forwarded to it; git autodev run exits with CMD's status (128+N when signal N ended it). Outside a git repository CMD still runs, without checkpoints.`
 }
 
 // Run runs the command.
