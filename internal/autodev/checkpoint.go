@@ -90,15 +90,19 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 		c.discard()
 		return res, err
 	}
+	faultPoint("checkpoint-after-commit")
 	id, err := ws.pin(ctx, j, commit, ws.moveHead(head, commit))
 	if err != nil {
 		c.discard()
 		return res, err
 	}
+	faultPoint("checkpoint-after-ref")
 	res.Head = commit
 	res.IndexWarning = ws.install(c)
+	faultPoint("checkpoint-after-index")
 	e := ws.newEntry(id, commit, label, typ, req.Task, req.Mode)
 	j.Entries = append(j.Entries, e)
+	faultPoint("checkpoint-before-journal")
 	if err := ws.saveJournal(j); err != nil {
 		return res, fmt.Errorf("checkpoint commit %s is on the branch and pinned by refs/autodev/checkpoints/%s, but the journal could not be written: %w", Short(commit), id, err)
 	}
@@ -135,8 +139,10 @@ func (ws *Workspace) checkpointClean(ctx context.Context, j *Journal, head git.H
 	if err != nil {
 		return res, err
 	}
+	faultPoint("checkpoint-after-ref")
 	e := ws.newEntry(id, head.Commit, label, TypeTask, req.Task, req.Mode)
 	j.Entries = append(j.Entries, e)
+	faultPoint("checkpoint-before-journal")
 	if err := ws.saveJournal(j); err != nil {
 		return res, err
 	}
