@@ -41,7 +41,29 @@ type sandbox struct {
 // TMPDIR (where an interrupted apply leaves its staging folder).
 func newSandbox(t testing.TB) *sandbox {
 	t.Helper()
-	root, err := filepath.EvalSymlinks(t.TempDir())
+	return newSandboxIn(t, t.TempDir())
+}
+
+// newFastSandbox is newSandbox on a memory file system (/dev/shm) when
+// there is one and TMPDIR does not name another place: for the loops that
+// run hundreds of commands, where every fsync of a disk costs and a SIGKILL
+// tests nothing that depends on the disk.
+func newFastSandbox(t testing.TB) *sandbox {
+	t.Helper()
+	if os.Getenv("TMPDIR") == "" {
+		if st, err := os.Stat("/dev/shm"); err == nil && st.IsDir() {
+			if dir, err := os.MkdirTemp("/dev/shm", "git-nudge-crash-"); err == nil {
+				t.Cleanup(func() { os.RemoveAll(dir) })
+				return newSandboxIn(t, dir)
+			}
+		}
+	}
+	return newSandbox(t)
+}
+
+func newSandboxIn(t testing.TB, root string) *sandbox {
+	t.Helper()
+	root, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		t.Fatal(err)
 	}
