@@ -138,6 +138,22 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 			fmt.Sprintf("git nudge show %s lists the files of its patch; put them back by hand.", t.ID))
 		return done()
 	}
+	// Apply never writes a protected path, so a record naming one was
+	// edited by hand (or the path was protected since): undo does not
+	// write it either.
+	patterns, err := w.Repo.ConfigGetAll(ctx, "nudge.protect")
+	if err != nil {
+		return nil, nil, "", err
+	}
+	for _, s := range steps {
+		if isProtectedPath(s.Path, patterns) {
+			add(fmt.Sprintf("the undo record of %s names %s, a protected path (.git, .nudgethis, .env or nudge.protect) undo never writes; it needs manual handling", t.ID, qp(s.Path)),
+				fmt.Sprintf("git nudge show %s lists undo.before and undo.after; put the files back by hand.", t.ID))
+		}
+	}
+	if len(reasons) > 0 {
+		return done()
+	}
 	onBranch := true
 	if r := branchReason(t.ID, "applied", t.Undo.Branch, t.Undo.Head, head); r != "" {
 		add(r, switchNext(t.Undo.Branch, t.Undo.Head))
