@@ -178,6 +178,47 @@ func (b *bench) sh(dir, script string) (time.Duration, int64, error) {
 	return d, kb, nil
 }
 
+// step is one command of a round, with an optional preparation (edits)
+// that is not timed.
+type step struct {
+	prep func(round int) error
+	cmd  string
+}
+
+// alternate runs the steps in turn, round after round, so that each
+// command sees the same machine state as the others; the first round is a
+// warm-up (page cache, stat refresh) and is not counted. It returns one
+// sample per step.
+func (b *bench) alternate(dir string, steps ...step) ([]sample, error) {
+	out := make([]sample, len(steps))
+	for r := 0; r <= b.rounds; r++ {
+		for i, s := range steps {
+			if s.prep != nil {
+				if err := s.prep(r); err != nil {
+					return nil, err
+				}
+			}
+			d, kb, err := b.sh(dir, s.cmd)
+			if err != nil {
+				return nil, err
+			}
+			if r > 0 {
+				out[i].add(d, kb)
+			}
+		}
+	}
+	return out, nil
+}
+
+// plus is the round-by-round sum of two samples (apply then undo).
+func (s sample) plus(o sample) sample {
+	var sum sample
+	for i := range s.times {
+		sum.add(s.times[i]+o.times[i], max(s.maxKB, o.maxKB))
+	}
+	return sum
+}
+
 func (b *bench) must(dir, script string) error {
 	_, _, err := b.sh(dir, script)
 	return err
@@ -266,27 +307,14 @@ func (b *bench) snapshot(dir string, n int) error {
 	if err := b.edit(dir, n, 10, 1, true); err != nil {
 		return err
 	}
-	var ours, status, stash sample
-	for r := 0; r < b.rounds+1; r++ {
-		d1, k1, err := b.sh(dir, "git --no-optional-locks status --porcelain >/dev/null")
-		if err != nil {
-			return err
-		}
-		d2, _, err := b.sh(dir, "git stash create >/dev/null")
-		if err != nil {
-			return err
-		}
-		d3, k3, err := b.sh(dir, "git nudge snapshot --json >/dev/null")
-		if err != nil {
-			return err
-		}
-		if r == 0 {
-			continue // warm-up round: page cache, index stat refresh
-		}
-		status.add(d1, k1)
-		stash.add(d2, 0)
-		ours.add(d3, k3)
+	got, err := b.alternate(dir,
+		step{cmd: "git --no-optional-locks status --porcelain >/dev/null"},
+		step{cmd: "git stash create >/dev/null"},
+		step{cmd: "git nudge snapshot --json >/dev/null"})
+	if err != nil {
+		return err
 	}
+	status, stash, ours := got[0], got[1], got[2]
 	b.rows = append(b.rows,
 		row{name: fmt.Sprintf("snapshot, %d files", n), ours: ours, base: status, baseName: "git status --porcelain", target: "<= 1.25x"},
 		row{name: fmt.Sprintf("snapshot, %d files", n), ours: ours, base: stash, baseName: "git stash create", target: "< 1x"},
@@ -314,30 +342,14 @@ echo "$id" >../task-` + strconv.Itoa(n)
 	idb, _ := os.ReadFile(filepath.Join(b.work, "task-"+strconv.Itoa(n)))
 	id := strings.TrimSpace(string(idb))
 	patch := filepath.Join(b.work, "patch50-"+strconv.Itoa(n)+".diff")
-	var ours, base sample
-	for i := 0; i < b.rounds+1; i++ {
-		d1, k1, err := b.sh(dir, "git nudge apply "+id+" >/dev/null")
-		if err != nil {
-			return r, err
-		}
-		d2, k2, err := b.sh(dir, "git nudge undo "+id+" >/dev/null")
-		if err != nil {
-			return r, err
-		}
-		d3, _, err := b.sh(dir, "git apply "+patch+" && git apply -R "+patch)
-		if err != nil {
-			return r, err
-		}
-		if i == 0 {
-			continue
-		}
-		kb := k1
-		if k2 > kb {
-			kb = k2
-		}
-		ours.add(d1+d2, kb)
-		base.add(d3, 0)
+	got, err := b.alternate(dir,
+		step{cmd: "git nudge apply " + id + " >/dev/null"},
+		step{cmd: "git nudge undo " + id + " >/dev/null"},
+		step{cmd: "git apply " + patch + " && git apply -R " + patch})
+	if err != nil {
+		return r, err
 	}
+	ours, base := got[0].plus(got[1]), got[2]
 	r = row{name: fmt.Sprintf("apply+undo 50 files, %d files", n), ours: ours, base: base, baseName: "git apply + git apply -R", target: "(info)"}
 	b.rows = append(b.rows, r)
 	return r, nil
@@ -346,56 +358,32 @@ echo "$id" >../task-` + strconv.Itoa(n)
 // checkpoint: git autodev checkpoint vs git add -A && git commit -q on equal
 // amounts of change.
 func (b *bench) checkpoint(dir string, n int) error {
-	var ours, base sample
-	for i := 0; i < b.rounds+1; i++ {
-		if err := b.edit(dir, n, 10, int64(100+i), true); err != nil {
-			return err
-		}
-		d1, k1, err := b.sh(dir, "git autodev checkpoint -m 'bench round' >/dev/null")
-		if err != nil {
-			return err
-		}
-		if err := b.edit(dir, n, 10, int64(200+i), true); err != nil {
-			return err
-		}
-		d2, _, err := b.sh(dir, "git add -A && git commit -q -m 'bench round'")
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			continue
-		}
-		ours.add(d1, k1)
-		base.add(d2, 0)
+	edits := func(seed int64) func(int) error {
+		return func(i int) error { return b.edit(dir, n, 10, seed+int64(i), true) }
 	}
+	got, err := b.alternate(dir,
+		step{prep: edits(100), cmd: "git autodev checkpoint -m 'bench round' >/dev/null"},
+		step{prep: edits(200), cmd: "git add -A && git commit -q -m 'bench round'"})
+	if err != nil {
+		return err
+	}
+	ours, base := got[0], got[1]
 	b.rows = append(b.rows, row{name: fmt.Sprintf("checkpoint, %d files", n), ours: ours, base: base, baseName: "git add -A && git commit -q", target: "<= 1.25x"})
 	return nil
 }
 
 // restore: git autodev restore <id> of a dirty tree vs git stash -u && git reset --hard.
 func (b *bench) restore(dir string, n int) error {
-	var ours, base sample
-	for i := 0; i < b.rounds+1; i++ {
-		if err := b.edit(dir, n, 10, int64(300+i), true); err != nil {
-			return err
-		}
-		d1, k1, err := b.sh(dir, "git autodev restore c1 >/dev/null")
-		if err != nil {
-			return err
-		}
-		if err := b.edit(dir, n, 10, int64(400+i), true); err != nil {
-			return err
-		}
-		d2, _, err := b.sh(dir, "git stash -u -q && git reset -q --hard")
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			continue
-		}
-		ours.add(d1, k1)
-		base.add(d2, 0)
+	edits := func(seed int64) func(int) error {
+		return func(i int) error { return b.edit(dir, n, 10, seed+int64(i), true) }
 	}
+	got, err := b.alternate(dir,
+		step{prep: edits(300), cmd: "git autodev restore c1 >/dev/null"},
+		step{prep: edits(400), cmd: "git stash -u -q && git reset -q --hard"})
+	if err != nil {
+		return err
+	}
+	ours, base := got[0], got[1]
 	b.rows = append(b.rows, row{name: fmt.Sprintf("restore <id>, %d files", n), ours: ours, base: base, baseName: "git stash -u && git reset --hard", target: "(info)"})
 	return nil
 }
@@ -433,22 +421,13 @@ func (b *bench) list(n int) error {
 	if err := os.WriteFile(filepath.Join(ldir, ".autodev", "checkpoints.json"), []byte(sb.String()), 0o644); err != nil {
 		return err
 	}
-	var ours, base sample
-	for i := 0; i < b.rounds+1; i++ {
-		d1, k1, err := b.sh(ldir, "git autodev restore >/dev/null")
-		if err != nil {
-			return err
-		}
-		d2, _, err := b.sh(ldir, "git rev-parse HEAD >/dev/null")
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			continue
-		}
-		ours.add(d1, k1)
-		base.add(d2, 0)
+	got, err := b.alternate(ldir,
+		step{cmd: "git autodev restore >/dev/null"},
+		step{cmd: "git rev-parse HEAD >/dev/null"})
+	if err != nil {
+		return err
 	}
+	ours, base := got[0], got[1]
 	b.rows = append(b.rows, row{name: fmt.Sprintf("restore list, %d checkpoints", *listN), ours: ours, base: base, baseName: "git rev-parse HEAD", target: "< 0.2 s"})
 	return nil
 }

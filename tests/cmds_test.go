@@ -27,8 +27,15 @@ func Commands() map[string]func(ts *testscript.TestScript, neg bool, args []stri
 	for name, f := range autodevCommands() {
 		cmds[name] = f
 	}
+	// Areas add their commands from their own cmds_<area>_test.go files.
+	for name, fn := range extraCmds {
+		cmds[name] = fn
+	}
 	return cmds
 }
+
+// extraCmds are filled by init functions in cmds_<area>_test.go files.
+var extraCmds = map[string]func(ts *testscript.TestScript, neg bool, args []string){}
 
 func openRepo(ts *testscript.TestScript, dir string) *gogit.Repository {
 	r, err := gogit.PlainOpenWithOptions(ts.MkAbs(dir), &gogit.PlainOpenOptions{EnableDotGitCommonDir: true})

@@ -6,11 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"syscall"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
 // RunRequest is one `git autodev run`.
@@ -22,7 +21,8 @@ type RunRequest struct {
 	Stdin   io.Reader
 	Stdout  io.Writer
 	Stderr  io.Writer
-	Signals <-chan os.Signal // forwarded to the command while it runs
+	Signals <-chan os.Signal     // forwarded to the command while it runs
+	Skip    func(os.Signal) bool // signals not to forward (nil: forward all)
 	// Notify, when set, is told about the baseline checkpoint.
 	Notify func(CheckpointResult)
 }
@@ -115,39 +115,11 @@ func (ws *Workspace) finishRun(code int, runErr error) error {
 }
 
 // Exec runs req.Args with the given streams in req.Dir, forwarding the
-// signals that arrive on req.Signals, and returns its exit status (128+N
-// when signal N killed it, 127 when it could not be started).
+// signals that arrive on req.Signals (see proc.Run for the exit status).
 func Exec(req RunRequest) (int, error) {
 	if len(req.Args) == 0 {
 		return 2, errors.New("no command given: git autodev run [--mode MODE] [--task ID] -- CMD [ARG...]")
 	}
-	c := exec.Command(req.Args[0], req.Args[1:]...)
-	c.Dir, c.Stdin, c.Stdout, c.Stderr = req.Dir, req.Stdin, req.Stdout, req.Stderr
-	if err := c.Start(); err != nil {
-		return 127, fmt.Errorf("cannot run %s: %w", req.Args[0], err)
-	}
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case sig := <-req.Signals:
-				_ = c.Process.Signal(sig)
-			case <-done:
-				return
-			}
-		}
-	}()
-	err := c.Wait()
-	close(done)
-	if err == nil {
-		return 0, nil
-	}
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-			return 128 + int(ws.Signal()), nil
-		}
-		return ee.ExitCode(), nil
-	}
-	return 1, err
+	return proc.Run(proc.Spec{Argv: req.Args, Dir: req.Dir, Stdin: req.Stdin, Stdout: req.Stdout,
+		Stderr: req.Stderr, Signals: req.Signals, Skip: req.Skip})
 }

@@ -11,8 +11,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -166,4 +168,20 @@ func Report(stderr io.Writer, prog string, err error) int {
 	}
 	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
 	return exitUnknown
+}
+
+// ForwardSignals catches SIGINT and SIGTERM for a command that runs another
+// program, so that they reach that program instead of ending this one. skip
+// declines SIGINT when stdin is a terminal: Ctrl-C already reaches the
+// program there (same process group), and passing it on would deliver it
+// twice. Call stop when the program has ended.
+func (e *Env) ForwardSignals() (sigs <-chan os.Signal, skip func(os.Signal) bool, stop func()) {
+	c := make(chan os.Signal, 8)
+	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	fromTerminal := false
+	if f, ok := e.Stdin.(*os.File); ok {
+		fromTerminal = IsTerminal(f)
+	}
+	skip = func(s os.Signal) bool { return fromTerminal && s == os.Interrupt }
+	return c, skip, func() { signal.Stop(c) }
 }

@@ -3,12 +3,9 @@ package cli
 import (
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 
 	"github.com/alecthomas/kong"
-	mangokong "github.com/alecthomas/mango-kong"
-	"github.com/muesli/roff"
 	"github.com/willabides/kongplete"
 )
 
@@ -17,6 +14,10 @@ type Program struct {
 	Name        string // binary name: "git-nudge"
 	Description string // first line: one sentence; then paragraphs
 	Model       any    // pointer to the kong command-line struct
+	// ManSections are extra man page sections (FILES, for instance).
+	ManSections []ManSection
+	// SeeAlso lists related man pages ("git-worktree(1)").
+	SeeAlso []string
 }
 
 // Display is how users type the program: "git nudge".
@@ -71,30 +72,6 @@ func (p Program) Main(args []string, env *Env) (code int) {
 	}
 	return ExitOK
 }
-
-// ManPage renders p's man page (section 1) from the kong model.
-func (p Program) ManPage() (string, error) {
-	env := &Env{Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
-	parser, err := p.Parser(env, func(int) {})
-	if err != nil {
-		return "", err
-	}
-	man := mangokong.NewManPage(1, parser.Model)
-	man = man.WithSection("Exit status",
-		"0 when the command did what was asked; 1 when it refused or failed, with a message on stderr saying what to do next; 2 when the command line itself is wrong. Commands that run another program (run) exit with that program's status.")
-	man = man.WithSection("Environment",
-		"NO_COLOR turns colour off. Git's own variables (GIT_DIR, GIT_WORK_TREE, git -C) choose the repository as they do for git.")
-	man = man.WithSection("See also", "git(1), git-worktree(1), git-stash(1)")
-	page := man.Build(roff.NewDocument())
-	// mango stamps today's date into .TH; a fixed date keeps the checked-in
-	// pages reproducible.
-	return thDate.ReplaceAllString(page, `${1}"`+ManDate+`"`), nil
-}
-
-// ManDate is the date printed in the man pages' header.
-const ManDate = "2026-11-30"
-
-var thDate = regexp.MustCompile(`(?m)^(\.TH \S+ \d+ )"[0-9-]+"`)
 
 // CompletionCmd prints a shell completion script. It is hidden; install.sh
 // uses it to install completions.

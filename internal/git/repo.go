@@ -161,3 +161,18 @@ func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
 	}
 	return true, nil
 }
+
+// OperationInProgress names the multi-step git operation this worktree is
+// in the middle of ("merge", "rebase", "cherry-pick", "revert"), or "".
+// It only looks at files in the git dir: no git process.
+func (r *Repo) OperationInProgress() string {
+	for _, op := range []struct{ file, name string }{
+		{"rebase-merge", "rebase"}, {"rebase-apply", "rebase"},
+		{"MERGE_HEAD", "merge"}, {"CHERRY_PICK_HEAD", "cherry-pick"}, {"REVERT_HEAD", "revert"},
+	} {
+		if _, err := os.Lstat(filepath.Join(r.GitDir, op.file)); err == nil {
+			return op.name
+		}
+	}
+	return ""
+}

@@ -5,6 +5,7 @@
 package journal
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,11 +64,10 @@ func Decode(path string, data []byte, v any) error {
 // a reader sees the old file or the new one, never a mix, and after Write
 // returns the new content survives a power cut. The file is mode 0644.
 func Write(path string, v any) error {
-	data, err := json.MarshalIndent(v, "", "  ")
+	data, err := encode(v, "  ")
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", path, err)
 	}
-	data = append(data, '\n')
 	return WriteBytes(path, data)
 }
 
@@ -171,7 +171,7 @@ func UnmarshalKnown(data []byte, known any) (Extra, error) {
 
 // MarshalKnown encodes known and adds the extra fields it does not itself set.
 func MarshalKnown(known any, extra Extra) ([]byte, error) {
-	data, err := json.Marshal(known)
+	data, err := Marshal(known)
 	if err != nil || len(extra) == 0 {
 		return data, err
 	}
@@ -184,7 +184,27 @@ func MarshalKnown(known any, extra Extra) ([]byte, error) {
 			obj[k] = v
 		}
 	}
-	return json.Marshal(obj)
+	return Marshal(obj)
+}
+
+// Marshal is json.Marshal without HTML escaping: journals and --json output
+// are read by people and scripts, not embedded in web pages, so a command
+// like "make > log" stays readable instead of becoming "make \u003e log".
+func Marshal(v any) ([]byte, error) {
+	data, err := encode(v, "")
+	return bytes.TrimSuffix(data, []byte("\n")), err
+}
+
+// encode writes v as JSON (indented when indent is set) with a final newline.
+func encode(v any, indent string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", indent)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
 }
 
 // fieldNames lists the JSON keys known decodes. For a struct they come from

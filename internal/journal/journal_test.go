@@ -106,7 +106,7 @@ func TestWriteFormatAndMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "{\n  \"version\": 1,\n  \"note\": \"\\u003ca \\u0026 b\\u003e\",\n  \"pad\": \"\"\n}\n"
+	want := "{\n  \"version\": 1,\n  \"note\": \"<a & b>\",\n  \"pad\": \"\"\n}\n"
 	if string(data) != want {
 		t.Errorf("file content = %q, want %q", data, want)
 	}

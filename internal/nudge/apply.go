@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -218,10 +218,11 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		add(t.ID+"'s result changes no files: there is nothing to apply", "")
 		return nil, reasons, strings.Join(nexts, "\n"), nil
 	}
-	patterns, err := w.Repo.ConfigGetAll(ctx, "nudge.protect")
+	opts, err := snapshot.LoadOptions(ctx, w.Repo)
 	if err != nil {
 		return nil, nil, "", err
 	}
+	protection := opts.Protection()
 	const manual = "Changes the checks above call manual handling must be copied over by hand (git nudge diff shows them)."
 	var steps []step
 	for _, f := range t.Files {
@@ -230,7 +231,7 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		switch {
 		case worktree.ValidPath(f.Path) != nil:
 			add(fmt.Sprintf("%q is not a path apply can write safely", f.Path), manual)
-		case isProtectedPath(f.Path, patterns):
+		case protection.Protected(f.Path):
 			add(fmt.Sprintf("%s is a protected path (.git, .nudgethis, .env or nudge.protect); apply never writes it", qp(f.Path)), manual)
 		case hasMode(modes, "120000"):
 			add(fmt.Sprintf("%s is a symlink in the snapshot or the result; changed symlinks need manual handling", qp(f.Path)), manual)
@@ -299,68 +300,6 @@ func contains(list []string, s string) bool {
 func hasMode(modes []*string, m string) bool {
 	for _, x := range modes {
 		if x != nil && *x == m {
-			return true
-		}
-	}
-	return false
-}
-
-// isProtectedPath reports whether apply and undo must never write p:
-// anything in .nudgethis (top level) or in a .git folder, any file named
-// .env, and whatever a `git config nudge.protect` pattern matches.
-//
-// Patterns use gitignore-like rules on path.Match globs: a pattern without
-// a slash matches a file or folder name at any depth ("*.pem", "secrets");
-// one with a slash matches from the top level ("config/prod/*.yml", a
-// leading "/" only anchors); a trailing slash matches folders only; a
-// leading "**/" is dropped. A matched folder protects everything below it.
-func isProtectedPath(p string, patterns []string) bool {
-	comps := strings.Split(p, "/")
-	if comps[0] == StateDirName {
-		return true
-	}
-	for _, c := range comps {
-		if strings.EqualFold(strings.TrimRight(c, ". "), ".git") {
-			return true
-		}
-	}
-	if comps[len(comps)-1] == ".env" {
-		return true
-	}
-	for _, pat := range patterns {
-		if protectMatch(pat, comps) {
-			return true
-		}
-	}
-	return false
-}
-
-func protectMatch(pat string, comps []string) bool {
-	pat = strings.TrimSpace(pat)
-	if pat == "" || strings.HasPrefix(pat, "#") {
-		return false
-	}
-	dirOnly := strings.HasSuffix(pat, "/")
-	pat = strings.TrimRight(pat, "/")
-	pat = strings.TrimPrefix(pat, "**/")
-	anchored := strings.Contains(pat, "/")
-	pat = strings.TrimPrefix(pat, "/")
-	if pat == "" {
-		return false
-	}
-	if anchored {
-		n := strings.Count(pat, "/") + 1
-		if n > len(comps) || (dirOnly && n == len(comps)) {
-			return false
-		}
-		ok, _ := path.Match(pat, strings.Join(comps[:n], "/"))
-		return ok
-	}
-	for i, c := range comps {
-		if dirOnly && i == len(comps)-1 {
-			break
-		}
-		if ok, _ := path.Match(pat, c); ok {
 			return true
 		}
 	}

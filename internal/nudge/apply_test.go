@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/snapshot"
 )
 
 var ctx = context.Background()
@@ -491,8 +493,8 @@ func TestProtectedPaths(t *testing.T) {
 		"conf/prod/db.yml": true, "conf/prod": false, "conf/production/x": false,
 		"secrets": true, "a/secrets/b": true, "x/creds.json": true, "ok.txt": false,
 	} {
-		if got := isProtectedPath(p, pats); got != want {
-			t.Errorf("isProtectedPath(%q) = %v, want %v", p, got, want)
+		if got := (snapshot.Options{Protect: pats}).Protected(p); got != want {
+			t.Errorf("Protected(%q) = %v, want %v", p, got, want)
 		}
 	}
 }

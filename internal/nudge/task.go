@@ -71,27 +71,29 @@ type Undo struct {
 
 // Task is a task record: .nudgethis/tasks/<id>.json and `show --json`.
 type Task struct {
-	Version   int          `json:"version"`
-	ID        string       `json:"id"`
-	State     string       `json:"state"`
-	Note      string       `json:"note"`
-	Created   time.Time    `json:"created"`
-	Workspace string       `json:"workspace"`
-	Branch    *string      `json:"branch"` // full ref name; nil when detached
-	Head      *string      `json:"head"`   // nil on an unborn branch
-	Snapshot  string       `json:"snapshot"`
-	Clean     bool         `json:"clean"`
-	Skipped   []Skipped    `json:"skipped"`
-	Worktree  *string      `json:"worktree"`
-	Command   []string     `json:"command"`
-	ExitCode  *int         `json:"exit_code"`
-	Result    *string      `json:"result"`
-	Files     []FileChange `json:"files"`
-	Undo      *Undo        `json:"undo"`
-	AppliedAt *time.Time   `json:"applied_at"`
-	UndoneAt  *time.Time   `json:"undone_at"`
-	SavedIn   *string      `json:"saved_in"`
-	Error     *string      `json:"error"`
+	Version   int       `json:"version"`
+	ID        string    `json:"id"`
+	State     string    `json:"state"`
+	Note      string    `json:"note"`
+	Created   time.Time `json:"created"`
+	Workspace string    `json:"workspace"`
+	Branch    *string   `json:"branch"` // full ref name; nil when detached
+	Head      *string   `json:"head"`   // nil on an unborn branch
+	Snapshot  string    `json:"snapshot"`
+	Clean     bool      `json:"clean"`
+	Skipped   []Skipped `json:"skipped"`
+	// ResultSkipped is what capturing the result left out of it.
+	ResultSkipped []Skipped    `json:"result_skipped,omitempty"`
+	Worktree      *string      `json:"worktree"`
+	Command       []string     `json:"command"`
+	ExitCode      *int         `json:"exit_code"`
+	Result        *string      `json:"result"`
+	Files         []FileChange `json:"files"`
+	Undo          *Undo        `json:"undo"`
+	AppliedAt     *time.Time   `json:"applied_at"`
+	UndoneAt      *time.Time   `json:"undone_at"`
+	SavedIn       *string      `json:"saved_in"`
+	Error         *string      `json:"error"`
 	// Updated is when the record was last written.
 	Updated time.Time `json:"updated"`
 

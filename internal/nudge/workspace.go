@@ -174,7 +174,7 @@ func (w *Workspace) HoldTask(ctx context.Context, id string) (*journal.Lock, err
 // recovery_required (never retried); one in preparing or running whose
 // process is gone becomes failed.
 func (w *Workspace) Reconcile() error {
-	tasks, err := w.List()
+	tasks, err := w.unsettled()
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,10 @@ func Program() cli.Program {
 
 git autodev commits checkpoints authored by autodev <autodev@localhost> with hooks skipped, keeps a journal of them in .autodev/checkpoints.json, and restores one by first parking any uncommitted work on a branch, then resetting the tree.`,
 		Model: &CLI{},
+		ManSections: []cli.ManSection{{Title: "Files", Text: `.autodev/ at the top of the work tree (ignored by git through its own .gitignore): checkpoints.json (the checkpoint journal), state.json (the run state), memory.md (RESTORE: lines), lock, run.lock.
+
+Every checkpoint is pinned by refs/autodev/checkpoints/<id>; parked work lives on autodev/pre-restore-<time> and autodev/parked-<time> branches.`}},
+		SeeAlso: []string{"git-nudge(1)", "git-reset(1)", "git-branch(1)"},
 	}
 }
 

@@ -2,9 +2,6 @@ package autodevcmd
 
 import (
 	"errors"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
@@ -26,9 +23,8 @@ func (c *RunCmd) Help() string {
 func (c *RunCmd) Run(env *cli.Env) error {
 	// Registered before anything else so that a signal arriving while CMD
 	// runs reaches CMD and does not end this process first.
-	sigs := make(chan os.Signal, 8)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
+	sigs, skip, stop := env.ForwardSignals()
+	defer stop()
 	args := c.Cmd
 	if len(args) > 0 && args[0] == "--" {
 		// kong keeps the "--" for a passthrough argument.
@@ -39,7 +35,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	}
 	req := autodev.RunRequest{
 		Args: args, Mode: optional(c.Mode), Task: optional(c.Task), Dir: env.Dir,
-		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs,
+		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs, Skip: skip,
 		Notify: func(res autodev.CheckpointResult) {
 			if res.Outcome == autodev.Committed {
 				env.Warnf("git autodev: baseline checkpoint %s\n", entryLine(*res.Entry))

@@ -12,10 +12,18 @@ import (
 type CLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
-	Apply   ApplyCmd   `cmd:"" help:"Write a ready task's patch onto the work tree (never staged or committed)."`
-	Undo    UndoCmd    `cmd:"" help:"Put an applied task's files back as they were before the apply."`
-	Recover RecoverCmd `cmd:"" help:"Show where each file of an interrupted apply or undo stands."`
-	Save    SaveCmd    `cmd:"" help:"Commit applied tasks as one commit on the current branch, keeping your index."`
+	Snapshot SnapshotCmd `cmd:"" help:"Record the workspace as a new task's snapshot, without touching it."`
+	Start    StartCmd    `cmd:"" help:"Give a task a fresh worktree on its snapshot, set up and ready to work in."`
+	Run      RunCmd      `cmd:"" help:"Run a command in a task's worktree and capture the result."`
+	Capture  CaptureCmd  `cmd:"" help:"Record a task's worktree (or a commit) as its result."`
+	Diff     DiffCmd     `cmd:"" help:"Show a task's patch, from its snapshot to its result."`
+	List     ListCmd     `cmd:"" help:"List the workspace's tasks, newest first."`
+	Show     ShowCmd     `cmd:"" help:"Show everything recorded about a task."`
+	Drop     DropCmd     `cmd:"" help:"Remove a task's worktree, refs, logs and record."`
+	Apply    ApplyCmd    `cmd:"" help:"Write a ready task's patch onto the work tree (never staged or committed)."`
+	Undo     UndoCmd     `cmd:"" help:"Put an applied task's files back as they were before the apply."`
+	Recover  RecoverCmd  `cmd:"" help:"Show where each file of an interrupted apply or undo stands."`
+	Save     SaveCmd     `cmd:"" help:"Commit applied tasks as one commit on the current branch, keeping your index."`
 
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }
@@ -28,6 +36,10 @@ func Program() cli.Program {
 
 git nudge captures the work tree without touching it, runs a task (a script, a person, an AI coding agent) in a fresh linked worktree, and brings the reviewed patch back only where every affected file is still as it was. Apply and undo never stage, never commit and never touch the index; save turns applied work into one commit.`,
 		Model: &CLI{},
+		ManSections: []cli.ManSection{{Title: "Files", Text: `.nudgethis/ at the top of the work tree (ignored by git through its own .gitignore): tasks/<id>.json (one record per task), worktrees/<id>/ (task worktrees), logs/<id>/ (bounded command output), saves.json (the save journal), lock.
+
+Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id> and refs/nudgethis/results/<id>. Ordinary pushes do not include them.`}},
+		SeeAlso: []string{"git-autodev(1)", "git-worktree(1)", "git-stash(1)", "git-revert(1)"},
 	}
 }
 

@@ -54,6 +54,10 @@ func (c *RecoverCmd) Run(env *cli.Env) error {
 	for _, c := range rep.Commands {
 		env.Printf("  %s\n", c)
 	}
+	if rep.State != nudge.StateRecoveryRequired {
+		env.Printf("%s was not interrupted, so there is nothing to recover; the report above is for reference.\n", rep.ID)
+		return nil
+	}
 	env.Printf("Resolve the files by hand, then start a new task from the result (git nudge snapshot). Nothing is retried automatically; the record of %s is kept.\n", rep.ID)
 	return nil
 }

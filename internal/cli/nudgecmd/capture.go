@@ -1,0 +1,37 @@
+package nudgecmd
+
+import (
+	"github.com/nudgethis/git-nudge/internal/cli"
+)
+
+// CaptureCmd is `git nudge capture`.
+type CaptureCmd struct {
+	ID   string `arg:"" help:"Task whose result to record."`
+	From string `name:"from" placeholder:"REV" help:"Record the tree of REV instead of the task's worktree."`
+	JSON bool   `name:"json" help:"Print the task record as one JSON document."`
+}
+
+// Help is the long help.
+func (c *CaptureCmd) Help() string {
+	return `Records the task's worktree as it is now as the task's result, with the same rules as a snapshot (ignored files, dependency folders, large untracked files and protected paths left out), or with --from the tree of REV. The result is a commit whose parent is the snapshot, kept by refs/nudgethis/results/<id>. The task becomes ready.`
+}
+
+// Run records the result.
+func (c *CaptureCmd) Run(env *cli.Env) error {
+	w, err := openWorkspace(env)
+	if err != nil {
+		return err
+	}
+	t, err := w.Capture(env.Ctx, c.ID, c.From)
+	if err != nil {
+		return refusal(err)
+	}
+	if c.JSON {
+		return env.JSON(t)
+	}
+	env.Printf("%s %s: result %s, %d file(s) changed\n", env.Paint("1", t.ID), t.State, *t.Result, len(t.Files))
+	for _, s := range t.ResultSkipped {
+		env.Printf("  skipped %s  (%s)\n", displayPath(s.Path), s.Reason)
+	}
+	return nil
+}

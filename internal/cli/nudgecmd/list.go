@@ -1,0 +1,89 @@
+package nudgecmd
+
+import (
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+)
+
+// ListCmd is `git nudge list`.
+type ListCmd struct {
+	JSON bool `name:"json" help:"Print the task records as one JSON array."`
+}
+
+// Help is the long help.
+func (c *ListCmd) Help() string {
+	return `Lists the workspace's tasks, newest first: id, state, age, note (or command), number of files changed, branch.`
+}
+
+// Run lists the tasks.
+func (c *ListCmd) Run(env *cli.Env) error {
+	w, err := openWorkspace(env)
+	if err != nil {
+		return err
+	}
+	if err := w.Settle(env.Ctx); err != nil {
+		return err
+	}
+	tasks, err := w.List()
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		if tasks == nil {
+			tasks = []*nudge.Task{}
+		}
+		return env.JSON(tasks)
+	}
+	if len(tasks) == 0 {
+		env.Printf("No tasks yet: git nudge snapshot or git nudge run -- CMD makes one.\n")
+		return nil
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tSTATE\tAGE\tFILES\tBRANCH\tNOTE")
+	now := env.Now()
+	for _, t := range tasks {
+		files := "-"
+		if t.Result != nil {
+			files = fmt.Sprint(len(t.Files))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, nudge.StateLabel(t.State), age(now.Sub(t.Created)),
+			files, branchLabel(t.Branch), oneLine(noteOrCommand(t)))
+	}
+	return tw.Flush()
+}
+
+func noteOrCommand(t *nudge.Task) string {
+	if t.Note != "" {
+		return t.Note
+	}
+	if len(t.Command) > 0 {
+		return "$ " + strings.Join(t.Command, " ")
+	}
+	return ""
+}
+
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+// age is a short human duration: 45s, 12m, 3h, 9d.
+func age(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd", int(d.Hours()/24))
+}

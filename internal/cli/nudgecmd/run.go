@@ -1,0 +1,56 @@
+package nudgecmd
+
+import (
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+	"os"
+)
+
+// RunCmd is `git nudge run`.
+type RunCmd struct {
+	Task    string   `name:"task" placeholder:"ID" help:"Task to run in (default: take a new snapshot and start a task)."`
+	NoSetup bool     `name:"no-setup" help:"Do not run the git config nudge.setup commands when a worktree is made."`
+	Message string   `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no task is given."`
+	Command []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command to run in the task's worktree, after --."`
+}
+
+// Help is the long help.
+func (c *RunCmd) Help() string {
+	return `Runs CMD in a task's worktree (taking a snapshot and starting a task first when --task is not given), its output shown as it comes and kept in .nudgethis/logs/<id>/run.log (the last 1 MiB, with a first line saying how much was cut). Then the worktree is captured as the task's result, whatever CMD's exit status: the task becomes ready when CMD succeeded and failed otherwise, and either way git nudge diff shows what it changed. Exits with CMD's exit status. Interrupt and terminate signals are passed on to CMD. CMD sees NUDGE_TASK and NUDGE_WORKSPACE in its environment.`
+}
+
+// Run runs the command.
+func (c *RunCmd) Run(env *cli.Env) error {
+	argv := c.Command
+	if len(argv) > 0 && argv[0] == "--" {
+		argv = argv[1:]
+	}
+	if len(argv) == 0 {
+		return &cli.ExitError{Code: cli.ExitUsage, Err: errNoCommand}
+	}
+	w, err := openWorkspace(env)
+	if err != nil {
+		return err
+	}
+	sigc, skip, stop := env.ForwardSignals()
+	defer stop()
+	t, code, err := w.Run(env.Ctx, nudge.RunOptions{
+		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message,
+		Environ: os.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
+		Signals: sigc,
+		Skip:    skip,
+	})
+	if t != nil && t.Result != nil {
+		env.Warnf("git nudge: %s %s: %d file(s) changed; review with git nudge diff %s\n", t.ID, nudge.StateLabel(t.State), len(t.Files), t.ID)
+	}
+	if err != nil {
+		if code == 127 {
+			return &cli.ExitError{Code: 127, Err: err}
+		}
+		return refusal(err)
+	}
+	if code != 0 {
+		return &cli.ExitError{Code: code}
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package nudgecmd
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+)
+
+// ShowCmd is `git nudge show`.
+type ShowCmd struct {
+	ID   string `arg:"" help:"Task to show."`
+	JSON bool   `name:"json" help:"Print the whole task record as one JSON document."`
+}
+
+// Help is the long help.
+func (c *ShowCmd) Help() string {
+	return `Shows everything recorded about a task: state, note, snapshot, worktree, command and exit status, result, the files of its patch, the undo record (undo.before and undo.after) and any error.`
+}
+
+// Run shows the task.
+func (c *ShowCmd) Run(env *cli.Env) error {
+	w, err := openWorkspace(env)
+	if err != nil {
+		return err
+	}
+	if err := w.Settle(env.Ctx); err != nil {
+		return err
+	}
+	t, err := w.Load(c.ID)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return env.JSON(t)
+	}
+	field := func(name, value string) { env.Printf("%-11s %s\n", name+":", value) }
+	env.Printf("%s %s\n", env.Paint("1", t.ID), nudge.StateLabel(t.State))
+	if t.Note != "" {
+		field("note", oneLine(t.Note))
+	}
+	field("created", t.Created.Local().Format(time.RFC3339))
+	field("workspace", t.Workspace)
+	field("branch", branchLabel(t.Branch))
+	if t.Head != nil {
+		field("head", *t.Head)
+	} else {
+		field("head", "(no commit yet)")
+	}
+	clean := "dirty"
+	if t.Clean {
+		clean = "clean"
+	}
+	field("snapshot", fmt.Sprintf("%s (%s)", t.Snapshot, clean))
+	if t.Worktree != nil {
+		field("worktree", *t.Worktree)
+	}
+	if len(t.Command) > 0 {
+		cmd := strings.Join(t.Command, " ")
+		if t.ExitCode != nil {
+			cmd += fmt.Sprintf("  (exit status %d)", *t.ExitCode)
+		}
+		field("command", cmd)
+	}
+	if t.Result != nil {
+		field("result", *t.Result)
+	}
+	for _, name := range []string{"setup.log", "run.log"} {
+		p := filepath.Join(w.LogDir(t.ID), name)
+		if fileExists(p) {
+			field("log", p)
+		}
+	}
+	if t.AppliedAt != nil {
+		field("applied", t.AppliedAt.Local().Format(time.RFC3339))
+	}
+	if t.UndoneAt != nil {
+		field("undone", t.UndoneAt.Local().Format(time.RFC3339))
+	}
+	if t.SavedIn != nil {
+		field("saved in", *t.SavedIn)
+	}
+	if t.Error != nil {
+		field("error", *t.Error)
+	}
+	if len(t.Skipped) > 0 {
+		env.Printf("Left out of the snapshot:\n")
+		for _, s := range t.Skipped {
+			env.Printf("  %s  (%s)\n", displayPath(s.Path), s.Reason)
+		}
+	}
+	if len(t.ResultSkipped) > 0 {
+		env.Printf("Left out of the result:\n")
+		for _, s := range t.ResultSkipped {
+			env.Printf("  %s  (%s)\n", displayPath(s.Path), s.Reason)
+		}
+	}
+	if t.Result != nil {
+		env.Printf("Files (%d):\n", len(t.Files))
+		for _, f := range t.Files {
+			env.Printf("  %s  %s\n", f.Status, displayPath(f.Path))
+		}
+	}
+	if t.Undo != nil {
+		env.Printf("Undo record: %d path(s), before and after (git nudge show %s --json has them)\n", len(t.Undo.Before), t.ID)
+	}
+	return nil
+}

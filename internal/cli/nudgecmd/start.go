@@ -1,0 +1,42 @@
+package nudgecmd
+
+import (
+	"os"
+
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+)
+
+// StartCmd is `git nudge start`.
+type StartCmd struct {
+	ID      string `arg:"" optional:"" help:"Task to start (default: take a new snapshot and start it)."`
+	NoSetup bool   `name:"no-setup" help:"Do not run the git config nudge.setup commands."`
+	Message string `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no ID is given."`
+	JSON    bool   `name:"json" help:"Print the task record as one JSON document."`
+}
+
+// Help is the long help.
+func (c *StartCmd) Help() string {
+	return `Gives a task a fresh linked worktree at .nudgethis/worktrees/<id>, detached at its snapshot commit (taking the snapshot first when no ID is given). Ignored files that the workspace's .worktreeinclude matches (gitignore syntax) are copied in, then each git config nudge.setup command runs with sh -c in the worktree, its output kept in .nudgethis/logs/<id>/setup.log. Setup commands come only from git config, never from files in the tree. Prints the worktree's path.`
+}
+
+// Run starts the task.
+func (c *StartCmd) Run(env *cli.Env) error {
+	w, err := openWorkspace(env)
+	if err != nil {
+		return err
+	}
+	t, err := w.Start(env.Ctx, c.ID, startOptions(env, c.NoSetup, c.Message))
+	if err != nil {
+		return refusal(err)
+	}
+	if c.JSON {
+		return env.JSON(t)
+	}
+	env.Printf("%s\n", *t.Worktree)
+	return nil
+}
+
+func startOptions(env *cli.Env, noSetup bool, note string) nudge.StartOptions {
+	return nudge.StartOptions{NoSetup: noSetup, Environ: os.Environ(), Output: env.Stderr, Note: note}
+}

@@ -1,0 +1,300 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// StatusEntry is one record of `git status --porcelain=v2 -z`.
+type StatusEntry struct {
+	Kind byte   // '1' changed, 'u' unmerged, '?' untracked ('2' never: renames are off)
+	X, Y byte   // index vs HEAD, work tree vs index ('.' for unchanged)
+	Sub  string // "N..." or "S<c><m><u>" for submodules
+	// Modes in HEAD, the index and the work tree ("000000" when absent);
+	// for unmerged entries ModeH is stage 1's, ModeI stage 2's.
+	ModeH, ModeI, ModeW string
+	// HashH and HashI are the object ids in HEAD and the index.
+	HashH, HashI string
+	Path         string // from the top of the work tree; untracked folders end in "/"
+}
+
+// Status lists what differs between HEAD, the index and the work tree, as
+// `git status` does but without touching the index (no refresh is written
+// back), without rename detection, with untracked folders collapsed to one
+// "dir/" entry (see UntrackedUnder) and submodules compared by commit only.
+// It also returns HEAD as the same git call saw it.
+func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
+	out, err := r.git(ctx, "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
+		"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=dirty")
+	if err != nil {
+		return Head{}, nil, err
+	}
+	return parseStatusV2(out)
+}
+
+func parseStatusV2(out []byte) (Head, []StatusEntry, error) {
+	var head Head
+	var entries []StatusEntry
+	for len(out) > 0 {
+		i := bytes.IndexByte(out, 0)
+		if i < 0 {
+			return head, nil, fmt.Errorf("git status: truncated record %q", out)
+		}
+		rec := string(out[:i])
+		out = out[i+1:]
+		if rec == "" {
+			continue
+		}
+		var e StatusEntry
+		e.Kind = rec[0]
+		switch e.Kind {
+		case '?', '!':
+			e.Path = rec[2:]
+			e.X, e.Y = '?', '?'
+		case '1':
+			// 1 XY sub mH mI mW hH hI path
+			f := strings.SplitN(rec, " ", 9)
+			if len(f) != 9 || len(f[1]) != 2 {
+				return head, nil, fmt.Errorf("git status: unexpected record %q", rec)
+			}
+			e.X, e.Y, e.Sub = f[1][0], f[1][1], f[2]
+			e.ModeH, e.ModeI, e.ModeW, e.HashH, e.HashI, e.Path = f[3], f[4], f[5], f[6], f[7], f[8]
+		case 'u':
+			// u XY sub m1 m2 m3 mW h1 h2 h3 path
+			f := strings.SplitN(rec, " ", 11)
+			if len(f) != 11 || len(f[1]) != 2 {
+				return head, nil, fmt.Errorf("git status: unexpected record %q", rec)
+			}
+			e.X, e.Y, e.Sub = f[1][0], f[1][1], f[2]
+			e.ModeH, e.ModeI, e.ModeW, e.HashH, e.HashI, e.Path = f[3], f[4], f[6], f[7], f[8], f[10]
+		case '2':
+			return head, nil, fmt.Errorf("git status: unexpected rename record %q", rec)
+		case '#':
+			if v, ok := strings.CutPrefix(rec, "# branch.oid "); ok && v != "(initial)" {
+				head.Commit = v
+			}
+			if v, ok := strings.CutPrefix(rec, "# branch.head "); ok && v != "(detached)" {
+				head.Branch = "refs/heads/" + v
+			}
+			continue
+		default:
+			return head, nil, fmt.Errorf("git status: unexpected record %q", rec)
+		}
+		entries = append(entries, e)
+	}
+	return head, entries, nil
+}
+
+// ErrTooMany is returned by UntrackedUnder when the listing passed its limit.
+var ErrTooMany = errors.New("too many untracked files")
+
+// UntrackedUnder lists the untracked, not ignored files under the given
+// folders (as Status reported them, ending in "/"), like `git status
+// --untracked-files=all` would. A nested repository is listed as its folder
+// ("dir/"). keep decides for each path whether it counts towards limit;
+// when more than limit are counted the listing stops with ErrTooMany (a
+// negative limit is no limit).
+func (r *Repo) UntrackedUnder(ctx context.Context, dirs []string, limit int, keep func(path string) bool) ([]string, error) {
+	if len(dirs) == 0 {
+		return nil, nil
+	}
+	args := []string{"ls-files", "-z", "--others", "--exclude-standard", "--"}
+	for _, d := range dirs {
+		args = append(args, ":(top,literal)"+d)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w := &zSplitter{limit: limit, keep: keep, cancel: cancel}
+	_, err := r.run(ctx, cmd{args: args, stdout: w})
+	if w.over {
+		return w.paths, ErrTooMany
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(w.rest) > 0 {
+		return nil, fmt.Errorf("git ls-files: truncated output %q", w.rest)
+	}
+	return w.paths, nil
+}
+
+// zSplitter collects NUL-terminated records as they stream in and stops the
+// producer once more than limit records are kept.
+type zSplitter struct {
+	rest   []byte
+	paths  []string
+	kept   int
+	limit  int
+	keep   func(string) bool
+	over   bool
+	cancel func()
+}
+
+func (z *zSplitter) Write(p []byte) (int, error) {
+	if z.over {
+		return 0, io.ErrClosedPipe
+	}
+	z.rest = append(z.rest, p...)
+	for {
+		i := bytes.IndexByte(z.rest, 0)
+		if i < 0 {
+			break
+		}
+		path := string(z.rest[:i])
+		z.rest = z.rest[i+1:]
+		z.paths = append(z.paths, path)
+		if z.keep == nil || z.keep(path) {
+			z.kept++
+		}
+		if z.limit >= 0 && z.kept > z.limit {
+			z.over = true
+			z.cancel()
+			return 0, io.ErrClosedPipe
+		}
+	}
+	return len(p), nil
+}
+
+// newTempIndex names a fresh, empty index file in this worktree's git dir;
+// the returned function removes it.
+func (r *Repo) newTempIndex() (Index, func(), error) {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return Index{}, nil, err
+	}
+	path := filepath.Join(r.GitDir, "nudge-index-"+hex.EncodeToString(b[:]))
+	return Index{Path: path}, func() {
+		os.Remove(path)
+		os.Remove(path + ".lock")
+	}, nil
+}
+
+// HashWorkTreePaths returns, for each path that holds something in the
+// work tree now, the entry `git add` would record: content through the
+// clean and end-of-line filters, executable bit, symlink, or a
+// submodule's checked-out commit; the objects are written. Paths with
+// nothing in the work tree are left out. seeds are the user's index entries
+// of those paths: git's rules that look at the current entry
+// (core.fileMode=false, core.symlinks=false, the autocrlf rule for files
+// committed with CRLF) see them as git add would. It works in a small index
+// of its own (one update-index call, read back here); the user's index is
+// not read or written.
+func (r *Repo) HashWorkTreePaths(ctx context.Context, seeds []IndexEntry, paths []string) ([]IndexEntry, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	ix, remove, err := r.newTempIndex()
+	if err != nil {
+		return nil, err
+	}
+	defer remove()
+	args := append(append([]string{}, privateIndexArgs...), "-c", "index.version=2",
+		"update-index", "--add", "--remove", "--replace")
+	// Seeds ride on the command line while it stays short; past that they
+	// take a call of their own.
+	argBytes := 0
+	for _, s := range seeds {
+		argBytes += len(s.Path) + 80
+	}
+	if argBytes <= 64<<10 {
+		for _, s := range seeds {
+			args = append(args, "--cacheinfo", s.Mode+","+s.Blob+","+s.Path)
+		}
+	} else if err := r.UpdateIndexEntries(ctx, ix, seeds); err != nil {
+		return nil, err
+	}
+	args = append(args, "-z", "--stdin")
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(p)
+		in.WriteByte(0)
+	}
+	if _, err := r.run(ctx, cmd{args: args, env: ix.env(), stdin: &in}); err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(ix.Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil // every path was a removal
+	}
+	if err != nil {
+		return nil, err
+	}
+	return parseIndex(data, r.hashLen())
+}
+
+// parseIndex reads the entries of an index file of version 2 or 3 (the
+// small indexes this package writes itself).
+func parseIndex(data []byte, hashLen int) ([]IndexEntry, error) {
+	bad := func(why string) error { return fmt.Errorf("reading a private index: %s", why) }
+	if len(data) < 12 || string(data[:4]) != "DIRC" {
+		return nil, bad("no index header")
+	}
+	version := binary.BigEndian.Uint32(data[4:8])
+	if version != 2 && version != 3 {
+		return nil, bad(fmt.Sprintf("unexpected version %d", version))
+	}
+	count := int(binary.BigEndian.Uint32(data[8:12]))
+	off := 12
+	entries := make([]IndexEntry, 0, count)
+	for i := 0; i < count; i++ {
+		fixed := 40 + hashLen + 2
+		if off+fixed > len(data) {
+			return nil, bad("truncated entry")
+		}
+		e := data[off:]
+		mode := binary.BigEndian.Uint32(e[24:28])
+		oid := hex.EncodeToString(e[40 : 40+hashLen])
+		flags := binary.BigEndian.Uint16(e[40+hashLen:])
+		if version == 3 && flags&0x4000 != 0 {
+			fixed += 2
+		}
+		nul := bytes.IndexByte(data[off+fixed:], 0)
+		if nul < 0 {
+			return nil, bad("unterminated path")
+		}
+		name := string(data[off+fixed : off+fixed+nul])
+		if stage := (flags >> 12) & 3; stage == 0 {
+			entries = append(entries, IndexEntry{Mode: fmt.Sprintf("%06o", mode), Blob: oid, Path: name})
+		}
+		off += (fixed + nul + 8) &^ 7
+	}
+	return entries, nil
+}
+
+// privateIndexArgs keep a private index self-contained: never split into a
+// shared index file in the git dir.
+var privateIndexArgs = []string{"-c", "core.splitIndex=false"}
+
+// WriteEmptyTree stores the empty tree object (git only pretends to have it
+// until someone writes it) and returns its id.
+func (r *Repo) WriteEmptyTree(ctx context.Context) (string, error) {
+	return r.line(ctx, "mktree", "-z")
+}
+
+// ConfigValues returns every value of the keys matching the regular
+// expression re, keyed by git's canonical (lower-case) key name, in order.
+func (r *Repo) ConfigValues(ctx context.Context, re string) (map[string][]string, error) {
+	out, err := r.git(ctx, "config", "-z", "--get-regexp", re)
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return map[string][]string{}, nil
+		}
+		return nil, err
+	}
+	vals := map[string][]string{}
+	for _, rec := range splitZ(out) {
+		k, v, _ := strings.Cut(rec, "\n")
+		vals[k] = append(vals[k], v)
+	}
+	return vals, nil
+}

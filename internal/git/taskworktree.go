@@ -1,0 +1,171 @@
+package git
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// AddWorktree adds a linked worktree at path with a detached HEAD at
+// commit and its files checked out (no hook runs).
+func (r *Repo) AddWorktree(ctx context.Context, path, commit string) error {
+	_, err := r.git(ctx, "worktree", "add", "--quiet", "--detach", "--", path, commit)
+	return err
+}
+
+// RemoveWorktree removes the linked worktree at path, its files included,
+// and git's record of it (also when the folder is already gone).
+func (r *Repo) RemoveWorktree(ctx context.Context, path string) error {
+	_, err := r.git(ctx, "worktree", "remove", "--force", "--", path)
+	return err
+}
+
+// Worktrees lists the paths of the repository's worktrees, main one first.
+func (r *Repo) Worktrees(ctx context.Context) ([]string, error) {
+	out, err := r.git(ctx, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var paths []string
+	for _, rec := range splitZ(out) {
+		if p, ok := strings.CutPrefix(rec, "worktree "); ok {
+			paths = append(paths, filepath.Clean(p))
+		}
+	}
+	return paths, nil
+}
+
+// OpenWorktree returns the repository as seen from the linked worktree at
+// dir (its own git dir, index and HEAD), ignoring any GIT_DIR or
+// GIT_WORK_TREE the process inherited. dir must be a worktree of r.
+func (r *Repo) OpenWorktree(ctx context.Context, dir string) (*Repo, error) {
+	args := []string{"rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel"}
+	x := exec.CommandContext(ctx, "git", args...)
+	x.Dir = dir
+	x.Env = cleanEnv(os.Environ())
+	var stderr bytes.Buffer
+	x.Stderr = &stderr
+	out, err := x.Output()
+	if err != nil {
+		return nil, &Error{Args: args, ExitCode: -1, Stderr: stderr.String(), Err: err}
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != 3 {
+		return nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
+	}
+	w := &Repo{
+		GitDir:       filepath.Clean(lines[0]),
+		CommonDir:    filepath.Clean(lines[1]),
+		WorkTree:     filepath.Clean(lines[2]),
+		ObjectFormat: r.ObjectFormat,
+	}
+	if !samePath(w.CommonDir, r.CommonDir) || !samePath(w.WorkTree, dir) {
+		return nil, fmt.Errorf("%s is not a worktree of the repository at %s", dir, r.CommonDir)
+	}
+	return w, nil
+}
+
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ea, err1 := filepath.EvalSymlinks(a)
+	eb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ea == eb
+}
+
+// IgnoredIncludes lists the untracked files that match the gitignore-style
+// patterns in includeFile (a .worktreeinclude) and that git's own ignore
+// rules ignore, leaving out everything under the folders in skip.
+func (r *Repo) IgnoredIncludes(ctx context.Context, includeFile string, skip ...string) ([]string, error) {
+	args := []string{"ls-files", "-z", "--others", "--ignored", "--exclude-from=" + includeFile, "--", "."}
+	for _, s := range skip {
+		args = append(args, ":(exclude,top,literal)"+s)
+	}
+	out, err := r.git(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	candidates := splitZ(out)
+	if len(candidates) == 0 {
+		return nil, nil
+	}
+	var in bytes.Buffer
+	for _, c := range candidates {
+		in.WriteString(c)
+		in.WriteByte(0)
+	}
+	out, err = r.run(ctx, cmd{args: []string{"check-ignore", "-z", "--stdin", "--no-index"}, stdin: &in})
+	if err != nil && ExitCode(err) != 1 { // 1: none ignored
+		return nil, err
+	}
+	return splitZ(out), nil
+}
+
+// ObjectSizes returns the size of each object id that exists.
+func (r *Repo) ObjectSizes(ctx context.Context, ids []string) (map[string]int64, error) {
+	sizes := map[string]int64{}
+	if len(ids) == 0 {
+		return sizes, nil
+	}
+	var in bytes.Buffer
+	for _, id := range ids {
+		in.WriteString(id + "\n")
+	}
+	out, err := r.run(ctx, cmd{args: []string{"cat-file", "--batch-check=%(objectname) %(objectsize)"}, stdin: &in})
+	if err != nil {
+		return nil, err
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 2 {
+			if n, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				sizes[f[0]] = n
+			}
+		}
+	}
+	return sizes, nil
+}
+
+// DiffFormat is what DiffTreesTo prints.
+type DiffFormat int
+
+const (
+	DiffPatch DiffFormat = iota
+	DiffStat
+	DiffNameStatus
+)
+
+// DiffTreesTo writes the difference between the trees of a and b (no
+// rename detection, no external diff or textconv) to w in the given
+// format, leaving out the paths in exclude.
+func (r *Repo) DiffTreesTo(ctx context.Context, w io.Writer, a, b string, format DiffFormat, color bool, exclude []string) error {
+	args := []string{"diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv"}
+	switch format {
+	case DiffStat:
+		args = append(args, "--stat")
+	case DiffNameStatus:
+		args = append(args, "--name-status")
+	default:
+		args = append(args, "-p")
+	}
+	if color {
+		args = append(args, "--color=always")
+	} else {
+		args = append(args, "--color=never")
+	}
+	args = append(args, a, b, "--", ".")
+	for _, e := range exclude {
+		args = append(args, ":(exclude,top,literal)"+e)
+	}
+	_, err := r.run(ctx, cmd{args: args, stdout: w})
+	return err
+}

@@ -1,0 +1,537 @@
+package git
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// TreeEdit sets one path of a tree to a mode and object, or removes it
+// (Mode "" or all zeros).
+type TreeEdit struct {
+	Path   string
+	Mode   string
+	Object string
+}
+
+func (e TreeEdit) removes() bool { return strings.Trim(e.Mode, "0") == "" }
+
+// EditTree returns the tree that is base (a tree-ish such as
+// "<commit>^{tree}", or "" for the empty tree) with edits applied, and the
+// id of base itself. Only the folders on the edited paths are read (one
+// cat-file --batch) and written (one mktree --batch); the rest of the tree
+// is shared with base. A folder left empty disappears; a file replaces a
+// folder of the same name and the other way round.
+func (r *Repo) EditTree(ctx context.Context, base string, edits []TreeEdit) (tree, baseTree string, err error) {
+	ed, err := r.StartTreeEdit(ctx, base)
+	if err != nil {
+		return "", "", err
+	}
+	defer ed.Close()
+	return ed.Apply(edits)
+}
+
+// TreeEditor is an EditTree whose git processes were started ahead of
+// time, so that their start-up overlaps other work.
+type TreeEditor struct {
+	b    *treeBuilder
+	base string
+	// preloaded is closed when the folders given to Preload are read.
+	preloaded chan struct{}
+	preErr    error
+}
+
+// StartTreeEdit starts the processes of an EditTree on base.
+func (r *Repo) StartTreeEdit(ctx context.Context, base string) (*TreeEditor, error) {
+	b := &treeBuilder{r: r, ctx: ctx}
+	var err error
+	if base != "" {
+		if b.cat, err = r.startProc(ctx, "cat-file", "--batch"); err != nil {
+			return nil, err
+		}
+	}
+	if b.mk, err = r.startProc(ctx, "mktree", "-z", "--batch"); err != nil {
+		b.close()
+		return nil, err
+	}
+	b.cache = map[string]cachedTree{}
+	return &TreeEditor{b: b, base: base}, nil
+}
+
+// Preload starts reading, in the background, base's folders on the given
+// paths, so that Apply finds them read (paths are those Apply's edits will
+// touch; a folder missed here is read by Apply).
+func (ed *TreeEditor) Preload(paths []string) {
+	if ed.base == "" || ed.preloaded != nil {
+		return
+	}
+	root := &editNode{baseRef: ed.base}
+	for _, p := range paths {
+		n := root
+		for _, part := range strings.Split(p, "/") {
+			if n.children == nil {
+				n.children = map[string]*editNode{}
+			}
+			c := n.children[part]
+			if c == nil {
+				c = &editNode{}
+				n.children[part] = c
+			}
+			n = c
+		}
+	}
+	ed.preloaded = make(chan struct{})
+	go func() {
+		defer close(ed.preloaded)
+		ed.preErr = ed.b.load(root)
+	}()
+}
+
+// Close stops the processes (Apply does it too).
+func (ed *TreeEditor) Close() error { return ed.b.close() }
+
+// Apply writes base with edits applied (see EditTree); the editor is
+// closed afterwards. The folders on the edited paths are read level by
+// level (one round trip to cat-file per level), the new trees are computed
+// here and sent to mktree in one stream, and mktree's ids are checked
+// against the computed ones.
+func (ed *TreeEditor) Apply(edits []TreeEdit) (tree, baseTree string, err error) {
+	b := ed.b
+	defer b.close()
+	if ed.preloaded != nil {
+		<-ed.preloaded
+		if ed.preErr != nil {
+			return "", "", ed.preErr
+		}
+	}
+	root := &editNode{}
+	for _, e := range edits {
+		n := root
+		for _, part := range strings.Split(e.Path, "/") {
+			if n.children == nil {
+				n.children = map[string]*editNode{}
+			}
+			c := n.children[part]
+			if c == nil {
+				c = &editNode{}
+				n.children[part] = c
+			}
+			n = c
+		}
+		e := e
+		n.edit = &e
+	}
+	baseTree = b.r.EmptyTree()
+	root.baseRef = ed.base
+	if err := b.load(root); err != nil {
+		return "", "", err
+	}
+	if root.baseID != "" {
+		baseTree = root.baseID
+	}
+	var out []builtTree
+	tree, _, err = b.compute(root, &out)
+	if err != nil {
+		return "", "", err
+	}
+	if err := b.write(out); err != nil {
+		return "", "", err
+	}
+	if err := b.close(); err != nil {
+		return "", "", err
+	}
+	return tree, baseTree, nil
+}
+
+type editNode struct {
+	children map[string]*editNode
+	edit     *TreeEdit
+	baseRef  string      // tree-ish of the folder in base, "" when none
+	baseID   string      // its id, once read
+	base     []treeEntry // its entries, once read
+}
+
+// isFolder reports whether the node stands for a folder of the result (a
+// file set at the same name wins over removals below it).
+func (n *editNode) isFolder() bool {
+	return len(n.children) > 0 && (n.edit == nil || n.edit.removes())
+}
+
+type treeEntry struct {
+	mode, name, oid string
+}
+
+type treeBuilder struct {
+	r       *Repo
+	ctx     context.Context
+	cat, mk *proc
+	cache   map[string]cachedTree // folders read so far, by tree-ish
+}
+
+type cachedTree struct {
+	id      string
+	entries []treeEntry
+}
+
+// builtTree is a tree to write: its mktree input and the id computed here.
+type builtTree struct {
+	input []byte
+	id    string
+}
+
+func (b *treeBuilder) close() error {
+	var errs []error
+	if b.cat != nil {
+		errs = append(errs, b.cat.close())
+		b.cat = nil
+	}
+	if b.mk != nil {
+		errs = append(errs, b.mk.close())
+		b.mk = nil
+	}
+	return errors.Join(errs...)
+}
+
+// load reads the base folder of every folder node, one level at a time.
+func (b *treeBuilder) load(root *editNode) error {
+	level := []*editNode{root}
+	for len(level) > 0 {
+		var want []*editNode
+		for _, n := range level {
+			if n.baseRef == "" {
+				continue
+			}
+			if c, ok := b.cache[n.baseRef]; ok {
+				n.baseID, n.base = c.id, c.entries
+				continue
+			}
+			want = append(want, n)
+		}
+		if len(want) > 0 {
+			var req bytes.Buffer
+			for _, n := range want {
+				req.WriteString(n.baseRef + "\n")
+			}
+			if _, err := b.cat.in.Write(req.Bytes()); err != nil {
+				return b.cat.fail(err)
+			}
+			for _, n := range want {
+				id, entries, err := b.readTreeReply(n.baseRef)
+				if err != nil {
+					return err
+				}
+				n.baseID, n.base = id, entries
+				b.cache[n.baseRef] = cachedTree{id, entries}
+			}
+		}
+		var next []*editNode
+		for _, n := range level {
+			byName := make(map[string]treeEntry, len(n.base))
+			for _, e := range n.base {
+				byName[e.name] = e
+			}
+			for name, c := range n.children {
+				if !c.isFolder() {
+					continue
+				}
+				if old, ok := byName[name]; ok && old.mode == "40000" {
+					c.baseRef = old.oid
+				}
+				next = append(next, c)
+			}
+		}
+		level = next
+	}
+	return nil
+}
+
+// compute works out n's new tree, appending every tree that must be
+// written to out (children before their parent); empty reports a tree
+// with no entries (which a parent drops).
+func (b *treeBuilder) compute(n *editNode, out *[]builtTree) (oid string, empty bool, err error) {
+	byName := make(map[string]treeEntry, len(n.base))
+	for _, e := range n.base {
+		byName[e.name] = e
+	}
+	for name, c := range n.children {
+		if !c.isFolder() {
+			if c.edit == nil {
+				continue
+			}
+			if c.edit.removes() {
+				delete(byName, name)
+			} else {
+				byName[name] = treeEntry{mode: c.edit.Mode, name: name, oid: c.edit.Object}
+			}
+			continue
+		}
+		id, subEmpty, err := b.compute(c, out)
+		if err != nil {
+			return "", false, err
+		}
+		if subEmpty {
+			delete(byName, name)
+		} else {
+			byName[name] = treeEntry{mode: "40000", name: name, oid: id}
+		}
+	}
+	entries := make([]treeEntry, 0, len(byName))
+	for _, e := range byName {
+		entries = append(entries, e)
+	}
+	id, input, err := b.encode(entries)
+	if err != nil {
+		return "", false, err
+	}
+	if id != n.baseID {
+		*out = append(*out, builtTree{input: input, id: id})
+	}
+	return id, len(entries) == 0, nil
+}
+
+// encode returns the id git gives the tree holding entries, and the
+// mktree input that writes it.
+func (b *treeBuilder) encode(entries []treeEntry) (string, []byte, error) {
+	type keyed struct {
+		mode uint64
+		dir  bool
+		e    treeEntry
+	}
+	ks := make([]keyed, 0, len(entries))
+	for _, e := range entries {
+		mode, err := strconv.ParseUint(e.mode, 8, 32)
+		if err != nil {
+			return "", nil, fmt.Errorf("tree entry %q: bad mode %q", e.name, e.mode)
+		}
+		ks = append(ks, keyed{mode, mode == 0o40000, e})
+	}
+	// git orders a folder as if its name ended in "/".
+	sort.Slice(ks, func(i, j int) bool {
+		return treeNameLess(ks[i].e.name, ks[i].dir, ks[j].e.name, ks[j].dir)
+	})
+	hashLen := b.r.hashLen()
+	obj := make([]byte, 0, len(ks)*(hashLen+24))
+	input := make([]byte, 0, len(ks)*(2*hashLen+32)+1)
+	raw := make([]byte, hashLen)
+	for _, k := range ks {
+		if len(k.e.oid) != 2*hashLen {
+			return "", nil, fmt.Errorf("tree entry %q: bad object id %q", k.e.name, k.e.oid)
+		}
+		if _, err := hex.Decode(raw, []byte(k.e.oid)); err != nil {
+			return "", nil, fmt.Errorf("tree entry %q: bad object id %q", k.e.name, k.e.oid)
+		}
+		obj = strconv.AppendUint(obj, k.mode, 8)
+		obj = append(obj, ' ')
+		obj = append(obj, k.e.name...)
+		obj = append(obj, 0)
+		obj = append(obj, raw...)
+		typ := "blob"
+		switch k.mode {
+		case 0o40000:
+			typ = "tree"
+		case 0o160000:
+			typ = "commit"
+		}
+		input = strconv.AppendUint(input, k.mode, 8)
+		input = append(input, ' ')
+		input = append(input, typ...)
+		input = append(input, ' ')
+		input = append(input, k.e.oid...)
+		input = append(input, '\t')
+		input = append(input, k.e.name...)
+		input = append(input, 0)
+	}
+	input = append(input, 0)
+	var h hash.Hash
+	if b.r.ObjectFormat == "sha256" {
+		h = sha256.New()
+	} else {
+		h = sha1.New()
+	}
+	h.Write(strconv.AppendInt([]byte("tree "), int64(len(obj)), 10))
+	h.Write([]byte{0})
+	h.Write(obj)
+	return hex.EncodeToString(h.Sum(nil)), input, nil
+}
+
+// treeNameLess is git's order of tree entries: by name, a folder's name
+// compared as if it ended in "/".
+func treeNameLess(a string, aDir bool, b string, bDir bool) bool {
+	n := min(len(a), len(b))
+	if c := strings.Compare(a[:n], b[:n]); c != 0 {
+		return c < 0
+	}
+	next := func(s string, dir bool) int {
+		if len(s) > n {
+			return int(s[n])
+		}
+		if dir {
+			return '/'
+		}
+		return 0
+	}
+	return next(a, aDir) < next(b, bDir)
+}
+
+// write sends every tree to mktree in one stream and checks the ids it
+// answers with.
+func (b *treeBuilder) write(trees []builtTree) error {
+	if len(trees) == 0 {
+		return nil
+	}
+	errc := make(chan error, 1)
+	go func() {
+		for _, t := range trees {
+			if _, err := b.mk.in.Write(t.input); err != nil {
+				errc <- err
+				return
+			}
+		}
+		errc <- nil
+	}()
+	for _, t := range trees {
+		line, err := b.mk.out.ReadString('\n')
+		if err != nil {
+			<-errc
+			return b.mk.fail(err)
+		}
+		if got := strings.TrimSpace(line); got != t.id {
+			<-errc
+			return fmt.Errorf("git mktree wrote tree %s where %s was expected", got, t.id)
+		}
+	}
+	if err := <-errc; err != nil {
+		return b.mk.fail(err)
+	}
+	return nil
+}
+
+// readTreeReply reads cat-file's answer for one requested tree-ish.
+func (b *treeBuilder) readTreeReply(treeish string) (string, []treeEntry, error) {
+	header, err := b.cat.out.ReadString('\n')
+	if err != nil {
+		return "", nil, b.cat.fail(err)
+	}
+	f := strings.Fields(header)
+	if len(f) != 3 || f[1] != "tree" {
+		return "", nil, fmt.Errorf("git cat-file: %s is not a tree (%s)", treeish, strings.TrimSpace(header))
+	}
+	size, err := strconv.Atoi(f[2])
+	if err != nil {
+		return "", nil, fmt.Errorf("git cat-file: bad header %q", header)
+	}
+	data := make([]byte, size+1)
+	if _, err := io.ReadFull(b.cat.out, data); err != nil {
+		return "", nil, b.cat.fail(err)
+	}
+	entries, err := parseTree(data[:size], b.r.hashLen())
+	return f[0], entries, err
+}
+
+func (r *Repo) hashLen() int {
+	if r.ObjectFormat == "sha256" {
+		return 32
+	}
+	return 20
+}
+
+// parseTree decodes a binary tree object: "<mode> <name>\0<raw id>"...
+func parseTree(data []byte, hashLen int) ([]treeEntry, error) {
+	var out []treeEntry
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp < 0 {
+			return nil, errors.New("corrupt tree object")
+		}
+		nul := bytes.IndexByte(data[sp:], 0)
+		if nul < 0 || sp+nul+1+hashLen > len(data) {
+			return nil, errors.New("corrupt tree object")
+		}
+		nul += sp
+		out = append(out, treeEntry{
+			mode: string(data[:sp]),
+			name: string(data[sp+1 : nul]),
+			oid:  fmt.Sprintf("%x", data[nul+1:nul+1+hashLen]),
+		})
+		data = data[nul+1+hashLen:]
+	}
+	return out, nil
+}
+
+// proc is a long-lived git child spoken to through pipes.
+type proc struct {
+	args   []string
+	cmd    *exec.Cmd
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr bytes.Buffer
+	done   bool
+}
+
+func (r *Repo) startProc(ctx context.Context, args ...string) (*proc, error) {
+	p := &proc{args: args}
+	p.cmd = exec.CommandContext(ctx, "git", append(append([]string{}, globalArgs...), args...)...)
+	p.cmd.Env = r.env()
+	p.cmd.Dir = r.WorkTree
+	p.cmd.Stderr = &p.stderr
+	var err error
+	if p.in, err = p.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	p.out = bufio.NewReaderSize(out, 64<<10)
+	if err := p.cmd.Start(); err != nil {
+		return nil, &Error{Args: args, ExitCode: -1, Err: err}
+	}
+	return p, nil
+}
+
+// close ends the child's input and waits for it.
+func (p *proc) close() error {
+	if p.done {
+		return nil
+	}
+	p.done = true
+	p.in.Close()
+	_, _ = io.Copy(io.Discard, p.out)
+	if err := p.cmd.Wait(); err != nil {
+		return p.wrap(err)
+	}
+	return nil
+}
+
+// fail turns a pipe error into git's own complaint when it has one.
+func (p *proc) fail(err error) error {
+	if p.done {
+		return p.wrap(err)
+	}
+	p.done = true
+	p.in.Close()
+	if werr := p.cmd.Wait(); werr != nil {
+		return p.wrap(werr)
+	}
+	return p.wrap(err)
+}
+
+func (p *proc) wrap(err error) error {
+	code := -1
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	}
+	return &Error{Args: p.args, ExitCode: code, Stderr: p.stderr.String(), Err: err}
+}

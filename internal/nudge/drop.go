@@ -1,0 +1,104 @@
+package nudge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/nudgethis/git-nudge/internal/refs"
+)
+
+// Drop removes a task: its worktree (only the one git-nudge made for it),
+// its snapshot and result refs, its logs and its record. It refuses tasks
+// whose files may be in the workspace (applying, applied, undoing,
+// recovery_required) and tasks a live process is working on.
+func (w *Workspace) Drop(ctx context.Context, id string) error {
+	l, err := w.Lock(ctx, "git-nudge drop")
+	if err != nil {
+		return err
+	}
+	defer l.Release()
+	t, err := w.Load(id)
+	if err != nil {
+		return err
+	}
+	refuse := func(reason, next string) error {
+		return &RefusedError{What: "cannot drop " + id, Reasons: []string{reason}, Next: next}
+	}
+	switch t.State {
+	case StateApplied:
+		return refuse("it is applied: its changes are in the workspace and its record is what undo needs",
+			fmt.Sprintf("Undo it first (git nudge undo %s) or save it (git nudge save %s).", id, id))
+	case StateApplying, StateUndoing:
+		return refuse(fmt.Sprintf("it is %s", t.State), "Wait for that command to finish.")
+	case StateRecoveryRequired:
+		return refuse("it is Recovery required: its record is the evidence needed to repair the files by hand",
+			fmt.Sprintf("See git nudge recover %s.", id))
+	}
+	if w.busy(id) {
+		return refuse("another git-nudge process is preparing or running it", "Wait for it to finish.")
+	}
+	dir := w.WorktreeDir(id)
+	if t.Worktree != nil && filepath.Clean(*t.Worktree) != dir {
+		// Never remove a folder the record names outside .nudgethis.
+		dir = ""
+	}
+	if dir != "" {
+		registered, err := w.isWorktree(ctx, dir)
+		if err != nil {
+			return err
+		}
+		if registered {
+			if err := w.Repo.RemoveWorktree(ctx, dir); err != nil {
+				return fmt.Errorf("removing the worktree of %s: %w", id, err)
+			}
+		} else if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	}
+	for _, ref := range []string{refs.Results + id, refs.Task.Ref(id)} {
+		old, ok, err := w.Repo.ReadRef(ctx, ref)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if err := w.Repo.DeleteRef(ctx, ref, old); err != nil {
+				return err
+			}
+		}
+	}
+	if err := os.RemoveAll(w.LogDir(id)); err != nil {
+		return err
+	}
+	if err := os.Remove(w.runLockPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.Remove(w.TaskPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// isWorktree reports whether git knows dir as one of the repository's
+// worktrees.
+func (w *Workspace) isWorktree(ctx context.Context, dir string) (bool, error) {
+	paths, err := w.Repo.Worktrees(ctx)
+	if err != nil {
+		return false, err
+	}
+	for _, p := range paths {
+		if p == dir || samePathOnDisk(p, dir) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+func samePathOnDisk(a, b string) bool {
+	ea, err1 := filepath.EvalSymlinks(a)
+	eb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ea == eb
+}

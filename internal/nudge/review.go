@@ -1,0 +1,157 @@
+package nudge
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/refs"
+	"github.com/nudgethis/git-nudge/internal/snapshot"
+)
+
+// DiffLimit is how much patch text diff prints by default (1 MiB).
+const DiffLimit = 1 << 20
+
+// DiffOptions says what Diff prints.
+type DiffOptions struct {
+	Format git.DiffFormat
+	Color  bool
+	Limit  int64 // bytes of output; 0 means DiffLimit
+}
+
+// NoResultError is returned for a task without a result to review.
+type NoResultError struct{ ID string }
+
+func (e *NoResultError) Error() string {
+	return fmt.Sprintf("%s has no result yet: run a command in it with git nudge run --task %s -- CMD, or record its worktree with git nudge capture %s", e.ID, e.ID, e.ID)
+}
+
+// Diff writes the task's patch (snapshot to result) to out, bounded: after
+// Limit bytes it stops at a line end and says how much it left out. Files
+// over 16 MiB are named, never printed.
+func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOptions) error {
+	t, err := w.Load(id)
+	if err != nil {
+		return err
+	}
+	if t.Result == nil {
+		return &NoResultError{ID: id}
+	}
+	limit := o.Limit
+	if limit <= 0 {
+		limit = DiffLimit
+	}
+	var large []FileChange
+	if o.Format == git.DiffPatch {
+		if large, err = w.largeFiles(ctx, t.Files); err != nil {
+			return err
+		}
+	}
+	exclude := make([]string, 0, len(large))
+	for _, f := range large {
+		exclude = append(exclude, f.Path)
+	}
+	bw := &boundedWriter{w: out, limit: limit}
+	if err := w.Repo.DiffTreesTo(ctx, bw, t.Snapshot, *t.Result, o.Format, o.Color, exclude); err != nil {
+		return err
+	}
+	if err := bw.flush(); err != nil {
+		return err
+	}
+	for _, f := range large {
+		fmt.Fprintf(out, "%s: %s is over 16 MiB and is not shown (git diff %s %s -- <path> shows it)\n",
+			f.Status, f.Path, refs.Task.Ref(id), refs.Results+id)
+	}
+	if bw.cut > 0 {
+		fmt.Fprintf(out, "[git-nudge: %d more bytes of output not shown (limit %d bytes); git diff %s %s shows everything]\n",
+			bw.cut, limit, refs.Task.Ref(id), refs.Results+id)
+	}
+	return nil
+}
+
+// largeFiles returns the files whose old or new content is over 16 MiB.
+func (w *Workspace) largeFiles(ctx context.Context, files []FileChange) ([]FileChange, error) {
+	var ids []string
+	for _, f := range files {
+		for _, b := range []*string{f.OldBlob, f.NewBlob} {
+			if b != nil {
+				ids = append(ids, *b)
+			}
+		}
+	}
+	sizes, err := w.Repo.ObjectSizes(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	var large []FileChange
+	for _, f := range files {
+		if (f.OldBlob != nil && sizes[*f.OldBlob] > snapshot.MaxFileSize) ||
+			(f.NewBlob != nil && sizes[*f.NewBlob] > snapshot.MaxFileSize) {
+			large = append(large, f)
+		}
+	}
+	return large, nil
+}
+
+// boundedWriter passes through the first limit bytes (ending at the last
+// complete line) and counts the rest.
+type boundedWriter struct {
+	w       io.Writer
+	limit   int64
+	written int64
+	pending []byte // an incomplete last line, held until it completes
+	full    bool
+	cut     int64
+}
+
+func (b *boundedWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	if b.full {
+		b.cut += int64(n)
+		return n, nil
+	}
+	b.pending = append(b.pending, p...)
+	for {
+		i := indexNL(b.pending)
+		if i < 0 {
+			break
+		}
+		line := b.pending[:i+1]
+		if b.written+int64(len(line)) > b.limit {
+			b.full = true
+			b.cut += int64(len(b.pending))
+			b.pending = nil
+			return n, nil
+		}
+		if _, err := b.w.Write(line); err != nil {
+			return n, err
+		}
+		b.written += int64(len(line))
+		b.pending = b.pending[i+1:]
+	}
+	if b.written+int64(len(b.pending)) > b.limit {
+		b.full = true
+		b.cut += int64(len(b.pending))
+		b.pending = nil
+	}
+	return n, nil
+}
+
+func (b *boundedWriter) flush() error {
+	if len(b.pending) == 0 {
+		return nil
+	}
+	_, err := b.w.Write(b.pending)
+	b.pending = nil
+	return err
+}
+
+func indexNL(p []byte) int {
+	for i, c := range p {
+		if c == '\n' {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,255 @@
+package nudge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
+)
+
+// IncludeFile is the workspace file naming the ignored files a task's
+// worktree gets a copy of (gitignore syntax; a convention shared with other
+// agent tools).
+const IncludeFile = ".worktreeinclude"
+
+// StartOptions says how to prepare a task's worktree.
+type StartOptions struct {
+	// NoSetup skips the nudge.setup commands.
+	NoSetup bool
+	// Environ is the environment setup commands start from.
+	Environ []string
+	// Output shows setup commands' output live (it is also kept in
+	// logs/<id>/setup.log); nil shows nothing.
+	Output io.Writer
+	// Note is the note of the snapshot taken when no task is named.
+	Note string
+}
+
+// Start gives a task a worktree: it takes a snapshot first when id is "",
+// adds a detached linked worktree on the snapshot commit, copies in the
+// ignored files .worktreeinclude lists and runs the nudge.setup commands.
+// A task whose preparation fails is left failed with the reason.
+func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task, error) {
+	l, err := w.Lock(ctx, "git-nudge start")
+	if err != nil {
+		return nil, err
+	}
+	t, err := w.taskToStart(ctx, id, o.Note)
+	if err != nil {
+		l.Release()
+		return nil, err
+	}
+	hold, err := w.HoldTask(ctx, t.ID)
+	if err != nil {
+		l.Release()
+		return nil, err
+	}
+	defer hold.Release()
+	return t, w.prepareHeld(ctx, t, l, o)
+}
+
+// taskToStart returns the task a start (or run) prepares, taking a new
+// snapshot when id is "". The workspace lock is held.
+func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, error) {
+	if id == "" {
+		return w.snapshotLocked(ctx, note)
+	}
+	t, err := w.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	if w.busy(id) {
+		return nil, &RefusedError{What: "cannot start " + id, Reasons: []string{"another git-nudge process is preparing or running it"}, Next: "Wait for it to finish (git nudge list shows its state)."}
+	}
+	switch {
+	case t.State == StateSnapshotted:
+	case t.State == StateFailed && t.Result == nil && t.Command == nil:
+		// Its preparation failed: a leftover worktree is made afresh.
+	case t.State == StatePrepared || t.State == StateReady || t.State == StateFailed:
+		return nil, &RefusedError{
+			What:    "cannot start " + id,
+			Reasons: []string{fmt.Sprintf("it already has a worktree at %s", deref(t.Worktree))},
+			Next:    fmt.Sprintf("Run a command in it with git nudge run --task %s -- CMD, or record it with git nudge capture %s.", id, id),
+		}
+	default:
+		return nil, &RefusedError{
+			What:    "cannot start " + id,
+			Reasons: []string{fmt.Sprintf("it is %s", StateLabel(t.State))},
+			Next:    "Take a new snapshot with git nudge start (no id) to start a fresh task.",
+		}
+	}
+	return t, nil
+}
+
+// hasWorktree reports whether t's worktree folder exists.
+func (w *Workspace) hasWorktree(t *Task) bool {
+	if t.Worktree == nil {
+		return false
+	}
+	_, err := os.Stat(*t.Worktree)
+	return err == nil
+}
+
+// prepareHeld records t as preparing, releases the workspace lock l while
+// the worktree is made and set up (t's own lock is held throughout), then
+// records the outcome: prepared, or failed with the reason.
+func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o StartOptions) error {
+	dir := w.WorktreeDir(t.ID)
+	t.State = StatePreparing
+	t.Worktree = &dir
+	t.Error = nil
+	if err := w.Save(t); err != nil {
+		l.Release()
+		return err
+	}
+	l.Release()
+
+	perr := w.prepare(ctx, t, dir, o)
+
+	// The outcome is recorded even when the user interrupted.
+	ctx = context.WithoutCancel(ctx)
+	l, err := w.Lock(ctx, "git-nudge start")
+	if err != nil {
+		return errors.Join(perr, err)
+	}
+	defer l.Release()
+	if perr != nil {
+		msg := perr.Error()
+		t.State = StateFailed
+		t.Error = &msg
+		if !w.hasWorktree(t) {
+			t.Worktree = nil
+		}
+		return errors.Join(perr, w.Save(t))
+	}
+	t.State = StatePrepared
+	return w.Save(t)
+}
+
+// prepare adds the worktree, copies the included ignored files and runs
+// the setup commands.
+func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOptions) error {
+	if _, err := os.Lstat(dir); err == nil {
+		// Left over from an earlier attempt: git's record and files go.
+		if err := w.Repo.RemoveWorktree(ctx, dir); err != nil {
+			return fmt.Errorf("%s is in the way of the new worktree and could not be removed: %w", dir, err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
+	if err := w.Repo.AddWorktree(ctx, dir, t.Snapshot); err != nil {
+		return fmt.Errorf("adding the worktree: %w", err)
+	}
+	if err := w.copyIncludes(ctx, dir); err != nil {
+		return fmt.Errorf("copying the files %s lists: %w", IncludeFile, err)
+	}
+	if o.NoSetup {
+		return nil
+	}
+	return w.runSetup(ctx, t, dir, o)
+}
+
+// copyIncludes copies into dir the workspace's ignored files that
+// .worktreeinclude matches (only ignored ones: tracked and untracked source
+// is in the snapshot already).
+func (w *Workspace) copyIncludes(ctx context.Context, dir string) error {
+	include := filepath.Join(w.Repo.WorkTree, IncludeFile)
+	if st, err := os.Stat(include); err != nil || !st.Mode().IsRegular() {
+		return nil
+	}
+	paths, err := w.Repo.IgnoredIncludes(ctx, include, StateDirName)
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		if err := copyInto(filepath.Join(w.Repo.WorkTree, filepath.FromSlash(p)), filepath.Join(dir, filepath.FromSlash(p))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// copyInto copies one file (a symlink as a symlink), keeping its mode. An
+// existing destination is left alone.
+func copyInto(src, dst string) error {
+	st, err := os.Lstat(src)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	if _, err := os.Lstat(dst); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	switch {
+	case st.Mode()&fs.ModeSymlink != 0:
+		target, err := os.Readlink(src)
+		if err != nil {
+			return err
+		}
+		return os.Symlink(target, dst)
+	case !st.Mode().IsRegular():
+		return nil
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
+}
+
+// runSetup runs each `git config --get-all nudge.setup` command with sh -c
+// in the worktree, output kept in logs/<id>/setup.log; the first failure
+// stops the setup.
+func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOptions) error {
+	cmds, err := w.Repo.ConfigGetAll(ctx, "nudge.setup")
+	if err != nil || len(cmds) == 0 {
+		return err
+	}
+	logPath := filepath.Join(w.LogDir(t.ID), "setup.log")
+	log, err := OpenBoundedLog(logPath, LogLimit)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
+	out := io.Writer(log)
+	if o.Output != nil {
+		out = io.MultiWriter(log, o.Output)
+	}
+	for _, c := range cmds {
+		fmt.Fprintf(out, "$ %s\n", c)
+		code, err := child{
+			argv: []string{"sh", "-c", c}, dir: dir, env: w.childEnv(o.Environ, t, dir),
+			stdout: out, stderr: out,
+		}.run()
+		if err != nil {
+			return fmt.Errorf("setup command %q: %w", c, err)
+		}
+		if code != 0 {
+			return fmt.Errorf("setup command %q exited with status %d; its output is in %s", c, code, logPath)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return nil
+}

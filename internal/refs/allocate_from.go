@@ -1,0 +1,31 @@
+package refs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+)
+
+// AllocateFrom is Allocate for a caller that already listed the refs (for
+// example while other work ran): it tries next, then the numbers after it,
+// with the same create-only updates, so a stale listing only costs retries.
+func (k Kind) AllocateFrom(ctx context.Context, r *git.Repo, object string, next int) (string, error) {
+	if next < 1 {
+		next = 1
+	}
+	for tries := 0; tries < 1000; tries++ {
+		id := k.Letter + strconv.Itoa(next)
+		err := r.SetRef(ctx, git.SetRefRequest{Name: k.Ref(id), New: object, Old: r.ZeroID()})
+		if err == nil {
+			return id, nil
+		}
+		if !errors.Is(err, git.ErrRefConflict) {
+			return "", err
+		}
+		next++
+	}
+	return "", fmt.Errorf("could not allocate a new %s id after 1000 attempts", k.Letter)
+}

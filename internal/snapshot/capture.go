@@ -1,0 +1,328 @@
+package snapshot
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+)
+
+// Skipped is a path a capture left out, and why.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// Result is a captured work tree.
+type Result struct {
+	// Head is HEAD as the capture saw it.
+	Head git.Head
+	// Tree is the captured tree; "" when Clean and HEAD has a commit (the
+	// tree is HEAD's, not looked up).
+	Tree    string
+	Skipped []Skipped // what was left out (besides ignored files), sorted by path
+	Clean   bool      // Tree is HEAD's tree
+	// Untracked is how many untracked files were captured.
+	Untracked int
+}
+
+// TooManyUntrackedError refuses a capture that would take more untracked
+// files than Options.MaxUntracked. Nothing was written.
+type TooManyUntrackedError struct {
+	Limit int
+	// Folders are the top-level folders holding the most untracked files,
+	// with their counts, largest first (at most five).
+	Folders []FolderCount
+}
+
+// FolderCount is a folder and how many untracked files it holds.
+type FolderCount struct {
+	Folder string
+	Files  int
+}
+
+func (e *TooManyUntrackedError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "more than %d untracked files would be captured (git config nudge.maxUntracked); nothing was recorded.\n", e.Limit)
+	if len(e.Folders) > 0 {
+		b.WriteString("Most of them are in:\n")
+		for _, f := range e.Folders {
+			fmt.Fprintf(&b, "  %s (%d files)\n", f.Folder, f.Files)
+		}
+	}
+	b.WriteString("Add the folders that are not source to .gitignore (or .git/info/exclude), or raise the limit with git config nudge.maxUntracked N, then try again.")
+	return b.String()
+}
+
+// Capture records the work tree of repo as it is now into a tree: tracked
+// files with their local edits (staged or not; deleted files absent) and
+// untracked files, leaving out ignored files, untracked dependency folders,
+// untracked files over the size limit and nested repositories, and keeping
+// protected paths at HEAD's version (absent when HEAD has none). It works
+// the same on the user's workspace and on a task's linked worktree (whose
+// HEAD is the detached snapshot commit). The work tree, the index and HEAD
+// are only read.
+//
+// The cost follows `git status`: one status call finds what differs from
+// HEAD; only those paths are hashed (in a small index of its own, never the
+// user's), and only the folders on those paths are rewritten on top of
+// HEAD's tree.
+func Capture(ctx context.Context, repo *git.Repo, opts Options) (Result, error) {
+	return capture(ctx, repo, func() (Options, error) { return opts, nil })
+}
+
+// CaptureConfigured is Capture with the options read from git config
+// (LoadOptions) while git status runs.
+func CaptureConfigured(ctx context.Context, repo *git.Repo) (Result, Options, error) {
+	var opts Options
+	res, err := capture(ctx, repo, func() (Options, error) {
+		var err error
+		opts, err = LoadOptions(ctx, repo)
+		return opts, err
+	})
+	return res, opts, err
+}
+
+func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, error)) (Result, error) {
+	var res Result
+	type loaded struct {
+		opts Options
+		err  error
+	}
+	optsc := make(chan loaded, 1)
+	go func() {
+		o, err := loadOpts()
+		optsc <- loaded{o, err}
+	}()
+	head, entries, err := repo.Status(ctx)
+	lo := <-optsc
+	if err != nil {
+		return res, err
+	}
+	if lo.err != nil {
+		return res, lo.err
+	}
+	opts := lo.opts
+	if opts.MaxFileSize <= 0 {
+		opts.MaxFileSize = MaxFileSize
+	}
+	res.Head = head
+	prot := opts.Protection()
+	c := collector{repo: repo, opts: opts, prot: prot, skipped: map[string]string{}}
+
+	var (
+		edits []git.TreeEdit   // paths whose new entry is known already
+		seeds []git.IndexEntry // index entries of the paths to hash
+		hash  []string         // tracked paths to take from the work tree
+		dirs  []string         // untracked folders to list file by file
+	)
+	for _, e := range entries {
+		switch e.Kind {
+		case '1', 'u':
+			if prot.Protected(e.Path) {
+				// HEAD's version stays: the tree is built on HEAD's.
+				c.skip(e.Path, ReasonProtected)
+				continue
+			}
+			if e.Y == 'D' {
+				// git status does not list untracked files in a folder
+				// that took the place of a tracked file: look for one.
+				if st, err := os.Lstat(filepath.Join(repo.WorkTree, filepath.FromSlash(e.Path))); err == nil && st.IsDir() && c.classify(e.Path+"/") {
+					dirs = append(dirs, e.Path+"/")
+				}
+			}
+			switch {
+			case e.Kind == 'u':
+				hash = append(hash, e.Path)
+			case e.Y == 'D':
+				// Gone from the work tree (possibly behind a symlink that
+				// replaced a folder, which update-index refuses to look at).
+				edits = append(edits, git.TreeEdit{Path: e.Path})
+			case e.Y != '.':
+				hash = append(hash, e.Path)
+				if !zeroMode(e.ModeI) {
+					seeds = append(seeds, git.IndexEntry{Mode: e.ModeI, Blob: e.HashI, Path: e.Path})
+				}
+			default:
+				// Staged only: the work tree holds what the index holds.
+				edits = append(edits, git.TreeEdit{Path: e.Path, Mode: e.ModeI, Object: e.HashI})
+			}
+		case '?':
+			if strings.HasSuffix(e.Path, "/") && c.classify(e.Path) {
+				dirs = append(dirs, e.Path)
+				continue
+			}
+			c.untracked(e.Path)
+		}
+	}
+	if len(dirs) > 0 {
+		limit := -1 // no limit
+		if opts.MaxUntracked > 0 {
+			limit = max(opts.MaxUntracked-len(c.files), 0)
+		}
+		paths, err := repo.UntrackedUnder(ctx, dirs, limit, func(p string) bool {
+			return !strings.HasSuffix(p, "/") && c.quickKeep(p)
+		})
+		if err != nil && !errors.Is(err, git.ErrTooMany) {
+			return res, err
+		}
+		for _, p := range paths {
+			c.untracked(p)
+		}
+	}
+	if opts.MaxUntracked > 0 && len(c.files) > opts.MaxUntracked {
+		return res, &TooManyUntrackedError{Limit: opts.MaxUntracked, Folders: topFolders(c.files)}
+	}
+	res.Skipped = c.sortedSkipped()
+	res.Untracked = len(c.files)
+
+	base := ""
+	if !head.Unborn() {
+		base = head.Commit + "^{tree}"
+	}
+	if len(edits) == 0 && len(hash) == 0 && len(c.files) == 0 {
+		// Nothing but protected or skipped paths differ: HEAD's tree.
+		res.Clean = true
+		if head.Unborn() {
+			res.Tree = repo.EmptyTree()
+		}
+		return res, nil
+	}
+	hash = append(hash, c.files...)
+	// The tree editor's processes start while the paths are hashed.
+	ed, err := repo.StartTreeEdit(ctx, base)
+	if err != nil {
+		return res, err
+	}
+	defer ed.Close()
+	touched := make([]string, 0, len(edits)+len(hash))
+	for _, e := range edits {
+		touched = append(touched, e.Path)
+	}
+	ed.Preload(append(touched, hash...))
+	hashed, err := repo.HashWorkTreePaths(ctx, seeds, hash)
+	if err != nil {
+		return res, err
+	}
+	found := make(map[string]bool, len(hashed))
+	for _, h := range hashed {
+		found[h.Path] = true
+		edits = append(edits, git.TreeEdit{Path: h.Path, Mode: h.Mode, Object: h.Blob})
+	}
+	for _, p := range hash {
+		if !found[p] {
+			edits = append(edits, git.TreeEdit{Path: p}) // no file: removed
+		}
+	}
+	tree, baseTree, err := ed.Apply(edits)
+	if err != nil {
+		return res, err
+	}
+	res.Tree, res.Clean = tree, tree == baseTree
+	return res, nil
+}
+
+func zeroMode(m string) bool { return strings.Trim(m, "0") == "" }
+
+// collector sorts untracked paths into captured files and skipped paths.
+type collector struct {
+	repo    *git.Repo
+	opts    Options
+	prot    Protection
+	files   []string
+	skipped map[string]string
+}
+
+func (c *collector) skip(path, reason string) {
+	if _, ok := c.skipped[path]; !ok {
+		c.skipped[path] = reason
+	}
+}
+
+// classify decides an untracked path by name alone: false when it is
+// skipped (and recorded as such).
+func (c *collector) classify(path string) bool {
+	if c.prot.Protected(path) {
+		c.skip(path, ReasonProtected)
+		return false
+	}
+	if dep, ok := c.opts.dependencyDir(path); ok {
+		c.skip(dep, ReasonDependency)
+		return false
+	}
+	return true
+}
+
+// quickKeep is classify without recording, for counting while listing.
+func (c *collector) quickKeep(path string) bool {
+	if c.prot.Protected(path) {
+		return false
+	}
+	_, dep := c.opts.dependencyDir(path)
+	return !dep
+}
+
+// untracked takes one untracked path reported by git: a file, or a folder
+// holding a nested repository.
+func (c *collector) untracked(path string) {
+	if !c.classify(path) {
+		return
+	}
+	if strings.HasSuffix(path, "/") {
+		c.skip(path, ReasonNestedRepo)
+		return
+	}
+	st, err := os.Lstat(filepath.Join(c.repo.WorkTree, filepath.FromSlash(path)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return // gone since git listed it
+	}
+	if err == nil && st.Mode().IsRegular() && st.Size() > c.opts.MaxFileSize {
+		c.skip(path, ReasonTooLarge)
+		return
+	}
+	c.files = append(c.files, path)
+}
+
+func (c *collector) sortedSkipped() []Skipped {
+	out := make([]Skipped, 0, len(c.skipped))
+	for p, r := range c.skipped {
+		out = append(out, Skipped{Path: p, Reason: r})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// topFolders counts files per top-level folder ("." for files at the top),
+// largest first, at most five.
+func topFolders(files []string) []FolderCount {
+	counts := map[string]int{}
+	for _, f := range files {
+		dir, _, ok := strings.Cut(f, "/")
+		if !ok {
+			dir = "."
+		} else {
+			dir += "/"
+		}
+		counts[dir]++
+	}
+	var out []FolderCount
+	for d, n := range counts {
+		out = append(out, FolderCount{Folder: d, Files: n})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Files != out[j].Files {
+			return out[i].Files > out[j].Files
+		}
+		return out[i].Folder < out[j].Folder
+	})
+	if len(out) > 5 {
+		out = out[:5]
+	}
+	return out
+}

@@ -1,0 +1,199 @@
+// Package snapshot captures a work tree (the user's workspace or a task's
+// linked worktree) into a git tree without touching it: local edits,
+// staged or not, and untracked files, through a private index. It decides
+// what is left out (ignored files, dependency folders, large untracked
+// files, protected paths) and reports every path it skipped and why.
+package snapshot
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+)
+
+// DefaultMaxUntracked is nudge.maxUntracked when unset.
+const DefaultMaxUntracked = 10000
+
+// MaxFileSize is the largest untracked file a capture takes (16 MiB).
+const MaxFileSize int64 = 16 << 20
+
+// DependencyDirs are folder names never captured when untracked, even when
+// no ignore rule covers them.
+var DependencyDirs = []string{"node_modules", ".venv", "venv", "__pycache__", ".tox", "bower_components"}
+
+// BuiltinProtected are the protected paths no configuration can lift, in
+// gitignore syntax.
+var BuiltinProtected = []string{".git", "/.nudgethis", ".env"}
+
+// Skip reasons, as printed and written into task records.
+const (
+	ReasonProtected  = "protected path"
+	ReasonDependency = "dependency directory"
+	ReasonTooLarge   = "untracked file over 16 MiB"
+	ReasonNestedRepo = "nested git repository"
+)
+
+// Options are the capture rules, from git config (see LoadOptions).
+type Options struct {
+	// Protect are extra protected-path patterns (gitignore syntax, from
+	// nudge.protect) on top of BuiltinProtected.
+	Protect []string
+	// SkipDirs are extra dependency folder names (nudge.skipDir); a value
+	// with a slash is a folder path from the top of the work tree.
+	SkipDirs []string
+	// MaxUntracked is the most untracked files one capture takes (0: no
+	// limit).
+	MaxUntracked int
+	// MaxFileSize is the largest untracked file captured.
+	MaxFileSize int64
+}
+
+// LoadOptions reads nudge.protect, nudge.skipDir and nudge.maxUntracked
+// from git config (one git call).
+func LoadOptions(ctx context.Context, repo *git.Repo) (Options, error) {
+	o := Options{MaxUntracked: DefaultMaxUntracked, MaxFileSize: MaxFileSize}
+	vals, err := repo.ConfigValues(ctx, `^nudge\.(protect|skipdir|maxuntracked)$`)
+	if err != nil {
+		return o, err
+	}
+	o.Protect = nonEmpty(vals["nudge.protect"])
+	o.SkipDirs = nonEmpty(vals["nudge.skipdir"])
+	if v := vals["nudge.maxuntracked"]; len(v) > 0 {
+		n, err := parseConfigInt(v[len(v)-1])
+		if err != nil || n < 0 {
+			return o, fmt.Errorf("git config nudge.maxUntracked is %q, not a number of files: fix it with git config nudge.maxUntracked 10000", v[len(v)-1])
+		}
+		o.MaxUntracked = int(n)
+	}
+	return o, nil
+}
+
+func nonEmpty(vs []string) []string {
+	var out []string
+	for _, v := range vs {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// parseConfigInt reads an integer the way git does, with k, m or g suffixes.
+func parseConfigInt(s string) (int64, error) {
+	s = strings.TrimSpace(s)
+	mult := int64(1)
+	if s != "" {
+		switch s[len(s)-1] {
+		case 'k', 'K':
+			mult = 1 << 10
+		case 'm', 'M':
+			mult = 1 << 20
+		case 'g', 'G':
+			mult = 1 << 30
+		}
+		if mult != 1 {
+			s = s[:len(s)-1]
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n * mult, err
+}
+
+// matchers builds the compiled protected-path rules.
+func (o Options) matchers() (builtin, user gitignore.Matcher) {
+	var b, u []gitignore.Pattern
+	for _, p := range BuiltinProtected {
+		b = append(b, gitignore.ParsePattern(p, nil))
+	}
+	for _, p := range o.Protect {
+		if strings.HasPrefix(p, "#") {
+			continue
+		}
+		u = append(u, gitignore.ParsePattern(p, nil))
+	}
+	return gitignore.NewMatcher(b), gitignore.NewMatcher(u)
+}
+
+// Protected reports whether path (from the top of the work tree, "/"
+// separated; a trailing "/" marks a folder) is protected: covered by a
+// built-in pattern or by nudge.protect.
+func (o Options) Protected(path string) bool {
+	b, u := o.matchers()
+	return protectedBy(b, u, path)
+}
+
+// Protection answers Protected for many paths with the rules compiled once.
+type Protection struct{ builtin, user gitignore.Matcher }
+
+// Protection compiles o's protected-path rules.
+func (o Options) Protection() Protection {
+	b, u := o.matchers()
+	return Protection{b, u}
+}
+
+// Protected reports whether path is protected.
+func (p Protection) Protected(path string) bool { return protectedBy(p.builtin, p.user, path) }
+
+func protectedBy(b, u gitignore.Matcher, path string) bool {
+	isDir := strings.HasSuffix(path, "/")
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	// ".git" in any case, or with the trailing dots and spaces Windows
+	// drops, is git's own folder on some file system: never ours to touch.
+	for _, c := range parts {
+		if strings.EqualFold(strings.TrimRight(c, ". "), ".git") {
+			return true
+		}
+	}
+	// A pattern naming a folder covers everything below it: try each
+	// leading folder as well as the full path.
+	for i := 1; i <= len(parts); i++ {
+		dir := i < len(parts) || isDir
+		if b.Match(parts[:i], dir) || u.Match(parts[:i], dir) {
+			return true
+		}
+	}
+	return false
+}
+
+// dependencyDir returns the leading folder of path that is a dependency
+// folder ("web/node_modules/"), if any. The last element counts only when
+// path names a folder (ends in "/").
+func (o Options) dependencyDir(path string) (string, bool) {
+	isDir := strings.HasSuffix(path, "/")
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	n := len(parts)
+	if !isDir {
+		n--
+	}
+	for i := 0; i < n; i++ {
+		prefix := strings.Join(parts[:i+1], "/")
+		if isDependencyName(parts[i]) {
+			return prefix + "/", true
+		}
+		for _, d := range o.SkipDirs {
+			d = strings.Trim(d, "/")
+			if strings.Contains(d, "/") {
+				if prefix == d {
+					return prefix + "/", true
+				}
+			} else if parts[i] == d {
+				return prefix + "/", true
+			}
+		}
+	}
+	return "", false
+}
+
+func isDependencyName(name string) bool {
+	for _, d := range DependencyDirs {
+		if name == d {
+			return true
+		}
+	}
+	return false
+}
