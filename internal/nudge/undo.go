@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -141,12 +142,13 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 	// Apply never writes a protected path, so a record naming one was
 	// edited by hand (or the path was protected since): undo does not
 	// write it either.
-	patterns, err := w.Repo.ConfigGetAll(ctx, "nudge.protect")
+	opts, err := snapshot.LoadOptions(ctx, w.Repo)
 	if err != nil {
 		return nil, nil, "", err
 	}
+	protection := opts.Protection()
 	for _, s := range steps {
-		if isProtectedPath(s.Path, patterns) {
+		if protection.Protected(s.Path) {
 			add(fmt.Sprintf("the undo record of %s names %s, a protected path (.git, .nudgethis, .env or nudge.protect) undo never writes; it needs manual handling", t.ID, qp(s.Path)),
 				fmt.Sprintf("git nudge show %s lists undo.before and undo.after; put the files back by hand.", t.ID))
 		}
