@@ -221,7 +221,9 @@ func TestBadIDs(t *testing.T) {
 		want := fmt.Sprintf("unknown task %q", id)
 		calls = append(calls,
 			nudgeCall(want, "apply", id), nudgeCall(want, "undo", id), nudgeCall(want, "recover", id),
-			nudgeCall(want, "save", id))
+			nudgeCall(want, "save", id), nudgeCall(want, "show", id), nudgeCall(want, "diff", id),
+			nudgeCall(want, "drop", id), nudgeCall(want, "capture", id), nudgeCall(want, "start", id),
+			nudgeCall(want, "run", "--task", id, "--", "touch", "ran"))
 	}
 	for _, id := range []string{"c99", "../x", "c1/../c1", "/etc/passwd", "..", "refs/autodev/checkpoints/c1", "HEAD", "main"} {
 		calls = append(calls, autodevCall("Restore failed: unknown checkpoint: "+id, "restore", id))

@@ -3,6 +3,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -156,6 +157,12 @@ func TestCrashApplyUndo(t *testing.T) {
 
 			// (c) The next command finds the task Recovery required and
 			// reports each file as the test sees it; nothing is retried.
+			if st := s.listed("t1"); st != nudge.StateRecoveryRequired {
+				t.Fatalf("git nudge list says t1 is %s", st)
+			}
+			if r := s.ok(s.nudge("list"), "list"); !strings.Contains(r.stdout, "Recovery required") {
+				t.Fatalf("git nudge list does not say Recovery required:\n%s", r.stdout)
+			}
 			rep := s.recovery("t1")
 			if rep.State != nudge.StateRecoveryRequired {
 				t.Fatalf("recover reports state %s", rep.State)
@@ -170,6 +177,7 @@ func TestCrashApplyUndo(t *testing.T) {
 			}
 			s.refused(s.nudge("apply", "t1"), "apply after the crash", "needs recovery")
 			s.refused(s.nudge("undo", "t1"), "undo after the crash", "needs recovery")
+			s.refused(s.nudge("drop", "t1"), "drop after the crash", "recover")
 			if d := diffPictures(pic, s.picture(), nil); len(d) > 0 {
 				t.Errorf("the commands after the crash changed files: %v", d)
 			}
@@ -274,6 +282,23 @@ func (s *sandbox) checkIndexAfterSave(f *nudgeFixture, ix0 map[string]string, mu
 			s.t.Errorf("index entry of saved path %s is %q; before %q, HEAD %q", p, ix[p], ix0[p], head[p])
 		}
 	}
+}
+
+// listed is task id's state as `git nudge list --json` reports it.
+func (s *sandbox) listed(id string) string {
+	s.t.Helper()
+	r := s.ok(s.nudge("list", "--json"), "list --json")
+	var tasks []nudge.Task
+	if err := json.Unmarshal([]byte(r.stdout), &tasks); err != nil {
+		s.t.Fatalf("list --json: %v\n%s", err, r.stdout)
+	}
+	for _, t := range tasks {
+		if t.ID == id {
+			return t.State
+		}
+	}
+	s.t.Fatalf("list --json has no %s:\n%s", id, r.stdout)
+	return ""
 }
 
 func mergeKeys(a, b map[string]string) map[string]string {
