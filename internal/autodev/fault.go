@@ -4,12 +4,9 @@ import "github.com/nudgethis/git-nudge/internal/fault"
 
 // FaultEnv names the test-only variable that makes git-autodev die
 // (SIGKILL) at a named point of checkpoint, restore or park, so that crash
-// tests can check what the next command finds. The points
-// (checkpoint-after-commit, checkpoint-after-ref, checkpoint-after-index,
-// checkpoint-before-journal, restore-after-park, restore-mid-reset,
-// restore-after-journal, restore-after-state, park-after-branch) and the
-// state each leaves are listed in docs/RELIABILITY.md, the one list of
-// every fault point.
+// tests can check what the next command finds. The points, and the state
+// each leaves, are listed in docs/RELIABILITY.md: the one list of every
+// fault point of both binaries.
 const FaultEnv = "GIT_AUTODEV_TEST_FAULT"
 
 var faults = fault.New(FaultEnv)

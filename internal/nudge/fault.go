@@ -4,11 +4,9 @@ import "github.com/nudgethis/git-nudge/internal/fault"
 
 // FaultEnv names the test-only variable that makes git-nudge die (SIGKILL)
 // at a named point of apply, undo or save, so that crash tests can check
-// what the next command finds. The points (apply-after-journal,
-// apply-after-first-write, apply-after-last-write, apply-before-final, the
-// same four spelled undo-..., save-after-journal, save-after-ref,
-// save-after-index) and the state each leaves are listed in
-// docs/RELIABILITY.md, the one list of every fault point.
+// what the next command finds. The points, and the state each leaves, are
+// listed in docs/RELIABILITY.md: the one list of every fault point of both
+// binaries.
 const FaultEnv = "GIT_NUDGE_TEST_FAULT"
 
 var faults = fault.New(FaultEnv)
