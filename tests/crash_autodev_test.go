@@ -343,3 +343,27 @@ func TestCrashPark(t *testing.T) {
 	}
 	s.checkJournals()
 }
+
+// A run after a checkpoint killed past its ref transaction records that
+// checkpoint before its baseline, and says so.
+func TestCrashCheckpointThenRun(t *testing.T) {
+	t.Parallel()
+	s := newAutodevFixture(t)
+	r := s.runIn(s.dir, "git-autodev", []string{"checkpoint", "-m", "two"}, autodev.FaultEnv+"=checkpoint-after-ref")
+	if !r.killed {
+		t.Fatalf("checkpoint was not killed: %s", r)
+	}
+	head := s.git("rev-parse", "HEAD")
+	r = s.ok(s.autodev("run", "--", "true"), "run")
+	if !strings.Contains(r.stderr, "recorded c2") || !strings.Contains(r.stderr, "interrupted checkpoint") {
+		t.Fatalf("run does not report the recorded checkpoint: %s", r)
+	}
+	entries := s.listJSON()
+	if entries[0].ID != "c2" || entries[0].Commit != head || entries[0].Label != "thread — two" {
+		t.Fatalf("the newest entry is not the interrupted checkpoint: %+v", entries[0])
+	}
+	if st := s.git("status", "--porcelain"); st != "" {
+		t.Fatalf("index or work tree do not match HEAD:\n%s", st)
+	}
+	s.checkJournals()
+}
