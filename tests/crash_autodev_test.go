@@ -265,7 +265,12 @@ func TestCrashRestore(t *testing.T) {
 			if tc.idle != strings.Contains(st, `"status": "idle"`) {
 				t.Fatalf("state.json:\n%s", st)
 			}
-			s.ok(s.autodev("status"), "status")
+			// status names a parked branch the journal does not record.
+			st = s.ok(s.autodev("status"), "status").stdout
+			named := strings.Contains(st, "Parked work not in the checkpoint list: "+branch+" ("+parked[:7]+")")
+			if named == tc.entry {
+				t.Fatalf("status names %s: %v; the journal records it: %v\n%s", branch, named, tc.entry, st)
+			}
 
 			// Restoring again finishes the job; the first parking stays.
 			r = s.ok(s.autodev("restore", "c1"), "restore again")
