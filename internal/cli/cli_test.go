@@ -174,7 +174,7 @@ func TestProgramMain(t *testing.T) {
 	}
 	for _, args := range [][]string{{"--bogus"}, {"nosuch"}, {"pass", "notanumber"}, {"pass"}} {
 		code, _, errs := runTest(args...)
-		if code != 2 || !strings.Contains(errs, "Run 'git-test --help' for usage.") {
+		if code != 2 || !strings.Contains(errs, "Run 'git test -h' for usage.") {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and a pointer to --help", args, code, errs)
 		}
 	}

@@ -63,8 +63,8 @@ func (p Program) Main(args []string, env *Env) (code int) {
 	}
 	kctx, err := parser.Parse(args)
 	if err != nil {
-		fmt.Fprintf(env.Stderr, "%s: %v\n", p.Name, err)
-		fmt.Fprintf(env.Stderr, "Run '%s --help' for usage.\n", p.Name)
+		fmt.Fprintf(env.Stderr, "%s: %v\n", p.Display(), err)
+		fmt.Fprintf(env.Stderr, "Run '%s -h' for usage.\n", p.Display())
 		return ExitUsage
 	}
 	if err := kctx.Run(parser); err != nil {

@@ -168,9 +168,9 @@ func short(id string) string {
 
 func switchNext(branch, commit *string) string {
 	if branch != nil {
-		return fmt.Sprintf("Switch back first (git switch %s), then run the command again.", strings.TrimPrefix(*branch, "refs/heads/"))
+		return fmt.Sprintf("Switch back first (git switch %s), then run the command again; the files of the patch are checked against the work tree only there, since another branch's files say nothing about them.", strings.TrimPrefix(*branch, "refs/heads/"))
 	}
-	return fmt.Sprintf("Check out that commit first (git switch --detach %s), then run the command again.", short(deref(commit)))
+	return fmt.Sprintf("Check out that commit first (git switch --detach %s), then run the command again; the files of the patch are checked against the work tree only there.", short(deref(commit)))
 }
 
 // stateRefusal says why a task in state cannot be applied, and what to do.
@@ -223,7 +223,7 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		return nil, nil, "", err
 	}
 	protection := opts.Protection()
-	const manual = "Changes the checks above call manual handling must be copied over by hand (git nudge diff shows them)."
+	const manual = "Apply writes nothing of a patch that has such paths: copy its changes over by hand (git nudge diff shows them)."
 	var steps []step
 	for _, f := range t.Files {
 		s := step{Path: f.Path, From: normState(f.Path, f.OldMode, f.OldBlob), To: normState(f.Path, f.NewMode, f.NewBlob)}

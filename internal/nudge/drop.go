@@ -14,8 +14,10 @@ import (
 // Drop removes a task: its worktree (only the one git-nudge made for it),
 // its snapshot and result refs, its logs and its record. It refuses tasks
 // whose files may be in the workspace (applying, applied, undoing,
-// recovery_required) and tasks a live process is working on.
-func (w *Workspace) Drop(ctx context.Context, id string) error {
+// recovery_required) and tasks a live process is working on; force lifts
+// the refusal for applied and recovery_required tasks, whose files stay in
+// the work tree exactly as they are (only the ability to undo is given up).
+func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 	l, err := w.Lock(ctx, "git-nudge drop")
 	if err != nil {
 		return err
@@ -28,15 +30,15 @@ func (w *Workspace) Drop(ctx context.Context, id string) error {
 	refuse := func(reason, next string) error {
 		return &RefusedError{What: "cannot drop " + id, Reasons: []string{reason}, Next: next}
 	}
-	switch t.State {
-	case StateApplied:
+	switch {
+	case t.State == StateApplied && !force:
 		return refuse("it is applied: its changes are in the workspace and its record is what undo needs",
-			fmt.Sprintf("Undo it first (git nudge undo %s) or save it (git nudge save %s).", id, id))
-	case StateApplying, StateUndoing:
+			fmt.Sprintf("Undo it first (git nudge undo %s) or save it (git nudge save %s). If you have made its files your own (edited or committed them), git nudge drop --force %s forgets the task and leaves every file as it is.", id, id, id))
+	case t.State == StateApplying || t.State == StateUndoing:
 		return refuse(fmt.Sprintf("it is %s", t.State), "Wait for that command to finish.")
-	case StateRecoveryRequired:
+	case t.State == StateRecoveryRequired && !force:
 		return refuse("it is Recovery required: its record is the evidence needed to repair the files by hand",
-			fmt.Sprintf("See git nudge recover %s.", id))
+			fmt.Sprintf("See git nudge recover %s. Once the files are resolved, git nudge drop --force %s removes the record; the work tree is left as it is.", id, id))
 	}
 	if w.busy(id) {
 		return refuse("another git-nudge process is preparing or running it", "Wait for it to finish.")

@@ -186,7 +186,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	}
 	if len(refuse.Reasons) > 0 {
 		if refuse.Next == "" {
-			refuse.Next = "Nothing was committed. Save the other tasks by naming them, or undo and re-apply after taking a new snapshot."
+			refuse.Next = "Nothing was committed. Save the other tasks by naming them (git nudge save ID...); a task whose files you have made your own can be forgotten with git nudge drop --force ID, which leaves the files as they are."
 		}
 		return rep, refuse
 	}

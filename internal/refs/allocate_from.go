@@ -13,6 +13,10 @@ import (
 // example while other work ran): it tries next, then the numbers after it,
 // with the same create-only updates, so a stale listing only costs retries.
 func (k Kind) AllocateFrom(ctx context.Context, r *git.Repo, object string, next int) (string, error) {
+	return k.withHighWater(ctx, r, next, func(next int) (string, error) { return k.createFrom(ctx, r, object, next) })
+}
+
+func (k Kind) createFrom(ctx context.Context, r *git.Repo, object string, next int) (string, error) {
 	if next < 1 {
 		next = 1
 	}

@@ -6,8 +6,6 @@ package refs
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -87,20 +85,5 @@ func (k Kind) Allocate(ctx context.Context, r *git.Repo, object string, minNext 
 	if err != nil {
 		return "", err
 	}
-	n++
-	if n < minNext {
-		n = minNext
-	}
-	for tries := 0; tries < 1000; tries++ {
-		id := k.Letter + strconv.Itoa(n)
-		err := r.SetRef(ctx, git.SetRefRequest{Name: k.Ref(id), New: object, Old: r.ZeroID()})
-		if err == nil {
-			return id, nil
-		}
-		if !errors.Is(err, git.ErrRefConflict) {
-			return "", err
-		}
-		n++
-	}
-	return "", fmt.Errorf("could not allocate a new %s id after 1000 attempts", k.Letter)
+	return k.AllocateFrom(ctx, r, object, max(n+1, minNext))
 }

@@ -2,6 +2,7 @@ package nudgecmd
 
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
 // CaptureCmd is `git nudge capture`.
@@ -29,9 +30,21 @@ func (c *CaptureCmd) Run(env *cli.Env) error {
 	if c.JSON {
 		return env.JSON(t)
 	}
-	env.Printf("%s %s: result %s, %d file(s) changed\n", env.Paint("1", t.ID), t.State, *t.Result, len(t.Files))
+	env.Printf("%s %s: result %s, %s changed\n", env.Paint("1", t.ID), t.State, *t.Result, countFiles(len(t.Files)))
 	for _, s := range t.ResultSkipped {
 		env.Printf("  skipped %s  (%s)\n", displayPath(s.Path), s.Reason)
 	}
 	return nil
+}
+
+// warnLeftOut tells on stderr (run's stdout is the command's) what
+// capturing t's result left out (protected paths, large files, dependency
+// folders), so a change the task made there is not silently missing.
+func warnLeftOut(env *cli.Env, t *nudge.Task) {
+	if len(t.ResultSkipped) == 0 {
+		return
+	}
+	for _, s := range t.ResultSkipped {
+		env.Warnf("  skipped %s  (%s)\n", displayPath(s.Path), s.Reason)
+	}
 }

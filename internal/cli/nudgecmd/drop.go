@@ -6,12 +6,14 @@ import (
 
 // DropCmd is `git nudge drop`.
 type DropCmd struct {
-	ID string `arg:"" help:"Task to remove."`
+	ID    string `arg:"" help:"Task to remove."`
+	Force bool   `help:"Also drop an applied or Recovery required task; its files stay in the work tree as they are."`
+	JSON  bool   `name:"json" help:"Print {id, dropped} as one JSON document."`
 }
 
 // Help is the long help.
 func (c *DropCmd) Help() string {
-	return `Removes a task: its worktree, its snapshot and result refs, its logs and its record. Refused while it is applying or undoing, when it is applied (undo or save it first) and when it needs recovery.`
+	return `Removes a task: its worktree, its snapshot and result refs, its logs and its record. Refused while it is applying or undoing, when it is applied (undo or save it first) and when it needs recovery. --force drops an applied or Recovery required task anyway, for when you have made its files your own or resolved them by hand: no file in the work tree is touched, but the task can no longer be undone.`
 }
 
 // Run drops the task.
@@ -20,8 +22,11 @@ func (c *DropCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	if err := w.Drop(env.Ctx, c.ID); err != nil {
+	if err := w.Drop(env.Ctx, c.ID, c.Force); err != nil {
 		return refusal(err)
+	}
+	if c.JSON {
+		return env.JSON(map[string]any{"id": c.ID, "dropped": true})
 	}
 	env.Printf("Dropped %s.\n", c.ID)
 	return nil

@@ -41,7 +41,8 @@ func (c *RunCmd) Run(env *cli.Env) error {
 		Skip:    skip,
 	})
 	if t != nil && t.Result != nil {
-		env.Warnf("git nudge: %s %s: %d file(s) changed; review with git nudge diff %s\n", t.ID, nudge.StateLabel(t.State), len(t.Files), t.ID)
+		env.Warnf("git nudge: %s %s: %s changed; review with git nudge diff %s\n", t.ID, nudge.StateLabel(t.State), countFiles(len(t.Files)), t.ID)
+		warnLeftOut(env, t)
 	}
 	if err != nil {
 		if code == 127 {

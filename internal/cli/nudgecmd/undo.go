@@ -33,7 +33,7 @@ func (c *UndoCmd) Run(env *cli.Env) error {
 	if c.JSON {
 		return env.JSON(out)
 	}
-	env.Printf("Undid %s: %s restored to their state before the apply.\n", out.ID, countFiles(len(out.Files)))
+	env.Printf("Undid %s: %s put back as before the apply.\n", out.ID, countFiles(len(out.Files)))
 	printFiles(env, out.Files)
 	env.Printf("git nudge apply %s applies it again.\n", out.ID)
 	return nil

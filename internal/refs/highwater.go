@@ -1,0 +1,55 @@
+package refs
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
+)
+
+// The high-water mark of a kind is the largest number ever allocated in the
+// repository, kept in the shared git dir (so all worktrees see it). Refs
+// alone forget a number once its ref is deleted (git nudge drop), and a
+// reused id would be confused with the task that had it before (in
+// saves.json, logs, a user's notes). Allocation holds a lock next to the
+// mark, so the mark only grows.
+
+func (k Kind) markPath(r *git.Repo) string {
+	return filepath.Join(r.CommonDir, "nudgethis", "last-"+k.Letter+"-id")
+}
+
+// withHighWater runs alloc (which returns the id it created) starting from
+// max(next, mark+1), then records the id's number as the new mark.
+func (k Kind) withHighWater(ctx context.Context, r *git.Repo, next int, alloc func(next int) (string, error)) (string, error) {
+	path := k.markPath(r)
+	lock, err := journal.Acquire(ctx, path+".lock", 10*time.Second, "allocating a "+k.Letter+" id")
+	if err != nil {
+		return "", err
+	}
+	defer lock.Release()
+	mark := 0
+	if b, err := os.ReadFile(path); err == nil {
+		// A damaged mark only costs the protection it gives; refs still
+		// make every allocation create-only.
+		mark, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	id, err := alloc(max(next, mark+1))
+	if err != nil {
+		return "", err
+	}
+	if n, ok := k.Number(id); ok && n > mark {
+		if err := journal.WriteBytes(path, []byte(strconv.Itoa(n)+"\n")); err != nil {
+			return "", err
+		}
+	}
+	return id, nil
+}
