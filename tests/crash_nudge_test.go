@@ -267,11 +267,8 @@ func (s *sandbox) checkIndexAfterSave(f *nudgeFixture, ix0 map[string]string, mu
 		}
 	}
 	for _, p := range sortedKeys(mergeKeys(ix0, ix)) {
-		if _, inPatch := f.after[p]; !inPatch {
-			if ix[p] != ix0[p] {
-				s.t.Errorf("index entry of %s (not saved) changed: %q -> %q", p, ix0[p], ix[p])
-			}
-			continue
+		if _, inPatch := f.after[p]; !inPatch && ix[p] != ix0[p] {
+			s.t.Errorf("index entry of %s (not saved) changed: %q -> %q", p, ix0[p], ix[p])
 		}
 	}
 	for p := range f.after {
