@@ -106,11 +106,11 @@ func waitFile(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Fatalf("%s did not appear", args[0])
 }
 
-// sigstate DIR SIGNAL: send SIGNAL (INT or TERM) to the pid recorded in
+// sigstate DIR SIGNAL: send SIGNAL (INT, TERM or KILL) to the pid recorded in
 // DIR/.autodev/state.json.
 func sigState(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 {
-		ts.Fatalf("usage: sigstate DIR INT|TERM")
+		ts.Fatalf("usage: sigstate DIR INT|TERM|KILL")
 	}
 	data, err := os.ReadFile(filepath.Join(ts.MkAbs(args[0]), ".autodev", "state.json"))
 	ts.Check(err)
@@ -121,7 +121,7 @@ func sigState(ts *testscript.TestScript, neg bool, args []string) {
 	if st.PID == nil {
 		ts.Fatalf("state.json has no pid")
 	}
-	sig := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM}[args[1]]
+	sig := map[string]syscall.Signal{"INT": syscall.SIGINT, "TERM": syscall.SIGTERM, "KILL": syscall.SIGKILL}[args[1]]
 	if sig == 0 {
 		ts.Fatalf("unknown signal %s", args[1])
 	}

@@ -15,6 +15,9 @@ type CheckpointRequest struct {
 	Baseline bool    // a baseline before a run instead of a task checkpoint
 	Task     *string // task id, or nil
 	Mode     *string // run mode, or nil
+	// FromRun fills a nil Task or Mode from state.json while a run is
+	// active (a checkpoint made by the run's command).
+	FromRun bool
 }
 
 // Outcome says what Checkpoint did.
@@ -68,6 +71,11 @@ func (ws *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (Che
 		return CheckpointResult{}, err
 	}
 	defer lk.Release()
+	if req.FromRun {
+		if req, err = ws.fromRun(req); err != nil {
+			return CheckpointResult{}, err
+		}
+	}
 	return ws.checkpointLocked(ctx, req)
 }
 

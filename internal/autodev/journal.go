@@ -57,6 +57,10 @@ type Journal struct {
 	Missing bool
 }
 
+// RebuildAdvice is what to do about a corrupt checkpoints.json: it is
+// never overwritten, but history can rebuild it once it is out of the way.
+const RebuildAdvice = "repair it, or move it aside (for example to checkpoints.json.bad) and run git autodev restore --rebuild to rebuild it from history"
+
 // LoadJournal reads checkpoints.json. A missing file is an empty journal
 // (Missing set); a file that does not parse is a *journal.CorruptError
 // naming it, and is left as it is.
@@ -70,6 +74,10 @@ func (ws *Workspace) LoadJournal() (*Journal, error) {
 		return nil, err
 	}
 	entries, err := decodeEntries(path, data)
+	var ce *journal.CorruptError
+	if errors.As(err, &ce) {
+		ce.Next = RebuildAdvice
+	}
 	if err != nil {
 		return nil, err
 	}

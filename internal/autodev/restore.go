@@ -31,6 +31,9 @@ type RestoreResult struct {
 	Parked     Parked // Branch is "" when the tree was clean
 	PreRestore *Entry // nil on an unborn branch with a clean tree
 	Removed    []string
+	// Unchanged is true when HEAD was already at the checkpoint's commit
+	// with a clean tree: nothing was done.
+	Unchanged bool
 }
 
 // PreRestoreLabel is the label of the entry that undoes a restore.
@@ -74,6 +77,9 @@ func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, err
 		return res, err
 	}
 	res.Target = target
+	if res.Unchanged, err = ws.alreadyAt(ctx, target); err != nil || res.Unchanged {
+		return res, err
+	}
 	if err := ws.verifyTarget(ctx, target); err != nil {
 		return res, err
 	}
@@ -170,6 +176,21 @@ func resolveTarget(j *Journal, id string) (Entry, error) {
 		reason += "\n(" + "there is no checkpoints.json; git autodev restore lists what --rebuild can recover)"
 	}
 	return Entry{}, &RestoreError{Reason: reason}
+}
+
+// alreadyAt reports whether restoring target would change nothing: HEAD
+// is at its commit and the work tree is clean (as a checkpoint sees it).
+func (ws *Workspace) alreadyAt(ctx context.Context, target Entry) (bool, error) {
+	head, headTree, err := ws.Repo.HeadTree(ctx)
+	if err != nil || head.Commit == "" || head.Commit != target.Commit {
+		return false, err
+	}
+	c, err := ws.captureTree(ctx, head, headTree)
+	if err != nil {
+		return false, err
+	}
+	c.discard()
+	return c.Clean, nil
 }
 
 // verifyTarget refuses a checkpoint whose commit the object store lacks.

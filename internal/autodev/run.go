@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"syscall"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
@@ -23,16 +24,23 @@ type RunRequest struct {
 	Stderr  io.Writer
 	Signals <-chan os.Signal     // forwarded to the command while it runs
 	Skip    func(os.Signal) bool // signals not to forward (nil: forward all)
+	Group   bool                 // run CMD in its own process group (see proc.Spec)
 	// Notify, when set, is told about the baseline checkpoint.
 	Notify func(CheckpointResult)
 }
 
 // RunActiveRefusal refuses a second run.
-type RunActiveRefusal struct{ PID int }
+type RunActiveRefusal struct {
+	PID  int
+	Gone bool // process PID has ended; the command it started holds the lock
+}
 
 func (e *RunActiveRefusal) Error() string {
 	who := "another process"
-	if e.PID > 0 {
+	switch {
+	case e.PID > 0 && e.Gone:
+		who = fmt.Sprintf("the command started by git-autodev process %d, which has ended,", e.PID)
+	case e.PID > 0:
 		who = fmt.Sprintf("process %d", e.PID)
 	}
 	return fmt.Sprintf("a run is already active (%s holds .autodev/run.lock); wait for it to end or stop it, then try again", who)
@@ -46,16 +54,20 @@ func (ws *Workspace) Run(ctx context.Context, req RunRequest) (int, error) {
 	if active, pid, err := ws.RunActive(); err != nil {
 		return 0, err
 	} else if active {
-		return 0, &RunActiveRefusal{PID: pid}
+		return 0, &RunActiveRefusal{PID: pid, Gone: processGone(pid)}
 	}
 	if err := ws.ensureDir(); err != nil {
 		return 0, err
 	}
-	rl, err := journal.Acquire(ctx, ws.RunLockPath(), 200*time.Millisecond, "git-autodev run")
+	// CMD inherits the locked descriptor: if this process is killed, the
+	// run stays active (restore refuses) while CMD, or anything it started
+	// that kept the descriptor, still runs.
+	rl, err := journal.AcquireInheritable(ctx, ws.RunLockPath(), 200*time.Millisecond, "git-autodev run")
 	if err != nil {
 		var le *journal.LockedError
 		if errors.As(err, &le) {
-			return 0, &RunActiveRefusal{PID: journal.HolderPID(ws.RunLockPath())}
+			pid := journal.HolderPID(ws.RunLockPath())
+			return 0, &RunActiveRefusal{PID: pid, Gone: processGone(pid)}
 		}
 		return 0, err
 	}
@@ -76,7 +88,7 @@ func (ws *Workspace) Run(ctx context.Context, req RunRequest) (int, error) {
 	if err := ws.saveRunState(st); err != nil {
 		return 0, err
 	}
-	code, runErr := Exec(req)
+	code, runErr := execRun(req, rl.File())
 	return code, ws.finishRun(code, runErr)
 }
 
@@ -116,10 +128,56 @@ func (ws *Workspace) finishRun(code int, runErr error) error {
 
 // Exec runs req.Args with the given streams in req.Dir, forwarding the
 // signals that arrive on req.Signals (see proc.Run for the exit status).
-func Exec(req RunRequest) (int, error) {
+func Exec(req RunRequest) (int, error) { return execRun(req, nil) }
+
+// execRun is Exec with the run lock's file (nil: none) passed on to the
+// command as descriptor 3.
+func execRun(req RunRequest, runLock *os.File) (int, error) {
+	var extra []*os.File
+	if runLock != nil {
+		extra = []*os.File{runLock}
+	}
 	if len(req.Args) == 0 {
 		return 2, errors.New("no command given: git autodev run [--mode MODE] [--task ID] -- CMD [ARG...]")
 	}
 	return proc.Run(proc.Spec{Argv: req.Args, Dir: req.Dir, Stdin: req.Stdin, Stdout: req.Stdout,
-		Stderr: req.Stderr, Signals: req.Signals, Skip: req.Skip})
+		Stderr: req.Stderr, Signals: req.Signals, Skip: req.Skip, Group: req.Group, ExtraFiles: extra})
+}
+
+// fromRun fills the request's missing task and mode from state.json when
+// a run is active (state running, run.lock held): a checkpoint the run's
+// command makes belongs to the run. The caller holds .autodev/lock, under
+// which the run writes its state.
+func (ws *Workspace) fromRun(req CheckpointRequest) (CheckpointRequest, error) {
+	if req.Task != nil && req.Mode != nil {
+		return req, nil
+	}
+	if active, _, err := ws.RunActive(); err != nil || !active {
+		return req, err
+	}
+	st, err := ws.LoadState()
+	if err != nil || st.Status != StatusRunning {
+		return req, err
+	}
+	if req.Task == nil {
+		req.Task = nonEmpty(st.CurrentTask)
+	}
+	if req.Mode == nil {
+		req.Mode = nonEmpty(st.Mode)
+	}
+	return req, nil
+}
+
+// processGone reports whether process pid has certainly ended (a pid that
+// cannot be checked counts as alive).
+func processGone(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	err = p.Signal(syscall.Signal(0))
+	return errors.Is(err, os.ErrProcessDone) || errors.Is(err, syscall.ESRCH)
 }

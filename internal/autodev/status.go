@@ -12,12 +12,19 @@ type Report struct {
 	Active  bool // a live process holds run.lock
 	// Stale is true when state.json says running but no process holds
 	// run.lock (the run was killed).
-	Stale       bool
-	RunPID      int    // the pid holding run.lock, when Active
+	Stale  bool
+	RunPID int // the pid holding run.lock, when Active
+	// Orphaned is true when the run is active but the git-autodev process
+	// that took run.lock (RunPID) has ended: the command it started, which
+	// inherited the lock, still runs.
+	Orphaned    bool
 	Checkpoints int    // entries in the journal
 	Head        string // HEAD's commit ("" when unborn)
 	HeadEntry   *Entry // the newest checkpoint HEAD is at, or nil
 	Missing     bool   // checkpoints.json does not exist
+	// History counts, when Missing, the checkpoints git autodev restore
+	// --rebuild would recover from history.
+	History int
 	// Unrecorded are autodev/pre-restore-* branches whose commit no
 	// journal entry records: work parked by a restore that stopped (was
 	// killed, or its reset failed) before journaling it.
@@ -48,12 +55,20 @@ func (ws *Workspace) Status(ctx context.Context) (Report, error) {
 		return rep, err
 	}
 	rep.Stale = !rep.Active && rep.State.Status == StatusRunning
+	rep.Orphaned = rep.Active && processGone(rep.RunPID)
 	j, err := ws.LoadJournal()
 	if err != nil {
 		return rep, err
 	}
 	rep.Missing = j.Missing
 	rep.Checkpoints = len(j.Entries)
+	if j.Missing && on {
+		found, err := ws.recoverables(ctx)
+		if err != nil {
+			return rep, err
+		}
+		rep.History = len(found)
+	}
 	head, _, err := ws.Repo.ResolveCommit(ctx, "HEAD")
 	if err != nil {
 		return rep, err
@@ -73,6 +88,9 @@ func (ws *Workspace) Status(ctx context.Context) (Report, error) {
 // tree is reset, so such a branch is work a restore parked and then did
 // not finish with: it is named so that nobody has to find it by hand.
 func (ws *Workspace) unrecordedParked(ctx context.Context, j *Journal) ([]Parked, error) {
+	if j.Missing {
+		return nil, nil // --rebuild takes them in; status says so
+	}
 	list, err := ws.Repo.ListRefs(ctx, "refs/heads/autodev/")
 	if err != nil {
 		return nil, err

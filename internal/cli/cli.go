@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // Version is set at build time by install.sh (-ldflags -X); otherwise the
@@ -78,10 +80,10 @@ func colorWanted(f *os.File, getenv func(string) string) bool {
 	return IsTerminal(f)
 }
 
-// IsTerminal reports whether f is a character device (a terminal).
+// IsTerminal reports whether f is a terminal (not merely a character
+// device: /dev/null is one too, and a script's stdin often is it).
 func IsTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return term.IsTerminal(int(f.Fd()))
 }
 
 // Printf writes human text to stdout.
@@ -170,18 +172,34 @@ func Report(stderr io.Writer, prog string, err error) int {
 	return exitUnknown
 }
 
+// Forwarding is how a command that runs another program passes signals on.
+type Forwarding struct {
+	Signals <-chan os.Signal
+	// Skip declines SIGINT when stdin is a terminal: Ctrl-C already reaches
+	// the program there (same process group), and passing it on would
+	// deliver it twice.
+	Skip func(os.Signal) bool
+	// Group is true when stdin is not a terminal: the program can then run
+	// in a process group of its own, so that forwarded signals reach all
+	// it started. (A program in a background group cannot read a terminal.)
+	Group bool
+	// Stop ends the catching; call it when the program has ended.
+	Stop func()
+}
+
 // ForwardSignals catches SIGINT and SIGTERM for a command that runs another
-// program, so that they reach that program instead of ending this one. skip
-// declines SIGINT when stdin is a terminal: Ctrl-C already reaches the
-// program there (same process group), and passing it on would deliver it
-// twice. Call stop when the program has ended.
-func (e *Env) ForwardSignals() (sigs <-chan os.Signal, skip func(os.Signal) bool, stop func()) {
+// program, so that they reach that program instead of ending this one.
+func (e *Env) ForwardSignals() Forwarding {
 	c := make(chan os.Signal, 8)
 	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
 	fromTerminal := false
 	if f, ok := e.Stdin.(*os.File); ok {
 		fromTerminal = IsTerminal(f)
 	}
-	skip = func(s os.Signal) bool { return fromTerminal && s == os.Interrupt }
-	return c, skip, func() { signal.Stop(c) }
+	return Forwarding{
+		Signals: c,
+		Skip:    func(s os.Signal) bool { return fromTerminal && s == os.Interrupt },
+		Group:   !fromTerminal,
+		Stop:    func() { signal.Stop(c) },
+	}
 }

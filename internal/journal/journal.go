@@ -23,10 +23,17 @@ import (
 type CorruptError struct {
 	Path string
 	Err  error
+	// Next, when set, replaces the usual advice (repair or move the file
+	// aside, then run the command again) with what to do about this file.
+	Next string
 }
 
 func (e *CorruptError) Error() string {
-	return fmt.Sprintf("%s is corrupt (%v); it was left untouched: repair or move it aside, then run the command again", e.Path, e.Err)
+	next := e.Next
+	if next == "" {
+		next = "repair or move it aside, then run the command again"
+	}
+	return fmt.Sprintf("%s is corrupt (%v); it was left untouched: %s", e.Path, e.Err, next)
 }
 
 func (e *CorruptError) Unwrap() error { return e.Err }

@@ -18,6 +18,7 @@ import (
 // stale lock behind.
 type Lock struct {
 	f    *flock.Flock
+	fh   *os.File // instead of f, for AcquireInheritable
 	path string
 }
 
@@ -116,6 +117,9 @@ func Held(path string) (bool, error) {
 // Release lets go of the lock; releasing twice is harmless. The file stays (removing it would race with
 // a waiter that already opened it).
 func (l *Lock) Release() error {
+	if l != nil && l.fh != nil {
+		return l.releaseFile()
+	}
 	if l == nil || l.f == nil {
 		return nil
 	}

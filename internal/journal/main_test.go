@@ -32,6 +32,10 @@ func TestMain(m *testing.M) {
 //	  close, create MARKER, release.
 //	wait PATH MARKER: print "held=<Held(PATH)>", take the lock waiting up
 //	  to a minute, print "acquired marker=<MARKER exists>", release.
+//	inherit PATH -: take the lock with AcquireInheritable, start a
+//	  "linger" child that inherits it (and this stdin), print "locked",
+//	  then wait to be killed.
+//	linger - -: wait for stdin to close.
 func helper(args []string) int {
 	ctx := context.Background()
 	if len(args) != 3 {
@@ -75,6 +79,25 @@ func helper(args []string) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
+		return 0
+	case "inherit":
+		l, err := journal.AcquireInheritable(ctx, path, 10*time.Second, "test inheritor")
+		if err != nil || l.File() == nil {
+			fmt.Fprintln(os.Stderr, "no inheritable lock:", err)
+			return 1
+		}
+		c := lingerCommand()
+		c.Stdin = os.Stdin
+		c.ExtraFiles = []*os.File{l.File()}
+		if err := c.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		fmt.Println("locked")
+		time.Sleep(time.Hour)
+		return 1
+	case "linger":
+		_, _ = io.Copy(io.Discard, os.Stdin)
 		return 0
 	}
 	fmt.Fprintln(os.Stderr, "unknown helper role", args[0])
@@ -126,4 +149,13 @@ func (c *child) expect(t *testing.T, want string) {
 	if strings.TrimSuffix(line, "\n") != want {
 		t.Fatalf("helper pid %d said %q (%v), want %q", c.cmd.Process.Pid, line, err, want)
 	}
+}
+
+// lingerCommand is this test binary as a "linger" helper.
+func lingerCommand() *exec.Cmd {
+	exe, _ := os.Executable()
+	c := exec.Command(exe, "-test.run=^$")
+	c.Env = append(os.Environ(), helperEnv+"=linger - -")
+	c.Stderr = os.Stderr
+	return c
 }

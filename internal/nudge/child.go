@@ -21,6 +21,10 @@ type child struct {
 	// on to the child unless skip says otherwise.
 	signals <-chan os.Signal
 	skip    func(os.Signal) bool
+	// group runs the child in a process group of its own, stopped as a
+	// whole when the child exits, so nothing a task started outlives it
+	// in its worktree.
+	group bool
 }
 
 // ErrCommandNotStarted wraps the reason a child could not be started.
@@ -29,7 +33,8 @@ var ErrCommandNotStarted = proc.ErrNotStarted
 // run starts the child and waits for it; see proc.Run for the exit code.
 func (c child) run() (int, error) {
 	return proc.Run(proc.Spec{Argv: c.argv, Dir: c.dir, Env: c.env, Stdin: c.stdin,
-		Stdout: c.stdout, Stderr: c.stderr, Signals: c.signals, Skip: c.skip})
+		Stdout: c.stdout, Stderr: c.stderr, Signals: c.signals, Skip: c.skip,
+		Group: c.group, StopGroup: c.group})
 }
 
 // childEnv is the environment of a task's programs: the caller's, without

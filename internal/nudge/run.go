@@ -25,6 +25,10 @@ type RunOptions struct {
 	// to the whole foreground process group).
 	Signals <-chan os.Signal
 	Skip    func(os.Signal) bool
+	// Group runs the command in a process group of its own (when it does
+	// not read from a terminal): signals reach all it started, and what
+	// it leaves running is stopped when it exits.
+	Group bool
 }
 
 // Run runs a command in a task's worktree (making the task and its
@@ -146,7 +150,7 @@ func (w *Workspace) runCommand(t *Task, dir string, o RunOptions) (int, error) {
 	code, err := child{
 		argv: o.Command, dir: dir, env: w.childEnv(o.Environ, t, dir),
 		stdin: o.Stdin, stdout: stdout, stderr: stderr,
-		signals: o.Signals, skip: o.Skip,
+		signals: o.Signals, skip: o.Skip, group: o.Group,
 	}.run()
 	if err != nil {
 		fmt.Fprintf(log, "git-nudge: %v\n", err)

@@ -239,7 +239,7 @@ func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOp
 		fmt.Fprintf(out, "$ %s\n", c)
 		code, err := child{
 			argv: []string{"sh", "-c", c}, dir: dir, env: w.childEnv(o.Environ, t, dir),
-			stdout: out, stderr: out,
+			stdout: out, stderr: out, group: true,
 		}.run()
 		if err != nil {
 			return fmt.Errorf("setup command %q: %w", c, err)

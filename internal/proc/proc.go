@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -29,6 +30,16 @@ type Spec struct {
 	// except those Skip (when set) declines.
 	Signals <-chan os.Signal
 	Skip    func(os.Signal) bool
+	// Group runs the program in a process group of its own: forwarded
+	// signals then reach everything it started, and with StopGroup any of
+	// those still running when the program exits are stopped (SIGTERM,
+	// then SIGKILL two seconds later). Only for programs that do not read
+	// from a terminal: a background group cannot.
+	Group     bool
+	StopGroup bool
+	// ExtraFiles are open files the program inherits as descriptors 3,
+	// 4, ... (exec.Cmd.ExtraFiles).
+	ExtraFiles []*os.File
 }
 
 // Run starts the program, waits for it and returns its shell exit status.
@@ -39,10 +50,26 @@ func Run(s Spec) (int, error) {
 	x := exec.Command(s.Argv[0], s.Argv[1:]...)
 	x.Dir, x.Env = s.Dir, s.Env
 	x.Stdin, x.Stdout, x.Stderr = s.Stdin, s.Stdout, s.Stderr
+	x.ExtraFiles = s.ExtraFiles
 	// A program that leaves a background process holding its output open
 	// must not keep us waiting forever.
 	x.WaitDelay = 5 * time.Second
-	if err := x.Start(); err != nil {
+	var pipes *copies
+	if s.Group {
+		x.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if s.StopGroup {
+			// Our own pipes, so that Wait returns when the program exits
+			// even while something it started still holds its output.
+			var err error
+			if pipes, err = ownPipes(x); err != nil {
+				return 127, fmt.Errorf("%w %q: %v", ErrNotStarted, s.Argv[0], err)
+			}
+		}
+	}
+	err := x.Start()
+	pipes.closeWriteEnds() // only the child holds them now
+	if err != nil {
+		pipes.wait()
 		return 127, fmt.Errorf("%w %q: %v", ErrNotStarted, s.Argv[0], err)
 	}
 	done := make(chan struct{})
@@ -53,14 +80,26 @@ func Run(s Spec) (int, error) {
 				case <-done:
 					return
 				case sig := <-s.Signals:
-					if s.Skip == nil || !s.Skip(sig) {
+					if s.Skip != nil && s.Skip(sig) {
+						continue
+					}
+					if ss, ok := sig.(syscall.Signal); ok && s.Group {
+						_ = syscall.Kill(-x.Process.Pid, ss)
+					} else {
 						_ = x.Process.Signal(sig)
 					}
 				}
 			}
 		}()
 	}
-	err := x.Wait()
+	err = x.Wait()
+	if s.Group && s.StopGroup {
+		// The program has exited; stop what it left behind, then let
+		// the copies of its output drain (they end when the last
+		// holder of the pipes is gone).
+		stopGroup(x.Process.Pid)
+	}
+	pipes.wait()
 	close(done)
 	if x.ProcessState == nil {
 		return 127, err
@@ -72,4 +111,85 @@ func Run(s Spec) (int, error) {
 		return code, nil
 	}
 	return 1, err
+}
+
+// stopGroup ends the processes left in group pgid: SIGTERM, then SIGKILL
+// for any still there after two seconds.
+func stopGroup(pgid int) {
+	if syscall.Kill(-pgid, syscall.SIGTERM) != nil {
+		return // nobody left
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		if syscall.Kill(-pgid, 0) != nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = syscall.Kill(-pgid, syscall.SIGKILL)
+}
+
+// copies are the pipes ownPipes made and the goroutines copying from them.
+type copies struct {
+	writers []*os.File
+	readers []*os.File
+	wg      sync.WaitGroup
+}
+
+// ownPipes replaces x's non-file stdout and stderr writers by pipes this
+// package copies from.
+func ownPipes(x *exec.Cmd) (*copies, error) {
+	c := &copies{}
+	for _, w := range []*io.Writer{&x.Stdout, &x.Stderr} {
+		if *w == nil {
+			continue
+		}
+		if _, ok := (*w).(*os.File); ok {
+			continue
+		}
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			c.closeWriteEnds()
+			c.wait()
+			return nil, err
+		}
+		dst := *w
+		*w = pw
+		c.writers = append(c.writers, pw)
+		c.readers = append(c.readers, pr)
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			_, _ = io.Copy(dst, pr)
+		}()
+	}
+	return c, nil
+}
+
+// closeWriteEnds closes this process's copies of the write ends: the
+// copies see EOF once every process holding them is gone.
+func (c *copies) closeWriteEnds() {
+	if c == nil {
+		return
+	}
+	for _, w := range c.writers {
+		_ = w.Close()
+	}
+}
+
+// wait waits, five seconds at most, for the copies to finish, then closes
+// the read ends.
+func (c *copies) wait() {
+	if c == nil {
+		return
+	}
+	finished := make(chan struct{})
+	go func() { c.wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(5 * time.Second):
+	}
+	for _, r := range c.readers {
+		_ = r.Close()
+	}
 }

@@ -4,6 +4,7 @@ package autodevcmd
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/alecthomas/kong"
@@ -88,4 +89,24 @@ func entryLine(e autodev.Entry) string {
 func exitQuiet(env *cli.Env, msg string) error {
 	env.Warnf("%s\n", msg)
 	return &cli.ExitError{Code: cli.ExitFailed}
+}
+
+// count is "1 checkpoint", "2 checkpoints".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// rebuildOffer follows "No checkpoints.json, but ": history holds n
+// autodev checkpoints, and how to get the journal back (the list and
+// status both say it).
+func rebuildOffer(n int) string {
+	holds := "holds " + count(n, "autodev checkpoint", "autodev checkpoints")
+	them := "them"
+	if n == 1 {
+		them = "it"
+	}
+	return "history " + holds + ". Run git autodev restore --rebuild to rebuild the journal from " + them + " (and from the autodev/pre-restore-* branches)."
 }

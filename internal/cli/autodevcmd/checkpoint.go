@@ -18,7 +18,7 @@ type CheckpointCmd struct {
 func (c *CheckpointCmd) Help() string {
 	return `Commits everything in the work tree except .autodev/ and ignored files (tracked changes, staged or not, and untracked files) on the current branch, authored and committed by autodev <autodev@localhost>, without running any hook and without needing a user identity. The index matches the new commit afterwards. The commit is recorded in .autodev/checkpoints.json and pinned by refs/autodev/checkpoints/<id>.
 
-With a clean tree, a HEAD commit that is not yet a checkpoint (the participant committed on its own) is recorded as the checkpoint; a HEAD that already is one records nothing. Outside a git repository, or with git config autodev.checkpoints false, it does nothing, says so and exits 0.`
+With a clean tree, a HEAD commit that is not yet a checkpoint (the participant committed on its own) is recorded as the checkpoint; a HEAD that already is one records nothing. Made while a run is active (by the run's command), the checkpoint takes the run's task and mode unless --task or --mode says otherwise. Outside a git repository, or with git config autodev.checkpoints false, it does nothing, says so and exits 0.`
 }
 
 // Run makes the checkpoint.
@@ -28,7 +28,7 @@ func (c *CheckpointCmd) Run(env *cli.Env) error {
 		return err
 	}
 	res, err := ws.Checkpoint(env.Ctx, autodev.CheckpointRequest{
-		Post: c.Message, Baseline: c.Baseline, Task: optional(c.Task), Mode: optional(c.Mode),
+		Post: c.Message, Baseline: c.Baseline, Task: optional(c.Task), Mode: optional(c.Mode), FromRun: true,
 	})
 	if err != nil {
 		return err

@@ -3,7 +3,6 @@ package autodevcmd
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
@@ -13,7 +12,7 @@ import (
 // RestoreCmd is `git autodev restore`.
 type RestoreCmd struct {
 	ID      string `arg:"" optional:"" help:"Checkpoint to restore: its id (c3) or a commit prefix of at least 7 hex digits. Without it, list the checkpoints."`
-	Rebuild bool   `help:"Rebuild a missing .autodev/checkpoints.json from history (autodev commits, checkpoint refs and autodev/pre-restore-* branches)."`
+	Rebuild bool   `help:"Rebuild a missing .autodev/checkpoints.json from history (autodev commits, checkpoint refs and autodev/pre-restore-* branches). A corrupt one is never replaced: move it aside first."`
 	JSON    bool   `name:"json" help:"Print the result as JSON."`
 }
 
@@ -21,7 +20,7 @@ type RestoreCmd struct {
 func (c *RestoreCmd) Help() string {
 	return `Without an id, lists the checkpoints newest first: id, mark (─ baseline, ✔ task, ⤿ pre-restore), label, task, short commit, mode and age; the checkpoint HEAD is at ends with "← HEAD".
 
-With an id, rewinds the project to that checkpoint: uncommitted work (tracked changes, staged or not, and untracked files that are not ignored) is first committed onto a new branch autodev/pre-restore-<time>, then the current branch is reset --hard to the checkpoint and the untracked files that were parked and that the checkpoint lacks are removed. A pre-restore checkpoint records the replaced work, so restoring it undoes the restore. Refused while a run is active. Only git state is rewound: .autodev/ is not, and memory.md gains a RESTORE: line.`
+With an id, rewinds the project to that checkpoint: uncommitted work (tracked changes, staged or not, and untracked files that are not ignored) is first committed onto a new branch autodev/pre-restore-<time>, then the current branch is reset --hard to the checkpoint and the untracked files that were parked and that the checkpoint lacks are removed. A pre-restore checkpoint records the replaced work, so restoring it undoes the restore. Restoring the checkpoint HEAD is already at, with nothing uncommitted, changes nothing and says so. Refused while a run is active. Only git state is rewound: .autodev/ is not, and memory.md gains a RESTORE: line.`
 }
 
 // Run lists, rebuilds or restores.
@@ -39,7 +38,7 @@ func (c *RestoreCmd) Run(env *cli.Env) error {
 			return err
 		}
 		if !c.JSON {
-			env.Printf("Rebuilt %s: %d checkpoint(s).\n", ws.CheckpointsPath(), len(j.Entries))
+			env.Printf("Rebuilt %s: %s.\n", ws.CheckpointsPath(), count(len(j.Entries), "checkpoint", "checkpoints"))
 		}
 		return c.list(env, ws)
 	case c.ID == "":
@@ -58,7 +57,7 @@ func (c *RestoreCmd) list(env *cli.Env, ws *autodev.Workspace) error {
 	case !l.Enabled:
 		note = "Checkpoints are off (git config autodev.checkpoints false); there is nothing to list."
 	case l.Missing && l.History > 0:
-		note = fmt.Sprintf("No checkpoints.json, but history holds %d autodev checkpoint(s). Run git autodev restore --rebuild to rebuild the journal from them (and from the autodev/pre-restore-* branches).", l.History)
+		note = "No checkpoints.json, but " + rebuildOffer(l.History)
 	case len(l.Entries) == 0:
 		note = "No checkpoints yet."
 	}
@@ -121,6 +120,7 @@ func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
 	}
 	if c.JSON {
 		return env.JSON(map[string]any{
+			"unchanged":     res.Unchanged,
 			"restored":      res.Target,
 			"parked_branch": nullable(res.Parked.Branch),
 			"parked_commit": nullable(res.Parked.Commit),
@@ -128,9 +128,12 @@ func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
 			"removed":       nonNil(res.Removed),
 		})
 	}
-	if res.Parked.Branch != "" {
+	switch {
+	case res.Unchanged:
+		env.Printf("Already at \"%s\" (%s); nothing to restore.\n", res.Target.Label, autodev.Short(res.Target.Commit))
+	case res.Parked.Branch != "":
 		env.Printf("Restored to \"%s\" (%s); saved on %s.\n", res.Target.Label, autodev.Short(res.Target.Commit), res.Parked.Branch)
-	} else {
+	default:
 		env.Printf("Restored to \"%s\" (%s).\n", res.Target.Label, autodev.Short(res.Target.Commit))
 	}
 	return nil

@@ -16,15 +16,15 @@ type RunCmd struct {
 
 // Help is the long help.
 func (c *RunCmd) Help() string {
-	return `Holds .autodev/run.lock while CMD runs (so restore refuses meanwhile), commits a baseline checkpoint first when the tree has uncommitted changes, and records the run in .autodev/state.json: running with its pid and mode, then idle when CMD exits 0 or error otherwise. CMD's stdin, stdout and stderr are the terminal's; SIGINT and SIGTERM are forwarded to it; git autodev run exits with CMD's status (128+N when signal N ended it). Outside a git repository CMD still runs, without checkpoints.`
+	return `Holds .autodev/run.lock while CMD runs (so restore refuses meanwhile; CMD inherits the lock as descriptor 3, so it stays held while CMD lives even if git autodev run itself is killed), commits a baseline checkpoint first when the tree has uncommitted changes, and records the run in .autodev/state.json: running with its pid and mode, then idle when CMD exits 0 or error otherwise. CMD's stdin, stdout and stderr are the terminal's; SIGINT and SIGTERM are forwarded to it; git autodev run exits with CMD's status (128+N when signal N ended it). Outside a git repository CMD still runs, without checkpoints.`
 }
 
 // Run runs the command.
 func (c *RunCmd) Run(env *cli.Env) error {
 	// Registered before anything else so that a signal arriving while CMD
 	// runs reaches CMD and does not end this process first.
-	sigs, skip, stop := env.ForwardSignals()
-	defer stop()
+	fw := env.ForwardSignals()
+	defer fw.Stop()
 	args := c.Cmd
 	if len(args) > 0 && args[0] == "--" {
 		// kong keeps the "--" for a passthrough argument.
@@ -35,7 +35,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	}
 	req := autodev.RunRequest{
 		Args: args, Mode: optional(c.Mode), Task: optional(c.Task), Dir: env.Dir,
-		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: sigs, Skip: skip,
+		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: fw.Signals, Skip: fw.Skip, Group: fw.Group,
 		Notify: func(res autodev.CheckpointResult) {
 			switch {
 			case res.Outcome == autodev.Adopted:

@@ -14,7 +14,7 @@ type StatusCmd struct {
 
 // Help is the long help.
 func (c *StatusCmd) Help() string {
-	return `Shows the run state from .autodev/state.json (and whether a process really holds .autodev/run.lock), how many checkpoints there are, and which one HEAD is at. When no run is active and there are checkpoints, it offers them as restore points. An autodev/pre-restore-* branch whose commit no checkpoint records (a restore that parked the work, then failed or was killed) is named.`
+	return `Shows the run state from .autodev/state.json (and whether a process really holds .autodev/run.lock), how many checkpoints there are, and which one HEAD is at. When no run is active and there are checkpoints, it offers them as restore points. When checkpoints.json is missing, it says how many checkpoints git autodev restore --rebuild can recover from history. An autodev/pre-restore-* branch whose commit no checkpoint records (a restore that parked the work, then failed or was killed) is named.`
 }
 
 // Run prints the status.
@@ -45,8 +45,11 @@ func (c *StatusCmd) Run(env *cli.Env) error {
 			"active":              rep.Active,
 			"run_pid":             pid,
 			"stale":               rep.Stale,
+			"orphaned":            rep.Orphaned,
 			"checkpoints_enabled": rep.Enabled,
 			"checkpoints":         rep.Checkpoints,
+			"journal_missing":     rep.Missing,
+			"rebuildable":         rep.History,
 			"head":                nullable(rep.Head),
 			"head_checkpoint":     headID,
 			"restore_points":      rep.RestorePoints(),
@@ -84,7 +87,10 @@ func runLine(rep autodev.Report) string {
 		if st.PID != nil {
 			pid = *st.PID
 		}
-		if pid > 0 {
+		switch {
+		case rep.Orphaned:
+			s += fmt.Sprintf(" (git-autodev process %d has ended, but the command it started still holds .autodev/run.lock)", rep.RunPID)
+		case pid > 0:
 			s += fmt.Sprintf(" (pid %d)", pid)
 		}
 	}
@@ -104,6 +110,8 @@ func checkpointsLine(rep autodev.Report) string {
 	switch {
 	case !rep.Enabled:
 		return "Checkpoints: off (git config autodev.checkpoints false)"
+	case rep.Missing && rep.History > 0:
+		return "Checkpoints: no checkpoints.json, but " + rebuildOffer(rep.History)
 	case rep.Checkpoints == 0:
 		return "Checkpoints: none yet"
 	case rep.HeadEntry != nil:

@@ -32,13 +32,13 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	sigc, skip, stop := env.ForwardSignals()
-	defer stop()
+	fw := env.ForwardSignals()
+	defer fw.Stop()
 	t, code, err := w.Run(env.Ctx, nudge.RunOptions{
 		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message,
 		Environ: os.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
-		Signals: sigc,
-		Skip:    skip,
+		Signals: fw.Signals, Group: fw.Group,
+		Skip: fw.Skip,
 	})
 	if t != nil && t.Result != nil {
 		env.Warnf("git nudge: %s %s: %s changed; review with git nudge diff %s\n", t.ID, nudge.StateLabel(t.State), countFiles(len(t.Files)), t.ID)
