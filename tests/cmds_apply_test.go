@@ -46,11 +46,17 @@ func mkTask(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 3 {
 		ts.Fatalf("usage: mktask ID SNAPSHOT RESULT")
 	}
-	id := args[0]
-	rev := func(r string) string { return strings.TrimSpace(scriptGit(ts, "rev-parse", "--verify", r+"^{commit}")) }
-	snap, result := rev(args[1]), rev(args[2])
-	top := strings.TrimSpace(scriptGit(ts, "rev-parse", "--show-toplevel"))
-	branch := strings.TrimSpace(scriptGit(ts, "for-each-ref", "--points-at=HEAD", "--format=%(HEAD)%(refname)", "refs/heads/"))
+	ts.Check(makeTask(func(a ...string) string { return scriptGit(ts, a...) }, args[0], args[1], args[2]))
+}
+
+// makeTask is mktask for any way of running git in the work tree (git
+// returns stdout and stops the test on failure): it records task id as
+// ready, taken on the current HEAD, with the snapshot and result revisions.
+func makeTask(git func(args ...string) string, id, snapRev, resultRev string) error {
+	rev := func(r string) string { return strings.TrimSpace(git("rev-parse", "--verify", r+"^{commit}")) }
+	snap, result := rev(snapRev), rev(resultRev)
+	top := strings.TrimSpace(git("rev-parse", "--show-toplevel"))
+	branch := strings.TrimSpace(git("for-each-ref", "--points-at=HEAD", "--format=%(HEAD)%(refname)", "refs/heads/"))
 	var br *string
 	for _, l := range strings.Split(branch, "\n") {
 		if b, ok := strings.CutPrefix(l, "*"); ok {
@@ -58,12 +64,12 @@ func mkTask(ts *testscript.TestScript, neg bool, args []string) {
 		}
 	}
 	head := rev("HEAD")
-	scriptGit(ts, "update-ref", refs.Snapshots+id, snap)
-	scriptGit(ts, "update-ref", refs.Results+id, result)
+	git("update-ref", refs.Snapshots+id, snap)
+	git("update-ref", refs.Results+id, result)
 	t := nudge.Task{Version: nudge.TaskSchema, ID: id, State: nudge.StateReady,
 		Created: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), Workspace: top,
 		Branch: br, Head: &head, Snapshot: snap, Clean: snap == head, Result: &result}
-	out := scriptGit(ts, "diff-tree", "-r", "--no-renames", "-z", "--raw", snap, result)
+	out := git("diff-tree", "-r", "--no-renames", "-z", "--raw", snap, result)
 	recs := strings.Split(out, "\x00")
 	for i := 0; i+1 < len(recs); i += 2 {
 		f := strings.Fields(strings.TrimPrefix(recs[i], ":"))
@@ -80,9 +86,13 @@ func mkTask(ts *testscript.TestScript, neg bool, args []string) {
 		t.Files = append(t.Files, fc)
 	}
 	dir := filepath.Join(top, nudge.StateDirName)
-	ts.Check(os.MkdirAll(filepath.Join(dir, "tasks"), 0o755))
-	ts.Check(os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*\n"), 0o644))
-	ts.Check(journal.Write(filepath.Join(dir, "tasks", id+".json"), t))
+	if err := os.MkdirAll(filepath.Join(dir, "tasks"), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, ".gitignore"), []byte("*\n"), 0o644); err != nil {
+		return err
+	}
+	return journal.Write(filepath.Join(dir, "tasks", id+".json"), t)
 }
 
 // settask ID STATE: set a task record's state by hand, as a process that

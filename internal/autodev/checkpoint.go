@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
 // CheckpointRequest asks for one checkpoint.
@@ -36,6 +37,10 @@ const (
 	NothingYet Outcome = "empty"
 	// Disabled: git config autodev.checkpoints is false.
 	Disabled Outcome = "disabled"
+	// Adopted: the tree was clean and HEAD is a checkpoint an interrupted
+	// command had committed and pinned but not journaled; it is now
+	// recorded under its pinned id.
+	Adopted Outcome = "adopted"
 )
 
 // CheckpointResult is what Checkpoint did and the entry concerned.
@@ -46,6 +51,9 @@ type CheckpointResult struct {
 	// IndexWarning is set when the commit was made but the user's index
 	// could not be updated to match it.
 	IndexWarning error
+	// Recovered is the entry of an interrupted checkpoint found pinned but
+	// missing from the journal, recorded before this one (nil normally).
+	Recovered *Entry
 }
 
 // Checkpoint records the work tree as a checkpoint (SPEC 3.2), holding
@@ -83,11 +91,22 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	if err != nil {
 		return CheckpointResult{}, err
 	}
+	recovered, err := ws.adoptInterrupted(ctx, j, head)
+	if err != nil {
+		return CheckpointResult{}, err
+	}
 	c, err := ws.captureTree(ctx, head, headTree)
 	if err != nil {
 		return CheckpointResult{}, err
 	}
-	res := CheckpointResult{Head: head.Commit}
+	res := CheckpointResult{Head: head.Commit, Recovered: recovered}
+	if c.Clean && recovered != nil {
+		// The interrupted command may have died before making the index
+		// match its commit: finish that too.
+		res.Outcome, res.Entry, res.Recovered = Adopted, recovered, nil
+		res.IndexWarning = ws.install(c)
+		return res, nil
+	}
 	if c.Clean {
 		c.discard()
 		return ws.checkpointClean(ctx, j, head, req)
@@ -101,20 +120,68 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 		c.discard()
 		return res, err
 	}
+	faultPoint("checkpoint-after-commit")
 	id, err := ws.pin(ctx, j, commit, ws.moveHead(head, commit))
 	if err != nil {
 		c.discard()
 		return res, err
 	}
+	faultPoint("checkpoint-after-ref")
 	res.Head = commit
 	res.IndexWarning = ws.install(c)
+	faultPoint("checkpoint-after-index")
 	e := ws.newEntry(id, commit, label, typ, req.Task, req.Mode)
 	j.Entries = append(j.Entries, e)
+	faultPoint("checkpoint-before-journal")
 	if err := ws.saveJournal(j); err != nil {
 		return res, fmt.Errorf("checkpoint commit %s is on the branch and pinned by refs/autodev/checkpoints/%s, but the journal could not be written: %w", Short(commit), id, err)
 	}
 	res.Outcome, res.Entry = Committed, &e
 	return res, nil
+}
+
+// adoptInterrupted records HEAD's commit when a checkpoint died after
+// pinning it and before writing the journal (see docs/RELIABILITY.md,
+// checkpoint-after-ref): no entry records HEAD, but a checkpoint ref whose
+// id the journal does not hold points at it. The entry is read back from
+// the commit (label, type, task and mode, as --rebuild does) under the
+// pinned id, and the journal is written. It returns nil when there is
+// nothing to adopt; the usual case (HEAD recorded) costs no git call.
+func (ws *Workspace) adoptInterrupted(ctx context.Context, j *Journal, head git.Head) (*Entry, error) {
+	if head.Commit == "" {
+		return nil, nil
+	}
+	if _, ok := j.ByCommit(head.Commit); ok {
+		return nil, nil
+	}
+	names, err := ws.Repo.RefsAt(ctx, refs.Checkpoints, head.Commit)
+	if err != nil || len(names) == 0 {
+		return nil, err
+	}
+	id, low := "", 0
+	for _, name := range names {
+		cand := strings.TrimPrefix(name, refs.Checkpoints)
+		n, ok := refs.Checkpoint.Number(cand)
+		if !ok || !refs.Checkpoint.Valid(cand) {
+			continue
+		}
+		if _, taken := j.Find(cand); !taken && (id == "" || n < low) {
+			id, low = cand, n
+		}
+	}
+	if id == "" {
+		return nil, nil
+	}
+	infos, err := ws.Repo.FindCommits(ctx, git.CommitQuery{Revs: []string{head.Commit}, NoWalk: true})
+	if err != nil || len(infos) == 0 {
+		return nil, err
+	}
+	e := entryFromCommit(id, infos[0])
+	j.Entries = append(j.Entries, e)
+	if err := ws.saveJournal(j); err != nil {
+		return nil, err
+	}
+	return &e, nil
 }
 
 // checkpointClean handles a tree with nothing uncommitted.
@@ -146,8 +213,10 @@ func (ws *Workspace) checkpointClean(ctx context.Context, j *Journal, head git.H
 	if err != nil {
 		return res, err
 	}
+	faultPoint("checkpoint-after-ref")
 	e := ws.newEntry(id, head.Commit, label, TypeTask, req.Task, req.Mode)
 	j.Entries = append(j.Entries, e)
+	faultPoint("checkpoint-before-journal")
 	if err := ws.saveJournal(j); err != nil {
 		return res, err
 	}

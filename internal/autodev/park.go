@@ -79,6 +79,7 @@ func (ws *Workspace) Park(ctx context.Context, label string) (Parked, error) {
 	if err != nil {
 		return Parked{}, err
 	}
+	faultPoint("park-after-branch")
 	st.Status = StatusError
 	if err := ws.saveState(st); err != nil {
 		return p, fmt.Errorf("the work is parked on %s, but %s could not be written: %w", p.Branch, ws.StatePath(), err)

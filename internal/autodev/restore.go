@@ -93,9 +93,11 @@ func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, err
 		return res, err
 	}
 	res.Parked = parked
+	faultPoint("restore-after-park")
 	if err := ws.resetTo(ctx, target, parked, head); err != nil {
 		return res, err
 	}
+	faultPoint("restore-mid-reset")
 	res.Removed, err = ws.removeParkedUntracked(ctx, target.Commit, parked.Commit, untracked)
 	if err != nil {
 		return res, ws.afterReset(target, parked, "removing the untracked files the checkpoint does not have", err)
@@ -107,9 +109,11 @@ func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, err
 		}
 		res.PreRestore = &e
 	}
+	faultPoint("restore-after-journal")
 	if err := ws.setIdle(st); err != nil {
 		return res, ws.afterReset(target, parked, "writing "+ws.StatePath(), err)
 	}
+	faultPoint("restore-after-state")
 	if err := ws.appendMemory(restoreNote(ws.stamp(), target, parked)); err != nil {
 		return res, ws.afterReset(target, parked, "writing "+ws.MemoryPath(), err)
 	}

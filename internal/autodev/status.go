@@ -1,6 +1,9 @@
 package autodev
 
-import "context"
+import (
+	"context"
+	"strings"
+)
 
 // Report is what `git autodev status` shows.
 type Report struct {
@@ -22,6 +25,10 @@ type Report struct {
 	// History counts, when Missing, the checkpoints git autodev restore
 	// --rebuild would recover from history.
 	History int
+	// Unrecorded are autodev/pre-restore-* branches whose commit no
+	// journal entry records: work parked by a restore that stopped (was
+	// killed, or its reset failed) before journaling it.
+	Unrecorded []Parked
 }
 
 // RestorePoints is the number offered for a rewind: the checkpoints, when
@@ -70,5 +77,33 @@ func (ws *Workspace) Status(ctx context.Context) (Report, error) {
 	if e, ok := j.ByCommit(head); ok {
 		rep.HeadEntry = &e
 	}
+	if rep.Unrecorded, err = ws.unrecordedParked(ctx, j); err != nil {
+		return rep, err
+	}
 	return rep, nil
+}
+
+// unrecordedParked lists the autodev/pre-restore-* branches whose commit
+// is in no journal entry. A restore journals its parked commit once the
+// tree is reset, so such a branch is work a restore parked and then did
+// not finish with: it is named so that nobody has to find it by hand.
+func (ws *Workspace) unrecordedParked(ctx context.Context, j *Journal) ([]Parked, error) {
+	if j.Missing {
+		return nil, nil // --rebuild takes them in; status says so
+	}
+	list, err := ws.Repo.ListRefs(ctx, "refs/heads/autodev/")
+	if err != nil {
+		return nil, err
+	}
+	var out []Parked
+	for _, r := range list {
+		name := strings.TrimPrefix(r.Name, "refs/heads/")
+		if !strings.HasPrefix(name, PreRestorePrefix) {
+			continue
+		}
+		if _, ok := j.ByCommit(r.Object); !ok {
+			out = append(out, Parked{Branch: name, Commit: r.Object})
+		}
+	}
+	return out, nil
 }

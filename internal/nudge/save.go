@@ -14,6 +14,8 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/snapshot"
+	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
 // Save journal states.
@@ -134,6 +136,11 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	// must hold now.
 	sort.Slice(tasks, func(i, j int) bool { return appliedTime(tasks[i]).Before(appliedTime(tasks[j])) })
 	want := map[string]PathState{}
+	opts, err := snapshot.LoadOptions(ctx, r)
+	if err != nil {
+		return rep, err
+	}
+	protection := opts.Protection()
 	for _, t := range tasks {
 		if t.Undo.Head != nil && !head.Unborn() {
 			ok, err := r.IsAncestor(ctx, *t.Undo.Head, head.Commit)
@@ -145,6 +152,13 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 			}
 		}
 		for _, a := range t.Undo.After {
+			// Apply never records such a path; a record edited by hand
+			// might, and save must not commit it (or read through it).
+			if worktree.ValidPath(a.Path) != nil || protection.Protected(a.Path) {
+				refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("the undo record of %s names %q, a path save never commits (outside the work tree, in .git or protected)", t.ID, a.Path))
+				refuse.Next = fmt.Sprintf("Nothing was committed. git nudge show %s shows the record; repair it, or save the other tasks by naming them.", t.ID)
+				continue
+			}
 			want[a.Path] = a
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -105,7 +106,7 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 	}
 	done := func() ([]step, []string, string, error) { return nil, reasons, strings.Join(nexts, "\n"), nil }
 
-	commit, saved, err := w.savedIn(t)
+	commit, saved, err := w.savedIn(ctx, t)
 	if err != nil {
 		return nil, nil, "", err
 	}
@@ -136,6 +137,23 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 	if !ok {
 		add(t.ID+" has no complete undo record, so it needs manual handling",
 			fmt.Sprintf("git nudge show %s lists the files of its patch; put them back by hand.", t.ID))
+		return done()
+	}
+	// Apply never writes a protected path, so a record naming one was
+	// edited by hand (or the path was protected since): undo does not
+	// write it either.
+	opts, err := snapshot.LoadOptions(ctx, w.Repo)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	protection := opts.Protection()
+	for _, s := range steps {
+		if protection.Protected(s.Path) {
+			add(fmt.Sprintf("the undo record of %s names %s, a protected path (.git, .nudgethis, .env or nudge.protect) undo never writes; it needs manual handling", t.ID, qp(s.Path)),
+				fmt.Sprintf("git nudge show %s lists undo.before and undo.after; put the files back by hand.", t.ID))
+		}
+	}
+	if len(reasons) > 0 {
 		return done()
 	}
 	onBranch := true
@@ -175,8 +193,11 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 
 // savedIn reports whether t is part of a saved version, and the commit
 // when known: from its record (saved_in, state saved) or from saves.json
-// (an entry saved, or still saving, that names it).
-func (w *Workspace) savedIn(t *Task) (commit string, saved bool, err error) {
+// (an entry saved, or an interrupted one still saving whose commit is on
+// its branch). An interrupted save whose branch never moved saved nothing:
+// its commit is not in any history, so undo must not send the user to
+// revert it (the next save rolls the entry back).
+func (w *Workspace) savedIn(ctx context.Context, t *Task) (commit string, saved bool, err error) {
 	if t.SavedIn != nil && *t.SavedIn != "" {
 		return *t.SavedIn, true, nil
 	}
@@ -185,9 +206,34 @@ func (w *Workspace) savedIn(t *Task) (commit string, saved bool, err error) {
 		return "", false, err
 	}
 	for _, s := range saves {
-		if contains(s.Tasks, t.ID) && (s.State == SaveSaved || s.State == SaveSaving) {
+		if !contains(s.Tasks, t.ID) {
+			continue
+		}
+		switch s.State {
+		case SaveSaved:
 			return s.Commit, true, nil
+		case SaveSaving:
+			landed, err := w.saveLanded(ctx, s)
+			if err != nil {
+				return "", false, err
+			}
+			if landed {
+				return s.Commit, true, nil
+			}
 		}
 	}
 	return "", t.State == StateSaved, nil
+}
+
+// saveLanded reports whether the commit of save entry e is on its branch
+// (the branch points at it or at a descendant).
+func (w *Workspace) saveLanded(ctx context.Context, e SaveEntry) (bool, error) {
+	at, ok, err := w.Repo.ReadRef(ctx, e.Branch)
+	if err != nil || !ok || e.Commit == "" {
+		return false, err
+	}
+	if at == e.Commit {
+		return true, nil
+	}
+	return w.Repo.IsAncestor(ctx, e.Commit, at)
 }

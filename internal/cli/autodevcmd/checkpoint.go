@@ -33,6 +33,9 @@ func (c *CheckpointCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	if res.Recovered != nil {
+		env.Warnf("git autodev: recorded %s: an interrupted checkpoint had committed and pinned it but not written the journal\n", entryLine(*res.Recovered))
+	}
 	if res.IndexWarning != nil {
 		env.Warnf("git autodev: warning: the checkpoint is committed, but the index could not be updated to match it (%v); run git reset -q to make it match HEAD\n", res.IndexWarning)
 	}
@@ -41,6 +44,7 @@ func (c *CheckpointCmd) Run(env *cli.Env) error {
 		return env.JSON(map[string]any{
 			"outcome":    res.Outcome,
 			"checkpoint": res.Entry,
+			"recovered":  res.Recovered,
 			"head":       nullable(res.Head),
 			"message":    msg,
 		})
@@ -53,6 +57,8 @@ func checkpointMessage(res autodev.CheckpointResult) string {
 	switch res.Outcome {
 	case autodev.Committed, autodev.RecordedHead:
 		return entryLine(*res.Entry)
+	case autodev.Adopted:
+		return entryLine(*res.Entry) + " (recorded now: an interrupted checkpoint had committed it but not written the journal)"
 	case autodev.AlreadyRecorded:
 		return "Nothing to checkpoint: HEAD (" + autodev.Short(res.Head) + ") is already checkpoint " + res.Entry.ID + "."
 	case autodev.CleanNoBaseline:

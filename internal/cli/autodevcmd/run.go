@@ -37,8 +37,14 @@ func (c *RunCmd) Run(env *cli.Env) error {
 		Args: args, Mode: optional(c.Mode), Task: optional(c.Task), Dir: env.Dir,
 		Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr, Signals: fw.Signals, Skip: fw.Skip, Group: fw.Group,
 		Notify: func(res autodev.CheckpointResult) {
-			if res.Outcome == autodev.Committed {
-				env.Warnf("git autodev: baseline checkpoint %s\n", entryLine(*res.Entry))
+			switch {
+			case res.Outcome == autodev.Adopted:
+				res.Recovered = res.Entry
+			case res.Outcome == autodev.Committed:
+				defer env.Warnf("git autodev: baseline checkpoint %s\n", entryLine(*res.Entry))
+			}
+			if res.Recovered != nil {
+				env.Warnf("git autodev: recorded %s: an interrupted checkpoint had committed and pinned it but not written the journal\n", entryLine(*res.Recovered))
 			}
 		},
 	}

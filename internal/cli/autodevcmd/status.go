@@ -14,7 +14,7 @@ type StatusCmd struct {
 
 // Help is the long help.
 func (c *StatusCmd) Help() string {
-	return `Shows the run state from .autodev/state.json (and whether a process really holds .autodev/run.lock), how many checkpoints there are, and which one HEAD is at. When no run is active and there are checkpoints, it offers them as restore points. When checkpoints.json is missing, it says how many checkpoints git autodev restore --rebuild can recover from history.`
+	return `Shows the run state from .autodev/state.json (and whether a process really holds .autodev/run.lock), how many checkpoints there are, and which one HEAD is at. When no run is active and there are checkpoints, it offers them as restore points. When checkpoints.json is missing, it says how many checkpoints git autodev restore --rebuild can recover from history. An autodev/pre-restore-* branch whose commit no checkpoint records (a restore that parked the work, then failed or was killed) is named.`
 }
 
 // Run prints the status.
@@ -53,6 +53,7 @@ func (c *StatusCmd) Run(env *cli.Env) error {
 			"head":                nullable(rep.Head),
 			"head_checkpoint":     headID,
 			"restore_points":      rep.RestorePoints(),
+			"unrecorded_parked":   unrecordedJSON(rep.Unrecorded),
 		})
 	}
 	env.Printf("%s\n", runLine(rep))
@@ -60,7 +61,18 @@ func (c *StatusCmd) Run(env *cli.Env) error {
 	if n := rep.RestorePoints(); n > 0 {
 		env.Printf("%d restore point(s) — rewind now that the run is stopped\n", n)
 	}
+	for _, p := range rep.Unrecorded {
+		env.Printf("Parked work not in the checkpoint list: %s (%s), left by a restore that did not finish\n", p.Branch, autodev.Short(p.Commit))
+	}
 	return nil
+}
+
+func unrecordedJSON(list []autodev.Parked) []map[string]string {
+	out := []map[string]string{}
+	for _, p := range list {
+		out = append(out, map[string]string{"branch": p.Branch, "commit": p.Commit})
+	}
+	return out
 }
 
 func runLine(rep autodev.Report) string {

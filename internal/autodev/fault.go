@@ -1,0 +1,16 @@
+package autodev
+
+import "github.com/nudgethis/git-nudge/internal/fault"
+
+// FaultEnv names the test-only variable that makes git-autodev die
+// (SIGKILL) at a named point of checkpoint, restore or park, so that crash
+// tests can check what the next command finds. The points, and the state
+// each leaves, are listed in docs/RELIABILITY.md: the one list of every
+// fault point of both binaries.
+const FaultEnv = "GIT_AUTODEV_TEST_FAULT"
+
+var faults = fault.New(FaultEnv)
+
+// faultPoint kills the process when GIT_AUTODEV_TEST_FAULT names point
+// (see docs/RELIABILITY.md).
+func faultPoint(point string) { faults.Point(point) }
