@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
@@ -41,7 +42,46 @@ func outcome(t *Task, steps []step) *Outcome {
 // file and rename), removed, verified; the record goes to applied. Nothing
 // is staged or committed, and the cost follows the patch, not the tree.
 func (w *Workspace) Apply(ctx context.Context, id string) (*Outcome, error) {
-	lock, err := w.Lock(ctx, "git nudge apply "+id)
+	return w.move(ctx, id, direction{
+		verb: "apply", done: "applied", since: "since the snapshot",
+		plan: w.planApply,
+		begin: func(t *Task, steps []step, head git.Head) {
+			undo := &Undo{Branch: optStr(head.Branch), Head: optStr(head.Commit)}
+			for _, s := range steps {
+				undo.Before = append(undo.Before, s.From)
+				undo.After = append(undo.After, s.To)
+			}
+			t.State, t.Undo = StateApplying, undo
+		},
+		finish: func(t *Task, now time.Time) {
+			t.State, t.AppliedAt, t.UndoneAt = StateApplied, &now, nil
+		},
+		changedNext: func(string) string { return editedNext },
+	})
+}
+
+// direction is what tells apply and undo apart for move.
+type direction struct {
+	verb  string // "apply", "undo": also the prefix of its fault points
+	done  string // what the files were when it worked: "applied", "restored"
+	since string // for messages about changed files: "since the snapshot"
+	// plan checks the task and the work tree, returning the steps or the
+	// reasons to refuse.
+	plan func(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error)
+	// begin and finish set the record's in-flight and final states.
+	begin       func(t *Task, steps []step, head git.Head)
+	finish      func(t *Task, now time.Time)
+	changedNext func(id string) string
+}
+
+// move is apply and undo: under the workspace lock, plan (refusing with
+// every reason and nothing changed), stage the new contents, write the
+// in-flight record before any file is touched, move the files (re-checked,
+// writes first, removals last, verified), then write the final record.
+// Its fault points are <verb>-after-journal and <verb>-before-final (the
+// file points are in transition); docs/RELIABILITY.md lists them all.
+func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome, error) {
+	lock, err := w.Lock(ctx, "git nudge "+d.verb+" "+id)
 	if err != nil {
 		return nil, err
 	}
@@ -58,12 +98,12 @@ func (w *Workspace) Apply(ctx context.Context, id string) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	steps, reasons, next, err := w.planApply(ctx, ops, t, head)
+	steps, reasons, next, err := d.plan(ctx, ops, t, head)
 	if err != nil {
 		return nil, err
 	}
 	if len(reasons) > 0 {
-		return nil, &RefusedError{What: "cannot apply " + id + "; nothing was changed", Reasons: reasons, Next: next}
+		return nil, &RefusedError{What: "cannot " + d.verb + " " + id + "; nothing was changed", Reasons: reasons, Next: next}
 	}
 	staged, cleanup, err := ops.stage(ctx, steps)
 	if err != nil {
@@ -72,26 +112,21 @@ func (w *Workspace) Apply(ctx context.Context, id string) (*Outcome, error) {
 	defer cleanup()
 
 	prev := *t
-	undo := &Undo{Branch: optStr(head.Branch), Head: optStr(head.Commit)}
-	for _, s := range steps {
-		undo.Before = append(undo.Before, s.From)
-		undo.After = append(undo.After, s.To)
-	}
-	t.State, t.Undo, t.Error = StateApplying, undo, nil
+	d.begin(t, steps, head)
+	t.Error = nil
 	if err := w.Save(t); err != nil {
 		return nil, err
 	}
-	faultPoint("apply-after-journal")
+	faultPoint(d.verb + "-after-journal")
 
-	touched, err := ops.transition(ctx, steps, staged, "since the snapshot", "apply")
+	touched, err := ops.transition(ctx, steps, staged, d.since, d.verb)
 	if err != nil {
-		return nil, w.stopped(t, &prev, "apply", touched, err, editedNext)
+		return nil, w.stopped(t, &prev, d.verb, touched, err, d.changedNext(id))
 	}
-	faultPoint("apply-before-final")
-	now := w.Now().UTC()
-	t.State, t.AppliedAt, t.UndoneAt = StateApplied, &now, nil
+	faultPoint(d.verb + "-before-final")
+	d.finish(t, w.Now().UTC())
 	if err := w.Save(t); err != nil {
-		return nil, fmt.Errorf("the files of %s were applied and verified, but its record could not be updated (%w); the next git nudge command will mark it Recovery required", id, err)
+		return nil, fmt.Errorf("the files of %s were %s and verified, but its record could not be updated (%w); the next git nudge command will mark it Recovery required", id, d.done, err)
 	}
 	return outcome(t, steps), nil
 }

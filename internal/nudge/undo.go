@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
@@ -18,55 +19,15 @@ import (
 // verified, and the record goes to undone. Commits, the index and files
 // outside the patch are never touched.
 func (w *Workspace) Undo(ctx context.Context, id string) (*Outcome, error) {
-	lock, err := w.Lock(ctx, "git nudge undo "+id)
-	if err != nil {
-		return nil, err
-	}
-	defer lock.Release()
-	t, err := w.Load(id)
-	if err != nil {
-		return nil, err
-	}
-	ops, err := w.newFileOps(ctx)
-	if err != nil {
-		return nil, err
-	}
-	head, err := w.Repo.Head(ctx)
-	if err != nil {
-		return nil, err
-	}
-	steps, reasons, next, err := w.planUndo(ctx, ops, t, head)
-	if err != nil {
-		return nil, err
-	}
-	if len(reasons) > 0 {
-		return nil, &RefusedError{What: "cannot undo " + id + "; nothing was changed", Reasons: reasons, Next: next}
-	}
-	staged, cleanup, err := ops.stage(ctx, steps)
-	if err != nil {
-		return nil, err
-	}
-	defer cleanup()
-
-	prev := *t
-	t.State, t.Error = StateUndoing, nil
-	if err := w.Save(t); err != nil {
-		return nil, err
-	}
-	faultPoint("undo-after-journal")
-
-	since := "since " + id + " was applied"
-	touched, err := ops.transition(ctx, steps, staged, since, "undo")
-	if err != nil {
-		return nil, w.stopped(t, &prev, "undo", touched, err, undoChangedNext(id))
-	}
-	faultPoint("undo-before-final")
-	now := w.Now().UTC()
-	t.State, t.UndoneAt = StateUndone, &now
-	if err := w.Save(t); err != nil {
-		return nil, fmt.Errorf("the files of %s were restored and verified, but its record could not be updated (%w); the next git nudge command will mark it Recovery required", id, err)
-	}
-	return outcome(t, steps), nil
+	return w.move(ctx, id, direction{
+		verb: "undo", done: "restored", since: "since " + id + " was applied",
+		plan:  w.planUndo,
+		begin: func(t *Task, _ []step, _ git.Head) { t.State = StateUndoing },
+		finish: func(t *Task, now time.Time) {
+			t.State, t.UndoneAt = StateUndone, &now
+		},
+		changedNext: undoChangedNext,
+	})
 }
 
 func undoChangedNext(id string) string {

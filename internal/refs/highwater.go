@@ -3,6 +3,7 @@ package refs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -47,7 +48,15 @@ func (k Kind) withHighWater(ctx context.Context, r *git.Repo, next int, alloc fu
 		return "", err
 	}
 	if n, ok := k.Number(id); ok && n > mark {
-		if err := journal.WriteBytes(path, []byte(strconv.Itoa(n)+"\n")); err != nil {
+		// Replaced atomically but not fsynced: after a power cut the mark
+		// may be older, which only loses the protection for ids dropped
+		// since; the refs themselves keep every allocation create-only.
+		tmp := fmt.Sprintf("%s.%d.tmp", path, os.Getpid())
+		if err := os.WriteFile(tmp, []byte(strconv.Itoa(n)+"\n"), 0o644); err != nil {
+			return "", err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			os.Remove(tmp)
 			return "", err
 		}
 	}
