@@ -3,6 +3,7 @@ package autodev
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
@@ -81,6 +82,9 @@ func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, err
 		return res, err
 	}
 	if err := ws.verifyTarget(ctx, target); err != nil {
+		return res, err
+	}
+	if err := ws.guardReset(ctx, target); err != nil {
 		return res, err
 	}
 	head, headTree, err := ws.Repo.HeadTree(ctx)
@@ -203,6 +207,59 @@ func (ws *Workspace) verifyTarget(ctx context.Context, target Entry) error {
 		return &RestoreError{Reason: fmt.Sprintf("checkpoint %s's commit %s is missing from the object store, so it cannot be restored; nothing was changed", target.ID, target.Commit)}
 	}
 	return nil
+}
+
+// guardReset refuses, before anything changes, the restores that git reset
+// --hard would make lose something parking cannot keep: a merge, rebase,
+// cherry-pick or revert in progress (its state lives in the index and the
+// git dir), ignored files where the checkpoint has files (reset treats
+// ignored files as expendable), and edits to files marked assume-unchanged
+// or skip-worktree (git add does not see them, so they would not be parked).
+func (ws *Workspace) guardReset(ctx context.Context, target Entry) error {
+	if op := ws.Repo.OperationInProgress(); op != "" {
+		return &RestoreError{Reason: fmt.Sprintf("a %s is in progress, and resetting would throw away its state; finish the %s (or abort it with git %s --abort), then restore again; nothing was changed", op, op, op)}
+	}
+	hidden, err := ws.Repo.HiddenLocalEdits(ctx)
+	if err != nil {
+		return err
+	}
+	if len(hidden) > 0 {
+		return &RestoreError{Reason: fmt.Sprintf("%s marked assume-unchanged or skip-worktree but edited in the work tree (%s); parking cannot see those edits and the reset would overwrite them: clear the mark (git update-index --no-assume-unchanged / --no-skip-worktree) or save the files elsewhere, then restore again; nothing was changed", plural(len(hidden), "file is", "files are"), strings.Join(quoteAll(hidden), ", "))}
+	}
+	inWay, err := ws.Repo.IgnoredInTheWay(ctx, target.Commit, excluded...)
+	if err != nil {
+		return err
+	}
+	if len(inWay) > 0 {
+		return &RestoreError{Reason: fmt.Sprintf("ignored %s in the way of checkpoint %s (%s): the reset would overwrite or delete %s, and parking never keeps ignored files: move %s aside, then restore again; nothing was changed", plural(len(inWay), "file or folder is", "files or folders are"), target.ID, strings.Join(quoteAll(inWay), ", "), pronoun(len(inWay)), pronoun(len(inWay)))}
+	}
+	return nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// quoteAll quotes paths that would not read back from a message line.
+func quoteAll(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		if strings.ContainsAny(p, "\n\t\"") || strings.HasPrefix(p, " ") {
+			p = strconv.Quote(p)
+		}
+		out[i] = p
+	}
+	return out
 }
 
 // parkBeforeRestore is step 3: list the untracked files (before the

@@ -114,6 +114,7 @@ func untranslated(env []string) []string {
 // globalArgs are given to every git child: hooks off, no fsmonitor daemon
 // spawned on our behalf, no advice text to parse around.
 var globalArgs = []string{
+	"-c", "submodule.recurse=false",
 	"-c", "core.hooksPath=/dev/null",
 	"-c", "advice.detachedHead=false",
 	"-c", "core.fsmonitor=false",
