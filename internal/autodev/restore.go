@@ -153,6 +153,17 @@ func isHexPrefix(s string) bool {
 // unambiguous prefix (7 hex digits or more) of a checkpoint's commit.
 func resolveTarget(j *Journal, id string) (Entry, error) {
 	if e, ok := j.Find(id); ok {
+		commits := map[string]bool{}
+		for _, x := range j.Entries {
+			if x.ID == id {
+				commits[x.Commit] = true
+			}
+		}
+		if len(commits) > 1 {
+			// Only a hand-edited journal has this; guessing which one was
+			// meant could reset to the wrong commit.
+			return Entry{}, &RestoreError{Reason: fmt.Sprintf("checkpoints.json has %d entries with the id %s, for different commits; fix the journal (or restore by commit: git autodev restore <sha>) so that the id names one checkpoint; nothing was changed", len(commits), id)}
+		}
 		return e, nil
 	}
 	if isHexPrefix(id) {
