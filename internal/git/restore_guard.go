@@ -41,6 +41,9 @@ func (r *Repo) IgnoredInTheWay(ctx context.Context, commit string, exclude ...st
 			q = q[:i]
 		}
 	}
+	if len(lsArgs) > maxPathArgs {
+		lsArgs = lsArgs[:7] // the whole tree, filtered below
+	}
 	out, err = r.run(ctx, cmd{args: lsArgs, env: []string{"GIT_LITERAL_PATHSPECS=1"}})
 	if err != nil {
 		return nil, err

@@ -53,10 +53,21 @@ func (r *Repo) TempIndexPath(purpose string) string {
 	return fmt.Sprintf("%s/nudge-%s-%d.index", r.GitDir, purpose, os.Getpid())
 }
 
+// maxPathArgs is how many paths a command line may name; more could pass
+// the system's limit on argument size (ARG_MAX), so callers read more
+// broadly and filter instead.
+const maxPathArgs = 1000
+
 // TreeEntries returns, for each path, its entry in commit's tree; a path the
 // tree lacks comes back with an empty Mode and Blob (an index removal).
 func (r *Repo) TreeEntries(ctx context.Context, commit string, paths []string) ([]IndexEntry, error) {
-	args := append([]string{"ls-tree", "-z", "--full-tree", commit, "--"}, paths...)
+	args := []string{"ls-tree", "-z", "--full-tree", commit, "--"}
+	if len(paths) <= maxPathArgs {
+		args = append(args, paths...)
+	} else {
+		// Too many to name on a command line: list the whole tree.
+		args = []string{"ls-tree", "-r", "-z", "--full-tree", commit}
+	}
 	out, err := r.run(ctx, cmd{args: args, env: []string{"GIT_LITERAL_PATHSPECS=1"}})
 	if err != nil {
 		return nil, err

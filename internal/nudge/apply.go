@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -258,6 +261,7 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		return nil, nil, "", err
 	}
 	protection := opts.Protection()
+	nested := nestedRepos{root: w.Repo.WorkTree, known: map[string]bool{}}
 	const manual = "Apply writes nothing of a patch that has such paths: copy its changes over by hand (git nudge diff shows them)."
 	var steps []step
 	for _, f := range t.Files {
@@ -268,6 +272,10 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 			add(fmt.Sprintf("%q is not a path apply can write safely", f.Path), manual)
 		case protection.Protected(f.Path):
 			add(fmt.Sprintf("%s is a protected path (.git, .nudgethis, .env or nudge.protect); apply never writes it", qp(f.Path)), manual)
+		case path.Base(f.Path) == ".gitattributes":
+			add(fmt.Sprintf("%s changes how git converts files on checkout; apply cannot write it and the files it governs consistently, so it needs manual handling", qp(f.Path)), manual)
+		case nested.inside(f.Path) != "":
+			add(fmt.Sprintf("%s is inside %s, a nested git repository that this repository does not track; apply never writes into another repository", qp(f.Path), qp(nested.inside(f.Path))), manual)
 		case hasMode(modes, "120000"):
 			add(fmt.Sprintf("%s is a symlink in the snapshot or the result; changed symlinks need manual handling", qp(f.Path)), manual)
 		case hasMode(modes, "160000"):
@@ -339,4 +347,35 @@ func hasMode(modes []*string, m string) bool {
 		}
 	}
 	return false
+}
+
+// nestedRepos answers whether a path lies inside a nested git repository
+// of the work tree (a folder with its own .git), remembering each folder
+// it looked at.
+type nestedRepos struct {
+	root  string
+	known map[string]bool
+}
+
+// inside returns the nested repository's folder holding p, or "".
+func (n nestedRepos) inside(p string) string {
+	dir := path.Dir(p)
+	var dirs []string
+	for dir != "." && dir != "/" {
+		dirs = append(dirs, dir)
+		dir = path.Dir(dir)
+	}
+	for i := len(dirs) - 1; i >= 0; i-- { // outermost first
+		d := dirs[i]
+		repo, ok := n.known[d]
+		if !ok {
+			_, err := os.Lstat(filepath.Join(n.root, filepath.FromSlash(d), ".git"))
+			repo = err == nil
+			n.known[d] = repo
+		}
+		if repo {
+			return d
+		}
+	}
+	return ""
 }

@@ -167,7 +167,7 @@ func TestApplyRefusals(t *testing.T) {
 			want:  []string{"mod.txt's executable bit changed since the snapshot"}},
 		{name: "folder now", changes: map[string]change{"new": put("x\n")},
 			setup: func(r *repo, _ *Task) { r.write("new/mine.txt", "mine\n", 0o644) },
-			want:  []string{"new cannot be written: a folder holding other files is there"}},
+			want:  []string{"new cannot be written: a folder is there that the patch does not empty"}},
 		{name: "branch", changes: map[string]change{"mod.txt": put("x\n")},
 			setup: func(r *repo, _ *Task) { r.git("switch", "-q", "-c", "other") },
 			want:  []string{"t1 was snapshotted on branch main, but the current branch is other", "git switch main"}},

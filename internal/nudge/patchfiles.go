@@ -221,7 +221,7 @@ func (o *fileOps) writable(steps []step, cur []seen, skip map[string]bool) ([]st
 				}
 			}
 			if !clear {
-				reasons = append(reasons, fmt.Sprintf("%s cannot be written: a folder holding other files is there", qp(s.Path)))
+				reasons = append(reasons, fmt.Sprintf("%s cannot be written: a folder is there that the patch does not empty (other files, or empty folders)", qp(s.Path)))
 			}
 		}
 	}

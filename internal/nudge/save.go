@@ -222,6 +222,17 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	if err != nil {
 		return rep, err
 	}
+	if !head.Unborn() {
+		headTree, err := r.TreeOf(ctx, head.Commit)
+		if err != nil {
+			return rep, err
+		}
+		if headTree == tree {
+			return rep, &RefusedError{What: "cannot save",
+				Reasons: []string{"HEAD already holds these files exactly as applied (were they committed by hand?), so a save would be an empty commit"},
+				Next:    "Nothing was committed. git nudge drop --force ID forgets such a task and leaves the files as they are."}
+		}
+	}
 	ids := make([]string, len(tasks))
 	for i, t := range tasks {
 		ids[i] = t.ID

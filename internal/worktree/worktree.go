@@ -403,7 +403,8 @@ func (t *Tree) Leftovers(dir string) ([]string, error) {
 
 // ListFiles lists every non-folder entry (files, symlinks, special files)
 // below folder dir, recursively, without following symlinks, as paths. It
-// stops after limit entries and then reports complete == false.
+// stops after limit entries, or at an empty folder (which removing files
+// would not prune), and then reports complete == false.
 func (t *Tree) ListFiles(dir string, limit int) (paths []string, complete bool, err error) {
 	e, err := t.Lstat(dir)
 	if err != nil || e.Kind != Dir {
@@ -414,6 +415,11 @@ func (t *Tree) ListFiles(dir string, limit int) (paths []string, complete bool, 
 		ents, rerr := t.fs.ReadDir(d)
 		if rerr != nil {
 			err = rerr
+			return false
+		}
+		if len(ents) == 0 {
+			// An empty folder: removing files will not prune it, so the
+			// listing cannot say the folder will be gone.
 			return false
 		}
 		for _, fi := range ents {
