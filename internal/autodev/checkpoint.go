@@ -172,6 +172,15 @@ func (ws *Workspace) adoptInterrupted(ctx context.Context, j *Journal, head git.
 	if id == "" {
 		return nil, nil
 	}
+	// The refs are shared by every worktree of the repository, the
+	// journal is this worktree's: adopt only a checkpoint whose commit
+	// came to this worktree's HEAD by that checkpoint or by a commit made
+	// here (a participant's own commit), as the HEAD reflog says; another
+	// worktree's checkpoint commit may merely be checked out here.
+	moved, msg, ok := ws.Repo.LastHeadMove()
+	if !ok || moved != head.Commit || !(msg == "autodev: checkpoint "+id || strings.HasPrefix(msg, "commit")) {
+		return nil, nil
+	}
 	infos, err := ws.Repo.FindCommits(ctx, git.CommitQuery{Revs: []string{head.Commit}, NoWalk: true})
 	if err != nil || len(infos) == 0 {
 		return nil, err

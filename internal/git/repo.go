@@ -176,3 +176,21 @@ func (r *Repo) OperationInProgress() string {
 	}
 	return ""
 }
+
+// LastHeadMove returns the newest entry of this worktree's HEAD reflog: the
+// commit HEAD moved to and the reflog message; ok is false when there is
+// no reflog. It reads the file (files ref backend); no git process.
+func (r *Repo) LastHeadMove() (commit, message string, ok bool) {
+	data, err := os.ReadFile(filepath.Join(r.GitDir, "logs", "HEAD"))
+	if err != nil {
+		return "", "", false
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	last := lines[len(lines)-1]
+	meta, msg, found := strings.Cut(last, "\t")
+	f := strings.Fields(meta)
+	if !found || len(f) < 2 {
+		return "", "", false
+	}
+	return f[1], msg, true
+}
