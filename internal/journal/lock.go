@@ -58,20 +58,29 @@ func Acquire(ctx context.Context, path string, timeout time.Duration, what strin
 			err = nil
 		}
 	}
+	if err := settle(ctx, path, what, start, ok, err); err != nil {
+		return nil, err
+	}
+	return &Lock{f: f, path: path}, nil
+}
+
+// settle turns the outcome of a locking attempt into the error to return
+// (nil when the lock is held), and when held writes the holder note. The
+// note is advisory: written through a second descriptor (flock belongs to
+// the first), read only for messages.
+func settle(ctx context.Context, path, what string, start time.Time, ok bool, err error) error {
 	if err != nil {
-		return nil, fmt.Errorf("locking %s: %w", path, err)
+		return fmt.Errorf("locking %s: %w", path, err)
 	}
 	if !ok {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return ctx.Err()
 		}
-		return nil, &LockedError{Path: path, Holder: readHolder(path), Waited: time.Since(start)}
+		return &LockedError{Path: path, Holder: readHolder(path), Waited: time.Since(start)}
 	}
-	// The holder note is advisory: written through a second descriptor
-	// (flock belongs to the first), read only for messages.
 	note := fmt.Sprintf("pid %d (%s)\n", os.Getpid(), what)
 	_ = os.WriteFile(path, []byte(note), 0o644)
-	return &Lock{f: f, path: path}, nil
+	return nil
 }
 
 func readHolder(path string) string {

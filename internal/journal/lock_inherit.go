@@ -2,7 +2,6 @@ package journal
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -25,17 +24,9 @@ func AcquireInheritable(ctx context.Context, path string, timeout time.Duration,
 	}
 	start := time.Now()
 	fh, ok, err := lockFile(ctx, path, timeout)
-	if err != nil {
-		return nil, fmt.Errorf("locking %s: %w", path, err)
+	if err := settle(ctx, path, what, start, ok, err); err != nil {
+		return nil, err
 	}
-	if !ok {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &LockedError{Path: path, Holder: readHolder(path), Waited: time.Since(start)}
-	}
-	note := fmt.Sprintf("pid %d (%s)\n", os.Getpid(), what)
-	_ = os.WriteFile(path, []byte(note), 0o644)
 	return &Lock{fh: fh, path: path}, nil
 }
 

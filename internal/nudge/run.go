@@ -114,12 +114,9 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string) (*Task, erro
 	if id == "" {
 		return w.snapshotLocked(ctx, note)
 	}
-	t, err := w.Load(id)
+	t, err := w.loadIdle(id, "cannot run in "+id)
 	if err != nil {
 		return nil, err
-	}
-	if w.busy(id) {
-		return nil, &RefusedError{What: "cannot run in " + id, Reasons: []string{"another git-nudge process is preparing or running it"}, Next: "Wait for it to finish (git nudge list shows its state)."}
 	}
 	switch t.State {
 	case StateSnapshotted, StatePrepared, StateReady, StateFailed:

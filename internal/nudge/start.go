@@ -59,12 +59,9 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 	if id == "" {
 		return w.snapshotLocked(ctx, note)
 	}
-	t, err := w.Load(id)
+	t, err := w.loadIdle(id, "cannot start "+id)
 	if err != nil {
 		return nil, err
-	}
-	if w.busy(id) {
-		return nil, &RefusedError{What: "cannot start " + id, Reasons: []string{"another git-nudge process is preparing or running it"}, Next: "Wait for it to finish (git nudge list shows its state)."}
 	}
 	switch {
 	case t.State == StateSnapshotted:
@@ -252,4 +249,17 @@ func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOp
 		}
 	}
 	return nil
+}
+
+// loadIdle loads task id, refusing (as what) when another git-nudge
+// process is preparing or running it.
+func (w *Workspace) loadIdle(id, what string) (*Task, error) {
+	t, err := w.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	if w.busy(id) {
+		return nil, &RefusedError{What: what, Reasons: []string{"another git-nudge process is preparing or running it"}, Next: "Wait for it to finish (git nudge list shows its state)."}
+	}
+	return t, nil
 }
