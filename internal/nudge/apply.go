@@ -234,18 +234,11 @@ func applyStateReason(t *Task) (reason, next string) {
 
 // planApply makes the steps of applying t and every reason not to.
 func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
-	var reasons, nexts []string
-	add := func(reason, next string) {
-		if reason != "" {
-			reasons = append(reasons, reason)
-		}
-		if next != "" && !contains(nexts, next) {
-			nexts = append(nexts, next)
-		}
-	}
+	var rf reasonList
+	add := rf.add
 	add(applyStateReason(t))
-	if len(reasons) > 0 {
-		return nil, reasons, strings.Join(nexts, "\n"), nil
+	if len(rf.reasons) > 0 {
+		return nil, rf.reasons, rf.next(), nil
 	}
 	onBranch := true
 	if r := branchReason(t.ID, "snapshotted", t.Branch, t.Head, head); r != "" {
@@ -254,7 +247,7 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 	}
 	if t.Result == nil || len(t.Files) == 0 {
 		add(t.ID+"'s result changes no files: there is nothing to apply", "")
-		return nil, reasons, strings.Join(nexts, "\n"), nil
+		return nil, rf.reasons, rf.next(), nil
 	}
 	opts, err := snapshot.LoadOptions(ctx, w.Repo)
 	if err != nil {
@@ -328,7 +321,7 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 			add(r, editedNext)
 		}
 	}
-	return steps, reasons, strings.Join(nexts, "\n"), nil
+	return steps, rf.reasons, rf.next(), nil
 }
 
 func contains(list []string, s string) bool {

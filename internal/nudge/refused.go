@@ -27,3 +27,19 @@ func (e *RefusedError) Error() string {
 	}
 	return b.String()
 }
+
+// reasonList collects the reasons to refuse an operation, and the advice for
+// them, each piece of advice once.
+type reasonList struct{ reasons, nexts []string }
+
+func (r *reasonList) add(reason, next string) {
+	if reason != "" {
+		r.reasons = append(r.reasons, reason)
+	}
+	if next != "" && !contains(r.nexts, next) {
+		r.nexts = append(r.nexts, next)
+	}
+}
+
+// next is the advice, one piece a line.
+func (r *reasonList) next() string { return strings.Join(r.nexts, "\n") }

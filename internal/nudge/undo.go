@@ -3,7 +3,6 @@ package nudge
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
@@ -56,16 +55,9 @@ func undoSteps(u *Undo) ([]step, bool) {
 
 // planUndo makes the steps of undoing t and every reason not to.
 func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
-	var reasons, nexts []string
-	add := func(reason, next string) {
-		if reason != "" {
-			reasons = append(reasons, reason)
-		}
-		if next != "" && !contains(nexts, next) {
-			nexts = append(nexts, next)
-		}
-	}
-	done := func() ([]step, []string, string, error) { return nil, reasons, strings.Join(nexts, "\n"), nil }
+	var rf reasonList
+	add := rf.add
+	done := func() ([]step, []string, string, error) { return nil, rf.reasons, rf.next(), nil }
 
 	commit, saved, err := w.savedIn(ctx, t)
 	if err != nil {
@@ -114,7 +106,7 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 				fmt.Sprintf("git nudge show %s lists undo.before and undo.after; put the files back by hand.", t.ID))
 		}
 	}
-	if len(reasons) > 0 {
+	if len(rf.reasons) > 0 {
 		return done()
 	}
 	onBranch := true
@@ -149,7 +141,7 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 			add(r, undoChangedNext(t.ID))
 		}
 	}
-	return steps, reasons, strings.Join(nexts, "\n"), nil
+	return steps, rf.reasons, rf.next(), nil
 }
 
 // savedIn reports whether t is part of a saved version, and the commit
