@@ -161,7 +161,7 @@ func TestApplyRefusals(t *testing.T) {
 			want:  []string{"mod.txt was deleted since the snapshot"}},
 		{name: "created", changes: map[string]change{"new.txt": put("x\n")},
 			setup: func(r *repo, _ *Task) { r.write("new.txt", "mine\n", 0o644) },
-			want:  []string{"new.txt was created since the snapshot"}},
+			want:  []string{"new.txt exists in the work tree but not in the snapshot"}},
 		{name: "mode", changes: map[string]change{"mod.txt": put("x\n")},
 			setup: func(r *repo, _ *Task) { os.Chmod(filepath.Join(r.dir, "mod.txt"), 0o755) },
 			want:  []string{"mod.txt's executable bit changed since the snapshot"}},
@@ -221,7 +221,7 @@ func TestApplyRefusals(t *testing.T) {
 			want: []string{"the new content of mod.txt is missing", "the snapshot's version of mod.txt is missing"}},
 		{name: "several at once", changes: map[string]change{"mod.txt": put("x\n"), ".env": put("y\n"), "new.txt": put("n\n")},
 			setup: func(r *repo, _ *Task) { r.write("mod.txt", "mine\n", 0o644); r.write("new.txt", "mine\n", 0o644) },
-			want:  []string{"mod.txt was edited", ".env is a protected path", "new.txt was created"}},
+			want:  []string{"mod.txt was edited", ".env is a protected path", "new.txt exists in the work tree but not in the snapshot"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -155,6 +155,11 @@ func describe(v verdict, path string, s seen, since string) string {
 		}
 		return fmt.Sprintf("%s was deleted %s", path, since)
 	case vCreated:
+		if since == "since the snapshot" {
+			// The snapshot may also have left it out (ignored, over
+			// 16 MiB): then a new snapshot would not help.
+			return fmt.Sprintf("%s exists in the work tree but not in the snapshot (created since, or left out of it as ignored or too large); apply never overwrites it: move it aside if the task's version should win", path)
+		}
 		return fmt.Sprintf("%s was created %s", path, since)
 	case vKind:
 		return fmt.Sprintf("%s is now a %s (it changed %s)", path, s.entry.Kind, since)
