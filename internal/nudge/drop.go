@@ -43,6 +43,16 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 	if w.busy(id) {
 		return refuse("another git-nudge process is preparing or running it", "Wait for it to finish.")
 	}
+	if !force {
+		lost, err := w.uncaptured(ctx, t)
+		if err != nil {
+			return err
+		}
+		if lost {
+			return refuse("its worktree holds changes that neither its snapshot nor its result records (made after the last capture); dropping would delete them",
+				fmt.Sprintf("git nudge capture %s records them as the result (then drop it, or apply it); git nudge drop --force %s deletes them.", id, id))
+		}
+	}
 	dir := w.WorktreeDir(id)
 	if t.Worktree != nil && filepath.Clean(*t.Worktree) != dir {
 		// Never remove a folder the record names outside .nudgethis.
@@ -103,4 +113,33 @@ func samePathOnDisk(a, b string) bool {
 	ea, err1 := filepath.EvalSymlinks(a)
 	eb, err2 := filepath.EvalSymlinks(b)
 	return err1 == nil && err2 == nil && ea == eb
+}
+
+// uncaptured reports whether t's own worktree (the one git-nudge made)
+// holds files, other than ignored ones, that match neither its snapshot
+// nor its result: work only that worktree has, which drop would delete.
+func (w *Workspace) uncaptured(ctx context.Context, t *Task) (bool, error) {
+	if !w.hasWorktree(t) || filepath.Clean(*t.Worktree) != w.WorktreeDir(t.ID) {
+		return false, nil
+	}
+	if registered, err := w.isWorktree(ctx, *t.Worktree); err != nil || !registered {
+		return false, err
+	}
+	tree, _, err := w.captureWorktree(ctx, t)
+	if err != nil {
+		return false, err
+	}
+	for _, c := range []*string{&t.Snapshot, t.Result} {
+		if c == nil || *c == "" {
+			continue
+		}
+		known, err := w.Repo.TreeOf(ctx, *c)
+		if err != nil {
+			return false, err
+		}
+		if known == tree {
+			return false, nil
+		}
+	}
+	return true, nil
 }

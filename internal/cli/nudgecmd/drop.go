@@ -7,13 +7,13 @@ import (
 // DropCmd is `git nudge drop`.
 type DropCmd struct {
 	ID    string `arg:"" help:"Task to remove."`
-	Force bool   `help:"Also drop an applied or Recovery required task; its files stay in the work tree as they are."`
+	Force bool   `help:"Also drop an applied or Recovery required task (its files stay in your work tree as they are), or one whose worktree holds uncaptured changes (they are deleted)."`
 	JSON  bool   `name:"json" help:"Print {id, dropped} as one JSON document."`
 }
 
 // Help is the long help.
 func (c *DropCmd) Help() string {
-	return `Removes a task: its worktree, its snapshot and result refs, its logs and its record. Refused while it is applying or undoing, when it is applied (undo or save it first) and when it needs recovery. --force drops an applied or Recovery required task anyway, for when you have made its files your own or resolved them by hand: no file in the work tree is touched, but the task can no longer be undone.`
+	return `Removes a task: its worktree, its snapshot and result refs, its logs and its record. Refused while it is applying or undoing, when it is applied (undo or save it first), when it needs recovery, and when its worktree holds changes made after the last capture (git nudge capture records them). --force drops anyway: an applied or Recovery required task's files in your work tree are not touched, but the task can no longer be undone; uncaptured changes in the task's worktree are deleted with it.`
 }
 
 // Run drops the task.
