@@ -167,14 +167,17 @@ func describe(v verdict, path string, s seen, since string) string {
 	return path + " is unchanged"
 }
 
-// qp quotes a path for a message when it would not read back from one
-// line (a newline or other control character, a leading quote).
-func qp(p string) string {
+// QuotePath quotes a path for a message when it would not read back from
+// one line (a newline or other control character, a leading quote), as git
+// does.
+func QuotePath(p string) string {
 	if strings.HasPrefix(p, `"`) || strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
 		return strconv.Quote(p)
 	}
 	return p
 }
+
+func qp(p string) string { return QuotePath(p) }
 
 // step moves one path from one state to another.
 type step struct {

@@ -3,8 +3,6 @@ package nudgecmd
 import (
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
@@ -69,11 +67,5 @@ func printFiles(env *cli.Env, files []nudge.FileOutcome) {
 	}
 }
 
-// displayPath quotes a path that would not read back from one line (control
-// characters such as a newline, a leading quote), as git does.
-func displayPath(p string) string {
-	if strings.HasPrefix(p, `"`) || strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return strconv.Quote(p)
-	}
-	return p
-}
+// displayPath quotes a path that would not read back from one line.
+func displayPath(p string) string { return nudge.QuotePath(p) }
