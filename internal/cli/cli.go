@@ -113,6 +113,8 @@ func (e *Env) Paint(code, s string) string {
 type ExitError struct {
 	Code int
 	Err  error
+	// Plain prints Err as it is, without the program name in front.
+	Plain bool
 }
 
 func (e *ExitError) Error() string {
@@ -159,7 +161,10 @@ func Report(stderr io.Writer, prog string, err error) int {
 	}
 	var ee *ExitError
 	if errors.As(err, &ee) {
-		if ee.Err != nil {
+		switch {
+		case ee.Err != nil && ee.Plain:
+			fmt.Fprintf(stderr, "%v\n", ee.Err)
+		case ee.Err != nil:
 			fmt.Fprintf(stderr, "%s: %v\n", prog, ee.Err)
 		}
 		return ee.Code
@@ -202,4 +207,45 @@ func (e *Env) ForwardSignals() Forwarding {
 		Group:   !fromTerminal,
 		Stop:    func() { signal.Stop(c) },
 	}
+}
+
+// ErrorDocument is what a command given --json prints on stdout when it is
+// refused or fails (the human message still goes to stderr).
+type ErrorDocument struct {
+	Error   string   `json:"error"`
+	Reasons []string `json:"reasons"`
+	Next    string   `json:"next,omitempty"`
+	Exit    int      `json:"exit"`
+}
+
+// ErrorJSON builds the error document of err, which ended the command with
+// exit status code.
+func ErrorJSON(err error, code int) ErrorDocument {
+	doc := ErrorDocument{Reasons: []string{}, Exit: code}
+	var ee *ExitError
+	if errors.As(err, &ee) && ee.Err == nil {
+		doc.Error = fmt.Sprintf("exit status %d", code)
+		return doc
+	}
+	var r *Refusal
+	if errors.As(err, &r) {
+		doc.Error = r.What
+		doc.Reasons = append(doc.Reasons, r.Reasons...)
+		doc.Next = r.Next
+		return doc
+	}
+	if errors.Is(err, context.Canceled) {
+		doc.Error = "interrupted"
+		return doc
+	}
+	doc.Error = err.Error()
+	return doc
+}
+
+// WriteErrorJSON prints err's error document (see ErrorJSON) on w.
+func WriteErrorJSON(w io.Writer, err error, code int) {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(ErrorJSON(err, code))
 }

@@ -65,12 +65,46 @@ func (p Program) Main(args []string, env *Env) (code int) {
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %v\n", p.Display(), err)
 		fmt.Fprintf(env.Stderr, "Run '%s -h' for usage.\n", p.Display())
+		if jsonArg(args) {
+			WriteErrorJSON(env.Stdout, err, ExitUsage)
+		}
 		return ExitUsage
 	}
 	if err := kctx.Run(parser); err != nil {
-		return Report(env.Stderr, p.Display(), err)
+		code := Report(env.Stderr, p.Display(), err)
+		if code != ExitOK && jsonFlag(kctx) {
+			WriteErrorJSON(env.Stdout, err, code)
+		}
+		return code
 	}
 	return ExitOK
+}
+
+// jsonFlag reports whether the command that ran was given --json: its
+// failure is then also reported as a JSON document on stdout.
+func jsonFlag(kctx *kong.Context) bool {
+	for _, f := range kctx.Flags() {
+		if f.Name == "json" {
+			if v, ok := kctx.FlagValue(f).(bool); ok && v {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// jsonArg reports whether a command line that could not be parsed asked
+// for --json (before any "--" that starts another program's arguments).
+func jsonArg(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--json" {
+			return true
+		}
+	}
+	return false
 }
 
 // CompletionCmd prints a shell completion script. It is hidden; install.sh

@@ -85,10 +85,10 @@ func entryLine(e autodev.Entry) string {
 	return e.ID + " " + autodev.Mark(e.Type) + " " + e.Label + " (" + autodev.Short(e.Commit) + ")"
 }
 
-// exitQuiet prints msg on stderr as it is and exits 1.
+// exitQuiet prints msg on stderr as it is (no program name in front) and
+// exits 1; with --json, msg is also the error document's message.
 func exitQuiet(env *cli.Env, msg string) error {
-	env.Warnf("%s\n", msg)
-	return &cli.ExitError{Code: cli.ExitFailed}
+	return &cli.ExitError{Code: cli.ExitFailed, Err: errors.New(msg), Plain: true}
 }
 
 // count is "1 checkpoint", "2 checkpoints".
