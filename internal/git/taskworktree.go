@@ -142,6 +142,9 @@ const (
 	DiffPatch DiffFormat = iota
 	DiffStat
 	DiffNameStatus
+	// DiffBinaryPatch is a patch with binary changes in full (--binary), for
+	// git apply.
+	DiffBinaryPatch
 )
 
 // DiffTreesTo writes the difference between the trees of a and b (no
@@ -154,6 +157,8 @@ func (r *Repo) DiffTreesTo(ctx context.Context, w io.Writer, a, b string, format
 		args = append(args, "--stat")
 	case DiffNameStatus:
 		args = append(args, "--name-status")
+	case DiffBinaryPatch:
+		args = append(args, "-p", "--binary")
 	default:
 		args = append(args, "-p")
 	}

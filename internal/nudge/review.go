@@ -10,14 +10,19 @@ import (
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 )
 
-// DiffLimit is how much patch text diff prints by default (1 MiB).
+// DiffLimit is how much patch text diff prints on a terminal by default
+// (1 MiB).
 const DiffLimit = 1 << 20
 
 // DiffOptions says what Diff prints.
 type DiffOptions struct {
 	Format git.DiffFormat
 	Color  bool
-	Limit  int64 // bytes of output; 0 means DiffLimit
+	Limit  int64 // bytes of output; 0 (or less) means no bound
+	// Notices receives what is said about the output (what was cut, which
+	// files are too large to print), never mixed into the patch; nil sends
+	// it to the output itself.
+	Notices io.Writer
 }
 
 // NoResultError is returned for a task without a result to review.
@@ -39,11 +44,12 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 		return &NoResultError{ID: id}
 	}
 	limit := o.Limit
-	if limit <= 0 {
-		limit = DiffLimit
+	notices := o.Notices
+	if notices == nil {
+		notices = out
 	}
 	var large []FileChange
-	if o.Format == git.DiffPatch {
+	if o.Format == git.DiffPatch || o.Format == git.DiffBinaryPatch {
 		if large, err = w.largeFiles(ctx, t.Files); err != nil {
 			return err
 		}
@@ -52,6 +58,13 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 	for _, f := range large {
 		exclude = append(exclude, f.Path)
 	}
+	if limit <= 0 {
+		if err := w.Repo.DiffTreesTo(ctx, out, t.Snapshot, *t.Result, o.Format, o.Color, exclude); err != nil {
+			return err
+		}
+		w.largeNotices(notices, id, large)
+		return nil
+	}
 	bw := &boundedWriter{w: out, limit: limit}
 	if err := w.Repo.DiffTreesTo(ctx, bw, t.Snapshot, *t.Result, o.Format, o.Color, exclude); err != nil {
 		return err
@@ -59,15 +72,20 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 	if err := bw.flush(); err != nil {
 		return err
 	}
-	for _, f := range large {
-		fmt.Fprintf(out, "%s: %s is over 16 MiB and is not shown (git diff %s %s -- <path> shows it)\n",
-			f.Status, f.Path, refs.Task.Ref(id), refs.Results+id)
-	}
+	w.largeNotices(notices, id, large)
 	if bw.cut > 0 {
-		fmt.Fprintf(out, "[git-nudge: %d more bytes of output not shown (limit %d bytes); git diff %s %s shows everything]\n",
+		fmt.Fprintf(notices, "[git-nudge: %d more bytes of output not shown (limit %d bytes); --max-bytes 0 or git diff %s %s shows everything]\n",
 			bw.cut, limit, refs.Task.Ref(id), refs.Results+id)
 	}
 	return nil
+}
+
+// largeNotices names the files Diff left out for their size.
+func (w *Workspace) largeNotices(notices io.Writer, id string, large []FileChange) {
+	for _, f := range large {
+		fmt.Fprintf(notices, "%s: %s is over 16 MiB and is not shown (git diff %s %s -- <path> shows it)\n",
+			f.Status, QuotePath(f.Path), refs.Task.Ref(id), refs.Results+id)
+	}
 }
 
 // largeFiles returns the files whose old or new content is over 16 MiB.

@@ -1,6 +1,8 @@
 package nudgecmd
 
 import (
+	"os"
+
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
@@ -11,11 +13,12 @@ type DiffCmd struct {
 	ID         string `arg:"" help:"Task whose patch to show."`
 	Stat       bool   `name:"stat" xor:"format" help:"Show a diffstat instead of the patch."`
 	NameStatus bool   `name:"name-status" xor:"format" help:"Show each changed path with its status letter."`
+	MaxBytes   *int64 `name:"max-bytes" placeholder:"N" help:"Print at most N bytes of patch, then say how much was cut (0: no bound). Default: 1 MiB on a terminal, no bound when piped or redirected."`
 }
 
 // Help is the long help.
 func (c *DiffCmd) Help() string {
-	return `Shows the patch from the task's snapshot to its result, coloured on a terminal. The output is bounded: after 1 MiB a last line says how much was left out and which git diff shows everything. Files over 16 MiB are named, never printed.`
+	return `Shows the patch from the task's snapshot to its result, coloured on a terminal. On a terminal the output is bounded: after 1 MiB (--max-bytes N to change it, 0 for no bound) a line says how much was left out and which git diff shows everything. Piped or redirected, the whole patch is printed, binary changes included, so that git nudge diff ID | git apply works; notices (what was cut, files over 16 MiB, which are named, never printed) go to stderr, never into the patch.`
 }
 
 // Run prints the patch.
@@ -27,12 +30,33 @@ func (c *DiffCmd) Run(env *cli.Env) error {
 	if err := w.Settle(env.Ctx); err != nil {
 		return err
 	}
+	terminal := false
+	if f, ok := env.Stdout.(*os.File); ok {
+		terminal = cli.IsTerminal(f)
+	}
 	format := git.DiffPatch
 	switch {
 	case c.Stat:
 		format = git.DiffStat
 	case c.NameStatus:
 		format = git.DiffNameStatus
+	case !terminal:
+		format = git.DiffBinaryPatch
 	}
-	return w.Diff(env.Ctx, c.ID, env.Stdout, nudge.DiffOptions{Format: format, Color: env.Color})
+	return w.Diff(env.Ctx, c.ID, env.Stdout, nudge.DiffOptions{
+		Format: format, Color: env.Color, Limit: diffLimit(c.MaxBytes, terminal), Notices: env.Stderr,
+	})
+}
+
+// diffLimit is the bound of diff's output: --max-bytes when given, else
+// 1 MiB on a terminal and none otherwise (a patch cut short would not
+// apply).
+func diffLimit(maxBytes *int64, terminal bool) int64 {
+	switch {
+	case maxBytes != nil:
+		return max(*maxBytes, 0)
+	case terminal:
+		return nudge.DiffLimit
+	}
+	return 0
 }
