@@ -3,6 +3,8 @@ package nudge
 import (
 	"context"
 	"errors"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"time"
 
@@ -17,7 +19,13 @@ var SettleWait = 2 * time.Second
 // that they too report interrupted tasks as such. When another command
 // holds the lock for long, it reads without settling rather than fail.
 func (w *Workspace) Settle(ctx context.Context) error {
-	l, err := journal.Acquire(ctx, filepath.Join(w.Dir, "lock"), SettleWait, "git-nudge (reading tasks)")
+	lock := filepath.Join(w.Dir, "lock")
+	if _, err := os.Lstat(lock); errors.Is(err, fs.ErrNotExist) {
+		// No command ever took the lock here, so none was interrupted
+		// holding it; and a read-only command creates nothing.
+		return nil
+	}
+	l, err := journal.Acquire(ctx, lock, SettleWait, "git-nudge (reading tasks)")
 	if err != nil {
 		var le *journal.LockedError
 		if errors.As(err, &le) {

@@ -31,10 +31,33 @@ type Workspace struct {
 	Repo *git.Repo
 	Dir  string // absolute path of .nudgethis
 	Now  func() time.Time
+	// InTask is the task whose worktree the command was started in (the
+	// workspace is then the one that owns that task), or "".
+	InTask string
 }
 
 // Open discovers the repository containing dir and prepares .nudgethis.
+// Started inside a task worktree (.nudgethis/worktrees/<id>), it opens the
+// workspace that owns the task.
 func Open(ctx context.Context, dir string, now func() time.Time) (*Workspace, error) {
+	w, err := find(ctx, dir, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := w.ensureDir(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// OpenReadOnly is Open for commands that only read (list, show, diff): it
+// creates no file or folder; a workspace that never had a task simply has
+// none.
+func OpenReadOnly(ctx context.Context, dir string, now func() time.Time) (*Workspace, error) {
+	return find(ctx, dir, now)
+}
+
+func find(ctx context.Context, dir string, now func() time.Time) (*Workspace, error) {
 	r, err := git.Discover(ctx, dir)
 	if err != nil {
 		switch {
@@ -49,10 +72,27 @@ func Open(ctx context.Context, dir string, now func() time.Time) (*Workspace, er
 		now = time.Now
 	}
 	w := &Workspace{Repo: r, Dir: filepath.Join(r.WorkTree, StateDirName), Now: now}
-	if err := w.ensureDir(); err != nil {
-		return nil, err
+	if owner, id := taskOwner(ctx, r); owner != nil {
+		w.Repo, w.Dir, w.InTask = owner, filepath.Join(owner.WorkTree, StateDirName), id
 	}
 	return w, nil
+}
+
+// taskOwner returns the workspace repository that owns r when r's work
+// tree is one of its task worktrees (<top>/.nudgethis/worktrees/<id>, a
+// linked worktree of the same repository), and the task's id.
+func taskOwner(ctx context.Context, r *git.Repo) (*git.Repo, string) {
+	id := filepath.Base(r.WorkTree)
+	parent := filepath.Dir(r.WorkTree)
+	if !refs.Task.Valid(id) || filepath.Base(parent) != "worktrees" || filepath.Base(filepath.Dir(parent)) != StateDirName {
+		return nil, ""
+	}
+	top := filepath.Dir(filepath.Dir(parent))
+	owner, err := git.Discover(ctx, top)
+	if err != nil || owner.WorkTree != top || owner.CommonDir != r.CommonDir {
+		return nil, ""
+	}
+	return owner, id
 }
 
 // ensureDir creates .nudgethis with a .gitignore of "*" so git never sees it.

@@ -19,9 +19,28 @@ func refusal(err error) error {
 	return refusalOf(err)
 }
 
-// openWorkspace finds the workspace the command was started in.
+// openWorkspace finds the workspace the command was started in (the one
+// that owns the task, in a task worktree) and prepares its state folder.
 func openWorkspace(env *cli.Env) (*nudge.Workspace, error) {
-	return nudge.Open(env.Ctx, env.Dir, env.Now)
+	return inTaskNote(env)(nudge.Open(env.Ctx, env.Dir, env.Now))
+}
+
+// readWorkspace is openWorkspace for commands that only read: it creates
+// no file or folder.
+func readWorkspace(env *cli.Env) (*nudge.Workspace, error) {
+	return inTaskNote(env)(nudge.OpenReadOnly(env.Ctx, env.Dir, env.Now))
+}
+
+// inTaskNote says on stderr which workspace a command started in a task
+// worktree acts on.
+func inTaskNote(env *cli.Env) func(*nudge.Workspace, error) (*nudge.Workspace, error) {
+	return func(w *nudge.Workspace, err error) (*nudge.Workspace, error) {
+		if err == nil && w.InTask != "" {
+			env.Warnf("git nudge: this is task %s's worktree; acting on the workspace that owns it, %s\n",
+				w.InTask, nudge.QuotePath(w.Repo.WorkTree))
+		}
+		return w, err
+	}
 }
 
 func fileExists(p string) bool {

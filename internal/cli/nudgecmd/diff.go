@@ -23,7 +23,7 @@ func (c *DiffCmd) Help() string {
 
 // Run prints the patch.
 func (c *DiffCmd) Run(env *cli.Env) error {
-	w, err := openWorkspace(env)
+	w, err := readWorkspace(env)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,7 @@ func (c *ListCmd) Help() string {
 
 // Run lists the tasks.
 func (c *ListCmd) Run(env *cli.Env) error {
-	w, err := openWorkspace(env)
+	w, err := readWorkspace(env)
 	if err != nil {
 		return err
 	}

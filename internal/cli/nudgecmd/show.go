@@ -23,7 +23,7 @@ func (c *ShowCmd) Help() string {
 
 // Run shows the task.
 func (c *ShowCmd) Run(env *cli.Env) error {
-	w, err := openWorkspace(env)
+	w, err := readWorkspace(env)
 	if err != nil {
 		return err
 	}
