@@ -111,10 +111,19 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		return rep, err
 	}
 	refuse := &RefusedError{What: "cannot save"}
-	if head.Detached() {
-		refuse.Reasons = append(refuse.Reasons, "HEAD is detached, and a saved version must go on a branch")
-		refuse.Next = "Check out the branch the tasks were applied on, then run git nudge save again."
+	if op := r.OperationInProgress(); op != "" {
+		// The same check git autodev makes before a checkpoint: a commit
+		// now would leave git's own state of the operation behind it.
+		refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("a %s is in progress, and a saved version made now would be an ordinary commit in the middle of it", op))
+		refuse.Next = fmt.Sprintf("Nothing was committed. Finish the %s (or abort it with git %s --abort), then run git nudge save again.", op, op)
 		return rep, refuse
+	}
+	// On a detached HEAD (where apply is allowed too) the saved version
+	// moves HEAD itself.
+	where := head.ShortBranch()
+	refName := head.Branch
+	if head.Detached() {
+		where, refName = "the detached HEAD", "HEAD"
 	}
 	tasks, err := w.saveCandidates(head, opt.IDs, refuse)
 	if err != nil {
@@ -127,7 +136,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		return rep, nil // an interrupted save was all there was to finish
 	}
 	if len(tasks) == 0 {
-		refuse.Reasons = append(refuse.Reasons, "no applied, unsaved task on "+head.ShortBranch())
+		refuse.Reasons = append(refuse.Reasons, "no applied, unsaved task on "+where)
 		refuse.Next = "Apply a task first (git nudge apply ID); git nudge list shows their states."
 		return rep, refuse
 	}
@@ -148,7 +157,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 				return rep, err
 			}
 			if !ok {
-				refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s was applied on commit %s, which is no longer in %s's history (the branch was reset or rewritten)", t.ID, short(*t.Undo.Head), head.ShortBranch()))
+				refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s was applied on commit %s, which is no longer in %s's history (the branch was reset or rewritten)", t.ID, short(*t.Undo.Head), where))
 			}
 		}
 		for _, a := range t.Undo.After {
@@ -255,7 +264,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	if err != nil {
 		return rep, err
 	}
-	entry := SaveEntry{ID: nextSaveID(saves), Commit: commit, Parent: head.Commit, Branch: head.Branch,
+	entry := SaveEntry{ID: nextSaveID(saves), Commit: commit, Parent: head.Commit, Branch: refName,
 		Tasks: ids, Paths: paths, State: SaveSaving, Time: w.Now().UTC()}
 	saves = append(saves, entry)
 	if err := w.writeSaves(saves); err != nil {
@@ -266,12 +275,18 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	if old == "" {
 		old = r.ZeroID()
 	}
-	if err := r.SetRef(ctx, git.SetRefRequest{Name: head.Branch, New: commit, Old: old, Reason: "nudge save: " + firstLine(msg)}); err != nil {
+	var moveErr error
+	if head.Detached() {
+		moveErr = r.UpdateRefs(ctx, "nudge save: "+firstLine(msg), git.RefUpdate{Name: "HEAD", New: commit, Old: old, NoDeref: true})
+	} else {
+		moveErr = r.SetRef(ctx, git.SetRefRequest{Name: head.Branch, New: commit, Old: old, Reason: "nudge save: " + firstLine(msg)})
+	}
+	if err := moveErr; err != nil {
 		// The branch did not move: the entry is rolled back.
 		saves[len(saves)-1].State = SaveRolledBack
 		_ = w.writeSaves(saves)
 		if errors.Is(err, git.ErrRefConflict) {
-			return rep, fmt.Errorf("%s moved while saving; nothing was committed to it, run git nudge save again", head.ShortBranch())
+			return rep, fmt.Errorf("%s moved while saving; nothing was committed to it, run git nudge save again", where)
 		}
 		return rep, err
 	}
@@ -282,7 +297,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	if err := w.writeSaves(saves); err != nil {
 		return rep, err
 	}
-	rep.ID, rep.Commit, rep.Parent, rep.Branch, rep.Tasks, rep.Paths = entry.ID, commit, head.Commit, head.Branch, ids, paths
+	rep.ID, rep.Commit, rep.Parent, rep.Branch, rep.Tasks, rep.Paths = entry.ID, commit, head.Commit, refName, ids, paths
 	return rep, nil
 }
 
@@ -414,7 +429,11 @@ func (w *Workspace) saveCandidates(head git.Head, ids []string, refuse *RefusedE
 		case t.Undo == nil:
 			refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s has no undo record, so which files it changed is not known; it needs manual handling", id))
 		case deref(t.Undo.Branch) != head.Branch:
-			refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s was applied on %s, not on the current branch %s", id, branchLabel(t.Undo.Branch), head.ShortBranch()))
+			current := "the current branch " + head.ShortBranch()
+			if head.Detached() {
+				current = "the detached HEAD"
+			}
+			refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s was applied on %s, not on %s", id, branchLabel(t.Undo.Branch), current))
 		default:
 			out = append(out, t)
 		}

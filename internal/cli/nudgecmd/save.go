@@ -16,7 +16,7 @@ type SaveCmd struct {
 
 // Help is the long help of save.
 func (c *SaveCmd) Help() string {
-	return `Commits applied work as one commit on the current branch: HEAD's tree plus exactly the paths the applied, unsaved tasks changed, as they are in the work tree now (each must still be as apply left it).
+	return `Commits applied work as one commit on the current branch: HEAD's tree plus exactly the paths the applied, unsaved tasks changed, as they are in the work tree now (each must still be as apply left it). On a detached HEAD the commit goes on HEAD itself, which moves to it. During a merge, rebase, cherry-pick or revert save refuses, as git autodev checkpoint does: finish or abort it first.
 
 Your other local edits, staged or not, are not part of the commit and stay exactly as they were; the index entries of the saved paths are set to the new commit's. The commit is yours (user.name and user.email must be set) and no hook runs. A saved task can no longer be undone with git nudge undo: revert its commit with git revert.
 
@@ -44,8 +44,12 @@ func (c *SaveCmd) Run(env *cli.Env) error {
 	if rep.Commit == "" {
 		return nil // only an interrupted save was settled (reported above)
 	}
+	where := strings.TrimPrefix(rep.Branch, "refs/heads/")
+	if rep.Branch == "HEAD" {
+		where = "the detached HEAD"
+	}
 	env.Printf("Saved %s as %s on %s (%s).\n", strings.Join(rep.Tasks, ", "), rep.Commit[:min(12, len(rep.Commit))],
-		strings.TrimPrefix(rep.Branch, "refs/heads/"), countFiles(len(rep.Paths)))
+		where, countFiles(len(rep.Paths)))
 	for _, p := range rep.Paths {
 		env.Printf("  %s\n", displayPath(p))
 	}
