@@ -242,7 +242,7 @@ func (ws *Workspace) guardReset(ctx context.Context, target Entry) error {
 		return err
 	}
 	if len(inWay) > 0 {
-		return &RestoreError{Reason: fmt.Sprintf("ignored %s in the way of checkpoint %s (%s): the reset would overwrite or delete %s, and parking never keeps ignored files: move %s aside, then restore again; nothing was changed", plural(len(inWay), "file or folder is", "files or folders are"), target.ID, strings.Join(quoteAll(inWay), ", "), pronoun(len(inWay)), pronoun(len(inWay)))}
+		return &RestoreError{Reason: fmt.Sprintf("%s in the way of checkpoint %s (%s): the reset would overwrite or delete %s, and parking never keeps ignored files: move %s aside, then restore again; nothing was changed", plural(len(inWay), "ignored file or folder is", "ignored files or folders are"), target.ID, strings.Join(quoteAll(inWay), ", "), pronoun(len(inWay)), pronoun(len(inWay)))}
 	}
 	return nil
 }

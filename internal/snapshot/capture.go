@@ -45,6 +45,9 @@ type TooManyUntrackedError struct {
 type FolderCount struct {
 	Folder string
 	Files  int
+	// AtLeast is true when counting stopped inside the folder (the limit
+	// was passed there): it holds Files or more.
+	AtLeast bool
 }
 
 func (e *TooManyUntrackedError) Error() string {
@@ -53,7 +56,14 @@ func (e *TooManyUntrackedError) Error() string {
 	if len(e.Folders) > 0 {
 		b.WriteString("Most of them are in:\n")
 		for _, f := range e.Folders {
-			fmt.Fprintf(&b, "  %s (%d files)\n", f.Folder, f.Files)
+			n := fmt.Sprintf("%d files", f.Files)
+			if f.Files == 1 {
+				n = "1 file"
+			}
+			if f.AtLeast {
+				n = "at least " + n
+			}
+			fmt.Fprintf(&b, "  %s (%s)\n", f.Folder, n)
 		}
 	}
 	b.WriteString("Add the folders that are not source to .gitignore (or .git/info/exclude), or raise the limit with git config nudge.maxUntracked N, then try again.")
@@ -161,6 +171,7 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 			c.untracked(e.Path)
 		}
 	}
+	cutIn := "" // the top folder where the untracked listing stopped, if it did
 	if len(dirs) > 0 {
 		limit := -1 // no limit
 		if opts.MaxUntracked > 0 {
@@ -172,12 +183,20 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 		if err != nil && !errors.Is(err, git.ErrTooMany) {
 			return res, err
 		}
+		if errors.Is(err, git.ErrTooMany) && len(paths) > 0 {
+			// The listing (in path order) stopped inside this folder.
+			cutIn = topFolder(paths[len(paths)-1])
+		}
 		for _, p := range paths {
 			c.untracked(p)
 		}
 	}
 	if opts.MaxUntracked > 0 && len(c.files) > opts.MaxUntracked {
-		return res, &TooManyUntrackedError{Limit: opts.MaxUntracked, Folders: topFolders(c.files)}
+		folders := topFolders(c.files)
+		for i := range folders {
+			folders[i].AtLeast = folders[i].Folder == cutIn
+		}
+		return res, &TooManyUntrackedError{Limit: opts.MaxUntracked, Folders: folders}
 	}
 	res.Skipped = c.sortedSkipped()
 	res.Untracked = len(c.files)
@@ -298,18 +317,22 @@ func (c *collector) sortedSkipped() []Skipped {
 	return out
 }
 
+// topFolder is the top-level folder of path ("gen/"), "." for a file at
+// the top.
+func topFolder(path string) string {
+	dir, _, ok := strings.Cut(path, "/")
+	if !ok {
+		return "."
+	}
+	return dir + "/"
+}
+
 // topFolders counts files per top-level folder ("." for files at the top),
 // largest first, at most five.
 func topFolders(files []string) []FolderCount {
 	counts := map[string]int{}
 	for _, f := range files {
-		dir, _, ok := strings.Cut(f, "/")
-		if !ok {
-			dir = "."
-		} else {
-			dir += "/"
-		}
-		counts[dir]++
+		counts[topFolder(f)]++
 	}
 	var out []FolderCount
 	for d, n := range counts {
