@@ -229,7 +229,7 @@ func applyStateReason(t *Task) (reason, next string) {
 			fmt.Sprintf("Review it with git nudge diff %s; git nudge capture %s records its worktree as a ready result.", t.ID, t.ID)
 	}
 	return fmt.Sprintf("%s is %s: it has no result to apply yet", t.ID, t.State),
-		fmt.Sprintf("git nudge capture %s records the task worktree's state as its result.", t.ID)
+		resultAdvice(t.ID, t.State != StateSnapshotted && t.Worktree != nil)
 }
 
 // planApply makes the steps of applying t and every reason not to.

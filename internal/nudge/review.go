@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/refs"
@@ -26,10 +27,31 @@ type DiffOptions struct {
 }
 
 // NoResultError is returned for a task without a result to review.
-type NoResultError struct{ ID string }
+type NoResultError struct {
+	ID string
+	// NoWorktree is true when the task has no worktree (only a snapshot):
+	// capture alone cannot help then.
+	NoWorktree bool
+}
 
 func (e *NoResultError) Error() string {
-	return fmt.Sprintf("%s has no result yet: run a command in it with git nudge run --task %s -- CMD, or record its worktree with git nudge capture %s", e.ID, e.ID, e.ID)
+	return fmt.Sprintf("%s has no result yet: %s", e.ID, lowerFirst(resultAdvice(e.ID, !e.NoWorktree)))
+}
+
+// resultAdvice says how a task without a result gets one. Without a
+// worktree, capture alone would only say there is nothing to capture.
+func resultAdvice(id string, worktree bool) string {
+	if worktree {
+		return fmt.Sprintf("Run a command in its worktree with git nudge run --task %s -- CMD, or record the worktree as it is with git nudge capture %s.", id, id)
+	}
+	return fmt.Sprintf("It has no worktree yet: git nudge run --task %s -- CMD makes one, runs CMD in it and records the result; or git nudge start %s makes one to work in, then git nudge capture %s records it; git nudge capture %s --from REV takes a commit's tree instead.", id, id, id, id)
+}
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToLower(s[:1]) + s[1:]
 }
 
 // Diff writes the task's patch (snapshot to result) to out, bounded: after
@@ -41,7 +63,7 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 		return err
 	}
 	if t.Result == nil {
-		return &NoResultError{ID: id}
+		return &NoResultError{ID: id, NoWorktree: !w.hasWorktree(t)}
 	}
 	limit := o.Limit
 	notices := o.Notices
