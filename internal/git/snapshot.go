@@ -35,7 +35,7 @@ type StatusEntry struct {
 // It also returns HEAD as the same git call saw it.
 func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
 	out, err := r.git(ctx, "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
-		"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=dirty")
+		"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=none")
 	if err != nil {
 		return Head{}, nil, err
 	}

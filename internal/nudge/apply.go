@@ -312,6 +312,13 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 			add(fmt.Sprintf("the new content of %s is %.1f MiB, over the 16 MiB limit", p, float64(info.Size)/(1<<20)), manual)
 		}
 	}
+	steps, outside, err := w.outsideCone(ctx, steps)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	for _, r := range outside {
+		add(r, sparseNext)
+	}
 	if onBranch {
 		edited, _, err := ops.check(ctx, steps, "since the snapshot")
 		if err != nil {

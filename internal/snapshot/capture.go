@@ -140,6 +140,15 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 				c.skip(e.Path, ReasonProtected)
 				continue
 			}
+			if len(e.Sub) == 4 && e.Sub[0] == 'S' && (e.Sub[2] == 'M' || e.Sub[3] == 'U') {
+				// Edits or new files inside a submodule: never captured,
+				// but named. Its gitlink (the commit it has checked out)
+				// is recorded as usual when that commit changed.
+				c.skip(e.Path, ReasonSubmodule)
+				if e.Sub[1] != 'C' && e.X == '.' {
+					continue
+				}
+			}
 			if e.Y == 'D' {
 				// git status does not list untracked files in a folder
 				// that took the place of a tracked file: look for one.
@@ -170,6 +179,9 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 			}
 			c.untracked(e.Path)
 		}
+	}
+	if err := c.unpopulatedSubmodules(ctx); err != nil {
+		return res, err
 	}
 	cutIn := "" // the top folder where the untracked listing stopped, if it did
 	if len(dirs) > 0 {
@@ -276,6 +288,29 @@ func (c *collector) classify(path string) bool {
 		return false
 	}
 	return true
+}
+
+// unpopulatedSubmodules names the submodules that are not checked out (a
+// task worktree's, typically) but hold files: git status does not look
+// inside them, and what was written there is not captured.
+func (c *collector) unpopulatedSubmodules(ctx context.Context) error {
+	subs, err := c.repo.SubmodulePaths(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range subs {
+		dir := filepath.Join(c.repo.WorkTree, filepath.FromSlash(p))
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			continue // checked out: git status reported it
+		}
+		if st, err := os.Lstat(dir); err != nil || !st.IsDir() {
+			continue
+		}
+		if ents, err := os.ReadDir(dir); err == nil && len(ents) > 0 {
+			c.skip(p, ReasonSubmodule)
+		}
+	}
+	return nil
 }
 
 // quickKeep is classify without recording, for counting while listing.

@@ -36,6 +36,7 @@ const (
 	ReasonDependency = "dependency directory"
 	ReasonTooLarge   = "untracked file over 16 MiB"
 	ReasonNestedRepo = "nested git repository"
+	ReasonSubmodule  = "submodule: changes inside it are never captured"
 )
 
 // Options are the capture rules, from git config (see LoadOptions).
