@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +27,38 @@ func (r *Repo) AddWorktree(ctx context.Context, path, commit string) error {
 func (r *Repo) RemoveWorktree(ctx context.Context, path string) error {
 	_, err := r.git(ctx, "worktree", "remove", "--force", "--", path)
 	return err
+}
+
+// ForgetWorktree removes the administrative folder (.git/worktrees/<name>)
+// of the linked worktree whose folder was path, once that folder is gone:
+// what git worktree prune does, but for this worktree only (prune would
+// also forget the user's worktrees on a drive that is not mounted now).
+func (r *Repo) ForgetWorktree(path string) error {
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("%s still exists", path)
+	}
+	admin := filepath.Join(r.CommonDir, "worktrees")
+	ents, err := os.ReadDir(admin)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	want := filepath.Join(filepath.Clean(path), ".git")
+	for _, e := range ents {
+		if !e.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(admin, e.Name(), "gitdir"))
+		if err != nil || filepath.Clean(strings.TrimRight(string(b), "\r\n")) != want {
+			continue
+		}
+		if err := os.RemoveAll(filepath.Join(admin, e.Name())); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Worktrees lists the paths of the repository's worktrees, main one first.

@@ -46,7 +46,8 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 	if !force {
 		lost, err := w.uncaptured(ctx, t)
 		if err != nil {
-			return err
+			return refuse(fmt.Sprintf("its worktree cannot be read, so whether it holds uncaptured work is not known (%v)", err),
+				fmt.Sprintf("git nudge drop --force %s removes the worktree anyway (only the folder inside .nudgethis/worktrees).", id))
 		}
 		if lost {
 			return refuse("its worktree holds changes that neither its snapshot nor its result records (made after the last capture); dropping would delete them",
@@ -65,7 +66,19 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 		}
 		if registered {
 			if err := w.Repo.RemoveWorktree(ctx, dir); err != nil {
-				return fmt.Errorf("removing the worktree of %s: %w", id, err)
+				if !force {
+					return fmt.Errorf("removing the worktree of %s: %w (git nudge drop --force %s removes the folder anyway)", id, err, id)
+				}
+				// git refuses a worktree it cannot validate (its .git
+				// file rewritten by the task, say). The folder is ours,
+				// inside .nudgethis/worktrees: remove it without following
+				// any link, then make git forget this worktree (only it).
+				if err := os.RemoveAll(dir); err != nil {
+					return fmt.Errorf("removing the worktree of %s: %w", id, err)
+				}
+				if err := w.Repo.ForgetWorktree(dir); err != nil {
+					return fmt.Errorf("the worktree folder of %s was removed, but git still lists it (git worktree prune forgets it): %w", id, err)
+				}
 			}
 		} else if err := os.RemoveAll(dir); err != nil {
 			return err
