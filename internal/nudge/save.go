@@ -41,17 +41,8 @@ type SaveEntry struct {
 
 type saveFields SaveEntry
 
-// MarshalJSON keeps fields a newer version added.
-func (s SaveEntry) MarshalJSON() ([]byte, error) {
-	return journal.MarshalKnown((*saveFields)(&s), s.extra)
-}
-
-// UnmarshalJSON remembers fields this version does not know.
-func (s *SaveEntry) UnmarshalJSON(data []byte) error {
-	extra, err := journal.UnmarshalKnown(data, (*saveFields)(s))
-	s.extra = extra
-	return err
-}
+// SaveEntry's MarshalJSON and UnmarshalJSON (pathjson.go) keep fields a
+// newer version added, and the bytes of its paths.
 
 func (w *Workspace) savesPath() string { return filepath.Join(w.Dir, "saves.json") }
 
