@@ -12,12 +12,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
 // Version is set at build time by install.sh (-ldflags -X); otherwise the
@@ -86,11 +89,38 @@ func IsTerminal(f *os.File) bool {
 	return term.IsTerminal(int(f.Fd()))
 }
 
-// Printf writes human text to stdout.
-func (e *Env) Printf(format string, a ...any) { fmt.Fprintf(e.Stdout, format, a...) }
+// Printf writes human text to stdout. Text a task chose (a file name, a
+// label) cannot drive the terminal: control characters, bidirectional
+// controls and invalid UTF-8 are escaped (pathenc.Text); only the colour
+// codes of Paint pass, and only when colour is on.
+func (e *Env) Printf(format string, a ...any) {
+	io.WriteString(e.Stdout, e.safeText(fmt.Sprintf(format, a...)))
+}
 
-// Warnf writes a diagnostic to stderr.
-func (e *Env) Warnf(format string, a ...any) { fmt.Fprintf(e.Stderr, format, a...) }
+// Warnf writes a diagnostic to stderr, escaped as Printf's text.
+func (e *Env) Warnf(format string, a ...any) {
+	io.WriteString(e.Stderr, pathenc.Text(fmt.Sprintf(format, a...)))
+}
+
+// sgr matches the colour codes Paint writes.
+var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+// safeText escapes s for the terminal, keeping Paint's colour codes when
+// colour is on.
+func (e *Env) safeText(s string) string {
+	if !e.Color {
+		return pathenc.Text(s)
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range sgr.FindAllStringIndex(s, -1) {
+		b.WriteString(pathenc.Text(s[last:m[0]]))
+		b.WriteString(s[m[0]:m[1]])
+		last = m[1]
+	}
+	b.WriteString(pathenc.Text(s[last:]))
+	return b.String()
+}
 
 // JSON writes v as one indented JSON document on stdout.
 func (e *Env) JSON(v any) error {
@@ -160,7 +190,7 @@ func Report(stderr io.Writer, prog string, err error) int {
 	var ee *ExitError
 	if errors.As(err, &ee) {
 		if ee.Err != nil {
-			fmt.Fprintf(stderr, "%s: %v\n", prog, ee.Err)
+			fmt.Fprintf(stderr, "%s: %s\n", prog, pathenc.Text(ee.Err.Error()))
 		}
 		return ee.Code
 	}
@@ -168,7 +198,9 @@ func Report(stderr io.Writer, prog string, err error) int {
 		fmt.Fprintf(stderr, "%s: interrupted\n", prog)
 		return 130
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+	// Messages may quote what a task wrote (file names, git's own
+	// errors about them): nothing in them may drive the terminal.
+	fmt.Fprintf(stderr, "%s: %s\n", prog, pathenc.Text(err.Error()))
 	return exitUnknown
 }
 

@@ -434,7 +434,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 func (o *fileOps) writeStaged(staged string, s step) error {
 	f, err := os.Open(filepath.Join(staged, filepath.FromSlash(s.Path)))
 	if err != nil {
-		return fmt.Errorf("reading the prepared content of %s: %w", s.Path, err)
+		return fmt.Errorf("reading the prepared content of %s: %w", qp(s.Path), err)
 	}
 	defer f.Close()
 	return o.tree.WriteFile(s.Path, f, *s.To.Mode == modeExec)
