@@ -61,7 +61,7 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 	}
 	for _, f := range large {
 		fmt.Fprintf(out, "%s: %s is over 16 MiB and is not shown (git diff %s %s -- <path> shows it)\n",
-			f.Status, f.Path, refs.Task.Ref(id), refs.Results+id)
+			f.Status, qp(f.Path), refs.Task.Ref(id), refs.Results+id)
 	}
 	if bw.cut > 0 {
 		fmt.Fprintf(out, "[git-nudge: %d more bytes of output not shown (limit %d bytes); git diff %s %s shows everything]\n",
