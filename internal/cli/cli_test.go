@@ -205,3 +205,30 @@ func TestManPageDate(t *testing.T) {
 		t.Errorf("man page lacks the fixed date or the exit status section:\n%s", page[:min(len(page), 400)])
 	}
 }
+
+// Human output and error messages cannot drive the terminal: control,
+// C1 and bidi characters a task chose are escaped; Paint's colour codes
+// pass only when colour is on.
+func TestOutputEscapesTerminalControls(t *testing.T) {
+	evil := "x\x1b]0;owned\a\u009b2J\u202etxt\xff"
+	for _, color := range []bool{false, true} {
+		var out, errb bytes.Buffer
+		env := &Env{Stdout: &out, Stderr: &errb, Color: color}
+		env.Printf("%s %s\n", env.Paint("1", "t1"), evil)
+		env.Warnf("warn %s\n", evil)
+		Report(&errb, "git nudge", fmt.Errorf("cannot apply: %s", evil))
+		Report(&errb, "git nudge", &ExitError{Code: 1, Err: errors.New(evil)})
+		for _, s := range []string{out.String(), errb.String()} {
+			if strings.ContainsAny(s, "\a\u009b\u202e") || strings.Contains(s, "\xff") || strings.Contains(s, "\x1b]") {
+				t.Errorf("color=%v: raw control reached the output: %q", color, s)
+			}
+		}
+		wantOut := `t1 x\033]0;owned\007\u009b2J\u202etxt\377` + "\n"
+		if color {
+			wantOut = "\x1b[1mt1\x1b[0m" + wantOut[2:]
+		}
+		if out.String() != wantOut {
+			t.Errorf("color=%v: Printf wrote %q, want %q", color, out.String(), wantOut)
+		}
+	}
+}
