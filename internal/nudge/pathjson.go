@@ -1,21 +1,134 @@
 package nudge
 
 import (
+	"bytes"
 	"encoding/json"
+	"unicode/utf8"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
-// Names are bytes (SPEC 1.11). Every record below that holds a path writes
-// it with pathenc.Encode ("path", plus "path_b64" when the name is not
-// valid UTF-8) and reads it back with pathenc.Decode. The outer "path"
-// field shadows the embedded one, so the key order of the record is kept:
-// path first (all of these records start with it), then path_b64, then the
-// other fields, including any a later change adds.
+// Names are bytes (SPEC 1.11). Every record that holds a path writes it
+// with pathenc.Encode ("path", plus "path_b64" when the name is not valid
+// UTF-8) and reads it back with pathenc.Decode. In the wrappers below the
+// outer "path" field shadows the embedded one, so the key order of an
+// entry is kept: path first (all of these entries start with it), then
+// path_b64, then the other fields, including any a later change adds.
+//
+// A task record is the hot case (a 2,000-file patch is read and written
+// several times by one apply), so its entries (Skipped, FileChange,
+// PathState) have no methods of their own: Task.MarshalJSON and
+// Task.UnmarshalJSON go through taskWire, whose lists use the wrappers,
+// only when a name needs it (a name that is not UTF-8 when writing,
+// "path_b64" in the data when reading). Other records use the wrappers
+// directly.
+
+type (
+	skippedJSON    Skipped
+	fileChangeJSON FileChange
+	pathStateJSON  PathState
+	undoFields     Undo
+)
+
+// undoWire is Undo with its paths as bytes survive JSON.
+type undoWire struct {
+	undoFields
+	Before []pathStateJSON `json:"before"`
+	After  []pathStateJSON `json:"after"`
+}
+
+// taskWire is a task record whose paths go through the wrappers.
+type taskWire struct {
+	taskFields
+	Skipped       []skippedJSON    `json:"skipped"`
+	ResultSkipped []skippedJSON    `json:"result_skipped,omitempty"`
+	Files         []fileChangeJSON `json:"files"`
+	Undo          *undoWire        `json:"undo"`
+}
+
+// convert maps a list, keeping nil as nil.
+func convert[From, To any](in []From, f func(From) To) []To {
+	if in == nil {
+		return nil
+	}
+	out := make([]To, len(in))
+	for i, x := range in {
+		out[i] = f(x)
+	}
+	return out
+}
+
+// namesValid reports whether every path of the record is valid UTF-8 (and
+// so needs no path_b64).
+func (t *Task) namesValid() bool {
+	for _, s := range t.Skipped {
+		if !utf8.ValidString(s.Path) {
+			return false
+		}
+	}
+	for _, s := range t.ResultSkipped {
+		if !utf8.ValidString(s.Path) {
+			return false
+		}
+	}
+	for _, f := range t.Files {
+		if !utf8.ValidString(f.Path) {
+			return false
+		}
+	}
+	if t.Undo != nil {
+		for _, l := range [][]PathState{t.Undo.Before, t.Undo.After} {
+			for _, s := range l {
+				if !utf8.ValidString(s.Path) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// wire returns the record as taskWire.
+func (t *Task) wire() *taskWire {
+	w := &taskWire{
+		taskFields:    taskFields(*t),
+		Skipped:       convert(t.Skipped, func(s Skipped) skippedJSON { return skippedJSON(s) }),
+		ResultSkipped: convert(t.ResultSkipped, func(s Skipped) skippedJSON { return skippedJSON(s) }),
+		Files:         convert(t.Files, func(f FileChange) fileChangeJSON { return fileChangeJSON(f) }),
+	}
+	if t.Undo != nil {
+		toW := func(s PathState) pathStateJSON { return pathStateJSON(s) }
+		w.Undo = &undoWire{undoFields: undoFields(*t.Undo), Before: convert(t.Undo.Before, toW), After: convert(t.Undo.After, toW)}
+	}
+	return w
+}
+
+// fromWire sets the record from w.
+func (t *Task) fromWire(w *taskWire) {
+	*t = Task(w.taskFields)
+	t.Skipped = convert(w.Skipped, func(s skippedJSON) Skipped { return Skipped(s) })
+	t.ResultSkipped = convert(w.ResultSkipped, func(s skippedJSON) Skipped { return Skipped(s) })
+	t.Files = convert(w.Files, func(f fileChangeJSON) FileChange { return FileChange(f) })
+	t.Undo = nil
+	if w.Undo != nil {
+		fromW := func(s pathStateJSON) PathState { return PathState(s) }
+		u := Undo(w.Undo.undoFields)
+		u.Before, u.After = convert(w.Undo.Before, fromW), convert(w.Undo.After, fromW)
+		t.Undo = &u
+	}
+}
+
+// SkippedList is a list of left-out paths as `snapshot --json` prints it.
+type SkippedList []Skipped
+
+// MarshalJSON writes the paths as bytes survive JSON.
+func (l SkippedList) MarshalJSON() ([]byte, error) {
+	return pathenc.Marshal(convert(l, func(s Skipped) skippedJSON { return skippedJSON(s) }))
+}
 
 // MarshalJSON writes the path as bytes survive JSON.
-func (s Skipped) MarshalJSON() ([]byte, error) {
+func (s skippedJSON) MarshalJSON() ([]byte, error) {
 	type plain Skipped
 	p, b := pathenc.Encode(s.Path)
 	return pathenc.Marshal(struct {
@@ -26,7 +139,7 @@ func (s Skipped) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
-func (s *Skipped) UnmarshalJSON(data []byte) error {
+func (s *skippedJSON) UnmarshalJSON(data []byte) error {
 	type plain Skipped
 	var v struct {
 		Path    string  `json:"path"`
@@ -37,13 +150,13 @@ func (s *Skipped) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	p, err := pathenc.Decode(v.Path, v.PathB64)
-	*s = Skipped(v.plain)
+	*s = skippedJSON(v.plain)
 	s.Path = p
 	return err
 }
 
 // MarshalJSON writes the path as bytes survive JSON.
-func (f FileChange) MarshalJSON() ([]byte, error) {
+func (f fileChangeJSON) MarshalJSON() ([]byte, error) {
 	type plain FileChange
 	p, b := pathenc.Encode(f.Path)
 	return pathenc.Marshal(struct {
@@ -54,7 +167,7 @@ func (f FileChange) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
-func (f *FileChange) UnmarshalJSON(data []byte) error {
+func (f *fileChangeJSON) UnmarshalJSON(data []byte) error {
 	type plain FileChange
 	var v struct {
 		Path    string  `json:"path"`
@@ -65,13 +178,13 @@ func (f *FileChange) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	p, err := pathenc.Decode(v.Path, v.PathB64)
-	*f = FileChange(v.plain)
+	*f = fileChangeJSON(v.plain)
 	f.Path = p
 	return err
 }
 
 // MarshalJSON writes the path as bytes survive JSON.
-func (s PathState) MarshalJSON() ([]byte, error) {
+func (s pathStateJSON) MarshalJSON() ([]byte, error) {
 	type plain PathState
 	p, b := pathenc.Encode(s.Path)
 	return pathenc.Marshal(struct {
@@ -82,7 +195,7 @@ func (s PathState) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
-func (s *PathState) UnmarshalJSON(data []byte) error {
+func (s *pathStateJSON) UnmarshalJSON(data []byte) error {
 	type plain PathState
 	var v struct {
 		Path    string  `json:"path"`
@@ -93,7 +206,7 @@ func (s *PathState) UnmarshalJSON(data []byte) error {
 		return err
 	}
 	p, err := pathenc.Decode(v.Path, v.PathB64)
-	*s = PathState(v.plain)
+	*s = pathStateJSON(v.plain)
 	s.Path = p
 	return err
 }
@@ -134,7 +247,9 @@ func (f RecoverFile) MarshalJSON() ([]byte, error) {
 		Path    string `json:"path"`
 		PathB64 string `json:"path_b64,omitempty"`
 		plain
-	}{p, b, plain(f)})
+		Before pathStateJSON `json:"before"`
+		After  pathStateJSON `json:"after"`
+	}{p, b, plain(f), pathStateJSON(f.Before), pathStateJSON(f.After)})
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
@@ -144,13 +259,15 @@ func (f *RecoverFile) UnmarshalJSON(data []byte) error {
 		Path    string  `json:"path"`
 		PathB64 *string `json:"path_b64"`
 		plain
+		Before pathStateJSON `json:"before"`
+		After  pathStateJSON `json:"after"`
 	}
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
 	p, err := pathenc.Decode(v.Path, v.PathB64)
 	*f = RecoverFile(v.plain)
-	f.Path = p
+	f.Path, f.Before, f.After = p, PathState(v.Before), PathState(v.After)
 	return err
 }
 
@@ -218,4 +335,29 @@ func (r SaveReport) MarshalJSON() ([]byte, error) {
 	}{plain: plain(r)}
 	v.Paths, v.PathsB64 = pathenc.EncodeList(r.Paths)
 	return pathenc.Marshal(v)
+}
+
+// pathB64Key is how a record with a name that is not UTF-8 shows itself.
+var pathB64Key = []byte(`"path_b64"`)
+
+// marshalTask writes a task record (see Task.MarshalJSON).
+func marshalTask(t *Task) ([]byte, error) {
+	if t.namesValid() {
+		return journal.MarshalKnown((*taskFields)(t), t.extra)
+	}
+	return journal.MarshalKnown(t.wire(), t.extra)
+}
+
+// unmarshalTask reads a task record (see Task.UnmarshalJSON).
+func unmarshalTask(t *Task, data []byte) error {
+	if !bytes.Contains(data, pathB64Key) {
+		extra, err := journal.UnmarshalKnown(data, (*taskFields)(t))
+		t.extra = extra
+		return err
+	}
+	var w taskWire
+	extra, err := journal.UnmarshalKnown(data, &w)
+	t.fromWire(&w)
+	t.extra = extra
+	return err
 }
