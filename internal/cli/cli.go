@@ -102,8 +102,10 @@ func (e *Env) Warnf(format string, a ...any) {
 	io.WriteString(e.Stderr, pathenc.Text(fmt.Sprintf(format, a...)))
 }
 
-// sgr matches the colour codes Paint writes.
-var sgr = regexp.MustCompile("\x1b\\[[0-9;]*m")
+// sgr matches the colour codes Paint writes (reset, bold, foreground
+// colours); nothing else, so that even with colour on a task's text cannot
+// conceal, blink or reverse what follows it.
+var sgr = regexp.MustCompile("\x1b\\[(?:0|1|(?:1;)?3[0-7])m")
 
 // safeText escapes s for the terminal, keeping Paint's colour codes when
 // colour is on.

@@ -232,3 +232,15 @@ func TestOutputEscapesTerminalControls(t *testing.T) {
 		}
 	}
 }
+
+// With colour on only Paint's own codes pass: a concealing SGR in a task's
+// text is escaped.
+func TestOutputKeepsOnlyPaintCodes(t *testing.T) {
+	var out bytes.Buffer
+	env := &Env{Stdout: &out, Color: true}
+	env.Printf("%s %s %s\n", env.Paint("1;31", "bad"), env.Paint("32", "ok"), "x\x1b[8mhidden")
+	want := "\x1b[1;31mbad\x1b[0m \x1b[32mok\x1b[0m x\\033[8mhidden\n"
+	if out.String() != want {
+		t.Errorf("Printf wrote %q, want %q", out.String(), want)
+	}
+}
