@@ -5,6 +5,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -124,12 +125,38 @@ func (e *Env) safeText(s string) string {
 	return b.String()
 }
 
-// JSON writes v as one indented JSON document on stdout.
+// JSON writes v as one indented JSON document on stdout. C1 controls and
+// bidirectional controls, which encoding/json leaves raw, are written as
+// \u escapes (the same strings to a JSON reader), so that a name a task
+// chose cannot drive the terminal that shows the document.
 func (e *Env) JSON(v any) error {
-	enc := json.NewEncoder(e.Stdout)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := io.WriteString(e.Stdout, jsonEscapeUnsafe(b.String()))
+	return err
+}
+
+// jsonEscapeUnsafe replaces the runes pathenc.Unsafe names in a JSON
+// document with \u escapes. Outside strings a document is ASCII, so every
+// such rune is inside a string, where the escape means the same rune.
+func jsonEscapeUnsafe(doc string) string {
+	if strings.IndexFunc(doc, func(r rune) bool { return r >= 0x7f && pathenc.Unsafe(r) }) < 0 {
+		return doc
+	}
+	var b strings.Builder
+	for _, r := range doc {
+		if r >= 0x7f && pathenc.Unsafe(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // Paint wraps s in an SGR colour code when colour is on ("1;31" bold red...).

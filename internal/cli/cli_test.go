@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -242,5 +243,23 @@ func TestOutputKeepsOnlyPaintCodes(t *testing.T) {
 	want := "\x1b[1;31mbad\x1b[0m \x1b[32mok\x1b[0m x\\033[8mhidden\n"
 	if out.String() != want {
 		t.Errorf("Printf wrote %q, want %q", out.String(), want)
+	}
+}
+
+// --json output keeps the same strings but writes C1 and bidi controls as
+// \u escapes, which encoding/json leaves raw.
+func TestJSONEscapesTerminalControls(t *testing.T) {
+	var out bytes.Buffer
+	env := &Env{Stdout: &out}
+	name := "c\u009b2J b\u202etxt é\x7f"
+	if err := env.JSON(map[string]string{"path": name}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(out.String(), "\u009b\u202e\x7f") {
+		t.Errorf("raw control in %q", out.String())
+	}
+	var back map[string]string
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil || back["path"] != name {
+		t.Errorf("read back %q (%v), want %q", back["path"], err, name)
 	}
 }
