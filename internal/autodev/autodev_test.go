@@ -158,3 +158,13 @@ func FuzzFastEntries(f *testing.F) {
 		}
 	})
 }
+
+// Names in restore's refusals are quoted as git quotes them: a task's file
+// name cannot drive the terminal (ESC, C1 CSI, bidi controls, invalid UTF-8).
+func TestQuoteAllTerminalSafe(t *testing.T) {
+	got := quoteAll([]string{"plain.txt", " lead", "e\x1b[2J", "c\u009b31m", "b\u202etxt.exe", "lat\xe9", "new\nline"})
+	want := []string{"plain.txt", `" lead"`, `"e\033[2J"`, `"c\302\23331m"`, `"b\342\200\256txt.exe"`, `"lat\351"`, `"new\nline"`}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("quoteAll = %q\nwant       %q", got, want)
+	}
+}

@@ -3,10 +3,10 @@ package autodev
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
 // RunActiveError refuses a restore while a run holds run.lock.
@@ -265,8 +265,8 @@ func pronoun(n int) string {
 func quoteAll(paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		if strings.ContainsAny(p, "\n\t\"") || strings.HasPrefix(p, " ") {
-			p = strconv.Quote(p)
+		if pathenc.NeedsQuote(p) || strings.ContainsAny(p, "\t\"") || strings.HasPrefix(p, " ") {
+			p = pathenc.CQuote(p)
 		}
 		out[i] = p
 	}

@@ -5,6 +5,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,12 +13,15 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
 
 	"golang.org/x/term"
+
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
 // Version is set at build time by install.sh (-ldflags -X); otherwise the
@@ -86,18 +90,73 @@ func IsTerminal(f *os.File) bool {
 	return term.IsTerminal(int(f.Fd()))
 }
 
-// Printf writes human text to stdout.
-func (e *Env) Printf(format string, a ...any) { fmt.Fprintf(e.Stdout, format, a...) }
+// Printf writes human text to stdout. Text a task chose (a file name, a
+// label) cannot drive the terminal: control characters, bidirectional
+// controls and invalid UTF-8 are escaped (pathenc.Text); only the colour
+// codes of Paint pass, and only when colour is on.
+func (e *Env) Printf(format string, a ...any) {
+	io.WriteString(e.Stdout, e.safeText(fmt.Sprintf(format, a...)))
+}
 
-// Warnf writes a diagnostic to stderr.
-func (e *Env) Warnf(format string, a ...any) { fmt.Fprintf(e.Stderr, format, a...) }
+// Warnf writes a diagnostic to stderr, escaped as Printf's text.
+func (e *Env) Warnf(format string, a ...any) {
+	io.WriteString(e.Stderr, pathenc.Text(fmt.Sprintf(format, a...)))
+}
 
-// JSON writes v as one indented JSON document on stdout.
+// sgr matches the colour codes Paint writes (reset, bold, foreground
+// colours); nothing else, so that even with colour on a task's text cannot
+// conceal, blink or reverse what follows it.
+var sgr = regexp.MustCompile("\x1b\\[(?:0|1|(?:1;)?3[0-7])m")
+
+// safeText escapes s for the terminal, keeping Paint's colour codes when
+// colour is on.
+func (e *Env) safeText(s string) string {
+	if !e.Color {
+		return pathenc.Text(s)
+	}
+	var b strings.Builder
+	last := 0
+	for _, m := range sgr.FindAllStringIndex(s, -1) {
+		b.WriteString(pathenc.Text(s[last:m[0]]))
+		b.WriteString(s[m[0]:m[1]])
+		last = m[1]
+	}
+	b.WriteString(pathenc.Text(s[last:]))
+	return b.String()
+}
+
+// JSON writes v as one indented JSON document on stdout. C1 controls and
+// bidirectional controls, which encoding/json leaves raw, are written as
+// \u escapes (the same strings to a JSON reader), so that a name a task
+// chose cannot drive the terminal that shows the document.
 func (e *Env) JSON(v any) error {
-	enc := json.NewEncoder(e.Stdout)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := io.WriteString(e.Stdout, jsonEscapeUnsafe(b.String()))
+	return err
+}
+
+// jsonEscapeUnsafe replaces the runes pathenc.Unsafe names in a JSON
+// document with \u escapes. Outside strings a document is ASCII, so every
+// such rune is inside a string, where the escape means the same rune.
+func jsonEscapeUnsafe(doc string) string {
+	if strings.IndexFunc(doc, func(r rune) bool { return r >= 0x7f && pathenc.Unsafe(r) }) < 0 {
+		return doc
+	}
+	var b strings.Builder
+	for _, r := range doc {
+		if r >= 0x7f && pathenc.Unsafe(r) {
+			fmt.Fprintf(&b, "\\u%04x", r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // Paint wraps s in an SGR colour code when colour is on ("1;31" bold red...).
@@ -163,9 +222,9 @@ func Report(stderr io.Writer, prog string, err error) int {
 	if errors.As(err, &ee) {
 		switch {
 		case ee.Err != nil && ee.Plain:
-			fmt.Fprintf(stderr, "%v\n", ee.Err)
+			fmt.Fprintf(stderr, "%s\n", pathenc.Text(ee.Err.Error()))
 		case ee.Err != nil:
-			fmt.Fprintf(stderr, "%s: %v\n", prog, ee.Err)
+			fmt.Fprintf(stderr, "%s: %s\n", prog, pathenc.Text(ee.Err.Error()))
 		}
 		return ee.Code
 	}
@@ -173,7 +232,9 @@ func Report(stderr io.Writer, prog string, err error) int {
 		fmt.Fprintf(stderr, "%s: interrupted\n", prog)
 		return 130
 	}
-	fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+	// Messages may quote what a task wrote (file names, git's own
+	// errors about them): nothing in them may drive the terminal.
+	fmt.Fprintf(stderr, "%s: %s\n", prog, pathenc.Text(err.Error()))
 	return exitUnknown
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -203,5 +204,62 @@ func TestManPageDate(t *testing.T) {
 	}
 	if !strings.Contains(page, `"`+ManDate+`"`) || !strings.Contains(page, ".SH EXIT STATUS") {
 		t.Errorf("man page lacks the fixed date or the exit status section:\n%s", page[:min(len(page), 400)])
+	}
+}
+
+// Human output and error messages cannot drive the terminal: control,
+// C1 and bidi characters a task chose are escaped; Paint's colour codes
+// pass only when colour is on.
+func TestOutputEscapesTerminalControls(t *testing.T) {
+	evil := "x\x1b]0;owned\a\u009b2J\u202etxt\xff"
+	for _, color := range []bool{false, true} {
+		var out, errb bytes.Buffer
+		env := &Env{Stdout: &out, Stderr: &errb, Color: color}
+		env.Printf("%s %s\n", env.Paint("1", "t1"), evil)
+		env.Warnf("warn %s\n", evil)
+		Report(&errb, "git nudge", fmt.Errorf("cannot apply: %s", evil))
+		Report(&errb, "git nudge", &ExitError{Code: 1, Err: errors.New(evil)})
+		for _, s := range []string{out.String(), errb.String()} {
+			if strings.ContainsAny(s, "\a\u009b\u202e") || strings.Contains(s, "\xff") || strings.Contains(s, "\x1b]") {
+				t.Errorf("color=%v: raw control reached the output: %q", color, s)
+			}
+		}
+		wantOut := `t1 x\033]0;owned\007\u009b2J\u202etxt\377` + "\n"
+		if color {
+			wantOut = "\x1b[1mt1\x1b[0m" + wantOut[2:]
+		}
+		if out.String() != wantOut {
+			t.Errorf("color=%v: Printf wrote %q, want %q", color, out.String(), wantOut)
+		}
+	}
+}
+
+// With colour on only Paint's own codes pass: a concealing SGR in a task's
+// text is escaped.
+func TestOutputKeepsOnlyPaintCodes(t *testing.T) {
+	var out bytes.Buffer
+	env := &Env{Stdout: &out, Color: true}
+	env.Printf("%s %s %s\n", env.Paint("1;31", "bad"), env.Paint("32", "ok"), "x\x1b[8mhidden")
+	want := "\x1b[1;31mbad\x1b[0m \x1b[32mok\x1b[0m x\\033[8mhidden\n"
+	if out.String() != want {
+		t.Errorf("Printf wrote %q, want %q", out.String(), want)
+	}
+}
+
+// --json output keeps the same strings but writes C1 and bidi controls as
+// \u escapes, which encoding/json leaves raw.
+func TestJSONEscapesTerminalControls(t *testing.T) {
+	var out bytes.Buffer
+	env := &Env{Stdout: &out}
+	name := "c\u009b2J b\u202etxt é\x7f"
+	if err := env.JSON(map[string]string{"path": name}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.ContainsAny(out.String(), "\u009b\u202e\x7f") {
+		t.Errorf("raw control in %q", out.String())
+	}
+	var back map[string]string
+	if err := json.Unmarshal(out.Bytes(), &back); err != nil || back["path"] != name {
+		t.Errorf("read back %q (%v), want %q", back["path"], err, name)
 	}
 }

@@ -185,7 +185,9 @@ const (
 // rename detection, no external diff or textconv) to w in the given
 // format, leaving out the paths in exclude.
 func (r *Repo) DiffTreesTo(ctx context.Context, w io.Writer, a, b string, format DiffFormat, color bool, exclude []string) error {
-	args := []string{"diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv"}
+	// core.quotePath on, whatever the user set: with it off git prints
+	// C1 and bidirectional controls in names raw, and a task chose them.
+	args := []string{"-c", "core.quotePath=true", "diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv"}
 	switch format {
 	case DiffStat:
 		args = append(args, "--stat")

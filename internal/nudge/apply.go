@@ -262,7 +262,7 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		modes := []*string{s.From.Mode, s.To.Mode}
 		switch {
 		case worktree.ValidPath(f.Path) != nil:
-			add(fmt.Sprintf("%q is not a path apply can write safely", f.Path), manual)
+			add(fmt.Sprintf("%s is not a path apply can write safely", qp(f.Path)), manual)
 		case protection.Protected(f.Path):
 			add(fmt.Sprintf("%s is a protected path (.git, .nudgethis, .env or nudge.protect); apply never writes it", qp(f.Path)), manual)
 		case path.Base(f.Path) == ".gitattributes":

@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -167,15 +167,11 @@ func describe(v verdict, path string, s seen, since string) string {
 	return path + " is unchanged"
 }
 
-// QuotePath quotes a path for a message when it would not read back from
-// one line (a newline or other control character, a leading quote), as git
-// does.
-func QuotePath(p string) string {
-	if strings.HasPrefix(p, `"`) || strings.IndexFunc(p, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
-		return strconv.Quote(p)
-	}
-	return p
-}
+// QuotePath quotes a path for a message, as git does, when it would not
+// read back from one line or could drive a terminal (a control character,
+// C1 included, a bidirectional control, bytes that are not UTF-8, a leading
+// quote): see pathenc.Quote.
+func QuotePath(p string) string { return pathenc.Quote(p) }
 
 func qp(p string) string { return QuotePath(p) }
 
@@ -438,7 +434,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 func (o *fileOps) writeStaged(staged string, s step) error {
 	f, err := os.Open(filepath.Join(staged, filepath.FromSlash(s.Path)))
 	if err != nil {
-		return fmt.Errorf("reading the prepared content of %s: %w", s.Path, err)
+		return fmt.Errorf("reading the prepared content of %s: %w", qp(s.Path), err)
 	}
 	defer f.Close()
 	return o.tree.WriteFile(s.Path, f, *s.To.Mode == modeExec)

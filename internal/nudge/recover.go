@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -62,7 +63,7 @@ func (w *Workspace) Recover(ctx context.Context, id string) (*Recovery, error) {
 	for i := range t.Undo.Before {
 		b, a := t.Undo.Before[i], t.Undo.After[i]
 		if worktree.ValidPath(b.Path) != nil || b.Path != a.Path {
-			return nil, fmt.Errorf("the undo record of %s holds an unusable path %q; inspect it with git nudge show %s", id, b.Path, id)
+			return nil, fmt.Errorf("the undo record of %s holds an unusable path %s; inspect it with git nudge show %s", id, pathenc.CQuote(b.Path), id)
 		}
 		before = append(before, b)
 		after = append(after, a)
@@ -112,7 +113,7 @@ func nowText(s seen) string {
 	e := s.entry
 	switch {
 	case e.Blocker != "":
-		return fmt.Sprintf("unreachable: %s is a %s", e.Blocker, e.BlockerKind)
+		return fmt.Sprintf("unreachable: %s is a %s", qp(e.Blocker), e.BlockerKind)
 	case e.Kind == worktree.Absent:
 		return "no file"
 	case e.Kind == worktree.File:

@@ -106,7 +106,7 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 func (w *Workspace) largeNotices(notices io.Writer, id string, large []FileChange) {
 	for _, f := range large {
 		fmt.Fprintf(notices, "%s: %s is over 16 MiB and is not shown (git diff %s %s -- <path> shows it)\n",
-			f.Status, QuotePath(f.Path), refs.Task.Ref(id), refs.Results+id)
+			f.Status, qp(f.Path), refs.Task.Ref(id), refs.Results+id)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
@@ -41,17 +42,8 @@ type SaveEntry struct {
 
 type saveFields SaveEntry
 
-// MarshalJSON keeps fields a newer version added.
-func (s SaveEntry) MarshalJSON() ([]byte, error) {
-	return journal.MarshalKnown((*saveFields)(&s), s.extra)
-}
-
-// UnmarshalJSON remembers fields this version does not know.
-func (s *SaveEntry) UnmarshalJSON(data []byte) error {
-	extra, err := journal.UnmarshalKnown(data, (*saveFields)(s))
-	s.extra = extra
-	return err
-}
+// SaveEntry's MarshalJSON and UnmarshalJSON (pathjson.go) keep fields a
+// newer version added, and the bytes of its paths.
 
 func (w *Workspace) savesPath() string { return filepath.Join(w.Dir, "saves.json") }
 
@@ -164,7 +156,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 			// Apply never records such a path; a record edited by hand
 			// might, and save must not commit it (or read through it).
 			if worktree.ValidPath(a.Path) != nil || protection.Protected(a.Path) {
-				refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("the undo record of %s names %q, a path save never commits (outside the work tree, in .git or protected)", t.ID, a.Path))
+				refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("the undo record of %s names %s, a path save never commits (outside the work tree, in .git or protected)", t.ID, pathenc.CQuote(a.Path)))
 				refuse.Next = fmt.Sprintf("Nothing was committed. git nudge show %s shows the record; repair it, or save the other tasks by naming them.", t.ID)
 				continue
 			}

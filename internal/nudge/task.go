@@ -110,14 +110,12 @@ func (t Task) MarshalJSON() ([]byte, error) {
 	if t.Files == nil {
 		t.Files = []FileChange{}
 	}
-	return journal.MarshalKnown((*taskFields)(&t), t.extra)
+	return marshalTask(&t) // pathjson.go: names are bytes
 }
 
 // UnmarshalJSON reads a record, remembering fields this version does not know.
 func (t *Task) UnmarshalJSON(data []byte) error {
-	extra, err := journal.UnmarshalKnown(data, (*taskFields)(t))
-	t.extra = extra
-	return err
+	return unmarshalTask(t, data) // pathjson.go: names are bytes
 }
 
 // Path helpers for optional fields.

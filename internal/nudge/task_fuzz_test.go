@@ -22,6 +22,7 @@ func FuzzTaskDecode(f *testing.F) {
 		`{"version":1,"id":"t1","state":"ready","files":[],"undo":null}`,
 		`{"id":"t2","undo":{"before":[{"path":"a","mode":"100644","blob":"` + zero40 + `"}],"after":[{"path":"a","mode":null,"blob":null}]}}`,
 		`{"id":"t3","future":{"x":[1,2]},"files":[{"path":"../x","status":"A","new_mode":"100644","new_blob":"ab"}]}`,
+		`{"id":"t4","files":[{"path":"\"lat\\351\"","path_b64":"bGF06Q==","status":"A"}],"skipped":[{"path":"x","path_b64":"!!","reason":"r"}]}`,
 		`{"created":"2026-01-02T03:04:05.123456789+05:30"}`, `null`, `[]`, `{"id":`,
 	} {
 		f.Add([]byte(s))

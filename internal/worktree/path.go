@@ -3,6 +3,8 @@ package worktree
 import (
 	"fmt"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
 // MaxPathLen bounds a path handed to this package (Linux's PATH_MAX).
@@ -14,7 +16,9 @@ type PathError struct {
 	Reason string
 }
 
-func (e *PathError) Error() string { return fmt.Sprintf("unsafe path %q: %s", e.Path, e.Reason) }
+func (e *PathError) Error() string {
+	return fmt.Sprintf("unsafe path %s: %s", pathenc.CQuote(e.Path), e.Reason)
+}
 
 // ValidPath reports whether p is a path this package may touch: relative to
 // the work tree's top level, slash-separated, already clean (no empty, "."

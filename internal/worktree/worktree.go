@@ -18,6 +18,8 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"syscall"
 
 	"github.com/go-git/go-billy/v5"
@@ -84,9 +86,9 @@ type BlockedError struct {
 
 func (e *BlockedError) Error() string {
 	if e.Blocker == e.Path {
-		return fmt.Sprintf("cannot replace %s: it is a %s", e.Path, e.Kind)
+		return fmt.Sprintf("cannot replace %s: it is a %s", pathenc.Quote(e.Path), e.Kind)
 	}
-	return fmt.Sprintf("cannot reach %s: %s is a %s, not a folder", e.Path, e.Blocker, e.Kind)
+	return fmt.Sprintf("cannot reach %s: %s is a %s, not a folder", pathenc.Quote(e.Path), pathenc.Quote(e.Blocker), e.Kind)
 }
 
 // Tree is a work tree's files, reachable only below its top level.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
 // RestoreCmd is `git autodev restore`.
@@ -119,14 +120,20 @@ func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
 		return err
 	}
 	if c.JSON {
-		return env.JSON(map[string]any{
+		// Names are bytes (SPEC 1.11): removed_b64 when one is not UTF-8.
+		removed, removedB64 := pathenc.EncodeList(nonNil(res.Removed))
+		doc := map[string]any{
 			"unchanged":     res.Unchanged,
 			"restored":      res.Target,
 			"parked_branch": nullable(res.Parked.Branch),
 			"parked_commit": nullable(res.Parked.Commit),
 			"pre_restore":   res.PreRestore,
-			"removed":       nonNil(res.Removed),
-		})
+			"removed":       removed,
+		}
+		if removedB64 != nil {
+			doc["removed_b64"] = removedB64
+		}
+		return env.JSON(doc)
 	}
 	switch {
 	case res.Unchanged:

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
 // ListCmd is `git nudge list`.
@@ -52,7 +53,7 @@ func (c *ListCmd) Run(env *cli.Env) error {
 			files = fmt.Sprint(len(t.Files))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, nudge.StateLabel(t.State), age(now.Sub(t.Created)),
-			files, branchLabel(t.Branch), oneLine(noteOrCommand(t)))
+			files, pathenc.Text(branchLabel(t.Branch)), pathenc.Text(oneLine(noteOrCommand(t))))
 	}
 	return tw.Flush()
 }

@@ -18,13 +18,13 @@ func (c *SnapshotCmd) Help() string {
 
 // SnapshotJSON is the --json document of snapshot (SPEC 2.9).
 type SnapshotJSON struct {
-	ID       string          `json:"id"`
-	Snapshot string          `json:"snapshot"`
-	Clean    bool            `json:"clean"`
-	Branch   *string         `json:"branch"`
-	Head     *string         `json:"head"`
-	Skipped  []nudge.Skipped `json:"skipped"`
-	Note     string          `json:"note"`
+	ID       string            `json:"id"`
+	Snapshot string            `json:"snapshot"`
+	Clean    bool              `json:"clean"`
+	Branch   *string           `json:"branch"`
+	Head     *string           `json:"head"`
+	Skipped  nudge.SkippedList `json:"skipped"`
+	Note     string            `json:"note"`
 }
 
 // Run takes the snapshot.
