@@ -249,6 +249,12 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		add(t.ID+"'s result changes no files: there is nothing to apply", "")
 		return nil, rf.reasons, rf.next(), nil
 	}
+	if malformed, err := w.malformedResult(ctx, t); err != nil || len(malformed) > 0 {
+		for _, r := range malformed {
+			add(r, fmt.Sprintf("Apply writes nothing of a malformed result. Capture %s again from its worktree (git nudge capture %s) or from a well-formed commit (git nudge capture %s --from REV).", t.ID, t.ID, t.ID))
+		}
+		return nil, rf.reasons, rf.next(), err
+	}
 	opts, err := snapshot.LoadOptions(ctx, w.Repo)
 	if err != nil {
 		return nil, nil, "", err
