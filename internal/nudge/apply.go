@@ -327,6 +327,16 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 			add(r, editedNext)
 		}
 	}
+	if len(rf.reasons) == 0 {
+		// Bytes that checkout would not write back are kept for undo.
+		changed, err := w.keepRawBytes(ctx, ops, t, steps, "since the snapshot")
+		if err != nil {
+			return nil, nil, "", err
+		}
+		for _, r := range changed {
+			add(r, editedNext)
+		}
+	}
 	return steps, rf.reasons, rf.next(), nil
 }
 

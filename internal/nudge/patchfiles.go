@@ -183,6 +183,10 @@ func qp(p string) string { return QuotePath(p) }
 type step struct {
 	Path     string
 	From, To PathState
+	// raw (apply) is the id of From's bytes on disk, unfiltered, when
+	// the plan looked at them (see keepRawBytes); the re-check before
+	// writing makes sure they are still those bytes.
+	raw string
 }
 
 // status is what a step does to the work tree: A (creates the file), D
@@ -245,15 +249,22 @@ func (o *fileOps) stage(ctx context.Context, steps []step) (dir string, cleanup 
 		return "", nil, err
 	}
 	cleanup = func() { _ = os.RemoveAll(dir) }
-	var entries []git.IndexEntry
+	var entries, raw []git.IndexEntry
 	for _, s := range steps {
-		if present(s.To) {
+		if present(s.To) && s.To.RawBlob != nil {
+			// Undo of bytes checkout would not write: as they were.
+			raw = append(raw, git.IndexEntry{Mode: *s.To.Mode, Blob: *s.To.RawBlob, Path: s.Path})
+		} else if present(s.To) {
 			entries = append(entries, git.IndexEntry{Mode: *s.To.Mode, Blob: *s.To.Blob, Path: s.Path})
 		}
 	}
 	if err := o.repo.CheckoutTo(ctx, filepath.Join(dir, "files"), entries); err != nil {
 		cleanup()
 		return "", nil, fmt.Errorf("preparing the new file contents: %w", err)
+	}
+	if err := o.repo.CheckoutRaw(ctx, filepath.Join(dir, "files"), raw); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("preparing the kept file contents: %w", err)
 	}
 	return filepath.Join(dir, "files"), cleanup, nil
 }
@@ -369,6 +380,12 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 	if len(reasons) > 0 {
 		return false, &changedError{reasons: reasons}
 	}
+	if reasons, err := o.rawChanged(ctx, steps, since); err != nil || len(reasons) > 0 {
+		if err != nil {
+			return false, err
+		}
+		return false, &changedError{reasons: reasons}
+	}
 	rechecked := map[string]seen{}
 	for i, s := range steps {
 		rechecked[s.Path] = cur[i]
@@ -427,6 +444,11 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 	for i, s := range steps {
 		if v := o.judge(after[i], s.To); v != vSame {
 			wrong = append(wrong, qp(s.Path))
+		}
+	}
+	if len(wrong) == 0 {
+		if wrong, err = o.rawWrong(ctx, steps); err != nil {
+			return touched, err
 		}
 	}
 	if len(wrong) > 0 {
