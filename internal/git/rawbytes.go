@@ -3,8 +3,10 @@ package git
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -51,9 +53,9 @@ func (r *Repo) HashFilesRaw(ctx context.Context, paths []string, write bool) ([]
 }
 
 // CheckoutRaw is CheckoutTo without any filter: each blob's bytes are
-// written as stored into dir/<path> (folders made as needed, files 0600;
-// the caller sets the mode where it puts them). One git cat-file --batch
-// process serves all entries.
+// written as stored into dir/<path>, replacing a file already there
+// (folders made as needed, files 0600; the caller sets the mode where it
+// puts them). One git cat-file --batch process serves all entries.
 func (r *Repo) CheckoutRaw(ctx context.Context, dir string, entries []IndexEntry) error {
 	if len(entries) == 0 {
 		return nil
@@ -86,6 +88,9 @@ func (r *Repo) CheckoutRaw(ctx context.Context, dir string, entries []IndexEntry
 		}
 		target := filepath.Join(dir, filepath.FromSlash(e.Path))
 		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+			return err
+		}
+		if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		if err := writeN(target, cat.out, size); err != nil {

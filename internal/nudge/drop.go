@@ -71,7 +71,7 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 			return err
 		}
 	}
-	for _, ref := range []string{refs.Results + id, refs.UndoBytes + id, refs.Task.Ref(id)} {
+	for _, ref := range []string{refs.Results + id, refs.Task.Ref(id)} {
 		old, ok, err := w.Repo.ReadRef(ctx, ref)
 		if err != nil {
 			return err
@@ -81,6 +81,10 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 				return err
 			}
 		}
+	}
+	// The bytes its last apply kept for undo (refs/nudgethis/undo/<id>).
+	if err := w.pinRawBytes(ctx, id, nil); err != nil {
+		return err
 	}
 	if err := os.RemoveAll(w.LogDir(id)); err != nil {
 		return err

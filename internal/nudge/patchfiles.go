@@ -249,22 +249,15 @@ func (o *fileOps) stage(ctx context.Context, steps []step) (dir string, cleanup 
 		return "", nil, err
 	}
 	cleanup = func() { _ = os.RemoveAll(dir) }
-	var entries, raw []git.IndexEntry
+	var entries []git.IndexEntry
 	for _, s := range steps {
-		if present(s.To) && s.To.RawBlob != nil {
-			// Undo of bytes checkout would not write: as they were.
-			raw = append(raw, git.IndexEntry{Mode: *s.To.Mode, Blob: *s.To.RawBlob, Path: s.Path})
-		} else if present(s.To) {
+		if present(s.To) {
 			entries = append(entries, git.IndexEntry{Mode: *s.To.Mode, Blob: *s.To.Blob, Path: s.Path})
 		}
 	}
 	if err := o.repo.CheckoutTo(ctx, filepath.Join(dir, "files"), entries); err != nil {
 		cleanup()
 		return "", nil, fmt.Errorf("preparing the new file contents: %w", err)
-	}
-	if err := o.repo.CheckoutRaw(ctx, filepath.Join(dir, "files"), raw); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("preparing the kept file contents: %w", err)
 	}
 	return filepath.Join(dir, "files"), cleanup, nil
 }

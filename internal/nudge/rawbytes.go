@@ -186,3 +186,18 @@ func (o *fileOps) rawWrong(ctx context.Context, steps []step) ([]string, error) 
 	}
 	return wrong, nil
 }
+
+// stageRaw replaces, in the stage folder, the content of every step that
+// brings back kept bytes (To.RawBlob) with those bytes, unfiltered.
+func (o *fileOps) stageRaw(ctx context.Context, staged string, steps []step) error {
+	var raw []git.IndexEntry
+	for _, s := range steps {
+		if present(s.To) && s.To.RawBlob != nil {
+			raw = append(raw, git.IndexEntry{Mode: *s.To.Mode, Blob: *s.To.RawBlob, Path: s.Path})
+		}
+	}
+	if err := o.repo.CheckoutRaw(ctx, staged, raw); err != nil {
+		return fmt.Errorf("preparing the kept file contents: %w", err)
+	}
+	return nil
+}
