@@ -113,6 +113,10 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 		return nil, err
 	}
 	defer cleanup()
+	// Undo of bytes checkout would not write: staged as they were.
+	if err := ops.stageRaw(ctx, staged, steps); err != nil {
+		return nil, err
+	}
 
 	prev := *t
 	d.begin(t, steps, head)
@@ -245,6 +249,19 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		add(r, switchNext(t.Branch, t.Head))
 		onBranch = false
 	}
+	if t.Result != nil && len(t.Files) > 0 {
+		// A crafted result is refused whole, before its paths are looked at.
+		malformed, err := w.malformedResult(ctx, t)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		for _, r := range malformed {
+			add(r, fmt.Sprintf("Apply writes nothing of a malformed result. Capture %s again from its worktree (git nudge capture %s) or from a well-formed commit (git nudge capture %s --from REV).", t.ID, t.ID, t.ID))
+		}
+		if len(malformed) > 0 {
+			return nil, rf.reasons, rf.next(), nil
+		}
+	}
 	if t.Result == nil || len(t.Files) == 0 {
 		add(t.ID+"'s result changes no files: there is nothing to apply", "")
 		return nil, rf.reasons, rf.next(), nil
@@ -325,6 +342,16 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 			return nil, nil, "", err
 		}
 		for _, r := range edited {
+			add(r, editedNext)
+		}
+	}
+	if len(rf.reasons) == 0 {
+		// Bytes that checkout would not write back are kept for undo.
+		changed, err := w.keepRawBytes(ctx, ops, t, steps, "since the snapshot")
+		if err != nil {
+			return nil, nil, "", err
+		}
+		for _, r := range changed {
 			add(r, editedNext)
 		}
 	}

@@ -95,6 +95,10 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 			}
 		}
 	}
+	// The bytes its last apply kept for undo (refs/nudgethis/undo/<id>).
+	if err := w.pinRawBytes(ctx, id, nil); err != nil {
+		return err
+	}
 	if err := os.RemoveAll(w.LogDir(id)); err != nil {
 		return err
 	}

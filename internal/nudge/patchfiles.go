@@ -179,6 +179,10 @@ func qp(p string) string { return QuotePath(p) }
 type step struct {
 	Path     string
 	From, To PathState
+	// raw (apply) is the id of From's bytes on disk, unfiltered, when
+	// the plan looked at them (see keepRawBytes); the re-check before
+	// writing makes sure they are still those bytes.
+	raw string
 }
 
 // status is what a step does to the work tree: A (creates the file), D
@@ -365,6 +369,12 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 	if len(reasons) > 0 {
 		return false, &changedError{reasons: reasons}
 	}
+	if reasons, err := o.rawChanged(ctx, steps, since); err != nil || len(reasons) > 0 {
+		if err != nil {
+			return false, err
+		}
+		return false, &changedError{reasons: reasons}
+	}
 	rechecked := map[string]seen{}
 	for i, s := range steps {
 		rechecked[s.Path] = cur[i]
@@ -423,6 +433,11 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 	for i, s := range steps {
 		if v := o.judge(after[i], s.To); v != vSame {
 			wrong = append(wrong, qp(s.Path))
+		}
+	}
+	if len(wrong) == 0 {
+		if wrong, err = o.rawWrong(ctx, steps); err != nil {
+			return touched, err
 		}
 	}
 	if len(wrong) > 0 {

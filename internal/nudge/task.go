@@ -59,6 +59,11 @@ type PathState struct {
 	Path string  `json:"path"`
 	Mode *string `json:"mode"`
 	Blob *string `json:"blob"`
+	// RawBlob (undo.before only) holds the file's bytes as they were on
+	// disk, written without filters, when they differ from what git
+	// checkout writes for Blob (eol, clean/smudge, ident, encoding):
+	// undo writes these bytes back unfiltered (SPEC 1.13).
+	RawBlob *string `json:"raw_blob,omitempty"`
 }
 
 // Undo is what apply recorded before touching any file.

@@ -45,7 +45,8 @@ func undoSteps(u *Undo) ([]step, bool) {
 		b, a := u.Before[i], u.After[i]
 		if b.Path != a.Path || worktree.ValidPath(b.Path) != nil ||
 			(b.Mode == nil) != (b.Blob == nil) || (a.Mode == nil) != (a.Blob == nil) ||
-			(present(b) && !isRegularMode(b.Mode)) || (present(a) && !isRegularMode(a.Mode)) {
+			(present(b) && !isRegularMode(b.Mode)) || (present(a) && !isRegularMode(a.Mode)) ||
+			(b.RawBlob != nil && !present(b)) || a.RawBlob != nil {
 			return nil, false
 		}
 		steps[i] = step{Path: b.Path, From: a, To: b}
@@ -119,6 +120,10 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 	for _, s := range steps {
 		if present(s.To) {
 			blobs = append(blobs, *s.To.Blob)
+			writers = append(writers, s)
+		}
+		if present(s.To) && s.To.RawBlob != nil {
+			blobs = append(blobs, *s.To.RawBlob)
 			writers = append(writers, s)
 		}
 	}

@@ -20,6 +20,10 @@ const (
 	Checkpoints = "refs/autodev/checkpoints/"
 )
 
+// UndoBytes pins the raw bytes an apply kept for its undo (a commit whose
+// tree holds them at their paths), SPEC 1.13: refs/nudgethis/undo/<id>.
+const UndoBytes = "refs/nudgethis/undo/"
+
 // Kind is a family of ids: a letter and the ref folder that pins them.
 type Kind struct {
 	Letter string // "t" or "c"

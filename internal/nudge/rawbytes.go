@@ -1,0 +1,203 @@
+package nudge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/refs"
+)
+
+// Bytes on disk, not blobs (SPEC 1.13). A work-tree file can hold other
+// bytes than git checkout would write for its blob while git sees no
+// change: LF endings under `eol=crlf` or core.autocrlf, an unexpanded
+// $Id$ under `ident`, a clean filter that drops something, another
+// encoding of the same text under working-tree-encoding. Undo used to
+// write the blob back the checkout way, so such a file came back changed.
+// Now apply compares, for every file the patch replaces or removes, its
+// bytes with what checkout would write; where they differ it keeps the
+// bytes as a blob written without filters (undo.before[].raw_blob, pinned
+// by refs/nudgethis/undo/<id> so that gc keeps it), and undo writes those
+// bytes back unfiltered.
+
+// keepRawBytes fills steps[i].raw (the id of the bytes on disk of every
+// path the snapshot had) and, where those bytes are not what checkout
+// writes for the snapshot's blob, steps[i].From.RawBlob, writing those
+// blobs and pinning them under refs/nudgethis/undo/<id>. It returns a
+// sentence per path whose bytes changed while they were being read.
+func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, steps []step, since string) ([]string, error) {
+	var idx []int
+	var paths []string
+	var entries []git.IndexEntry
+	for i, s := range steps {
+		if present(s.From) {
+			idx = append(idx, i)
+			paths = append(paths, s.Path)
+			entries = append(entries, git.IndexEntry{Mode: *s.From.Mode, Blob: *s.From.Blob, Path: s.Path})
+		}
+	}
+	if len(idx) == 0 {
+		return nil, w.pinRawBytes(ctx, t.ID, nil)
+	}
+	disk, err := ops.repo.HashFilesRaw(ctx, paths, false)
+	if err != nil {
+		return nil, err
+	}
+	checkout, err := ops.checkoutRawIDs(ctx, entries)
+	if err != nil {
+		return nil, err
+	}
+	var keep []int // indexes into idx
+	var keepPaths []string
+	for j, i := range idx {
+		steps[i].raw = disk[j]
+		if disk[j] != checkout[j] {
+			keep = append(keep, j)
+			keepPaths = append(keepPaths, paths[j])
+		}
+	}
+	if len(keep) == 0 {
+		return nil, w.pinRawBytes(ctx, t.ID, nil)
+	}
+	written, err := ops.repo.HashFilesRaw(ctx, keepPaths, true)
+	if err != nil {
+		return nil, err
+	}
+	var changed []string
+	var pins []git.TreeEdit
+	for k, j := range keep {
+		i := idx[j]
+		if written[k] != disk[j] {
+			changed = append(changed, describe(vEdited, steps[i].Path, seen{}, since))
+			continue
+		}
+		id := written[k]
+		steps[i].From.RawBlob = &id
+		pins = append(pins, git.TreeEdit{Path: steps[i].Path, Mode: modeFile, Object: id})
+	}
+	if len(changed) > 0 {
+		return changed, nil
+	}
+	return nil, w.pinRawBytes(ctx, t.ID, pins)
+}
+
+// checkoutRawIDs returns, for each entry, the id of the bytes git checkout
+// would write for it into the work tree (filters, eol, ident, encoding),
+// by checking the entries out into a temp folder and hashing the files
+// there without filters.
+func (o *fileOps) checkoutRawIDs(ctx context.Context, entries []git.IndexEntry) ([]string, error) {
+	dir, err := os.MkdirTemp("", "git-nudge-raw-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	files := filepath.Join(dir, "files")
+	if err := o.repo.CheckoutTo(ctx, files, entries); err != nil {
+		return nil, fmt.Errorf("checking how git writes the snapshot's files: %w", err)
+	}
+	abs := make([]string, len(entries))
+	for i, e := range entries {
+		abs[i] = filepath.Join(files, filepath.FromSlash(e.Path))
+	}
+	return o.repo.HashFilesRaw(ctx, abs, false)
+}
+
+// pinRawBytes points refs/nudgethis/undo/<id> at a commit whose tree holds
+// the kept blobs at their paths (removing the ref when there are none),
+// so that gc never deletes bytes an undo needs.
+func (w *Workspace) pinRawBytes(ctx context.Context, id string, pins []git.TreeEdit) error {
+	r := w.Repo
+	ref := refs.UndoBytes + id
+	old, ok, err := r.ReadRef(ctx, ref)
+	if err != nil {
+		return err
+	}
+	if len(pins) == 0 {
+		if ok {
+			return r.DeleteRef(ctx, ref, old)
+		}
+		return nil
+	}
+	tree, _, err := r.EditTree(ctx, "", pins)
+	if err != nil {
+		return fmt.Errorf("keeping the bytes undo needs: %w", err)
+	}
+	commit, err := r.CommitTree(ctx, git.CommitRequest{
+		Tree: tree, Message: "nudge undo bytes " + id + "\n\nThe files' bytes as they were on disk before git nudge apply " + id + ", for its undo.\n",
+		Author: Identity, Committer: Identity,
+	})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		old = r.ZeroID()
+	}
+	return r.SetRef(ctx, git.SetRefRequest{Name: ref, New: commit, Old: old})
+}
+
+// rawChanged is the re-check of keepRawBytes' reading right before any
+// file is written: one sentence per path whose bytes on disk are no longer
+// those the plan read (a change git's hashing does not see, such as line
+// endings, would otherwise make undo bring back the older bytes).
+func (o *fileOps) rawChanged(ctx context.Context, steps []step, since string) ([]string, error) {
+	var idx []int
+	var paths []string
+	for i, s := range steps {
+		if s.raw != "" {
+			idx = append(idx, i)
+			paths = append(paths, s.Path)
+		}
+	}
+	ids, err := o.repo.HashFilesRaw(ctx, paths, false)
+	if err != nil {
+		return nil, err
+	}
+	var reasons []string
+	for j, i := range idx {
+		if ids[j] != steps[i].raw {
+			reasons = append(reasons, describe(vEdited, steps[i].Path, seen{}, since))
+		}
+	}
+	return reasons, nil
+}
+
+// rawWrong returns the paths, among steps that bring back kept bytes
+// (To.RawBlob), whose bytes on disk are not those bytes.
+func (o *fileOps) rawWrong(ctx context.Context, steps []step) ([]string, error) {
+	var idx []int
+	var paths []string
+	for i, s := range steps {
+		if present(s.To) && s.To.RawBlob != nil {
+			idx = append(idx, i)
+			paths = append(paths, s.Path)
+		}
+	}
+	ids, err := o.repo.HashFilesRaw(ctx, paths, false)
+	if err != nil {
+		return nil, err
+	}
+	var wrong []string
+	for j, i := range idx {
+		if ids[j] != *steps[i].To.RawBlob {
+			wrong = append(wrong, qp(steps[i].Path))
+		}
+	}
+	return wrong, nil
+}
+
+// stageRaw replaces, in the stage folder, the content of every step that
+// brings back kept bytes (To.RawBlob) with those bytes, unfiltered.
+func (o *fileOps) stageRaw(ctx context.Context, staged string, steps []step) error {
+	var raw []git.IndexEntry
+	for _, s := range steps {
+		if present(s.To) && s.To.RawBlob != nil {
+			raw = append(raw, git.IndexEntry{Mode: *s.To.Mode, Blob: *s.To.RawBlob, Path: s.Path})
+		}
+	}
+	if err := o.repo.CheckoutRaw(ctx, staged, raw); err != nil {
+		return fmt.Errorf("preparing the kept file contents: %w", err)
+	}
+	return nil
+}
