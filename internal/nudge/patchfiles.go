@@ -44,7 +44,11 @@ func (w *Workspace) newFileOps(ctx context.Context) (*fileOps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fileOps{repo: w.Repo, tree: worktree.Open(w.Repo.WorkTree), fileMode: fm}, nil
+	tree, err := worktree.Open(w.Repo.WorkTree)
+	if err != nil {
+		return nil, err
+	}
+	return &fileOps{repo: w.Repo, tree: tree, fileMode: fm}, nil
 }
 
 // seen is one path as found in the work tree.

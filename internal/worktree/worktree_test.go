@@ -97,7 +97,7 @@ func umasked(t *testing.T, perm fs.FileMode) fs.FileMode {
 func TestWriteFileOS(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	tr := Open(root)
+	tr := mustOpen(t, root)
 	if err := tr.WriteFile("new dir/deep/ü x.sh", strings.NewReader("#!/bin/sh\n"), true); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestSymlinkedFolderToOutside(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "sub")); err != nil {
 		t.Fatal(err)
 	}
-	tr := Open(root)
+	tr := mustOpen(t, root)
 	var be *BlockedError
 	if err := tr.WriteFile("sub/x.txt", strings.NewReader("x"), false); !errors.As(err, &be) || be.Blocker != "sub" || be.Kind != Symlink {
 		t.Fatalf("write through a symlinked folder: %v", err)
@@ -206,7 +206,7 @@ func TestSymlinkedFolderToOutside(t *testing.T) {
 
 func TestRemovePrunes(t *testing.T) {
 	t.Parallel()
-	for name, tr := range map[string]*Tree{"os": Open(t.TempDir()), "mem": New(memfs.New())} {
+	for name, tr := range map[string]*Tree{"os": mustOpen(t, t.TempDir()), "mem": New(memfs.New())} {
 		for _, p := range []string{"a/b/c/one", "a/b/two", "a/keep", "top"} {
 			if err := tr.WriteFile(p, bytes.NewReader([]byte(p)), false); err != nil {
 				t.Fatal(err)
@@ -256,4 +256,14 @@ func TestIsTempName(t *testing.T) {
 			t.Errorf("IsTempName(%q) = true", s)
 		}
 	}
+}
+
+func mustOpen(t *testing.T, root string) *Tree {
+	t.Helper()
+	tr, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tr.Close() })
+	return tr
 }
