@@ -164,6 +164,9 @@ func notExist(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
 
+// KindOf says what kind of thing fi describes (from an Lstat).
+func KindOf(fi fs.FileInfo) Kind { return kindOf(fi) }
+
 func kindOf(fi fs.FileInfo) Kind {
 	m := fi.Mode()
 	switch {
