@@ -267,3 +267,57 @@ func mustOpen(t *testing.T, root string) *Tree {
 	t.Cleanup(func() { _ = tr.Close() })
 	return tr
 }
+
+// RootFS never reaches outside its top level: not through a symlinked
+// folder, not by removing or renaming a symlink (the link itself goes).
+func TestRootFSStaysInside(t *testing.T) {
+	t.Parallel()
+	top, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "keep"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"rel": "../" + filepath.Base(outside), "abs": outside, "file": filepath.Join(outside, "keep")} {
+		if err := os.Symlink(target, filepath.Join(top, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fsys, err := OpenRootFS(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	for _, p := range []string{"rel/new", "abs/new", "rel/keep"} {
+		if f, err := fsys.OpenFile(p, os.O_WRONLY|os.O_CREATE, 0o644); err == nil {
+			f.Close()
+			t.Errorf("OpenFile(%q) went through a symlink to the outside", p)
+		}
+		if err := fsys.MkdirAll(p+"/d", 0o755); err == nil {
+			t.Errorf("MkdirAll(%q) went through a symlink to the outside", p)
+		}
+	}
+	if _, err := fsys.Chroot("rel"); err == nil {
+		t.Error("Chroot through a symlink to the outside")
+	}
+	if err := fsys.Rename("file", "moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.Remove("moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.Remove("rel"); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Name() != "keep" {
+		t.Fatalf("outside holds %v, want only keep", ents)
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, "keep")); err != nil || string(b) != "keep" {
+		t.Fatalf("keep: %q %v", b, err)
+	}
+	if _, err := os.Lstat(filepath.Join(top, "rel")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the link itself was not removed: %v", err)
+	}
+}
