@@ -121,10 +121,6 @@ func (t *Tree) Close() error {
 	return nil
 }
 
-// Filesystem is the tree's billy filesystem, for callers that walk or
-// remove files themselves (git autodev restore).
-func (t *Tree) Filesystem() billy.Filesystem { return t.fs }
-
 // folder returns folder dir ("" for the top level) as a filesystem of its
 // own, opened once so that the calls made in it cannot be redirected to
 // another folder halfway, after checking that it is the plain folder
@@ -136,7 +132,12 @@ func (t *Tree) folder(p, dir string) (fsys billy.Filesystem, done func(), err er
 	}
 	sub, err := t.fs.Chroot(dir)
 	if err != nil {
-		return nil, nil, err
+		// Swapped for a symlink (to the outside, which the RootFS
+		// refuses) or a file since it was looked at: say so plainly.
+		if at, lerr := t.fs.Lstat(dir); lerr == nil && kindOf(at) != Dir {
+			return nil, nil, &BlockedError{Path: p, Blocker: dir, Kind: kindOf(at)}
+		}
+		return nil, nil, fmt.Errorf("opening folder %s: %w", dir, err)
 	}
 	done = func() {
 		if c, ok := sub.(io.Closer); ok {
