@@ -38,7 +38,7 @@ type sandbox struct {
 
 // newSandbox makes an empty repository (branch main) with a private HOME
 // holding a test identity, no system config, fixed dates and a private
-// TMPDIR (where an interrupted apply leaves its staging folder).
+// TMPDIR (which apply and undo must leave untouched).
 func newSandbox(t testing.TB) *sandbox {
 	t.Helper()
 	return newSandboxIn(t, t.TempDir())

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
 // DisabledMessage is what every command prints outside a git repository.
@@ -103,9 +104,18 @@ func (ws *Workspace) Enabled(ctx context.Context) (bool, error) {
 var ErrCheckpointsOff = errors.New("checkpoints are off (git config autodev.checkpoints false); turn them on with git config autodev.checkpoints true")
 
 // ensureDir creates .autodev with its .gitignore of "*", so git never
-// sees anything inside it.
+// sees anything inside it. It refuses when .autodev or a lock, journal or
+// memory file in it is a symlink (or not a folder, not a file): the state
+// would be written wherever the link points.
 func (ws *Workspace) ensureDir() error {
-	if err := os.MkdirAll(ws.Dir, 0o755); err != nil {
+	if _, err := worktree.RealDir(ws.Repo.WorkTree, ".autodev", true); err != nil {
+		return err
+	}
+	var files []string
+	for _, f := range []string{"lock", "run.lock", "memory.md", "checkpoints.json", "state.json", ".gitignore"} {
+		files = append(files, ".autodev/"+f)
+	}
+	if err := worktree.RealFile(ws.Repo.WorkTree, files...); err != nil {
 		return err
 	}
 	gi := filepath.Join(ws.Dir, ".gitignore")

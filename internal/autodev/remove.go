@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path"
-	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/osfs"
+	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
 // removeParkedUntracked is the second half of restore's step 4: after the
@@ -19,8 +17,9 @@ import (
 // the pre-restore commit and that the checkpoint does not have. Nothing
 // else is ever removed: not ignored files, not .autodev/, not embedded
 // repositories, not files that appeared after the listing. Folders left
-// empty by a removal are removed too. Paths go through a go-billy bound
-// filesystem, so none can escape the work tree.
+// empty by a removal are removed too. Paths go through a go-billy
+// filesystem over os.Root (worktree.RootFS), so none can escape the work
+// tree, even when a folder is swapped for a symlink while this runs.
 func (ws *Workspace) removeParkedUntracked(ctx context.Context, target, parkedCommit string, untracked []string) ([]string, error) {
 	if len(untracked) == 0 || parkedCommit == "" {
 		return nil, nil
@@ -33,7 +32,11 @@ func (ws *Workspace) removeParkedUntracked(ctx context.Context, target, parkedCo
 	if err != nil {
 		return nil, err
 	}
-	wt := osfs.New(ws.Repo.WorkTree, osfs.WithBoundOS())
+	wt, err := worktree.OpenRootFS(ws.Repo.WorkTree)
+	if err != nil {
+		return nil, err
+	}
+	defer wt.Close()
 	var removed []string
 	dirs := map[string]bool{}
 	for _, p := range untracked {
@@ -86,12 +89,7 @@ func removeFile(wt billy.Filesystem, rel string) (bool, error) {
 	if fi.IsDir() {
 		return false, nil
 	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		// billy's bound Remove resolves a final symlink (it would remove
-		// the link's target); remove the link itself, whose folders were
-		// just checked to be real folders inside the tree.
-		return true, os.Remove(filepath.Join(wt.Root(), filepath.FromSlash(rel)))
-	}
+	// A symlink is removed itself (unlinkat never follows a final link).
 	return true, wt.Remove(rel)
 }
 

@@ -97,6 +97,7 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 	if err != nil {
 		return nil, err
 	}
+	defer ops.tree.Close()
 	head, err := w.Repo.Head(ctx)
 	if err != nil {
 		return nil, err

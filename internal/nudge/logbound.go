@@ -2,11 +2,15 @@ package nudge
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
 // LogLimit is how much of a command's output a task keeps: the last 1 MiB.
@@ -28,6 +32,22 @@ type BoundedLog struct {
 func OpenBoundedLog(path string, limit int64) (*BoundedLog, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
+	}
+	// Never through a symlink: truncating would empty the link's target.
+	for _, p := range []struct {
+		path string
+		want worktree.Kind
+	}{{filepath.Dir(path), worktree.Dir}, {path, worktree.File}} {
+		fi, err := os.Lstat(p.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if k := worktree.KindOf(fi); k != p.want {
+			return nil, &worktree.StateError{Path: p.path, Kind: k, Want: p.want}
+		}
 	}
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {

@@ -34,6 +34,7 @@ func present(ps PathState) bool { return ps.Blob != nil }
 
 // fileOps looks at and changes the work-tree files of a task's patch.
 type fileOps struct {
+	ws       *Workspace // where stage folders go
 	repo     *git.Repo
 	tree     *worktree.Tree
 	fileMode bool // core.fileMode: whether the executable bit counts
@@ -44,7 +45,11 @@ func (w *Workspace) newFileOps(ctx context.Context) (*fileOps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fileOps{repo: w.Repo, tree: worktree.Open(w.Repo.WorkTree), fileMode: fm}, nil
+	tree, err := worktree.Open(w.Repo.WorkTree)
+	if err != nil {
+		return nil, err
+	}
+	return &fileOps{ws: w, repo: w.Repo, tree: tree, fileMode: fm}, nil
 }
 
 // seen is one path as found in the work tree.
@@ -237,25 +242,29 @@ func (o *fileOps) writable(steps []step, cur []seen, skip map[string]bool) ([]st
 }
 
 // stage writes the new content of every step that leaves a file into a
-// fresh temp folder, exactly as git checkout would write it (filters,
-// line endings, mode). Nothing in the work tree is touched.
-func (o *fileOps) stage(ctx context.Context, steps []step) (dir string, cleanup func(), err error) {
-	dir, err = os.MkdirTemp("", "git-nudge-stage-")
+// fresh stage folder in .nudgethis (on the work tree's filesystem),
+// exactly as git checkout would write it (filters, line endings, mode).
+// Nothing in the work tree is touched. cleanup removes the stage folder;
+// on error it is already removed.
+func (o *fileOps) stage(ctx context.Context, steps []step) (files string, cleanup func(), err error) {
+	dir, err := o.ws.newStage()
 	if err != nil {
 		return "", nil, err
 	}
-	cleanup = func() { _ = os.RemoveAll(dir) }
+	name := filepath.Base(dir)
+	cleanup = func() { _ = o.ws.removeStage(name) }
 	var entries []git.IndexEntry
 	for _, s := range steps {
 		if present(s.To) {
 			entries = append(entries, git.IndexEntry{Mode: *s.To.Mode, Blob: *s.To.Blob, Path: s.Path})
 		}
 	}
-	if err := o.repo.CheckoutTo(ctx, filepath.Join(dir, "files"), entries); err != nil {
+	files = filepath.Join(dir, "files")
+	if err := o.repo.CheckoutTo(ctx, files, entries); err != nil {
 		cleanup()
 		return "", nil, fmt.Errorf("preparing the new file contents: %w", err)
 	}
-	return filepath.Join(dir, "files"), cleanup, nil
+	return files, cleanup, nil
 }
 
 // order puts steps in the order they run: removals that must clear the way
@@ -447,7 +456,14 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 }
 
 func (o *fileOps) writeStaged(staged string, s step) error {
-	f, err := os.Open(filepath.Join(staged, filepath.FromSlash(s.Path)))
+	// Read through an os.Root too: a folder of the stage swapped for a
+	// symlink cannot make apply copy content from outside it.
+	r, err := os.OpenRoot(staged)
+	if err != nil {
+		return fmt.Errorf("reading the prepared content of %s: %w", s.Path, err)
+	}
+	defer r.Close()
+	f, err := r.Open(filepath.FromSlash(s.Path))
 	if err != nil {
 		return fmt.Errorf("reading the prepared content of %s: %w", qp(s.Path), err)
 	}

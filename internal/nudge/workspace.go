@@ -14,6 +14,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/refs"
+	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
 // StateDirName is the workspace's state folder, at the work tree's top level.
@@ -96,11 +97,22 @@ func taskOwner(ctx context.Context, r *git.Repo) (*git.Repo, string) {
 }
 
 // ensureDir creates .nudgethis with a .gitignore of "*" so git never sees it.
+// It refuses when .nudgethis, one of its folders or its lock files is a
+// symlink (or not a folder, not a file): the state would be written
+// wherever the link points.
 func (w *Workspace) ensureDir() error {
-	for _, d := range []string{w.Dir, w.tasksDir()} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return fmt.Errorf("creating %s: %w", d, err)
+	for _, d := range []string{StateDirName, StateDirName + "/tasks"} {
+		if _, err := worktree.RealDir(w.Repo.WorkTree, d, true); err != nil {
+			return err
 		}
+	}
+	for _, d := range []string{"worktrees", "logs", stageDirName} {
+		if _, err := worktree.RealDir(w.Repo.WorkTree, StateDirName+"/"+d, false); err != nil {
+			return err
+		}
+	}
+	if err := worktree.RealFile(w.Repo.WorkTree, StateDirName+"/lock", StateDirName+"/.gitignore"); err != nil {
+		return err
 	}
 	gi := filepath.Join(w.Dir, ".gitignore")
 	if b, err := os.ReadFile(gi); err == nil && string(b) == "*\n" {
@@ -206,14 +218,19 @@ func (w *Workspace) runLockPath(id string) string { return filepath.Join(w.tasks
 // outside the workspace lock (setup, run); Reconcile treats a preparing or
 // running task whose lock is free as interrupted.
 func (w *Workspace) HoldTask(ctx context.Context, id string) (*journal.Lock, error) {
+	if err := worktree.RealFile(w.Repo.WorkTree, StateDirName+"/tasks/"+id+".lock"); err != nil {
+		return nil, err
+	}
 	return journal.Acquire(ctx, w.runLockPath(id), time.Second, "git-nudge working on "+id)
 }
 
 // Reconcile settles records left by processes that died, and must run with
 // the workspace lock held: a task in applying or undoing becomes
 // recovery_required (never retried); one in preparing or running whose
-// process is gone becomes failed.
+// process is gone becomes failed. Stage folders of dead processes are
+// removed.
 func (w *Workspace) Reconcile() error {
+	w.cleanStages()
 	tasks, err := w.unsettled()
 	if err != nil {
 		return err

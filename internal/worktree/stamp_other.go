@@ -14,3 +14,7 @@ type stamp struct {
 func stampOf(fi fs.FileInfo) stamp {
 	return stamp{mode: fi.Mode(), size: fi.Size(), mtime: fi.ModTime().UnixNano()}
 }
+
+// sameFile reports whether a and b describe the same file; here it cannot
+// tell, and says so by answering true.
+func sameFile(a, b fs.FileInfo) bool { return true }

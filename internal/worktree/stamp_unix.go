@@ -24,3 +24,10 @@ func stampOf(fi fs.FileInfo) stamp {
 	}
 	return s
 }
+
+// sameFile reports whether a and b describe the same file (same device
+// and inode; true when the filesystem does not tell, as memfs).
+func sameFile(a, b fs.FileInfo) bool {
+	sa, sb := stampOf(a), stampOf(b)
+	return sa.ino == sb.ino && sa.dev == sb.dev
+}

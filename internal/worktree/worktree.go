@@ -1,12 +1,17 @@
-// Package worktree owns direct access to work-tree files during apply and
-// undo. Every read, write and removal goes through a go-billy filesystem
-// bound to the work tree's top level (osfs with WithBoundOS), paths are
-// validated before use (ValidPath), and no operation steps through a symlink
-// or a file where a folder should be: a leading folder replaced by a symlink
-// pointing elsewhere is reported, never followed. Writes are atomic: a temp
-// file in the target's own folder, every write error checked, fsync, mode
-// set, rename over the target. Removals prune the folders they leave empty,
-// never the top level and never a folder that still holds anything.
+// Package worktree owns direct access to work-tree files during apply,
+// undo and restore. Every read, write, rename, removal and mkdir goes
+// through a go-billy filesystem bound to the work tree's top level: on
+// disk a RootFS, whose system calls are made through Go's os.Root
+// (openat-based), so that no path and no symlink swapped in while a call
+// runs can reach outside the top level; memfs in unit tests. Paths are
+// validated before use (ValidPath), and no operation steps through a
+// symlink or a file where a folder should be: a leading folder replaced by
+// a symlink is reported, never followed out of the tree. Writes are
+// atomic: a temp file in the target's own folder (opened once, so the temp
+// file and the rename stay in that one folder), every write error checked,
+// fsync, mode set on the open file, rename over the target. Removals prune
+// the folders they leave empty, never the top level and never a folder
+// that still holds anything.
 package worktree
 
 import (
@@ -23,7 +28,6 @@ import (
 	"syscall"
 
 	"github.com/go-git/go-billy/v5"
-	"github.com/go-git/go-billy/v5/osfs"
 )
 
 // Kind is what occupies a path.
@@ -97,18 +101,74 @@ type Tree struct {
 	syncDirs bool
 }
 
-// Open returns the work tree rooted at root on the real filesystem, bound so
-// that no path can resolve outside root.
-func Open(root string) *Tree {
-	return &Tree{fs: osfs.New(root, osfs.WithBoundOS()), syncDirs: true}
+// Open returns the work tree rooted at root on the real filesystem (a
+// RootFS: no path can resolve outside root, even racing). Close releases
+// it.
+func Open(root string) (*Tree, error) {
+	fsys, err := OpenRootFS(root)
+	if err != nil {
+		return nil, fmt.Errorf("opening the work tree %s: %w", root, err)
+	}
+	return &Tree{fs: fsys, syncDirs: true}, nil
 }
 
 // New wraps any billy filesystem (memfs in tests).
 func New(fsys billy.Filesystem) *Tree { return &Tree{fs: fsys} }
 
+// Close releases what Open holds (the top level's descriptor).
+func (t *Tree) Close() error {
+	if c, ok := t.fs.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
+
+// folder returns folder dir ("" for the top level) as a filesystem of its
+// own, opened once so that the calls made in it cannot be redirected to
+// another folder halfway, after checking that it is the plain folder
+// found at dir now (not a symlink, not something swapped in). done
+// releases it.
+func (t *Tree) folder(p, dir string) (fsys billy.Filesystem, done func(), err error) {
+	if dir == "" {
+		return t.fs, func() {}, nil
+	}
+	sub, err := t.fs.Chroot(dir)
+	if err != nil {
+		// Swapped for a symlink (to the outside, which the RootFS
+		// refuses) or a file since it was looked at: say so plainly.
+		if at, lerr := t.fs.Lstat(dir); lerr == nil && kindOf(at) != Dir {
+			return nil, nil, &BlockedError{Path: p, Blocker: dir, Kind: kindOf(at)}
+		}
+		return nil, nil, fmt.Errorf("opening folder %s: %w", dir, err)
+	}
+	done = func() {
+		if c, ok := sub.(io.Closer); ok {
+			_ = c.Close()
+		}
+	}
+	in, err := sub.Lstat(".")
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	at, err := t.fs.Lstat(dir)
+	if err != nil {
+		done()
+		return nil, nil, err
+	}
+	if k := kindOf(at); k != Dir || !sameFile(in, at) {
+		done()
+		return nil, nil, &BlockedError{Path: p, Blocker: dir, Kind: k}
+	}
+	return sub, done, nil
+}
+
 func notExist(err error) bool {
 	return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 }
+
+// KindOf says what kind of thing fi describes (from an Lstat).
+func KindOf(fi fs.FileInfo) Kind { return kindOf(fi) }
 
 func kindOf(fi fs.FileInfo) Kind {
 	m := fi.Mode()
@@ -241,11 +301,17 @@ func (t *Tree) WriteFile(p string, r io.Reader, exec bool) (err error) {
 	case cur.Blocker != "":
 		return &BlockedError{Path: p, Blocker: cur.Blocker, Kind: cur.BlockerKind}
 	case cur.Kind != Absent && cur.Kind != File:
-		// A bound filesystem resolves a final symlink too, so replacing
-		// the link itself is not possible through it: refuse instead.
+		// apply and undo write regular files only: a symlink, folder or
+		// special file in the way is the caller's to judge.
 		return &BlockedError{Path: p, Blocker: p, Kind: cur.Kind}
 	}
-	tmp, err := tempName(parent(p))
+	dir, base := parent(p), p[strings.LastIndexByte(p, '/')+1:]
+	dfs, release, err := t.folder(p, dir)
+	if err != nil {
+		return err
+	}
+	defer release()
+	tmp, err := tempName("")
 	if err != nil {
 		return err
 	}
@@ -258,14 +324,14 @@ func (t *Tree) WriteFile(p string, r io.Reader, exec bool) (err error) {
 	if cur.Kind == File {
 		perm = 0o600
 	}
-	f, err := t.fs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	f, err := dfs.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", p, err)
 	}
 	done := false
 	defer func() {
 		if !done {
-			_ = t.fs.Remove(tmp)
+			_ = dfs.Remove(tmp)
 		}
 	}()
 	if _, err := io.Copy(f, r); err != nil {
@@ -278,19 +344,25 @@ func (t *Tree) WriteFile(p string, r io.Reader, exec bool) (err error) {
 			return fmt.Errorf("writing %s: fsync: %w", p, err)
 		}
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", p, err)
-	}
 	if cur.Kind == File {
-		ch, ok := t.fs.(billy.Chmod)
-		if !ok {
-			return fmt.Errorf("writing %s: this filesystem cannot set modes", p)
+		// On the open file when it can (fchmod: no name to redirect),
+		// else by name on filesystems that only offer that (memfs).
+		if fc, ok := f.(interface{ Chmod(fs.FileMode) error }); ok {
+			err = fc.Chmod(execPerm(cur.Perm, exec))
+		} else if ch, ok := dfs.(billy.Chmod); ok {
+			err = ch.Chmod(tmp, execPerm(cur.Perm, exec))
+		} else {
+			err = errors.New("this filesystem cannot set modes")
 		}
-		if err := ch.Chmod(tmp, execPerm(cur.Perm, exec)); err != nil {
+		if err != nil {
+			_ = f.Close()
 			return fmt.Errorf("writing %s: %w", p, err)
 		}
 	}
-	if err := t.fs.Rename(tmp, p); err != nil {
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", p, err)
+	}
+	if err := dfs.Rename(tmp, base); err != nil {
 		return fmt.Errorf("writing %s: %w", p, err)
 	}
 	done = true
@@ -312,11 +384,17 @@ func (t *Tree) Remove(p string) (pruned []string, err error) {
 	case cur.Kind == Absent:
 		return nil, nil
 	case cur.Kind != File:
-		// Folders are pruned, not removed; a symlink would be resolved by
-		// the bound filesystem and its target removed instead.
+		// Folders are pruned, not removed; symlinks and special files are
+		// left to the caller (apply and undo never remove them).
 		return nil, &BlockedError{Path: p, Blocker: p, Kind: cur.Kind}
 	}
-	if err := t.fs.Remove(p); err != nil && !notExist(err) {
+	dfs, release, err := t.folder(p, parent(p))
+	if err != nil {
+		return nil, err
+	}
+	err = dfs.Remove(p[strings.LastIndexByte(p, '/')+1:])
+	release()
+	if err != nil && !notExist(err) {
 		return nil, fmt.Errorf("removing %s: %w", p, err)
 	}
 	return t.Prune(parent(p)), nil

@@ -97,7 +97,7 @@ func umasked(t *testing.T, perm fs.FileMode) fs.FileMode {
 func TestWriteFileOS(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	tr := Open(root)
+	tr := mustOpen(t, root)
 	if err := tr.WriteFile("new dir/deep/ü x.sh", strings.NewReader("#!/bin/sh\n"), true); err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestSymlinkedFolderToOutside(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(root, "sub")); err != nil {
 		t.Fatal(err)
 	}
-	tr := Open(root)
+	tr := mustOpen(t, root)
 	var be *BlockedError
 	if err := tr.WriteFile("sub/x.txt", strings.NewReader("x"), false); !errors.As(err, &be) || be.Blocker != "sub" || be.Kind != Symlink {
 		t.Fatalf("write through a symlinked folder: %v", err)
@@ -206,7 +206,7 @@ func TestSymlinkedFolderToOutside(t *testing.T) {
 
 func TestRemovePrunes(t *testing.T) {
 	t.Parallel()
-	for name, tr := range map[string]*Tree{"os": Open(t.TempDir()), "mem": New(memfs.New())} {
+	for name, tr := range map[string]*Tree{"os": mustOpen(t, t.TempDir()), "mem": New(memfs.New())} {
 		for _, p := range []string{"a/b/c/one", "a/b/two", "a/keep", "top"} {
 			if err := tr.WriteFile(p, bytes.NewReader([]byte(p)), false); err != nil {
 				t.Fatal(err)
@@ -255,5 +255,69 @@ func TestIsTempName(t *testing.T) {
 		if IsTempName(s) {
 			t.Errorf("IsTempName(%q) = true", s)
 		}
+	}
+}
+
+func mustOpen(t *testing.T, root string) *Tree {
+	t.Helper()
+	tr, err := Open(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tr.Close() })
+	return tr
+}
+
+// RootFS never reaches outside its top level: not through a symlinked
+// folder, not by removing or renaming a symlink (the link itself goes).
+func TestRootFSStaysInside(t *testing.T) {
+	t.Parallel()
+	top, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "keep"), []byte("keep"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"rel": "../" + filepath.Base(outside), "abs": outside, "file": filepath.Join(outside, "keep")} {
+		if err := os.Symlink(target, filepath.Join(top, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fsys, err := OpenRootFS(top)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fsys.Close()
+	for _, p := range []string{"rel/new", "abs/new", "rel/keep"} {
+		if f, err := fsys.OpenFile(p, os.O_WRONLY|os.O_CREATE, 0o644); err == nil {
+			f.Close()
+			t.Errorf("OpenFile(%q) went through a symlink to the outside", p)
+		}
+		if err := fsys.MkdirAll(p+"/d", 0o755); err == nil {
+			t.Errorf("MkdirAll(%q) went through a symlink to the outside", p)
+		}
+	}
+	if _, err := fsys.Chroot("rel"); err == nil {
+		t.Error("Chroot through a symlink to the outside")
+	}
+	if err := fsys.Rename("file", "moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.Remove("moved"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fsys.Remove("rel"); err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Name() != "keep" {
+		t.Fatalf("outside holds %v, want only keep", ents)
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, "keep")); err != nil || string(b) != "keep" {
+		t.Fatalf("keep: %q %v", b, err)
+	}
+	if _, err := os.Lstat(filepath.Join(top, "rel")); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the link itself was not removed: %v", err)
 	}
 }
