@@ -55,7 +55,18 @@ func Open(ctx context.Context, dir string, now func() time.Time) (*Workspace, er
 // creates no file or folder; a workspace that never had a task simply has
 // none.
 func OpenReadOnly(ctx context.Context, dir string, now func() time.Time) (*Workspace, error) {
-	return find(ctx, dir, now)
+	w, err := find(ctx, dir, now)
+	if err != nil {
+		return nil, err
+	}
+	// Reading through a symlinked state folder would show another
+	// workspace's (or a task's forged) records as this one's.
+	for _, d := range []string{StateDirName, StateDirName + "/tasks", StateDirName + "/worktrees", StateDirName + "/logs", StateDirName + "/" + stageDirName} {
+		if _, err := worktree.RealDir(w.Repo.WorkTree, d, false); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
 }
 
 func find(ctx context.Context, dir string, now func() time.Time) (*Workspace, error) {
