@@ -41,7 +41,7 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 			fmt.Sprintf("See git nudge recover %s. Once the files are resolved, git nudge drop --force %s removes the record; the work tree is left as it is.", id, id))
 	}
 	if w.busy(id) {
-		return refuse("another git-nudge process is preparing or running it", "Wait for it to finish.")
+		return refuse(w.busyReason(t), "Wait for it to finish.")
 	}
 	if !force {
 		lost, err := w.uncaptured(ctx, t)

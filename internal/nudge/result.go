@@ -27,7 +27,7 @@ func (w *Workspace) Capture(ctx context.Context, id, from string) (*Task, error)
 		return &RefusedError{What: "cannot capture " + id, Reasons: []string{reason}, Next: next}
 	}
 	if w.busy(id) {
-		return nil, refuse("another git-nudge process is preparing or running it", "Wait for it to finish; git nudge run captures the result itself.")
+		return nil, refuse(w.busyReason(t), "Wait for it to finish; git nudge run captures the result itself.")
 	}
 	switch t.State {
 	case StateSnapshotted, StatePrepared, StateReady, StateFailed:

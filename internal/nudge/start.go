@@ -28,6 +28,9 @@ type StartOptions struct {
 	Output io.Writer
 	// Note is the note of the snapshot taken when no task is named.
 	Note string
+
+	// hold is the task's lock file, inherited by the setup commands.
+	hold *os.File
 }
 
 // Start gives a task a worktree: it takes a snapshot first when id is "",
@@ -50,6 +53,7 @@ func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task
 		return nil, err
 	}
 	defer hold.Release()
+	o.hold = hold.File()
 	return t, w.prepareHeld(ctx, t, l, o)
 }
 
@@ -97,9 +101,11 @@ func (w *Workspace) hasWorktree(t *Task) bool {
 // records the outcome: prepared, or failed with the reason.
 func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o StartOptions) error {
 	dir := w.WorktreeDir(t.ID)
+	pid := os.Getpid()
 	t.State = StatePreparing
 	t.Worktree = &dir
 	t.Error = nil
+	t.PID, t.CommandPID = &pid, nil
 	if err := w.Save(t); err != nil {
 		l.Release()
 		return err
@@ -115,6 +121,7 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 		return errors.Join(perr, err)
 	}
 	defer l.Release()
+	t.PID, t.CommandPID = nil, nil
 	if perr != nil {
 		msg := perr.Error()
 		t.State = StateFailed
@@ -236,7 +243,7 @@ func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOp
 		fmt.Fprintf(out, "$ %s\n", c)
 		code, err := child{
 			argv: []string{"sh", "-c", c}, dir: dir, env: w.childEnv(o.Environ, t, dir),
-			stdout: out, stderr: out, group: true,
+			stdout: out, stderr: out, group: true, lock: o.hold,
 		}.run()
 		if err != nil {
 			return fmt.Errorf("setup command %q: %w", c, err)
@@ -259,7 +266,7 @@ func (w *Workspace) loadIdle(id, what string) (*Task, error) {
 		return nil, err
 	}
 	if w.busy(id) {
-		return nil, &RefusedError{What: what, Reasons: []string{"another git-nudge process is preparing or running it"}, Next: "Wait for it to finish (git nudge list shows its state)."}
+		return nil, &RefusedError{What: what, Reasons: []string{w.busyReason(t)}, Next: "Wait for it to finish (git nudge list shows its state)."}
 	}
 	return t, nil
 }

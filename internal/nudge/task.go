@@ -87,6 +87,10 @@ type Task struct {
 	Worktree      *string      `json:"worktree"`
 	Command       []string     `json:"command"`
 	ExitCode      *int         `json:"exit_code"`
+	// PID is the git-nudge process preparing or running the task and
+	// CommandPID the command it started; set only while that goes on.
+	PID        *int `json:"pid,omitempty"`
+	CommandPID *int `json:"command_pid,omitempty"`
 	Result        *string      `json:"result"`
 	Files         []FileChange `json:"files"`
 	Undo          *Undo        `json:"undo"`

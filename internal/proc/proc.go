@@ -40,6 +40,8 @@ type Spec struct {
 	// ExtraFiles are open files the program inherits as descriptors 3,
 	// 4, ... (exec.Cmd.ExtraFiles).
 	ExtraFiles []*os.File
+	// Started, when set, is called with the program's pid once it runs.
+	Started func(pid int)
 }
 
 // Run starts the program, waits for it and returns its shell exit status.
@@ -62,7 +64,7 @@ func Run(s Spec) (int, error) {
 			// even while something it started still holds its output.
 			var err error
 			if pipes, err = ownPipes(x); err != nil {
-				return 127, fmt.Errorf("%w %q: %v", ErrNotStarted, s.Argv[0], err)
+				return 127, notStarted(s, err)
 			}
 		}
 	}
@@ -70,7 +72,10 @@ func Run(s Spec) (int, error) {
 	pipes.closeWriteEnds() // only the child holds them now
 	if err != nil {
 		pipes.wait()
-		return 127, fmt.Errorf("%w %q: %v", ErrNotStarted, s.Argv[0], err)
+		return 127, notStarted(s, err)
+	}
+	if s.Started != nil {
+		s.Started(x.Process.Pid)
 	}
 	done := make(chan struct{})
 	if s.Signals != nil {
@@ -111,6 +116,15 @@ func Run(s Spec) (int, error) {
 		return code, nil
 	}
 	return 1, err
+}
+
+// notStarted is the error for a program that could not be started: it
+// names the program and the directory it was started in.
+func notStarted(s Spec, err error) error {
+	if s.Dir != "" {
+		return fmt.Errorf("%w %q in %s: %v", ErrNotStarted, s.Argv[0], s.Dir, err)
+	}
+	return fmt.Errorf("%w %q: %v", ErrNotStarted, s.Argv[0], err)
 }
 
 // stopGroup ends the processes left in group pgid: SIGTERM, then SIGKILL
@@ -192,4 +206,14 @@ func (c *copies) wait() {
 	for _, r := range c.readers {
 		_ = r.Close()
 	}
+}
+
+// Gone reports whether process pid has certainly ended (a pid that cannot
+// be checked counts as alive).
+func Gone(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return errors.Is(err, syscall.ESRCH)
 }

@@ -35,7 +35,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	fw := env.ForwardSignals()
 	defer fw.Stop()
 	t, code, err := w.Run(env.Ctx, nudge.RunOptions{
-		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message,
+		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message, Dir: env.Dir,
 		Environ: os.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 		Signals: fw.Signals, Group: fw.Group,
 		Skip: fw.Skip,
