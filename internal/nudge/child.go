@@ -11,7 +11,10 @@ import (
 // child is a program a task runs (a setup command or the task's command),
 // in the task's worktree.
 type child struct {
-	argv   []string
+	argv []string
+	// path, when set, is the file to execute (argv[0] is then only its
+	// name): the sandbox helper.
+	path   string
 	dir    string
 	env    []string
 	stdin  io.Reader
@@ -42,7 +45,7 @@ func (c child) run() (int, error) {
 	if c.lock != nil {
 		extra = []*os.File{c.lock}
 	}
-	return proc.Run(proc.Spec{Argv: c.argv, Dir: c.dir, Env: c.env, Stdin: c.stdin,
+	return proc.Run(proc.Spec{Argv: c.argv, Path: c.path, Dir: c.dir, Env: c.env, Stdin: c.stdin,
 		Stdout: c.stdout, Stderr: c.stderr, Signals: c.signals, Skip: c.skip,
 		Group: c.group, StopGroup: c.group, ExtraFiles: extra, Started: c.started})
 }

@@ -20,6 +20,9 @@ type RunOptions struct {
 	// worktree's folder at the same place ("" or a folder outside the
 	// work tree: the worktree's top).
 	Dir string
+	// Sandbox runs CMD confined (see sandboxed); nil follows git config
+	// nudge.sandbox. Where that is impossible the run is refused.
+	Sandbox *bool
 
 	Environ []string
 	Stdin   io.Reader
@@ -44,6 +47,10 @@ type RunOptions struct {
 func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if len(o.Command) == 0 {
 		return nil, 0, errors.New("no command to run: git nudge run -- CMD [ARG...]")
+	}
+	sandbox, err := w.planSandbox(ctx, o.Sandbox, o.Environ)
+	if err != nil {
+		return nil, 0, err
 	}
 	l, err := w.Lock(ctx, "git-nudge run")
 	if err != nil {
@@ -79,13 +86,14 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	t.ExitCode = nil
 	t.Error = nil
 	t.PID, t.CommandPID = &pid, nil
+	t.Sandbox = sandbox != nil
 	err = w.Save(t)
 	l.Release()
 	if err != nil {
 		return t, 0, err
 	}
 
-	code, runErr := w.runCommand(ctx, t, dir, o, hold.File())
+	code, runErr := w.runCommand(ctx, t, dir, o, hold.File(), sandbox)
 
 	// The outcome is recorded even after an interrupt.
 	ctx = context.WithoutCancel(ctx)
@@ -143,7 +151,7 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string) (*Task, erro
 // runCommand runs the task's command in dir with its output shown and
 // kept in logs/<id>/run.log. The command inherits the task's lock file
 // (hold), and its pid is recorded in the task once it runs.
-func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOptions, hold *os.File) (int, error) {
+func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOptions, hold *os.File, sandbox *sandboxPlan) (int, error) {
 	logPath := filepath.Join(w.LogDir(t.ID), "run.log")
 	log, err := OpenBoundedLog(logPath, LogLimit)
 	if err != nil {
@@ -156,12 +164,22 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 	if o.Stderr != nil {
 		stderr = io.MultiWriter(o.Stderr, log)
 	}
-	code, err := child{
+	c := child{
 		argv: o.Command, dir: dir, env: w.childEnv(o.Environ, t, dir),
 		stdin: o.Stdin, stdout: stdout, stderr: stderr,
 		signals: o.Signals, skip: o.Skip, group: o.Group,
 		lock: hold, started: func(pid int) { w.recordCommandPID(ctx, t, pid) },
-	}.run()
+	}
+	if sandbox != nil {
+		var tmp string
+		if c, tmp, err = w.sandboxed(ctx, sandbox, *t.Worktree, c); err != nil {
+			log.Close()
+			return 127, fmt.Errorf("%w: %v", ErrCommandNotStarted, err)
+		}
+		defer os.RemoveAll(tmp)
+		fmt.Fprintf(stderr, "git-nudge: sandbox (Landlock ABI %d): the command may write only in its worktree, its git folder, the object store, a private TMPDIR and %d nudge.sandbox.allowWrite path(s)\n", sandbox.abi, len(sandbox.extra))
+	}
+	code, err := c.run()
 	if err != nil {
 		fmt.Fprintf(log, "git-nudge: %v\n", err)
 	}

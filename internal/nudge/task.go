@@ -87,10 +87,6 @@ type Task struct {
 	Worktree      *string      `json:"worktree"`
 	Command       []string     `json:"command"`
 	ExitCode      *int         `json:"exit_code"`
-	// PID is the git-nudge process preparing or running the task and
-	// CommandPID the command it started; set only while that goes on.
-	PID        *int `json:"pid,omitempty"`
-	CommandPID *int `json:"command_pid,omitempty"`
 	Result        *string      `json:"result"`
 	Files         []FileChange `json:"files"`
 	Undo          *Undo        `json:"undo"`
@@ -100,6 +96,15 @@ type Task struct {
 	Error         *string      `json:"error"`
 	// Updated is when the record was last written.
 	Updated time.Time `json:"updated"`
+
+	// PID is the git-nudge process preparing or running the task and
+	// CommandPID the command it started; set only while that goes on.
+	PID        *int `json:"pid,omitempty"`
+	CommandPID *int `json:"command_pid,omitempty"`
+
+	// Sandbox is true when the task's command last ran confined (run
+	// --sandbox).
+	Sandbox bool `json:"sandbox,omitempty"`
 
 	extra journal.Extra
 }

@@ -20,7 +20,10 @@ var ErrNotStarted = errors.New("could not start the command")
 
 // Spec is one program to run.
 type Spec struct {
-	Argv   []string
+	Argv []string
+	// Path, when set, is the file to execute, with Argv[0] only its name
+	// (otherwise Argv[0] is looked up in PATH).
+	Path   string
 	Dir    string
 	Env    []string // nil: the caller's environment
 	Stdin  io.Reader
@@ -50,6 +53,10 @@ func Run(s Spec) (int, error) {
 		return 127, fmt.Errorf("%w: no command given", ErrNotStarted)
 	}
 	x := exec.Command(s.Argv[0], s.Argv[1:]...)
+	if s.Path != "" {
+		x = exec.Command(s.Path, s.Argv[1:]...)
+		x.Args[0] = s.Argv[0]
+	}
 	x.Dir, x.Env = s.Dir, s.Env
 	x.Stdin, x.Stdout, x.Stderr = s.Stdin, s.Stdout, s.Stderr
 	x.ExtraFiles = s.ExtraFiles

@@ -8,15 +8,29 @@ import (
 
 // RunCmd is `git nudge run`.
 type RunCmd struct {
-	Task    string   `name:"task" placeholder:"ID" help:"Task to run in (default: take a new snapshot and start a task)."`
-	NoSetup bool     `name:"no-setup" help:"Do not run the git config nudge.setup commands when a worktree is made."`
-	Message string   `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no task is given."`
-	Command []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command to run in the task's worktree, after --."`
+	Task      string   `name:"task" placeholder:"ID" help:"Task to run in (default: take a new snapshot and start a task)."`
+	NoSetup   bool     `name:"no-setup" help:"Do not run the git config nudge.setup commands when a worktree is made."`
+	Message   string   `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no task is given."`
+	Sandbox   bool     `name:"sandbox" xor:"sandbox" help:"Run CMD confined with Linux Landlock: it may write only in its worktree, that worktree's git folder, the object store, a private TMPDIR and the git config nudge.sandbox.allowWrite paths (refused where Landlock is missing). Default: git config nudge.sandbox."`
+	NoSandbox bool     `name:"no-sandbox" xor:"sandbox" help:"Run CMD unconfined even when git config nudge.sandbox is true."`
+	Command   []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command to run in the task's worktree, after --."`
 }
 
 // Help is the long help.
 func (c *RunCmd) Help() string {
 	return `Runs CMD in a task's worktree (taking a snapshot and starting a task first when --task is not given), its output shown as it comes and kept in .nudgethis/logs/<id>/run.log (the last 1 MiB, with a first line saying how much was cut). Then the worktree is captured as the task's result, whatever CMD's exit status: the task becomes ready when CMD succeeded and failed otherwise, and either way git nudge diff shows what it changed. Exits with CMD's exit status. Interrupt and terminate signals are passed on to CMD. CMD sees NUDGE_TASK and NUDGE_WORKSPACE in its environment.`
+}
+
+// sandboxFlag is --sandbox / --no-sandbox, nil when neither was given.
+func sandboxFlag(on, off bool) *bool {
+	switch {
+	case on:
+		return &on
+	case off:
+		no := false
+		return &no
+	}
+	return nil
 }
 
 // Run runs the command.
@@ -35,7 +49,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	fw := env.ForwardSignals()
 	defer fw.Stop()
 	t, code, err := w.Run(env.Ctx, nudge.RunOptions{
-		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message, Dir: env.Dir,
+		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message, Dir: env.Dir, Sandbox: sandboxFlag(c.Sandbox, c.NoSandbox),
 		Environ: os.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 		Signals: fw.Signals, Group: fw.Group,
 		Skip: fw.Skip,

@@ -1,0 +1,120 @@
+package nudge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/proc"
+)
+
+// sandboxPlan is what a sandboxed command may write, beyond its worktree:
+// decided (and checked) before anything else of the run happens.
+type sandboxPlan struct {
+	abi   int
+	extra []string // git config nudge.sandbox.allowWrite, absolute
+}
+
+// planSandbox decides whether the command runs confined (want: the
+// --sandbox flag, nil for git config nudge.sandbox) and, if so, checks
+// that it can be: never a silent run without it.
+func (w *Workspace) planSandbox(ctx context.Context, want *bool, environ []string) (*sandboxPlan, error) {
+	on := false
+	if want != nil {
+		on = *want
+	} else {
+		v, err := w.Repo.ConfigBool(ctx, "nudge.sandbox", false)
+		if err != nil {
+			return nil, err
+		}
+		on = v
+	}
+	if !on {
+		return nil, nil
+	}
+	refuse := func(reason string) error {
+		return &RefusedError{What: "cannot run the command in the sandbox", Reasons: []string{reason},
+			Next: "Nothing was run. Run it without the sandbox (git nudge run --no-sandbox, or git config nudge.sandbox false) only if you trust it with the workspace."}
+	}
+	abi, err := proc.SandboxABI()
+	if err != nil {
+		return nil, refuse(err.Error())
+	}
+	p := &sandboxPlan{abi: abi}
+	paths, err := w.Repo.ConfigGetAll(ctx, "nudge.sandbox.allowWrite")
+	if err != nil {
+		return nil, err
+	}
+	home := envValue(environ, "HOME")
+	for _, raw := range paths {
+		path := raw
+		if rest, ok := strings.CutPrefix(path, "~/"); ok && home != "" {
+			path = filepath.Join(home, rest)
+		}
+		if !filepath.IsAbs(path) {
+			return nil, refuse(fmt.Sprintf("git config nudge.sandbox.allowWrite %q is not an absolute path (or ~/...)", raw))
+		}
+		if _, err := os.Stat(path); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil, refuse(fmt.Sprintf("git config nudge.sandbox.allowWrite %q does not exist; create it first (the sandbox can only open up what exists)", raw))
+			}
+			return nil, refuse(fmt.Sprintf("git config nudge.sandbox.allowWrite %q: %v", raw, err))
+		}
+		p.extra = append(p.extra, filepath.Clean(path))
+	}
+	return p, nil
+}
+
+// sandboxed turns c, a command of task t in worktree, into the sandbox
+// helper running it: c may then write only in the worktree, its git
+// folder (.git/worktrees/<name>: HEAD, index, logs), the object store, a
+// private TMPDIR (returned, for removal after the run), /dev/null and
+// the terminals, and the nudge.sandbox.allowWrite paths.
+func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, worktree string, c child) (child, string, error) {
+	wt, err := w.Repo.OpenWorktree(ctx, worktree)
+	if err != nil {
+		return c, "", err
+	}
+	admin := filepath.Join(w.Repo.CommonDir, "worktrees")
+	if rel, err := filepath.Rel(admin, wt.GitDir); err != nil || rel == "." || strings.HasPrefix(rel, "..") || strings.ContainsRune(rel, filepath.Separator) {
+		return c, "", fmt.Errorf("the task's worktree has its git folder at %s, not in %s; not running it in the sandbox", wt.GitDir, admin)
+	}
+	tmp, err := os.MkdirTemp("", "git-nudge-sandbox-")
+	if err != nil {
+		return c, "", err
+	}
+	writable := []string{worktree, wt.GitDir, filepath.Join(w.Repo.CommonDir, "objects"), tmp}
+	for _, dev := range []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"} {
+		if _, err := os.Stat(dev); err == nil {
+			writable = append(writable, dev)
+		}
+	}
+	writable = append(writable, p.extra...)
+	var env []string
+	for _, kv := range c.env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "TMPDIR", "TMP", "TEMP", "NUDGE_SANDBOX":
+			continue
+		}
+		env = append(env, kv)
+	}
+	c.env = append(env, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp, "NUDGE_SANDBOX=1")
+	c.argv = proc.SandboxArgv("git-nudge", writable, c.argv)
+	c.path = proc.SelfExe
+	return c, tmp, nil
+}
+
+// envValue is key's value in environ ("" when absent).
+func envValue(environ []string, key string) string {
+	for i := len(environ) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(environ[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
