@@ -171,12 +171,16 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 		lock: hold, started: func(pid int) { w.recordCommandPID(ctx, t, pid) },
 	}
 	if sandbox != nil {
-		var tmp string
-		if c, tmp, err = w.sandboxed(ctx, sandbox, *t.Worktree, c); err != nil {
+		var done func() []string
+		if c, done, err = w.sandboxed(ctx, sandbox, *t.Worktree, c); err != nil {
 			log.Close()
 			return 127, fmt.Errorf("%w: %v", ErrCommandNotStarted, err)
 		}
-		defer os.RemoveAll(tmp)
+		defer func() {
+			if put := done(); len(put) > 0 && o.Stderr != nil {
+				fmt.Fprintf(o.Stderr, "git-nudge: the command changed %s in its worktree's git folder; put back as it was before the run\n", strings.Join(put, ", "))
+			}
+		}()
 		fmt.Fprintf(stderr, "git-nudge: sandbox (Landlock ABI %d): the command may write only in its worktree, its git folder, the object store, a private TMPDIR and %d nudge.sandbox.allowWrite path(s)\n", sandbox.abi, len(sandbox.extra))
 	}
 	code, err := c.run()

@@ -72,20 +72,30 @@ func (w *Workspace) planSandbox(ctx context.Context, want *bool, environ []strin
 // sandboxed turns c, a command of task t in worktree, into the sandbox
 // helper running it: c may then write only in the worktree, its git
 // folder (.git/worktrees/<name>: HEAD, index, logs), the object store, a
-// private TMPDIR (returned, for removal after the run), /dev/null and
-// the terminals, and the nudge.sandbox.allowWrite paths.
-func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, worktree string, c child) (child, string, error) {
+// private TMPDIR, /dev/null and the terminals, and the
+// nudge.sandbox.allowWrite paths. done, to be called once the command
+// has ended, removes the TMPDIR and puts back the git folder's files that
+// git reads as configuration (see adminGuard), returning their names.
+func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, worktree string, c child) (_ child, done func() []string, _ error) {
 	wt, err := w.Repo.OpenWorktree(ctx, worktree)
 	if err != nil {
-		return c, "", err
+		return c, nil, err
 	}
 	admin := filepath.Join(w.Repo.CommonDir, "worktrees")
 	if rel, err := filepath.Rel(admin, wt.GitDir); err != nil || rel == "." || strings.HasPrefix(rel, "..") || strings.ContainsRune(rel, filepath.Separator) {
-		return c, "", fmt.Errorf("the task's worktree has its git folder at %s, not in %s; not running it in the sandbox", wt.GitDir, admin)
+		return c, nil, fmt.Errorf("the task's worktree has its git folder at %s, not in %s; not running it in the sandbox", wt.GitDir, admin)
+	}
+	guard, err := guardAdmin(wt.GitDir)
+	if err != nil {
+		return c, nil, err
 	}
 	tmp, err := os.MkdirTemp("", "git-nudge-sandbox-")
 	if err != nil {
-		return c, "", err
+		return c, nil, err
+	}
+	done = func() []string {
+		_ = os.RemoveAll(tmp)
+		return guard.restore()
 	}
 	writable := []string{worktree, wt.GitDir, filepath.Join(w.Repo.CommonDir, "objects"), tmp}
 	for _, dev := range []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"} {
@@ -106,7 +116,68 @@ func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, worktree stri
 	c.env = append(env, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp, "NUDGE_SANDBOX=1")
 	c.argv = proc.SandboxArgv("git-nudge", writable, c.argv)
 	c.path = proc.SelfExe
-	return c, tmp, nil
+	return c, done, nil
+}
+
+// adminFiles are the files of a worktree's git folder that git reads as
+// configuration or as the way to the repository, rather than as state:
+// a sandboxed command may write that folder (its HEAD and index live
+// there) but must not leave these changed for the unconfined git
+// commands that capture its result (config.worktree can name filter
+// drivers when extensions.worktreeConfig is on).
+var adminFiles = []string{"config.worktree", "commondir", "gitdir"}
+
+// adminGuard holds adminFiles' contents (nil: absent) before a run.
+type adminGuard struct {
+	dir   string
+	files map[string][]byte
+}
+
+func guardAdmin(dir string) (*adminGuard, error) {
+	g := &adminGuard{dir: dir, files: map[string][]byte{}}
+	for _, name := range adminFiles {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		switch {
+		case err == nil:
+			g.files[name] = b
+		case errors.Is(err, fs.ErrNotExist):
+			g.files[name] = nil
+		default:
+			return nil, err
+		}
+	}
+	return g, nil
+}
+
+// restore puts back each file that changed (removing what was added; a
+// symlink put in its place is removed, never followed) and returns the
+// names of those it put back, or could not.
+func (g *adminGuard) restore() []string {
+	var changed []string
+	for _, name := range adminFiles {
+		path := filepath.Join(g.dir, name)
+		was := g.files[name]
+		st, err := os.Lstat(path)
+		if err != nil && was == nil {
+			continue
+		}
+		if err == nil && was != nil && st.Mode().IsRegular() {
+			if b, err := os.ReadFile(path); err == nil && string(b) == string(was) {
+				continue
+			}
+		}
+		changed = append(changed, name)
+		if err := os.RemoveAll(path); err != nil {
+			continue
+		}
+		if was != nil {
+			if f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644); err == nil {
+				_, _ = f.Write(was)
+				_ = f.Close()
+			}
+		}
+	}
+	return changed
 }
 
 // envValue is key's value in environ ("" when absent).

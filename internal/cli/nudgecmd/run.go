@@ -18,7 +18,11 @@ type RunCmd struct {
 
 // Help is the long help.
 func (c *RunCmd) Help() string {
-	return `Runs CMD in a task's worktree (taking a snapshot and starting a task first when --task is not given), its output shown as it comes and kept in .nudgethis/logs/<id>/run.log (the last 1 MiB, with a first line saying how much was cut). Then the worktree is captured as the task's result, whatever CMD's exit status: the task becomes ready when CMD succeeded and failed otherwise, and either way git nudge diff shows what it changed. Exits with CMD's exit status. Interrupt and terminate signals are passed on to CMD. CMD sees NUDGE_TASK and NUDGE_WORKSPACE in its environment.`
+	return `Runs CMD in a task's worktree (taking a snapshot and starting a task first when --task is not given), its output shown as it comes and kept in .nudgethis/logs/<id>/run.log (the last 1 MiB, with a first line saying how much was cut). Then the worktree is captured as the task's result, whatever CMD's exit status: the task becomes ready when CMD succeeded and failed otherwise, and either way git nudge diff shows what it changed. Exits with CMD's exit status. Interrupt and terminate signals are passed on to CMD. CMD sees NUDGE_TASK and NUDGE_WORKSPACE in its environment.
+
+CMD starts in the worktree's folder that matches the current directory (run from src/, it starts in <worktree>/src), or in the nearest folder above it that the worktree has. CMD inherits the task's lock: while CMD, or anything it started, still runs after git nudge run itself was killed, the task stays running (git nudge list names the pids) and drop, start, capture and run refuse.
+
+With --sandbox (or git config nudge.sandbox true), CMD runs under Linux Landlock and may write only in its worktree, that worktree's git folder (.git/worktrees/<id>), the object store, a private TMPDIR, /dev/null and terminals, and each git config nudge.sandbox.allowWrite path (absolute or ~/, existing). The workspace, .git/config, hooks, refs and the home folder are read-only to it; reads and the network are not restricted. Where Landlock is missing the run is refused and nothing runs.`
 }
 
 // sandboxFlag is --sandbox / --no-sandbox, nil when neither was given.
