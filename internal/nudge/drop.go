@@ -71,7 +71,7 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 			return err
 		}
 	}
-	for _, ref := range []string{refs.Results + id, refs.Task.Ref(id)} {
+	for _, ref := range []string{refs.Results + id, refs.Setups + id, refs.Task.Ref(id)} {
 		old, ok, err := w.Repo.ReadRef(ctx, ref)
 		if err != nil {
 			return err
@@ -129,7 +129,7 @@ func (w *Workspace) uncaptured(ctx context.Context, t *Task) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	for _, c := range []*string{&t.Snapshot, t.Result} {
+	for _, c := range []*string{&t.Snapshot, t.Setup, t.Result} {
 		if c == nil || *c == "" {
 			continue
 		}

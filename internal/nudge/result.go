@@ -71,7 +71,7 @@ func (w *Workspace) captureLocked(ctx context.Context, t *Task, from string) err
 		}
 	}
 	result, err := r.CommitTree(ctx, git.CommitRequest{
-		Tree: tree, Parents: []string{t.Snapshot}, Message: "nudge result " + t.ID,
+		Tree: tree, Parents: []string{t.Base()}, Message: "nudge result " + t.ID,
 		Author: Identity, Committer: Identity,
 	})
 	if err != nil {
@@ -88,7 +88,7 @@ func (w *Workspace) captureLocked(ctx context.Context, t *Task, from string) err
 	if err := r.SetRef(ctx, git.SetRefRequest{Name: ref, New: result, Old: old}); err != nil {
 		return err
 	}
-	files, err := ComputeFiles(ctx, r, t.Snapshot, result)
+	files, err := ComputeFiles(ctx, r, t.Base(), result)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 		exclude = append(exclude, f.Path)
 	}
 	bw := &boundedWriter{w: out, limit: limit}
-	if err := w.Repo.DiffTreesTo(ctx, bw, t.Snapshot, *t.Result, o.Format, o.Color, exclude); err != nil {
+	if err := w.Repo.DiffTreesTo(ctx, bw, t.Base(), *t.Result, o.Format, o.Color, exclude); err != nil {
 		return err
 	}
 	if err := bw.flush(); err != nil {
@@ -61,11 +61,11 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 	}
 	for _, f := range large {
 		fmt.Fprintf(out, "%s: %s is over 16 MiB and is not shown (git diff %s %s -- <path> shows it)\n",
-			f.Status, f.Path, refs.Task.Ref(id), refs.Results+id)
+			f.Status, f.Path, baseRef(t), refs.Results+id)
 	}
 	if bw.cut > 0 {
 		fmt.Fprintf(out, "[git-nudge: %d more bytes of output not shown (limit %d bytes); git diff %s %s shows everything]\n",
-			bw.cut, limit, refs.Task.Ref(id), refs.Results+id)
+			bw.cut, limit, baseRef(t), refs.Results+id)
 	}
 	return nil
 }
@@ -154,4 +154,12 @@ func indexNL(p []byte) int {
 		}
 	}
 	return -1
+}
+
+// baseRef is the ref of the commit t's patch starts from (Task.Base).
+func baseRef(t *Task) string {
+	if t.Setup != nil && *t.Setup != "" {
+		return refs.Setups + t.ID
+	}
+	return refs.Task.Ref(t.ID)
 }

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
 // IncludeFile is the workspace file naming the ignored files a task's
@@ -153,10 +155,62 @@ func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOpt
 	if err := w.copyIncludes(ctx, dir); err != nil {
 		return fmt.Errorf("copying the files %s lists: %w", IncludeFile, err)
 	}
+	t.Setup, t.SetupFiles = nil, nil
 	if o.NoSetup {
 		return nil
 	}
-	return w.runSetup(ctx, t, dir, o)
+	ran, err := w.runSetup(ctx, t, dir, o)
+	if err != nil || !ran {
+		return err
+	}
+	return w.recordSetup(ctx, t)
+}
+
+// recordSetup records what the setup commands changed in t's worktree:
+// a commit of the worktree's state (captured with the snapshot's rules)
+// on the snapshot, pinned by refs/nudgethis/setup/<id>, and the paths it
+// changed. Setup that changed nothing records nothing (and drops a setup
+// ref left by an earlier preparation).
+func (w *Workspace) recordSetup(ctx context.Context, t *Task) error {
+	r := w.Repo
+	ref := refs.Setups + t.ID
+	old, had, err := r.ReadRef(ctx, ref)
+	if err != nil {
+		return err
+	}
+	tree, _, err := w.captureWorktree(ctx, t)
+	if err != nil {
+		return fmt.Errorf("recording what setup changed: %w", err)
+	}
+	snapTree, err := r.TreeOf(ctx, t.Snapshot)
+	if err != nil {
+		return err
+	}
+	if tree == snapTree {
+		if had {
+			return r.DeleteRef(ctx, ref, old)
+		}
+		return nil
+	}
+	commit, err := r.CommitTree(ctx, git.CommitRequest{
+		Tree: tree, Parents: []string{t.Snapshot}, Message: "nudge setup " + t.ID,
+		Author: Identity, Committer: Identity,
+	})
+	if err != nil {
+		return err
+	}
+	if !had {
+		old = r.ZeroID()
+	}
+	if err := r.SetRef(ctx, git.SetRefRequest{Name: ref, New: commit, Old: old}); err != nil {
+		return err
+	}
+	files, err := ComputeFiles(ctx, r, t.Snapshot, commit)
+	if err != nil {
+		return err
+	}
+	t.Setup, t.SetupFiles = &commit, files
+	return nil
 }
 
 // copyIncludes copies into dir the workspace's ignored files that
@@ -223,16 +277,16 @@ func copyInto(src, dst string) error {
 
 // runSetup runs each `git config --get-all nudge.setup` command with sh -c
 // in the worktree, output kept in logs/<id>/setup.log; the first failure
-// stops the setup.
-func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOptions) error {
+// stops the setup. ran is false when there is no setup command.
+func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOptions) (ran bool, _ error) {
 	cmds, err := w.Repo.ConfigGetAll(ctx, "nudge.setup")
 	if err != nil || len(cmds) == 0 {
-		return err
+		return false, err
 	}
 	logPath := filepath.Join(w.LogDir(t.ID), "setup.log")
 	log, err := OpenBoundedLog(logPath, LogLimit)
 	if err != nil {
-		return err
+		return true, err
 	}
 	defer log.Close()
 	out := io.Writer(log)
@@ -246,16 +300,16 @@ func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOp
 			stdout: out, stderr: out, group: true, lock: o.hold,
 		}.run()
 		if err != nil {
-			return fmt.Errorf("setup command %q: %w", c, err)
+			return true, fmt.Errorf("setup command %q: %w", c, err)
 		}
 		if code != 0 {
-			return fmt.Errorf("setup command %q exited with status %d; its output is in %s", c, code, logPath)
+			return true, fmt.Errorf("setup command %q exited with status %d; its output is in %s", c, code, logPath)
 		}
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return true, ctx.Err()
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // loadIdle loads task id, refusing (as what) when another git-nudge

@@ -102,6 +102,13 @@ type Task struct {
 	PID        *int `json:"pid,omitempty"`
 	CommandPID *int `json:"command_pid,omitempty"`
 
+	// Setup is the commit of the worktree as the setup commands left it
+	// (parent: the snapshot), when they changed anything: the task's
+	// result and patch start there. SetupFiles are the paths setup
+	// changed (snapshot -> setup); they are never applied.
+	Setup      *string      `json:"setup,omitempty"`
+	SetupFiles []FileChange `json:"setup_files,omitempty"`
+
 	// Sandbox is true when the task's command last ran confined (run
 	// --sandbox).
 	Sandbox bool `json:"sandbox,omitempty"`
@@ -127,6 +134,15 @@ func (t *Task) UnmarshalJSON(data []byte) error {
 	extra, err := journal.UnmarshalKnown(data, (*taskFields)(t))
 	t.extra = extra
 	return err
+}
+
+// Base is the commit the task's patch starts from: the setup commit when
+// setup changed anything, else the snapshot.
+func (t *Task) Base() string {
+	if t.Setup != nil && *t.Setup != "" {
+		return *t.Setup
+	}
+	return t.Snapshot
 }
 
 // Path helpers for optional fields.

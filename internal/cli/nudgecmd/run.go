@@ -62,6 +62,9 @@ func (c *RunCmd) Run(env *cli.Env) error {
 		env.Warnf("git nudge: %s %s: %s changed; review with git nudge diff %s\n", t.ID, nudge.StateLabel(t.State), countFiles(len(t.Files)), t.ID)
 		warnLeftOut(env, t)
 	}
+	if t != nil {
+		warnSetup(env, t)
+	}
 	if err != nil {
 		if code == 127 {
 			return &cli.ExitError{Code: 127, Err: err}

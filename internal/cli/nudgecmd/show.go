@@ -55,6 +55,9 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 		clean = "clean"
 	}
 	field("snapshot", fmt.Sprintf("%s (%s)", t.Snapshot, clean))
+	if t.Setup != nil {
+		field("setup", fmt.Sprintf("%s (the task's patch starts here)", *t.Setup))
+	}
 	if t.Worktree != nil {
 		field("worktree", *t.Worktree)
 	}
@@ -96,6 +99,12 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 		env.Printf("Left out of the result:\n")
 		for _, s := range t.ResultSkipped {
 			env.Printf("  %s  (%s)\n", displayPath(s.Path), s.Reason)
+		}
+	}
+	if len(t.SetupFiles) > 0 {
+		env.Printf("Changed by setup (not the task's work, never applied) (%d):\n", len(t.SetupFiles))
+		for _, f := range t.SetupFiles {
+			env.Printf("  %s  %s\n", f.Status, displayPath(f.Path))
 		}
 	}
 	if t.Result != nil {
