@@ -81,9 +81,6 @@ func Run(s Spec) (int, error) {
 		pipes.wait()
 		return 127, notStarted(s, err)
 	}
-	if s.Started != nil {
-		s.Started(x.Process.Pid)
-	}
 	done := make(chan struct{})
 	if s.Signals != nil {
 		go func() {
@@ -103,6 +100,10 @@ func Run(s Spec) (int, error) {
 				}
 			}
 		}()
+	}
+	if s.Started != nil {
+		// Signals are already being passed on while it runs.
+		s.Started(x.Process.Pid)
 	}
 	err = x.Wait()
 	if s.Group && s.StopGroup {
