@@ -82,6 +82,9 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 			}
 		}
 	}
+	if err := os.RemoveAll(filepath.Dir(w.sandboxObjects(id))); err != nil {
+		return err
+	}
 	if err := os.RemoveAll(w.LogDir(id)); err != nil {
 		return err
 	}

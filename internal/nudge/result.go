@@ -102,6 +102,9 @@ func (w *Workspace) captureLocked(ctx context.Context, t *Task, from string) err
 // task moved the worktree's HEAD (committed), protected paths are still
 // held at the snapshot's version.
 func (w *Workspace) captureWorktree(ctx context.Context, t *Task) (string, []Skipped, error) {
+	if err := w.importSandboxObjects(ctx, t.ID); err != nil {
+		return "", nil, err
+	}
 	wr, err := w.Repo.OpenWorktree(ctx, *t.Worktree)
 	if err != nil {
 		return "", nil, err

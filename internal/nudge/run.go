@@ -172,7 +172,7 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 	}
 	if sandbox != nil {
 		var done func() []string
-		if c, done, err = w.sandboxed(ctx, sandbox, *t.Worktree, c); err != nil {
+		if c, done, err = w.sandboxed(ctx, sandbox, t.ID, *t.Worktree, c); err != nil {
 			log.Close()
 			return 127, fmt.Errorf("%w: %v", ErrCommandNotStarted, err)
 		}
@@ -181,7 +181,7 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 				fmt.Fprintf(o.Stderr, "git-nudge: the command changed %s in its worktree's git folder; put back as it was before the run\n", strings.Join(put, ", "))
 			}
 		}()
-		fmt.Fprintf(stderr, "git-nudge: sandbox (Landlock ABI %d): the command may write only in its worktree, its git folder, the object store, a private TMPDIR and %d nudge.sandbox.allowWrite path(s)\n", sandbox.abi, len(sandbox.extra))
+		fmt.Fprintf(stderr, "git-nudge: sandbox (Landlock ABI %d): the command may write only in its worktree, its git folder, a private object folder, a private TMPDIR and %d nudge.sandbox.allowWrite path(s)\n", sandbox.abi, len(sandbox.extra))
 	}
 	code, err := c.run()
 	if err != nil {

@@ -69,14 +69,19 @@ func (w *Workspace) planSandbox(ctx context.Context, want *bool, environ []strin
 	return p, nil
 }
 
-// sandboxed turns c, a command of task t in worktree, into the sandbox
+// sandboxed turns c, a command of task id in worktree, into the sandbox
 // helper running it: c may then write only in the worktree, its git
-// folder (.git/worktrees/<name>: HEAD, index, logs), the object store, a
-// private TMPDIR, /dev/null and the terminals, and the
+// folder (.git/worktrees/<name>: HEAD, index, logs), a private object
+// directory, a private TMPDIR, /dev/null and the terminals, and the
 // nudge.sandbox.allowWrite paths. done, to be called once the command
 // has ended, removes the TMPDIR and puts back the git folder's files that
 // git reads as configuration (see adminGuard), returning their names.
-func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, worktree string, c child) (_ child, done func() []string, _ error) {
+//
+// The repository's object store stays read-only: git run by the command
+// reads it as an alternate (GIT_ALTERNATE_OBJECT_DIRECTORIES) and writes
+// new objects into .nudgethis/sandbox/<id>/objects (GIT_OBJECT_DIRECTORY),
+// which capturing the task imports (importSandboxObjects).
+func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, id, worktree string, c child) (_ child, done func() []string, _ error) {
 	wt, err := w.Repo.OpenWorktree(ctx, worktree)
 	if err != nil {
 		return c, nil, err
@@ -89,6 +94,10 @@ func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, worktree stri
 	if err != nil {
 		return c, nil, err
 	}
+	objects := w.sandboxObjects(id)
+	if err := os.MkdirAll(objects, 0o755); err != nil {
+		return c, nil, err
+	}
 	tmp, err := os.MkdirTemp("", "git-nudge-sandbox-")
 	if err != nil {
 		return c, nil, err
@@ -97,7 +106,7 @@ func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, worktree stri
 		_ = os.RemoveAll(tmp)
 		return guard.restore()
 	}
-	writable := []string{worktree, wt.GitDir, filepath.Join(w.Repo.CommonDir, "objects"), tmp}
+	writable := []string{worktree, wt.GitDir, objects, tmp}
 	for _, dev := range []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"} {
 		if _, err := os.Stat(dev); err == nil {
 			writable = append(writable, dev)
@@ -108,12 +117,13 @@ func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, worktree stri
 	for _, kv := range c.env {
 		k, _, _ := strings.Cut(kv, "=")
 		switch k {
-		case "TMPDIR", "TMP", "TEMP", "NUDGE_SANDBOX":
+		case "TMPDIR", "TMP", "TEMP", "NUDGE_SANDBOX", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES":
 			continue
 		}
 		env = append(env, kv)
 	}
-	c.env = append(env, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp, "NUDGE_SANDBOX=1")
+	c.env = append(env, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp, "NUDGE_SANDBOX=1",
+		"GIT_OBJECT_DIRECTORY="+objects, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(w.Repo.CommonDir, "objects"))
 	c.argv = proc.SandboxArgv("git-nudge", writable, c.argv)
 	c.path = proc.SelfExe
 	return c, done, nil
@@ -188,4 +198,37 @@ func envValue(environ []string, key string) string {
 		}
 	}
 	return ""
+}
+
+// sandboxObjects is the object directory a sandboxed command of task id
+// writes its new objects into.
+func (w *Workspace) sandboxObjects(id string) string {
+	return filepath.Join(w.Dir, "sandbox", id, "objects")
+}
+
+// importSandboxObjects brings the objects a sandboxed command of task id
+// wrote (commits, trees and blobs of git add or git commit in its
+// worktree) into the repository's store, each verified by git as it is
+// unpacked, then removes the private object directory. Nothing to import
+// is not an error.
+func (w *Workspace) importSandboxObjects(ctx context.Context, id string) error {
+	dir := w.sandboxObjects(id)
+	st, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a folder; its objects were not imported", dir)
+	}
+	// Alternates the command may have listed there are not followed.
+	if err := os.RemoveAll(filepath.Join(dir, "info")); err != nil {
+		return err
+	}
+	if _, err := w.Repo.ImportObjects(ctx, dir); err != nil {
+		return fmt.Errorf("importing the objects the sandboxed command wrote (%s): %w", dir, err)
+	}
+	return os.RemoveAll(filepath.Dir(dir))
 }

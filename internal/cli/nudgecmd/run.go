@@ -11,7 +11,7 @@ type RunCmd struct {
 	Task      string   `name:"task" placeholder:"ID" help:"Task to run in (default: take a new snapshot and start a task)."`
 	NoSetup   bool     `name:"no-setup" help:"Do not run the git config nudge.setup commands when a worktree is made."`
 	Message   string   `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no task is given."`
-	Sandbox   bool     `name:"sandbox" xor:"sandbox" help:"Run CMD confined with Linux Landlock: it may write only in its worktree, that worktree's git folder, the object store, a private TMPDIR and the git config nudge.sandbox.allowWrite paths (refused where Landlock is missing). Default: git config nudge.sandbox."`
+	Sandbox   bool     `name:"sandbox" xor:"sandbox" help:"Run CMD confined with Linux Landlock: it may write only in its worktree, that worktree's git folder, a private object folder (imported when captured), a private TMPDIR and the git config nudge.sandbox.allowWrite paths (refused where Landlock is missing). Default: git config nudge.sandbox."`
 	NoSandbox bool     `name:"no-sandbox" xor:"sandbox" help:"Run CMD unconfined even when git config nudge.sandbox is true."`
 	Command   []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command to run in the task's worktree, after --."`
 }
@@ -22,7 +22,7 @@ func (c *RunCmd) Help() string {
 
 CMD starts in the worktree's folder that matches the current directory (run from src/, it starts in <worktree>/src), or in the nearest folder above it that the worktree has. CMD inherits the task's lock: while CMD, or anything it started, still runs after git nudge run itself was killed, the task stays running (git nudge list names the pids) and drop, start, capture and run refuse.
 
-With --sandbox (or git config nudge.sandbox true), CMD runs under Linux Landlock and may write only in its worktree, that worktree's git folder (.git/worktrees/<id>), the object store, a private TMPDIR, /dev/null and terminals, and each git config nudge.sandbox.allowWrite path (absolute or ~/, existing). The workspace, .git/config, hooks, refs and the home folder are read-only to it; reads and the network are not restricted. Where Landlock is missing the run is refused and nothing runs.`
+With --sandbox (or git config nudge.sandbox true), CMD runs under Linux Landlock and may write only in its worktree, that worktree's git folder (.git/worktrees/<id>), a private object folder (git there reads the repository's objects and writes new ones aside; they are imported, each checked by git, when the result is captured), a private TMPDIR, /dev/null and terminals, and each git config nudge.sandbox.allowWrite path (absolute or ~/, existing). The workspace, .git/config, hooks, refs, the object store and the home folder are read-only to it; reads and the network are not restricted. Where Landlock is missing the run is refused and nothing runs.`
 }
 
 // sandboxFlag is --sandbox / --no-sandbox, nil when neither was given.
