@@ -68,6 +68,16 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 		}
 		field("command", cmd)
 	}
+	if t.PID != nil {
+		who := fmt.Sprintf("git-nudge pid %d", *t.PID)
+		if t.CommandPID != nil {
+			who += fmt.Sprintf(", command pid %d", *t.CommandPID)
+		}
+		if nudgePID, _, ok := w.Orphaned(t); ok {
+			who += fmt.Sprintf(" (git-nudge %d has ended; the command still runs)", nudgePID)
+		}
+		field("process", who)
+	}
 	if t.Result != nil {
 		field("result", *t.Result)
 	}
