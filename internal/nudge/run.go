@@ -178,7 +178,7 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 		}
 		defer func() {
 			if put := done(); len(put) > 0 && o.Stderr != nil {
-				fmt.Fprintf(o.Stderr, "git-nudge: the command changed %s in its worktree's git folder; put back as it was before the run\n", strings.Join(put, ", "))
+				fmt.Fprintf(o.Stderr, "git-nudge: the command changed %s, which git reads as configuration or as the way to the repository; put back as it was before the run\n", strings.Join(put, ", "))
 			}
 		}()
 		fmt.Fprintf(stderr, "git-nudge: sandbox (Landlock ABI %d): the command may write only in its worktree, its git folder, a private object folder, a private TMPDIR and %d nudge.sandbox.allowWrite path(s)\n", sandbox.abi, len(sandbox.extra))

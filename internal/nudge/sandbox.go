@@ -90,7 +90,7 @@ func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, id, worktree 
 	if rel, err := filepath.Rel(admin, wt.GitDir); err != nil || rel == "." || strings.HasPrefix(rel, "..") || strings.ContainsRune(rel, filepath.Separator) {
 		return c, nil, fmt.Errorf("the task's worktree has its git folder at %s, not in %s; not running it in the sandbox", wt.GitDir, admin)
 	}
-	guard, err := guardAdmin(wt.GitDir)
+	guard, err := guardAdmin(wt.GitDir, worktree)
 	if err != nil {
 		return c, nil, err
 	}
@@ -134,24 +134,29 @@ func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, id, worktree 
 // a sandboxed command may write that folder (its HEAD and index live
 // there) but must not leave these changed for the unconfined git
 // commands that capture its result (config.worktree can name filter
-// drivers when extensions.worktreeConfig is on).
+// drivers when extensions.worktreeConfig is on). The worktree's own .git
+// file, which names that folder, is guarded the same way.
 var adminFiles = []string{"config.worktree", "commondir", "gitdir"}
 
-// adminGuard holds adminFiles' contents (nil: absent) before a run.
+// adminGuard holds the guarded files' contents (nil: absent) before a run.
 type adminGuard struct {
-	dir   string
+	paths []string
 	files map[string][]byte
 }
 
-func guardAdmin(dir string) (*adminGuard, error) {
-	g := &adminGuard{dir: dir, files: map[string][]byte{}}
+func guardAdmin(gitDir, worktree string) (*adminGuard, error) {
+	g := &adminGuard{files: map[string][]byte{}}
 	for _, name := range adminFiles {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		g.paths = append(g.paths, filepath.Join(gitDir, name))
+	}
+	g.paths = append(g.paths, filepath.Join(worktree, ".git"))
+	for _, path := range g.paths {
+		b, err := os.ReadFile(path)
 		switch {
 		case err == nil:
-			g.files[name] = b
+			g.files[path] = b
 		case errors.Is(err, fs.ErrNotExist):
-			g.files[name] = nil
+			g.files[path] = nil
 		default:
 			return nil, err
 		}
@@ -160,13 +165,12 @@ func guardAdmin(dir string) (*adminGuard, error) {
 }
 
 // restore puts back each file that changed (removing what was added; a
-// symlink put in its place is removed, never followed) and returns the
-// names of those it put back, or could not.
+// symlink or folder put in its place is removed, never followed) and
+// returns the names of those it put back, or could not.
 func (g *adminGuard) restore() []string {
 	var changed []string
-	for _, name := range adminFiles {
-		path := filepath.Join(g.dir, name)
-		was := g.files[name]
+	for _, path := range g.paths {
+		was := g.files[path]
 		st, err := os.Lstat(path)
 		if err != nil && was == nil {
 			continue
@@ -176,7 +180,7 @@ func (g *adminGuard) restore() []string {
 				continue
 			}
 		}
-		changed = append(changed, name)
+		changed = append(changed, filepath.Base(filepath.Dir(path))+"/"+filepath.Base(path))
 		if err := os.RemoveAll(path); err != nil {
 			continue
 		}
@@ -188,16 +192,6 @@ func (g *adminGuard) restore() []string {
 		}
 	}
 	return changed
-}
-
-// envValue is key's value in environ ("" when absent).
-func envValue(environ []string, key string) string {
-	for i := len(environ) - 1; i >= 0; i-- {
-		if v, ok := strings.CutPrefix(environ[i], key+"="); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // sandboxObjects is the object directory a sandboxed command of task id
@@ -231,4 +225,14 @@ func (w *Workspace) importSandboxObjects(ctx context.Context, id string) error {
 		return fmt.Errorf("importing the objects the sandboxed command wrote (%s): %w", dir, err)
 	}
 	return os.RemoveAll(filepath.Dir(dir))
+}
+
+// envValue is key's value in environ ("" when absent).
+func envValue(environ []string, key string) string {
+	for i := len(environ) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(environ[i], key+"="); ok {
+			return v
+		}
+	}
+	return ""
 }
