@@ -275,12 +275,18 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 	nested := nestedRepos{root: w.Repo.WorkTree, known: map[string]bool{}}
 	const manual = "Apply writes nothing of a patch that has such paths: copy its changes over by hand (git nudge diff shows them)."
 	var steps []step
+	bySetup := map[string]bool{}
+	for _, f := range t.SetupFiles {
+		bySetup[f.Path] = true
+	}
 	for _, f := range t.Files {
 		s := step{Path: f.Path, From: normState(f.Path, f.OldMode, f.OldBlob), To: normState(f.Path, f.NewMode, f.NewBlob)}
 		modes := []*string{s.From.Mode, s.To.Mode}
 		switch {
 		case worktree.ValidPath(f.Path) != nil:
 			add(fmt.Sprintf("%s is not a path apply can write safely", qp(f.Path)), manual)
+		case bySetup[f.Path]:
+			add(fmt.Sprintf("%s was changed by the setup commands (nudge.setup) and then by the task; setup's changes are never applied and the task's version contains them, so it needs manual handling", qp(f.Path)), manual)
 		case protection.Protected(f.Path):
 			add(fmt.Sprintf("%s is a protected path (.git, .nudgethis, .env or nudge.protect); apply never writes it", qp(f.Path)), manual)
 		case path.Base(f.Path) == ".gitattributes":

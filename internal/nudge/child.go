@@ -11,7 +11,10 @@ import (
 // child is a program a task runs (a setup command or the task's command),
 // in the task's worktree.
 type child struct {
-	argv   []string
+	argv []string
+	// path, when set, is the file to execute (argv[0] is then only its
+	// name): the sandbox helper.
+	path   string
 	dir    string
 	env    []string
 	stdin  io.Reader
@@ -25,6 +28,12 @@ type child struct {
 	// whole when the child exits, so nothing a task started outlives it
 	// in its worktree.
 	group bool
+	// lock is the task's lock file, inherited as descriptor 3 so that
+	// the task stays busy while the child, or anything it started that
+	// kept the descriptor, lives on after git-nudge itself is gone.
+	lock *os.File
+	// started, when set, is told the child's pid.
+	started func(pid int)
 }
 
 // ErrCommandNotStarted wraps the reason a child could not be started.
@@ -32,9 +41,13 @@ var ErrCommandNotStarted = proc.ErrNotStarted
 
 // run starts the child and waits for it; see proc.Run for the exit code.
 func (c child) run() (int, error) {
-	return proc.Run(proc.Spec{Argv: c.argv, Dir: c.dir, Env: c.env, Stdin: c.stdin,
+	var extra []*os.File
+	if c.lock != nil {
+		extra = []*os.File{c.lock}
+	}
+	return proc.Run(proc.Spec{Argv: c.argv, Path: c.path, Dir: c.dir, Env: c.env, Stdin: c.stdin,
 		Stdout: c.stdout, Stderr: c.stderr, Signals: c.signals, Skip: c.skip,
-		Group: c.group, StopGroup: c.group})
+		Group: c.group, StopGroup: c.group, ExtraFiles: extra, Started: c.started})
 }
 
 // childEnv is the environment of a task's programs: the caller's, without

@@ -41,7 +41,7 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 			fmt.Sprintf("See git nudge recover %s. Once the files are resolved, git nudge drop --force %s removes the record; the work tree is left as it is.", id, id))
 	}
 	if w.busy(id) {
-		return refuse("another git-nudge process is preparing or running it", "Wait for it to finish.")
+		return refuse(w.busyReason(t), "Wait for it to finish.")
 	}
 	if !force {
 		lost, err := w.uncaptured(ctx, t)
@@ -84,7 +84,7 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 			return err
 		}
 	}
-	for _, ref := range []string{refs.Results + id, refs.Task.Ref(id)} {
+	for _, ref := range []string{refs.Results + id, refs.Setups + id, refs.Task.Ref(id)} {
 		old, ok, err := w.Repo.ReadRef(ctx, ref)
 		if err != nil {
 			return err
@@ -97,6 +97,9 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 	}
 	// The bytes its last apply kept for undo (refs/nudgethis/undo/<id>).
 	if err := w.pinRawBytes(ctx, id, nil); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(filepath.Dir(w.sandboxObjects(id))); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(w.LogDir(id)); err != nil {
@@ -146,7 +149,7 @@ func (w *Workspace) uncaptured(ctx context.Context, t *Task) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	for _, c := range []*string{&t.Snapshot, t.Result} {
+	for _, c := range []*string{&t.Snapshot, t.Setup, t.Result} {
 		if c == nil || *c == "" {
 			continue
 		}

@@ -27,7 +27,7 @@ func (w *Workspace) Capture(ctx context.Context, id, from string) (*Task, error)
 		return &RefusedError{What: "cannot capture " + id, Reasons: []string{reason}, Next: next}
 	}
 	if w.busy(id) {
-		return nil, refuse("another git-nudge process is preparing or running it", "Wait for it to finish; git nudge run captures the result itself.")
+		return nil, refuse(w.busyReason(t), "Wait for it to finish; git nudge run captures the result itself.")
 	}
 	switch t.State {
 	case StateSnapshotted, StatePrepared, StateReady, StateFailed:
@@ -71,7 +71,7 @@ func (w *Workspace) captureLocked(ctx context.Context, t *Task, from string) err
 		}
 	}
 	result, err := r.CommitTree(ctx, git.CommitRequest{
-		Tree: tree, Parents: []string{t.Snapshot}, Message: "nudge result " + t.ID,
+		Tree: tree, Parents: []string{t.Base()}, Message: "nudge result " + t.ID,
 		Author: Identity, Committer: Identity,
 	})
 	if err != nil {
@@ -88,7 +88,7 @@ func (w *Workspace) captureLocked(ctx context.Context, t *Task, from string) err
 	if err := r.SetRef(ctx, git.SetRefRequest{Name: ref, New: result, Old: old}); err != nil {
 		return err
 	}
-	files, err := ComputeFiles(ctx, r, t.Snapshot, result)
+	files, err := ComputeFiles(ctx, r, t.Base(), result)
 	if err != nil {
 		return err
 	}
@@ -102,6 +102,9 @@ func (w *Workspace) captureLocked(ctx context.Context, t *Task, from string) err
 // task moved the worktree's HEAD (committed), protected paths are still
 // held at the snapshot's version.
 func (w *Workspace) captureWorktree(ctx context.Context, t *Task) (string, []Skipped, error) {
+	if err := w.importSandboxObjects(ctx, t.ID); err != nil {
+		return "", nil, err
+	}
 	wr, err := w.Repo.OpenWorktree(ctx, *t.Worktree)
 	if err != nil {
 		return "", nil, err

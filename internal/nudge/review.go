@@ -81,32 +81,32 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 		exclude = append(exclude, f.Path)
 	}
 	if limit <= 0 {
-		if err := w.Repo.DiffTreesTo(ctx, out, t.Snapshot, *t.Result, o.Format, o.Color, exclude); err != nil {
+		if err := w.Repo.DiffTreesTo(ctx, out, t.Base(), *t.Result, o.Format, o.Color, exclude); err != nil {
 			return err
 		}
-		w.largeNotices(notices, id, large)
+		w.largeNotices(notices, t, large)
 		return nil
 	}
 	bw := &boundedWriter{w: out, limit: limit}
-	if err := w.Repo.DiffTreesTo(ctx, bw, t.Snapshot, *t.Result, o.Format, o.Color, exclude); err != nil {
+	if err := w.Repo.DiffTreesTo(ctx, bw, t.Base(), *t.Result, o.Format, o.Color, exclude); err != nil {
 		return err
 	}
 	if err := bw.flush(); err != nil {
 		return err
 	}
-	w.largeNotices(notices, id, large)
+	w.largeNotices(notices, t, large)
 	if bw.cut > 0 {
 		fmt.Fprintf(notices, "[git-nudge: %d more bytes of output not shown (limit %d bytes); --max-bytes 0 or git diff %s %s shows everything]\n",
-			bw.cut, limit, refs.Task.Ref(id), refs.Results+id)
+			bw.cut, limit, baseRef(t), refs.Results+id)
 	}
 	return nil
 }
 
 // largeNotices names the files Diff left out for their size.
-func (w *Workspace) largeNotices(notices io.Writer, id string, large []FileChange) {
+func (w *Workspace) largeNotices(notices io.Writer, t *Task, large []FileChange) {
 	for _, f := range large {
 		fmt.Fprintf(notices, "%s: %s is over 16 MiB and is not shown (git diff %s %s -- <path> shows it)\n",
-			f.Status, qp(f.Path), refs.Task.Ref(id), refs.Results+id)
+			f.Status, qp(f.Path), baseRef(t), refs.Results+t.ID)
 	}
 }
 
@@ -194,4 +194,12 @@ func indexNL(p []byte) int {
 		}
 	}
 	return -1
+}
+
+// baseRef is the ref of the commit t's patch starts from (Task.Base).
+func baseRef(t *Task) string {
+	if t.Setup != nil && *t.Setup != "" {
+		return refs.Setups + t.ID
+	}
+	return refs.Task.Ref(t.ID)
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // RunOptions describes a `git nudge run`.
@@ -15,6 +16,13 @@ type RunOptions struct {
 	NoSetup bool     // skip nudge.setup when a worktree is made
 	Command []string // the program and its arguments
 	Note    string   // note of the snapshot taken when TaskID is ""
+	// Dir is the caller's current directory: CMD starts in the task
+	// worktree's folder at the same place ("" or a folder outside the
+	// work tree: the worktree's top).
+	Dir string
+	// Sandbox runs CMD confined (see sandboxed); nil follows git config
+	// nudge.sandbox. Where that is impossible the run is refused.
+	Sandbox *bool
 
 	Environ []string
 	Stdin   io.Reader
@@ -40,6 +48,10 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if len(o.Command) == 0 {
 		return nil, 0, errors.New("no command to run: git nudge run -- CMD [ARG...]")
 	}
+	sandbox, err := w.planSandbox(ctx, o.Sandbox, o.Environ)
+	if err != nil {
+		return nil, 0, err
+	}
 	l, err := w.Lock(ctx, "git-nudge run")
 	if err != nil {
 		return nil, 0, err
@@ -56,7 +68,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	}
 	defer hold.Release()
 	if !w.hasWorktree(t) {
-		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr}
+		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: hold.File()}
 		if err := w.prepareHeld(ctx, t, l, so); err != nil {
 			return t, 0, err
 		}
@@ -64,18 +76,24 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 			return t, 0, err
 		}
 	}
-	dir := *t.Worktree
+	dir, moved := w.commandDir(*t.Worktree, o.Dir)
+	if moved != "" && o.Stderr != nil {
+		fmt.Fprintf(o.Stderr, "git-nudge: %s\n", moved)
+	}
+	pid := os.Getpid()
 	t.State = StateRunning
 	t.Command = o.Command
 	t.ExitCode = nil
 	t.Error = nil
+	t.PID, t.CommandPID = &pid, nil
+	t.Sandbox = sandbox != nil
 	err = w.Save(t)
 	l.Release()
 	if err != nil {
 		return t, 0, err
 	}
 
-	code, runErr := w.runCommand(t, dir, o)
+	code, runErr := w.runCommand(ctx, t, dir, o, hold.File(), sandbox)
 
 	// The outcome is recorded even after an interrupt.
 	ctx = context.WithoutCancel(ctx)
@@ -85,6 +103,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	}
 	defer l.Release()
 	t.ExitCode = &code
+	t.PID, t.CommandPID = nil, nil
 	capErr := w.captureLocked(ctx, t, "")
 	switch {
 	case runErr != nil:
@@ -130,8 +149,9 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string) (*Task, erro
 }
 
 // runCommand runs the task's command in dir with its output shown and
-// kept in logs/<id>/run.log.
-func (w *Workspace) runCommand(t *Task, dir string, o RunOptions) (int, error) {
+// kept in logs/<id>/run.log. The command inherits the task's lock file
+// (hold), and its pid is recorded in the task once it runs.
+func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOptions, hold *os.File, sandbox *sandboxPlan) (int, error) {
 	logPath := filepath.Join(w.LogDir(t.ID), "run.log")
 	log, err := OpenBoundedLog(logPath, LogLimit)
 	if err != nil {
@@ -144,11 +164,26 @@ func (w *Workspace) runCommand(t *Task, dir string, o RunOptions) (int, error) {
 	if o.Stderr != nil {
 		stderr = io.MultiWriter(o.Stderr, log)
 	}
-	code, err := child{
+	c := child{
 		argv: o.Command, dir: dir, env: w.childEnv(o.Environ, t, dir),
 		stdin: o.Stdin, stdout: stdout, stderr: stderr,
 		signals: o.Signals, skip: o.Skip, group: o.Group,
-	}.run()
+		lock: hold, started: func(pid int) { w.recordCommandPID(ctx, t, pid) },
+	}
+	if sandbox != nil {
+		var done func() []string
+		if c, done, err = w.sandboxed(ctx, sandbox, t.ID, *t.Worktree, c); err != nil {
+			log.Close()
+			return 127, fmt.Errorf("%w: %v", ErrCommandNotStarted, err)
+		}
+		defer func() {
+			if put := done(); len(put) > 0 && o.Stderr != nil {
+				fmt.Fprintf(o.Stderr, "git-nudge: the command changed %s, which git reads as configuration or as the way to the repository; put back as it was before the run\n", strings.Join(put, ", "))
+			}
+		}()
+		fmt.Fprintf(stderr, "git-nudge: sandbox (Landlock ABI %d): the command may write only in its worktree, its git folder, a private object folder, a private TMPDIR and %d nudge.sandbox.allowWrite path(s)\n", sandbox.abi, len(sandbox.extra))
+	}
+	code, err := c.run()
 	if err != nil {
 		fmt.Fprintf(log, "git-nudge: %v\n", err)
 	}
@@ -156,4 +191,60 @@ func (w *Workspace) runCommand(t *Task, dir string, o RunOptions) (int, error) {
 		err = cerr
 	}
 	return code, err
+}
+
+// recordCommandPID records the pid of t's running command, so that list
+// can name it when git-nudge itself is gone. Best effort: a workspace
+// lock that cannot be had leaves the record without it.
+func (w *Workspace) recordCommandPID(ctx context.Context, t *Task, pid int) {
+	l, err := w.Lock(context.WithoutCancel(ctx), "git-nudge run")
+	if err != nil {
+		return
+	}
+	defer l.Release()
+	t.CommandPID = &pid
+	_ = w.Save(t)
+}
+
+// commandDir is the folder of worktree where a command started from
+// callerDir begins: the folder at the same place relative to the top of
+// the work tree as callerDir, so that ./script.sh means what it means in
+// the workspace. When that folder is not in the worktree (an ignored or
+// empty folder, which a snapshot does not carry), the command starts in
+// the nearest folder above it that is, and moved says so.
+func (w *Workspace) commandDir(worktree, callerDir string) (dir, moved string) {
+	if callerDir == "" {
+		return worktree, ""
+	}
+	top := w.Repo.WorkTree
+	if r, err := filepath.EvalSymlinks(top); err == nil {
+		top = r
+	}
+	if r, err := filepath.EvalSymlinks(callerDir); err == nil {
+		callerDir = r
+	}
+	rel, err := filepath.Rel(top, callerDir)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+		return worktree, ""
+	}
+	parts := strings.Split(rel, string(filepath.Separator))
+	if strings.EqualFold(parts[0], StateDirName) || strings.EqualFold(parts[0], ".git") {
+		return worktree, ""
+	}
+	dir = worktree
+	for i, p := range parts {
+		next := filepath.Join(dir, p)
+		// Only real folders: a symlink (or a file setup put there) is
+		// not followed out of the worktree.
+		st, err := os.Lstat(next)
+		if err != nil || !st.IsDir() {
+			at := "its top"
+			if i > 0 {
+				at = QuotePath(filepath.ToSlash(filepath.Join(parts[:i]...))) + "/"
+			}
+			return dir, fmt.Sprintf("%s/ is not in the task's worktree (ignored and empty folders are not part of a snapshot); the command starts at %s instead", QuotePath(filepath.ToSlash(rel)), at)
+		}
+		dir = next
+	}
+	return dir, ""
 }

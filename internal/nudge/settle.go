@@ -3,12 +3,14 @@ package nudge
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
 // SettleWait is how long a read-only command waits for the workspace lock
@@ -41,4 +43,33 @@ func (w *Workspace) Settle(ctx context.Context) error {
 func (w *Workspace) busy(id string) bool {
 	held, err := journal.Held(w.runLockPath(id))
 	return err == nil && held
+}
+
+// Orphaned reports, for a task a live process holds (busy), whether the
+// git-nudge process that prepared or ran it has ended while what it
+// started still runs and keeps the task's lock: then it returns that
+// git-nudge pid and the command's pid (0 when unknown).
+func (w *Workspace) Orphaned(t *Task) (nudgePID, commandPID int, ok bool) {
+	if t.PID == nil || !proc.Gone(*t.PID) || !w.busy(t.ID) {
+		return 0, 0, false
+	}
+	if t.CommandPID != nil {
+		commandPID = *t.CommandPID
+	}
+	return *t.PID, commandPID, true
+}
+
+// busyReason is the refusal reason for a task a live process is
+// preparing or running (busy is true).
+func (w *Workspace) busyReason(t *Task) string {
+	const reason = "another git-nudge process is preparing or running it"
+	nudgePID, cmdPID, ok := w.Orphaned(t)
+	if !ok {
+		return reason
+	}
+	who := "a command it started"
+	if cmdPID > 0 {
+		who = fmt.Sprintf("its command (pid %d), or something that command started,", cmdPID)
+	}
+	return fmt.Sprintf("%s: git-nudge (pid %d) has ended, but %s still runs in its worktree", reason, nudgePID, who)
 }

@@ -9,7 +9,9 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
 // IncludeFile is the workspace file naming the ignored files a task's
@@ -28,6 +30,9 @@ type StartOptions struct {
 	Output io.Writer
 	// Note is the note of the snapshot taken when no task is named.
 	Note string
+
+	// hold is the task's lock file, inherited by the setup commands.
+	hold *os.File
 }
 
 // Start gives a task a worktree: it takes a snapshot first when id is "",
@@ -50,6 +55,7 @@ func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task
 		return nil, err
 	}
 	defer hold.Release()
+	o.hold = hold.File()
 	return t, w.prepareHeld(ctx, t, l, o)
 }
 
@@ -97,9 +103,11 @@ func (w *Workspace) hasWorktree(t *Task) bool {
 // records the outcome: prepared, or failed with the reason.
 func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o StartOptions) error {
 	dir := w.WorktreeDir(t.ID)
+	pid := os.Getpid()
 	t.State = StatePreparing
 	t.Worktree = &dir
 	t.Error = nil
+	t.PID, t.CommandPID = &pid, nil
 	if err := w.Save(t); err != nil {
 		l.Release()
 		return err
@@ -115,6 +123,7 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 		return errors.Join(perr, err)
 	}
 	defer l.Release()
+	t.PID, t.CommandPID = nil, nil
 	if perr != nil {
 		msg := perr.Error()
 		t.State = StateFailed
@@ -146,10 +155,62 @@ func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOpt
 	if err := w.copyIncludes(ctx, dir); err != nil {
 		return fmt.Errorf("copying the files %s lists: %w", IncludeFile, err)
 	}
+	t.Setup, t.SetupFiles = nil, nil
 	if o.NoSetup {
 		return nil
 	}
-	return w.runSetup(ctx, t, dir, o)
+	ran, err := w.runSetup(ctx, t, dir, o)
+	if err != nil || !ran {
+		return err
+	}
+	return w.recordSetup(ctx, t)
+}
+
+// recordSetup records what the setup commands changed in t's worktree:
+// a commit of the worktree's state (captured with the snapshot's rules)
+// on the snapshot, pinned by refs/nudgethis/setup/<id>, and the paths it
+// changed. Setup that changed nothing records nothing (and drops a setup
+// ref left by an earlier preparation).
+func (w *Workspace) recordSetup(ctx context.Context, t *Task) error {
+	r := w.Repo
+	ref := refs.Setups + t.ID
+	old, had, err := r.ReadRef(ctx, ref)
+	if err != nil {
+		return err
+	}
+	tree, _, err := w.captureWorktree(ctx, t)
+	if err != nil {
+		return fmt.Errorf("recording what setup changed: %w", err)
+	}
+	snapTree, err := r.TreeOf(ctx, t.Snapshot)
+	if err != nil {
+		return err
+	}
+	if tree == snapTree {
+		if had {
+			return r.DeleteRef(ctx, ref, old)
+		}
+		return nil
+	}
+	commit, err := r.CommitTree(ctx, git.CommitRequest{
+		Tree: tree, Parents: []string{t.Snapshot}, Message: "nudge setup " + t.ID,
+		Author: Identity, Committer: Identity,
+	})
+	if err != nil {
+		return err
+	}
+	if !had {
+		old = r.ZeroID()
+	}
+	if err := r.SetRef(ctx, git.SetRefRequest{Name: ref, New: commit, Old: old}); err != nil {
+		return err
+	}
+	files, err := ComputeFiles(ctx, r, t.Snapshot, commit)
+	if err != nil {
+		return err
+	}
+	t.Setup, t.SetupFiles = &commit, files
+	return nil
 }
 
 // copyIncludes copies into dir the workspace's ignored files that
@@ -216,16 +277,16 @@ func copyInto(src, dst string) error {
 
 // runSetup runs each `git config --get-all nudge.setup` command with sh -c
 // in the worktree, output kept in logs/<id>/setup.log; the first failure
-// stops the setup.
-func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOptions) error {
+// stops the setup. ran is false when there is no setup command.
+func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOptions) (ran bool, _ error) {
 	cmds, err := w.Repo.ConfigGetAll(ctx, "nudge.setup")
 	if err != nil || len(cmds) == 0 {
-		return err
+		return false, err
 	}
 	logPath := filepath.Join(w.LogDir(t.ID), "setup.log")
 	log, err := OpenBoundedLog(logPath, LogLimit)
 	if err != nil {
-		return err
+		return true, err
 	}
 	defer log.Close()
 	out := io.Writer(log)
@@ -236,19 +297,19 @@ func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOp
 		fmt.Fprintf(out, "$ %s\n", c)
 		code, err := child{
 			argv: []string{"sh", "-c", c}, dir: dir, env: w.childEnv(o.Environ, t, dir),
-			stdout: out, stderr: out, group: true,
+			stdout: out, stderr: out, group: true, lock: o.hold,
 		}.run()
 		if err != nil {
-			return fmt.Errorf("setup command %q: %w", c, err)
+			return true, fmt.Errorf("setup command %q: %w", c, err)
 		}
 		if code != 0 {
-			return fmt.Errorf("setup command %q exited with status %d; its output is in %s", c, code, logPath)
+			return true, fmt.Errorf("setup command %q exited with status %d; its output is in %s", c, code, logPath)
 		}
 		if ctx.Err() != nil {
-			return ctx.Err()
+			return true, ctx.Err()
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // loadIdle loads task id, refusing (as what) when another git-nudge
@@ -259,7 +320,7 @@ func (w *Workspace) loadIdle(id, what string) (*Task, error) {
 		return nil, err
 	}
 	if w.busy(id) {
-		return nil, &RefusedError{What: what, Reasons: []string{"another git-nudge process is preparing or running it"}, Next: "Wait for it to finish (git nudge list shows its state)."}
+		return nil, &RefusedError{What: what, Reasons: []string{w.busyReason(t)}, Next: "Wait for it to finish (git nudge list shows its state)."}
 	}
 	return t, nil
 }

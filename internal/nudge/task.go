@@ -102,6 +102,22 @@ type Task struct {
 	// Updated is when the record was last written.
 	Updated time.Time `json:"updated"`
 
+	// PID is the git-nudge process preparing or running the task and
+	// CommandPID the command it started; set only while that goes on.
+	PID        *int `json:"pid,omitempty"`
+	CommandPID *int `json:"command_pid,omitempty"`
+
+	// Setup is the commit of the worktree as the setup commands left it
+	// (parent: the snapshot), when they changed anything: the task's
+	// result and patch start there. SetupFiles are the paths setup
+	// changed (snapshot -> setup); they are never applied.
+	Setup      *string      `json:"setup,omitempty"`
+	SetupFiles []FileChange `json:"setup_files,omitempty"`
+
+	// Sandbox is true when the task's command last ran confined (run
+	// --sandbox).
+	Sandbox bool `json:"sandbox,omitempty"`
+
 	extra journal.Extra
 }
 
@@ -121,6 +137,15 @@ func (t Task) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads a record, remembering fields this version does not know.
 func (t *Task) UnmarshalJSON(data []byte) error {
 	return unmarshalTask(t, data) // pathjson.go: names are bytes
+}
+
+// Base is the commit the task's patch starts from: the setup commit when
+// setup changed anything, else the snapshot.
+func (t *Task) Base() string {
+	if t.Setup != nil && *t.Setup != "" {
+		return *t.Setup
+	}
+	return t.Snapshot
 }
 
 // Path helpers for optional fields.

@@ -227,12 +227,15 @@ func (w *Workspace) runLockPath(id string) string { return filepath.Join(w.tasks
 
 // HoldTask takes task id's own lock for as long as a process works on it
 // outside the workspace lock (setup, run); Reconcile treats a preparing or
-// running task whose lock is free as interrupted.
+// running task whose lock is free as interrupted. The lock is inheritable:
+// the setup commands and the task's command get it (descriptor 3), so the
+// task stays busy while they, or anything they started, live on after
+// the git-nudge process is gone.
 func (w *Workspace) HoldTask(ctx context.Context, id string) (*journal.Lock, error) {
 	if err := worktree.RealFile(w.Repo.WorkTree, StateDirName+"/tasks/"+id+".lock"); err != nil {
 		return nil, err
 	}
-	return journal.Acquire(ctx, w.runLockPath(id), time.Second, "git-nudge working on "+id)
+	return journal.AcquireInheritable(ctx, w.runLockPath(id), time.Second, "git-nudge working on "+id)
 }
 
 // Reconcile settles records left by processes that died, and must run with
@@ -260,6 +263,7 @@ func (w *Workspace) Reconcile() error {
 			msg := "interrupted: the process preparing or running this task is gone"
 			t.State = StateFailed
 			t.Error = &msg
+			t.PID, t.CommandPID = nil, nil
 		default:
 			continue
 		}

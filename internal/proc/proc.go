@@ -20,7 +20,10 @@ var ErrNotStarted = errors.New("could not start the command")
 
 // Spec is one program to run.
 type Spec struct {
-	Argv   []string
+	Argv []string
+	// Path, when set, is the file to execute, with Argv[0] only its name
+	// (otherwise Argv[0] is looked up in PATH).
+	Path   string
 	Dir    string
 	Env    []string // nil: the caller's environment
 	Stdin  io.Reader
@@ -40,6 +43,8 @@ type Spec struct {
 	// ExtraFiles are open files the program inherits as descriptors 3,
 	// 4, ... (exec.Cmd.ExtraFiles).
 	ExtraFiles []*os.File
+	// Started, when set, is called with the program's pid once it runs.
+	Started func(pid int)
 }
 
 // Run starts the program, waits for it and returns its shell exit status.
@@ -48,6 +53,10 @@ func Run(s Spec) (int, error) {
 		return 127, fmt.Errorf("%w: no command given", ErrNotStarted)
 	}
 	x := exec.Command(s.Argv[0], s.Argv[1:]...)
+	if s.Path != "" {
+		x = exec.Command(s.Path, s.Argv[1:]...)
+		x.Args[0] = s.Argv[0]
+	}
 	x.Dir, x.Env = s.Dir, s.Env
 	x.Stdin, x.Stdout, x.Stderr = s.Stdin, s.Stdout, s.Stderr
 	x.ExtraFiles = s.ExtraFiles
@@ -62,7 +71,7 @@ func Run(s Spec) (int, error) {
 			// even while something it started still holds its output.
 			var err error
 			if pipes, err = ownPipes(x); err != nil {
-				return 127, fmt.Errorf("%w %q: %v", ErrNotStarted, s.Argv[0], err)
+				return 127, notStarted(s, err)
 			}
 		}
 	}
@@ -70,7 +79,7 @@ func Run(s Spec) (int, error) {
 	pipes.closeWriteEnds() // only the child holds them now
 	if err != nil {
 		pipes.wait()
-		return 127, fmt.Errorf("%w %q: %v", ErrNotStarted, s.Argv[0], err)
+		return 127, notStarted(s, err)
 	}
 	done := make(chan struct{})
 	if s.Signals != nil {
@@ -92,6 +101,10 @@ func Run(s Spec) (int, error) {
 			}
 		}()
 	}
+	if s.Started != nil {
+		// Signals are already being passed on while it runs.
+		s.Started(x.Process.Pid)
+	}
 	err = x.Wait()
 	if s.Group && s.StopGroup {
 		// The program has exited; stop what it left behind, then let
@@ -111,6 +124,15 @@ func Run(s Spec) (int, error) {
 		return code, nil
 	}
 	return 1, err
+}
+
+// notStarted is the error for a program that could not be started: it
+// names the program and the directory it was started in.
+func notStarted(s Spec, err error) error {
+	if s.Dir != "" {
+		return fmt.Errorf("%w %q in %s: %v", ErrNotStarted, s.Argv[0], s.Dir, err)
+	}
+	return fmt.Errorf("%w %q: %v", ErrNotStarted, s.Argv[0], err)
 }
 
 // stopGroup ends the processes left in group pgid: SIGTERM, then SIGKILL
@@ -192,4 +214,14 @@ func (c *copies) wait() {
 	for _, r := range c.readers {
 		_ = r.Close()
 	}
+}
+
+// Gone reports whether process pid has certainly ended (a pid that cannot
+// be checked counts as alive).
+func Gone(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return errors.Is(err, syscall.ESRCH)
 }

@@ -72,3 +72,43 @@ func TestStopGroup(t *testing.T) {
 		}
 	}
 }
+
+// A program that cannot be started is named with the directory it was
+// started in; one that starts is reported with its pid, and the files
+// it inherits stay open in it.
+func TestStartedDirAndInheritedFile(t *testing.T) {
+	dir := t.TempDir()
+	_, err := Run(Spec{Argv: []string{"./no-such-script.sh"}, Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), `"./no-such-script.sh" in `+dir) {
+		t.Errorf("not started: %v; want the program and %s named", err, dir)
+	}
+	f, err := os.CreateTemp(dir, "inherited")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var started int
+	var out bytes.Buffer
+	code, err := Run(Spec{Argv: []string{"sh", "-c", "echo $$; echo via-fd-3 >&3"}, Stdout: &out,
+		ExtraFiles: []*os.File{f}, Started: func(pid int) { started = pid }})
+	if err != nil || code != 0 {
+		t.Fatalf("code %d, err %v", code, err)
+	}
+	if got := strings.TrimSpace(out.String()); got != strconv.Itoa(started) {
+		t.Errorf("Started reported pid %d; the program says %s", started, got)
+	}
+	if b, _ := os.ReadFile(f.Name()); string(b) != "via-fd-3\n" {
+		t.Errorf("descriptor 3 got %q", b)
+	}
+}
+
+func TestSandboxArgv(t *testing.T) {
+	got := SandboxArgv("git-nudge", []string{"/w", "/t"}, []string{"-x", "--", "y"})
+	want := []string{"git-nudge", SandboxArg, "-w", "/w", "-w", "/t", "--", "-x", "--", "y"}
+	if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+		t.Errorf("SandboxArgv = %q, want %q", got, want)
+	}
+	if code := SandboxMain([]string{"-w"}); code != 126 {
+		t.Errorf("bad helper arguments: exit %d, want 126", code)
+	}
+}

@@ -17,6 +17,7 @@ import (
 const (
 	Snapshots   = "refs/nudgethis/snapshots/"
 	Results     = "refs/nudgethis/results/"
+	Setups      = "refs/nudgethis/setup/"
 	Checkpoints = "refs/autodev/checkpoints/"
 )
 

@@ -55,7 +55,20 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, nudge.StateLabel(t.State), age(now.Sub(t.Created)),
 			files, pathenc.Text(branchLabel(t.Branch)), pathenc.Text(oneLine(noteOrCommand(t))))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, t := range tasks {
+		if nudgePID, cmdPID, ok := w.Orphaned(t); ok {
+			who := "a process it started"
+			if cmdPID > 0 {
+				who = fmt.Sprintf("its command (pid %d) or a process that command started", cmdPID)
+			}
+			env.Printf("%s is still %s: git-nudge (pid %d) has ended, but %s still holds the task; it stays %s until that ends.\n",
+				t.ID, nudge.StateLabel(t.State), nudgePID, who, nudge.StateLabel(t.State))
+		}
+	}
+	return nil
 }
 
 func noteOrCommand(t *nudge.Task) string {

@@ -6,6 +6,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
 // CLI is the git-nudge command line.
@@ -44,4 +45,11 @@ Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id> an
 }
 
 // Main runs git-nudge with args and returns the exit status.
-func Main(args []string, env *cli.Env) int { return Program().Main(args, env) }
+func Main(args []string, env *cli.Env) int {
+	if len(args) > 0 && args[0] == proc.SandboxArg {
+		// git-nudge run --sandbox re-executes itself as the helper that
+		// confines the command and executes it (never a user command).
+		return proc.SandboxMain(args[1:])
+	}
+	return Program().Main(args, env)
+}

@@ -8,15 +8,33 @@ import (
 
 // RunCmd is `git nudge run`.
 type RunCmd struct {
-	Task    string   `name:"task" placeholder:"ID" help:"Task to run in (default: take a new snapshot and start a task)."`
-	NoSetup bool     `name:"no-setup" help:"Do not run the git config nudge.setup commands when a worktree is made."`
-	Message string   `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no task is given."`
-	Command []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command to run in the task's worktree, after --."`
+	Task      string   `name:"task" placeholder:"ID" help:"Task to run in (default: take a new snapshot and start a task)."`
+	NoSetup   bool     `name:"no-setup" help:"Do not run the git config nudge.setup commands when a worktree is made."`
+	Message   string   `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no task is given."`
+	Sandbox   bool     `name:"sandbox" xor:"sandbox" help:"Run CMD confined with Linux Landlock: it may write only in its worktree, that worktree's git folder, a private object folder (imported when captured), a private TMPDIR and the git config nudge.sandbox.allowWrite paths (refused where Landlock is missing). Default: git config nudge.sandbox."`
+	NoSandbox bool     `name:"no-sandbox" xor:"sandbox" help:"Run CMD unconfined even when git config nudge.sandbox is true."`
+	Command   []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command to run in the task's worktree, after --."`
 }
 
 // Help is the long help.
 func (c *RunCmd) Help() string {
-	return `Runs CMD in a task's worktree (taking a snapshot and starting a task first when --task is not given), its output shown as it comes and kept in .nudgethis/logs/<id>/run.log (the last 1 MiB, with a first line saying how much was cut). Then the worktree is captured as the task's result, whatever CMD's exit status: the task becomes ready when CMD succeeded and failed otherwise, and either way git nudge diff shows what it changed. Exits with CMD's exit status. Interrupt and terminate signals are passed on to CMD. CMD sees NUDGE_TASK and NUDGE_WORKSPACE in its environment.`
+	return `Runs CMD in a task's worktree (taking a snapshot and starting a task first when --task is not given), its output shown as it comes and kept in .nudgethis/logs/<id>/run.log (the last 1 MiB, with a first line saying how much was cut). Then the worktree is captured as the task's result, whatever CMD's exit status: the task becomes ready when CMD succeeded and failed otherwise, and either way git nudge diff shows what it changed. Exits with CMD's exit status. Interrupt and terminate signals are passed on to CMD. CMD sees NUDGE_TASK and NUDGE_WORKSPACE in its environment.
+
+CMD starts in the worktree's folder that matches the current directory (run from src/, it starts in <worktree>/src), or in the nearest folder above it that the worktree has. CMD inherits the task's lock: while CMD, or anything it started, still runs after git nudge run itself was killed, the task stays running (git nudge list names the pids) and drop, start, capture and run refuse.
+
+With --sandbox (or git config nudge.sandbox true), CMD runs under Linux Landlock and may write only in its worktree, that worktree's git folder (.git/worktrees/<id>), a private object folder (git there reads the repository's objects and writes new ones aside; they are imported, each checked by git, when the result is captured), a private TMPDIR, /dev/null and terminals, and each git config nudge.sandbox.allowWrite path (absolute or ~/, existing). The workspace, .git/config, hooks, refs, the object store and the home folder are read-only to it; reads and the network are not restricted. Where Landlock is missing the run is refused and nothing runs.`
+}
+
+// sandboxFlag is --sandbox / --no-sandbox, nil when neither was given.
+func sandboxFlag(on, off bool) *bool {
+	switch {
+	case on:
+		return &on
+	case off:
+		no := false
+		return &no
+	}
+	return nil
 }
 
 // Run runs the command.
@@ -35,7 +53,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	fw := env.ForwardSignals()
 	defer fw.Stop()
 	t, code, err := w.Run(env.Ctx, nudge.RunOptions{
-		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message,
+		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message, Dir: env.Dir, Sandbox: sandboxFlag(c.Sandbox, c.NoSandbox),
 		Environ: os.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 		Signals: fw.Signals, Group: fw.Group,
 		Skip: fw.Skip,
@@ -43,6 +61,9 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	if t != nil && t.Result != nil {
 		env.Warnf("git nudge: %s %s: %s changed; review with git nudge diff %s\n", t.ID, nudge.StateLabel(t.State), countFiles(len(t.Files)), t.ID)
 		warnLeftOut(env, t)
+	}
+	if t != nil {
+		warnSetup(env, t)
 	}
 	if err != nil {
 		if code == 127 {

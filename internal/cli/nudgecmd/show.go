@@ -55,6 +55,9 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 		clean = "clean"
 	}
 	field("snapshot", fmt.Sprintf("%s (%s)", t.Snapshot, clean))
+	if t.Setup != nil {
+		field("setup", fmt.Sprintf("%s (the task's patch starts here)", *t.Setup))
+	}
 	if t.Worktree != nil {
 		field("worktree", *t.Worktree)
 	}
@@ -64,6 +67,16 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 			cmd += fmt.Sprintf("  (exit status %d)", *t.ExitCode)
 		}
 		field("command", cmd)
+	}
+	if t.PID != nil {
+		who := fmt.Sprintf("git-nudge pid %d", *t.PID)
+		if t.CommandPID != nil {
+			who += fmt.Sprintf(", command pid %d", *t.CommandPID)
+		}
+		if nudgePID, _, ok := w.Orphaned(t); ok {
+			who += fmt.Sprintf(" (git-nudge %d has ended; the command still runs)", nudgePID)
+		}
+		field("process", who)
 	}
 	if t.Result != nil {
 		field("result", *t.Result)
@@ -96,6 +109,12 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 		env.Printf("Left out of the result:\n")
 		for _, s := range t.ResultSkipped {
 			env.Printf("  %s  (%s)\n", displayPath(s.Path), s.Reason)
+		}
+	}
+	if len(t.SetupFiles) > 0 {
+		env.Printf("Changed by setup (not the task's work, never applied) (%d):\n", len(t.SetupFiles))
+		for _, f := range t.SetupFiles {
+			env.Printf("  %s  %s\n", f.Status, displayPath(f.Path))
 		}
 	}
 	if t.Result != nil {

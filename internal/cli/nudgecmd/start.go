@@ -33,8 +33,25 @@ func (c *StartCmd) Run(env *cli.Env) error {
 	if c.JSON {
 		return env.JSON(t)
 	}
+	warnSetup(env, t)
 	env.Printf("%s\n", *t.Worktree)
 	return nil
+}
+
+// warnSetup says which paths the setup commands changed: they are
+// recorded apart from the task's work and never applied.
+func warnSetup(env *cli.Env, t *nudge.Task) {
+	if len(t.SetupFiles) == 0 {
+		return
+	}
+	env.Warnf("git nudge: %s: setup (nudge.setup) changed %s; recorded apart from the task's work, not in its diff, never applied:\n", t.ID, countFiles(len(t.SetupFiles)))
+	for i, f := range t.SetupFiles {
+		if i == 10 {
+			env.Warnf("  ... and %d more (git nudge show %s lists them)\n", len(t.SetupFiles)-10, t.ID)
+			break
+		}
+		env.Warnf("  %s  %s\n", f.Status, displayPath(f.Path))
+	}
 }
 
 func startOptions(env *cli.Env, noSetup bool, note string) nudge.StartOptions {
