@@ -294,3 +294,8 @@ func (r *Repo) FindCommits(ctx context.Context, q CommitQuery) ([]CommitInfo, er
 	}
 	return list, nil
 }
+
+// ValidID reports whether id is a full object id in this repository's
+// format (40 or 64 lowercase hex digits): a value safe to hand to git as
+// an object, never read as a revision expression or an option.
+func (r *Repo) ValidID(id string) bool { return r.validID(id) }
