@@ -116,12 +116,18 @@ func (ws *Workspace) ensureDir() error {
 }
 
 // lock takes .autodev/lock, which serializes the commands that change
-// this workspace's journal, refs and tree.
+// this workspace's journal, refs and tree, then the work-tree lock that
+// git-nudge's apply, undo and save hold too.
 func (ws *Workspace) lock(ctx context.Context, what string) (*journal.Lock, error) {
 	if err := ws.ensureDir(); err != nil {
 		return nil, err
 	}
-	return journal.Acquire(ctx, ws.LockPath(), lockWait, "git-autodev "+what)
+	lk, err := journal.Acquire(ctx, ws.LockPath(), lockWait, "git-autodev "+what)
+	if err != nil {
+		return nil, err
+	}
+	// Shared with git-nudge: see journal.WorkTreeLockName.
+	return journal.AcquireWorkTree(ctx, lk, ws.Repo.GitDir, lockWait, "git-autodev "+what)
 }
 
 // RunActive reports whether a live process holds .autodev/run.lock, and
