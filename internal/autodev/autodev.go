@@ -63,6 +63,9 @@ type Workspace struct {
 	Repo *git.Repo
 	Dir  string           // <top level>/.autodev
 	Now  func() time.Time // clock for entries, branch names and ages
+	// Notify, when set, is told what a command did besides its work, such
+	// as removing files a killed command left (one line each).
+	Notify func(string)
 }
 
 // Open finds the repository containing dir.
@@ -127,7 +130,14 @@ func (ws *Workspace) lock(ctx context.Context, what string) (*journal.Lock, erro
 		return nil, err
 	}
 	// Shared with git-nudge: see journal.WorkTreeLockName.
-	return journal.AcquireWorkTree(ctx, lk, ws.Repo.GitDir, lockWait, "git-autodev "+what)
+	if lk, err = journal.AcquireWorkTree(ctx, lk, ws.Repo.GitDir, lockWait, "git-autodev "+what); err != nil {
+		return nil, err
+	}
+	if err := ws.clearLeftovers(); err != nil {
+		lk.Release()
+		return nil, err
+	}
+	return lk, nil
 }
 
 // RunActive reports whether a live process holds .autodev/run.lock, and
