@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/nudge"
@@ -269,6 +270,166 @@ func TestConcurrentRestoreCheckpoint(t *testing.T) {
 			}
 			if st := readFile(t, s.dir+"/.autodev/state.json"); !strings.Contains(st, `"status": "idle"`) {
 				t.Fatalf("state.json:\n%s", st)
+			}
+			s.checkJournals()
+		})
+	}
+}
+
+// applySpan is how long an uninterrupted apply of the 300-file patch takes
+// here: the race tests start the other command at fractions of it, so
+// that it lands in every phase of the apply, before, during and after.
+func applySpan(t testing.TB) []time.Duration {
+	f := newBigPatch(t)
+	start := time.Now()
+	f.s.ok(f.s.nudge("apply", "t1"), "apply")
+	span := time.Since(start)
+	var delays []time.Duration
+	for _, k := range []int{0, 2, 4, 6, 8} {
+		delays = append(delays, span*time.Duration(k)/10)
+	}
+	return delays
+}
+
+// startStaggered starts a, then b after delay, and waits for both.
+func startStaggered(t testing.TB, delay time.Duration, a, b *exec.Cmd) (res, res) {
+	t.Helper()
+	var ob, eb [2]bytes.Buffer
+	a.Stdout, a.Stderr = &ob[0], &eb[0]
+	b.Stdout, b.Stderr = &ob[1], &eb[1]
+	errA := a.Start()
+	time.Sleep(delay)
+	errB := b.Start()
+	if errA == nil {
+		errA = a.Wait()
+	}
+	if errB == nil {
+		errB = b.Wait()
+	}
+	return finish(a, &ob[0], &eb[0], errA), finish(b, &ob[1], &eb[1], errB)
+}
+
+// allOrNone fails unless files holds every file of the 300-file patch in
+// its before version or every one in its after version, and no temp file
+// of an apply: a commit or a tree that caught an apply half-way is torn.
+func (f *bigPatch) allOrNone(t testing.TB, what string, files map[string]*spec) int {
+	t.Helper()
+	for p := range files {
+		if strings.HasPrefix(filepath.Base(p), ".nudge-") {
+			t.Fatalf("%s holds an apply's temp file %s", what, p)
+		}
+	}
+	_, n := f.where(t, files)
+	if n != 0 && n != len(f.after) {
+		t.Fatalf("%s is torn: %d of the patch's %d files in their after version", what, n, len(f.after))
+	}
+	return n
+}
+
+// noRawGit fails when a command's output is git's own complaint about a
+// file that vanished or a lock, the signs of two tools in one tree at once.
+func noRawGit(t testing.TB, what string, r res) {
+	t.Helper()
+	for _, bad := range []string{"unable to stat", "index.lock", "unable to index", "does not exist and --remove not passed"} {
+		if strings.Contains(r.stderr, bad) {
+			t.Fatalf("%s ran into another command: %s", what, r)
+		}
+	}
+}
+
+// git nudge apply and git autodev checkpoint of one work tree, started
+// together or a little apart, serialize on the work-tree lock they share:
+// the checkpoint commits the tree before the apply or after it, never
+// half of the patch or an apply's temp file.
+func TestConcurrentApplyCheckpoint(t *testing.T) {
+	for round, delay := range applySpan(t) {
+		t.Run(fmt.Sprint("round", round), func(t *testing.T) {
+			f := newBigPatch(t)
+			s := f.s
+			ra, rc := startStaggered(t, delay,
+				s.command(s.dir, "git-nudge", []string{"apply", "t1"}),
+				s.command(s.dir, "git-autodev", []string{"checkpoint", "-m", "racing", "--json"}))
+			noRawGit(t, "apply", ra)
+			noRawGit(t, "checkpoint", rc)
+			if rc.code != 0 {
+				t.Fatalf("checkpoint: %s", rc)
+			}
+			var out checkpointOut
+			if err := json.Unmarshal([]byte(rc.stdout), &out); err != nil || out.Checkpoint == nil {
+				t.Fatalf("checkpoint --json: %v\n%s", err, rc)
+			}
+			n := f.allOrNone(t, "checkpoint "+out.Checkpoint.ID, s.treeFiles(out.Checkpoint.Commit))
+			switch ra.code {
+			case 0:
+				f.allOrNone(t, "the work tree", s.picture())
+			case 1:
+				if !strings.Contains(ra.stderr, "nothing was changed") {
+					t.Fatalf("apply refused without saying the tree is untouched: %s", ra)
+				}
+				if n != 0 {
+					t.Fatalf("apply refused, yet the checkpoint holds the patch")
+				}
+			default:
+				t.Fatalf("apply: %s", ra)
+			}
+			s.checkJournals()
+		})
+	}
+}
+
+// git nudge apply and git autodev restore of one work tree, started
+// together or a little apart: the restore parks the tree before the apply
+// or after it (never half of it), the apply lands on the restored tree or
+// is refused, and neither meets the other's files half-way.
+func TestConcurrentApplyRestore(t *testing.T) {
+	for round, delay := range applySpan(t) {
+		t.Run(fmt.Sprint("round", round), func(t *testing.T) {
+			f := newBigPatch(t)
+			s := f.s
+			s.ok(s.autodev("checkpoint", "-m", "before the apply"), "checkpoint")
+			target := s.checkpoints()[0]
+			s.write(map[string]*spec{"later.txt": file("written after the checkpoint\n")})
+			ra, rr := startStaggered(t, delay,
+				s.command(s.dir, "git-nudge", []string{"apply", "t1"}),
+				s.command(s.dir, "git-autodev", []string{"restore", target.ID}))
+			noRawGit(t, "apply", ra)
+			noRawGit(t, "restore", rr)
+			if rr.code != 0 {
+				t.Fatalf("restore: %s", rr)
+			}
+			if head := s.git("rev-parse", "HEAD"); head != target.Commit {
+				t.Fatalf("HEAD is %s, want %s", head, target.Commit)
+			}
+			var pre *autodev.Entry
+			for _, e := range s.listJSON() {
+				if e.Type == autodev.TypePreRestore {
+					e := e
+					pre = &e
+					break
+				}
+			}
+			if pre == nil {
+				t.Fatalf("no pre-restore entry after the restore: %s", rr)
+			}
+			parked := s.treeFiles(pre.Commit)
+			if parked["later.txt"] == nil {
+				t.Fatalf("the parked commit lacks later.txt")
+			}
+			nParked := f.allOrNone(t, "the parked commit", parked)
+			nTree := f.allOrNone(t, "the work tree", s.picture())
+			switch ra.code {
+			case 0:
+				// Applied before the restore (parked, then reset away) or
+				// after it (on the restored tree), not both.
+				if (nParked == 0) == (nTree == 0) {
+					t.Fatalf("apply succeeded: the patch is in the parked commit (%d) and in the tree (%d)", nParked, nTree)
+				}
+			case 1:
+				if !strings.Contains(ra.stderr, "nothing was changed") || nParked+nTree != 0 {
+					t.Fatalf("apply refused: %s (parked %d, tree %d)", ra, nParked, nTree)
+				}
+			default:
+				t.Fatalf("apply: %s", ra)
 			}
 			s.checkJournals()
 		})

@@ -64,6 +64,9 @@ type Workspace struct {
 	Repo *git.Repo
 	Dir  string           // <top level>/.autodev
 	Now  func() time.Time // clock for entries, branch names and ages
+	// Notify, when set, is told what a command did besides its work, such
+	// as removing files a killed command left (one line each).
+	Notify func(string)
 }
 
 // Open finds the repository containing dir.
@@ -126,12 +129,25 @@ func (ws *Workspace) ensureDir() error {
 }
 
 // lock takes .autodev/lock, which serializes the commands that change
-// this workspace's journal, refs and tree.
+// this workspace's journal, refs and tree, then the work-tree lock that
+// git-nudge's apply, undo and save hold too.
 func (ws *Workspace) lock(ctx context.Context, what string) (*journal.Lock, error) {
 	if err := ws.ensureDir(); err != nil {
 		return nil, err
 	}
-	return journal.Acquire(ctx, ws.LockPath(), lockWait, "git-autodev "+what)
+	lk, err := journal.Acquire(ctx, ws.LockPath(), lockWait, "git-autodev "+what)
+	if err != nil {
+		return nil, err
+	}
+	// Shared with git-nudge: see journal.WorkTreeLockName.
+	if lk, err = journal.AcquireWorkTree(ctx, lk, ws.Repo.GitDir, lockWait, "git-autodev "+what); err != nil {
+		return nil, err
+	}
+	if err := ws.clearLeftovers(); err != nil {
+		lk.Release()
+		return nil, err
+	}
+	return lk, nil
 }
 
 // RunActive reports whether a live process holds .autodev/run.lock, and

@@ -78,6 +78,9 @@ func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, err
 		return res, err
 	}
 	res.Target = target
+	if err := ws.trustTarget(ctx, target); err != nil {
+		return res, err
+	}
 	if res.Unchanged, err = ws.alreadyAt(ctx, target); err != nil || res.Unchanged {
 		return res, err
 	}

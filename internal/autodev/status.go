@@ -29,6 +29,12 @@ type Report struct {
 	// journal entry records: work parked by a restore that stopped (was
 	// killed, or its reset failed) before journaling it.
 	Unrecorded []Parked
+	// Leftovers are files killed git-autodev commands left in the git dir
+	// (private indexes, an index.lock of theirs).
+	Leftovers []Leftover
+	// IndexLock is the user's index.lock when it exists and is not
+	// provably autodev's ("" otherwise): a restore refuses while it is there.
+	IndexLock string
 }
 
 // RestorePoints is the number offered for a rewind: the checkpoints, when
@@ -80,6 +86,10 @@ func (ws *Workspace) Status(ctx context.Context) (Report, error) {
 	if rep.Unrecorded, err = ws.unrecordedParked(ctx, j); err != nil {
 		return rep, err
 	}
+	if rep.Leftovers, _, err = ws.leftovers(); err != nil {
+		return rep, err
+	}
+	rep.IndexLock = ws.ForeignIndexLock(rep.Leftovers)
 	return rep, nil
 }
 

@@ -110,7 +110,9 @@ func (r *Repo) IndexPath() string { return filepath.Join(r.GitDir, "index") }
 // the private one starts empty. Remove the file when done (or hand it to
 // InstallIndex).
 func (r *Repo) CopyIndex(name string) (Index, error) {
-	f, err := os.CreateTemp(r.GitDir, name+"-*.index")
+	// The pid in the name says whose it is if a kill leaves it behind
+	// (see LeftoverIndexes).
+	f, err := os.CreateTemp(r.GitDir, fmt.Sprintf("%s-%d-*.index", name, os.Getpid()))
 	if err != nil {
 		return Index{}, err
 	}
@@ -154,18 +156,30 @@ var ErrIndexLocked = errors.New("index.lock is held by another git process")
 
 // InstallIndex makes the private index ix the user's index, the way git
 // commits an index: take index.lock (waiting briefly for another git
-// process to let go), rename the new file over the lock, then the lock
-// over the index. ix's file is gone afterwards on success.
+// process to let go), then rename the lock over the index. The lock is
+// taken as a hard link to ix's file, created only if absent, so that a
+// lock left by a kill is recognisably ours: the same file as a private
+// index named with this process's pid (see LeftoverIndexes). Where hard
+// links are not available, an empty lock file is created instead and the
+// new index renamed over it. ix's file is gone afterwards on success.
 func (r *Repo) InstallIndex(ix Index) error {
 	if ix.Path == "" {
 		return errors.New("InstallIndex needs a private index")
 	}
 	lock := r.IndexPath() + ".lock"
 	deadline := time.Now().Add(time.Second)
+	linked := true
 	for {
-		f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+		err := os.Link(ix.Path, lock)
+		if err != nil && !errors.Is(err, os.ErrExist) {
+			// No hard links here: take the lock as an empty file.
+			linked = false
+			var f *os.File
+			if f, err = os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644); err == nil {
+				f.Close()
+			}
+		}
 		if err == nil {
-			f.Close()
 			break
 		}
 		if !errors.Is(err, os.ErrExist) {
@@ -176,13 +190,18 @@ func (r *Repo) InstallIndex(ix Index) error {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := os.Rename(ix.Path, lock); err != nil {
-		os.Remove(lock)
-		return err
+	if !linked {
+		if err := os.Rename(ix.Path, lock); err != nil {
+			os.Remove(lock)
+			return err
+		}
 	}
 	if err := os.Rename(lock, r.IndexPath()); err != nil {
 		os.Remove(lock)
 		return err
+	}
+	if linked {
+		os.Remove(ix.Path)
 	}
 	return nil
 }
@@ -220,14 +239,47 @@ func (r *Repo) TreePaths(ctx context.Context, commit string) (map[string]bool, e
 
 // ResetHard points HEAD (the current branch, or a detached HEAD) at commit
 // and makes the user's index and the tracked files of the work tree match
-// it, as git reset --hard does. Untracked files are left alone.
+// it, as git reset --hard does. Untracked files are left alone. commit must
+// be a full object id: it is never read as a revision expression.
+//
+// git works on a private copy of the index (named with this process's pid,
+// see LeftoverIndexes), which InstallIndex then makes the user's: a reset
+// killed half-way leaves only files that are recognisably ours, never the
+// user's index.lock, which a later command could not tell from a running
+// git's. A user's index.lock present before the reset is an
+// *IndexLockedError, and nothing is changed.
 func (r *Repo) ResetHard(ctx context.Context, commit, reason string) error {
-	var env []string
+	if !r.validID(commit) {
+		return fmt.Errorf("ResetHard needs a full commit id, not %q", commit)
+	}
+	if r.IndexLocked() {
+		return &IndexLockedError{Path: r.IndexPath() + ".lock"}
+	}
+	ix, err := r.CopyIndex("autodev")
+	if err != nil {
+		return fmt.Errorf("copying the index: %w", err)
+	}
+	env := ix.env()
 	if reason != "" {
 		env = append(env, "GIT_REFLOG_ACTION="+reason)
 	}
-	_, err := r.run(ctx, cmd{args: []string{"reset", "-q", "--hard", commit, "--"}, env: env})
-	return err
+	if _, err := r.run(ctx, cmd{args: []string{"reset", "-q", "--hard", commit + "^{commit}", "--"}, env: env}); err != nil {
+		os.Remove(ix.Path)
+		os.Remove(ix.Path + ".lock")
+		return err
+	}
+	if _, err := os.Stat(ix.Path); errors.Is(err, os.ErrNotExist) {
+		// An empty result, which git spells as no file: so is the index.
+		if err := os.Remove(r.IndexPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	if err := r.InstallIndex(ix); err != nil {
+		os.Remove(ix.Path)
+		return fmt.Errorf("HEAD and the files are at %s, but the index could not be replaced (%w); run git reset -q to make it match HEAD", commit, err)
+	}
+	return nil
 }
 
 // CommitInfo is one commit found by FindCommits.
@@ -294,3 +346,8 @@ func (r *Repo) FindCommits(ctx context.Context, q CommitQuery) ([]CommitInfo, er
 	}
 	return list, nil
 }
+
+// ValidID reports whether id is a full object id in this repository's
+// format (40 or 64 lowercase hex digits): a value safe to hand to git as
+// an object, never read as a revision expression or an option.
+func (r *Repo) ValidID(id string) bool { return r.validID(id) }

@@ -77,8 +77,34 @@ func (r *Repo) WriteTree(ctx context.Context, ix Index) (string, error) {
 func (r *Repo) AddAll(ctx context.Context, ix Index, exclude ...string) error {
 	args := []string{"add", "-A", "--", "."}
 	for _, e := range exclude {
-		args = append(args, ":(exclude,top,literal)"+e)
+		args = append(args, excludeGlobs(e)...)
 	}
-	_, err := r.run(ctx, cmd{args: args, env: ix.env()})
+	// The excludes are glob pathspecs: an inherited pathspec mode must not
+	// turn them literal (or the "." into a pattern).
+	env := append(ix.env(), "GIT_LITERAL_PATHSPECS=0", "GIT_GLOB_PATHSPECS=0", "GIT_NOGLOB_PATHSPECS=0")
+	_, err := r.run(ctx, cmd{args: args, env: env})
 	return err
+}
+
+// excludeGlobs are the pathspecs that keep the top-level path p and
+// everything under it out of git add. They are written so that no
+// pathspec is the plain text p: git add compares its pathspecs, excludes
+// included, with the ignored paths it meets, and fails ("The following
+// paths are ignored") when p is ignored by the user's own rules, as an
+// .autodev/ line in .gitignore makes it. A glob whose first character is
+// escaped matches the same paths without that plain prefix.
+func excludeGlobs(p string) []string {
+	var b strings.Builder
+	for i, c := range p {
+		switch {
+		case i == 0 && !strings.ContainsRune(`*?[]\`, c):
+			b.WriteString("[" + string(c) + "]")
+		case strings.ContainsRune(`*?[]\`, c):
+			b.WriteString(`\` + string(c))
+		default:
+			b.WriteRune(c)
+		}
+	}
+	g := b.String()
+	return []string{":(exclude,top,glob)" + g, ":(exclude,top,glob)" + g + "/**"}
 }

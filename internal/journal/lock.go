@@ -20,6 +20,9 @@ type Lock struct {
 	f    *flock.Flock
 	fh   *os.File // instead of f, for AcquireInheritable
 	path string
+	// inner is a lock taken while this one was held (AcquireWorkTree),
+	// released first.
+	inner *Lock
 }
 
 // LockedError reports a lock still held by another process after the wait.
@@ -126,6 +129,11 @@ func Held(path string) (bool, error) {
 // Release lets go of the lock; releasing twice is harmless. The file stays (removing it would race with
 // a waiter that already opened it).
 func (l *Lock) Release() error {
+	if l != nil && l.inner != nil {
+		in := l.inner
+		l.inner = nil
+		_ = in.Release()
+	}
 	if l != nil && l.fh != nil {
 		return l.releaseFile()
 	}

@@ -361,6 +361,15 @@ func (w *Workspace) settleSaves(ctx context.Context) ([]string, error) {
 				descends, _ = w.Repo.IsAncestor(ctx, e.Commit, at)
 			}
 			if descends {
+				if back, err := w.revertedPaths(ctx, e, at); err != nil {
+					return nil, err
+				} else if len(back) > 0 {
+					// A later commit undid the save (a git commit made
+					// with the index it left): its tasks are not saved.
+					e.State = SaveReverted
+					notes = append(notes, revertedNote(e, br, back, "its tasks were not marked saved and stay applied"))
+					break
+				}
 				// The save landed and more commits followed: finish the
 				// tasks but leave the index alone, it has moved on.
 				if err := w.finishSave(ctx, e, false); err != nil {

@@ -150,6 +150,10 @@ func (w *Workspace) Lock(ctx context.Context, what string) (*journal.Lock, error
 	if err != nil {
 		return nil, err
 	}
+	// Shared with git-autodev: see journal.WorkTreeLockName.
+	if l, err = journal.AcquireWorkTree(ctx, l, w.Repo.GitDir, LockTimeout, what); err != nil {
+		return nil, err
+	}
 	if err := w.Reconcile(); err != nil {
 		l.Release()
 		return nil, err

@@ -69,6 +69,9 @@ func open(env *cli.Env, asJSON bool) (*autodev.Workspace, error) {
 		env.Printf("%s\n", err.Error())
 		return nil, nil
 	}
+	if ws != nil {
+		ws.Notify = func(msg string) { env.Warnf("git autodev: %s\n", msg) }
+	}
 	return ws, err
 }
 

@@ -14,7 +14,7 @@ type StatusCmd struct {
 
 // Help is the long help.
 func (c *StatusCmd) Help() string {
-	return `Shows the run state from .autodev/state.json (and whether a process really holds .autodev/run.lock), how many checkpoints there are, and which one HEAD is at. When no run is active and there are checkpoints, it offers them as restore points. When checkpoints.json is missing, it says how many checkpoints git autodev restore --rebuild can recover from history. An autodev/pre-restore-* branch whose commit no checkpoint records (a restore that parked the work, then failed or was killed) is named.`
+	return `Shows the run state from .autodev/state.json (and whether a process really holds .autodev/run.lock), how many checkpoints there are, and which one HEAD is at. When no run is active and there are checkpoints, it offers them as restore points. When checkpoints.json is missing, it says how many checkpoints git autodev restore --rebuild can recover from history. An autodev/pre-restore-* branch whose commit no checkpoint records (a restore that parked the work, then failed or was killed) is named, and so are files a killed git-autodev left in the git dir (a private index, an index.lock of its own, which the next checkpoint, park or restore removes) and a .git/index.lock that is not autodev's.`
 }
 
 // Run prints the status.
@@ -54,6 +54,8 @@ func (c *StatusCmd) Run(env *cli.Env) error {
 			"head_checkpoint":     headID,
 			"restore_points":      rep.RestorePoints(),
 			"unrecorded_parked":   unrecordedJSON(rep.Unrecorded),
+			"leftovers":           leftoversJSON(rep.Leftovers),
+			"index_lock":          nullable(rep.IndexLock),
 		})
 	}
 	env.Printf("%s\n", runLine(rep))
@@ -64,7 +66,25 @@ func (c *StatusCmd) Run(env *cli.Env) error {
 	for _, p := range rep.Unrecorded {
 		env.Printf("Parked work not in the checkpoint list: %s (%s), left by a restore that did not finish\n", p.Branch, autodev.Short(p.Commit))
 	}
+	for _, l := range rep.Leftovers {
+		next := ""
+		if l.Removable {
+			next = "; the next checkpoint, park or restore removes it"
+		}
+		env.Printf("Leftover: %s%s\n", l.Describe(), next)
+	}
+	if rep.IndexLock != "" {
+		env.Printf("Index locked: %s exists and is not autodev's: a git command is changing the index, or one was killed; restore refuses until it is gone (remove it if no git command is running)\n", rep.IndexLock)
+	}
 	return nil
+}
+
+func leftoversJSON(list []autodev.Leftover) []map[string]any {
+	out := []map[string]any{}
+	for _, l := range list {
+		out = append(out, map[string]any{"path": l.Path, "pid": l.PID, "index_lock": l.UserLock, "removable": l.Removable})
+	}
+	return out
 }
 
 func unrecordedJSON(list []autodev.Parked) []map[string]string {

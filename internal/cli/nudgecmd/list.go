@@ -18,7 +18,7 @@ type ListCmd struct {
 
 // Help is the long help.
 func (c *ListCmd) Help() string {
-	return `Lists the workspace's tasks, newest first: id, state, age, note (or command), number of files changed, branch.`
+	return `Lists the workspace's tasks, newest first: id, state, age, note (or command), number of files changed, branch. A save that was interrupted (its process died) is reported on stderr: where it stands, whether a git commit now would undo it, and what the next git nudge save does with it.`
 }
 
 // Run lists the tasks.
@@ -29,6 +29,13 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	}
 	if err := w.Settle(env.Ctx); err != nil {
 		return err
+	}
+	pending, err := w.PendingSaves(env.Ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range pending {
+		env.Warnf("git nudge: warning: %s\n", n)
 	}
 	tasks, err := w.List()
 	if err != nil {

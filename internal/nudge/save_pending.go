@@ -1,0 +1,147 @@
+package nudge
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+)
+
+// SaveReverted is the state of a save whose commit landed but which a
+// later commit undid before the save was finished (the index step had not
+// run, and a git commit made with that index put the paths back): its
+// tasks are left applied, so that they can be saved again.
+const SaveReverted = "reverted"
+
+// PendingSaves describes, without changing anything, each save that a
+// process which died left in "saving": where it stands, what a plain git
+// commit would do to it now, and what the next git nudge save does with
+// it (SPEC 2.7). list prints them, so that an interrupted save is never
+// silent.
+func (w *Workspace) PendingSaves(ctx context.Context) ([]string, error) {
+	saves, err := w.loadSaves()
+	if err != nil {
+		return nil, err
+	}
+	var notes []string
+	for i := range saves {
+		e := &saves[i]
+		if e.State != SaveSaving {
+			continue
+		}
+		at, ok, err := w.Repo.ReadRef(ctx, e.Branch)
+		if err != nil {
+			return nil, err
+		}
+		br := strings.TrimPrefix(e.Branch, "refs/heads/")
+		switch {
+		case ok && at == e.Commit:
+			stale, err := w.staleIndexPaths(ctx, e)
+			if err != nil {
+				return nil, err
+			}
+			if len(stale) == 0 {
+				notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s; run git nudge save to finish it (its tasks are not yet marked saved)", e.ID, br, short(e.Commit)))
+				break
+			}
+			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, before the index was updated: the index still holds %s as before the save, so a git commit now would undo it; run git nudge save to finish it", e.ID, br, short(e.Commit), pathCount(stale)))
+		case (ok && e.Parent != "" && at == e.Parent) || (!ok && e.Parent == ""):
+			notes = append(notes, fmt.Sprintf("save %s was interrupted before %s moved; git nudge save rolls it back (its tasks stay applied)", e.ID, br))
+		default:
+			descends := false
+			if ok {
+				descends, _ = w.Repo.IsAncestor(ctx, e.Commit, at)
+			}
+			if !descends {
+				notes = append(notes, fmt.Sprintf("save %s was interrupted and %s now points at neither its parent %s nor its commit %s; see %s (git log %s)", e.ID, br, short(e.Parent), short(e.Commit), w.savesPath(), br))
+				break
+			}
+			back, err := w.revertedPaths(ctx, e, at)
+			if err != nil {
+				return nil, err
+			}
+			if len(back) > 0 {
+				notes = append(notes, revertedNote(e, br, back, "git nudge save leaves its tasks applied, so that they can be saved again"))
+				break
+			}
+			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, and later commits followed; git nudge save marks its tasks saved", e.ID, br, short(e.Commit)))
+		}
+	}
+	return notes, nil
+}
+
+// revertedNote says that a later commit undid an interrupted save.
+func revertedNote(e *SaveEntry, br string, back []string, next string) string {
+	return fmt.Sprintf("save %s was interrupted after %s moved to %s, and a later commit put %s back as before the save (a git commit made with the index the interrupted save left behind does that); %s", e.ID, br, short(e.Commit), pathCount(back), next)
+}
+
+// pathCount is "1 of its paths (a.txt)", "3 of its paths (a, b, c)".
+func pathCount(paths []string) string {
+	shown := paths
+	more := ""
+	if len(shown) > 5 {
+		shown, more = shown[:5], ", ..."
+	}
+	q := make([]string, len(shown))
+	for i, p := range shown {
+		q[i] = QuotePath(p)
+	}
+	n := "1 of its paths"
+	if len(paths) > 1 {
+		n = fmt.Sprintf("%d of its paths", len(paths))
+	}
+	return n + " (" + strings.Join(q, ", ") + more + ")"
+}
+
+// staleIndexPaths lists the paths of save e whose entry in the user's
+// index is not the one in e's commit (the index step has not run).
+func (w *Workspace) staleIndexPaths(ctx context.Context, e *SaveEntry) ([]string, error) {
+	saved, err := w.Repo.TreeEntries(ctx, e.Commit, e.Paths)
+	if err != nil {
+		return nil, err
+	}
+	idx, err := w.Repo.IndexEntries(ctx, e.Paths)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for i := range saved {
+		if !sameEntry(saved[i], idx[i]) {
+			out = append(out, saved[i].Path)
+		}
+	}
+	return out, nil
+}
+
+// revertedPaths lists the paths of save e that the commit tip (which
+// descends from e's commit) holds as e's parent did, not as e saved them:
+// a later commit put them back.
+func (w *Workspace) revertedPaths(ctx context.Context, e *SaveEntry, tip string) ([]string, error) {
+	saved, err := w.Repo.TreeEntries(ctx, e.Commit, e.Paths)
+	if err != nil {
+		return nil, err
+	}
+	now, err := w.Repo.TreeEntries(ctx, tip, e.Paths)
+	if err != nil {
+		return nil, err
+	}
+	before := make([]git.IndexEntry, len(e.Paths))
+	for i, p := range e.Paths {
+		before[i] = git.IndexEntry{Path: p}
+	}
+	if e.Parent != "" {
+		if before, err = w.Repo.TreeEntries(ctx, e.Parent, e.Paths); err != nil {
+			return nil, err
+		}
+	}
+	var out []string
+	for i := range saved {
+		if !sameEntry(now[i], saved[i]) && sameEntry(now[i], before[i]) {
+			out = append(out, saved[i].Path)
+		}
+	}
+	return out, nil
+}
+
+func sameEntry(a, b git.IndexEntry) bool { return a.Mode == b.Mode && a.Blob == b.Blob }
