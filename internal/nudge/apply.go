@@ -264,7 +264,7 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		case worktree.ValidPath(f.Path) != nil:
 			add(fmt.Sprintf("%q is not a path apply can write safely", f.Path), manual)
 		case protection.Protected(f.Path):
-			add(fmt.Sprintf("%s is a protected path (.git, .nudgethis, .env or nudge.protect); apply never writes it", qp(f.Path)), manual)
+			add(fmt.Sprintf("%s is a protected path (%s); apply never writes it", qp(f.Path), snapshot.ProtectedSummary), manual)
 		case path.Base(f.Path) == ".gitattributes":
 			add(fmt.Sprintf("%s changes how git converts files on checkout; apply cannot write it and the files it governs consistently, so it needs manual handling", qp(f.Path)), manual)
 		case nested.inside(f.Path) != "":

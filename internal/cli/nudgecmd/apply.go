@@ -18,7 +18,7 @@ type ApplyCmd struct {
 func (c *ApplyCmd) Help() string {
 	return `Writes a ready (or undone) task's patch, from its snapshot to its result, onto the work tree.
 
-Apply refuses, listing every reason and changing nothing, unless HEAD is on the branch the snapshot was taken on (or detached at the same commit) and every path of the patch still holds exactly the snapshot's version in the work tree. A file edited since the snapshot is never overwritten: keep your edits, take a new snapshot and run the task again. Protected paths (.git, .nudgethis, .env, git config nudge.protect), symlinks, submodules and files over 16 MiB need manual handling.
+Apply refuses, listing every reason and changing nothing, unless HEAD is on the branch the snapshot was taken on (or detached at the same commit) and every path of the patch still holds exactly the snapshot's version in the work tree. A file edited since the snapshot is never overwritten: keep your edits, take a new snapshot and run the task again. Protected paths (.git, .nudgethis, .autodev, .env, .worktreeinclude, git config nudge.protect; matched in any case), symlinks, submodules and files over 16 MiB need manual handling.
 
 Before touching any file, the task record goes to "applying" with an undo record (each path's mode and blob before and after). Files are written atomically (temp file and rename), removals come last, and the result is verified. Nothing is staged or committed and the index is left byte-for-byte as it was; files outside the patch are not touched. git nudge undo takes the apply back; git nudge save commits it.`
 }
