@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -31,6 +32,9 @@ type Workspace struct {
 	Repo *git.Repo
 	Dir  string // absolute path of .nudgethis
 	Now  func() time.Time
+	// Warn receives warnings a command gives on the side (changes to the
+	// shared git settings it found and put back); nil shows none.
+	Warn io.Writer
 }
 
 // Open discovers the repository containing dir and prepares .nudgethis.

@@ -21,7 +21,11 @@ func refusal(err error) error {
 
 // openWorkspace finds the workspace the command was started in.
 func openWorkspace(env *cli.Env) (*nudge.Workspace, error) {
-	return nudge.Open(env.Ctx, env.Dir, env.Now)
+	w, err := nudge.Open(env.Ctx, env.Dir, env.Now)
+	if w != nil {
+		w.Warn = env.Stderr
+	}
+	return w, err
 }
 
 func fileExists(p string) bool {

@@ -1,0 +1,603 @@
+package nudge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
+)
+
+// This file guards the repository's shared git settings against tasks.
+//
+// A task's linked worktree shares the repository's git folder: its config
+// (nudge.protect, nudge.setup, core.hooksPath, core.fsmonitor, filter
+// drivers...), hooks and info/exclude and info/attributes. A task that
+// changes them changes what protects the user and what runs in the user's
+// workspace. So git-nudge keeps the trusted state of these files
+// (.nudgethis/guard.json, their contents pinned as a commit by
+// refs/nudgethis/guard) and compares the repository with it whenever a
+// snapshot is taken, a run ends, a result is captured and a task is
+// applied. While no task can be writing (none is preparing, prepared or
+// running, and the command's own task has no worktree), the state found is
+// simply trusted from then on: it is the user's. Otherwise every
+// difference is reported on stderr, each file is put back as it was (the
+// version found is kept in .nudgethis/quarantine/), and the changes are
+// recorded in the records of the tasks that could have made them, whose
+// apply refuses until --accept-config-change. docs/SECURITY.md says what
+// this does and does not stop.
+
+// GuardRef pins the contents of the trusted state so that gc keeps them.
+const GuardRef = "refs/nudgethis/guard"
+
+// guardFile is one file of the shared git settings: its path from the
+// repository's common git folder ("config", "hooks/pre-commit"), its mode
+// ("100644", "100755", "120000" for a symlink) and blob.
+type guardFile struct {
+	Path string `json:"path"`
+	Mode string `json:"mode"`
+	Blob string `json:"blob"`
+
+	data []byte // what was read (scans only)
+}
+
+// guardState is .nudgethis/guard.json.
+type guardState struct {
+	Version int         `json:"version"`
+	Commit  string      `json:"commit"`
+	Files   []guardFile `json:"files"`
+}
+
+func (w *Workspace) guardPath() string { return filepath.Join(w.Dir, "guard.json") }
+
+// guardRoots are the watched paths, from the common git folder.
+func (w *Workspace) guardRoots() []string {
+	roots := []string{"config", "config.worktree", "hooks", "info/exclude", "info/attributes"}
+	if w.Repo.GitDir != w.Repo.CommonDir {
+		// The workspace is itself a linked worktree: its own settings.
+		if rel, err := filepath.Rel(w.Repo.CommonDir, w.Repo.GitDir); err == nil && !strings.HasPrefix(rel, "..") {
+			roots = append(roots, filepath.ToSlash(filepath.Join(rel, "config.worktree")))
+		}
+	}
+	return roots
+}
+
+// guardScanLimit bounds how many files a scan reads (a hooks folder with
+// more is reported as such rather than read to the end).
+const guardScanLimit = 2000
+
+// scanGuard reads the watched files as they are now.
+func (w *Workspace) scanGuard() ([]guardFile, error) {
+	var out []guardFile
+	var walk func(rel string, depth int) error
+	walk = func(rel string, depth int) error {
+		abs := filepath.Join(w.Repo.CommonDir, filepath.FromSlash(rel))
+		st, err := os.Lstat(abs)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(out) >= guardScanLimit {
+			return fmt.Errorf("more than %d files under %s: too many to compare; remove what does not belong there", guardScanLimit, filepath.Join(w.Repo.CommonDir, "hooks"))
+		}
+		f := guardFile{Path: rel}
+		switch {
+		case st.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(abs)
+			if err != nil {
+				return err
+			}
+			f.Mode, f.data = "120000", []byte(target)
+		case st.IsDir():
+			if depth > 4 {
+				return fmt.Errorf("%s: folders nested too deep to compare", abs)
+			}
+			ents, err := os.ReadDir(abs)
+			if err != nil {
+				return err
+			}
+			for _, e := range ents {
+				if err := walk(rel+"/"+e.Name(), depth+1); err != nil {
+					return err
+				}
+			}
+			return nil
+		case st.Mode().IsRegular():
+			if st.Size() > 16<<20 {
+				return fmt.Errorf("%s is over 16 MiB: too large to compare", abs)
+			}
+			data, err := os.ReadFile(abs)
+			if err != nil {
+				return err
+			}
+			f.Mode, f.data = "100644", data
+			if st.Mode()&0o111 != 0 {
+				f.Mode = "100755"
+			}
+		default:
+			// A fifo or device: nothing to read, but not what was there.
+			f.Mode, f.data = "special", []byte(st.Mode().String())
+		}
+		f.Blob = w.Repo.BlobID(f.data)
+		out = append(out, f)
+		return nil
+	}
+	for _, r := range w.guardRoots() {
+		if err := walk(r, 0); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// trust records files as the trusted state: their contents go into the
+// object store, pinned by GuardRef, and their list into guard.json.
+func (w *Workspace) trust(ctx context.Context, files []guardFile) error {
+	r := w.Repo
+	var edits []git.TreeEdit
+	for _, f := range files {
+		if f.Mode == "special" {
+			continue // nothing to keep; never written back
+		}
+		id, err := r.WriteBlob(ctx, f.data)
+		if err != nil {
+			return err
+		}
+		if id != f.Blob {
+			return fmt.Errorf("stored %s as %s, expected %s", f.Path, id, f.Blob)
+		}
+		edits = append(edits, git.TreeEdit{Path: f.Path, Mode: f.Mode, Object: id})
+	}
+	tree := r.EmptyTree()
+	if len(edits) > 0 {
+		var err error
+		if tree, _, err = r.EditTree(ctx, "", edits); err != nil {
+			return err
+		}
+	} else if _, err := r.WriteEmptyTree(ctx); err != nil {
+		return err
+	}
+	commit, err := r.CommitTree(ctx, git.CommitRequest{
+		Tree: tree, Message: "nudge guard: the repository's shared git settings as trusted",
+		Author: Identity, Committer: Identity,
+	})
+	if err != nil {
+		return err
+	}
+	old, ok, err := r.ReadRef(ctx, GuardRef)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		old = r.ZeroID()
+	}
+	if err := r.SetRef(ctx, git.SetRefRequest{Name: GuardRef, New: commit, Old: old}); err != nil {
+		return err
+	}
+	st := guardState{Version: 1, Commit: commit, Files: make([]guardFile, 0, len(files))}
+	for _, f := range files {
+		st.Files = append(st.Files, guardFile{Path: f.Path, Mode: f.Mode, Blob: f.Blob})
+	}
+	return journal.Write(w.guardPath(), st)
+}
+
+// guardChange is one watched file that differs from the trusted state.
+type guardChange struct {
+	Path     string
+	Old, New *guardFile // nil: no such file
+}
+
+func diffGuard(trusted, now []guardFile) []guardChange {
+	old := map[string]*guardFile{}
+	for i := range trusted {
+		old[trusted[i].Path] = &trusted[i]
+	}
+	seen := map[string]bool{}
+	var out []guardChange
+	for i := range now {
+		n := &now[i]
+		seen[n.Path] = true
+		if o := old[n.Path]; o == nil || o.Mode != n.Mode || o.Blob != n.Blob {
+			out = append(out, guardChange{Path: n.Path, Old: o, New: n})
+		}
+	}
+	for i := range trusted {
+		if !seen[trusted[i].Path] {
+			out = append(out, guardChange{Path: trusted[i].Path, Old: &trusted[i]})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// guardSuspects are the tasks that could have changed the shared settings
+// since the last check: those being prepared or run, or held by a live
+// process, and own (the task of the command) when it has a worktree.
+func (w *Workspace) guardSuspects(own *Task) ([]*Task, error) {
+	tasks, err := w.List()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Task
+	if own != nil && own.Worktree != nil {
+		out = append(out, own)
+	}
+	for _, t := range tasks {
+		if own != nil && t.ID == own.ID {
+			continue
+		}
+		switch t.State {
+		case StatePreparing, StatePrepared, StateRunning:
+			out = append(out, t)
+		default:
+			if w.busy(t.ID) {
+				out = append(out, t)
+			}
+		}
+	}
+	return out, nil
+}
+
+// guardCheck compares the shared git settings with the trusted state (see
+// the top of this file). Differences found while a task could have made
+// them are reported on warn, put back, and recorded in each suspect task's
+// record (own included, also in memory). It
+// never fails the command: what it cannot do is reported and recorded so
+// that apply refuses. The workspace lock is held.
+func (w *Workspace) guardCheck(ctx context.Context, own *Task, warn io.Writer) {
+	if warn == nil {
+		warn = io.Discard
+	}
+	var prev guardState
+	err := journal.Read(w.guardPath(), &prev)
+	havePrev := err == nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(warn, "git nudge: WARNING: %v\n", err)
+		w.recordGuard(own, fmt.Sprintf("the record of the trusted git settings is unreadable (%v); check .git/config and .git/hooks by hand, then delete %s", err, w.guardPath()), warn)
+		return
+	}
+	now, err := w.scanGuard()
+	if err != nil {
+		fmt.Fprintf(warn, "git nudge: WARNING: cannot compare the repository's shared git settings: %v\n", err)
+		w.recordGuard(own, "the repository's shared git settings could not be compared: "+err.Error(), warn)
+		return
+	}
+	changes := diffGuard(prev.Files, now)
+	if havePrev && len(changes) == 0 {
+		return
+	}
+	suspects, err := w.guardSuspects(own)
+	if err != nil {
+		fmt.Fprintf(warn, "git nudge: WARNING: %v\n", err)
+		return
+	}
+	if !havePrev || len(suspects) == 0 {
+		// No task could have written them: they are the user's.
+		if err := w.trust(ctx, now); err != nil {
+			fmt.Fprintf(warn, "git nudge: WARNING: recording the repository's git settings as trusted: %v\n", err)
+		}
+		return
+	}
+	lines := w.describeGuard(ctx, changes)
+	var ids []string
+	for _, t := range suspects {
+		ids = append(ids, t.ID)
+	}
+	fmt.Fprintf(warn, "git nudge: WARNING: the repository's shared git settings changed while %s could change them:\n", strings.Join(ids, ", "))
+	for _, l := range lines {
+		fmt.Fprintf(warn, "  %s\n", l)
+	}
+	qdir, problems := w.putBack(ctx, changes)
+	if qdir != "" {
+		fmt.Fprintf(warn, "git nudge: put them back as they were; what was found is kept in %s\n", qdir)
+	}
+	for _, p := range problems {
+		fmt.Fprintf(warn, "git nudge: could not put back %s\n", p)
+		lines = append(lines, "NOT put back: "+p)
+	}
+	fmt.Fprintf(warn, "git nudge: git nudge apply refuses %s until you have looked: git nudge apply ID --accept-config-change applies it anyway. If you made one of these changes yourself, make it again now.\n", strings.Join(ids, ", "))
+	for _, t := range suspects {
+		t.ConfigChanges = append(t.ConfigChanges, lines...)
+		if err := w.Save(t); err != nil {
+			fmt.Fprintf(warn, "git nudge: WARNING: recording this in %s: %v\n", t.ID, err)
+		}
+	}
+}
+
+// recordGuard adds line to own's record, so that its apply refuses.
+func (w *Workspace) recordGuard(own *Task, line string, warn io.Writer) {
+	if own == nil {
+		return
+	}
+	own.ConfigChanges = append(own.ConfigChanges, line)
+	if err := w.Save(own); err != nil {
+		fmt.Fprintf(warn, "git nudge: WARNING: recording this in %s: %v\n", own.ID, err)
+	}
+}
+
+// displayGuardPath is a watched file's path for people: from the work
+// tree's top when the git folder is inside it (".git/config").
+func (w *Workspace) displayGuardPath(rel string) string {
+	abs := filepath.Join(w.Repo.CommonDir, filepath.FromSlash(rel))
+	if r, err := filepath.Rel(w.Repo.WorkTree, abs); err == nil && !strings.HasPrefix(r, "..") {
+		return QuotePath(filepath.ToSlash(r))
+	}
+	return QuotePath(abs)
+}
+
+// isConfigFile reports whether rel is a git config file.
+func isConfigFile(rel string) bool {
+	b := path.Base(rel)
+	return b == "config" || b == "config.worktree"
+}
+
+// describeGuard turns changes into lines for people: each config key with
+// its old and new values, each other file added, changed or removed.
+func (w *Workspace) describeGuard(ctx context.Context, changes []guardChange) []string {
+	var lines []string
+	for _, c := range changes {
+		name := w.displayGuardPath(c.Path)
+		if isConfigFile(c.Path) && (c.Old == nil || c.Old.Mode != "120000") && (c.New == nil || c.New.Mode != "120000") {
+			if kl, ok := w.configDiff(ctx, c); ok {
+				if len(kl) == 0 {
+					kl = []string{"changed (comments or layout only)"}
+				}
+				for _, k := range kl {
+					lines = append(lines, name+": "+k)
+				}
+				continue
+			}
+		}
+		switch {
+		case c.Old == nil:
+			lines = append(lines, name+" was added"+linkNote(c.New))
+		case c.New == nil:
+			lines = append(lines, name+" was removed")
+		default:
+			lines = append(lines, name+" was changed"+linkNote(c.New))
+		}
+	}
+	return lines
+}
+
+func linkNote(f *guardFile) string {
+	if f != nil && f.Mode == "120000" {
+		return " (a symlink to " + strconv.Quote(string(f.data)) + ")"
+	}
+	return ""
+}
+
+// configDiff lists the keys of a config file whose values differ.
+func (w *Workspace) configDiff(ctx context.Context, c guardChange) ([]string, bool) {
+	read := func(f *guardFile, abs string) (map[string][]string, []string, bool) {
+		vals := map[string][]string{}
+		var order []string
+		if f == nil {
+			return vals, nil, true
+		}
+		src := abs
+		if abs == "" {
+			src = "blob:" + f.Blob
+		}
+		es, err := w.Repo.ConfigFileEntries(ctx, src)
+		if err != nil {
+			return nil, nil, false
+		}
+		for _, e := range es {
+			if _, ok := vals[e.Key]; !ok {
+				order = append(order, e.Key)
+			}
+			vals[e.Key] = append(vals[e.Key], e.Value)
+		}
+		return vals, order, true
+	}
+	oldV, oldOrder, ok1 := read(c.Old, "")
+	newV, newOrder, ok2 := read(c.New, filepath.Join(w.Repo.CommonDir, filepath.FromSlash(c.Path)))
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	var out []string
+	keys := append(append([]string{}, oldOrder...), newOrder...)
+	done := map[string]bool{}
+	for _, k := range keys {
+		if done[k] {
+			continue
+		}
+		done[k] = true
+		o, n := oldV[k], newV[k]
+		if strings.Join(o, "\x00") == strings.Join(n, "\x00") && len(o) == len(n) {
+			continue
+		}
+		qk := QuotePath(k)
+		switch {
+		case len(o) == 0:
+			out = append(out, fmt.Sprintf("%s = %s was added", qk, quoteVals(n)))
+		case len(n) == 0:
+			out = append(out, fmt.Sprintf("%s = %s was removed", qk, quoteVals(o)))
+		default:
+			out = append(out, fmt.Sprintf("%s changed from %s to %s", qk, quoteVals(o), quoteVals(n)))
+		}
+	}
+	return out, true
+}
+
+func quoteVals(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, ", ")
+}
+
+// putBack restores every changed file to its trusted version (removing
+// what was added), keeping each version found in a new folder under
+// .nudgethis/quarantine/. Every write stays inside the common git folder
+// (os.Root), config files are replaced under git's own lock file
+// (<file>.lock), others through a temp file and rename. It returns the
+// quarantine folder and what it could not do.
+func (w *Workspace) putBack(ctx context.Context, changes []guardChange) (string, []string) {
+	var problems []string
+	root, err := os.OpenRoot(w.Repo.CommonDir)
+	if err != nil {
+		return "", []string{fmt.Sprintf("anything: %v", err)}
+	}
+	defer root.Close()
+	qdir, err := w.newQuarantine()
+	if err != nil {
+		return "", []string{fmt.Sprintf("anything (no quarantine folder: %v)", err)}
+	}
+	keep := func(f *guardFile) error {
+		dst := filepath.Join(qdir, filepath.FromSlash(f.Path))
+		if f.Mode == "120000" {
+			dst += ".symlink-target"
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, f.data, 0o600)
+	}
+	// First what is there now and should not be (kept, then removed),
+	// deepest first; then the trusted versions, shallowest first.
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].Path > changes[j].Path })
+	for _, c := range changes {
+		if c.New == nil {
+			continue
+		}
+		if err := keep(c.New); err != nil {
+			problems = append(problems, fmt.Sprintf("%s (keeping a copy: %v)", w.displayGuardPath(c.Path), err))
+			continue
+		}
+		if c.Old != nil && c.Old.Mode != "120000" && c.New.Mode != "120000" {
+			continue // replaced in place below
+		}
+		if err := root.Remove(filepath.FromSlash(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			problems = append(problems, fmt.Sprintf("%s (removing it: %v)", w.displayGuardPath(c.Path), err))
+		}
+		// Folders an added file left empty (a hooks folder made by the
+		// task) go too; a folder still holding something stays.
+		for d := path.Dir(c.Path); d != "." && d != "hooks" && d != "info"; d = path.Dir(d) {
+			if root.Remove(filepath.FromSlash(d)) != nil {
+				break
+			}
+		}
+	}
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+	for _, c := range changes {
+		if c.Old == nil {
+			continue
+		}
+		if err := w.writeTrusted(ctx, root, c.Old); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", w.displayGuardPath(c.Path), err))
+		}
+	}
+	return qdir, problems
+}
+
+// newQuarantine makes .nudgethis/quarantine/<n>/, n one past the highest.
+func (w *Workspace) newQuarantine() (string, error) {
+	base := filepath.Join(w.Dir, "quarantine")
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return "", err
+	}
+	ents, _ := os.ReadDir(base)
+	n := 0
+	for _, e := range ents {
+		if k, err := strconv.Atoi(e.Name()); err == nil && k > n {
+			n = k
+		}
+	}
+	for i := n + 1; ; i++ {
+		d := filepath.Join(base, strconv.Itoa(i))
+		if err := os.Mkdir(d, 0o700); err == nil {
+			return d, nil
+		} else if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+}
+
+// writeTrusted writes f's trusted content at its path inside root.
+func (w *Workspace) writeTrusted(ctx context.Context, root *os.Root, f *guardFile) error {
+	if f.Mode == "special" {
+		return errors.New("it was not a file; nothing to put back")
+	}
+	data, err := w.Repo.ReadBlob(ctx, f.Blob)
+	if err != nil {
+		return fmt.Errorf("its trusted content (blob %s, also in %s) cannot be read: %v", f.Blob, GuardRef, err)
+	}
+	p := filepath.FromSlash(f.Path)
+	if err := root.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	if st, err := root.Lstat(p); err == nil && st.IsDir() {
+		// A folder took the file's place: its files were kept and removed
+		// above; an empty folder goes.
+		if err := root.Remove(p); err != nil {
+			return fmt.Errorf("a folder is in its place: %v", err)
+		}
+	}
+	tmp := p + ".nudge-restore"
+	if isConfigFile(f.Path) {
+		tmp = p + ".lock" // git's own lock: no git config writes meanwhile
+	} else {
+		_ = root.Remove(tmp)
+	}
+	if f.Mode == "120000" {
+		if err := root.Symlink(string(data), tmp); err != nil {
+			return err
+		}
+	} else {
+		perm := os.FileMode(0o644)
+		if f.Mode == "100755" {
+			perm = 0o755
+		}
+		out, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("%s exists: git is writing it (or crashed doing so); try again when it is done", tmp)
+			}
+			return err
+		}
+		_, werr := io.Copy(out, bytes.NewReader(data))
+		if werr == nil {
+			werr = out.Sync()
+		}
+		if cerr := out.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = root.Chmod(tmp, perm)
+		}
+		if werr != nil {
+			_ = root.Remove(tmp)
+			return werr
+		}
+	}
+	if err := root.Rename(tmp, p); err != nil {
+		_ = root.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// guardReason is apply's refusal while t has config changes not accepted.
+func guardReason(t *Task) (string, string) {
+	if len(t.ConfigChanges) == 0 {
+		return "", ""
+	}
+	return fmt.Sprintf("the repository's shared git settings (config, hooks, info/exclude or info/attributes) were changed while %s could change them: %s", t.ID, strings.Join(t.ConfigChanges, "; ")),
+		fmt.Sprintf("They were put back (what was found is in .nudgethis/quarantine/). Look at them, then git nudge apply %s --accept-config-change applies the task anyway.", t.ID)
+}
