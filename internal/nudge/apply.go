@@ -60,7 +60,7 @@ func (w *Workspace) ApplyWith(ctx context.Context, id string, o ApplyOptions) (*
 	return w.move(ctx, id, direction{
 		verb: "apply", done: "applied", since: "since the snapshot",
 		plan: func(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
-			w.guardCheck(ctx, t, w.Warn)
+			w.guardCheck(ctx, t, checkApply, w.Warn)
 			steps, reasons, next, err := w.planApply(ctx, ops, t, head)
 			if r, n := guardReason(t); err == nil && r != "" && !o.AcceptConfigChange {
 				reasons = append(reasons, r)

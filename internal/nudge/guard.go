@@ -223,47 +223,70 @@ func diffGuard(trusted, now []guardFile) []guardChange {
 	return out
 }
 
-// guardSuspects are the tasks that could have changed the shared settings
-// since the last check: those being prepared or run, or held by a live
-// process, and own (the task of the command) when it has a worktree.
-func (w *Workspace) guardSuspects(own *Task) ([]*Task, error) {
+// guardCheckKind says which command checks, and so how much it may do.
+type guardCheckKind int
+
+const (
+	// checkSnapshot: a new task is about to be made; with no task
+	// running, what is found becomes the trusted state.
+	checkSnapshot guardCheckKind = iota
+	// checkOwn: run's end or capture: the command's own task could have
+	// written the settings (it ran, or has a worktree).
+	checkOwn
+	// checkApply: apply changes nothing in .git unless a task is running
+	// right now, and never records a new trusted state.
+	checkApply
+)
+
+// guardSuspects sorts the tasks that could have changed the shared
+// settings since the last check. Active ones could be writing now: being
+// prepared or run, held by a live process, or own for checkOwn. Passive
+// ones have a worktree handed out (prepared) that someone may be working
+// in, with no process of ours to tell.
+func (w *Workspace) guardSuspects(own *Task, kind guardCheckKind) (active, passive []*Task, err error) {
 	tasks, err := w.List()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var out []*Task
-	if own != nil && own.Worktree != nil {
-		out = append(out, own)
+	if own != nil && kind == checkOwn {
+		active = append(active, own)
 	}
 	for _, t := range tasks {
 		if own != nil && t.ID == own.ID {
-			continue
-		}
-		switch t.State {
-		case StatePreparing, StatePrepared, StateRunning:
-			out = append(out, t)
-		default:
-			if w.busy(t.ID) {
-				out = append(out, t)
+			if kind == checkOwn {
+				continue
 			}
+			t = own // record into the caller's copy
+		}
+		switch {
+		case t.State == StatePreparing || t.State == StateRunning || w.busy(t.ID):
+			active = append(active, t)
+		case t.State == StatePrepared:
+			passive = append(passive, t)
 		}
 	}
-	return out, nil
+	return active, passive, nil
 }
 
 // guardCheck compares the shared git settings with the trusted state (see
-// the top of this file). Differences found while a task could have made
-// them are reported on warn, put back, and recorded in each suspect task's
-// record (own included, also in memory). It
-// never fails the command: what it cannot do is reported and recorded so
-// that apply refuses. The workspace lock is held.
-func (w *Workspace) guardCheck(ctx context.Context, own *Task, warn io.Writer) {
+// the top of this file). Differences found while a task could be writing
+// (an active suspect) are reported on warn, put back, and recorded in the
+// record of every task that could have made them (own included, also in
+// memory), so that their apply refuses. Differences found while tasks only
+// had worktrees handed out (passive) are reported and recorded in those
+// tasks, and then trusted as the user's. With no suspect at all they are
+// simply trusted. It never fails the command: what it cannot do is
+// reported and recorded. The workspace lock is held.
+func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKind, warn io.Writer) {
 	if warn == nil {
 		warn = io.Discard
 	}
 	var prev guardState
 	err := journal.Read(w.guardPath(), &prev)
 	havePrev := err == nil
+	if !havePrev && kind == checkApply {
+		return // nothing trusted yet, and apply records none
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		fmt.Fprintf(warn, "git nudge: WARNING: %v\n", err)
 		w.recordGuard(own, fmt.Sprintf("the record of the trusted git settings is unreadable (%v); check .git/config and .git/hooks by hand, then delete %s", err, w.guardPath()), warn)
@@ -279,36 +302,52 @@ func (w *Workspace) guardCheck(ctx context.Context, own *Task, warn io.Writer) {
 	if havePrev && len(changes) == 0 {
 		return
 	}
-	suspects, err := w.guardSuspects(own)
+	active, passive, err := w.guardSuspects(own, kind)
 	if err != nil {
 		fmt.Fprintf(warn, "git nudge: WARNING: %v\n", err)
 		return
 	}
-	if !havePrev || len(suspects) == 0 {
-		// No task could have written them: they are the user's.
+	trust := func() {
+		if kind == checkApply {
+			return
+		}
 		if err := w.trust(ctx, now); err != nil {
 			fmt.Fprintf(warn, "git nudge: WARNING: recording the repository's git settings as trusted: %v\n", err)
 		}
+	}
+	if !havePrev || len(active)+len(passive) == 0 {
+		trust() // no task could have written them: they are the user's
 		return
 	}
-	lines := w.describeGuard(ctx, changes)
+	if len(active) == 0 && kind == checkApply {
+		return
+	}
+	suspects := append(append([]*Task{}, active...), passive...)
 	var ids []string
 	for _, t := range suspects {
 		ids = append(ids, t.ID)
 	}
+	lines := w.describeGuard(ctx, changes)
 	fmt.Fprintf(warn, "git nudge: WARNING: the repository's shared git settings changed while %s could change them:\n", strings.Join(ids, ", "))
 	for _, l := range lines {
 		fmt.Fprintf(warn, "  %s\n", l)
 	}
-	qdir, problems := w.putBack(ctx, changes)
-	if qdir != "" {
-		fmt.Fprintf(warn, "git nudge: put them back as they were; what was found is kept in %s\n", qdir)
+	if len(active) > 0 {
+		qdir, problems := w.putBack(ctx, changes)
+		if qdir != "" {
+			fmt.Fprintf(warn, "git nudge: put them back as they were; what was found is kept in %s\n", qdir)
+		}
+		for _, p := range problems {
+			fmt.Fprintf(warn, "git nudge: could not put back %s\n", p)
+			lines = append(lines, "NOT put back: "+p)
+		}
+		fmt.Fprintf(warn, "git nudge: git nudge apply refuses %s until you have looked: git nudge apply ID --accept-config-change applies it anyway. If you made one of these changes yourself, make it again now.\n", strings.Join(ids, ", "))
+	} else {
+		// Nothing of ours was running: most likely the user's own change,
+		// but a task worktree was handed out, so its apply waits too.
+		trust()
+		fmt.Fprintf(warn, "git nudge: no task was running, so they are kept as yours; git nudge apply refuses %s until you have looked (--accept-config-change applies it anyway).\n", strings.Join(ids, ", "))
 	}
-	for _, p := range problems {
-		fmt.Fprintf(warn, "git nudge: could not put back %s\n", p)
-		lines = append(lines, "NOT put back: "+p)
-	}
-	fmt.Fprintf(warn, "git nudge: git nudge apply refuses %s until you have looked: git nudge apply ID --accept-config-change applies it anyway. If you made one of these changes yourself, make it again now.\n", strings.Join(ids, ", "))
 	for _, t := range suspects {
 		t.ConfigChanges = append(t.ConfigChanges, lines...)
 		if err := w.Save(t); err != nil {

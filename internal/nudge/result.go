@@ -39,7 +39,11 @@ func (w *Workspace) Capture(ctx context.Context, id, from string) (*Task, error)
 		return nil, refuse("it has no worktree to capture",
 			fmt.Sprintf("Give it one with git nudge start %s, or name a commit with git nudge capture %s --from REV.", id, id))
 	}
-	w.guardCheck(ctx, t, w.Warn)
+	kind := checkOwn
+	if !w.hasWorktree(t) {
+		kind = checkApply // nothing of this task could write: only look
+	}
+	w.guardCheck(ctx, t, kind, w.Warn)
 	if err := w.captureLocked(ctx, t, from); err != nil {
 		return nil, err
 	}

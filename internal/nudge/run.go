@@ -85,7 +85,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	}
 	defer l.Release()
 	t.ExitCode = &code
-	w.guardCheck(ctx, t, o.Stderr)
+	w.guardCheck(ctx, t, checkOwn, o.Stderr)
 	capErr := w.captureLocked(ctx, t, "")
 	switch {
 	case runErr != nil:

@@ -44,7 +44,7 @@ func (w *Workspace) snapshotLocked(ctx context.Context, note string) (*Task, err
 	if h.err != nil {
 		return nil, h.err
 	}
-	w.guardCheck(ctx, nil, w.Warn)
+	w.guardCheck(ctx, nil, checkSnapshot, w.Warn)
 	head := res.Head
 	commit := head.Commit
 	if !res.Clean || head.Unborn() {
