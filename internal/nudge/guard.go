@@ -148,41 +148,64 @@ func (w *Workspace) scanGuard() ([]guardFile, error) {
 func (w *Workspace) trust(ctx context.Context, files []guardFile) error {
 	r := w.Repo
 	var edits []git.TreeEdit
+	var paths []string
 	for _, f := range files {
 		if f.Mode == "special" {
 			continue // nothing to keep; never written back
 		}
-		id, err := r.WriteBlob(ctx, f.data)
-		if err != nil {
-			return err
+		if f.Mode == "120000" {
+			id, err := r.WriteBlob(ctx, f.data)
+			if err != nil {
+				return err
+			}
+			edits = append(edits, git.TreeEdit{Path: f.Path, Mode: f.Mode, Object: id})
+			continue
 		}
-		if id != f.Blob {
-			return fmt.Errorf("stored %s as %s, expected %s", f.Path, id, f.Blob)
+		paths = append(paths, filepath.Join(r.CommonDir, filepath.FromSlash(f.Path)))
+		edits = append(edits, git.TreeEdit{Path: f.Path, Mode: f.Mode, Object: f.Blob})
+	}
+	// One process stores the files; what it read must be what was compared.
+	ids, err := r.WriteBlobs(ctx, paths)
+	if err != nil {
+		return err
+	}
+	k := 0
+	for _, e := range edits {
+		if e.Mode == "120000" {
+			continue
 		}
-		edits = append(edits, git.TreeEdit{Path: f.Path, Mode: f.Mode, Object: id})
+		if ids[k] != e.Object {
+			return fmt.Errorf("%s changed while it was being recorded; the next git nudge command records it", paths[k])
+		}
+		k++
 	}
 	tree := r.EmptyTree()
 	if len(edits) > 0 {
-		var err error
 		if tree, _, err = r.EditTree(ctx, "", edits); err != nil {
 			return err
 		}
 	} else if _, err := r.WriteEmptyTree(ctx); err != nil {
 		return err
 	}
-	commit, err := r.CommitTree(ctx, git.CommitRequest{
-		Tree: tree, Message: "nudge guard: the repository's shared git settings as trusted",
-		Author: Identity, Committer: Identity,
-	})
-	if err != nil {
-		return err
-	}
+	// Each trusted state's commit has the previous one as parent, so that
+	// every workspace of the repository (they share the ref) keeps its own
+	// state's contents reachable.
 	old, ok, err := r.ReadRef(ctx, GuardRef)
 	if err != nil {
 		return err
 	}
-	if !ok {
+	var parents []string
+	if ok {
+		parents = []string{old}
+	} else {
 		old = r.ZeroID()
+	}
+	commit, err := r.CommitTree(ctx, git.CommitRequest{
+		Tree: tree, Parents: parents, Message: "nudge guard: the repository's shared git settings as trusted",
+		Author: Identity, Committer: Identity,
+	})
+	if err != nil {
+		return err
 	}
 	if err := r.SetRef(ctx, git.SetRefRequest{Name: GuardRef, New: commit, Old: old}); err != nil {
 		return err
@@ -259,13 +282,47 @@ func (w *Workspace) guardSuspects(own *Task, kind guardCheckKind) (active, passi
 			t = own // record into the caller's copy
 		}
 		switch {
-		case t.State == StatePreparing || t.State == StateRunning || w.busy(t.ID):
+		case w.live(t) || t.GuardPending:
 			active = append(active, t)
 		case t.State == StatePrepared:
 			passive = append(passive, t)
 		}
 	}
 	return active, passive, nil
+}
+
+// live reports whether t is being prepared or run right now.
+func (w *Workspace) live(t *Task) bool {
+	return t.State == StatePreparing || t.State == StateRunning || w.busy(t.ID)
+}
+
+// settlePending clears the pending check of tasks no longer prepared or
+// run (their changes, if any, were just dealt with), own's in memory.
+func (w *Workspace) settlePending(own *Task, kind guardCheckKind, warn io.Writer) {
+	if own != nil && kind == checkOwn {
+		own.GuardPending = false
+	}
+	ids, err := w.taskIDs()
+	if err != nil {
+		return
+	}
+	for _, id := range ids {
+		if own != nil && id == own.ID {
+			continue
+		}
+		data, err := os.ReadFile(w.TaskPath(id))
+		if err != nil || !bytes.Contains(data, []byte(`"guard_pending": true`)) {
+			continue
+		}
+		t, err := w.Load(id)
+		if err != nil || !t.GuardPending || w.live(t) {
+			continue
+		}
+		t.GuardPending = false
+		if err := w.Save(t); err != nil {
+			fmt.Fprintf(warn, "git nudge: WARNING: %v\n", err)
+		}
+	}
 }
 
 // guardCheck compares the shared git settings with the trusted state (see
@@ -279,7 +336,21 @@ func (w *Workspace) guardSuspects(own *Task, kind guardCheckKind) (active, passi
 // reported and recorded. The workspace lock is held.
 func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKind, warn io.Writer) {
 	if warn == nil {
+		warn = w.Warn
+	}
+	if warn == nil {
 		warn = io.Discard
+	}
+	if own != nil && kind == checkOwn {
+		// Checks made by other commands while own ran recorded their
+		// findings on disk; the caller's copy is the one saved next.
+		if d, err := w.Load(own.ID); err == nil {
+			for _, l := range d.ConfigChanges {
+				if !contains(own.ConfigChanges, l) {
+					own.ConfigChanges = append(own.ConfigChanges, l)
+				}
+			}
+		}
 	}
 	var prev guardState
 	err := journal.Read(w.guardPath(), &prev)
@@ -300,6 +371,7 @@ func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKi
 	}
 	changes := diffGuard(prev.Files, now)
 	if havePrev && len(changes) == 0 {
+		w.settlePending(own, kind, warn)
 		return
 	}
 	active, passive, err := w.guardSuspects(own, kind)
@@ -317,6 +389,7 @@ func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKi
 	}
 	if !havePrev || len(active)+len(passive) == 0 {
 		trust() // no task could have written them: they are the user's
+		w.settlePending(own, kind, warn)
 		return
 	}
 	if len(active) == 0 && kind == checkApply {
@@ -350,10 +423,17 @@ func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKi
 	}
 	for _, t := range suspects {
 		t.ConfigChanges = append(t.ConfigChanges, lines...)
+		if (t == own && kind == checkOwn) || !w.live(t) {
+			t.GuardPending = false
+		}
+		if t == own && (t.State == StatePreparing || t.State == StateRunning) {
+			continue // its caller saves it, with its next state
+		}
 		if err := w.Save(t); err != nil {
 			fmt.Fprintf(warn, "git nudge: WARNING: recording this in %s: %v\n", t.ID, err)
 		}
 	}
+	w.settlePending(own, kind, warn)
 }
 
 // recordGuard adds line to own's record, so that its apply refuses.

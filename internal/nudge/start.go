@@ -115,6 +115,7 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 		return errors.Join(perr, err)
 	}
 	defer l.Release()
+	w.guardCheck(ctx, t, checkOwn, o.Output)
 	if perr != nil {
 		msg := perr.Error()
 		t.State = StateFailed

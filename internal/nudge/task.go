@@ -95,6 +95,10 @@ type Task struct {
 	// ConfigChangesAccepted are those that apply --accept-config-change
 	// went past.
 	ConfigChangesAccepted []string `json:"config_changes_accepted,omitempty"`
+	// GuardPending is set while the task is prepared or run and cleared by
+	// the settings check that follows: a task whose run was killed is
+	// still checked for, by the next command.
+	GuardPending bool `json:"guard_pending,omitempty"`
 	// ResultSkipped is what capturing the result left out of it.
 	ResultSkipped []Skipped    `json:"result_skipped,omitempty"`
 	Worktree      *string      `json:"worktree"`

@@ -130,6 +130,9 @@ func (w *Workspace) Save(t *Task) error {
 	}
 	t.Version = TaskSchema
 	t.Updated = w.Now().UTC()
+	if t.State == StatePreparing || t.State == StateRunning {
+		t.GuardPending = true // see guardCheck
+	}
 	return journal.Write(w.TaskPath(t.ID), t)
 }
 
