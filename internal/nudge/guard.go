@@ -246,6 +246,56 @@ func diffGuard(trusted, now []guardFile) []guardChange {
 	return out
 }
 
+// taskWorktreeConfig finds a config.worktree in the git admin folder of
+// own's worktree. It would apply to the git commands git nudge runs there
+// to capture the result (a filter driver, for one), and nothing a task
+// needs: it is reported as added, so that it is kept aside and removed.
+func (w *Workspace) taskWorktreeConfig(own *Task) []guardChange {
+	if own == nil || own.Worktree == nil {
+		return nil
+	}
+	want := filepath.Join(*own.Worktree, ".git")
+	if real, err := filepath.EvalSymlinks(*own.Worktree); err == nil {
+		want = filepath.Join(real, ".git")
+	}
+	ents, err := os.ReadDir(filepath.Join(w.Repo.CommonDir, "worktrees"))
+	if err != nil {
+		return nil
+	}
+	for _, e := range ents {
+		admin := filepath.Join(w.Repo.CommonDir, "worktrees", e.Name())
+		b, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+		if err != nil {
+			continue
+		}
+		got := filepath.Clean(strings.TrimSpace(string(b)))
+		if real, err := filepath.EvalSymlinks(filepath.Dir(got)); err == nil {
+			got = filepath.Join(real, ".git")
+		}
+		if got != want {
+			continue
+		}
+		rel := "worktrees/" + e.Name() + "/config.worktree"
+		abs := filepath.Join(w.Repo.CommonDir, filepath.FromSlash(rel))
+		st, err := os.Lstat(abs)
+		if err != nil {
+			return nil
+		}
+		f := guardFile{Path: rel, Mode: "100644"}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(abs)
+			f.Mode, f.data = "120000", []byte(target)
+		} else if st.Mode().IsRegular() && st.Size() <= 16<<20 {
+			f.data, _ = os.ReadFile(abs)
+		} else {
+			f.Mode, f.data = "special", []byte(st.Mode().String())
+		}
+		f.Blob = w.Repo.BlobID(f.data)
+		return []guardChange{{Path: rel, New: &f}}
+	}
+	return nil
+}
+
 // guardCheckKind says which command checks, and so how much it may do.
 type guardCheckKind int
 
@@ -370,6 +420,9 @@ func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKi
 		return
 	}
 	changes := diffGuard(prev.Files, now)
+	if kind == checkOwn && havePrev {
+		changes = append(changes, w.taskWorktreeConfig(own)...)
+	}
 	if havePrev && len(changes) == 0 {
 		w.settlePending(own, kind, warn)
 		return

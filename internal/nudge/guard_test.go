@@ -136,3 +136,37 @@ func equalMaps(a, b map[string]string) bool {
 	}
 	return true
 }
+
+// TestGuardTaskWorktreeConfig: a config.worktree in the task worktree's
+// own git admin folder (which would apply to the git commands capture runs
+// there) is reported, kept aside and removed.
+func TestGuardTaskWorktreeConfig(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t)
+	r.write("a.txt", "a\n", 0o644)
+	base := r.commitAll("base")
+	ws := r.workspace()
+	ctx := context.Background()
+	ws.guardCheck(ctx, nil, checkSnapshot, nil)
+	wt := filepath.Join(ws.Dir, "worktrees", "t1")
+	if err := ws.Repo.AddWorktree(ctx, wt, base); err != nil {
+		t.Fatal(err)
+	}
+	admin := strings.TrimSpace(r.gitIn(nil, nil, "-C", wt, "rev-parse", "--path-format=absolute", "--git-dir"))
+	cfg := filepath.Join(admin, "config.worktree")
+	if err := os.WriteFile(cfg, []byte("[filter \"x\"]\n\tclean = evil\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	task := &Task{ID: "t1", State: StateRunning, Worktree: &wt}
+	var out bytes.Buffer
+	ws.guardCheck(ctx, task, checkOwn, &out)
+	if !strings.Contains(out.String(), `config.worktree: filter.x.clean = "evil" was added`) {
+		t.Errorf("report:\n%s", out.String())
+	}
+	if _, err := os.Lstat(cfg); !os.IsNotExist(err) {
+		t.Errorf("config.worktree is still there: %v", err)
+	}
+	if len(task.ConfigChanges) == 0 {
+		t.Error("not recorded")
+	}
+}
