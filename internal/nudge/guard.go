@@ -440,6 +440,13 @@ func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKi
 			fmt.Fprintf(warn, "git nudge: WARNING: recording the repository's git settings as trusted: %v\n", err)
 		}
 	}
+	if !havePrev && kind == checkOwn && own.Rules != nil {
+		// The task was made by a version that records the trusted state
+		// at every snapshot: its record is gone since, which a task can do.
+		msg := fmt.Sprintf("the record of the trusted git settings (%s) disappeared while %s could change it; compare .git/config and .git/hooks with what you expect", w.guardPath(), own.ID)
+		fmt.Fprintf(warn, "git nudge: WARNING: %s\n", msg)
+		w.recordGuard(own, msg, warn)
+	}
 	if !havePrev || len(active)+len(passive) == 0 {
 		trust() // no task could have written them: they are the user's
 		w.settlePending(own, kind, warn)
