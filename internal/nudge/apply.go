@@ -45,10 +45,34 @@ func outcome(t *Task, steps []step) *Outcome {
 // file and rename), removed, verified; the record goes to applied. Nothing
 // is staged or committed, and the cost follows the patch, not the tree.
 func (w *Workspace) Apply(ctx context.Context, id string) (*Outcome, error) {
+	return w.ApplyWith(ctx, id, ApplyOptions{})
+}
+
+// ApplyOptions change how Apply decides.
+type ApplyOptions struct {
+	// AcceptConfigChange applies a task although the repository's shared
+	// git settings were changed (and put back) while it could change them.
+	AcceptConfigChange bool
+}
+
+// ApplyWith is Apply with options.
+func (w *Workspace) ApplyWith(ctx context.Context, id string, o ApplyOptions) (*Outcome, error) {
 	return w.move(ctx, id, direction{
 		verb: "apply", done: "applied", since: "since the snapshot",
-		plan: w.planApply,
+		plan: func(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
+			w.guardCheck(ctx, t, checkApply, w.Warn)
+			steps, reasons, next, err := w.planApply(ctx, ops, t, head)
+			if r, n := guardReason(t); err == nil && r != "" && !o.AcceptConfigChange {
+				reasons = append(reasons, r)
+				next = strings.TrimPrefix(next+"\n"+n, "\n")
+			}
+			return steps, reasons, next, err
+		},
 		begin: func(t *Task, steps []step, head git.Head) {
+			if len(t.ConfigChanges) > 0 {
+				t.ConfigChangesAccepted = append(t.ConfigChangesAccepted, t.ConfigChanges...)
+				t.ConfigChanges = nil
+			}
 			undo := &Undo{Branch: optStr(head.Branch), Head: optStr(head.Commit)}
 			for _, s := range steps {
 				undo.Before = append(undo.Before, s.From)
@@ -267,9 +291,14 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		add(t.ID+"'s result changes no files: there is nothing to apply", "")
 		return nil, rf.reasons, rf.next(), nil
 	}
+	// The rules recorded when the task was created, which the task could
+	// not change; patterns the config adds since only protect more.
 	opts, err := snapshot.LoadOptions(ctx, w.Repo)
 	if err != nil {
 		return nil, nil, "", err
+	}
+	if t.Rules != nil {
+		opts.Protect = append(append([]string{}, t.Rules.Protect...), opts.Protect...)
 	}
 	protection := opts.Protection()
 	nested := nestedRepos{root: w.Repo.WorkTree, known: map[string]bool{}}
@@ -288,7 +317,7 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		case bySetup[f.Path]:
 			add(fmt.Sprintf("%s was changed by the setup commands (nudge.setup) and then by the task; setup's changes are never applied and the task's version contains them, so it needs manual handling", qp(f.Path)), manual)
 		case protection.Protected(f.Path):
-			add(fmt.Sprintf("%s is a protected path (.git, .nudgethis, .env or nudge.protect); apply never writes it", qp(f.Path)), manual)
+			add(fmt.Sprintf("%s is a protected path (%s); apply never writes it", qp(f.Path), snapshot.ProtectedSummary), manual)
 		case path.Base(f.Path) == ".gitattributes":
 			add(fmt.Sprintf("%s changes how git converts files on checkout; apply cannot write it and the files it governs consistently, so it needs manual handling", qp(f.Path)), manual)
 		case nested.inside(f.Path) != "":

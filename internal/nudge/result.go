@@ -39,6 +39,11 @@ func (w *Workspace) Capture(ctx context.Context, id, from string) (*Task, error)
 		return nil, refuse("it has no worktree to capture",
 			fmt.Sprintf("Give it one with git nudge start %s, or name a commit with git nudge capture %s --from REV.", id, id))
 	}
+	kind := checkOwn
+	if !w.hasWorktree(t) {
+		kind = checkApply // nothing of this task could write: only look
+	}
+	w.guardCheck(ctx, t, kind, w.Warn)
 	if err := w.captureLocked(ctx, t, from); err != nil {
 		return nil, err
 	}
@@ -109,7 +114,16 @@ func (w *Workspace) captureWorktree(ctx context.Context, t *Task) (string, []Ski
 	if err != nil {
 		return "", nil, err
 	}
-	res, opts, err := snapshot.CaptureConfigured(ctx, wr)
+	// The rules recorded when the task was created: the task can rewrite
+	// the shared git config, so its nudge.protect is not asked now.
+	var res snapshot.Result
+	var opts snapshot.Options
+	if t.Rules != nil {
+		opts = t.Rules.options()
+		res, err = snapshot.Capture(ctx, wr, opts)
+	} else {
+		res, opts, err = snapshot.CaptureConfigured(ctx, wr)
+	}
 	if err != nil {
 		return "", nil, err
 	}

@@ -104,6 +104,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	defer l.Release()
 	t.ExitCode = &code
 	t.PID, t.CommandPID = nil, nil
+	w.guardCheck(ctx, t, checkOwn, o.Stderr)
 	capErr := w.captureLocked(ctx, t, "")
 	switch {
 	case runErr != nil:

@@ -36,7 +36,7 @@ func (w *Workspace) snapshotLocked(ctx context.Context, note string) (*Task, err
 		n, err := refs.Task.Highest(ctx, r)
 		hc <- highest{n, err}
 	}()
-	res, _, err := snapshot.CaptureConfigured(ctx, r)
+	res, opts, err := snapshot.CaptureConfigured(ctx, r)
 	h := <-hc
 	if err != nil {
 		return nil, err
@@ -44,6 +44,7 @@ func (w *Workspace) snapshotLocked(ctx context.Context, note string) (*Task, err
 	if h.err != nil {
 		return nil, h.err
 	}
+	w.guardCheck(ctx, nil, checkSnapshot, w.Warn)
 	head := res.Head
 	commit := head.Commit
 	if !res.Clean || head.Unborn() {
@@ -90,6 +91,7 @@ func (w *Workspace) snapshotLocked(ctx context.Context, note string) (*Task, err
 		Snapshot:  commit,
 		Clean:     res.Clean,
 		Skipped:   toSkipped(res.Skipped),
+		Rules:     rulesOf(opts),
 	}
 	if err := w.Save(t); err != nil {
 		// Give the id back rather than leave a ref without a record.

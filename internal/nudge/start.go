@@ -124,6 +124,7 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 	}
 	defer l.Release()
 	t.PID, t.CommandPID = nil, nil
+	w.guardCheck(ctx, t, checkOwn, o.Output)
 	if perr != nil {
 		msg := perr.Error()
 		t.State = StateFailed

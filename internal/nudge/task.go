@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/snapshot"
 )
 
 // TaskSchema is the version written into every task record.
@@ -87,6 +88,22 @@ type Task struct {
 	Snapshot  string    `json:"snapshot"`
 	Clean     bool      `json:"clean"`
 	Skipped   []Skipped `json:"skipped"`
+	// Rules are the capture and protection rules (from git config) when
+	// the task was created. Capturing its result and applying it use these,
+	// never what the shared config says later: a task can rewrite that.
+	Rules *Rules `json:"rules,omitempty"`
+	// ConfigChanges are changes to the repository's shared git settings
+	// (config, hooks, info/exclude, info/attributes) found while the task
+	// could make them, put back, and not yet accepted: apply refuses
+	// until --accept-config-change.
+	ConfigChanges []string `json:"config_changes,omitempty"`
+	// ConfigChangesAccepted are those that apply --accept-config-change
+	// went past.
+	ConfigChangesAccepted []string `json:"config_changes_accepted,omitempty"`
+	// GuardPending is set while the task is prepared or run and cleared by
+	// the settings check that follows: a task whose run was killed is
+	// still checked for, by the next command.
+	GuardPending bool `json:"guard_pending,omitempty"`
 	// ResultSkipped is what capturing the result left out of it.
 	ResultSkipped []Skipped    `json:"result_skipped,omitempty"`
 	Worktree      *string      `json:"worktree"`
@@ -146,6 +163,30 @@ func (t *Task) Base() string {
 		return *t.Setup
 	}
 	return t.Snapshot
+}
+
+// Rules are the recorded nudge.protect, nudge.skipDir and
+// nudge.maxUntracked of a task.
+type Rules struct {
+	Protect      []string `json:"protect"`
+	SkipDirs     []string `json:"skip_dirs"`
+	MaxUntracked int      `json:"max_untracked"`
+}
+
+func rulesOf(o snapshot.Options) *Rules {
+	r := &Rules{Protect: o.Protect, SkipDirs: o.SkipDirs, MaxUntracked: o.MaxUntracked}
+	if r.Protect == nil {
+		r.Protect = []string{}
+	}
+	if r.SkipDirs == nil {
+		r.SkipDirs = []string{}
+	}
+	return r
+}
+
+// options are the recorded rules as capture options.
+func (r *Rules) options() snapshot.Options {
+	return snapshot.Options{Protect: r.Protect, SkipDirs: r.SkipDirs, MaxUntracked: r.MaxUntracked, MaxFileSize: snapshot.MaxFileSize}
 }
 
 // Path helpers for optional fields.

@@ -103,7 +103,7 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 	protection := opts.Protection()
 	for _, s := range steps {
 		if protection.Protected(s.Path) {
-			add(fmt.Sprintf("the undo record of %s names %s, a protected path (.git, .nudgethis, .env or nudge.protect) undo never writes; it needs manual handling", t.ID, qp(s.Path)),
+			add(fmt.Sprintf("the undo record of %s names %s, a protected path (%s) undo never writes; it needs manual handling", t.ID, qp(s.Path), snapshot.ProtectedSummary),
 				fmt.Sprintf("git nudge show %s lists undo.before and undo.after; put the files back by hand.", t.ID))
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,6 +36,9 @@ type Workspace struct {
 	// InTask is the task whose worktree the command was started in (the
 	// workspace is then the one that owns that task), or "".
 	InTask string
+	// Warn receives warnings a command gives on the side (changes to the
+	// shared git settings it found and put back); nil shows none.
+	Warn io.Writer
 }
 
 // Open discovers the repository containing dir and prepares .nudgethis.
@@ -193,6 +197,9 @@ func (w *Workspace) Save(t *Task) error {
 	}
 	t.Version = TaskSchema
 	t.Updated = w.Now().UTC()
+	if t.State == StatePreparing || t.State == StateRunning {
+		t.GuardPending = true // see guardCheck
+	}
 	return journal.Write(w.TaskPath(t.ID), t)
 }
 

@@ -27,8 +27,13 @@ const MaxFileSize int64 = 16 << 20
 var DependencyDirs = []string{"node_modules", ".venv", "venv", "__pycache__", ".tox", "bower_components"}
 
 // BuiltinProtected are the protected paths no configuration can lift, in
-// gitignore syntax.
-var BuiltinProtected = []string{".git", "/.nudgethis", ".env"}
+// gitignore syntax: git's folder, the two tools' state folders, secrets,
+// and .worktreeinclude (which decides what ignored files every later task
+// gets a copy of).
+var BuiltinProtected = []string{".git", "/.nudgethis", ".env", "/.autodev", "/.worktreeinclude"}
+
+// ProtectedSummary names the protected paths for messages.
+const ProtectedSummary = ".git, .nudgethis, .autodev, .env, .worktreeinclude or nudge.protect"
 
 // Skip reasons, as printed and written into task records.
 const (
@@ -115,7 +120,8 @@ func (o Options) matchers() (builtin, user gitignore.Matcher) {
 		if strings.HasPrefix(p, "#") {
 			continue
 		}
-		u = append(u, gitignore.ParsePattern(p, nil))
+		// Matched against folded names (see foldName): the pattern too.
+		u = append(u, gitignore.ParsePattern(strings.ToLower(p), nil))
 	}
 	return gitignore.NewMatcher(b), gitignore.NewMatcher(u)
 }
@@ -143,10 +149,14 @@ func (p Protection) Protected(path string) bool { return protectedBy(p.builtin, 
 func protectedBy(b, u gitignore.Matcher, path string) bool {
 	isDir := strings.HasSuffix(path, "/")
 	parts := strings.Split(strings.Trim(path, "/"), "/")
-	// ".git" in any case, or with the trailing dots and spaces Windows
-	// drops, is git's own folder on some file system: never ours to touch.
-	for _, c := range parts {
-		if strings.EqualFold(strings.TrimRight(c, ". "), ".git") {
+	// Each name is compared as a case-insensitive file system (macOS,
+	// Windows) would resolve it: ".ENV" is ".env", ".git. " is ".git",
+	// "NUDGET~1" may be ".nudgethis" (see foldName).
+	for i, c := range parts {
+		parts[i] = foldName(c)
+		// ".git" in any spelling is git's own folder on some file
+		// system: never ours to touch, at any depth.
+		if parts[i] == ".git" {
 			return true
 		}
 	}
@@ -159,6 +169,28 @@ func protectedBy(b, u gitignore.Matcher, path string) bool {
 		}
 	}
 	return false
+}
+
+// foldName is the name a case-insensitive file system may resolve the path
+// element c to, the way git's verify_path reasons about ".git": lower case;
+// an NTFS alternate data stream suffix (":stream") and trailing dots and
+// spaces dropped; and an NTFS 8.3 short name of a built-in protected name
+// ("GIT~1", "NUDGET~1", "ENV~1") taken as that name. Folding only ever
+// makes more paths protected.
+func foldName(c string) string {
+	if i := strings.IndexByte(c, ':'); i > 0 {
+		c = c[:i]
+	}
+	c = strings.ToLower(strings.TrimRight(c, ". "))
+	if t := strings.IndexByte(c, '~'); t > 0 && len(c) == t+2 && c[t+1] >= '1' && c[t+1] <= '9' {
+		for _, p := range BuiltinProtected {
+			long := strings.TrimPrefix(strings.TrimPrefix(p, "/"), ".")
+			if c[:t] == long[:min(6, len(long))] {
+				return "." + long
+			}
+		}
+	}
+	return c
 }
 
 // dependencyDir returns the leading folder of path that is a dependency

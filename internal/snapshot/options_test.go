@@ -23,6 +23,28 @@ func TestProtected(t *testing.T) {
 		"src/main.go":           false,
 		"keep.pem":              false,
 		"deep/a/b/c/.env/inner": true,
+		// Built-in names in any case, with what NTFS drops or resolves.
+		".ENV":                 true,
+		"app/.Env. ":           true,
+		".env::$DATA":          true,
+		"ENV~1":                true,
+		".GIT/config":          true,
+		"GIT~1/config":         true,
+		"sub/git~2/hooks/x":    true,
+		".NudgeThis/tasks/t1":  true,
+		"NUDGET~1/tasks/t1":    true,
+		".autodev/memory.md":   true,
+		".AUTODEV/x":           true,
+		"sub/.autodev/x":       false,
+		".worktreeinclude":     true,
+		".WorktreeInclude..":   true,
+		"WORKTR~1":             true,
+		"sub/.worktreeinclude": false,
+		"gitx~1":               false,
+		// nudge.protect patterns in any case too.
+		"SECRETS/key":      true,
+		"certs/server.PEM": true,
+		"Config/Prod.yml":  true,
 	} {
 		if got := p.Protected(path); got != want {
 			t.Errorf("Protected(%q) = %v, want %v", path, got, want)

@@ -12,15 +12,19 @@ import (
 type ApplyCmd struct {
 	ID   string `arg:"" help:"Task to apply (t1, t2, ...)."`
 	JSON bool   `name:"json" help:"Print {id, state, files} as one JSON document."`
+	// AcceptConfigChange goes past changes to the shared git settings.
+	AcceptConfigChange bool `name:"accept-config-change" help:"Apply although the repository's shared git settings (config, hooks, info/exclude, info/attributes) were changed while the task could change them; they were put back either way."`
 }
 
 // Help is the long help of apply.
 func (c *ApplyCmd) Help() string {
 	return `Writes a ready (or undone) task's patch, from its snapshot to its result, onto the work tree.
 
-Apply refuses, listing every reason and changing nothing, unless HEAD is on the branch the snapshot was taken on (or detached at the same commit) and every path of the patch still holds exactly the snapshot's version in the work tree. A file edited since the snapshot is never overwritten: keep your edits, take a new snapshot and run the task again. Protected paths (.git, .nudgethis, .env, git config nudge.protect), symlinks, submodules and files over 16 MiB need manual handling.
+Apply refuses, listing every reason and changing nothing, unless HEAD is on the branch the snapshot was taken on (or detached at the same commit) and every path of the patch still holds exactly the snapshot's version in the work tree. A file edited since the snapshot is never overwritten: keep your edits, take a new snapshot and run the task again. Protected paths (.git, .nudgethis, .autodev, .env, .worktreeinclude, git config nudge.protect; matched in any case), symlinks, submodules and files over 16 MiB need manual handling.
 
-Before touching any file, the task record goes to "applying" with an undo record (each path's mode and blob before and after). Files are written atomically (temp file and rename), removals come last, and the result is verified. Nothing is staged or committed and the index is left byte-for-byte as it was; files outside the patch are not touched. git nudge undo takes the apply back; git nudge save commits it.`
+Before touching any file, the task record goes to "applying" with an undo record (each path's mode and blob before and after). Files are written atomically (temp file and rename), removals come last, and the result is verified. Nothing is staged or committed and the index is left byte-for-byte as it was; files outside the patch are not touched. git nudge undo takes the apply back; git nudge save commits it.
+
+A task's worktree shares the repository's git folder, so a task can change its config, hooks, info/exclude and info/attributes. git nudge compares them with the state it trusts when a snapshot is taken, a run ends, a result is captured and a task is applied; what changed while a task could change it is listed on stderr and put back (the version found is kept in .nudgethis/quarantine/), and apply refuses that task until you have looked: --accept-config-change applies it anyway. The protection rules (nudge.protect, nudge.skipDir) are the ones recorded when the task was created.`
 }
 
 // Run applies the task.
@@ -29,7 +33,8 @@ func (c *ApplyCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	out, err := ws.Apply(env.Ctx, c.ID)
+	ws.Warn = env.Stderr
+	out, err := ws.ApplyWith(env.Ctx, c.ID, nudge.ApplyOptions{AcceptConfigChange: c.AcceptConfigChange})
 	if err != nil {
 		return refusalOf(err)
 	}

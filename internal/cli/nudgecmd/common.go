@@ -35,6 +35,9 @@ func readWorkspace(env *cli.Env) (*nudge.Workspace, error) {
 // worktree acts on.
 func inTaskNote(env *cli.Env) func(*nudge.Workspace, error) (*nudge.Workspace, error) {
 	return func(w *nudge.Workspace, err error) (*nudge.Workspace, error) {
+		if w != nil {
+			w.Warn = env.Stderr
+		}
 		if err == nil && w.InTask != "" {
 			env.Warnf("git nudge: this is task %s's worktree; acting on the workspace that owns it, %s\n",
 				w.InTask, nudge.QuotePath(w.Repo.WorkTree))

@@ -117,6 +117,12 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 			env.Printf("  %s  %s\n", f.Status, displayPath(f.Path))
 		}
 	}
+	if len(t.ConfigChanges) > 0 {
+		env.Printf("Shared git settings changed while it could change them (put back; apply needs --accept-config-change):\n")
+		for _, l := range t.ConfigChanges {
+			env.Printf("  %s\n", l)
+		}
+	}
 	if t.Result != nil {
 		env.Printf("Files (%d):\n", len(t.Files))
 		for _, f := range t.Files {

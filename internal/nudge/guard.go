@@ -1,0 +1,806 @@
+package nudge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
+)
+
+// This file guards the repository's shared git settings against tasks.
+//
+// A task's linked worktree shares the repository's git folder: its config
+// (nudge.protect, nudge.setup, core.hooksPath, core.fsmonitor, filter
+// drivers...), hooks and info/exclude and info/attributes. A task that
+// changes them changes what protects the user and what runs in the user's
+// workspace. So git-nudge keeps the trusted state of these files
+// (.nudgethis/guard.json, their contents pinned as a commit by
+// refs/nudgethis/guard) and compares the repository with it whenever a
+// snapshot is taken, a run ends, a result is captured and a task is
+// applied. While no task can be writing (none is preparing, prepared or
+// running, and the command's own task has no worktree), the state found is
+// simply trusted from then on: it is the user's. Otherwise every
+// difference is reported on stderr, each file is put back as it was (the
+// version found is kept in .nudgethis/quarantine/), and the changes are
+// recorded in the records of the tasks that could have made them, whose
+// apply refuses until --accept-config-change. docs/SECURITY.md says what
+// this does and does not stop.
+
+// GuardRef pins the contents of the trusted state so that gc keeps them.
+const GuardRef = "refs/nudgethis/guard"
+
+// guardFile is one file of the shared git settings: its path from the
+// repository's common git folder ("config", "hooks/pre-commit"), its mode
+// ("100644", "100755", "120000" for a symlink) and blob.
+type guardFile struct {
+	Path string `json:"path"`
+	Mode string `json:"mode"`
+	Blob string `json:"blob"`
+
+	data []byte // what was read (scans only)
+}
+
+// guardState is .nudgethis/guard.json.
+type guardState struct {
+	Version int         `json:"version"`
+	Commit  string      `json:"commit"`
+	Files   []guardFile `json:"files"`
+}
+
+func (w *Workspace) guardPath() string { return filepath.Join(w.Dir, "guard.json") }
+
+// guardRoots are the watched paths, from the common git folder.
+func (w *Workspace) guardRoots() []string {
+	roots := []string{"config", "config.worktree", "hooks", "info/exclude", "info/attributes"}
+	if w.Repo.GitDir != w.Repo.CommonDir {
+		// The workspace is itself a linked worktree: its own settings.
+		if rel, err := filepath.Rel(w.Repo.CommonDir, w.Repo.GitDir); err == nil && !strings.HasPrefix(rel, "..") {
+			roots = append(roots, filepath.ToSlash(filepath.Join(rel, "config.worktree")))
+		}
+	}
+	return roots
+}
+
+// guardScanLimit bounds how many files a scan reads (a hooks folder with
+// more is reported as such rather than read to the end).
+const guardScanLimit = 2000
+
+// scanGuard reads the watched files as they are now.
+func (w *Workspace) scanGuard() ([]guardFile, error) {
+	var out []guardFile
+	var walk func(rel string, depth int) error
+	walk = func(rel string, depth int) error {
+		abs := filepath.Join(w.Repo.CommonDir, filepath.FromSlash(rel))
+		st, err := os.Lstat(abs)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if len(out) >= guardScanLimit {
+			return fmt.Errorf("more than %d files under %s: too many to compare; remove what does not belong there", guardScanLimit, filepath.Join(w.Repo.CommonDir, "hooks"))
+		}
+		f := guardFile{Path: rel}
+		switch {
+		case st.Mode()&fs.ModeSymlink != 0:
+			target, err := os.Readlink(abs)
+			if err != nil {
+				return err
+			}
+			f.Mode, f.data = "120000", []byte(target)
+		case st.IsDir():
+			if depth > 4 {
+				return fmt.Errorf("%s: folders nested too deep to compare", abs)
+			}
+			ents, err := os.ReadDir(abs)
+			if err != nil {
+				return err
+			}
+			for _, e := range ents {
+				if err := walk(rel+"/"+e.Name(), depth+1); err != nil {
+					return err
+				}
+			}
+			return nil
+		case st.Mode().IsRegular():
+			if st.Size() > 16<<20 {
+				return fmt.Errorf("%s is over 16 MiB: too large to compare", abs)
+			}
+			data, err := os.ReadFile(abs)
+			if err != nil {
+				return err
+			}
+			f.Mode, f.data = "100644", data
+			if st.Mode()&0o111 != 0 {
+				f.Mode = "100755"
+			}
+		default:
+			// A fifo or device: nothing to read, but not what was there.
+			f.Mode, f.data = "special", []byte(st.Mode().String())
+		}
+		f.Blob = w.Repo.BlobID(f.data)
+		out = append(out, f)
+		return nil
+	}
+	for _, r := range w.guardRoots() {
+		if err := walk(r, 0); err != nil {
+			return nil, err
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, nil
+}
+
+// trust records files as the trusted state: their contents go into the
+// object store, pinned by GuardRef, and their list into guard.json.
+func (w *Workspace) trust(ctx context.Context, files []guardFile) error {
+	r := w.Repo
+	var edits []git.TreeEdit
+	var paths []string
+	for _, f := range files {
+		if f.Mode == "special" {
+			continue // nothing to keep; never written back
+		}
+		if f.Mode == "120000" {
+			id, err := r.WriteBlob(ctx, f.data)
+			if err != nil {
+				return err
+			}
+			edits = append(edits, git.TreeEdit{Path: f.Path, Mode: f.Mode, Object: id})
+			continue
+		}
+		paths = append(paths, filepath.Join(r.CommonDir, filepath.FromSlash(f.Path)))
+		edits = append(edits, git.TreeEdit{Path: f.Path, Mode: f.Mode, Object: f.Blob})
+	}
+	// One process stores the files; what it read must be what was compared.
+	ids, err := r.WriteBlobs(ctx, paths)
+	if err != nil {
+		return err
+	}
+	k := 0
+	for _, e := range edits {
+		if e.Mode == "120000" {
+			continue
+		}
+		if ids[k] != e.Object {
+			return fmt.Errorf("%s changed while it was being recorded; the next git nudge command records it", paths[k])
+		}
+		k++
+	}
+	tree := r.EmptyTree()
+	if len(edits) > 0 {
+		if tree, _, err = r.EditTree(ctx, "", edits); err != nil {
+			return err
+		}
+	} else if _, err := r.WriteEmptyTree(ctx); err != nil {
+		return err
+	}
+	// Each trusted state's commit has the previous one as parent, so that
+	// every workspace of the repository (they share the ref) keeps its own
+	// state's contents reachable.
+	old, ok, err := r.ReadRef(ctx, GuardRef)
+	if err != nil {
+		return err
+	}
+	var parents []string
+	if ok {
+		parents = []string{old}
+	} else {
+		old = r.ZeroID()
+	}
+	commit, err := r.CommitTree(ctx, git.CommitRequest{
+		Tree: tree, Parents: parents, Message: "nudge guard: the repository's shared git settings as trusted",
+		Author: Identity, Committer: Identity,
+	})
+	if err != nil {
+		return err
+	}
+	if err := r.SetRef(ctx, git.SetRefRequest{Name: GuardRef, New: commit, Old: old}); err != nil {
+		return err
+	}
+	st := guardState{Version: 1, Commit: commit, Files: make([]guardFile, 0, len(files))}
+	for _, f := range files {
+		st.Files = append(st.Files, guardFile{Path: f.Path, Mode: f.Mode, Blob: f.Blob})
+	}
+	return journal.Write(w.guardPath(), st)
+}
+
+// guardChange is one watched file that differs from the trusted state.
+type guardChange struct {
+	Path     string
+	Old, New *guardFile // nil: no such file
+}
+
+func diffGuard(trusted, now []guardFile) []guardChange {
+	old := map[string]*guardFile{}
+	for i := range trusted {
+		old[trusted[i].Path] = &trusted[i]
+	}
+	seen := map[string]bool{}
+	var out []guardChange
+	for i := range now {
+		n := &now[i]
+		seen[n.Path] = true
+		if o := old[n.Path]; o == nil || o.Mode != n.Mode || o.Blob != n.Blob {
+			out = append(out, guardChange{Path: n.Path, Old: o, New: n})
+		}
+	}
+	for i := range trusted {
+		if !seen[trusted[i].Path] {
+			out = append(out, guardChange{Path: trusted[i].Path, Old: &trusted[i]})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// taskWorktreeConfig finds a config.worktree in the git admin folder of
+// own's worktree. It would apply to the git commands git nudge runs there
+// to capture the result (a filter driver, for one), and nothing a task
+// needs: it is reported as added, so that it is kept aside and removed.
+// The one exception is what git worktree add itself writes there in a
+// sparse checkout (core.sparseCheckout and core.sparseCheckoutCone, which
+// run nothing): that is the worktree as git made it.
+func (w *Workspace) taskWorktreeConfig(ctx context.Context, own *Task) []guardChange {
+	if own == nil || own.Worktree == nil {
+		return nil
+	}
+	want := filepath.Join(*own.Worktree, ".git")
+	if real, err := filepath.EvalSymlinks(*own.Worktree); err == nil {
+		want = filepath.Join(real, ".git")
+	}
+	ents, err := os.ReadDir(filepath.Join(w.Repo.CommonDir, "worktrees"))
+	if err != nil {
+		return nil
+	}
+	for _, e := range ents {
+		admin := filepath.Join(w.Repo.CommonDir, "worktrees", e.Name())
+		b, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+		if err != nil {
+			continue
+		}
+		got := filepath.Clean(strings.TrimSpace(string(b)))
+		if real, err := filepath.EvalSymlinks(filepath.Dir(got)); err == nil {
+			got = filepath.Join(real, ".git")
+		}
+		if got != want {
+			continue
+		}
+		rel := "worktrees/" + e.Name() + "/config.worktree"
+		abs := filepath.Join(w.Repo.CommonDir, filepath.FromSlash(rel))
+		st, err := os.Lstat(abs)
+		if err != nil {
+			return nil
+		}
+		f := guardFile{Path: rel, Mode: "100644"}
+		if st.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(abs)
+			f.Mode, f.data = "120000", []byte(target)
+		} else if st.Mode().IsRegular() && st.Size() <= 16<<20 {
+			f.data, _ = os.ReadFile(abs)
+		} else {
+			f.Mode, f.data = "special", []byte(st.Mode().String())
+		}
+		if f.Mode == "100644" && onlySparseKeys(ctx, w.Repo, abs) {
+			return nil
+		}
+		f.Blob = w.Repo.BlobID(f.data)
+		return []guardChange{{Path: rel, New: &f}}
+	}
+	return nil
+}
+
+// guardCheckKind says which command checks, and so how much it may do.
+type guardCheckKind int
+
+const (
+	// checkSnapshot: a new task is about to be made; with no task
+	// running, what is found becomes the trusted state.
+	checkSnapshot guardCheckKind = iota
+	// checkOwn: run's end or capture: the command's own task could have
+	// written the settings (it ran, or has a worktree).
+	checkOwn
+	// checkApply: apply changes nothing in .git unless a task is running
+	// right now, and never records a new trusted state.
+	checkApply
+)
+
+// guardSuspects sorts the tasks that could have changed the shared
+// settings since the last check. Active ones could be writing now: being
+// prepared or run, held by a live process, or own for checkOwn. Passive
+// ones have a worktree handed out (prepared) that someone may be working
+// in, with no process of ours to tell.
+func (w *Workspace) guardSuspects(own *Task, kind guardCheckKind) (active, passive []*Task, err error) {
+	tasks, err := w.List()
+	if err != nil {
+		return nil, nil, err
+	}
+	if own != nil && kind == checkOwn {
+		active = append(active, own)
+	}
+	for _, t := range tasks {
+		if own != nil && t.ID == own.ID {
+			if kind == checkOwn {
+				continue
+			}
+			t = own // record into the caller's copy
+		}
+		switch {
+		case w.live(t) || t.GuardPending:
+			active = append(active, t)
+		case t.State == StatePrepared:
+			passive = append(passive, t)
+		}
+	}
+	return active, passive, nil
+}
+
+// live reports whether t is being prepared or run right now.
+func (w *Workspace) live(t *Task) bool {
+	return t.State == StatePreparing || t.State == StateRunning || w.busy(t.ID)
+}
+
+// settlePending clears the pending check of tasks no longer prepared or
+// run (their changes, if any, were just dealt with), own's in memory.
+func (w *Workspace) settlePending(own *Task, kind guardCheckKind, warn io.Writer) {
+	if own != nil && kind == checkOwn {
+		own.GuardPending = false
+	}
+	ids, err := w.taskIDs()
+	if err != nil {
+		return
+	}
+	for _, id := range ids {
+		if own != nil && id == own.ID {
+			continue
+		}
+		data, err := os.ReadFile(w.TaskPath(id))
+		if err != nil || !bytes.Contains(data, []byte(`"guard_pending": true`)) {
+			continue
+		}
+		t, err := w.Load(id)
+		if err != nil || !t.GuardPending || w.live(t) {
+			continue
+		}
+		t.GuardPending = false
+		if err := w.Save(t); err != nil {
+			fmt.Fprintf(warn, "git nudge: WARNING: %v\n", err)
+		}
+	}
+}
+
+// guardCheck compares the shared git settings with the trusted state (see
+// the top of this file). Differences found while a task could be writing
+// (an active suspect) are reported on warn, put back, and recorded in the
+// record of every task that could have made them (own included, also in
+// memory), so that their apply refuses. Differences found while tasks only
+// had worktrees handed out (passive) are reported and recorded in those
+// tasks, and then trusted as the user's. With no suspect at all they are
+// simply trusted. It never fails the command: what it cannot do is
+// reported and recorded. The workspace lock is held.
+func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKind, warn io.Writer) {
+	if warn == nil {
+		warn = w.Warn
+	}
+	if warn == nil {
+		warn = io.Discard
+	}
+	if own != nil && kind == checkOwn {
+		// Checks made by other commands while own ran recorded their
+		// findings on disk; the caller's copy is the one saved next.
+		if d, err := w.Load(own.ID); err == nil {
+			for _, l := range d.ConfigChanges {
+				if !contains(own.ConfigChanges, l) {
+					own.ConfigChanges = append(own.ConfigChanges, l)
+				}
+			}
+		}
+	}
+	var prev guardState
+	err := journal.Read(w.guardPath(), &prev)
+	havePrev := err == nil
+	if !havePrev && kind == checkApply {
+		return // nothing trusted yet, and apply records none
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(warn, "git nudge: WARNING: %v\n", err)
+		w.recordGuard(own, fmt.Sprintf("the record of the trusted git settings is unreadable (%v); check .git/config and .git/hooks by hand, then delete %s", err, w.guardPath()), warn)
+		return
+	}
+	now, err := w.scanGuard()
+	if err != nil {
+		fmt.Fprintf(warn, "git nudge: WARNING: cannot compare the repository's shared git settings: %v\n", err)
+		w.recordGuard(own, "the repository's shared git settings could not be compared: "+err.Error(), warn)
+		return
+	}
+	changes := diffGuard(prev.Files, now)
+	if kind == checkOwn && havePrev {
+		changes = append(changes, w.taskWorktreeConfig(ctx, own)...)
+	}
+	if havePrev && len(changes) == 0 {
+		w.settlePending(own, kind, warn)
+		return
+	}
+	active, passive, err := w.guardSuspects(own, kind)
+	if err != nil {
+		fmt.Fprintf(warn, "git nudge: WARNING: %v\n", err)
+		return
+	}
+	trust := func() {
+		if kind == checkApply {
+			return
+		}
+		if err := w.trust(ctx, now); err != nil {
+			fmt.Fprintf(warn, "git nudge: WARNING: recording the repository's git settings as trusted: %v\n", err)
+		}
+	}
+	if !havePrev && kind == checkOwn && own.Rules != nil {
+		// The task was made by a version that records the trusted state
+		// at every snapshot: its record is gone since, which a task can do.
+		msg := fmt.Sprintf("the record of the trusted git settings (%s) disappeared while %s could change it; compare .git/config and .git/hooks with what you expect", w.guardPath(), own.ID)
+		fmt.Fprintf(warn, "git nudge: WARNING: %s\n", msg)
+		w.recordGuard(own, msg, warn)
+	}
+	if !havePrev || len(active)+len(passive) == 0 {
+		trust() // no task could have written them: they are the user's
+		w.settlePending(own, kind, warn)
+		return
+	}
+	if len(active) == 0 && kind == checkApply {
+		return
+	}
+	suspects := append(append([]*Task{}, active...), passive...)
+	var ids []string
+	for _, t := range suspects {
+		ids = append(ids, t.ID)
+	}
+	lines := w.describeGuard(ctx, changes)
+	fmt.Fprintf(warn, "git nudge: WARNING: the repository's shared git settings changed while %s could change them:\n", strings.Join(ids, ", "))
+	for _, l := range lines {
+		fmt.Fprintf(warn, "  %s\n", l)
+	}
+	if len(active) > 0 {
+		qdir, problems := w.putBack(ctx, changes)
+		if qdir != "" {
+			fmt.Fprintf(warn, "git nudge: put them back as they were; what was found is kept in %s\n", qdir)
+		}
+		for _, p := range problems {
+			fmt.Fprintf(warn, "git nudge: could not put back %s\n", p)
+			lines = append(lines, "NOT put back: "+p)
+		}
+		fmt.Fprintf(warn, "git nudge: git nudge apply refuses %s until you have looked: git nudge apply ID --accept-config-change applies it anyway. If you made one of these changes yourself, make it again now.\n", strings.Join(ids, ", "))
+	} else {
+		// Nothing of ours was running: most likely the user's own change,
+		// but a task worktree was handed out, so its apply waits too.
+		trust()
+		fmt.Fprintf(warn, "git nudge: no task was running, so they are kept as yours; git nudge apply refuses %s until you have looked (--accept-config-change applies it anyway).\n", strings.Join(ids, ", "))
+	}
+	for _, t := range suspects {
+		t.ConfigChanges = append(t.ConfigChanges, lines...)
+		if (t == own && kind == checkOwn) || !w.live(t) {
+			t.GuardPending = false
+		}
+		if t == own && (t.State == StatePreparing || t.State == StateRunning) {
+			continue // its caller saves it, with its next state
+		}
+		if err := w.Save(t); err != nil {
+			fmt.Fprintf(warn, "git nudge: WARNING: recording this in %s: %v\n", t.ID, err)
+		}
+	}
+	w.settlePending(own, kind, warn)
+}
+
+// recordGuard adds line to own's record, so that its apply refuses.
+func (w *Workspace) recordGuard(own *Task, line string, warn io.Writer) {
+	if own == nil {
+		return
+	}
+	own.ConfigChanges = append(own.ConfigChanges, line)
+	if err := w.Save(own); err != nil {
+		fmt.Fprintf(warn, "git nudge: WARNING: recording this in %s: %v\n", own.ID, err)
+	}
+}
+
+// displayGuardPath is a watched file's path for people: from the work
+// tree's top when the git folder is inside it (".git/config").
+func (w *Workspace) displayGuardPath(rel string) string {
+	abs := filepath.Join(w.Repo.CommonDir, filepath.FromSlash(rel))
+	if r, err := filepath.Rel(w.Repo.WorkTree, abs); err == nil && !strings.HasPrefix(r, "..") {
+		return QuotePath(filepath.ToSlash(r))
+	}
+	return QuotePath(abs)
+}
+
+// isConfigFile reports whether rel is a git config file.
+func isConfigFile(rel string) bool {
+	b := path.Base(rel)
+	return b == "config" || b == "config.worktree"
+}
+
+// describeGuard turns changes into lines for people: each config key with
+// its old and new values, each other file added, changed or removed.
+func (w *Workspace) describeGuard(ctx context.Context, changes []guardChange) []string {
+	var lines []string
+	for _, c := range changes {
+		name := w.displayGuardPath(c.Path)
+		if isConfigFile(c.Path) && (c.Old == nil || c.Old.Mode != "120000") && (c.New == nil || c.New.Mode != "120000") {
+			if kl, ok := w.configDiff(ctx, c); ok {
+				if len(kl) == 0 {
+					kl = []string{"changed (comments or layout only)"}
+				}
+				for _, k := range kl {
+					lines = append(lines, name+": "+k)
+				}
+				continue
+			}
+		}
+		switch {
+		case c.Old == nil:
+			lines = append(lines, name+" was added"+linkNote(c.New))
+		case c.New == nil:
+			lines = append(lines, name+" was removed")
+		default:
+			lines = append(lines, name+" was changed"+linkNote(c.New))
+		}
+	}
+	return lines
+}
+
+func linkNote(f *guardFile) string {
+	if f != nil && f.Mode == "120000" {
+		return " (a symlink to " + strconv.Quote(string(f.data)) + ")"
+	}
+	return ""
+}
+
+// configDiff lists the keys of a config file whose values differ.
+func (w *Workspace) configDiff(ctx context.Context, c guardChange) ([]string, bool) {
+	read := func(f *guardFile, abs string) (map[string][]string, []string, bool) {
+		vals := map[string][]string{}
+		var order []string
+		if f == nil {
+			return vals, nil, true
+		}
+		src := abs
+		if abs == "" {
+			src = "blob:" + f.Blob
+		}
+		es, err := w.Repo.ConfigFileEntries(ctx, src)
+		if err != nil {
+			return nil, nil, false
+		}
+		for _, e := range es {
+			if _, ok := vals[e.Key]; !ok {
+				order = append(order, e.Key)
+			}
+			vals[e.Key] = append(vals[e.Key], e.Value)
+		}
+		return vals, order, true
+	}
+	oldV, oldOrder, ok1 := read(c.Old, "")
+	newV, newOrder, ok2 := read(c.New, filepath.Join(w.Repo.CommonDir, filepath.FromSlash(c.Path)))
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	var out []string
+	keys := append(append([]string{}, oldOrder...), newOrder...)
+	done := map[string]bool{}
+	for _, k := range keys {
+		if done[k] {
+			continue
+		}
+		done[k] = true
+		o, n := oldV[k], newV[k]
+		if strings.Join(o, "\x00") == strings.Join(n, "\x00") && len(o) == len(n) {
+			continue
+		}
+		qk := QuotePath(k)
+		switch {
+		case len(o) == 0:
+			out = append(out, fmt.Sprintf("%s = %s was added", qk, quoteVals(n)))
+		case len(n) == 0:
+			out = append(out, fmt.Sprintf("%s = %s was removed", qk, quoteVals(o)))
+		default:
+			out = append(out, fmt.Sprintf("%s changed from %s to %s", qk, quoteVals(o), quoteVals(n)))
+		}
+	}
+	return out, true
+}
+
+func quoteVals(vs []string) string {
+	q := make([]string, len(vs))
+	for i, v := range vs {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, ", ")
+}
+
+// putBack restores every changed file to its trusted version (removing
+// what was added), keeping each version found in a new folder under
+// .nudgethis/quarantine/. Every write stays inside the common git folder
+// (os.Root), config files are replaced under git's own lock file
+// (<file>.lock), others through a temp file and rename. It returns the
+// quarantine folder and what it could not do.
+func (w *Workspace) putBack(ctx context.Context, changes []guardChange) (string, []string) {
+	var problems []string
+	root, err := os.OpenRoot(w.Repo.CommonDir)
+	if err != nil {
+		return "", []string{fmt.Sprintf("anything: %v", err)}
+	}
+	defer root.Close()
+	qdir, err := w.newQuarantine()
+	if err != nil {
+		return "", []string{fmt.Sprintf("anything (no quarantine folder: %v)", err)}
+	}
+	keep := func(f *guardFile) error {
+		dst := filepath.Join(qdir, filepath.FromSlash(f.Path))
+		if f.Mode == "120000" {
+			dst += ".symlink-target"
+		}
+		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, f.data, 0o600)
+	}
+	// First what is there now and should not be (kept, then removed),
+	// deepest first; then the trusted versions, shallowest first.
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].Path > changes[j].Path })
+	for _, c := range changes {
+		if c.New == nil {
+			continue
+		}
+		if err := keep(c.New); err != nil {
+			problems = append(problems, fmt.Sprintf("%s (keeping a copy: %v)", w.displayGuardPath(c.Path), err))
+			continue
+		}
+		if c.Old != nil && c.Old.Mode != "120000" && c.New.Mode != "120000" {
+			continue // replaced in place below
+		}
+		if err := root.Remove(filepath.FromSlash(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			problems = append(problems, fmt.Sprintf("%s (removing it: %v)", w.displayGuardPath(c.Path), err))
+		}
+		// Folders an added file left empty (a hooks folder made by the
+		// task) go too; a folder still holding something stays.
+		for d := path.Dir(c.Path); d != "." && d != "hooks" && d != "info"; d = path.Dir(d) {
+			if root.Remove(filepath.FromSlash(d)) != nil {
+				break
+			}
+		}
+	}
+	sort.SliceStable(changes, func(i, j int) bool { return changes[i].Path < changes[j].Path })
+	for _, c := range changes {
+		if c.Old == nil {
+			continue
+		}
+		if err := w.writeTrusted(ctx, root, c.Old); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", w.displayGuardPath(c.Path), err))
+		}
+	}
+	return qdir, problems
+}
+
+// newQuarantine makes .nudgethis/quarantine/<n>/, n one past the highest.
+func (w *Workspace) newQuarantine() (string, error) {
+	base := filepath.Join(w.Dir, "quarantine")
+	if err := os.MkdirAll(base, 0o700); err != nil {
+		return "", err
+	}
+	ents, _ := os.ReadDir(base)
+	n := 0
+	for _, e := range ents {
+		if k, err := strconv.Atoi(e.Name()); err == nil && k > n {
+			n = k
+		}
+	}
+	for i := n + 1; ; i++ {
+		d := filepath.Join(base, strconv.Itoa(i))
+		if err := os.Mkdir(d, 0o700); err == nil {
+			return d, nil
+		} else if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+}
+
+// writeTrusted writes f's trusted content at its path inside root.
+func (w *Workspace) writeTrusted(ctx context.Context, root *os.Root, f *guardFile) error {
+	if f.Mode == "special" {
+		return errors.New("it was not a file; nothing to put back")
+	}
+	data, err := w.Repo.ReadBlob(ctx, f.Blob)
+	if err != nil {
+		return fmt.Errorf("its trusted content (blob %s, also in %s) cannot be read: %v", f.Blob, GuardRef, err)
+	}
+	p := filepath.FromSlash(f.Path)
+	if err := root.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return err
+	}
+	if st, err := root.Lstat(p); err == nil && st.IsDir() {
+		// A folder took the file's place: its files were kept and removed
+		// above; an empty folder goes.
+		if err := root.Remove(p); err != nil {
+			return fmt.Errorf("a folder is in its place: %v", err)
+		}
+	}
+	tmp := p + ".nudge-restore"
+	if isConfigFile(f.Path) {
+		tmp = p + ".lock" // git's own lock: no git config writes meanwhile
+	} else {
+		_ = root.Remove(tmp)
+	}
+	if f.Mode == "120000" {
+		if err := root.Symlink(string(data), tmp); err != nil {
+			return err
+		}
+	} else {
+		perm := os.FileMode(0o644)
+		if f.Mode == "100755" {
+			perm = 0o755
+		}
+		out, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		if err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return fmt.Errorf("%s exists: git is writing it (or crashed doing so); try again when it is done", tmp)
+			}
+			return err
+		}
+		_, werr := io.Copy(out, bytes.NewReader(data))
+		if werr == nil {
+			werr = out.Sync()
+		}
+		if cerr := out.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr == nil {
+			werr = root.Chmod(tmp, perm)
+		}
+		if werr != nil {
+			_ = root.Remove(tmp)
+			return werr
+		}
+	}
+	if err := root.Rename(tmp, p); err != nil {
+		_ = root.Remove(tmp)
+		return err
+	}
+	return nil
+}
+
+// guardReason is apply's refusal while t has config changes not accepted.
+func guardReason(t *Task) (string, string) {
+	if len(t.ConfigChanges) == 0 {
+		return "", ""
+	}
+	return fmt.Sprintf("the repository's shared git settings (config, hooks, info/exclude or info/attributes) were changed while %s could change them: %s", t.ID, strings.Join(t.ConfigChanges, "; ")),
+		fmt.Sprintf("They were put back (what was found is in .nudgethis/quarantine/). Look at them, then git nudge apply %s --accept-config-change applies the task anyway.", t.ID)
+}
+
+// onlySparseKeys reports whether the config file at abs holds nothing but
+// the sparse-checkout settings git worktree add copies into a new
+// worktree's config.worktree.
+func onlySparseKeys(ctx context.Context, r *git.Repo, abs string) bool {
+	es, err := r.ConfigFileEntries(ctx, abs)
+	if err != nil || len(es) == 0 {
+		return false
+	}
+	for _, e := range es {
+		switch strings.ToLower(e.Key) {
+		case "core.sparsecheckout", "core.sparsecheckoutcone":
+		default:
+			return false
+		}
+	}
+	return true
+}
