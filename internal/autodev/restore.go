@@ -189,6 +189,8 @@ func resolveTarget(j *Journal, id string) (Entry, error) {
 	reason := "unknown checkpoint: " + id
 	if j.Missing {
 		reason += "\n(" + "there is no checkpoints.json; git autodev restore lists what --rebuild can recover)"
+	} else {
+		reason += "\nRun git autodev restore (without an id) to list the checkpoint ids; nothing was changed."
 	}
 	return Entry{}, &RestoreError{Reason: reason}
 }
