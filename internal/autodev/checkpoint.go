@@ -115,7 +115,17 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	if req.Baseline {
 		typ, label, body = TypeBaseline, BaselineLabel, ""
 	}
-	commit, err := ws.commit(ctx, c.Tree, head, commitMessage(label, body, req.Task, req.Mode))
+	// The index becomes the commit's afterwards (SPEC 3.2): what is
+	// staged and found neither in the work tree nor in HEAD is kept as
+	// the commit's second parent (rule 1.12).
+	indexTree := ""
+	if partly, err := ws.partlyStaged(ctx, c); err != nil {
+		c.discard()
+		return res, err
+	} else if partly {
+		indexTree = c.IndexTree
+	}
+	commit, err := ws.commitWithIndex(ctx, c.Tree, indexTree, head, commitMessage(label, body, req.Task, req.Mode))
 	if err != nil {
 		c.discard()
 		return res, err

@@ -35,10 +35,11 @@ type RestoreResult struct {
 	// Unchanged is true when HEAD was already at the checkpoint's commit
 	// with a clean tree: nothing was done.
 	Unchanged bool
+	// Base is set when the target was the pre-restore entry of parked
+	// work: the commit HEAD went back to, with that work uncommitted on
+	// top of it.
+	Base string
 }
-
-// PreRestoreLabel is the label of the entry that undoes a restore.
-func PreRestoreLabel(target Entry) string { return "pre-restore — " + target.Label }
 
 // Restore brings the project back to a checkpoint (SPEC 3.4): park the
 // uncommitted work on a branch, reset --hard, remove the untracked files
@@ -78,7 +79,16 @@ func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, err
 		return res, err
 	}
 	res.Target = target
-	if res.Unchanged, err = ws.alreadyAt(ctx, target); err != nil || res.Unchanged {
+	undo, err := ws.planUndo(ctx, target)
+	if err != nil {
+		return res, err
+	}
+	if undo != nil {
+		res.Unchanged, err = ws.undoneAlready(ctx, undo)
+	} else {
+		res.Unchanged, err = ws.alreadyAt(ctx, target)
+	}
+	if err != nil || res.Unchanged {
 		return res, err
 	}
 	if err := ws.verifyTarget(ctx, target); err != nil {
@@ -100,6 +110,12 @@ func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, err
 	faultPoint("restore-after-park")
 	if err := ws.resetTo(ctx, target, parked, head); err != nil {
 		return res, err
+	}
+	if undo != nil {
+		if err := ws.finishUndo(ctx, target, undo, head); err != nil {
+			return res, ws.afterReset(target, parked, "undoing the restore", err)
+		}
+		res.Base = undo.Base
 	}
 	faultPoint("restore-mid-reset")
 	res.Removed, err = ws.removeParkedUntracked(ctx, target.Commit, parked.Commit, untracked)
@@ -207,7 +223,7 @@ func (ws *Workspace) alreadyAt(ctx context.Context, target Entry) (bool, error) 
 		return false, err
 	}
 	c.discard()
-	return c.Clean, nil
+	return c.Clean && !c.staged(), nil
 }
 
 // verifyTarget refuses a checkpoint whose commit the object store lacks.

@@ -126,6 +126,7 @@ func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
 			"parked_commit": nullable(res.Parked.Commit),
 			"pre_restore":   res.PreRestore,
 			"removed":       nonNil(res.Removed),
+			"base":          nullable(res.Base),
 		})
 	}
 	switch {
@@ -135,6 +136,9 @@ func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
 		env.Printf("Restored to \"%s\" (%s); saved on %s.\n", res.Target.Label, autodev.Short(res.Target.Commit), res.Parked.Branch)
 	default:
 		env.Printf("Restored to \"%s\" (%s).\n", res.Target.Label, autodev.Short(res.Target.Commit))
+	}
+	if res.Base != "" {
+		env.Printf("HEAD is back at %s, with the parked work uncommitted and the index as it was.\n", autodev.Short(res.Base))
 	}
 	return nil
 }
