@@ -82,12 +82,15 @@ func TestResolveTarget(t *testing.T) {
 
 func TestCommitMessageRoundTrip(t *testing.T) {
 	task, mode := "T-9", "night mode"
-	msg := commitMessage(taskLabel("Fix it\nbody line"), restOf("Fix it\nbody line"), &task, &mode)
-	if !strings.HasPrefix(msg, "autodev: thread — Fix it\n\nbody line\n\nAutodev-Task: T-9\nAutodev-Mode: night mode\n") {
+	at := origin{Worktree: "/tmp/a \"odd\"\nwork tree ", Branch: "feature/x"}
+	msg := commitMessage(taskLabel("Fix it\nbody line"), restOf("Fix it\nbody line"), &task, &mode, at)
+	if !strings.HasPrefix(msg, "autodev: thread — Fix it\n\nbody line\n\nAutodev-Task: T-9\nAutodev-Mode: night mode\nAutodev-Worktree: \"/tmp/a") ||
+		!strings.HasSuffix(msg, "\nAutodev-Branch: feature/x\n") {
 		t.Fatalf("message %q", msg)
 	}
 	e := entryFromCommit("c5", git.CommitInfo{ID: "abc", Time: time.Unix(0, 0), Message: strings.TrimRight(msg, "\n")})
-	if e.Type != TypeTask || e.Label != "thread — Fix it" || *e.Task != task || *e.Mode != mode || e.Time != "1970-01-01T00:00:00Z" {
+	if e.Type != TypeTask || e.Label != "thread — Fix it" || *e.Task != task || *e.Mode != mode || e.Time != "1970-01-01T00:00:00Z" ||
+		e.Worktree != at.Worktree || e.Branch != at.Branch {
 		t.Errorf("entry %+v", e)
 	}
 	e = entryFromCommit("c6", git.CommitInfo{Message: "autodev: baseline before run"})

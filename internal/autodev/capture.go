@@ -126,8 +126,9 @@ func (ws *Workspace) install(c *capture) error {
 }
 
 // commitMessage is "autodev: <label>", then the rest of a post, then
-// trailers naming the task and mode (read back by --rebuild).
-func commitMessage(label, body string, task, mode *string) string {
+// trailers naming the task and mode and where the commit was made (read
+// back by --rebuild).
+func commitMessage(label, body string, task, mode *string, at origin) string {
 	var b strings.Builder
 	b.WriteString(SubjectPrefix + label + "\n")
 	if body = strings.TrimSpace(body); body != "" {
@@ -139,6 +140,12 @@ func commitMessage(label, body string, task, mode *string) string {
 	}
 	if mode != nil && *mode != "" {
 		trailers = append(trailers, "Autodev-Mode: "+oneLine(*mode))
+	}
+	if at.Worktree != "" {
+		trailers = append(trailers, worktreeTrailer+quoteTrailer(at.Worktree))
+	}
+	if at.Branch != "" {
+		trailers = append(trailers, branchTrailer+quoteTrailer(at.Branch))
 	}
 	if len(trailers) > 0 {
 		b.WriteString("\n" + strings.Join(trailers, "\n") + "\n")

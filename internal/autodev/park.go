@@ -41,7 +41,7 @@ func (ws *Workspace) parkTree(ctx context.Context, head git.Head, headTree, labe
 	clean := c.Clean && indexTree == ""
 	p := Parked{Commit: head.Commit, Clean: clean}
 	if !clean {
-		p.Commit, err = ws.commitWithIndex(ctx, c.Tree, indexTree, head, commitMessage(label, "", nil, nil))
+		p.Commit, err = ws.commitWithIndex(ctx, c.Tree, indexTree, head, commitMessage(label, "", nil, nil, ws.origin(head)))
 		if err != nil {
 			return Parked{}, err
 		}

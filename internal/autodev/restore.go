@@ -46,6 +46,18 @@ type RestoreResult struct {
 // that were parked and that the checkpoint lacks, journal a pre-restore
 // entry, mark the run idle and note the restore in memory.md.
 func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, error) {
+	return ws.RestoreWith(ctx, id, RestoreOptions{})
+}
+
+// RestoreOptions change what Restore accepts.
+type RestoreOptions struct {
+	// AnyBranch restores a checkpoint recorded on another branch than the
+	// current one (which is otherwise refused).
+	AnyBranch bool
+}
+
+// RestoreWith is Restore with options.
+func (ws *Workspace) RestoreWith(ctx context.Context, id string, opts RestoreOptions) (RestoreResult, error) {
 	var res RestoreResult
 	on, err := ws.Enabled(ctx)
 	if err != nil {
@@ -91,6 +103,9 @@ func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, err
 	if err != nil || res.Unchanged {
 		return res, err
 	}
+	if err := ws.checkBranch(ctx, target, opts.AnyBranch); err != nil {
+		return res, err
+	}
 	if err := ws.verifyTarget(ctx, target); err != nil {
 		return res, err
 	}
@@ -123,7 +138,7 @@ func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, err
 		return res, ws.afterReset(target, parked, "removing the untracked files the checkpoint does not have", err)
 	}
 	if parked.Commit != "" {
-		e, err := ws.appendPreRestore(ctx, j, target, parked.Commit)
+		e, err := ws.appendPreRestore(ctx, j, target, parked.Commit, head)
 		if err != nil {
 			return res, ws.afterReset(target, parked, "recording the pre-restore checkpoint", err)
 		}
@@ -332,12 +347,14 @@ func (ws *Workspace) afterReset(target Entry, parked Parked, step string, err er
 }
 
 // appendPreRestore is step 5: the entry that undoes the restore.
-func (ws *Workspace) appendPreRestore(ctx context.Context, j *Journal, target Entry, commit string) (Entry, error) {
+func (ws *Workspace) appendPreRestore(ctx context.Context, j *Journal, target Entry, commit string, head git.Head) (Entry, error) {
 	id, err := ws.pin(ctx, j, commit)
 	if err != nil {
 		return Entry{}, err
 	}
 	e := ws.newEntry(id, commit, PreRestoreLabel(target), TypePreRestore, nil, nil)
+	at := ws.origin(head)
+	e.Worktree, e.Branch = at.Worktree, at.Branch
 	j.Entries = append(j.Entries, e)
 	return e, ws.saveJournal(j)
 }
