@@ -138,6 +138,7 @@ func FuzzFastEntries(f *testing.F) {
 		`[]`, ` [ ] `, `[{}]`,
 		`[{"id":"c1","commit":"ab","label":"thread — x","type":"task","time":"2026-01-01T00:00:00Z","task":null,"mode":null}]`,
 		`[{"id":"c1","label":"a\"b\\c\u00e9\n","task":"t","mode":"m"},{"id":"c2"}]`,
+		`[{"id":"c1","worktree":"/w t","branch":"main"},{"id":"c2","worktree":null,"branch":"HEAD"}]`,
 		`[{"id":"c1","id":"c2"}]`, `[{"id":1}]`, `[{"x":"y"}]`, "[{\"id\":\"\xff\"}]", "[{\"id\":\"a\tb\"}]",
 	} {
 		f.Add([]byte(s))
@@ -160,4 +161,17 @@ func FuzzFastEntries(f *testing.F) {
 			}
 		}
 	})
+}
+
+func TestPreRestoreLabelDoesNotNest(t *testing.T) {
+	for in, want := range map[string]string{
+		"thread — x":                             "pre-restore — thread — x",
+		"pre-restore — thread — x":               "pre-restore — thread — x",
+		"pre-restore — pre-restore — thread — x": "pre-restore — thread — x",
+		"baseline before run":                    "pre-restore — baseline before run",
+	} {
+		if got := PreRestoreLabel(Entry{Label: in}); got != want {
+			t.Errorf("PreRestoreLabel(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
