@@ -93,6 +93,7 @@ func (ws *Workspace) undoneAlready(ctx context.Context, p *undoPlan) (bool, erro
 // and the index gets the parked index, so the parked work is uncommitted
 // again, staged as it was.
 func (ws *Workspace) finishUndo(ctx context.Context, target Entry, p *undoPlan, head git.Head) error {
+	faultPoint("restore-undo-after-reset")
 	at := git.Head{Branch: head.Branch, Commit: target.Commit}
 	if err := ws.Repo.UpdateRefs(ctx, "autodev: restore "+target.ID+" (parked work back, uncommitted)", ws.moveHead(at, p.Base)); err != nil {
 		return fmt.Errorf("moving HEAD back to %s: %w", Short(p.Base), err)
