@@ -379,3 +379,61 @@ func TestCrashCheckpointThenRun(t *testing.T) {
 	}
 	s.checkJournals()
 }
+
+// Restoring a pre-restore entry (undoing a restore) killed after the reset
+// to the parked commit, before HEAD went back to its parent, and killed
+// after HEAD and the index were back: nothing is lost, and running the same
+// restore again ends with HEAD at the old HEAD and the parked work
+// uncommitted, work tree and index as they were.
+func TestCrashRestoreUndo(t *testing.T) {
+	for _, point := range []string{"restore-undo-after-reset", "restore-mid-reset"} {
+		t.Run(point, func(t *testing.T) {
+			t.Parallel()
+			s := newAutodevFixture(t)
+			s.ok(s.autodev("checkpoint", "-m", "two"), "checkpoint c2")
+			// A partially staged file, so the index differs from the work tree.
+			s.write(map[string]*spec{"a.txt": file("staged\n")})
+			s.git("add", "a.txt")
+			s.write(map[string]*spec{"a.txt": file("worktree\n"), "u.txt": file("untracked\n")})
+			head0 := s.git("rev-parse", "HEAD")
+			work := notIgnored(s.picture())
+			index0 := s.git("ls-files", "-s")
+			status0 := s.git("status", "--porcelain", "--untracked-files=all")
+			s.ok(s.autodev("restore", "c1"), "restore c1")
+			entries := s.listJSON()
+			undo := entries[0]
+			if undo.Type != autodev.TypePreRestore {
+				t.Fatalf("newest entry is %+v", undo)
+			}
+
+			r := s.runIn(s.dir, "git-autodev", []string{"restore", undo.ID}, autodev.FaultEnv+"="+point)
+			if !r.killed {
+				t.Fatalf("restore %s was not killed at %s: %s", undo.ID, point, r)
+			}
+			s.checkJournals()
+			if d := diffPictures(work, notIgnored(s.picture()), nil); len(d) > 0 {
+				t.Fatalf("after the kill the work tree is not the parked work: %v", d)
+			}
+			s.ok(s.autodev("restore", undo.ID), "restore again")
+			if got := s.git("rev-parse", "HEAD"); got != head0 {
+				t.Fatalf("HEAD is %s, want the old HEAD %s", got, head0)
+			}
+			if d := diffPictures(work, notIgnored(s.picture()), nil); len(d) > 0 {
+				t.Fatalf("the work tree is not the parked work: %v", d)
+			}
+			if got := s.git("ls-files", "-s"); got != index0 {
+				t.Fatalf("index:\n%s\nwant:\n%s", got, index0)
+			}
+			if got := s.git("status", "--porcelain", "--untracked-files=all"); got != status0 {
+				t.Fatalf("status:\n%s\nwant:\n%s", got, status0)
+			}
+			for p := range ignored {
+				if _, err := s.tryGit("ls-files", "--error-unmatch", p); err == nil {
+					t.Fatalf("ignored %s is tracked", p)
+				}
+			}
+			s.listJSON()
+			s.checkJournals()
+		})
+	}
+}

@@ -82,12 +82,15 @@ func TestResolveTarget(t *testing.T) {
 
 func TestCommitMessageRoundTrip(t *testing.T) {
 	task, mode := "T-9", "night mode"
-	msg := commitMessage(taskLabel("Fix it\nbody line"), restOf("Fix it\nbody line"), &task, &mode)
-	if !strings.HasPrefix(msg, "autodev: thread — Fix it\n\nbody line\n\nAutodev-Task: T-9\nAutodev-Mode: night mode\n") {
+	at := origin{Worktree: "/tmp/a \"odd\"\nwork tree ", Branch: "feature/x"}
+	msg := commitMessage(taskLabel("Fix it\nbody line"), restOf("Fix it\nbody line"), &task, &mode, at)
+	if !strings.HasPrefix(msg, "autodev: thread — Fix it\n\nbody line\n\nAutodev-Task: T-9\nAutodev-Mode: night mode\nAutodev-Worktree: \"/tmp/a") ||
+		!strings.HasSuffix(msg, "\nAutodev-Branch: feature/x\n") {
 		t.Fatalf("message %q", msg)
 	}
 	e := entryFromCommit("c5", git.CommitInfo{ID: "abc", Time: time.Unix(0, 0), Message: strings.TrimRight(msg, "\n")})
-	if e.Type != TypeTask || e.Label != "thread — Fix it" || *e.Task != task || *e.Mode != mode || e.Time != "1970-01-01T00:00:00Z" {
+	if e.Type != TypeTask || e.Label != "thread — Fix it" || *e.Task != task || *e.Mode != mode || e.Time != "1970-01-01T00:00:00Z" ||
+		e.Worktree != at.Worktree || e.Branch != at.Branch {
 		t.Errorf("entry %+v", e)
 	}
 	e = entryFromCommit("c6", git.CommitInfo{Message: "autodev: baseline before run"})
@@ -135,6 +138,7 @@ func FuzzFastEntries(f *testing.F) {
 		`[]`, ` [ ] `, `[{}]`,
 		`[{"id":"c1","commit":"ab","label":"thread — x","type":"task","time":"2026-01-01T00:00:00Z","task":null,"mode":null}]`,
 		`[{"id":"c1","label":"a\"b\\c\u00e9\n","task":"t","mode":"m"},{"id":"c2"}]`,
+		`[{"id":"c1","worktree":"/w t","branch":"main"},{"id":"c2","worktree":null,"branch":"HEAD"}]`,
 		`[{"id":"c1","id":"c2"}]`, `[{"id":1}]`, `[{"x":"y"}]`, "[{\"id\":\"\xff\"}]", "[{\"id\":\"a\tb\"}]",
 	} {
 		f.Add([]byte(s))
@@ -166,5 +170,18 @@ func TestQuoteAllTerminalSafe(t *testing.T) {
 	want := []string{"plain.txt", `" lead"`, `"e\033[2J"`, `"c\302\23331m"`, `"b\342\200\256txt.exe"`, `"lat\351"`, `"new\nline"`}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("quoteAll = %q\nwant       %q", got, want)
+	}
+}
+
+func TestPreRestoreLabelDoesNotNest(t *testing.T) {
+	for in, want := range map[string]string{
+		"thread — x":                             "pre-restore — thread — x",
+		"pre-restore — thread — x":               "pre-restore — thread — x",
+		"pre-restore — pre-restore — thread — x": "pre-restore — thread — x",
+		"baseline before run":                    "pre-restore — baseline before run",
+	} {
+		if got := PreRestoreLabel(Entry{Label: in}); got != want {
+			t.Errorf("PreRestoreLabel(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

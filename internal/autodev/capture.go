@@ -19,6 +19,50 @@ type capture struct {
 	ix    git.Index
 	Tree  string
 	Clean bool // the tree is HEAD's tree (or empty on an unborn branch)
+	// IndexTree is the tree of the user's index as it was ("" when it
+	// cannot be written as a tree: no index file, or unmerged entries).
+	IndexTree string
+	headTree  string
+}
+
+// staged reports whether the user's index differs from the captured work
+// tree: a commit of Tree alone would not keep what is staged (rule 1.12).
+func (c *capture) staged() bool {
+	return c.IndexTree != "" && c.IndexTree != c.Tree
+}
+
+// partlyStaged reports whether some path of the user's index holds a
+// version that neither the captured work tree nor HEAD has (a partially
+// staged file): a checkpoint then records the index too (rule 1.12). An
+// index that is all HEAD's or all the work tree's needs no record, so
+// checkpoints of an agent's plain edits stay one-parent commits.
+func (ws *Workspace) partlyStaged(ctx context.Context, c *capture) (bool, error) {
+	if !c.staged() || c.IndexTree == c.headTree {
+		return false, nil
+	}
+	notWork, err := ws.Repo.DiffTrees(ctx, c.IndexTree, c.Tree)
+	if err != nil {
+		return false, err
+	}
+	differs := make(map[string]bool, len(notWork))
+	for _, ch := range notWork {
+		if strings.Trim(ch.OldMode, "0") != "" {
+			differs[ch.Path] = true
+		}
+	}
+	if len(differs) == 0 {
+		return false, nil
+	}
+	notHead, err := ws.Repo.DiffTrees(ctx, c.headTree, c.IndexTree)
+	if err != nil {
+		return false, err
+	}
+	for _, ch := range notHead {
+		if strings.Trim(ch.NewMode, "0") != "" && differs[ch.Path] {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // captureTree builds the work tree's tree in a private copy of the user's
@@ -29,13 +73,23 @@ func (ws *Workspace) captureTree(ctx context.Context, head git.Head, headTree st
 	if err != nil {
 		return nil, fmt.Errorf("copying the index: %w", err)
 	}
-	c := &capture{ix: ix}
+	c := &capture{ix: ix, headTree: headTree}
+	if head.Commit == "" {
+		c.headTree = r.EmptyTree()
+	}
 	if _, err := os.Stat(ix.Path); errors.Is(err, os.ErrNotExist) && head.Commit != "" {
 		// No index at all: start from HEAD so tracked files that are
 		// now ignored stay tracked, as with the user's own index.
 		if err := r.ReadTree(ctx, ix, head.Commit); err != nil {
 			c.discard()
 			return nil, err
+		}
+	} else if err == nil {
+		// The staged state, before git add -A folds the work tree in. An
+		// index with unmerged entries has no tree: nothing staged can be
+		// kept apart from the work tree then (as with git stash).
+		if t, err := r.WriteTree(ctx, ix); err == nil {
+			c.IndexTree = t
 		}
 	}
 	if err := r.AddAll(ctx, ix, excluded...); err != nil {
@@ -72,8 +126,9 @@ func (ws *Workspace) install(c *capture) error {
 }
 
 // commitMessage is "autodev: <label>", then the rest of a post, then
-// trailers naming the task and mode (read back by --rebuild).
-func commitMessage(label, body string, task, mode *string) string {
+// trailers naming the task and mode and where the commit was made (read
+// back by --rebuild).
+func commitMessage(label, body string, task, mode *string, at origin) string {
 	var b strings.Builder
 	b.WriteString(SubjectPrefix + label + "\n")
 	if body = strings.TrimSpace(body); body != "" {
@@ -85,6 +140,12 @@ func commitMessage(label, body string, task, mode *string) string {
 	}
 	if mode != nil && *mode != "" {
 		trailers = append(trailers, "Autodev-Mode: "+oneLine(*mode))
+	}
+	if at.Worktree != "" {
+		trailers = append(trailers, worktreeTrailer+quoteTrailer(at.Worktree))
+	}
+	if at.Branch != "" {
+		trailers = append(trailers, branchTrailer+quoteTrailer(at.Branch))
 	}
 	if len(trailers) > 0 {
 		b.WriteString("\n" + strings.Join(trailers, "\n") + "\n")
@@ -98,9 +159,32 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 // unborn branch) by autodev <autodev@localhost>. No hook runs and no user
 // identity is needed.
 func (ws *Workspace) commit(ctx context.Context, tree string, head git.Head, msg string) (string, error) {
+	return ws.commitWithIndex(ctx, tree, "", head, msg)
+}
+
+// IndexSubjectPrefix starts the subject of the commit that holds the
+// user's index beside a checkpoint or parked commit (its second parent).
+// It is not "autodev: ", so --rebuild never takes it for a checkpoint.
+const IndexSubjectPrefix = "autodev index: "
+
+// commitWithIndex is commit, and when indexTree is set it also records
+// the user's index the way git stash does: a commit of the index's tree on
+// top of HEAD becomes the second parent, so nothing staged is left
+// unreachable (rule 1.12). On an unborn branch there is no first parent to
+// put it beside, and the index is not recorded.
+func (ws *Workspace) commitWithIndex(ctx context.Context, tree, indexTree string, head git.Head, msg string) (string, error) {
 	req := git.CommitRequest{Tree: tree, Message: msg, Author: Identity, Committer: Identity}
 	if head.Commit != "" {
 		req.Parents = []string{head.Commit}
+		if indexTree != "" {
+			subject, _, _ := strings.Cut(msg, "\n")
+			ixMsg := IndexSubjectPrefix + strings.TrimPrefix(subject, SubjectPrefix) + "\n"
+			ixCommit, err := ws.Repo.CommitTree(ctx, git.CommitRequest{Tree: indexTree, Parents: []string{head.Commit}, Message: ixMsg, Author: Identity, Committer: Identity})
+			if err != nil {
+				return "", fmt.Errorf("recording the index: %w", err)
+			}
+			req.Parents = append(req.Parents, ixCommit)
+		}
 	}
 	return ws.Repo.CommitTree(ctx, req)
 }

@@ -115,7 +115,18 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	if req.Baseline {
 		typ, label, body = TypeBaseline, BaselineLabel, ""
 	}
-	commit, err := ws.commit(ctx, c.Tree, head, commitMessage(label, body, req.Task, req.Mode))
+	// The index becomes the commit's afterwards (SPEC 3.2): what is
+	// staged and found neither in the work tree nor in HEAD is kept as
+	// the commit's second parent (rule 1.12).
+	indexTree := ""
+	if partly, err := ws.partlyStaged(ctx, c); err != nil {
+		c.discard()
+		return res, err
+	} else if partly {
+		indexTree = c.IndexTree
+	}
+	at := ws.origin(head)
+	commit, err := ws.commitWithIndex(ctx, c.Tree, indexTree, head, commitMessage(label, body, req.Task, req.Mode, at))
 	if err != nil {
 		c.discard()
 		return res, err
@@ -131,6 +142,7 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	res.IndexWarning = ws.install(c)
 	faultPoint("checkpoint-after-index")
 	e := ws.newEntry(id, commit, label, typ, req.Task, req.Mode)
+	e.Worktree, e.Branch = at.Worktree, at.Branch
 	j.Entries = append(j.Entries, e)
 	faultPoint("checkpoint-before-journal")
 	if err := ws.saveJournal(j); err != nil {
@@ -224,6 +236,8 @@ func (ws *Workspace) checkpointClean(ctx context.Context, j *Journal, head git.H
 	}
 	faultPoint("checkpoint-after-ref")
 	e := ws.newEntry(id, head.Commit, label, TypeTask, req.Task, req.Mode)
+	at := ws.origin(head)
+	e.Worktree, e.Branch = at.Worktree, at.Branch
 	j.Entries = append(j.Entries, e)
 	faultPoint("checkpoint-before-journal")
 	if err := ws.saveJournal(j); err != nil {

@@ -117,6 +117,10 @@ func (p *scanner) entry() (Entry, bool) {
 			e.Task = val
 		case "mode":
 			e.Mode = val
+		case "worktree":
+			e.Worktree = deref(val)
+		case "branch":
+			e.Branch = deref(val)
 		default:
 			return e, false // an unknown field: the slow path keeps it
 		}

@@ -19,6 +19,11 @@ type Entry struct {
 	Time   string  `json:"time"` // RFC 3339
 	Task   *string `json:"task"`
 	Mode   *string `json:"mode"`
+	// Worktree is the top level of the work tree the checkpoint was made
+	// in, and Branch the branch it was made on ("HEAD" for a detached
+	// HEAD). Both are "" in entries written before they were recorded.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
 	// Extra keeps fields a newer version wrote, so a rewrite keeps them.
 	Extra journal.Extra `json:"-"`
 }

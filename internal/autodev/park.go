@@ -32,14 +32,21 @@ func (ws *Workspace) parkTree(ctx context.Context, head git.Head, headTree, labe
 		return Parked{}, err
 	}
 	defer c.discard()
-	p := Parked{Commit: head.Commit, Clean: c.Clean}
-	if !c.Clean {
-		p.Commit, err = ws.commit(ctx, c.Tree, head, commitMessage(label, "", nil, nil))
+	// Parked work is brought back with its index (SPEC 3.4), so the index
+	// is recorded whenever it differs from the work tree (rule 1.12).
+	indexTree := ""
+	if c.staged() {
+		indexTree = c.IndexTree
+	}
+	clean := c.Clean && indexTree == ""
+	p := Parked{Commit: head.Commit, Clean: clean}
+	if !clean {
+		p.Commit, err = ws.commitWithIndex(ctx, c.Tree, indexTree, head, commitMessage(label, "", nil, nil, ws.origin(head)))
 		if err != nil {
 			return Parked{}, err
 		}
 	}
-	if p.Commit == "" || (c.Clean && !branchWhenClean) {
+	if p.Commit == "" || (clean && !branchWhenClean) {
 		return p, nil
 	}
 	p.Branch, err = ws.createBranch(ctx, prefix, p.Commit, SubjectPrefix+label)

@@ -22,8 +22,9 @@ type recoverable struct {
 // recoverables finds what a lost checkpoints.json can be rebuilt from:
 // every commit pinned under refs/autodev/checkpoints/ (with its id), and
 // every commit whose subject starts with "autodev: " reachable from HEAD,
-// from those refs or from the autodev/pre-restore-* branches. Pinned
-// commits come first, by id; then the unpinned ones, parents first.
+// from those refs or from the autodev/pre-restore-* branches, keeping only
+// those of this worktree (see owner). Pinned commits come first, by id;
+// then the unpinned ones, parents first.
 func (ws *Workspace) recoverables(ctx context.Context) ([]recoverable, error) {
 	pins, err := ws.Repo.ListRefs(ctx, refs.Checkpoints)
 	if err != nil {
@@ -80,7 +81,23 @@ func (ws *Workspace) recoverables(ctx context.Context) ([]recoverable, error) {
 			unpinned = append(unpinned, recoverable{CommitInfo: c})
 		}
 	}
-	return append(pinned, unpinned...), nil
+	// The refs and branches are shared by every worktree of the
+	// repository; the journal is this worktree's (SPEC 3.2).
+	own, err := ws.newOwner(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []recoverable
+	for _, rc := range append(pinned, unpinned...) {
+		ok, err := own.mine(ctx, rc.CommitInfo)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, rc)
+		}
+	}
+	return out, nil
 }
 
 // entryFromCommit reads a checkpoint entry back from its commit: type and
@@ -108,6 +125,12 @@ func entryFromCommit(id string, c git.CommitInfo) Entry {
 		if v, ok := strings.CutPrefix(l, "Autodev-Mode: "); ok {
 			v := strings.TrimSpace(v)
 			e.Mode = &v
+		}
+		if v, ok := strings.CutPrefix(l, worktreeTrailer); ok {
+			e.Worktree = unquoteTrailer(v)
+		}
+		if v, ok := strings.CutPrefix(l, branchTrailer); ok {
+			e.Branch = unquoteTrailer(v)
 		}
 	}
 	return e

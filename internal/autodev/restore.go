@@ -35,16 +35,29 @@ type RestoreResult struct {
 	// Unchanged is true when HEAD was already at the checkpoint's commit
 	// with a clean tree: nothing was done.
 	Unchanged bool
+	// Base is set when the target was the pre-restore entry of parked
+	// work: the commit HEAD went back to, with that work uncommitted on
+	// top of it.
+	Base string
 }
-
-// PreRestoreLabel is the label of the entry that undoes a restore.
-func PreRestoreLabel(target Entry) string { return "pre-restore — " + target.Label }
 
 // Restore brings the project back to a checkpoint (SPEC 3.4): park the
 // uncommitted work on a branch, reset --hard, remove the untracked files
 // that were parked and that the checkpoint lacks, journal a pre-restore
 // entry, mark the run idle and note the restore in memory.md.
 func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, error) {
+	return ws.RestoreWith(ctx, id, RestoreOptions{})
+}
+
+// RestoreOptions change what Restore accepts.
+type RestoreOptions struct {
+	// AnyBranch restores a checkpoint recorded on another branch than the
+	// current one (which is otherwise refused).
+	AnyBranch bool
+}
+
+// RestoreWith is Restore with options.
+func (ws *Workspace) RestoreWith(ctx context.Context, id string, opts RestoreOptions) (RestoreResult, error) {
 	var res RestoreResult
 	on, err := ws.Enabled(ctx)
 	if err != nil {
@@ -81,7 +94,19 @@ func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, err
 	if err := ws.trustTarget(ctx, target); err != nil {
 		return res, err
 	}
-	if res.Unchanged, err = ws.alreadyAt(ctx, target); err != nil || res.Unchanged {
+	undo, err := ws.planUndo(ctx, target)
+	if err != nil {
+		return res, err
+	}
+	if undo != nil {
+		res.Unchanged, err = ws.undoneAlready(ctx, undo)
+	} else {
+		res.Unchanged, err = ws.alreadyAt(ctx, target)
+	}
+	if err != nil || res.Unchanged {
+		return res, err
+	}
+	if err := ws.checkBranch(ctx, target, opts.AnyBranch); err != nil {
 		return res, err
 	}
 	if err := ws.verifyTarget(ctx, target); err != nil {
@@ -104,13 +129,19 @@ func (ws *Workspace) Restore(ctx context.Context, id string) (RestoreResult, err
 	if err := ws.resetTo(ctx, target, parked, head); err != nil {
 		return res, err
 	}
+	if undo != nil {
+		if err := ws.finishUndo(ctx, target, undo, head); err != nil {
+			return res, ws.afterReset(target, parked, "undoing the restore", err)
+		}
+		res.Base = undo.Base
+	}
 	faultPoint("restore-mid-reset")
 	res.Removed, err = ws.removeParkedUntracked(ctx, target.Commit, parked.Commit, untracked)
 	if err != nil {
 		return res, ws.afterReset(target, parked, "removing the untracked files the checkpoint does not have", err)
 	}
 	if parked.Commit != "" {
-		e, err := ws.appendPreRestore(ctx, j, target, parked.Commit)
+		e, err := ws.appendPreRestore(ctx, j, target, parked.Commit, head)
 		if err != nil {
 			return res, ws.afterReset(target, parked, "recording the pre-restore checkpoint", err)
 		}
@@ -192,6 +223,8 @@ func resolveTarget(j *Journal, id string) (Entry, error) {
 	reason := "unknown checkpoint: " + id
 	if j.Missing {
 		reason += "\n(" + "there is no checkpoints.json; git autodev restore lists what --rebuild can recover)"
+	} else {
+		reason += "\nRun git autodev restore (without an id) to list the checkpoint ids; nothing was changed."
 	}
 	return Entry{}, &RestoreError{Reason: reason}
 }
@@ -208,7 +241,7 @@ func (ws *Workspace) alreadyAt(ctx context.Context, target Entry) (bool, error) 
 		return false, err
 	}
 	c.discard()
-	return c.Clean, nil
+	return c.Clean && !c.staged(), nil
 }
 
 // verifyTarget refuses a checkpoint whose commit the object store lacks.
@@ -317,12 +350,14 @@ func (ws *Workspace) afterReset(target Entry, parked Parked, step string, err er
 }
 
 // appendPreRestore is step 5: the entry that undoes the restore.
-func (ws *Workspace) appendPreRestore(ctx context.Context, j *Journal, target Entry, commit string) (Entry, error) {
+func (ws *Workspace) appendPreRestore(ctx context.Context, j *Journal, target Entry, commit string, head git.Head) (Entry, error) {
 	id, err := ws.pin(ctx, j, commit)
 	if err != nil {
 		return Entry{}, err
 	}
 	e := ws.newEntry(id, commit, PreRestoreLabel(target), TypePreRestore, nil, nil)
+	at := ws.origin(head)
+	e.Worktree, e.Branch = at.Worktree, at.Branch
 	j.Entries = append(j.Entries, e)
 	return e, ws.saveJournal(j)
 }

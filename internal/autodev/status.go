@@ -3,6 +3,8 @@ package autodev
 import (
 	"context"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
 )
 
 // Report is what `git autodev status` shows.
@@ -115,5 +117,36 @@ func (ws *Workspace) unrecordedParked(ctx context.Context, j *Journal) ([]Parked
 			out = append(out, Parked{Branch: name, Commit: r.Object})
 		}
 	}
-	return out, nil
+	if len(out) == 0 {
+		return nil, nil
+	}
+	// The branches are shared by every worktree: name only the work
+	// parked by a restore in this one.
+	ids := make([]string, len(out))
+	for i, p := range out {
+		ids[i] = p.Commit
+	}
+	infos, err := ws.Repo.FindCommits(ctx, git.CommitQuery{Revs: ids, NoWalk: true})
+	if err != nil {
+		return nil, err
+	}
+	own, err := ws.newOwner(ctx)
+	if err != nil {
+		return nil, err
+	}
+	keep := map[string]bool{}
+	for _, c := range infos {
+		ok, err := own.mine(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		keep[c.ID] = ok
+	}
+	mine := out[:0]
+	for _, p := range out {
+		if keep[p.Commit] {
+			mine = append(mine, p)
+		}
+	}
+	return mine, nil
 }

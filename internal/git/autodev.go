@@ -285,6 +285,7 @@ func (r *Repo) ResetHard(ctx context.Context, commit, reason string) error {
 // CommitInfo is one commit found by FindCommits.
 type CommitInfo struct {
 	ID      string
+	Parents []string  // parent ids, first parent first
 	Time    time.Time // committer date
 	Message string    // full message, subject first
 }
@@ -309,7 +310,7 @@ type CommitQuery struct {
 // points, parents before children (with NoWalk: the starting points, in
 // the order given). No starting point means no commits.
 func (r *Repo) FindCommits(ctx context.Context, q CommitQuery) ([]CommitInfo, error) {
-	args := []string{"log", "-z", "--format=%H%n%cI%n%B"}
+	args := []string{"log", "-z", "--format=%H%n%P%n%cI%n%B"}
 	if !q.NoWalk {
 		args = append(args, "--reverse", "--topo-order")
 	}
@@ -340,9 +341,10 @@ func (r *Repo) FindCommits(ctx context.Context, q CommitQuery) ([]CommitInfo, er
 	var list []CommitInfo
 	for _, rec := range splitZ(out) {
 		id, rest, _ := strings.Cut(rec, "\n")
+		parents, rest, _ := strings.Cut(rest, "\n")
 		date, msg, _ := strings.Cut(rest, "\n")
 		t, _ := time.Parse(time.RFC3339, date)
-		list = append(list, CommitInfo{ID: id, Time: t, Message: strings.TrimRight(msg, "\n")})
+		list = append(list, CommitInfo{ID: id, Parents: strings.Fields(parents), Time: t, Message: strings.TrimRight(msg, "\n")})
 	}
 	return list, nil
 }
@@ -351,3 +353,11 @@ func (r *Repo) FindCommits(ctx context.Context, q CommitQuery) ([]CommitInfo, er
 // format (40 or 64 lowercase hex digits): a value safe to hand to git as
 // an object, never read as a revision expression or an option.
 func (r *Repo) ValidID(id string) bool { return r.validID(id) }
+
+// ResetIndexTo makes the user's index hold treeish's tree, as git reset
+// <treeish> -- :/ does: only the entries that differ are replaced, so the
+// others keep their stat data. HEAD and the work tree do not change.
+func (r *Repo) ResetIndexTo(ctx context.Context, treeish string) error {
+	_, err := r.git(ctx, "reset", "-q", treeish, "--", ":/")
+	return err
+}

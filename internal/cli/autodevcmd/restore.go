@@ -12,16 +12,17 @@ import (
 
 // RestoreCmd is `git autodev restore`.
 type RestoreCmd struct {
-	ID      string `arg:"" optional:"" help:"Checkpoint to restore: its id (c3) or a commit prefix of at least 7 hex digits. Without it, list the checkpoints."`
-	Rebuild bool   `help:"Rebuild a missing .autodev/checkpoints.json from history (autodev commits, checkpoint refs and autodev/pre-restore-* branches). A corrupt one is never replaced: move it aside first."`
-	JSON    bool   `name:"json" help:"Print the result as JSON."`
+	ID        string `arg:"" optional:"" help:"Checkpoint to restore: its id (c3) or a commit prefix of at least 7 hex digits. Without it, list the checkpoints."`
+	AnyBranch bool   `name:"any-branch" help:"Restore a checkpoint that was made on another branch than the current one, resetting the current branch to it (refused otherwise)."`
+	Rebuild   bool   `help:"Rebuild a missing .autodev/checkpoints.json from history (autodev commits, checkpoint refs and autodev/pre-restore-* branches). A corrupt one is never replaced: move it aside first."`
+	JSON      bool   `name:"json" help:"Print the result as JSON."`
 }
 
 // Help is the long help.
 func (c *RestoreCmd) Help() string {
 	return `Without an id, lists the checkpoints newest first: id, mark (─ baseline, ✔ task, ⤿ pre-restore), label, task, short commit, mode and age; the checkpoint HEAD is at ends with "← HEAD".
 
-With an id, rewinds the project to that checkpoint: uncommitted work (tracked changes, staged or not, and untracked files that are not ignored) is first committed onto a new branch autodev/pre-restore-<time>, then the current branch is reset --hard to the checkpoint and the untracked files that were parked and that the checkpoint lacks are removed. A pre-restore checkpoint records the replaced work, so restoring it undoes the restore. Restoring the checkpoint HEAD is already at, with nothing uncommitted, changes nothing and says so. Refused while a run is active. Only git state is rewound: .autodev/ is not, and memory.md gains a RESTORE: line.`
+With an id, rewinds the project to that checkpoint: uncommitted work (tracked changes, staged or not, and untracked files that are not ignored) is first committed onto a new branch autodev/pre-restore-<time>, then the current branch is reset --hard to the checkpoint and the untracked files that were parked and that the checkpoint lacks are removed. A pre-restore checkpoint records the replaced work (and the index, when it differs from the work tree), so restoring it undoes the restore: the branch goes back to where it was and the work comes back uncommitted, staged as it was. A checkpoint made on another branch than the current one is refused unless --any-branch is given. Restoring the checkpoint HEAD is already at, with nothing uncommitted, changes nothing and says so. Refused while a run is active. Only git state is rewound: .autodev/ is not, and memory.md gains a RESTORE: line.`
 }
 
 // Run lists, rebuilds or restores.
@@ -110,7 +111,7 @@ func writeListJSON(env *cli.Env, l *autodev.Listing) error {
 }
 
 func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
-	res, err := ws.Restore(env.Ctx, c.ID)
+	res, err := ws.RestoreWith(env.Ctx, c.ID, autodev.RestoreOptions{AnyBranch: c.AnyBranch})
 	var re *autodev.RestoreError
 	var ra *autodev.RunActiveError
 	if errors.As(err, &re) || errors.As(err, &ra) {
@@ -129,6 +130,7 @@ func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
 			"parked_commit": nullable(res.Parked.Commit),
 			"pre_restore":   res.PreRestore,
 			"removed":       removed,
+			"base":          nullable(res.Base),
 		}
 		if removedB64 != nil {
 			doc["removed_b64"] = removedB64
@@ -142,6 +144,9 @@ func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
 		env.Printf("Restored to \"%s\" (%s); saved on %s.\n", res.Target.Label, autodev.Short(res.Target.Commit), res.Parked.Branch)
 	default:
 		env.Printf("Restored to \"%s\" (%s).\n", res.Target.Label, autodev.Short(res.Target.Commit))
+	}
+	if res.Base != "" {
+		env.Printf("HEAD is back at %s, with the parked work uncommitted and the index as it was.\n", autodev.Short(res.Base))
 	}
 	return nil
 }
