@@ -86,7 +86,7 @@ func (c *HookCmd) Run(env *cli.Env) (err error) {
 		logf("error: no checkpoint: %v", herr)
 		return nil
 	}
-	if turn.Garbage {
+	if turn.Garbage && !res.Clean {
 		logf("note: the payload was not a JSON object (%d bytes)", len(data))
 	}
 	cp := res.Checkpoint
@@ -212,12 +212,12 @@ func runHooks(env *cli.Env, name string, remove, dryRun, asJSON bool) error {
 		}
 		return done
 	}
-	what := fmt.Sprintf("a %s hook that runs %s", a.Event, a.Command())
+	what := fmt.Sprintf("a hook on %s that runs %s", a.Event, a.Command())
 	switch {
 	case !ch.Changed && !remove:
 		env.Printf("%s already has %s; nothing changed.\n", ch.File, what)
 	case !ch.Changed:
-		env.Printf("%s has no %s hook running %s; nothing changed.\n", ch.File, a.Event, a.Command())
+		env.Printf("%s has no hook on %s running %s; nothing changed.\n", ch.File, a.Event, a.Command())
 	case !remove && ch.Created:
 		env.Printf("%s %s with %s:\n", would("Created", "Would create"), ch.File, what)
 		printLines(env, "+ ", ch.Added)
