@@ -223,24 +223,44 @@ func (a Agent) uninstall(src string) (string, Change, error) {
 		if !found {
 			break
 		}
-		var e edit
-		hooks := root.get("hooks")
-		switch {
-		case a.nested && len(ev.elems[g].get("hooks").elems) > 1:
-			e = removeElem(ev.elems[g].get("hooks"), h)
-		case len(ev.elems) > 1:
-			e = removeElem(ev, g)
-		case len(hooks.members) > 1:
-			e = removeMember(hooks, hooks.index(a.Event))
-		default:
-			e = removeMember(root, root.index("hooks"))
-		}
+		e := a.removal(src, root, ev, g, h)
 		cut = append(cut, src[e.start:e.end])
 		src = e.apply(src)
 		ch.Changed = true
 	}
 	ch.Cut = strings.Join(cut, "\n")
 	return src, ch, nil
+}
+
+// removal picks the cut that takes the hook out. The candidates go from
+// the widest (the whole "hooks" object) to the narrowest (the entry
+// alone); the first whose result install would turn back into src exactly
+// is the inverse of that install, so containers the user had before (an
+// empty "hooks": {}) and text between members (comments) stay. When none
+// is (the file was edited since), the hook goes with the containers it
+// leaves empty.
+func (a Agent) removal(src string, root, ev *node, g, h int) edit {
+	hooks := root.get("hooks")
+	var cands []edit
+	groupAlone := !a.nested || len(ev.elems[g].get("hooks").elems) == 1
+	if groupAlone && len(ev.elems) == 1 {
+		if len(hooks.members) == 1 {
+			cands = append(cands, removeMember(root, root.index("hooks")))
+		}
+		cands = append(cands, removeMember(hooks, hooks.index(a.Event)))
+	}
+	if groupAlone {
+		cands = append(cands, removeElem(ev, g))
+	}
+	if a.nested {
+		cands = append(cands, removeElem(ev.elems[g].get("hooks"), h))
+	}
+	for _, e := range cands {
+		if back, _, err := a.Install(e.apply(src)); err == nil && back == src {
+			return e
+		}
+	}
+	return cands[0]
 }
 
 // Apply installs (or with remove, uninstalls) the hook in the settings file
