@@ -22,6 +22,8 @@ type CLI struct {
 	Run        RunCmd        `cmd:"" help:"Run a command as an autodev run: baseline checkpoint, run state, exit status."`
 	Park       ParkCmd       `cmd:"" help:"Commit the whole work tree onto a new branch without touching anything else."`
 	Status     StatusCmd     `cmd:"" help:"Show the run state and where HEAD is among the checkpoints."`
+	Hook       HookCmd       `cmd:"" help:"Checkpoint an agent's turn; run by the agent's hook, never fails it."`
+	Hooks      HooksCmd      `cmd:"" help:"Install or remove the checkpoint hook in an agent's settings."`
 
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }

@@ -1,0 +1,122 @@
+package autodev
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/agenthooks"
+)
+
+// HookLogLimit bounds .autodev/hook.log: past it, the file is cut to its
+// newest half.
+const HookLogLimit = 256 << 10
+
+// HookRequest is one call from an agent's hook.
+type HookRequest struct {
+	Event string // the event name given on the command line ("" if none)
+	Turn  agenthooks.Turn
+}
+
+// HookResult is what Hook did.
+type HookResult struct {
+	Clean      bool // nothing to record: the tree has no uncommitted change
+	Checkpoint CheckpointResult
+	Label      string
+}
+
+// Hook makes the checkpoint of an agent's turn (SPEC 7): a task checkpoint
+// labelled from the turn, taking the run's task and mode while a run is
+// active. A clean tree records nothing (not even HEAD's commit: the hook
+// fires every turn, and a turn that changed nothing is no checkpoint).
+func (ws *Workspace) Hook(ctx context.Context, req HookRequest) (HookResult, error) {
+	label := req.Turn.Label(req.Event)
+	res := HookResult{Label: label}
+	on, err := ws.Enabled(ctx)
+	if err != nil {
+		return res, err
+	}
+	if !on {
+		res.Checkpoint.Outcome = Disabled
+		return res, nil
+	}
+	dirty, err := ws.Repo.Dirty(ctx, excluded...)
+	if err != nil {
+		return res, err
+	}
+	if !dirty {
+		res.Clean = true
+		return res, nil
+	}
+	res.Checkpoint, err = ws.Checkpoint(ctx, CheckpointRequest{Post: label, FromRun: true})
+	return res, err
+}
+
+// HookLogPath is .autodev/hook.log.
+func (ws *Workspace) HookLogPath() string { return filepath.Join(ws.Dir, "hook.log") }
+
+// AgentHooks installs (or removes) the hook in agent a's settings file at
+// the top of this work tree.
+func (ws *Workspace) AgentHooks(a agenthooks.Agent, remove, dryRun bool) (agenthooks.Change, error) {
+	return a.Apply(ws.Repo.WorkTree, remove, dryRun)
+}
+
+// LogHook appends one line to .autodev/hook.log, stamped with the time,
+// and keeps the file under HookLogLimit. The file is opened through an
+// os.Root at the top of the work tree, so a symbolic link planted there
+// cannot send the line outside it.
+func (ws *Workspace) LogHook(line string) error {
+	if err := ws.ensureDir(); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(ws.Repo.WorkTree)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	name := ".autodev/hook.log"
+	line = strings.ReplaceAll(strings.TrimRight(line, "\n"), "\n", " ")
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, werr := f.WriteString(ws.stamp() + " " + line + "\n")
+	st, serr := f.Stat()
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil || serr != nil || st.Size() <= HookLogLimit {
+		return errors.Join(werr, serr)
+	}
+	return trimLog(root, name, HookLogLimit/2)
+}
+
+// trimLog keeps the last keep bytes of the log, from a line start, and
+// replaces the file atomically (a line another hook appends meanwhile may
+// be lost: it is a diagnostic log).
+func trimLog(root *os.Root, name string, keep int) error {
+	b, err := root.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if len(b) > keep {
+		b = b[len(b)-keep:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+			b = b[i+1:]
+		}
+	}
+	tmp := name + ".tmp"
+	root.Remove(tmp)
+	if err := root.WriteFile(tmp, b, 0o644); err != nil {
+		return err
+	}
+	if err := root.Rename(tmp, name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		root.Remove(tmp)
+		return err
+	}
+	return nil
+}
