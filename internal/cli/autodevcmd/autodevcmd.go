@@ -22,6 +22,7 @@ type CLI struct {
 	Run        RunCmd        `cmd:"" help:"Run a command as an autodev run: baseline checkpoint, run state, exit status."`
 	Park       ParkCmd       `cmd:"" help:"Commit the whole work tree onto a new branch without touching anything else."`
 	Status     StatusCmd     `cmd:"" help:"Show the run state and where HEAD is among the checkpoints."`
+	Dashboard  DashboardCmd  `cmd:"" help:"Serve a local page to review tasks and restore checkpoints (opens the checkpoints)."`
 
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }

@@ -101,11 +101,30 @@ func (l listed) MarshalJSON() ([]byte, error) {
 }
 
 func writeListJSON(env *cli.Env, l *autodev.Listing) error {
+	return env.JSON(listDocument(l))
+}
+
+// listDocument is the --json list (the dashboard's GET
+// /api/autodev/checkpoints answers with it too).
+func listDocument(l *autodev.Listing) []listed {
 	out := make([]listed, len(l.Entries))
 	for i, e := range l.Entries {
 		out[i] = listed{Entry: e, Head: i == l.HeadIndex}
 	}
-	return env.JSON(out)
+	return out
+}
+
+// restoreDocument is the --json document of a restore (the dashboard's
+// POST /api/autodev/restore/{id} answers with it too).
+func restoreDocument(res autodev.RestoreResult) map[string]any {
+	return map[string]any{
+		"unchanged":     res.Unchanged,
+		"restored":      res.Target,
+		"parked_branch": nullable(res.Parked.Branch),
+		"parked_commit": nullable(res.Parked.Commit),
+		"pre_restore":   res.PreRestore,
+		"removed":       nonNil(res.Removed),
+	}
 }
 
 func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
@@ -119,14 +138,7 @@ func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
 		return err
 	}
 	if c.JSON {
-		return env.JSON(map[string]any{
-			"unchanged":     res.Unchanged,
-			"restored":      res.Target,
-			"parked_branch": nullable(res.Parked.Branch),
-			"parked_commit": nullable(res.Parked.Commit),
-			"pre_restore":   res.PreRestore,
-			"removed":       nonNil(res.Removed),
-		})
+		return env.JSON(restoreDocument(res))
 	}
 	switch {
 	case res.Unchanged:
