@@ -471,3 +471,6 @@ func (s *Server) Listen(port int) (net.Listener, error) {
 	s.SetPort(l.Addr().(*net.TCPAddr).Port)
 	return l, nil
 }
+
+// Port is the port the server answers on.
+func (s *Server) Port() int { return s.port }
