@@ -126,6 +126,7 @@ func TestBrowser(t *testing.T) {
 	autodev(t, dir, "checkpoint", "-m", "add b", "--task", "T-12", "--mode", "auto")
 	testutil.WriteFile(t, dir, "b.txt", "b, second take\n")
 	autodev(t, dir, "checkpoint", "-m", "rework b", "--task", "T-13", "--mode", "auto")
+	testutil.Git(t, dir, "config", "autodev.command.tests", "go test ./...")
 	h := serve(t, dir)
 
 	// Tasks: open the page, see the task and its diff.
@@ -167,6 +168,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("b.txt after restoring c1: %q", got)
 	}
 	waitFor(t, ctx, "the pre-restore entry", `document.querySelectorAll('#checkpoints tbody tr').length === 3`)
+	waitFor(t, ctx, "New run offered", `document.querySelector('#newrun-buttons button[data-name="tests"]') !== null`)
 	screenshot(t, ctx, "dashboard-checkpoints.png")
 
 	// A run starts: the list is disabled, and a click restores nothing.
@@ -190,6 +192,7 @@ func TestBrowser(t *testing.T) {
 	}
 	waitFor(t, ctx, "the list disabled during the run", `!document.querySelector('#cp-disabled').hidden && document.querySelector('#checkpoints').classList.contains('off')`)
 	waitFor(t, ctx, "the run's notice", textOf("#cp-disabled")+`.includes("only while the run is stopped")`)
+	waitFor(t, ctx, "New run disabled during the run", `document.querySelector('#newrun-buttons button[data-name="tests"]').disabled`)
 	waitFor(t, ctx, "Needs you hidden during the run", `document.querySelector('#needs-you').hidden`)
 	click(t, ctx, `#checkpoints tbody tr[data-id="c2"]`)
 	waitFor(t, ctx, "the refusal", textOf("#restore-result")+` === "Restore: only while the run is stopped"`)
@@ -203,6 +206,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("the run: %v", err)
 	}
 	waitFor(t, ctx, "the list enabled after the run", `document.querySelector('#cp-disabled').hidden && !document.querySelector('#checkpoints').classList.contains('off')`)
+	waitFor(t, ctx, "New run enabled after the run", `!document.querySelector('#newrun-buttons button[data-name="tests"]').disabled`)
 
 	click(t, ctx, "#nav-operations")
 	waitFor(t, ctx, "the operations page", textOf("#ops-text")+`.includes("not available")`)

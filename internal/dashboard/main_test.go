@@ -91,9 +91,13 @@ type harness struct {
 	url string // http://127.0.0.1:<port>
 }
 
-func serve(t *testing.T, dir string) *harness {
+func serve(t *testing.T, dir string, set ...func(*dashboard.Options)) *harness {
 	t.Helper()
-	s, err := dashboard.New(context.Background(), dashboard.Options{Dir: dir, Shapes: autodevcmd.DashboardShapes(), Poll: 20 * time.Millisecond})
+	o := dashboard.Options{Dir: dir, Shapes: autodevcmd.DashboardShapes(), Poll: 20 * time.Millisecond}
+	for _, f := range set {
+		f(&o)
+	}
+	s, err := dashboard.New(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
 	}

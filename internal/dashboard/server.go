@@ -50,6 +50,8 @@ type Options struct {
 	Shapes Shapes
 	// Token is the secret a client must present; empty makes a fresh one.
 	Token string
+	// NoExecution refuses to start runs from the page (--no-execution).
+	NoExecution bool
 	// Poll is how often the journals are looked at for /api/events
 	// (default 300ms).
 	Poll time.Duration
@@ -65,6 +67,9 @@ type Server struct {
 	mu      sync.Mutex
 	closing chan struct{} // closed by Close: ends the event streams
 	closed  bool
+	runs    []*started      // runs the page started
+	ctx     context.Context // for the runs the page starts; cancelled by Close
+	cancel  context.CancelFunc
 
 	nudgeDir, autodevDir string // watched for changes
 }
@@ -87,6 +92,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 	}
 	opts.Dir = ws.Repo.WorkTree
 	s := &Server{opts: opts, token: opts.Token, closing: make(chan struct{})}
+	// Runs the page starts outlive their request, not the server.
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.nudgeDir = ws.Dir
 	s.autodevDir = ws.Repo.WorkTree + "/.autodev"
 	if s.token == "" {
@@ -124,15 +131,20 @@ func (s *Server) URL(page string) string {
 // Handler is the whole server: security checks, then the routes.
 func (s *Server) Handler() http.Handler { return s.handler }
 
-// Close ends the event streams, so that http.Server.Shutdown does not wait
-// for them.
+// Close stops the runs the page started (their process groups get
+// SIGTERM and are waited for) and ends the event streams, so that
+// http.Server.Shutdown does not wait for them.
 func (s *Server) Close() {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if !s.closed {
-		s.closed = true
-		close(s.closing)
+	if s.closed {
+		s.mu.Unlock()
+		return
 	}
+	s.closed = true
+	close(s.closing)
+	s.mu.Unlock()
+	s.stopRuns(10 * time.Second)
+	s.cancel()
 }
 
 func (s *Server) routes() http.Handler {
@@ -151,6 +163,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/autodev/checkpoints", s.checkpoints)
 	mux.HandleFunc("GET /api/autodev/status", s.status)
 	mux.HandleFunc("POST /api/autodev/restore/{id}", s.restore)
+	mux.HandleFunc("GET /api/autodev/commands", s.listCommands)
+	mux.HandleFunc("POST /api/autodev/run/{name}", s.startRun)
 	mux.HandleFunc("GET /api/ops", s.ops)
 	mux.HandleFunc("POST /api/ops/{id}/undo", s.ops)
 	mux.HandleFunc("GET /api/events", s.events)

@@ -17,7 +17,7 @@ type DashboardCmd struct {
 	NoOpen      bool `name:"no-open" help:"Do not open a browser; only print the address."`
 	Port        int  `name:"port" placeholder:"N" default:"0" help:"Port to listen on, on 127.0.0.1 (default: a free port)."`
 	Stop        bool `name:"stop" help:"Stop the dashboard running for this workspace, and wait until it has."`
-	NoExecution bool `name:"no-execution" help:"Start no command from the page (this version runs none from the page anyway)."`
+	NoExecution bool `name:"no-execution" help:"Start no run from the page: its New run buttons (git config autodev.command.<name>) are refused."`
 }
 
 // Help is the long help.
@@ -56,7 +56,7 @@ func (c *DashboardCmd) Run(k *kong.Kong, env *cli.Env) error {
 		env.Printf("Stopped the dashboard on 127.0.0.1:%d (pid %d).\n", run.Port, run.PID)
 		return nil
 	}
-	return dashboard.Serve(env.Ctx, dashboard.Options{Dir: env.Dir, Now: env.Now, Shapes: DashboardShapes()},
+	return dashboard.Serve(env.Ctx, dashboard.Options{Dir: env.Dir, Now: env.Now, Shapes: DashboardShapes(), NoExecution: c.NoExecution},
 		dashboard.ServeOptions{Port: c.Port, Page: page, Open: !c.NoOpen, Stdout: env.Stdout, Stderr: env.Stderr})
 }
 

@@ -241,6 +241,7 @@ async function loadCheckpoints() {
   if (!st.ok || !cp.ok) { body.replaceChildren(); $("#run").replaceChildren(errorBox((st.ok ? cp : st).body)); return; }
   const s = st.body;
   state.status = s;
+  loadCommands();
   const active = !!s.active;
   const run = $("#run");
   let line = "Run: " + (s.stale ? "interrupted (no process holds the run lock)" : active ? "running" : s.status);
@@ -304,6 +305,29 @@ async function restore(e) {
     box.className = "result bad";
     box.textContent = "Restore: " + reason;
   }
+  await loadCheckpoints();
+}
+
+// New run: the commands of git config autodev.command.<name>. The page
+// sends a name, never a command.
+async function loadCommands() {
+  const r = await api("GET", "/api/autodev/commands");
+  const panel = $("#newrun");
+  if (!r.ok || !r.body.commands.length) { panel.hidden = true; return; }
+  panel.hidden = false;
+  const active = !!(state.status && state.status.active);
+  const off = active || !r.body.execution;
+  const title = !r.body.execution ? "the dashboard was started with --no-execution" : active ? "only while the run is stopped" : "";
+  $("#newrun-buttons").replaceChildren(...r.body.commands.map((c) =>
+    el("button", { "data-name": c.name, text: c.name, title: title || c.command, disabled: off, onclick: () => newRun(c.name) })));
+}
+
+async function newRun(name) {
+  const r = await api("POST", "/api/autodev/run/" + encodeURIComponent(name));
+  const p = $("#newrun-result");
+  p.hidden = false;
+  if (r.ok) { p.className = "result"; p.textContent = "Started " + name + ": " + r.body.command + (r.body.ended ? " (already ended)" : ""); }
+  else { p.replaceWith(Object.assign(errorBox(r.body), { id: "newrun-result" })); }
   await loadCheckpoints();
 }
 
