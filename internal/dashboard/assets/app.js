@@ -27,10 +27,10 @@ async function api(method, path) {
 }
 
 // ---- ages, labels ----
-function ago(iso) {
+function ago(iso, now) {
   const t = Date.parse(iso);
   if (isNaN(t)) return "—";
-  const s = (Date.now() - t) / 1000;
+  const s = ((now || Date.now()) - t) / 1000;
   if (s < 60) return "just now";
   if (s < 3600) return Math.floor(s / 60) + "m ago";
   if (s < 86400) return Math.floor(s / 3600) + "h ago";
@@ -83,14 +83,19 @@ async function loadTasks() {
   if (!r.ok) { body.replaceChildren(); $("#task").replaceChildren(errorBox(r.body)); return; }
   state.tasks = r.body;
   const frag = document.createDocumentFragment();
+  const tpl = el("tr", null, el("td"), el("td", null, el("span", { class: "state" })), el("td"), el("td"), el("td"), el("td"));
+  const now = Date.now();
   for (const t of r.body) {
-    const tr = el("tr", { "data-id": t.id, onclick: () => selectTask(t.id) },
-      el("td", { text: t.id }),
-      el("td", null, el("span", { class: "state " + t.state, text: stateLabel(t.state) })),
-      el("td", { text: ago(t.created) }),
-      el("td", { text: t.result ? String((t.files || []).length) : "-" }),
-      el("td", { text: branchLabel(t.branch) }),
-      el("td", { text: noteOf(t) }));
+    const tr = tpl.cloneNode(true);
+    tr.dataset.id = t.id;
+    const c = tr.cells;
+    c[0].textContent = t.id;
+    c[1].firstChild.className = "state " + t.state;
+    c[1].firstChild.textContent = stateLabel(t.state);
+    c[2].textContent = ago(t.created, now);
+    c[3].textContent = t.result ? String((t.files || []).length) : "-";
+    c[4].textContent = branchLabel(t.branch);
+    c[5].textContent = noteOf(t);
     if (t.id === state.selected) tr.classList.add("sel");
     frag.append(tr);
   }
@@ -262,17 +267,28 @@ async function loadCheckpoints() {
   else if (cp.body.length === 0) note = "No checkpoints yet.";
   $("#cp-note").hidden = note === "";
   $("#cp-note").textContent = note;
+  // Rows are cloned from one template and clicks are handled on the table
+  // body: ten thousand rows stay quick to build.
   const frag = document.createDocumentFragment();
+  const tpl = el("tr", null, el("td", { class: "id" }), el("td", { class: "mark" }), el("td"), el("td"),
+    el("td", { class: "sha" }), el("td"), el("td"), el("td", { class: "head" }));
+  tpl.setAttribute("aria-disabled", active ? "true" : "false");
+  tpl.title = active ? "only while the run is stopped" : "Restore to this checkpoint";
+  const now = Date.now();
+  state.checkpoints = new Map();
   for (const e of cp.body) {
-    const tr = el("tr", { "data-id": e.id, "aria-disabled": active ? "true" : "false", title: active ? "only while the run is stopped" : "Restore to this checkpoint", onclick: () => restore(e) },
-      el("td", { class: "id", text: e.id }),
-      el("td", { class: "mark", text: mark(e.type) }),
-      el("td", { text: e.label }),
-      el("td", { text: orDash(e.task) }),
-      el("td", { class: "sha", text: short(e.commit) }),
-      el("td", { text: orDash(e.mode) }),
-      el("td", { text: ago(e.time) }),
-      el("td", { class: "head", text: e.head ? "← HEAD" : "" }));
+    const tr = tpl.cloneNode(true);
+    tr.dataset.id = e.id;
+    const c = tr.cells;
+    c[0].textContent = e.id;
+    c[1].textContent = mark(e.type);
+    c[2].textContent = e.label;
+    c[3].textContent = orDash(e.task);
+    c[4].textContent = short(e.commit);
+    c[5].textContent = orDash(e.mode);
+    c[6].textContent = ago(e.time, now);
+    if (e.head) c[7].textContent = "← HEAD";
+    state.checkpoints.set(e.id, e);
     frag.append(tr);
   }
   body.replaceChildren(frag);
@@ -343,6 +359,15 @@ function connect() {
   es.onerror = () => { $("#live").textContent = "reconnecting…"; $("#live").classList.remove("on"); };
 }
 
+$("#checkpoints tbody").addEventListener("click", (ev) => {
+  const tr = ev.target.closest("tr");
+  const e = tr && state.checkpoints && state.checkpoints.get(tr.dataset.id);
+  if (e) restore(e);
+});
+$("#tasks tbody").addEventListener("click", (ev) => {
+  const tr = ev.target.closest("tr");
+  if (tr && tr.dataset.id) selectTask(tr.dataset.id);
+});
 window.addEventListener("hashchange", showPage);
 showPage();
 connect();
