@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/pprof"
 	"sort"
 	"strings"
 	"time"
@@ -39,6 +40,8 @@ var (
 	cpN     = flag.Int("checkpoints", 10000, "checkpoints in the journal")
 	rounds  = flag.Int("rounds", 10, "rounds per API measurement (the median is reported)")
 	keepDir = flag.Bool("keep", false, "keep the generated workspace and print where it is")
+	profile = flag.String("cpuprofile", "", "write a CPU profile of the API rounds to this file")
+	noPage  = flag.Bool("no-browser", false, "skip the headless Chromium measurement")
 )
 
 func main() {
@@ -160,6 +163,16 @@ func run() error {
 	defer func() { s.Close(); _ = hs.Close() }()
 	base := fmt.Sprintf("http://127.0.0.1:%d", s.Port())
 
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
 	fmt.Printf("\n| API (median of %d) | answer | size |\n|---|---|---|\n", *rounds)
 	for _, p := range []string{"/api/nudge/tasks", "/api/autodev/checkpoints", "/api/autodev/status"} {
 		var times []time.Duration
@@ -183,6 +196,9 @@ func run() error {
 			size = len(b)
 		}
 		fmt.Printf("| GET %s | %s | %d KiB |\n", p, median(times).Round(100*time.Microsecond), size/1024)
+	}
+	if *noPage {
+		return nil
 	}
 	return browser(s, base)
 }
