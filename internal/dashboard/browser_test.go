@@ -100,6 +100,13 @@ func click(t *testing.T, ctx context.Context, sel string) {
 	}
 }
 
+func navigate(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func screenshot(t *testing.T, ctx context.Context, name string) {
 	t.Helper()
 	dir := os.Getenv(ScreenshotsVar)
