@@ -91,6 +91,16 @@ func TestOneServerPerWorkspaceAndStop(t *testing.T) {
 		t.Fatalf("third start: %v %q", err, out)
 	}
 
+	// An open event stream does not hold the shutdown up.
+	events, err := (&http.Client{Jar: jar}).Get(strings.Split(addr, "?")[0] + "api/events")
+	if err != nil || events.StatusCode != 200 {
+		t.Fatalf("events: %v %v", events, err)
+	}
+	defer events.Body.Close()
+	if line, err := bufio.NewReader(events.Body).ReadString('\n'); err != nil || !strings.HasPrefix(line, "retry:") {
+		t.Fatalf("events: %q %v", line, err)
+	}
+
 	// --stop ends it and server.lock is free again.
 	out, err = gitNudge(t, dir, "dashboard", "--stop").CombinedOutput()
 	if err != nil || !strings.HasPrefix(string(out), "Stopped the dashboard") {
