@@ -2,6 +2,7 @@ package dashboard_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -14,6 +15,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
 	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
@@ -123,7 +126,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 }
 
 func textOf(sel string) string {
-	return fmt.Sprintf("(document.querySelector(%s)||{}).textContent||''", strconv.Quote(sel))
+	return fmt.Sprintf("((document.querySelector(%s)||{}).textContent||'')", strconv.Quote(sel))
 }
 
 func TestBrowser(t *testing.T) {
@@ -156,9 +159,39 @@ func TestBrowser(t *testing.T) {
 	}
 	waitFor(t, ctx, "Undo enabled, Apply not", `document.querySelector('#btn-apply').disabled && !document.querySelector('#btn-undo').disabled`)
 
-	// A refusal shows its reasons: drop of an applied task.
-	click(t, ctx, "#btn-drop")
-	waitFor(t, ctx, "nothing: Drop is disabled for an applied task", `document.querySelector('#btn-drop').disabled`)
+	waitFor(t, ctx, "Drop disabled for an applied task", `document.querySelector('#btn-drop').disabled`)
+
+	// Undo, then a refusal: a.txt edited since the snapshot. The page
+	// shows the command line's message and every reason, verbatim.
+	waitFor(t, ctx, "Undo enabled", `!document.querySelector('#btn-undo').disabled`)
+	click(t, ctx, "#btn-undo")
+	waitFor(t, ctx, "the undo's result", textOf("#action-result")+`.startsWith("Undid t1")`)
+	if got := readFile(t, dir, "a.txt"); got != "old\n" {
+		shown, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText"))
+		t.Fatalf("a.txt after Undo: %q\n%s", got, shown)
+	}
+	testutil.WriteFile(t, dir, "a.txt", "my own edit\n")
+	waitFor(t, ctx, "Apply enabled again", `!document.querySelector('#btn-apply').disabled`)
+	click(t, ctx, "#btn-apply")
+	waitFor(t, ctx, "the refusal", `document.querySelector('#action-result.bad li') !== null`)
+	cliOut, _ := run(t, nudgecmd.Main, dir, "apply", "t1", "--json")
+	var doc cli.ErrorDocument
+	if err := json.Unmarshal([]byte(cliOut), &doc); err != nil || len(doc.Reasons) == 0 {
+		t.Fatalf("command line refusal: %v %s", err, cliOut)
+	}
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](textOf("#action-result")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range append([]string{doc.Error}, doc.Reasons...) {
+		if !strings.Contains(shown, want) {
+			t.Fatalf("the page's refusal %q lacks %q", shown, want)
+		}
+	}
+	if got := readFile(t, dir, "a.txt"); got != "my own edit\n" {
+		t.Fatalf("a refused apply changed a.txt: %q", got)
+	}
+	testutil.WriteFile(t, dir, "a.txt", "old\n")
 
 	// A change from the command line shows without reload.
 	nudge(t, dir, "snapshot", "-m", "made on the command line")
