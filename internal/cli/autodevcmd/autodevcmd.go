@@ -24,6 +24,7 @@ type CLI struct {
 	Status     StatusCmd     `cmd:"" help:"Show the run state and where HEAD is among the checkpoints."`
 	Hook       HookCmd       `cmd:"" help:"Checkpoint an agent's turn; run by the agent's hook, never fails it."`
 	Hooks      HooksCmd      `cmd:"" help:"Install or remove the checkpoint hook in an agent's settings."`
+	Dashboard  DashboardCmd  `cmd:"" help:"Serve a local page to review tasks and restore checkpoints (opens the checkpoints)."`
 
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }

@@ -166,7 +166,9 @@ codex: Codex CLI reads its notify program from ~/.codex/config.toml (or $CODEX_H
 }
 
 // Run installs the hook.
-func (c *HooksInstallCmd) Run(env *cli.Env) error { return runHooks(env, c.Agent, false, c.DryRun, c.JSON) }
+func (c *HooksInstallCmd) Run(env *cli.Env) error {
+	return runHooks(env, c.Agent, false, c.DryRun, c.JSON)
+}
 
 // HooksUninstallCmd is `git autodev hooks uninstall`.
 type HooksUninstallCmd struct {
@@ -181,7 +183,9 @@ func (c *HooksUninstallCmd) Help() string {
 }
 
 // Run removes the hook.
-func (c *HooksUninstallCmd) Run(env *cli.Env) error { return runHooks(env, c.Agent, true, c.DryRun, c.JSON) }
+func (c *HooksUninstallCmd) Run(env *cli.Env) error {
+	return runHooks(env, c.Agent, true, c.DryRun, c.JSON)
+}
 
 func runHooks(env *cli.Env, name string, remove, dryRun, asJSON bool) error {
 	ws, err := open(env, asJSON)

@@ -103,11 +103,37 @@ func (l listed) MarshalJSON() ([]byte, error) {
 }
 
 func writeListJSON(env *cli.Env, l *autodev.Listing) error {
+	return env.JSON(listDocument(l))
+}
+
+// listDocument is the --json list (the dashboard's GET
+// /api/autodev/checkpoints answers with it too).
+func listDocument(l *autodev.Listing) []listed {
 	out := make([]listed, len(l.Entries))
 	for i, e := range l.Entries {
 		out[i] = listed{Entry: e, Head: i == l.HeadIndex}
 	}
-	return env.JSON(out)
+	return out
+}
+
+// restoreDocument is the --json document of a restore (the dashboard's
+// POST /api/autodev/restore/{id} answers with it too).
+func restoreDocument(res autodev.RestoreResult) map[string]any {
+	// Names are bytes (SPEC 1.11): removed_b64 when one is not UTF-8.
+	removed, removedB64 := pathenc.EncodeList(nonNil(res.Removed))
+	doc := map[string]any{
+		"unchanged":     res.Unchanged,
+		"restored":      res.Target,
+		"parked_branch": nullable(res.Parked.Branch),
+		"parked_commit": nullable(res.Parked.Commit),
+		"pre_restore":   res.PreRestore,
+		"removed":       removed,
+		"base":          nullable(res.Base),
+	}
+	if removedB64 != nil {
+		doc["removed_b64"] = removedB64
+	}
+	return doc
 }
 
 func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
@@ -121,21 +147,7 @@ func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
 		return err
 	}
 	if c.JSON {
-		// Names are bytes (SPEC 1.11): removed_b64 when one is not UTF-8.
-		removed, removedB64 := pathenc.EncodeList(nonNil(res.Removed))
-		doc := map[string]any{
-			"unchanged":     res.Unchanged,
-			"restored":      res.Target,
-			"parked_branch": nullable(res.Parked.Branch),
-			"parked_commit": nullable(res.Parked.Commit),
-			"pre_restore":   res.PreRestore,
-			"removed":       removed,
-			"base":          nullable(res.Base),
-		}
-		if removedB64 != nil {
-			doc["removed_b64"] = removedB64
-		}
-		return env.JSON(doc)
+		return env.JSON(restoreDocument(res))
 	}
 	switch {
 	case res.Unchanged:

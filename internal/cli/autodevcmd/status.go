@@ -28,35 +28,7 @@ func (c *StatusCmd) Run(env *cli.Env) error {
 		return err
 	}
 	if c.JSON {
-		var headID *string
-		if rep.HeadEntry != nil {
-			headID = &rep.HeadEntry.ID
-		}
-		var pid *int
-		if rep.Active && rep.RunPID > 0 {
-			pid = &rep.RunPID
-		}
-		return env.JSON(map[string]any{
-			"status":              rep.State.Status,
-			"pid":                 rep.State.PID,
-			"mode":                rep.State.Mode,
-			"current_task":        rep.State.CurrentTask,
-			"since":               nullable(rep.State.Since),
-			"active":              rep.Active,
-			"run_pid":             pid,
-			"stale":               rep.Stale,
-			"orphaned":            rep.Orphaned,
-			"checkpoints_enabled": rep.Enabled,
-			"checkpoints":         rep.Checkpoints,
-			"journal_missing":     rep.Missing,
-			"rebuildable":         rep.History,
-			"head":                nullable(rep.Head),
-			"head_checkpoint":     headID,
-			"restore_points":      rep.RestorePoints(),
-			"unrecorded_parked":   unrecordedJSON(rep.Unrecorded),
-			"leftovers":           leftoversJSON(rep.Leftovers),
-			"index_lock":          nullable(rep.IndexLock),
-		})
+		return env.JSON(statusDocument(rep))
 	}
 	env.Printf("%s\n", runLine(rep))
 	env.Printf("%s\n", checkpointsLine(rep))
@@ -140,4 +112,38 @@ func checkpointsLine(rep autodev.Report) string {
 		return fmt.Sprintf("Checkpoints: %d; HEAD has no commit", rep.Checkpoints)
 	}
 	return fmt.Sprintf("Checkpoints: %d; HEAD (%s) is not at a checkpoint", rep.Checkpoints, autodev.Short(rep.Head))
+}
+
+// statusDocument is the --json document of status (the dashboard's
+// GET /api/autodev/status answers with it too).
+func statusDocument(rep autodev.Report) map[string]any {
+	var headID *string
+	if rep.HeadEntry != nil {
+		headID = &rep.HeadEntry.ID
+	}
+	var pid *int
+	if rep.Active && rep.RunPID > 0 {
+		pid = &rep.RunPID
+	}
+	return map[string]any{
+		"status":              rep.State.Status,
+		"pid":                 rep.State.PID,
+		"mode":                rep.State.Mode,
+		"current_task":        rep.State.CurrentTask,
+		"since":               nullable(rep.State.Since),
+		"active":              rep.Active,
+		"run_pid":             pid,
+		"stale":               rep.Stale,
+		"orphaned":            rep.Orphaned,
+		"checkpoints_enabled": rep.Enabled,
+		"checkpoints":         rep.Checkpoints,
+		"journal_missing":     rep.Missing,
+		"rebuildable":         rep.History,
+		"head":                nullable(rep.Head),
+		"head_checkpoint":     headID,
+		"restore_points":      rep.RestorePoints(),
+		"unrecorded_parked":   unrecordedJSON(rep.Unrecorded),
+		"leftovers":           leftoversJSON(rep.Leftovers),
+		"index_lock":          nullable(rep.IndexLock),
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
@@ -25,6 +26,8 @@ type CLI struct {
 	Undo     UndoCmd     `cmd:"" help:"Put an applied task's files back as they were before the apply."`
 	Recover  RecoverCmd  `cmd:"" help:"Show where each file of an interrupted apply or undo stands."`
 	Save     SaveCmd     `cmd:"" help:"Commit applied tasks as one commit on the current branch, keeping your index."`
+
+	Dashboard autodevcmd.DashboardCmd `cmd:"" help:"Serve a local page to review, apply, undo and save tasks and restore checkpoints."`
 
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }

@@ -1,0 +1,270 @@
+// Command dashboard measures the dashboard at scale (SPEC 6): with 1,000
+// tasks and 10,000 checkpoints, how long each list API takes to answer
+// and how long headless Chromium takes until the page shows every row.
+//
+//	go run ./bench/dashboard                 # 1,000 tasks, 10,000 checkpoints, 10 rounds
+//	go run ./bench/dashboard -tasks 200 -checkpoints 2000
+//
+// The workspace is generated in a temporary folder: one real task (a
+// snapshot and a captured result) whose record is copied to make the
+// others, and a checkpoint journal whose entries all point at HEAD. The
+// browser part needs chromium (or google-chrome) on PATH and is skipped
+// without one.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
+	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
+	"github.com/nudgethis/git-nudge/internal/dashboard"
+)
+
+var (
+	tasksN  = flag.Int("tasks", 1000, "tasks in the workspace")
+	cpN     = flag.Int("checkpoints", 10000, "checkpoints in the journal")
+	rounds  = flag.Int("rounds", 10, "rounds per API measurement (the median is reported)")
+	keepDir = flag.Bool("keep", false, "keep the generated workspace and print where it is")
+	profile = flag.String("cpuprofile", "", "write a CPU profile of the API rounds to this file")
+	noPage  = flag.Bool("no-browser", false, "skip the headless Chromium measurement")
+)
+
+func main() {
+	flag.Parse()
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench/dashboard:", err)
+		os.Exit(1)
+	}
+}
+
+func git(dir string, args ...string) (string, error) {
+	c := exec.Command("git", args...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), "GIT_AUTHOR_NAME=bench", "GIT_AUTHOR_EMAIL=bench@localhost",
+		"GIT_COMMITTER_NAME=bench", "GIT_COMMITTER_EMAIL=bench@localhost")
+	out, err := c.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+func cliRun(main func([]string, *cli.Env) int, dir string, args ...string) error {
+	var out strings.Builder
+	env := &cli.Env{Ctx: context.Background(), Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out,
+		Dir: dir, Getenv: os.Getenv, Now: time.Now}
+	if code := main(args, env); code != 0 {
+		return fmt.Errorf("%v: exit %d\n%s", args, code, out.String())
+	}
+	return nil
+}
+
+func generate(dir string) error {
+	if _, err := git(dir, "init", "-q"); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("old\n"), 0o644); err != nil {
+		return err
+	}
+	if _, err := git(dir, "add", "-A"); err != nil {
+		return err
+	}
+	if _, err := git(dir, "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "first"); err != nil {
+		return err
+	}
+	if err := cliRun(nudgecmd.Main, dir, "run", "-m", "task 1", "--", "sh", "-c", "echo new > a.txt"); err != nil {
+		return err
+	}
+	tasks := filepath.Join(dir, ".nudgethis", "tasks")
+	b, err := os.ReadFile(filepath.Join(tasks, "t1.json"))
+	if err != nil {
+		return err
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return err
+	}
+	for i := 2; i <= *tasksN; i++ {
+		rec["id"] = fmt.Sprintf("t%d", i)
+		rec["note"] = fmt.Sprintf("task %d", i)
+		rec["worktree"] = nil
+		out, _ := json.MarshalIndent(rec, "", "  ")
+		if err := os.WriteFile(filepath.Join(tasks, fmt.Sprintf("t%d.json", i)), out, 0o644); err != nil {
+			return err
+		}
+	}
+	head, err := git(dir, "rev-parse", "HEAD")
+	if err != nil {
+		return err
+	}
+	ad := filepath.Join(dir, ".autodev")
+	if err := os.MkdirAll(ad, 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(ad, ".gitignore"), []byte("*\n"), 0o644); err != nil {
+		return err
+	}
+	entries := make([]map[string]any, *cpN)
+	start := time.Now().Add(-time.Duration(*cpN) * time.Minute)
+	for i := range entries {
+		entries[i] = map[string]any{"id": fmt.Sprintf("c%d", i+1), "commit": head, "label": fmt.Sprintf("thread — step %d", i+1),
+			"type": "task", "time": start.Add(time.Duration(i) * time.Minute).UTC().Format(time.RFC3339), "task": nil, "mode": nil}
+	}
+	out, _ := json.Marshal(entries)
+	return os.WriteFile(filepath.Join(ad, "checkpoints.json"), out, 0o644)
+}
+
+func median(d []time.Duration) time.Duration {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[len(d)/2]
+}
+
+func run() error {
+	dir, err := os.MkdirTemp("", "bench-dashboard-")
+	if err != nil {
+		return err
+	}
+	if *keepDir {
+		fmt.Println("workspace:", dir)
+	} else {
+		defer os.RemoveAll(dir)
+	}
+	t0 := time.Now()
+	if err := generate(dir); err != nil {
+		return err
+	}
+	fmt.Printf("generated %d tasks and %d checkpoints in %s\n", *tasksN, *cpN, time.Since(t0).Round(time.Millisecond))
+
+	s, err := dashboard.New(context.Background(), dashboard.Options{Dir: dir, Shapes: autodevcmd.DashboardShapes()})
+	if err != nil {
+		return err
+	}
+	l, err := s.Listen(0)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: s.Handler()}
+	go hs.Serve(l)
+	defer func() { s.Close(); _ = hs.Close() }()
+	base := fmt.Sprintf("http://127.0.0.1:%d", s.Port())
+
+	if *profile != "" {
+		f, err := os.Create(*profile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	fmt.Printf("\n| API (median of %d) | answer | size |\n|---|---|---|\n", *rounds)
+	for _, p := range []string{"/api/nudge/tasks", "/api/autodev/checkpoints", "/api/autodev/status"} {
+		var times []time.Duration
+		var size int
+		for i := 0; i < *rounds+1; i++ {
+			req, _ := http.NewRequest("GET", base+p, nil)
+			req.Header.Set("Authorization", "Bearer "+s.Token())
+			start := time.Now()
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return err
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != 200 {
+				return fmt.Errorf("%s: %d %s", p, resp.StatusCode, b)
+			}
+			if i > 0 { // the first round warms up
+				times = append(times, time.Since(start))
+			}
+			size = len(b)
+		}
+		fmt.Printf("| GET %s | %s | %d KiB |\n", p, median(times).Round(100*time.Microsecond), size/1024)
+	}
+	if *noPage {
+		return nil
+	}
+	return browser(s, base)
+}
+
+func browser(s *dashboard.Server, base string) error {
+	var path string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		fmt.Println("\nno Chromium on PATH: the page measurement is skipped")
+		return nil
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1360, 820))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox)
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelA()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		return err
+	}
+	// Log in once (the cookie), then time fresh loads of each page until
+	// every row is there and the page answers a script.
+	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL("tasks"))); err != nil {
+		return err
+	}
+	fmt.Printf("\n| page (headless Chromium, median of 5) | interactive with every row |\n|---|---|\n")
+	for _, pg := range []struct {
+		hash, sel string
+		n         int
+	}{
+		{"#tasks", "#tasks tbody tr", *tasksN},
+		{"#checkpoints", "#checkpoints tbody tr", *cpN},
+	} {
+		var times []time.Duration
+		for i := 0; i < 6; i++ {
+			if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+				return err
+			}
+			start := time.Now()
+			if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"+pg.hash)); err != nil {
+				return fmt.Errorf("%s: %w", pg.hash, err)
+			}
+			// The page may still be replacing its document's context while
+			// it builds the rows: ask again when it says so.
+			for {
+				err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](fmt.Sprintf("document.querySelectorAll(%q).length === %d", pg.sel, pg.n),
+					chromedp.WithPollingTimeout(60*time.Second)))
+				if err == nil {
+					break
+				}
+				if !strings.Contains(err.Error(), "Cannot find context") || time.Since(start) > time.Minute {
+					return fmt.Errorf("%s: %w", pg.hash, err)
+				}
+			}
+			if i > 0 {
+				times = append(times, time.Since(start))
+			}
+		}
+		fmt.Printf("| %s (%d rows) | %s |\n", pg.hash, pg.n, median(times).Round(time.Millisecond))
+	}
+	return nil
+}

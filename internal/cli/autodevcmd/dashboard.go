@@ -1,0 +1,71 @@
+package autodevcmd
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/alecthomas/kong"
+	"github.com/nudgethis/git-nudge/internal/autodev"
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/dashboard"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+)
+
+// DashboardCmd is `git nudge dashboard` and `git autodev dashboard`: one
+// server for both tools (git autodev's opens on the checkpoints page).
+type DashboardCmd struct {
+	NoOpen      bool `name:"no-open" help:"Do not open a browser; only print the address."`
+	Port        int  `name:"port" placeholder:"N" default:"0" help:"Port to listen on, on 127.0.0.1 (default: a free port)."`
+	Stop        bool `name:"stop" help:"Stop the dashboard running for this workspace, and wait until it has."`
+	NoExecution bool `name:"no-execution" help:"Start no run from the page: its New run buttons (git config autodev.command.<name>) are refused."`
+}
+
+// Help is the long help.
+func (c *DashboardCmd) Help() string {
+	return `Serves a local page for this workspace: the git nudge tasks (live list, record, coloured diff per file, Apply, Undo, Save version and Drop buttons, refusals with every reason) and the git autodev checkpoints (the restore list; clicking a row restores to it; disabled while a run is active). Every button runs the same code, lock and journals as the command line.
+Prints "Dashboard: http://127.0.0.1:<port>/?token=<token>" and opens a browser unless --no-open is given or there is no display. It listens on 127.0.0.1 only; the token (fresh for each start) is swapped on the first visit for a cookie, and scripts may send it as "Authorization: Bearer <token>". Requests without it get 401, requests naming another host get 403, and changes are accepted only by POST from the page itself.
+One dashboard runs per workspace: .nudgethis/server.lock is held while it runs, and a second start prints the running one's address. It runs until Ctrl-C, SIGTERM or --stop.`
+}
+
+// Run starts, finds or stops the dashboard.
+func (c *DashboardCmd) Run(k *kong.Kong, env *cli.Env) error {
+	if c.Port < 0 || c.Port > 65535 {
+		return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("--port %d is not a port: give 1 to 65535, or 0 for a free one", c.Port)}
+	}
+	page := "tasks"
+	if k.Model.Name == "git-autodev" {
+		page = "checkpoints"
+		// Outside a repository autodev says so and exits 0, as everywhere.
+		if ws, err := open(env, false); ws == nil {
+			return err
+		}
+	}
+	if c.Stop {
+		ws, err := nudge.OpenReadOnly(env.Ctx, env.Dir, env.Now)
+		if err != nil {
+			return err
+		}
+		run, err := dashboard.Stop(ws.Dir, 15*time.Second)
+		if err != nil {
+			return err
+		}
+		if run == nil {
+			env.Printf("No dashboard runs for this workspace.\n")
+			return nil
+		}
+		env.Printf("Stopped the dashboard on 127.0.0.1:%d (pid %d).\n", run.Port, run.PID)
+		return nil
+	}
+	return dashboard.Serve(env.Ctx, dashboard.Options{Dir: env.Dir, Now: env.Now, Shapes: DashboardShapes(), NoExecution: c.NoExecution},
+		dashboard.ServeOptions{Port: c.Port, Page: page, Open: !c.NoOpen, Stdout: env.Stdout, Stderr: env.Stderr})
+}
+
+// DashboardShapes are the JSON documents of git autodev's --json output,
+// for the dashboard's API.
+func DashboardShapes() dashboard.Shapes {
+	return dashboard.Shapes{
+		List:    func(l *autodev.Listing) any { return listDocument(l) },
+		Status:  func(r autodev.Report) any { return statusDocument(r) },
+		Restore: func(r autodev.RestoreResult) any { return restoreDocument(r) },
+	}
+}

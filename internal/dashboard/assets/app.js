@@ -1,0 +1,373 @@
+// git nudge dashboard. Plain DOM, no framework. Everything from the
+// workspace (notes, labels, paths, patches) is untrusted: it only ever goes
+// into textContent, never into HTML.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const state = { page: "tasks", tasks: [], selected: null, status: null, busy: false };
+
+function el(tag, props, ...kids) {
+  const e = document.createElement(tag);
+  if (props) for (const [k, v] of Object.entries(props)) {
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else if (k === "disabled") e.disabled = !!v;
+    else e.setAttribute(k, v);
+  }
+  for (const k of kids) if (k != null) e.append(k);
+  return e;
+}
+
+async function api(method, path) {
+  const r = await fetch(path, { method, credentials: "same-origin", headers: { "Accept": "application/json" } });
+  let body = null;
+  try { body = await r.json(); } catch (_) { body = null; }
+  return { ok: r.ok, status: r.status, body };
+}
+
+// ---- ages, labels ----
+function ago(iso, now) {
+  const t = Date.parse(iso);
+  if (isNaN(t)) return "—";
+  const s = ((now || Date.now()) - t) / 1000;
+  if (s < 60) return "just now";
+  if (s < 3600) return Math.floor(s / 60) + "m ago";
+  if (s < 86400) return Math.floor(s / 3600) + "h ago";
+  return Math.floor(s / 86400) + "d ago";
+}
+const stateLabel = (s) => s === "recovery_required" ? "Recovery required" : s;
+const branchLabel = (b) => b == null ? "(detached HEAD)" : b.replace(/^refs\/heads\//, "");
+const mark = (t) => t === "baseline" ? "─" : t === "pre-restore" ? "⤿" : "✔";
+const orDash = (s) => (s == null || s === "") ? "—" : s;
+const short = (c) => (c || "").slice(0, 7);
+function noteOf(t) {
+  if (t.note) return t.note.split("\n")[0];
+  if (t.command && t.command.length) return "$ " + t.command.join(" ");
+  return "";
+}
+
+// An error document {"error","reasons","next","exit"} shown as the command
+// line shows it: the message, then every reason, then what to do next.
+function errorBox(doc, prefix) {
+  const box = el("div", { class: "result bad" });
+  const msg = doc && doc.error ? doc.error : "the server did not answer";
+  box.append(el("div", { class: "msg", text: (prefix || "") + msg }));
+  if (doc && doc.reasons && doc.reasons.length) {
+    box.append(el("ul", null, ...doc.reasons.map((r) => el("li", { text: r }))));
+  }
+  if (doc && doc.next) box.append(el("div", { class: "next", text: doc.next }));
+  return box;
+}
+
+// ---- pages ----
+function showPage() {
+  const p = (location.hash || "#tasks").slice(1);
+  state.page = ["tasks", "checkpoints", "operations"].includes(p) ? p : "tasks";
+  for (const name of ["tasks", "checkpoints", "operations"]) {
+    $("#page-" + name).hidden = name !== state.page;
+    $("#nav-" + name).classList.toggle("on", name === state.page);
+  }
+  refresh();
+}
+
+async function refresh() {
+  if (state.page === "tasks") await loadTasks();
+  else if (state.page === "checkpoints") await loadCheckpoints();
+}
+
+// ---- tasks ----
+async function loadTasks() {
+  const r = await api("GET", "/api/nudge/tasks");
+  const body = $("#tasks tbody");
+  if (!r.ok) { body.replaceChildren(); $("#task").replaceChildren(errorBox(r.body)); return; }
+  state.tasks = r.body;
+  const frag = document.createDocumentFragment();
+  const tpl = el("tr", null, el("td"), el("td", null, el("span", { class: "state" })), el("td"), el("td"), el("td"), el("td"));
+  const now = Date.now();
+  for (const t of r.body) {
+    const tr = tpl.cloneNode(true);
+    tr.dataset.id = t.id;
+    const c = tr.cells;
+    c[0].textContent = t.id;
+    c[1].firstChild.className = "state " + t.state;
+    c[1].firstChild.textContent = stateLabel(t.state);
+    c[2].textContent = ago(t.created, now);
+    c[3].textContent = t.result ? String((t.files || []).length) : "-";
+    c[4].textContent = branchLabel(t.branch);
+    c[5].textContent = noteOf(t);
+    if (t.id === state.selected) tr.classList.add("sel");
+    frag.append(tr);
+  }
+  body.replaceChildren(frag);
+  $("#tasks-empty").hidden = r.body.length > 0;
+  if (state.selected) {
+    const t = r.body.find((x) => x.id === state.selected);
+    if (!t) { state.selected = null; $("#task").replaceChildren(el("p", { class: "note", text: "That task is gone." })); }
+    else if (!state.busy) await renderTask(t, false);
+  }
+}
+
+async function selectTask(id) {
+  state.selected = id;
+  for (const tr of document.querySelectorAll("#tasks tbody tr")) tr.classList.toggle("sel", tr.dataset.id === id);
+  const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
+  if (!r.ok) { $("#task").replaceChildren(errorBox(r.body)); return; }
+  await renderTask(r.body, true);
+}
+
+const can = {
+  apply: (s) => s === "ready" || s === "undone",
+  undo: (s) => s === "applied",
+  save: (s) => s === "applied",
+  drop: (s) => !["applying", "undoing", "recovery_required", "applied", "running", "preparing"].includes(s),
+};
+
+let shownTask = "";
+async function renderTask(t, fresh) {
+  const pane = $("#task");
+  const key = JSON.stringify(t);
+  if (!fresh && key === shownTask) return;
+  shownTask = key;
+  const keepResult = fresh ? null : pane.querySelector(".result");
+  const fields = el("dl", { class: "fields" });
+  const field = (k, v) => { if (v != null && v !== "") fields.append(el("dt", { text: k }), el("dd", { text: v })); };
+  field("state", stateLabel(t.state));
+  field("note", t.note);
+  field("created", t.created);
+  field("branch", branchLabel(t.branch));
+  field("head", t.head || "(no commit yet)");
+  field("snapshot", t.snapshot + (t.clean ? " (clean)" : " (dirty)"));
+  field("worktree", t.worktree);
+  if (t.command && t.command.length) field("command", t.command.join(" ") + (t.exit_code != null ? "  (exit status " + t.exit_code + ")" : ""));
+  field("result", t.result);
+  field("applied", t.applied_at);
+  field("undone", t.undone_at);
+  field("saved in", t.saved_in);
+  field("error", t.error);
+  const recovery = t.state === "recovery_required";
+  const buttons = el("div", { class: "buttons" });
+  if (!recovery) {
+    buttons.append(
+      el("button", { id: "btn-apply", class: "primary", text: "Apply", disabled: !can.apply(t.state), onclick: () => act(t.id, "apply") }),
+      el("button", { id: "btn-undo", text: "Undo", disabled: !can.undo(t.state), onclick: () => act(t.id, "undo") }),
+      el("button", { id: "btn-save", text: "Save version", disabled: !can.save(t.state), onclick: () => act(t.id, "save") }),
+      el("button", { id: "btn-drop", text: "Drop", disabled: !can.drop(t.state), onclick: () => act(t.id, "drop") }));
+  }
+  pane.replaceChildren(el("h2", { text: t.id + " · " + stateLabel(t.state) }), fields, buttons);
+  if (keepResult) pane.append(keepResult);
+  if (recovery) { await renderRecovery(t.id, pane); return; }
+  if (t.result) await renderDiff(t, pane);
+}
+
+async function renderRecovery(id, pane) {
+  const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id) + "/recover");
+  if (!r.ok) { pane.append(errorBox(r.body)); return; }
+  const rep = r.body;
+  const rows = (rep.files || []).map((f) => el("tr", null,
+    el("td", { class: "m-" + f.matches, text: f.matches }),
+    el("td", null, el("code", { text: f.path })),
+    el("td", { text: f.matches === "neither" ? "now: " + f.now : "" })));
+  pane.append(
+    el("div", { class: "panel", id: "recovery" },
+      el("h2", { text: "Recovery required" }),
+      el("p", { text: "The apply or undo of " + id + " was interrupted. Each file of the patch now holds (before = as before the apply, after = as the apply writes it):" }),
+      el("table", { class: "recover" }, el("tbody", null, ...rows)),
+      (rep.leftovers && rep.leftovers.length) ? el("p", { text: "Temporary files left by the interrupted write (delete them): " + rep.leftovers.join(", ") }) : null,
+      el("p", { text: "Inspect with:" }),
+      el("pre", { text: (rep.commands || []).join("\n") }),
+      el("p", { text: "Resolve the files by hand, then start a new task from the result (git nudge snapshot). Nothing is retried automatically; the record of " + id + " is kept." })));
+}
+
+async function renderDiff(t, pane) {
+  const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/diff");
+  const box = el("div", { class: "files", id: "diff" });
+  pane.append(box);
+  if (!r.ok) { box.append(errorBox(r.body)); return; }
+  const files = r.body.patch.split(/^(?=diff --git )/m).filter((s) => s.length);
+  for (const f of files) {
+    const lines = f.split("\n");
+    const title = lines[0].replace(/^diff --git a\/(.*) b\/.*$/, "$1");
+    const pre = el("pre");
+    const frag = document.createDocumentFragment();
+    let inHeader = true;
+    for (const line of lines.slice(1)) {
+      let cls = "";
+      if (line.startsWith("@@")) { cls = "hunk"; inHeader = false; }
+      else if (inHeader) cls = "meta";
+      else if (line.startsWith("+")) cls = "add";
+      else if (line.startsWith("-")) cls = "del";
+      if (cls) frag.append(el("span", { class: cls, text: line }));
+      else frag.append(document.createTextNode(line + "\n"));
+    }
+    pre.append(frag);
+    box.append(el("div", { class: "file" }, el("h3", { text: title }), pre));
+  }
+  if (r.body.notices) box.append(el("p", { class: "note", text: r.body.notices }));
+}
+
+function countFiles(n) { return n === 1 ? "1 file" : n + " files"; }
+
+async function act(id, action) {
+  state.busy = true;
+  for (const b of document.querySelectorAll("#task button")) b.disabled = true;
+  const r = await api("POST", "/api/nudge/tasks/" + encodeURIComponent(id) + "/" + action);
+  state.busy = false;
+  let box;
+  if (r.ok) {
+    const o = r.body;
+    const msg = {
+      apply: () => "Applied " + o.id + ": " + countFiles(o.files.length) + " changed in the work tree. Nothing was staged or committed.",
+      undo: () => "Undid " + o.id + ": " + countFiles(o.files.length) + " put back as before the apply.",
+      save: () => "Saved " + (o.tasks || []).join(", ") + " as " + (o.commit || "").slice(0, 12) + ".",
+      drop: () => "Dropped " + o.id + ".",
+    }[action]();
+    box = el("div", { class: "result", id: "action-result", text: msg });
+  } else {
+    box = errorBox(r.body);
+    box.id = "action-result";
+  }
+  if (action === "drop" && r.ok) {
+    state.selected = null;
+    $("#task").replaceChildren(box);
+    await loadTasks();
+    return;
+  }
+  const t = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
+  if (t.ok) await renderTask(t.body, true);
+  $("#task").append(box);
+  await loadTasks();
+}
+
+// ---- checkpoints ----
+async function loadCheckpoints() {
+  const [st, cp] = await Promise.all([api("GET", "/api/autodev/status"), api("GET", "/api/autodev/checkpoints")]);
+  const body = $("#checkpoints tbody");
+  if (!st.ok || !cp.ok) { body.replaceChildren(); $("#run").replaceChildren(errorBox((st.ok ? cp : st).body)); return; }
+  const s = st.body;
+  state.status = s;
+  loadCommands();
+  const active = !!s.active;
+  const run = $("#run");
+  let line = "Run: " + (s.stale ? "interrupted (no process holds the run lock)" : active ? "running" : s.status);
+  if (active && s.run_pid) line += " (pid " + s.run_pid + ")";
+  if (s.mode) line += ", mode " + s.mode;
+  if (s.current_task) line += ", task " + s.current_task;
+  run.replaceChildren(el("div", { id: "run-line", text: line }));
+  run.className = "panel" + (active ? " running" : "");
+  const n = s.restore_points || 0;
+  $("#needs-you").hidden = !(n > 0);
+  $("#needs-text").textContent = n + " restore point(s) — rewind now that the run is stopped";
+  $("#cp-disabled").hidden = !active;
+  const table = $("#checkpoints");
+  table.classList.toggle("off", active);
+  let note = "";
+  if (!s.checkpoints_enabled) note = "Checkpoints are off (git config autodev.checkpoints false); there is nothing to list.";
+  else if (s.journal_missing && s.rebuildable > 0) note = "No checkpoints.json, but history holds " + s.rebuildable + " autodev checkpoint(s): git autodev restore --rebuild rebuilds the journal.";
+  else if (cp.body.length === 0) note = "No checkpoints yet.";
+  $("#cp-note").hidden = note === "";
+  $("#cp-note").textContent = note;
+  // Rows are cloned from one template and clicks are handled on the table
+  // body: ten thousand rows stay quick to build.
+  const frag = document.createDocumentFragment();
+  const tpl = el("tr", null, el("td", { class: "id" }), el("td", { class: "mark" }), el("td"), el("td"),
+    el("td", { class: "sha" }), el("td"), el("td"), el("td", { class: "head" }));
+  tpl.setAttribute("aria-disabled", active ? "true" : "false");
+  tpl.title = active ? "only while the run is stopped" : "Restore to this checkpoint";
+  const now = Date.now();
+  state.checkpoints = new Map();
+  for (const e of cp.body) {
+    const tr = tpl.cloneNode(true);
+    tr.dataset.id = e.id;
+    const c = tr.cells;
+    c[0].textContent = e.id;
+    c[1].textContent = mark(e.type);
+    c[2].textContent = e.label;
+    c[3].textContent = orDash(e.task);
+    c[4].textContent = short(e.commit);
+    c[5].textContent = orDash(e.mode);
+    c[6].textContent = ago(e.time, now);
+    if (e.head) c[7].textContent = "← HEAD";
+    state.checkpoints.set(e.id, e);
+    frag.append(tr);
+  }
+  body.replaceChildren(frag);
+}
+
+async function restore(e) {
+  if (state.busy) return;
+  const box = $("#restore-result");
+  if (state.status && state.status.active) {
+    box.hidden = false;
+    box.className = "result bad";
+    box.textContent = "Restore: only while the run is stopped";
+    return;
+  }
+  state.busy = true;
+  const r = await api("POST", "/api/autodev/restore/" + encodeURIComponent(e.id));
+  state.busy = false;
+  box.hidden = false;
+  if (r.ok) {
+    const o = r.body;
+    const t = o.restored;
+    box.className = "result";
+    if (o.unchanged) box.textContent = "Already at \"" + t.label + "\" (" + short(t.commit) + "); nothing to restore.";
+    else if (o.parked_branch) box.textContent = "Restored to \"" + t.label + "\" (" + short(t.commit) + "); saved on " + o.parked_branch + ".";
+    else box.textContent = "Restored to \"" + t.label + "\" (" + short(t.commit) + ").";
+  } else {
+    const doc = r.body || {};
+    let reason = (doc.reasons && doc.reasons.length) ? doc.reasons.join("; ") : (doc.error || "the server did not answer");
+    reason = reason.replace(/^Restore failed: /, "");
+    box.className = "result bad";
+    box.textContent = "Restore: " + reason;
+  }
+  await loadCheckpoints();
+}
+
+// New run: the commands of git config autodev.command.<name>. The page
+// sends a name, never a command.
+async function loadCommands() {
+  const r = await api("GET", "/api/autodev/commands");
+  const panel = $("#newrun");
+  if (!r.ok || !r.body.commands.length) { panel.hidden = true; return; }
+  panel.hidden = false;
+  const active = !!(state.status && state.status.active);
+  const off = active || !r.body.execution;
+  const title = !r.body.execution ? "the dashboard was started with --no-execution" : active ? "only while the run is stopped" : "";
+  $("#newrun-buttons").replaceChildren(...r.body.commands.map((c) =>
+    el("button", { "data-name": c.name, text: c.name, title: title || c.command, disabled: off, onclick: () => newRun(c.name) })));
+}
+
+async function newRun(name) {
+  const r = await api("POST", "/api/autodev/run/" + encodeURIComponent(name));
+  const p = $("#newrun-result");
+  p.hidden = false;
+  if (r.ok) { p.className = "result"; p.textContent = "Started " + name + ": " + r.body.command + (r.body.ended ? " (already ended)" : ""); }
+  else { p.replaceWith(Object.assign(errorBox(r.body), { id: "newrun-result" })); }
+  await loadCheckpoints();
+}
+
+// ---- live updates ----
+let pending = null;
+function connect() {
+  const es = new EventSource("/api/events");
+  es.addEventListener("hello", () => { $("#live").textContent = "live"; $("#live").classList.add("on"); });
+  es.addEventListener("change", () => {
+    if (pending) return;
+    pending = setTimeout(() => { pending = null; refresh(); }, 50);
+  });
+  es.onerror = () => { $("#live").textContent = "reconnecting…"; $("#live").classList.remove("on"); };
+}
+
+$("#checkpoints tbody").addEventListener("click", (ev) => {
+  const tr = ev.target.closest("tr");
+  const e = tr && state.checkpoints && state.checkpoints.get(tr.dataset.id);
+  if (e) restore(e);
+});
+$("#tasks tbody").addEventListener("click", (ev) => {
+  const tr = ev.target.closest("tr");
+  if (tr && tr.dataset.id) selectTask(tr.dataset.id);
+});
+window.addEventListener("hashchange", showPage);
+showPage();
+connect();

@@ -1,0 +1,262 @@
+package dashboard_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
+	"github.com/nudgethis/git-nudge/internal/testutil"
+)
+
+// ScreenshotsVar names a folder: when set, the browser test saves its
+// screenshots there (docs/ holds the ones the README shows).
+const ScreenshotsVar = "NUDGE_DASHBOARD_SCREENSHOTS"
+
+// findBrowser returns a Chromium or Chrome to drive. Without one the test
+// skips, except under CI=true, where it fails: CI installs chromium.
+func findBrowser(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no Chromium found (chromium, chromium-browser, google-chrome): CI must install it (apt-get install -y chromium)")
+	}
+	t.Skip("no Chromium found: install it (apt-get install -y chromium) to run the browser test")
+	return ""
+}
+
+// browser starts headless Chromium and watches the page's console: an
+// uncaught JavaScript exception or a content security policy violation
+// fails the test.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := findBrowser(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1360, 820),
+		chromedp.UserDataDir(t.TempDir()))
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run its sandbox as root
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	// Start the browser first (one allocation), then watch its console.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		cancel()
+		cancelAlloc()
+		t.Fatalf("starting %s: %v", path, err)
+	}
+	var mu sync.Mutex
+	var problems []string
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.IsException() || strings.Contains(m.Text, "Content Security Policy") {
+				mu.Lock()
+				problems = append(problems, m.String())
+				mu.Unlock()
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, p := range problems {
+			t.Errorf("browser console: %s", p)
+		}
+	})
+	return ctx
+}
+
+// waitFor waits (in the browser, on DOM state) until the JavaScript
+// expression is true.
+func waitFor(t *testing.T, ctx context.Context, what, expr string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText"))
+		t.Fatalf("waiting for %s (%s): %v\npage:\n%s", what, expr, err, text)
+	}
+}
+
+// click clicks the element sel matches. A live update may replace the
+// element between finding it and clicking it ("Could not find node"):
+// then it is found again, a few times at most.
+func click(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	var err error
+	for range 5 {
+		if err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err == nil || !strings.Contains(err.Error(), "Could not find node") {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("clicking %s: %v", sel, err)
+	}
+}
+
+func navigate(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := os.Getenv(ScreenshotsVar)
+	if dir == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func textOf(sel string) string {
+	return fmt.Sprintf("((document.querySelector(%s)||{}).textContent||'')", strconv.Quote(sel))
+}
+
+func TestBrowser(t *testing.T) {
+	ctx := browser(t)
+	dir := workspace(t)
+	testutil.WriteFile(t, dir, "b.txt", "b\n")
+	autodev(t, dir, "checkpoint", "-m", "add b", "--task", "T-12", "--mode", "auto")
+	testutil.WriteFile(t, dir, "b.txt", "b, second take\n")
+	autodev(t, dir, "checkpoint", "-m", "rework b", "--task", "T-13", "--mode", "auto")
+	testutil.Git(t, dir, "config", "autodev.command.tests", "go test ./...")
+	h := serve(t, dir)
+
+	// Tasks: open the page, see the task and its diff.
+	if err := chromedp.Do(ctx, chromedp.Navigate(h.srv.URL("tasks"))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "task t1 in the list", `document.querySelector('#tasks tbody tr[data-id="t1"]') !== null`)
+	click(t, ctx, `#tasks tbody tr[data-id="t1"]`)
+	waitFor(t, ctx, "t1's diff", textOf("#diff")+`.includes("+new")`)
+	waitFor(t, ctx, "the Apply button enabled", `!document.querySelector('#btn-apply').disabled && document.querySelector('#btn-undo').disabled`)
+	waitFor(t, ctx, "live updates", textOf("#live")+` === "live"`)
+	screenshot(t, ctx, "dashboard-tasks.png")
+
+	// Apply: the file changes and the task is applied.
+	click(t, ctx, "#btn-apply")
+	waitFor(t, ctx, "the apply's result", textOf("#action-result")+`.startsWith("Applied t1: 1 file changed")`)
+	waitFor(t, ctx, "t1 applied in the list", `document.querySelector('#tasks tbody tr[data-id="t1"] .state.applied') !== null`)
+	if got := readFile(t, dir, "a.txt"); got != "new\n" {
+		t.Fatalf("a.txt after Apply: %q", got)
+	}
+	waitFor(t, ctx, "Undo enabled, Apply not", `document.querySelector('#btn-apply').disabled && !document.querySelector('#btn-undo').disabled`)
+
+	waitFor(t, ctx, "Drop disabled for an applied task", `document.querySelector('#btn-drop').disabled`)
+
+	// Undo, then a refusal: a.txt edited since the snapshot. The page
+	// shows the command line's message and every reason, verbatim.
+	waitFor(t, ctx, "Undo enabled", `!document.querySelector('#btn-undo').disabled`)
+	click(t, ctx, "#btn-undo")
+	waitFor(t, ctx, "the undo's result", textOf("#action-result")+`.startsWith("Undid t1")`)
+	if got := readFile(t, dir, "a.txt"); got != "old\n" {
+		shown, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText"))
+		t.Fatalf("a.txt after Undo: %q\n%s", got, shown)
+	}
+	testutil.WriteFile(t, dir, "a.txt", "my own edit\n")
+	waitFor(t, ctx, "Apply enabled again", `!document.querySelector('#btn-apply').disabled`)
+	click(t, ctx, "#btn-apply")
+	waitFor(t, ctx, "the refusal", `document.querySelector('#action-result.bad li') !== null`)
+	cliOut, _ := run(t, nudgecmd.Main, dir, "apply", "t1", "--json")
+	var doc cli.ErrorDocument
+	if err := json.Unmarshal([]byte(cliOut), &doc); err != nil || len(doc.Reasons) == 0 {
+		t.Fatalf("command line refusal: %v %s", err, cliOut)
+	}
+	shown, err := chromedp.Run(ctx, chromedp.Evaluate[string](textOf("#action-result")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range append([]string{doc.Error}, doc.Reasons...) {
+		if !strings.Contains(shown, want) {
+			t.Fatalf("the page's refusal %q lacks %q", shown, want)
+		}
+	}
+	if got := readFile(t, dir, "a.txt"); got != "my own edit\n" {
+		t.Fatalf("a refused apply changed a.txt: %q", got)
+	}
+	testutil.WriteFile(t, dir, "a.txt", "old\n")
+
+	// A change from the command line shows without reload.
+	nudge(t, dir, "snapshot", "-m", "made on the command line")
+	waitFor(t, ctx, "t2 from the command line", `document.querySelector('#tasks tbody tr[data-id="t2"]') !== null`)
+
+	// Checkpoints: the list, Needs you, click a row to restore.
+	click(t, ctx, "#nav-checkpoints")
+	waitFor(t, ctx, "the checkpoint list", `document.querySelectorAll('#checkpoints tbody tr').length === 2`)
+	waitFor(t, ctx, "Needs you", `!document.querySelector('#needs-you').hidden && `+textOf("#needs-text")+` === "2 restore point(s) — rewind now that the run is stopped"`)
+	waitFor(t, ctx, "HEAD mark on c2", textOf(`#checkpoints tbody tr[data-id="c2"]`)+`.includes("← HEAD")`)
+	click(t, ctx, `#checkpoints tbody tr[data-id="c1"]`)
+	waitFor(t, ctx, "the restore's result", textOf("#restore-result")+`.startsWith('Restored to "thread — add b"')`)
+	if got := readFile(t, dir, "b.txt"); got != "b\n" {
+		t.Fatalf("b.txt after restoring c1: %q", got)
+	}
+	waitFor(t, ctx, "the pre-restore entry", `document.querySelectorAll('#checkpoints tbody tr').length === 3`)
+	waitFor(t, ctx, "New run offered", `document.querySelector('#newrun-buttons button[data-name="tests"]') !== null`)
+	screenshot(t, ctx, "dashboard-checkpoints.png")
+
+	// A run starts: the list is disabled, and a click restores nothing.
+	runner := gitNudge(t, dir, "run", "--mode", "auto", "--", "sh", "-c", "echo started; read line")
+	runner.Env = append(runner.Env, helperEnv+"=git-autodev")
+	stdin, err := runner.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := runner.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := runner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = stdin.Close(); _ = runner.Wait() }()
+	buf := make([]byte, 8)
+	if _, err := out.Read(buf); err != nil {
+		t.Fatalf("the run did not start: %v", err)
+	}
+	waitFor(t, ctx, "the list disabled during the run", `!document.querySelector('#cp-disabled').hidden && document.querySelector('#checkpoints').classList.contains('off')`)
+	waitFor(t, ctx, "the run's notice", textOf("#cp-disabled")+`.includes("only while the run is stopped")`)
+	waitFor(t, ctx, "New run disabled during the run", `document.querySelector('#newrun-buttons button[data-name="tests"]').disabled`)
+	waitFor(t, ctx, "Needs you hidden during the run", `document.querySelector('#needs-you').hidden`)
+	click(t, ctx, `#checkpoints tbody tr[data-id="c2"]`)
+	waitFor(t, ctx, "the refusal", textOf("#restore-result")+` === "Restore: only while the run is stopped"`)
+	screenshot(t, ctx, "dashboard-run-active.png")
+	if got := readFile(t, dir, "b.txt"); got != "b\n" {
+		t.Fatalf("b.txt changed during a run: %q", got)
+	}
+	_, _ = stdin.Write([]byte("stop\n"))
+	_ = stdin.Close()
+	if err := runner.Wait(); err != nil {
+		t.Fatalf("the run: %v", err)
+	}
+	waitFor(t, ctx, "the list enabled after the run", `document.querySelector('#cp-disabled').hidden && !document.querySelector('#checkpoints').classList.contains('off')`)
+	waitFor(t, ctx, "New run enabled after the run", `!document.querySelector('#newrun-buttons button[data-name="tests"]').disabled`)
+
+	click(t, ctx, "#nav-operations")
+	waitFor(t, ctx, "the operations page", textOf("#ops-text")+`.includes("not available")`)
+}

@@ -1,0 +1,123 @@
+package dashboard
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// LockName is the file, in .nudgethis, that one running dashboard per
+// workspace holds (flock: the kernel lets go of it when the process dies,
+// so a crash leaves nothing to clean up).
+const LockName = "server.lock"
+
+// Running is what a running dashboard writes into its server.lock.
+type Running struct {
+	PID  int    `json:"pid"`
+	Port int    `json:"port"`
+	URL  string `json:"url"`
+}
+
+// serverLock is a held server.lock.
+type serverLock struct {
+	f    *flock.Flock
+	path string
+}
+
+// acquire takes server.lock in nudgeDir without waiting. When another
+// live process holds it, it returns that server's record (nil lock).
+func acquire(nudgeDir string) (*serverLock, *Running, error) {
+	path := filepath.Join(nudgeDir, LockName)
+	f := flock.New(path, flock.SetPermissions(0o600))
+	ok, err := f.TryLock()
+	if err != nil {
+		return nil, nil, fmt.Errorf("locking %s: %w", path, err)
+	}
+	if ok {
+		return &serverLock{f: f, path: path}, nil, nil
+	}
+	run, err := readRunning(path)
+	return nil, run, err
+}
+
+// readRunning reads the record of the server holding the lock at path. A
+// server that has just taken the lock may not have written it yet: give it
+// a moment.
+func readRunning(path string) (*Running, error) {
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		var r Running
+		b, err := os.ReadFile(path)
+		if err == nil && json.Unmarshal(b, &r) == nil && r.PID > 0 && r.URL != "" {
+			return &r, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("a dashboard holds %s but has not said where it listens; try again in a moment", path)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// write records where this server listens. The file is readable by its
+// owner only: the address carries the token.
+func (l *serverLock) write(r Running) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(l.path, append(b, '\n'), 0o600)
+}
+
+// release empties the record and lets go of the lock.
+func (l *serverLock) release() {
+	_ = os.Truncate(l.path, 0)
+	_ = l.f.Unlock()
+}
+
+// Find returns the dashboard running for the workspace whose .nudgethis is
+// nudgeDir, or nil when none is (a server.lock no live process holds is
+// left over from a crash and means nothing).
+func Find(nudgeDir string) (*Running, error) {
+	path := filepath.Join(nudgeDir, LockName)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	f := flock.New(path)
+	ok, err := f.TryRLock()
+	if err != nil {
+		return nil, err
+	}
+	if ok {
+		_ = f.Unlock()
+		return nil, nil
+	}
+	return readRunning(path)
+}
+
+// Stop asks the dashboard running for the workspace to shut down (SIGTERM)
+// and waits until it has let go of server.lock. It returns the stopped
+// server's record, or nil when none was running.
+func Stop(nudgeDir string, wait time.Duration) (*Running, error) {
+	run, err := Find(nudgeDir)
+	if err != nil || run == nil {
+		return run, err
+	}
+	if err := syscall.Kill(run.PID, syscall.SIGTERM); err != nil {
+		return run, fmt.Errorf("stopping the dashboard (pid %d): %w", run.PID, err)
+	}
+	deadline := time.Now().Add(wait)
+	for time.Now().Before(deadline) {
+		still, err := Find(nudgeDir)
+		if err == nil && still == nil {
+			return run, nil
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return run, fmt.Errorf("the dashboard (pid %d) was asked to stop but still runs after %s", run.PID, wait)
+}

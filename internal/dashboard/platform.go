@@ -1,0 +1,5 @@
+package dashboard
+
+import "runtime"
+
+func isDarwin() bool { return runtime.GOOS == "darwin" }

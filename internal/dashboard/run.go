@@ -1,0 +1,105 @@
+package dashboard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/proc"
+)
+
+// ServeOptions say how Serve starts the server.
+type ServeOptions struct {
+	Port   int    // 0: any free port
+	Page   string // "tasks" or "checkpoints": the page the address opens
+	Open   bool   // open a browser on the address
+	Stdout io.Writer
+	Stderr io.Writer
+	// Ready, when set, is called once the server answers (tests use it).
+	Ready func(*Server)
+}
+
+// Serve runs the dashboard of the workspace containing opts.Dir until ctx
+// is done (Ctrl-C, SIGTERM, git nudge dashboard --stop). When a dashboard
+// already runs for the workspace, it prints that one's address and
+// returns.
+func Serve(ctx context.Context, opts Options, so ServeOptions) error {
+	ws, err := nudge.Open(ctx, opts.Dir, opts.Now)
+	if err != nil {
+		return err
+	}
+	lock, other, err := acquire(ws.Dir)
+	if err != nil {
+		return err
+	}
+	if lock == nil {
+		fmt.Fprintf(so.Stdout, "Dashboard: %s\n", pageURL(other.URL, so.Page))
+		fmt.Fprintf(so.Stderr, "A dashboard already runs for this workspace (pid %d); git nudge dashboard --stop stops it.\n", other.PID)
+		return nil
+	}
+	defer lock.release()
+	opts.Dir = ws.Repo.WorkTree
+	s, err := New(ctx, opts)
+	if err != nil {
+		return err
+	}
+	l, err := s.Listen(so.Port)
+	if err != nil {
+		return fmt.Errorf("listening on 127.0.0.1:%d: %w (--port picks another port; 0 picks a free one)", so.Port, err)
+	}
+	base := s.URL("")
+	if err := lock.write(Running{PID: os.Getpid(), Port: s.port, URL: base}); err != nil {
+		l.Close()
+		return err
+	}
+	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(l) }()
+	addr := s.URL(so.Page)
+	fmt.Fprintf(so.Stdout, "Dashboard: %s\n", addr)
+	if so.Open && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" && !isDarwin() {
+		fmt.Fprintf(so.Stderr, "No display found, so no browser was opened: open the address above.\n")
+	} else if so.Open && !proc.OpenURL(addr) {
+		fmt.Fprintf(so.Stderr, "Could not open a browser: open the address above.\n")
+	}
+	if so.Ready != nil {
+		so.Ready(s)
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		s.Close()
+		return err
+	}
+	// Orderly shutdown: end the event streams (Shutdown would wait for
+	// them), let requests in flight finish, then let go of server.lock.
+	s.Close()
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	if err := <-served; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	fmt.Fprintf(so.Stderr, "Dashboard stopped.\n")
+	return nil
+}
+
+// pageURL is the running server's address (base carries the token) for
+// page.
+func pageURL(base, page string) string {
+	u, err := url.Parse(base)
+	if err != nil || page == "" || page == "tasks" {
+		return base
+	}
+	q := u.Query()
+	u.RawQuery = "page=" + url.QueryEscape(page) + "&token=" + url.QueryEscape(q.Get("token"))
+	return u.String()
+}

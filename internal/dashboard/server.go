@@ -1,0 +1,490 @@
+// Package dashboard is the local web page of git nudge and git autodev
+// (SPEC 6): a small net/http server on 127.0.0.1 that shows the tasks and
+// checkpoints of one workspace and runs the same workflows as the command
+// line (internal/nudge and internal/autodev) when a button is clicked.
+//
+// Security: a random token per start (cookie or Bearer header), a Host
+// check against DNS rebinding, changes only by POST behind Go's
+// cross-origin protection, and a strict content security policy.
+package dashboard
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/subtle"
+	"embed"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/autodev"
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Shapes turn autodev's results into the documents `git autodev ... --json`
+// prints, so that the API answers with the same JSON as the command line.
+// The command layer provides them.
+type Shapes struct {
+	List    func(*autodev.Listing) any
+	Status  func(autodev.Report) any
+	Restore func(autodev.RestoreResult) any
+}
+
+// Options configure a Server.
+type Options struct {
+	Dir    string           // a directory inside the workspace
+	Now    func() time.Time // clock (nil: time.Now)
+	Shapes Shapes
+	// Token is the secret a client must present; empty makes a fresh one.
+	Token string
+	// NoExecution refuses to start runs from the page (--no-execution).
+	NoExecution bool
+	// Poll is how often the journals are looked at for /api/events
+	// (default 300ms).
+	Poll time.Duration
+}
+
+// Server is one workspace's dashboard.
+type Server struct {
+	opts    Options
+	token   string
+	port    int // set by Listen; the Host check needs it
+	handler http.Handler
+
+	mu      sync.Mutex
+	closing chan struct{} // closed by Close: ends the event streams
+	closed  bool
+	runs    []*started      // runs the page started
+	ctx     context.Context // for the runs the page starts; cancelled by Close
+	cancel  context.CancelFunc
+
+	nudgeDir, autodevDir string // watched for changes
+}
+
+// CookieName is the name of the token cookie for a server on port.
+// Cookies do not tell ports apart, so the port is part of the name.
+func CookieName(port int) string { return "nudge_dashboard_" + strconv.Itoa(port) }
+
+// New prepares a server for the workspace containing opts.Dir.
+func New(ctx context.Context, opts Options) (*Server, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Poll <= 0 {
+		opts.Poll = 300 * time.Millisecond
+	}
+	ws, err := nudge.OpenReadOnly(ctx, opts.Dir, opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	opts.Dir = ws.Repo.WorkTree
+	s := &Server{opts: opts, token: opts.Token, closing: make(chan struct{})}
+	// Runs the page starts outlive their request, not the server.
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	s.nudgeDir = ws.Dir
+	s.autodevDir = ws.Repo.WorkTree + "/.autodev"
+	if s.token == "" {
+		b := make([]byte, 32)
+		if _, err := rand.Read(b); err != nil {
+			return nil, err
+		}
+		s.token = hex.EncodeToString(b)
+	}
+	s.handler = s.routes()
+	return s, nil
+}
+
+// Token is the server's secret.
+func (s *Server) Token() string { return s.token }
+
+// WorkTree is the top level of the workspace served.
+func (s *Server) WorkTree() string { return s.opts.Dir }
+
+// SetPort tells the server the port it answers on (the Host check accepts
+// only 127.0.0.1, localhost and [::1] with that port).
+func (s *Server) SetPort(port int) { s.port = port }
+
+// URL is the address to open: it carries the token once, which the page
+// exchanges for a cookie.
+func (s *Server) URL(page string) string {
+	u := "http://127.0.0.1:" + strconv.Itoa(s.port) + "/"
+	if page != "" && page != "tasks" {
+		u += "?page=" + page + "&token=" + s.token
+		return u
+	}
+	return u + "?token=" + s.token
+}
+
+// Handler is the whole server: security checks, then the routes.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Close stops the runs the page started (their process groups get
+// SIGTERM and are waited for) and ends the event streams, so that
+// http.Server.Shutdown does not wait for them.
+func (s *Server) Close() {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.closed = true
+	close(s.closing)
+	s.mu.Unlock()
+	s.stopRuns(10 * time.Second)
+	s.cancel()
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(assets, "assets")
+	files := http.FileServerFS(static)
+	mux.HandleFunc("GET /{$}", s.index)
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	mux.Handle("GET /assets/", http.StripPrefix("/assets/", files))
+
+	mux.HandleFunc("GET /api/nudge/tasks", s.listTasks)
+	mux.HandleFunc("GET /api/nudge/tasks/{id}", s.showTask)
+	mux.HandleFunc("GET /api/nudge/tasks/{id}/diff", s.diffTask)
+	mux.HandleFunc("GET /api/nudge/tasks/{id}/recover", s.recoverTask)
+	mux.HandleFunc("POST /api/nudge/tasks/{id}/{action}", s.taskAction)
+	mux.HandleFunc("GET /api/autodev/checkpoints", s.checkpoints)
+	mux.HandleFunc("GET /api/autodev/status", s.status)
+	mux.HandleFunc("POST /api/autodev/restore/{id}", s.restore)
+	mux.HandleFunc("GET /api/autodev/commands", s.listCommands)
+	mux.HandleFunc("POST /api/autodev/run/{name}", s.startRun)
+	mux.HandleFunc("GET /api/ops", s.ops)
+	mux.HandleFunc("POST /api/ops/{id}/undo", s.ops)
+	mux.HandleFunc("GET /api/events", s.events)
+
+	cop := http.NewCrossOriginProtection()
+	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusForbidden, errors.New("cross-origin request refused: changes come only from the dashboard page itself"), nil)
+	}))
+	return s.secure(cop.Handler(mux))
+}
+
+// secure is every request's gate: headers first, then the Host check
+// (403), then the token (401).
+func (s *Server) secure(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := w.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cache-Control", "no-store")
+		if !s.hostAllowed(r.Host) {
+			writeError(w, http.StatusForbidden, errors.New("this dashboard answers only to 127.0.0.1, localhost or [::1] with its own port"), nil)
+			return
+		}
+		if r.Method == http.MethodGet && r.URL.Path == "/" && r.URL.Query().Has("token") {
+			// First visit: swap the token in the address for a cookie, and
+			// drop it from the address bar and history.
+			if !s.tokenOK(r.URL.Query().Get("token")) {
+				writeError(w, http.StatusUnauthorized, errors.New("wrong or old token: use the address git nudge dashboard printed"), nil)
+				return
+			}
+			http.SetCookie(w, &http.Cookie{
+				Name: CookieName(s.port), Value: s.token, Path: "/",
+				HttpOnly: true, SameSite: http.SameSiteStrictMode,
+			})
+			target := "/"
+			if p := r.URL.Query().Get("page"); p == "checkpoints" || p == "operations" {
+				target += "#" + p
+			}
+			http.Redirect(w, r, target, http.StatusSeeOther)
+			return
+		}
+		if !s.authorized(r) {
+			writeError(w, http.StatusUnauthorized, errors.New("no valid token: open the address git nudge dashboard printed (it carries the token)"), nil)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) hostAllowed(host string) bool {
+	p := ":" + strconv.Itoa(s.port)
+	return host == "127.0.0.1"+p || host == "localhost"+p || host == "[::1]"+p
+}
+
+func (s *Server) tokenOK(t string) bool {
+	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
+}
+
+func (s *Server) authorized(r *http.Request) bool {
+	if a, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+		return s.tokenOK(strings.TrimSpace(a))
+	}
+	c, err := r.Cookie(CookieName(s.port))
+	return err == nil && s.tokenOK(c.Value)
+}
+
+func (s *Server) index(w http.ResponseWriter, r *http.Request) {
+	b, err := assets.ReadFile("assets/index.html")
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err, nil)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(b)
+}
+
+// writeJSON sends v as the command line's --json would print it.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		writeError(w, http.StatusInternalServerError, err, nil)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// writeError sends the error document of rule 1.14 ({"error","reasons",
+// "exit"}) with HTTP status code. A workflow's refusal is turned into the
+// command line's own first, so the reasons read the same.
+func writeError(w http.ResponseWriter, code int, err error, _ any) {
+	var re *nudge.RefusedError
+	if errors.As(err, &re) {
+		err = &cli.Refusal{What: re.What, Reasons: re.Reasons, Next: re.Next}
+	}
+	doc := cli.ErrorJSON(err, cli.ExitFailed)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(doc)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_, _ = w.Write(buf.Bytes())
+}
+
+// failed answers a workflow error: 404 for an unknown task, 409 for a
+// refusal or failure (exit status 1 on the command line).
+func failed(w http.ResponseWriter, err error) {
+	var unknown *nudge.UnknownTaskError
+	if errors.As(err, &unknown) {
+		writeError(w, http.StatusNotFound, err, nil)
+		return
+	}
+	writeError(w, http.StatusConflict, err, nil)
+}
+
+// ---- git nudge ----
+
+func (s *Server) readNudge(r *http.Request) (*nudge.Workspace, error) {
+	ws, err := nudge.OpenReadOnly(r.Context(), s.opts.Dir, s.opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	if err := ws.Settle(r.Context()); err != nil {
+		return nil, err
+	}
+	return ws, nil
+}
+
+func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.readNudge(r)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	tasks, err := ws.List()
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	if tasks == nil {
+		tasks = []*nudge.Task{}
+	}
+	writeJSON(w, http.StatusOK, tasks)
+}
+
+func (s *Server) showTask(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.readNudge(r)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	t, err := ws.Load(r.PathValue("id"))
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, t)
+}
+
+// DiffDocument is the answer of GET /api/nudge/tasks/{id}/diff: the
+// bounded patch (as git nudge diff prints it on a terminal, without
+// colour) and the notices diff writes to stderr.
+type DiffDocument struct {
+	ID      string `json:"id"`
+	Patch   string `json:"patch"`
+	Notices string `json:"notices"`
+}
+
+func (s *Server) diffTask(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.readNudge(r)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	id := r.PathValue("id")
+	var patch, notices bytes.Buffer
+	err = ws.Diff(r.Context(), id, &patch, nudge.DiffOptions{
+		Format: git.DiffPatch, Limit: nudge.DiffLimit, Notices: &notices,
+	})
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, DiffDocument{ID: id, Patch: patch.String(), Notices: notices.String()})
+}
+
+// recoverTask is git nudge recover's report. It changes no file of the
+// work tree; like the command, it takes the workspace lock, which turns an
+// interrupted apply into "Recovery required".
+func (s *Server) recoverTask(w http.ResponseWriter, r *http.Request) {
+	ws, err := nudge.OpenReadOnly(r.Context(), s.opts.Dir, s.opts.Now)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	rep, err := ws.Recover(r.Context(), r.PathValue("id"))
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
+	id, action := r.PathValue("id"), r.PathValue("action")
+	switch action {
+	case "apply", "undo", "save", "drop":
+	default:
+		writeError(w, http.StatusNotFound, errors.New("unknown action "+strconv.Quote(action)+": apply, undo, save or drop"), nil)
+		return
+	}
+	ws, err := nudge.Open(r.Context(), s.opts.Dir, s.opts.Now)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	var out any
+	switch action {
+	case "apply":
+		out, err = ws.Apply(r.Context(), id)
+	case "undo":
+		out, err = ws.Undo(r.Context(), id)
+	case "save":
+		var rep *nudge.SaveReport
+		rep, err = ws.SaveVersion(r.Context(), nudge.SaveOptions{IDs: []string{id}})
+		out = rep
+	case "drop":
+		err = ws.Drop(r.Context(), id, false)
+		out = map[string]any{"id": id, "dropped": true}
+	}
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// ---- git autodev ----
+
+func (s *Server) autodev(r *http.Request) (*autodev.Workspace, error) {
+	return autodev.Open(r.Context(), s.opts.Dir, s.opts.Now)
+}
+
+func (s *Server) checkpoints(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.autodev(r)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	l, err := ws.List(r.Context())
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.opts.Shapes.List(l))
+}
+
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.autodev(r)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	rep, err := ws.Status(r.Context())
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.opts.Shapes.Status(rep))
+}
+
+func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.autodev(r)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	// Restore refuses itself while a run is active; the reason the page
+	// shows is the seed's "only while the run is stopped".
+	res, err := ws.Restore(r.Context(), r.PathValue("id"))
+	var ra *autodev.RunActiveError
+	if errors.As(err, &ra) {
+		writeError(w, http.StatusConflict, &cli.Refusal{What: err.Error(), Reasons: []string{"only while the run is stopped"}}, nil)
+		return
+	}
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.opts.Shapes.Restore(res))
+}
+
+// ---- operations ----
+
+// ErrNoOpLog is the answer of the operations API until the operation log
+// (SPEC 5) exists.
+var ErrNoOpLog = errors.New("the operation log is not available in this version yet")
+
+func (s *Server) ops(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotImplemented, ErrNoOpLog, nil)
+}
+
+// ---- listening ----
+
+// Listen opens a listener on 127.0.0.1:port (0: any free port) and tells
+// the server its port.
+func (s *Server) Listen(port int) (net.Listener, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return nil, err
+	}
+	s.SetPort(l.Addr().(*net.TCPAddr).Port)
+	return l, nil
+}
+
+// Port is the port the server answers on.
+func (s *Server) Port() int { return s.port }

@@ -1,0 +1,446 @@
+package dashboard_test
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
+	"github.com/nudgethis/git-nudge/internal/dashboard"
+	"github.com/nudgethis/git-nudge/internal/testutil"
+)
+
+// Every route of the API (SPEC 6), GETs and POSTs.
+var getRoutes = []string{
+	"/", "/assets/app.js", "/assets/style.css",
+	"/api/nudge/tasks", "/api/nudge/tasks/t1", "/api/nudge/tasks/t1/diff",
+	"/api/autodev/checkpoints", "/api/autodev/status", "/api/ops",
+}
+var postRoutes = []string{
+	"/api/nudge/tasks/t1/apply", "/api/nudge/tasks/t1/undo", "/api/nudge/tasks/t1/save",
+	"/api/nudge/tasks/t1/drop", "/api/autodev/restore/c1", "/api/ops/o1/undo",
+}
+
+func TestNoTokenIs401(t *testing.T) {
+	h := serve(t, workspace(t))
+	for _, p := range append(append([]string{"/api/events"}, getRoutes...), postRoutes...) {
+		method := http.MethodGet
+		if strings.HasPrefix(p, "/api/") && (strings.HasSuffix(p, "/apply") || strings.HasSuffix(p, "/undo") ||
+			strings.HasSuffix(p, "/save") || strings.HasSuffix(p, "/drop") || strings.Contains(p, "/restore/")) {
+			method = http.MethodPost
+		}
+		if code, _, body := h.do(method, p, false, nil); code != http.StatusUnauthorized {
+			t.Errorf("%s %s without token: %d, want 401\n%s", method, p, code, body)
+		}
+		code, _, _ := h.do(method, p, false, map[string]string{"Authorization": "Bearer " + strings.Repeat("0", 64)})
+		if code != http.StatusUnauthorized {
+			t.Errorf("%s %s with a wrong token: %d, want 401", method, p, code)
+		}
+	}
+	if code, _, _ := h.do("GET", "/?token=nope", false, nil); code != http.StatusUnauthorized {
+		t.Errorf("wrong token in the address: %d, want 401", code)
+	}
+	if got := readFile(t, h.dir, "a.txt"); got != "old\n" {
+		t.Fatalf("a request without token changed a.txt: %q", got)
+	}
+}
+
+func TestTokenBecomesStrictCookie(t *testing.T) {
+	h := serve(t, workspace(t))
+	code, hdr, _ := h.do("GET", "/?token="+h.srv.Token(), false, nil)
+	if code != http.StatusSeeOther || hdr.Get("Location") != "/" {
+		t.Fatalf("first visit: %d to %q, want 303 to /", code, hdr.Get("Location"))
+	}
+	resp := http.Response{Header: hdr}
+	var c *http.Cookie
+	for _, k := range resp.Cookies() {
+		if k.Name == dashboard.CookieName(h.srv.Port()) {
+			c = k
+		}
+	}
+	if c == nil || c.Value != h.srv.Token() || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
+		t.Fatalf("cookie: %+v (Set-Cookie %q)", c, hdr.Values("Set-Cookie"))
+	}
+	code, hdr, body := h.do("GET", "/", false, map[string]string{"Cookie": c.Name + "=" + c.Value})
+	if code != http.StatusOK || !strings.Contains(string(body), "/assets/app.js") {
+		t.Fatalf("page with the cookie: %d\n%s", code, body)
+	}
+	csp := hdr.Get("Content-Security-Policy")
+	if !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") {
+		t.Errorf("CSP %q", csp)
+	}
+	if hdr.Get("Cache-Control") != "no-store" || hdr.Get("X-Frame-Options") != "DENY" {
+		t.Errorf("headers: Cache-Control %q, X-Frame-Options %q", hdr.Get("Cache-Control"), hdr.Get("X-Frame-Options"))
+	}
+	// The checkpoints page of git autodev dashboard.
+	code, hdr, _ = h.do("GET", "/?page=checkpoints&token="+h.srv.Token(), false, nil)
+	if code != http.StatusSeeOther || hdr.Get("Location") != "/#checkpoints" {
+		t.Fatalf("checkpoints address: %d to %q", code, hdr.Get("Location"))
+	}
+}
+
+func TestForeignHostIs403(t *testing.T) {
+	h := serve(t, workspace(t))
+	port := fmt.Sprint(h.srv.Port())
+	for _, host := range []string{"evil.example:" + port, "evil.example", "127.0.0.1:1", "localhost", "127.0.0.1.nip.io:" + port} {
+		for _, p := range []string{"/", "/api/nudge/tasks", "/?token=" + h.srv.Token()} {
+			if code, _, _ := h.do("GET", p, true, map[string]string{"Host": host}); code != http.StatusForbidden {
+				t.Errorf("Host %q %s: %d, want 403", host, p, code)
+			}
+		}
+		if code, _, _ := h.do("POST", "/api/nudge/tasks/t1/apply", true, map[string]string{"Host": host}); code != http.StatusForbidden {
+			t.Errorf("Host %q apply: %d, want 403", host, code)
+		}
+	}
+	for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port, "[::1]:" + port} {
+		if code, _, _ := h.do("GET", "/api/nudge/tasks", true, map[string]string{"Host": host}); code != http.StatusOK {
+			t.Errorf("Host %q: %d, want 200", host, code)
+		}
+	}
+	if got := readFile(t, h.dir, "a.txt"); got != "old\n" {
+		t.Fatalf("a refused apply changed a.txt: %q", got)
+	}
+}
+
+func TestCrossOriginPostIsRefused(t *testing.T) {
+	h := serve(t, workspace(t))
+	for _, hdr := range []map[string]string{
+		{"Sec-Fetch-Site": "cross-site"},
+		{"Origin": "http://evil.example"},
+		{"Sec-Fetch-Site": "same-site", "Origin": "http://localhost:1"},
+	} {
+		code, _, body := h.do("POST", "/api/nudge/tasks/t1/apply", true, hdr)
+		if code != http.StatusForbidden {
+			t.Errorf("cross-origin apply %v: %d, want 403\n%s", hdr, code, body)
+		}
+		errorDoc(t, body)
+	}
+	if got := readFile(t, h.dir, "a.txt"); got != "old\n" {
+		t.Fatalf("a cross-origin apply changed a.txt: %q", got)
+	}
+	// The page's own requests pass.
+	code, _, body := h.do("POST", "/api/nudge/tasks/t1/apply", true, map[string]string{"Sec-Fetch-Site": "same-origin", "Origin": h.url})
+	if code != http.StatusOK {
+		t.Fatalf("same-origin apply: %d\n%s", code, body)
+	}
+}
+
+func TestChangesOnlyByPost(t *testing.T) {
+	h := serve(t, workspace(t))
+	for _, p := range postRoutes {
+		if code, _, _ := h.do("GET", p, true, nil); code != http.StatusMethodNotAllowed && code != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 405", p, code)
+		}
+	}
+	for _, p := range []string{"/api/nudge/tasks/t1", "/api/autodev/status"} {
+		if code, _, _ := h.do("POST", p, true, nil); code != http.StatusMethodNotAllowed {
+			t.Errorf("POST %s: %d, want 405", p, code)
+		}
+	}
+	if got := readFile(t, h.dir, "a.txt"); got != "old\n" {
+		t.Fatalf("a GET changed a.txt: %q", got)
+	}
+}
+
+// tree is every file under dir (work tree, .git, .nudgethis, .autodev)
+// with its mode, size, modification time and content hash, except the
+// lock notes that any command taking a lock rewrites (the command line's
+// list does it too).
+func tree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		if rel == filepath.Join(".nudgethis", "lock") || rel == filepath.Join(".autodev", "lock") || rel == filepath.Join(".git", "nudgethis-worktree.lock") {
+			return nil
+		}
+		fi, err := d.Info()
+		if err != nil {
+			return err
+		}
+		sum := ""
+		if fi.Mode().IsRegular() {
+			b, err := os.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			sum = fmt.Sprintf("%x", sha256.Sum256(b))
+		}
+		out[rel] = fmt.Sprintf("%v %d %d %s", fi.Mode(), fi.Size(), fi.ModTime().UnixNano(), sum)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestGetsChangeNothing(t *testing.T) {
+	dir := workspace(t)
+	testutil.WriteFile(t, dir, "b.txt", "b\n")
+	autodev(t, dir, "checkpoint", "-m", "add b")
+	testutil.WriteFile(t, dir, "c.txt", "uncommitted\n")
+	h := serve(t, dir)
+	before := tree(t, dir)
+	for _, p := range append(getRoutes, "/api/nudge/tasks/t9", "/api/nudge/tasks/t1/recover", "/nope") {
+		h.do("GET", p, true, nil)
+		h.do("HEAD", p, true, nil)
+	}
+	after := tree(t, dir)
+	var diff []string
+	for k, v := range before {
+		if after[k] != v {
+			diff = append(diff, k+": "+v+" -> "+after[k])
+		}
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			diff = append(diff, k+": created")
+		}
+	}
+	sort.Strings(diff)
+	if len(diff) > 0 {
+		t.Fatalf("GET requests changed files:\n%s", strings.Join(diff, "\n"))
+	}
+}
+
+func TestTaskActionsAndRefusals(t *testing.T) {
+	h := serve(t, workspace(t))
+	code, _, body := h.do("POST", "/api/nudge/tasks/t1/apply", true, nil)
+	if code != http.StatusOK {
+		t.Fatalf("apply: %d\n%s", code, body)
+	}
+	var out struct {
+		ID    string `json:"id"`
+		State string `json:"state"`
+		Files []struct{ Path, Status string }
+	}
+	if err := json.Unmarshal(body, &out); err != nil || out.ID != "t1" || out.State != "applied" || len(out.Files) != 1 || out.Files[0].Path != "a.txt" {
+		t.Fatalf("apply answered %s", body)
+	}
+	if got := readFile(t, h.dir, "a.txt"); got != "new\n" {
+		t.Fatalf("a.txt after apply: %q", got)
+	}
+	// Refusals: 409 with the command line's error document.
+	code, _, body = h.do("POST", "/api/nudge/tasks/t1/apply", true, nil)
+	doc := errorDoc(t, body)
+	_, cliCode := run(t, nudgecmd.Main, h.dir, "apply", "t1", "--json")
+	cliOut, _ := run(t, nudgecmd.Main, h.dir, "apply", "t1", "--json")
+	var cliDoc map[string]any
+	_ = json.Unmarshal([]byte(cliOut), &cliDoc)
+	if code != http.StatusConflict || doc.Exit != 1 || cliCode != 1 || doc.Error != cliDoc["error"] ||
+		!reflect.DeepEqual(anyStrings(doc.Reasons), cliDoc["reasons"]) {
+		t.Fatalf("second apply: %d %+v; command line: %v", code, doc, cliOut)
+	}
+	code, _, body = h.do("POST", "/api/nudge/tasks/t1/drop", true, nil)
+	if doc := errorDoc(t, body); code != http.StatusConflict || len(doc.Reasons) == 0 && doc.Error == "" {
+		t.Fatalf("drop of an applied task: %d %s", code, body)
+	}
+	code, _, body = h.do("POST", "/api/nudge/tasks/t1/undo", true, nil)
+	if code != http.StatusOK || readFile(t, h.dir, "a.txt") != "old\n" {
+		t.Fatalf("undo: %d %s; a.txt %q", code, body, readFile(t, h.dir, "a.txt"))
+	}
+	code, _, body = h.do("POST", "/api/nudge/tasks/t1/undo", true, nil)
+	if code != http.StatusConflict {
+		t.Fatalf("second undo: %d %s", code, body)
+	}
+	errorDoc(t, body)
+	// apply, save version.
+	if code, _, body = h.do("POST", "/api/nudge/tasks/t1/apply", true, nil); code != http.StatusOK {
+		t.Fatalf("apply again: %d %s", code, body)
+	}
+	code, _, body = h.do("POST", "/api/nudge/tasks/t1/save", true, nil)
+	var saved struct {
+		Commit string   `json:"commit"`
+		Tasks  []string `json:"tasks"`
+	}
+	if err := json.Unmarshal(body, &saved); code != http.StatusOK || err != nil || len(saved.Tasks) != 1 || saved.Commit == "" {
+		t.Fatalf("save: %d %s", code, body)
+	}
+	if head := testutil.Git(t, h.dir, "rev-parse", "HEAD"); head != saved.Commit {
+		t.Fatalf("HEAD %s, save said %s", head, saved.Commit)
+	}
+	// drop of a saved task is allowed.
+	code, _, body = h.do("POST", "/api/nudge/tasks/t1/drop", true, nil)
+	if code != http.StatusOK || strings.TrimSpace(string(body)) != `{"dropped":true,"id":"t1"}` {
+		t.Fatalf("drop: %d %s", code, body)
+	}
+	// Unknown task, unknown action.
+	if code, _, body = h.do("GET", "/api/nudge/tasks/t1", true, nil); code != http.StatusNotFound {
+		t.Fatalf("dropped task: %d %s", code, body)
+	}
+	errorDoc(t, body)
+	if code, _, body = h.do("POST", "/api/nudge/tasks/t1/explode", true, nil); code != http.StatusNotFound {
+		t.Fatalf("unknown action: %d %s", code, body)
+	}
+}
+
+func anyStrings(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}
+
+// sameJSON fails unless the API's answer equals what the command line
+// prints with --json.
+func sameJSON(t *testing.T, what string, api []byte, cliOut string) {
+	t.Helper()
+	var a, c any
+	if err := json.Unmarshal(api, &a); err != nil {
+		t.Fatalf("%s: API answer is not JSON: %v\n%s", what, err, api)
+	}
+	if err := json.Unmarshal([]byte(cliOut), &c); err != nil {
+		t.Fatalf("%s: command line output is not JSON: %v\n%s", what, err, cliOut)
+	}
+	if !reflect.DeepEqual(a, c) {
+		t.Fatalf("%s: API and --json differ\nAPI: %s\nCLI: %s", what, api, cliOut)
+	}
+}
+
+func TestShapesAreTheCommandLines(t *testing.T) {
+	dir := workspace(t)
+	testutil.WriteFile(t, dir, "b.txt", "b\n")
+	autodev(t, dir, "checkpoint", "-m", "add b")
+	h := serve(t, dir)
+	_, _, body := h.do("GET", "/api/nudge/tasks", true, nil)
+	sameJSON(t, "list", body, nudge(t, dir, "list", "--json"))
+	_, _, body = h.do("GET", "/api/nudge/tasks/t1", true, nil)
+	sameJSON(t, "show", body, nudge(t, dir, "show", "t1", "--json"))
+	_, _, body = h.do("GET", "/api/autodev/checkpoints", true, nil)
+	sameJSON(t, "restore list", body, autodev(t, dir, "restore", "--json"))
+	_, _, body = h.do("GET", "/api/autodev/status", true, nil)
+	sameJSON(t, "status", body, autodev(t, dir, "status", "--json"))
+	_, _, body = h.do("GET", "/api/nudge/tasks/t1/diff", true, nil)
+	var d dashboard.DiffDocument
+	if err := json.Unmarshal(body, &d); err != nil || !strings.Contains(d.Patch, "-old\n+new\n") {
+		t.Fatalf("diff: %s", body)
+	}
+}
+
+func TestRestore(t *testing.T) {
+	dir := workspace(t)
+	testutil.WriteFile(t, dir, "b.txt", "b\n")
+	autodev(t, dir, "checkpoint", "-m", "add b")
+	testutil.WriteFile(t, dir, "b.txt", "b2\n")
+	autodev(t, dir, "checkpoint", "-m", "change b")
+	testutil.WriteFile(t, dir, "b.txt", "scratch\n")
+	h := serve(t, dir)
+
+	// While a run holds run.lock: 409, nothing restored.
+	run := flock.New(filepath.Join(dir, ".autodev", "run.lock"))
+	if ok, err := run.TryLock(); !ok || err != nil {
+		t.Fatalf("holding run.lock: %v %v", ok, err)
+	}
+	code, _, body := h.do("POST", "/api/autodev/restore/c1", true, nil)
+	doc := errorDoc(t, body)
+	if code != http.StatusConflict || doc.Error != "Stop the run before restoring — restore resets the project tree." ||
+		len(doc.Reasons) != 1 || doc.Reasons[0] != "only while the run is stopped" {
+		t.Fatalf("restore during a run: %d %s", code, body)
+	}
+	if readFile(t, dir, "b.txt") != "scratch\n" {
+		t.Fatal("a refused restore changed b.txt")
+	}
+	_, _, body = h.do("GET", "/api/autodev/status", true, nil)
+	if !strings.Contains(string(body), `"active":true`) || !strings.Contains(string(body), `"restore_points":0`) {
+		t.Fatalf("status during a run: %s", body)
+	}
+	_ = run.Unlock()
+
+	code, _, body = h.do("POST", "/api/autodev/restore/c9", true, nil)
+	if doc := errorDoc(t, body); code != http.StatusConflict || !strings.HasPrefix(doc.Error, "Restore failed: unknown checkpoint: c9\n") {
+		t.Fatalf("unknown checkpoint: %d %s", code, body)
+	}
+	code, _, body = h.do("POST", "/api/autodev/restore/c1", true, nil)
+	var res struct {
+		Restored     struct{ Label string } `json:"restored"`
+		ParkedBranch *string                `json:"parked_branch"`
+	}
+	if err := json.Unmarshal(body, &res); code != http.StatusOK || err != nil || res.Restored.Label != "thread — add b" || res.ParkedBranch == nil {
+		t.Fatalf("restore c1: %d %s", code, body)
+	}
+	if readFile(t, dir, "b.txt") != "b\n" {
+		t.Fatalf("b.txt after restore: %q", readFile(t, dir, "b.txt"))
+	}
+	_, _, body = h.do("GET", "/api/autodev/status", true, nil)
+	if !strings.Contains(string(body), `"restore_points":3`) {
+		t.Fatalf("status after restore: %s", body)
+	}
+}
+
+func TestOperationsNotAvailableYet(t *testing.T) {
+	h := serve(t, workspace(t))
+	for _, r := range [][2]string{{"GET", "/api/ops"}, {"POST", "/api/ops/o1/undo"}} {
+		code, _, body := h.do(r[0], r[1], true, nil)
+		if doc := errorDoc(t, body); code != http.StatusNotImplemented || !strings.Contains(doc.Error, "not available") {
+			t.Fatalf("%s %s: %d %s", r[0], r[1], code, body)
+		}
+	}
+}
+
+// TestEvents: a change made from the command line reaches an open event
+// stream, and closing the server ends the stream (Shutdown would wait for
+// it otherwise).
+func TestEvents(t *testing.T) {
+	h := serve(t, workspace(t))
+	req, _ := http.NewRequest("GET", h.url+"/api/events", nil)
+	req.Header.Set("Authorization", "Bearer "+h.srv.Token())
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" {
+		t.Fatalf("events: %d %q", resp.StatusCode, ct)
+	}
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	wait := func(want string) {
+		t.Helper()
+		deadline := time.After(30 * time.Second)
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("stream ended before %q", want)
+				}
+				if l == want {
+					return
+				}
+			case <-deadline:
+				t.Fatalf("no %q on the event stream", want)
+			}
+		}
+	}
+	wait("event: hello")
+	nudge(t, h.dir, "snapshot", "-m", "second")
+	wait("event: change")
+	testutil.WriteFile(t, h.dir, "z.txt", "z\n")
+	autodev(t, h.dir, "checkpoint", "-m", "z")
+	wait("event: change")
+	h.srv.Close()
+	for range lines {
+	}
+}
