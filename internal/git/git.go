@@ -129,10 +129,62 @@ type cmd struct {
 	stdout io.Writer // when nil, output is captured and returned
 	stderr io.Writer // when nil, stderr is captured for the error
 	dir    string
+	// fsmonitor lets this child use core.fsmonitor as configured (the
+	// others run with it off).
+	fsmonitor bool
+}
+
+// withoutFSMonitorOff is args less globalArgs' "-c core.fsmonitor=false".
+func withoutFSMonitorOff(args []string) []string {
+	out := args[:0:0]
+	for i := 0; i < len(args); i++ {
+		if args[i] == "-c" && i+1 < len(args) && args[i+1] == "core.fsmonitor=false" && i < len(globalArgs) {
+			i++
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// ErrEnough, returned by a stdout writer, says that it wants no more
+// output: the git child is stopped at once (not read to its end) and the
+// command returns no error.
+var ErrEnough = errors.New("enough output")
+
+// stopWriter passes output on until its writer returns ErrEnough, then
+// stops the child.
+type stopWriter struct {
+	w       io.Writer
+	stop    context.CancelFunc
+	stopped bool
+}
+
+func (s *stopWriter) Write(p []byte) (int, error) {
+	if s.stopped {
+		return 0, ErrEnough
+	}
+	n, err := s.w.Write(p)
+	if errors.Is(err, ErrEnough) {
+		s.stopped = true
+		s.stop()
+	}
+	return n, err
 }
 
 func (r *Repo) run(ctx context.Context, c cmd) ([]byte, error) {
+	var sw *stopWriter
+	if _, isFile := c.stdout.(*os.File); c.stdout != nil && !isFile {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		sw = &stopWriter{w: c.stdout, stop: cancel}
+		c.stdout = sw
+	}
 	args := append(append([]string{}, globalArgs...), c.args...)
+	if c.fsmonitor {
+		args = withoutFSMonitorOff(args)
+	}
 	x := exec.CommandContext(ctx, "git", args...)
 	x.Env = append(r.env(), c.env...)
 	x.Dir = r.WorkTree
@@ -155,6 +207,9 @@ func (r *Repo) run(ctx context.Context, c cmd) ([]byte, error) {
 		x.Stderr = &errb
 	}
 	err := x.Run()
+	if sw != nil && sw.stopped {
+		return out.Bytes(), nil // stopped on purpose: whatever it said after
+	}
 	if err != nil {
 		code := -1
 		var ee *exec.ExitError
