@@ -129,22 +129,20 @@ type cmd struct {
 	stdout io.Writer // when nil, output is captured and returned
 	stderr io.Writer // when nil, stderr is captured for the error
 	dir    string
-	// fsmonitor lets this child use core.fsmonitor as configured (the
-	// others run with it off).
-	fsmonitor bool
+	// fsmonitor, when set, is given to this child as core.fsmonitor
+	// instead of false (the others run with it off).
+	fsmonitor string
 }
 
-// withoutFSMonitorOff is args less globalArgs' "-c core.fsmonitor=false".
-func withoutFSMonitorOff(args []string) []string {
-	out := args[:0:0]
-	for i := 0; i < len(args); i++ {
-		if args[i] == "-c" && i+1 < len(args) && args[i+1] == "core.fsmonitor=false" && i < len(globalArgs) {
-			i++
-			continue
+// withFSMonitor is args with globalArgs' "core.fsmonitor=false" replaced
+// by core.fsmonitor=v.
+func withFSMonitor(args []string, v string) []string {
+	for i := range globalArgs {
+		if args[i] == "core.fsmonitor=false" {
+			args[i] = "core.fsmonitor=" + v
 		}
-		out = append(out, args[i])
 	}
-	return out
+	return args
 }
 
 // ErrEnough, returned by a stdout writer, says that it wants no more
@@ -182,8 +180,8 @@ func (r *Repo) run(ctx context.Context, c cmd) ([]byte, error) {
 		c.stdout = sw
 	}
 	args := append(append([]string{}, globalArgs...), c.args...)
-	if c.fsmonitor {
-		args = withoutFSMonitorOff(args)
+	if c.fsmonitor != "" {
+		args = withFSMonitor(args, c.fsmonitor)
 	}
 	x := exec.CommandContext(ctx, "git", args...)
 	x.Env = append(r.env(), c.env...)

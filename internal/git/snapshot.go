@@ -34,12 +34,46 @@ type StatusEntry struct {
 // "dir/" entry (see UntrackedUnder) and submodules compared by commit only.
 // It also returns HEAD as the same git call saw it.
 func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
-	out, err := r.git(ctx, "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
-		"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=none")
+	out, err := r.run(ctx, cmd{args: []string{"status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
+		"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=none"},
+		fsmonitor: r.StatusFSMonitor})
 	if err != nil {
 		return Head{}, nil, err
 	}
 	return parseStatusV2(out)
+}
+
+// FSMonitorSetting returns the core.fsmonitor value that git status could
+// use without starting anything: a hook's command as configured, or
+// "true" when git's builtin daemon is configured and already running
+// (never started on our behalf); "" when it is unset, off, or the daemon
+// is not running or not supported here.
+func (r *Repo) FSMonitorSetting(ctx context.Context) (string, error) {
+	// Every child is given -c core.fsmonitor=false: the value wanted is
+	// the last one from a file (any scope but "command").
+	out, err := r.git(ctx, "config", "--show-scope", "--type=bool-or-str", "--get-all", "core.fsmonitor")
+	var ge *Error
+	if errors.As(err, &ge) && ge.ExitCode == 1 {
+		return "", nil // unset
+	}
+	if err != nil {
+		return "", err
+	}
+	v := ""
+	for _, l := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		if scope, val, ok := strings.Cut(l, "\t"); ok && scope != "command" {
+			v = val
+		}
+	}
+	if v == "" || v == "false" {
+		return "", nil
+	}
+	if v == "true" {
+		if _, err := r.git(ctx, "fsmonitor--daemon", "status"); err != nil {
+			return "", nil // not running (or not supported): not started
+		}
+	}
+	return v, nil
 }
 
 func parseStatusV2(out []byte) (Head, []StatusEntry, error) {
