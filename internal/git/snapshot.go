@@ -49,6 +49,9 @@ func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
 // (never started on our behalf); "" when it is unset, off, or the daemon
 // is not running or not supported here.
 func (r *Repo) FSMonitorSetting(ctx context.Context) (string, error) {
+	if !r.mayConfigureFSMonitor() {
+		return "", nil // no git process for the common case
+	}
 	// Every child is given -c core.fsmonitor=false: the value wanted is
 	// the last one from a file (any scope but "command").
 	out, err := r.git(ctx, "config", "--show-scope", "--type=bool-or-str", "--get-all", "core.fsmonitor")
@@ -331,4 +334,46 @@ func (r *Repo) ConfigValues(ctx context.Context, re string) (map[string][]string
 		vals[k] = append(vals[k], v)
 	}
 	return vals, nil
+}
+
+// mayConfigureFSMonitor says whether a config file git reads could set
+// core.fsmonitor: one that mentions "fsmonitor" or includes another. A
+// file it does not know of (one named by an unusual environment) is only
+// a missed speed-up, never a wrong answer.
+func (r *Repo) mayConfigureFSMonitor() bool {
+	files := []string{filepath.Join(r.CommonDir, "config"), filepath.Join(r.GitDir, "config.worktree")}
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		files = append(files, g)
+	} else {
+		if home, err := os.UserHomeDir(); err == nil {
+			files = append(files, filepath.Join(home, ".gitconfig"))
+		}
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			if home, err := os.UserHomeDir(); err == nil {
+				xdg = filepath.Join(home, ".config")
+			}
+		}
+		if xdg != "" {
+			files = append(files, filepath.Join(xdg, "git", "config"))
+		}
+	}
+	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		if s := os.Getenv("GIT_CONFIG_SYSTEM"); s != "" {
+			files = append(files, s)
+		} else {
+			files = append(files, "/etc/gitconfig")
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		low := bytes.ToLower(data)
+		if bytes.Contains(low, []byte("fsmonitor")) || bytes.Contains(low, []byte("include")) {
+			return true
+		}
+	}
+	return false
 }
