@@ -129,10 +129,60 @@ type cmd struct {
 	stdout io.Writer // when nil, output is captured and returned
 	stderr io.Writer // when nil, stderr is captured for the error
 	dir    string
+	// fsmonitor, when set, is given to this child as core.fsmonitor
+	// instead of false (the others run with it off).
+	fsmonitor string
+}
+
+// withFSMonitor is args with globalArgs' "core.fsmonitor=false" replaced
+// by core.fsmonitor=v.
+func withFSMonitor(args []string, v string) []string {
+	for i := range globalArgs {
+		if args[i] == "core.fsmonitor=false" {
+			args[i] = "core.fsmonitor=" + v
+		}
+	}
+	return args
+}
+
+// ErrEnough, returned by a stdout writer, says that it wants no more
+// output: the git child is stopped at once (not read to its end) and the
+// command returns no error.
+var ErrEnough = errors.New("enough output")
+
+// stopWriter passes output on until its writer returns ErrEnough, then
+// stops the child.
+type stopWriter struct {
+	w       io.Writer
+	stop    context.CancelFunc
+	stopped bool
+}
+
+func (s *stopWriter) Write(p []byte) (int, error) {
+	if s.stopped {
+		return 0, ErrEnough
+	}
+	n, err := s.w.Write(p)
+	if errors.Is(err, ErrEnough) {
+		s.stopped = true
+		s.stop()
+	}
+	return n, err
 }
 
 func (r *Repo) run(ctx context.Context, c cmd) ([]byte, error) {
+	var sw *stopWriter
+	if _, isFile := c.stdout.(*os.File); c.stdout != nil && !isFile {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		sw = &stopWriter{w: c.stdout, stop: cancel}
+		c.stdout = sw
+	}
 	args := append(append([]string{}, globalArgs...), c.args...)
+	if c.fsmonitor != "" {
+		args = withFSMonitor(args, c.fsmonitor)
+	}
 	x := exec.CommandContext(ctx, "git", args...)
 	x.Env = append(r.env(), c.env...)
 	x.Dir = r.WorkTree
@@ -155,6 +205,9 @@ func (r *Repo) run(ctx context.Context, c cmd) ([]byte, error) {
 		x.Stderr = &errb
 	}
 	err := x.Run()
+	if sw != nil && sw.stopped {
+		return out.Bytes(), nil // stopped on purpose: whatever it said after
+	}
 	if err != nil {
 		code := -1
 		var ee *exec.ExitError

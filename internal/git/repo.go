@@ -21,6 +21,10 @@ type Repo struct {
 	CommonDir    string // the shared git dir, absolute (== GitDir outside linked worktrees)
 	WorkTree     string // top level of the work tree, absolute
 	ObjectFormat string // "sha1" or "sha256"
+	// StatusFSMonitor, when set, is the core.fsmonitor value (a hook's
+	// command, or "true" for git's daemon) that Status lets git use; every
+	// other git child runs with core.fsmonitor off. See FSMonitorSetting.
+	StatusFSMonitor string
 }
 
 // Discover finds the repository that git itself would use when started in

@@ -34,12 +34,49 @@ type StatusEntry struct {
 // "dir/" entry (see UntrackedUnder) and submodules compared by commit only.
 // It also returns HEAD as the same git call saw it.
 func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
-	out, err := r.git(ctx, "status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
-		"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=none")
+	out, err := r.run(ctx, cmd{args: []string{"status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
+		"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=none"},
+		fsmonitor: r.StatusFSMonitor})
 	if err != nil {
 		return Head{}, nil, err
 	}
 	return parseStatusV2(out)
+}
+
+// FSMonitorSetting returns the core.fsmonitor value that git status could
+// use without starting anything: a hook's command as configured, or
+// "true" when git's builtin daemon is configured and already running
+// (never started on our behalf); "" when it is unset, off, or the daemon
+// is not running or not supported here.
+func (r *Repo) FSMonitorSetting(ctx context.Context) (string, error) {
+	if !r.mayConfigureFSMonitor() {
+		return "", nil // no git process for the common case
+	}
+	// Every child is given -c core.fsmonitor=false: the value wanted is
+	// the last one from a file (any scope but "command").
+	out, err := r.git(ctx, "config", "--show-scope", "--type=bool-or-str", "--get-all", "core.fsmonitor")
+	var ge *Error
+	if errors.As(err, &ge) && ge.ExitCode == 1 {
+		return "", nil // unset
+	}
+	if err != nil {
+		return "", err
+	}
+	v := ""
+	for _, l := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+		if scope, val, ok := strings.Cut(l, "\t"); ok && scope != "command" {
+			v = val
+		}
+	}
+	if v == "" || v == "false" {
+		return "", nil
+	}
+	if v == "true" {
+		if _, err := r.git(ctx, "fsmonitor--daemon", "status"); err != nil {
+			return "", nil // not running (or not supported): not started
+		}
+	}
+	return v, nil
 }
 
 func parseStatusV2(out []byte) (Head, []StatusEntry, error) {
@@ -297,4 +334,46 @@ func (r *Repo) ConfigValues(ctx context.Context, re string) (map[string][]string
 		vals[k] = append(vals[k], v)
 	}
 	return vals, nil
+}
+
+// mayConfigureFSMonitor says whether a config file git reads could set
+// core.fsmonitor: one that mentions "fsmonitor" or includes another. A
+// file it does not know of (one named by an unusual environment) is only
+// a missed speed-up, never a wrong answer.
+func (r *Repo) mayConfigureFSMonitor() bool {
+	files := []string{filepath.Join(r.CommonDir, "config"), filepath.Join(r.GitDir, "config.worktree")}
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		files = append(files, g)
+	} else {
+		if home, err := os.UserHomeDir(); err == nil {
+			files = append(files, filepath.Join(home, ".gitconfig"))
+		}
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			if home, err := os.UserHomeDir(); err == nil {
+				xdg = filepath.Join(home, ".config")
+			}
+		}
+		if xdg != "" {
+			files = append(files, filepath.Join(xdg, "git", "config"))
+		}
+	}
+	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		if s := os.Getenv("GIT_CONFIG_SYSTEM"); s != "" {
+			files = append(files, s)
+		} else {
+			files = append(files, "/etc/gitconfig")
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		low := bytes.ToLower(data)
+		if bytes.Contains(low, []byte("fsmonitor")) || bytes.Contains(low, []byte("include")) {
+			return true
+		}
+	}
+	return false
 }

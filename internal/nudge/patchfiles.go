@@ -390,6 +390,16 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 	}
 
 	ordered := order(steps)
+	// Removed files' folders are pruned together (each folder read once,
+	// not once per file removed from it), before any write that may need
+	// a pruned folder's place, and after the last removal.
+	var removed []string
+	prune := func() {
+		if len(removed) > 0 {
+			o.tree.PruneAll(removed)
+			removed = removed[:0]
+		}
+	}
 	for n, s := range ordered {
 		now, err := o.tree.Lstat(s.Path)
 		if err != nil {
@@ -405,17 +415,20 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 		}
 		touched = true
 		if present(s.To) {
+			prune()
 			err = o.writeStaged(staged, s)
-		} else {
-			_, err = o.tree.Remove(s.Path)
+		} else if err = o.tree.RemoveFile(s.Path); err == nil {
+			removed = append(removed, s.Path)
 		}
 		if err != nil {
+			prune()
 			return touched, err
 		}
 		if n == 0 {
 			faultPoint(faults + "-after-first-write")
 		}
 	}
+	prune()
 	faultPoint(faults + "-after-last-write")
 
 	dirs := map[string]bool{"": true}

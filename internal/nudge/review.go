@@ -95,7 +95,11 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 		return err
 	}
 	w.largeNotices(notices, t, large)
-	if bw.cut > 0 {
+	switch {
+	case bw.stopped:
+		fmt.Fprintf(notices, "[git-nudge: over %d more bytes of output not shown (limit %d bytes), git was stopped there; --max-bytes 0 or git diff %s %s shows everything]\n",
+			bw.cut, limit, baseRef(t), refs.Results+id)
+	case bw.cut > 0:
 		fmt.Fprintf(notices, "[git-nudge: %d more bytes of output not shown (limit %d bytes); --max-bytes 0 or git diff %s %s shows everything]\n",
 			bw.cut, limit, baseRef(t), refs.Results+id)
 	}
@@ -135,7 +139,9 @@ func (w *Workspace) largeFiles(ctx context.Context, files []FileChange) ([]FileC
 }
 
 // boundedWriter passes through the first limit bytes (ending at the last
-// complete line) and counts the rest.
+// complete line) and counts the rest, up to as much again: past that it
+// says git.ErrEnough, which stops git rather than making it compute a
+// patch nobody sees (stopped is then set, and cut is a lower bound).
 type boundedWriter struct {
 	w       io.Writer
 	limit   int64
@@ -143,11 +149,16 @@ type boundedWriter struct {
 	pending []byte // an incomplete last line, held until it completes
 	full    bool
 	cut     int64
+	stopped bool
 }
 
 func (b *boundedWriter) Write(p []byte) (int, error) {
 	n := len(p)
 	if b.full {
+		if b.cut+int64(n) > max(b.limit, 64<<10) {
+			b.stopped = true
+			return 0, git.ErrEnough
+		}
 		b.cut += int64(n)
 		return n, nil
 	}

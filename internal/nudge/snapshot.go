@@ -36,7 +36,9 @@ func (w *Workspace) snapshotLocked(ctx context.Context, note string) (*Task, err
 		n, err := refs.Task.Highest(ctx, r)
 		hc <- highest{n, err}
 	}()
+	r.StatusFSMonitor = w.statusFSMonitor(ctx)
 	res, opts, err := snapshot.CaptureConfigured(ctx, r)
+	r.StatusFSMonitor = ""
 	h := <-hc
 	if err != nil {
 		return nil, err
@@ -123,4 +125,21 @@ func (w *Workspace) nextTaskNumber() (int, error) {
 		}
 	}
 	return n + 1, nil
+}
+
+// statusFSMonitor is the core.fsmonitor value the snapshot's git status may
+// use ("" for none): only while no task could have written the shared
+// config (none live, prepared or pending a check), since a hook is a
+// command run outside any sandbox; the value read is then passed to git
+// explicitly. A daemon is used only when already running.
+func (w *Workspace) statusFSMonitor(ctx context.Context) string {
+	v, err := w.Repo.FSMonitorSetting(ctx)
+	if err != nil || v == "" {
+		return ""
+	}
+	active, passive, err := w.guardSuspects(nil, checkSnapshot)
+	if err != nil || len(active) > 0 || len(passive) > 0 {
+		return ""
+	}
+	return v
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -138,6 +139,20 @@ func (r *RootFS) ReadDir(p string) ([]fs.FileInfo, error) {
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i].Name() < ents[j].Name() })
 	return ents, nil
+}
+
+// IsEmptyDir says whether folder p holds nothing, reading one name.
+func (r *RootFS) IsEmptyDir(p string) (bool, error) {
+	f, err := r.root.Open(name(p))
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(1)
+	if errors.Is(err, io.EOF) {
+		return true, nil
+	}
+	return len(names) == 0, err
 }
 
 // MkdirAll creates folder p and any missing leading folder.

@@ -22,6 +22,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"sort"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/pathenc"
@@ -374,30 +375,69 @@ func (t *Tree) WriteFile(p string, r io.Reader, exec bool) (err error) {
 // that still holds anything and never removing the top level. It returns
 // the folders it removed. A missing p is not an error.
 func (t *Tree) Remove(p string) (pruned []string, err error) {
+	if err := t.RemoveFile(p); err != nil {
+		return nil, err
+	}
+	return t.Prune(parent(p)), nil
+}
+
+// RemoveFile is Remove without the pruning: many removals followed by one
+// PruneAll of their folders read each folder once, where Remove after
+// Remove would list a folder of n files n times.
+func (t *Tree) RemoveFile(p string) error {
 	cur, err := t.Lstat(p)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	switch {
 	case cur.Blocker != "":
-		return nil, &BlockedError{Path: p, Blocker: cur.Blocker, Kind: cur.BlockerKind}
+		return &BlockedError{Path: p, Blocker: cur.Blocker, Kind: cur.BlockerKind}
 	case cur.Kind == Absent:
-		return nil, nil
+		return nil
 	case cur.Kind != File:
 		// Folders are pruned, not removed; symlinks and special files are
 		// left to the caller (apply and undo never remove them).
-		return nil, &BlockedError{Path: p, Blocker: p, Kind: cur.Kind}
+		return &BlockedError{Path: p, Blocker: p, Kind: cur.Kind}
 	}
 	dfs, release, err := t.folder(p, parent(p))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	err = dfs.Remove(p[strings.LastIndexByte(p, '/')+1:])
 	release()
 	if err != nil && !notExist(err) {
-		return nil, fmt.Errorf("removing %s: %w", p, err)
+		return fmt.Errorf("removing %s: %w", p, err)
 	}
-	return t.Prune(parent(p)), nil
+	return nil
+}
+
+// PruneAll prunes the folders of the given paths' (files removed with
+// RemoveFile): every folder on them is looked at once, deepest first, and
+// removed when it is an empty plain folder. It returns the folders removed.
+func (t *Tree) PruneAll(paths []string) []string {
+	dirs := map[string]bool{}
+	for _, p := range paths {
+		for d := parent(p); d != "" && !dirs[d]; d = parent(d) {
+			dirs[d] = true
+		}
+	}
+	list := make([]string, 0, len(dirs))
+	for d := range dirs {
+		list = append(list, d)
+	}
+	sort.Slice(list, func(i, j int) bool {
+		if a, b := strings.Count(list[i], "/"), strings.Count(list[j], "/"); a != b {
+			return a > b
+		}
+		return list[i] < list[j]
+	})
+	var pruned []string
+	for _, d := range list {
+		if t.pruneOne(d) {
+			pruned = append(pruned, d)
+		}
+	}
+	return pruned
 }
 
 // Prune removes dir and then its leading folders while they are empty
@@ -406,23 +446,37 @@ func (t *Tree) Remove(p string) (pruned []string, err error) {
 func (t *Tree) Prune(dir string) []string {
 	var pruned []string
 	for d := dir; d != ""; d = parent(d) {
-		if ValidPath(d) != nil {
-			break
-		}
-		fi, err := t.fs.Lstat(d)
-		if err != nil || kindOf(fi) != Dir {
-			break
-		}
-		ents, err := t.fs.ReadDir(d)
-		if err != nil || len(ents) > 0 {
-			break
-		}
-		if err := t.fs.Remove(d); err != nil {
+		if !t.pruneOne(d) {
 			break
 		}
 		pruned = append(pruned, d)
 	}
 	return pruned
+}
+
+// pruneOne removes folder d when it is an empty plain folder.
+func (t *Tree) pruneOne(d string) bool {
+	if ValidPath(d) != nil {
+		return false
+	}
+	fi, err := t.fs.Lstat(d)
+	if err != nil || kindOf(fi) != Dir {
+		return false
+	}
+	if empty, err := t.isEmpty(d); err != nil || !empty {
+		return false
+	}
+	return t.fs.Remove(d) == nil
+}
+
+// isEmpty says whether folder d holds nothing. On the real filesystem it
+// reads one name, not the whole listing with an lstat per entry.
+func (t *Tree) isEmpty(d string) (bool, error) {
+	if e, ok := t.fs.(interface{ IsEmptyDir(string) (bool, error) }); ok {
+		return e.IsEmptyDir(d)
+	}
+	ents, err := t.fs.ReadDir(d)
+	return err == nil && len(ents) == 0, err
 }
 
 // SyncDir fsyncs folder dir ("" for the top level) so that renames and

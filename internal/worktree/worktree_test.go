@@ -3,12 +3,14 @@ package worktree
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/go-git/go-billy/v5"
 	"github.com/go-git/go-billy/v5/memfs"
 )
 
@@ -319,5 +321,62 @@ func TestRootFSStaysInside(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(top, "rel")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("the link itself was not removed: %v", err)
+	}
+}
+
+// listCounter counts full folder listings (ReadDir).
+type listCounter struct {
+	billy.Filesystem
+	lists map[string]int
+}
+
+func (c *listCounter) ReadDir(p string) ([]fs.FileInfo, error) {
+	c.lists[p]++
+	return c.Filesystem.ReadDir(p)
+}
+
+// TestPruneAllReadsEachFolderOnce: removing n files of one folder, then
+// pruning, lists each folder once, not once per file (undo of 4,000 files
+// added to one folder was quadratic), and prunes exactly the folders left
+// empty, on the real filesystem too.
+func TestPruneAllReadsEachFolderOnce(t *testing.T) {
+	t.Parallel()
+	c := &listCounter{Filesystem: memfs.New(), lists: map[string]int{}}
+	for name, tr := range map[string]*Tree{"os": mustOpen(t, t.TempDir()), "mem": New(c)} {
+		var paths []string
+		for i := 0; i < 300; i++ {
+			paths = append(paths, fmt.Sprintf("big/f%03d", i), fmt.Sprintf("nest/d%03d/f", i))
+		}
+		for _, p := range append(paths, "keep/a", "keep/sub/b") {
+			if err := tr.WriteFile(p, strings.NewReader(p), false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		paths = append(paths, "keep/sub/b")
+		for _, p := range paths {
+			if err := tr.RemoveFile(p); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pruned := tr.PruneAll(paths)
+		if len(pruned) != 303 {
+			t.Errorf("%s: %d folders pruned, want 303 (big, nest, its 300 folders, keep/sub)", name, len(pruned))
+		}
+		for _, d := range []string{"big", "nest", "nest/d007", "keep/sub"} {
+			if e, _ := tr.Lstat(d); e.Kind != Absent {
+				t.Errorf("%s: empty folder %s not pruned", name, d)
+			}
+		}
+		if e, _ := tr.Lstat("keep/a"); e.Kind != File {
+			t.Errorf("%s: keep/a lost", name)
+		}
+	}
+	for d, n := range c.lists {
+		if n > 1 {
+			t.Errorf("folder %q listed %d times", d, n)
+		}
+	}
+	if c.lists["big"] != 1 || c.lists["nest"] != 1 {
+		t.Errorf("listings: %v", c.lists)
 	}
 }
