@@ -45,9 +45,39 @@ func outcome(t *Task, steps []step) *Outcome {
 // file and rename), removed, verified; the record goes to applied. Nothing
 // is staged or committed, and the cost follows the patch, not the tree.
 func (w *Workspace) Apply(ctx context.Context, id string) (*Outcome, error) {
+	return w.ApplyWith(ctx, id, ApplyOptions{})
+}
+
+// ApplyOptions are the choices of an apply.
+type ApplyOptions struct {
+	// Unvalidated applies a task whose validation failed (SPEC 8).
+	Unvalidated bool
+}
+
+// ApplyWith is Apply with options: a task whose nudge.validate commands
+// failed is refused (among the other reasons) unless o.Unvalidated.
+func (w *Workspace) ApplyWith(ctx context.Context, id string, o ApplyOptions) (*Outcome, error) {
+	plan := w.planApply
+	if !o.Unvalidated {
+		plan = func(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
+			steps, reasons, next, err := w.planApply(ctx, ops, t, head)
+			if err != nil || !t.ValidationFailed() {
+				return steps, reasons, next, err
+			}
+			var rf reasonList
+			rf.add(validationReason(t))
+			for _, r := range reasons {
+				rf.add(r, "")
+			}
+			if next != "" {
+				rf.nexts = append(rf.nexts, next)
+			}
+			return nil, rf.reasons, rf.next(), nil
+		}
+	}
 	return w.move(ctx, id, direction{
 		verb: "apply", done: "applied", since: "since the snapshot",
-		plan: w.planApply,
+		plan: plan,
 		begin: func(t *Task, steps []step, head git.Head) {
 			undo := &Undo{Branch: optStr(head.Branch), Head: optStr(head.Commit)}
 			for _, s := range steps {

@@ -95,6 +95,8 @@ func (w *Workspace) captureLocked(ctx context.Context, t *Task, from string) err
 	t.Result = &result
 	t.Files = files
 	t.ResultSkipped = skipped
+	// A validation was of the previous result.
+	t.Validation = nil
 	return nil
 }
 

@@ -37,6 +37,10 @@ type RunOptions struct {
 	// not read from a terminal): signals reach all it started, and what
 	// it leaves running is stopped when it exits.
 	Group bool
+
+	// NoValidate skips the nudge.validate commands after the capture
+	// (recorded as skipped).
+	NoValidate bool
 }
 
 // Run runs a command in a task's worktree (making the task and its
@@ -101,7 +105,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if err != nil {
 		return t, code, err
 	}
-	defer l.Release()
+	defer func() { l.Release() }()
 	t.ExitCode = &code
 	t.PID, t.CommandPID = nil, nil
 	capErr := w.captureLocked(ctx, t, "")
@@ -118,8 +122,20 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	default:
 		t.State = StateReady
 	}
+	switch {
+	case capErr != nil:
+	case o.NoValidate:
+		w.skipValidation(ctx, t, "--no-validate")
+	case t.State != StateReady:
+		w.skipValidation(ctx, t, "the command failed")
+	}
 	if err := w.Save(t); err != nil {
 		return t, code, err
+	}
+	if capErr == nil && !o.NoValidate && t.State == StateReady {
+		if l, err = w.validateHeld(ctx, t, l, hold.File(), ValidateOptions{Environ: o.Environ, Output: o.Stderr}); err != nil {
+			return t, code, err
+		}
 	}
 	if capErr != nil {
 		return t, code, fmt.Errorf("capturing the result of %s: %w", t.ID, capErr)

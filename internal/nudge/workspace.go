@@ -238,6 +238,19 @@ func (w *Workspace) HoldTask(ctx context.Context, id string) (*journal.Lock, err
 	return journal.AcquireInheritable(ctx, w.runLockPath(id), time.Second, "git-nudge working on "+id)
 }
 
+// phaseOf names the phase of a task's life a state belongs to (SPEC 8).
+func phaseOf(state string) string {
+	switch state {
+	case StatePreparing:
+		return "preparation (setup)"
+	case StateRunning:
+		return "execution (the command)"
+	case StateValidating:
+		return "validation"
+	}
+	return state
+}
+
 // Reconcile settles records left by processes that died, and must run with
 // the workspace lock held: a task in applying or undoing becomes
 // recovery_required (never retried); one in preparing or running whose
@@ -255,12 +268,16 @@ func (w *Workspace) Reconcile() error {
 			msg := fmt.Sprintf("interrupted while %s: the work tree may hold a mix of the before and after versions; git nudge recover %s shows each file", t.State, t.ID)
 			t.State = StateRecoveryRequired
 			t.Error = &msg
-		case StatePreparing, StateRunning:
+		case StatePreparing, StateRunning, StateValidating:
 			held, err := journal.Held(w.runLockPath(t.ID))
 			if err != nil || held {
 				continue
 			}
-			msg := "interrupted: the process preparing or running this task is gone"
+			msg := "interrupted during " + phaseOf(t.State) + ": the process working on this task is gone"
+			if t.State == StateValidating && t.Validation != nil {
+				t.Validation.State = ValidationFailed
+				t.Validation.Reason = msg
+			}
 			t.State = StateFailed
 			t.Error = &msg
 			t.PID, t.CommandPID = nil, nil

@@ -12,6 +12,8 @@ import (
 type ApplyCmd struct {
 	ID   string `arg:"" help:"Task to apply (t1, t2, ...)."`
 	JSON bool   `name:"json" help:"Print {id, state, files} as one JSON document."`
+
+	Unvalidated bool `name:"unvalidated" help:"Apply even though the task's git config nudge.validate commands failed."`
 }
 
 // Help is the long help of apply.
@@ -20,7 +22,9 @@ func (c *ApplyCmd) Help() string {
 
 Apply refuses, listing every reason and changing nothing, unless HEAD is on the branch the snapshot was taken on (or detached at the same commit) and every path of the patch still holds exactly the snapshot's version in the work tree. A file edited since the snapshot is never overwritten: keep your edits, take a new snapshot and run the task again. Protected paths (.git, .nudgethis, .env, git config nudge.protect), symlinks, submodules and files over 16 MiB need manual handling.
 
-Before touching any file, the task record goes to "applying" with an undo record (each path's mode and blob before and after). Files are written atomically (temp file and rename), removals come last, and the result is verified. Nothing is staged or committed and the index is left byte-for-byte as it was; files outside the patch are not touched. git nudge undo takes the apply back; git nudge save commits it.`
+Before touching any file, the task record goes to "applying" with an undo record (each path's mode and blob before and after). Files are written atomically (temp file and rename), removals come last, and the result is verified. Nothing is staged or committed and the index is left byte-for-byte as it was; files outside the patch are not touched. git nudge undo takes the apply back; git nudge save commits it.
+
+A task whose validation (git config nudge.validate) failed is refused, the failed commands listed, unless --unvalidated.`
 }
 
 // Run applies the task.
@@ -29,7 +33,7 @@ func (c *ApplyCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	out, err := ws.Apply(env.Ctx, c.ID)
+	out, err := ws.ApplyWith(env.Ctx, c.ID, nudge.ApplyOptions{Unvalidated: c.Unvalidated})
 	if err != nil {
 		return refusalOf(err)
 	}

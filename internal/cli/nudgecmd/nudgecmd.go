@@ -17,6 +17,7 @@ type CLI struct {
 	Start    StartCmd    `cmd:"" help:"Give a task a fresh worktree on its snapshot, set up and ready to work in."`
 	Run      RunCmd      `cmd:"" help:"Run a command in a task's worktree and capture the result."`
 	Capture  CaptureCmd  `cmd:"" help:"Record a task's worktree (or a commit) as its result."`
+	Validate ValidateCmd `cmd:"" help:"Run the git config nudge.validate commands on a task's result."`
 	Diff     DiffCmd     `cmd:"" help:"Show a task's patch, from its snapshot to its result."`
 	List     ListCmd     `cmd:"" help:"List the workspace's tasks, newest first."`
 	Show     ShowCmd     `cmd:"" help:"Show everything recorded about a task."`
