@@ -41,6 +41,10 @@ type RunOptions struct {
 	// NoValidate skips the nudge.validate commands after the capture
 	// (recorded as skipped).
 	NoValidate bool
+
+	// pending: TaskID must be a pending task (Work), whose own command
+	// runs; another state is errNotPending.
+	pending bool
 }
 
 // Run runs a command in a task's worktree (making the task and its
@@ -49,7 +53,7 @@ type RunOptions struct {
 // succeeded and failed otherwise; its result is captured either way. The
 // command's exit status is returned (127 when it could not be started).
 func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
-	if len(o.Command) == 0 {
+	if len(o.Command) == 0 && !o.pending {
 		return nil, 0, errors.New("no command to run: git nudge run -- CMD [ARG...]")
 	}
 	sandbox, err := w.planSandbox(ctx, o.Sandbox, o.Environ)
@@ -60,10 +64,13 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	t, err := w.taskToRun(ctx, o.TaskID, o.Note)
+	t, err := w.taskToRun(ctx, o.TaskID, o.Note, o.pending)
 	if err != nil {
 		l.Release()
 		return nil, 0, err
+	}
+	if o.pending {
+		o.Command = t.Command
 	}
 	hold, err := w.HoldTask(ctx, t.ID)
 	if err != nil {
@@ -145,15 +152,43 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 
 // taskToRun returns the task a run works on, taking a snapshot when id is
 // "". The workspace lock is held.
-func (w *Workspace) taskToRun(ctx context.Context, id, note string) (*Task, error) {
+func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool) (*Task, error) {
 	if id == "" {
 		return w.snapshotLocked(ctx, note)
 	}
 	t, err := w.loadIdle(id, "cannot run in "+id)
+	if pending {
+		var unknown *UnknownTaskError
+		switch {
+		case errors.As(err, &unknown):
+			return nil, errNotPending
+		case err != nil:
+			return nil, err
+		case t.State != StatePending:
+			return nil, errNotPending
+		}
+		snap, err := w.takeSnapshot(ctx, t.Note, t)
+		if err != nil {
+			// The task fails with the reason; the queue goes on.
+			msg := "taking the snapshot: " + err.Error()
+			t.State, t.Error = StateFailed, &msg
+			if serr := w.Save(t); serr != nil {
+				return nil, errors.Join(err, serr)
+			}
+			return nil, &RefusedError{What: "cannot start " + id, Reasons: []string{msg}}
+		}
+		return snap, nil
+	}
 	if err != nil {
 		return nil, err
 	}
 	switch t.State {
+	case StatePending:
+		return nil, &RefusedError{
+			What:    "cannot run in " + id,
+			Reasons: []string{"it is pending: its command runs when git nudge work gets to it"},
+			Next:    fmt.Sprintf("git nudge work runs the pending tasks; git nudge drop %s removes it from the queue.", id),
+		}
 	case StateSnapshotted, StatePrepared, StateReady, StateFailed:
 		return t, nil
 	}

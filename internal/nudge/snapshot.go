@@ -25,6 +25,13 @@ func (w *Workspace) Snapshot(ctx context.Context, note string) (*Task, error) {
 
 // snapshotLocked is Snapshot with the workspace lock already held.
 func (w *Workspace) snapshotLocked(ctx context.Context, note string) (*Task, error) {
+	return w.takeSnapshot(ctx, note, nil)
+}
+
+// takeSnapshot captures the workspace into a new task, or, when pending
+// is given, into that queued task (its id was allocated when it was
+// queued: its snapshot ref moves from the placeholder to the snapshot).
+func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task) (*Task, error) {
 	r := w.Repo
 	// The highest id in use is looked up while the work tree is captured.
 	type highest struct {
@@ -70,6 +77,16 @@ func (w *Workspace) snapshotLocked(ctx context.Context, note string) (*Task, err
 		if err != nil {
 			return nil, err
 		}
+	}
+	if pending != nil {
+		t := pending
+		if err := w.moveSnapshotRef(ctx, t.ID, commit); err != nil {
+			return nil, err
+		}
+		t.State, t.Branch, t.Head = StateSnapshotted, optStr(head.Branch), optStr(head.Commit)
+		t.Snapshot, t.Clean, t.Skipped = commit, res.Clean, toSkipped(res.Skipped)
+		t.Error = nil
+		return t, w.Save(t)
 	}
 	next, err := w.nextTaskNumber()
 	if err != nil {

@@ -122,14 +122,41 @@ func (w *Workspace) ensureDir() error {
 			return err
 		}
 	}
-	if err := worktree.RealFile(w.Repo.WorkTree, StateDirName+"/lock", StateDirName+"/.gitignore"); err != nil {
+	if err := worktree.RealFile(w.Repo.WorkTree, StateDirName+"/lock", StateDirName+"/.gitignore",
+		StateDirName+"/"+journal.FormatFile, StateDirName+"/"+WorkLockName, StateDirName+"/"+ServerLockName); err != nil {
 		return err
 	}
 	gi := filepath.Join(w.Dir, ".gitignore")
-	if b, err := os.ReadFile(gi); err == nil && string(b) == "*\n" {
-		return nil
+	if b, err := os.ReadFile(gi); err != nil || string(b) != "*\n" {
+		if err := journal.WriteBytes(gi, []byte("*\n")); err != nil {
+			return err
+		}
 	}
-	return journal.WriteBytes(gi, []byte("*\n"))
+	return w.checkVersions(true)
+}
+
+// Format is the version of .nudgethis's layout and records that this
+// binary writes (.nudgethis/format). A binary that finds a newer one
+// changes nothing there.
+const Format = 1
+
+// ServerLockName is the lock a dashboard server holds in .nudgethis while
+// it runs, with its binary version in the note (as work.lock).
+const ServerLockName = "server.lock"
+
+// checkVersions refuses when .nudgethis was written in a newer format,
+// or an executor or server of another binary version runs on it; with
+// write, a folder without a format file is given this binary's.
+func (w *Workspace) checkVersions(write bool) error {
+	if err := journal.CheckFormat(w.Dir, Format, write); err != nil {
+		return err
+	}
+	for _, name := range []string{WorkLockName, ServerLockName} {
+		if err := journal.CheckHolderVersion(filepath.Join(w.Dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (w *Workspace) tasksDir() string { return filepath.Join(w.Dir, "tasks") }

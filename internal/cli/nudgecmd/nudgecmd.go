@@ -18,6 +18,8 @@ type CLI struct {
 	Run      RunCmd      `cmd:"" help:"Run a command in a task's worktree and capture the result."`
 	Capture  CaptureCmd  `cmd:"" help:"Record a task's worktree (or a commit) as its result."`
 	Validate ValidateCmd `cmd:"" help:"Run the git config nudge.validate commands on a task's result."`
+	Queue    QueueCmd    `cmd:"" help:"Record a pending task: a command that git nudge work will run."`
+	Work     WorkCmd     `cmd:"" help:"Run the pending tasks, in order, until none is left."`
 	Diff     DiffCmd     `cmd:"" help:"Show a task's patch, from its snapshot to its result."`
 	List     ListCmd     `cmd:"" help:"List the workspace's tasks, newest first."`
 	Show     ShowCmd     `cmd:"" help:"Show everything recorded about a task."`

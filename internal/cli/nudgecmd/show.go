@@ -54,7 +54,11 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	if t.Clean {
 		clean = "clean"
 	}
-	field("snapshot", fmt.Sprintf("%s (%s)", t.Snapshot, clean))
+	if t.State == nudge.StatePending {
+		field("snapshot", "(taken when git nudge work starts the task)")
+	} else {
+		field("snapshot", fmt.Sprintf("%s (%s)", t.Snapshot, clean))
+	}
 	if t.Setup != nil {
 		field("setup", fmt.Sprintf("%s (the task's patch starts here)", *t.Setup))
 	}
