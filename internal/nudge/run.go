@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 // RunOptions describes a `git nudge run`.
@@ -64,16 +66,31 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	var hold *journal.Lock
+	if o.pending {
+		// Held before the snapshot: a task killed from here on is
+		// never left looking untouched (see takeSnapshot).
+		if hold, err = w.HoldTask(ctx, o.TaskID); err != nil {
+			l.Release()
+			return nil, 0, err
+		}
+	}
 	t, err := w.taskToRun(ctx, o.TaskID, o.Note, o.pending)
 	if err != nil {
+		if hold != nil {
+			hold.Release()
+			if errors.Is(err, errNotPending) {
+				if _, lerr := w.Load(o.TaskID); lerr != nil {
+					_ = os.Remove(w.runLockPath(o.TaskID))
+				}
+			}
+		}
 		l.Release()
 		return nil, 0, err
 	}
 	if o.pending {
 		o.Command = t.Command
-	}
-	hold, err := w.HoldTask(ctx, t.ID)
-	if err != nil {
+	} else if hold, err = w.HoldTask(ctx, t.ID); err != nil {
 		l.Release()
 		return nil, 0, err
 	}
@@ -156,8 +173,9 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool
 	if id == "" {
 		return w.snapshotLocked(ctx, note)
 	}
-	t, err := w.loadIdle(id, "cannot run in "+id)
 	if pending {
+		// The caller holds the task's lock already.
+		t, err := w.Load(id)
 		var unknown *UnknownTaskError
 		switch {
 		case errors.As(err, &unknown):
@@ -179,6 +197,7 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool
 		}
 		return snap, nil
 	}
+	t, err := w.loadIdle(id, "cannot run in "+id)
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package nudge
 
 import (
 	"context"
+	"os"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/refs"
@@ -83,7 +84,12 @@ func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task
 		if err := w.moveSnapshotRef(ctx, t.ID, commit); err != nil {
 			return nil, err
 		}
-		t.State, t.Branch, t.Head = StateSnapshotted, optStr(head.Branch), optStr(head.Commit)
+		// Straight to preparing (the caller holds the task's lock): a
+		// kill from here on leaves it failed (interrupted), never
+		// snapshotted and forgotten by the queue.
+		pid := os.Getpid()
+		t.State, t.Branch, t.Head = StatePreparing, optStr(head.Branch), optStr(head.Commit)
+		t.PID = &pid
 		t.Snapshot, t.Clean, t.Skipped = commit, res.Clean, toSkipped(res.Skipped)
 		t.Error = nil
 		return t, w.Save(t)
