@@ -157,7 +157,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 		return t, code, err
 	}
 	if capErr == nil && !o.NoValidate && t.State == StateReady {
-		if l, err = w.validateHeld(ctx, t, l, hold.File(), ValidateOptions{Environ: o.Environ, Output: o.Stderr}); err != nil {
+		if l, err = w.validateHeld(ctx, t, l, hold.File(), ValidateOptions{Environ: o.Environ, Output: o.Stderr, Signals: o.Signals}); err != nil {
 			return t, code, err
 		}
 	}

@@ -71,6 +71,9 @@ type ValidateOptions struct {
 	// Skip records the validation as skipped (--no-validate) instead of
 	// running it.
 	Skip bool
+	// Signals (SIGINT, SIGTERM) received while the commands run stop the
+	// running one with its process group and skip the rest.
+	Signals <-chan os.Signal
 }
 
 // ValidationFailed reports whether t's last validation failed.
@@ -201,8 +204,9 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 	if o.Output != nil {
 		out = io.MultiWriter(log, o.Output)
 	}
+	var interrupted bool
 	for _, c := range cmds {
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || interrupted {
 			return results, fmt.Errorf("interrupted before %q ran", c)
 		}
 		fmt.Fprintf(out, "$ %s\n", c)
@@ -210,6 +214,7 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 		sigs := make(chan os.Signal, 4)
 		stop := make(chan struct{})
 		timedOut := make(chan struct{})
+		signalled := make(chan struct{})
 		go func() {
 			timer := time.NewTimer(timeout)
 			defer timer.Stop()
@@ -217,6 +222,8 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 			case <-stop:
 				return
 			case <-ctx.Done():
+			case <-o.Signals:
+				close(signalled)
 			case <-timer.C:
 				close(timedOut)
 			}
@@ -250,8 +257,13 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 				fmt.Fprintf(out, "git-nudge: exit status %d\n", code)
 			}
 		}
+		select {
+		case <-signalled:
+			interrupted = true
+		default:
+		}
 		results = append(results, res)
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || interrupted {
 			return results, fmt.Errorf("interrupted while %q ran", c)
 		}
 	}

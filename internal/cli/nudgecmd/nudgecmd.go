@@ -40,9 +40,9 @@ func Program() cli.Program {
 
 git nudge captures the work tree without touching it, runs a task (a script, a person, an AI coding agent) in a fresh linked worktree, and brings the reviewed patch back only where every affected file is still as it was. Apply and undo never stage, never commit and never touch the index; save turns applied work into one commit.`,
 		Model: &CLI{},
-		ManSections: []cli.ManSection{{Title: "Files", Text: `.nudgethis/ at the top of the work tree (ignored by git through its own .gitignore): tasks/<id>.json (one record per task), worktrees/<id>/ (task worktrees), logs/<id>/ (bounded command output), saves.json (the save journal), lock.
+		ManSections: []cli.ManSection{{Title: "Files", Text: `.nudgethis/ at the top of the work tree (ignored by git through its own .gitignore): tasks/<id>.json (one record per task), worktrees/<id>/ (task worktrees), logs/<id>/ (bounded command output), saves.json (the save journal), lock, format (the version of this folder's format), work.lock (held by git nudge work, with its version).
 
-Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id> and refs/nudgethis/results/<id>. Ordinary pushes do not include them.`}},
+Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id> and refs/nudgethis/results/<id> (also refs/nudgethis/setup/<id> and refs/nudgethis/validation/<id>, what setup and validation changed in the worktree). Ordinary pushes do not include them.`}},
 		SeeAlso: []string{"git-autodev(1)", "git-worktree(1)", "git-stash(1)", "git-revert(1)"},
 	}
 }

@@ -29,7 +29,9 @@ func (c *ValidateCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := w.Validate(env.Ctx, c.ID, nudge.ValidateOptions{Environ: os.Environ(), Output: env.Stderr})
+	fw := env.ForwardSignals()
+	defer fw.Stop()
+	t, err := w.Validate(env.Ctx, c.ID, nudge.ValidateOptions{Environ: os.Environ(), Output: env.Stderr, Signals: fw.Signals})
 	if err != nil {
 		return refusal(err)
 	}
