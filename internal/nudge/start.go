@@ -70,6 +70,8 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 		return nil, err
 	}
 	switch {
+	case t.State == StatePending:
+		return nil, &RefusedError{What: "cannot start " + id, Reasons: []string{pendingAdvice(id)}}
 	case t.State == StateSnapshotted:
 	case t.State == StateFailed && t.Result == nil && t.Command == nil:
 		// Its preparation failed: a leftover worktree is made afresh.

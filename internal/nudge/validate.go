@@ -444,6 +444,8 @@ func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) 
 		return &RefusedError{What: "cannot validate " + id, Reasons: []string{reason}, Next: next}
 	}
 	switch {
+	case t.State == StatePending:
+		return nil, refuse(pendingAdvice(id), "")
 	case t.State == StateReady || t.State == StateUndone:
 	case t.State == StateFailed && t.Result != nil:
 	default:

@@ -44,11 +44,13 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	}
 	field("created", t.Created.Local().Format(time.RFC3339))
 	field("workspace", t.Workspace)
-	field("branch", branchLabel(t.Branch))
-	if t.Head != nil {
-		field("head", *t.Head)
-	} else {
-		field("head", "(no commit yet)")
+	if t.State != nudge.StatePending {
+		field("branch", branchLabel(t.Branch))
+		if t.Head != nil {
+			field("head", *t.Head)
+		} else {
+			field("head", "(no commit yet)")
+		}
 	}
 	clean := "dirty"
 	if t.Clean {
