@@ -96,7 +96,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	}
 	defer hold.Release()
 	if !w.hasWorktree(t) {
-		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: hold.File()}
+		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: hold.File(), signals: o.Signals}
 		if err := w.prepareHeld(ctx, t, l, so); err != nil {
 			return t, 0, err
 		}
