@@ -138,6 +138,10 @@ type WorkOptions struct {
 	// Events, when set, is told as each task starts and ends. Calls may
 	// come from several goroutines at once (Max > 1).
 	Events func(WorkEvent)
+	// Watch, when more than zero, keeps Work going after the queue is
+	// empty: it looks for newly queued tasks every Watch until ctx is
+	// cancelled, holding the executor lock throughout (a server).
+	Watch time.Duration
 	// What names the executor in its lock note ("git-nudge work",
 	// "git-nudge dashboard"); "" is "git-nudge work".
 	What string
@@ -268,7 +272,15 @@ func (w *Workspace) Work(ctx context.Context, o WorkOptions) (*WorkReport, error
 					return
 				}
 				if id == "" {
-					return
+					if o.Watch <= 0 {
+						return
+					}
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(o.Watch):
+					}
+					continue
 				}
 				event(WorkEvent{Kind: "start", ID: id})
 				t, code, err := w.workOne(ctx, id, o, n == 1)
