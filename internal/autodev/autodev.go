@@ -115,7 +115,7 @@ func (ws *Workspace) ensureDir() error {
 		return err
 	}
 	var files []string
-	for _, f := range []string{"lock", "run.lock", "memory.md", "checkpoints.json", "state.json", ".gitignore"} {
+	for _, f := range []string{"lock", "run.lock", "memory.md", "checkpoints.json", "state.json", ".gitignore", journal.FormatFile} {
 		files = append(files, ".autodev/"+f)
 	}
 	if err := worktree.RealFile(ws.Repo.WorkTree, files...); err != nil {
@@ -123,10 +123,20 @@ func (ws *Workspace) ensureDir() error {
 	}
 	gi := filepath.Join(ws.Dir, ".gitignore")
 	if _, err := os.Lstat(gi); errors.Is(err, os.ErrNotExist) {
-		return journal.WriteBytes(gi, []byte("*\n"))
+		if err := journal.WriteBytes(gi, []byte("*\n")); err != nil {
+			return err
+		}
 	}
-	return nil
+	if err := journal.CheckFormat(ws.Dir, Format, true); err != nil {
+		return err
+	}
+	return journal.CheckHolderVersion(ws.RunLockPath())
 }
+
+// Format is the version of .autodev's layout and journals that this
+// binary writes (.autodev/format). A binary that finds a newer one
+// changes nothing there.
+const Format = 1
 
 // lock takes .autodev/lock, which serializes the commands that change
 // this workspace's journal, refs and tree, then the work-tree lock that

@@ -62,7 +62,7 @@ func (ws *Workspace) Run(ctx context.Context, req RunRequest) (int, error) {
 	// CMD inherits the locked descriptor: if this process is killed, the
 	// run stays active (restore refuses) while CMD, or anything it started
 	// that kept the descriptor, still runs.
-	rl, err := journal.AcquireInheritable(ctx, ws.RunLockPath(), 200*time.Millisecond, "git-autodev run")
+	rl, err := journal.AcquireInheritable(ctx, ws.RunLockPath(), 200*time.Millisecond, journal.VersionNote("git-autodev run"))
 	if err != nil {
 		var le *journal.LockedError
 		if errors.As(err, &le) {

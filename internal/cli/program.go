@@ -7,6 +7,8 @@ import (
 
 	"github.com/alecthomas/kong"
 	"github.com/willabides/kongplete"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 // Program describes one of the suite's binaries for the shared runner.
@@ -52,6 +54,15 @@ func (p Program) Main(args []string, env *Env) (code int) {
 			panic(r)
 		}
 	}()
+	// The version executors write into their locks (SPEC 8). Tests stand
+	// in for another version with GIT_NUDGE_TEST_VERSION (or
+	// GIT_AUTODEV_TEST_VERSION).
+	journal.BinaryVersion = VersionString()
+	if env.Getenv != nil {
+		if v := env.Getenv(strings.ToUpper(strings.ReplaceAll(p.Name, "-", "_")) + "_TEST_VERSION"); v != "" {
+			journal.BinaryVersion = v
+		}
+	}
 	exit := func(c int) { panic(exitCode(c)) }
 	parser, err := p.Parser(env, exit)
 	if err != nil {

@@ -48,25 +48,43 @@ func (w *Workspace) Apply(ctx context.Context, id string) (*Outcome, error) {
 	return w.ApplyWith(ctx, id, ApplyOptions{})
 }
 
-// ApplyOptions change how Apply decides.
+// ApplyOptions are the choices of an apply.
 type ApplyOptions struct {
 	// AcceptConfigChange applies a task although the repository's shared
 	// git settings were changed (and put back) while it could change them.
 	AcceptConfigChange bool
+	// Unvalidated applies a task whose validation failed (SPEC 8).
+	Unvalidated bool
 }
 
-// ApplyWith is Apply with options.
+// ApplyWith is Apply with options: a task whose shared git settings
+// changed, or whose nudge.validate commands failed, is refused (among the
+// other reasons) unless the options say to go on.
 func (w *Workspace) ApplyWith(ctx context.Context, id string, o ApplyOptions) (*Outcome, error) {
 	return w.move(ctx, id, direction{
 		verb: "apply", done: "applied", since: "since the snapshot",
 		plan: func(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
 			w.guardCheck(ctx, t, checkApply, w.Warn)
 			steps, reasons, next, err := w.planApply(ctx, ops, t, head)
-			if r, n := guardReason(t); err == nil && r != "" && !o.AcceptConfigChange {
+			if err != nil {
+				return steps, reasons, next, err
+			}
+			if r, n := guardReason(t); r != "" && !o.AcceptConfigChange {
 				reasons = append(reasons, r)
 				next = strings.TrimPrefix(next+"\n"+n, "\n")
 			}
-			return steps, reasons, next, err
+			if o.Unvalidated || !t.ValidationFailed() {
+				return steps, reasons, next, nil
+			}
+			var rf reasonList
+			rf.add(validationReason(t))
+			for _, r := range reasons {
+				rf.add(r, "")
+			}
+			if next != "" {
+				rf.nexts = append(rf.nexts, next)
+			}
+			return nil, rf.reasons, rf.next(), nil
 		},
 		begin: func(t *Task, steps []step, head git.Head) {
 			if len(t.ConfigChanges) > 0 {

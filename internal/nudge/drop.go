@@ -84,7 +84,7 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 			return err
 		}
 	}
-	for _, ref := range []string{refs.Results + id, refs.Setups + id, refs.Task.Ref(id)} {
+	for _, ref := range []string{refs.Results + id, refs.Setups + id, refs.Validations + id, refs.Task.Ref(id)} {
 		old, ok, err := w.Repo.ReadRef(ctx, ref)
 		if err != nil {
 			return err

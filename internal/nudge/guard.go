@@ -328,11 +328,21 @@ func (w *Workspace) guardSuspects(own *Task, kind guardCheckKind) (active, passi
 		return nil, nil, err
 	}
 	if own != nil && kind == checkOwn {
-		active = append(active, own)
+		// A command of own's ran (setup, the command, validation): what
+		// changed is put back. A capture of a worktree that was only
+		// handed out is like any prepared task: reported, held, kept.
+		switch own.State {
+		case StatePreparing, StateRunning, StateValidating:
+			active = append(active, own)
+		default:
+			passive = append(passive, own)
+		}
 	}
 	for _, t := range tasks {
 		if own != nil && t.ID == own.ID {
-			if kind == checkOwn {
+			// checkSnapshot with own: a queued task whose snapshot is
+			// being taken now has run nothing yet.
+			if kind == checkOwn || kind == checkSnapshot {
 				continue
 			}
 			t = own // record into the caller's copy

@@ -31,6 +31,8 @@ func (w *Workspace) Capture(ctx context.Context, id, from string) (*Task, error)
 	}
 	switch t.State {
 	case StateSnapshotted, StatePrepared, StateReady, StateFailed:
+	case StatePending:
+		return nil, refuse(pendingAdvice(id), "")
 	default:
 		return nil, refuse(fmt.Sprintf("it is %s, and a new result would no longer match what was used", StateLabel(t.State)),
 			"Start a fresh task from the current workspace with git nudge start.")
@@ -100,6 +102,8 @@ func (w *Workspace) captureLocked(ctx context.Context, t *Task, from string) err
 	t.Result = &result
 	t.Files = files
 	t.ResultSkipped = skipped
+	// A validation was of the previous result.
+	t.Validation = nil
 	return nil
 }
 

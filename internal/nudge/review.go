@@ -32,10 +32,20 @@ type NoResultError struct {
 	// NoWorktree is true when the task has no worktree (only a snapshot):
 	// capture alone cannot help then.
 	NoWorktree bool
+	// Pending is true for a queued task (git nudge queue).
+	Pending bool
 }
 
 func (e *NoResultError) Error() string {
+	if e.Pending {
+		return pendingAdvice(e.ID)
+	}
 	return fmt.Sprintf("%s has no result yet: %s", e.ID, lowerFirst(resultAdvice(e.ID, !e.NoWorktree)))
+}
+
+// pendingAdvice says what becomes of a pending task.
+func pendingAdvice(id string) string {
+	return fmt.Sprintf("%s is pending: git nudge work runs its command and records the result (git nudge drop %s takes it off the queue)", id, id)
 }
 
 // resultAdvice says how a task without a result gets one. Without a
@@ -63,7 +73,7 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 		return err
 	}
 	if t.Result == nil {
-		return &NoResultError{ID: id, NoWorktree: !w.hasWorktree(t)}
+		return &NoResultError{ID: id, NoWorktree: !w.hasWorktree(t), Pending: t.State == StatePending}
 	}
 	limit := o.Limit
 	notices := o.Notices

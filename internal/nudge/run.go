@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 // RunOptions describes a `git nudge run`.
@@ -37,6 +39,14 @@ type RunOptions struct {
 	// not read from a terminal): signals reach all it started, and what
 	// it leaves running is stopped when it exits.
 	Group bool
+
+	// NoValidate skips the nudge.validate commands after the capture
+	// (recorded as skipped).
+	NoValidate bool
+
+	// pending: TaskID must be a pending task (Work), whose own command
+	// runs; another state is errNotPending.
+	pending bool
 }
 
 // Run runs a command in a task's worktree (making the task and its
@@ -45,7 +55,7 @@ type RunOptions struct {
 // succeeded and failed otherwise; its result is captured either way. The
 // command's exit status is returned (127 when it could not be started).
 func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
-	if len(o.Command) == 0 {
+	if len(o.Command) == 0 && !o.pending {
 		return nil, 0, errors.New("no command to run: git nudge run -- CMD [ARG...]")
 	}
 	sandbox, err := w.planSandbox(ctx, o.Sandbox, o.Environ)
@@ -56,19 +66,37 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	t, err := w.taskToRun(ctx, o.TaskID, o.Note)
+	var hold *journal.Lock
+	if o.pending {
+		// Held before the snapshot: a task killed from here on is
+		// never left looking untouched (see takeSnapshot).
+		if hold, err = w.HoldTask(ctx, o.TaskID); err != nil {
+			l.Release()
+			return nil, 0, err
+		}
+	}
+	t, err := w.taskToRun(ctx, o.TaskID, o.Note, o.pending)
 	if err != nil {
+		if hold != nil {
+			hold.Release()
+			if errors.Is(err, errNotPending) {
+				if _, lerr := w.Load(o.TaskID); lerr != nil {
+					_ = os.Remove(w.runLockPath(o.TaskID))
+				}
+			}
+		}
 		l.Release()
 		return nil, 0, err
 	}
-	hold, err := w.HoldTask(ctx, t.ID)
-	if err != nil {
+	if o.pending {
+		o.Command = t.Command
+	} else if hold, err = w.HoldTask(ctx, t.ID); err != nil {
 		l.Release()
 		return nil, 0, err
 	}
 	defer hold.Release()
 	if !w.hasWorktree(t) {
-		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: hold.File()}
+		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: hold.File(), signals: o.Signals}
 		if err := w.prepareHeld(ctx, t, l, so); err != nil {
 			return t, 0, err
 		}
@@ -101,7 +129,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if err != nil {
 		return t, code, err
 	}
-	defer l.Release()
+	defer func() { l.Release() }()
 	t.ExitCode = &code
 	t.PID, t.CommandPID = nil, nil
 	w.guardCheck(ctx, t, checkOwn, o.Stderr)
@@ -119,8 +147,20 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	default:
 		t.State = StateReady
 	}
+	switch {
+	case capErr != nil:
+	case o.NoValidate:
+		w.skipValidation(ctx, t, "--no-validate")
+	case t.State != StateReady:
+		w.skipValidation(ctx, t, "the command failed")
+	}
 	if err := w.Save(t); err != nil {
 		return t, code, err
+	}
+	if capErr == nil && !o.NoValidate && t.State == StateReady {
+		if l, err = w.validateHeld(ctx, t, l, hold.File(), ValidateOptions{Environ: o.Environ, Output: o.Stderr, Signals: o.Signals}); err != nil {
+			return t, code, err
+		}
 	}
 	if capErr != nil {
 		return t, code, fmt.Errorf("capturing the result of %s: %w", t.ID, capErr)
@@ -130,15 +170,45 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 
 // taskToRun returns the task a run works on, taking a snapshot when id is
 // "". The workspace lock is held.
-func (w *Workspace) taskToRun(ctx context.Context, id, note string) (*Task, error) {
+func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool) (*Task, error) {
 	if id == "" {
 		return w.snapshotLocked(ctx, note)
+	}
+	if pending {
+		// The caller holds the task's lock already.
+		t, err := w.Load(id)
+		var unknown *UnknownTaskError
+		switch {
+		case errors.As(err, &unknown):
+			return nil, errNotPending
+		case err != nil:
+			return nil, err
+		case t.State != StatePending:
+			return nil, errNotPending
+		}
+		snap, err := w.takeSnapshot(ctx, t.Note, t)
+		if err != nil {
+			// The task fails with the reason; the queue goes on.
+			msg := "taking the snapshot: " + err.Error()
+			t.State, t.Error = StateFailed, &msg
+			if serr := w.Save(t); serr != nil {
+				return nil, errors.Join(err, serr)
+			}
+			return nil, &RefusedError{What: "cannot start " + id, Reasons: []string{msg}}
+		}
+		return snap, nil
 	}
 	t, err := w.loadIdle(id, "cannot run in "+id)
 	if err != nil {
 		return nil, err
 	}
 	switch t.State {
+	case StatePending:
+		return nil, &RefusedError{
+			What:    "cannot run in " + id,
+			Reasons: []string{"it is pending: its command runs when git nudge work gets to it"},
+			Next:    fmt.Sprintf("git nudge work runs the pending tasks; git nudge drop %s removes it from the queue.", id),
+		}
 	case StateSnapshotted, StatePrepared, StateReady, StateFailed:
 		return t, nil
 	}

@@ -27,6 +27,10 @@ func (w *Workspace) Settle(ctx context.Context) error {
 		// holding it; and a read-only command creates nothing.
 		return nil
 	}
+	if err := w.checkVersions(false); err != nil {
+		// Another version's state is read as it is, never settled here.
+		return nil
+	}
 	l, err := journal.Acquire(ctx, lock, SettleWait, "git-nudge (reading tasks)")
 	if err != nil {
 		var le *journal.LockedError

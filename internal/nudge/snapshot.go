@@ -2,6 +2,7 @@ package nudge
 
 import (
 	"context"
+	"os"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/refs"
@@ -25,6 +26,13 @@ func (w *Workspace) Snapshot(ctx context.Context, note string) (*Task, error) {
 
 // snapshotLocked is Snapshot with the workspace lock already held.
 func (w *Workspace) snapshotLocked(ctx context.Context, note string) (*Task, error) {
+	return w.takeSnapshot(ctx, note, nil)
+}
+
+// takeSnapshot captures the workspace into a new task, or, when pending
+// is given, into that queued task (its id was allocated when it was
+// queued: its snapshot ref moves from the placeholder to the snapshot).
+func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task) (*Task, error) {
 	r := w.Repo
 	// The highest id in use is looked up while the work tree is captured.
 	type highest struct {
@@ -46,7 +54,7 @@ func (w *Workspace) snapshotLocked(ctx context.Context, note string) (*Task, err
 	if h.err != nil {
 		return nil, h.err
 	}
-	w.guardCheck(ctx, nil, checkSnapshot, w.Warn)
+	w.guardCheck(ctx, pending, checkSnapshot, w.Warn)
 	head := res.Head
 	commit := head.Commit
 	if !res.Clean || head.Unborn() {
@@ -73,6 +81,21 @@ func (w *Workspace) snapshotLocked(ctx context.Context, note string) (*Task, err
 		if err != nil {
 			return nil, err
 		}
+	}
+	if pending != nil {
+		t := pending
+		if err := w.moveSnapshotRef(ctx, t.ID, commit); err != nil {
+			return nil, err
+		}
+		// Straight to preparing (the caller holds the task's lock): a
+		// kill from here on leaves it failed (interrupted), never
+		// snapshotted and forgotten by the queue.
+		pid := os.Getpid()
+		t.State, t.Branch, t.Head = StatePreparing, optStr(head.Branch), optStr(head.Commit)
+		t.PID = &pid
+		t.Snapshot, t.Clean, t.Skipped = commit, res.Clean, toSkipped(res.Skipped)
+		t.Error = nil
+		return t, w.Save(t)
 	}
 	next, err := w.nextTaskNumber()
 	if err != nil {

@@ -33,6 +33,9 @@ type StartOptions struct {
 
 	// hold is the task's lock file, inherited by the setup commands.
 	hold *os.File
+	// signals received while a setup command runs are passed on to its
+	// process group (run, work).
+	signals <-chan os.Signal
 }
 
 // Start gives a task a worktree: it takes a snapshot first when id is "",
@@ -70,6 +73,8 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 		return nil, err
 	}
 	switch {
+	case t.State == StatePending:
+		return nil, &RefusedError{What: "cannot start " + id, Reasons: []string{pendingAdvice(id)}}
 	case t.State == StateSnapshotted:
 	case t.State == StateFailed && t.Result == nil && t.Command == nil:
 		// Its preparation failed: a leftover worktree is made afresh.
@@ -298,7 +303,7 @@ func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOp
 		fmt.Fprintf(out, "$ %s\n", c)
 		code, err := child{
 			argv: []string{"sh", "-c", c}, dir: dir, env: w.childEnv(o.Environ, t, dir),
-			stdout: out, stderr: out, group: true, lock: o.hold,
+			stdout: out, stderr: out, group: true, lock: o.hold, signals: o.signals,
 		}.run()
 		if err != nil {
 			return true, fmt.Errorf("setup command %q: %w", c, err)

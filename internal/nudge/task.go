@@ -135,6 +135,10 @@ type Task struct {
 	// --sandbox).
 	Sandbox bool `json:"sandbox,omitempty"`
 
+	// Validation is what the nudge.validate commands found about the
+	// result (SPEC 8); nil when none are configured.
+	Validation *Validation `json:"validation,omitempty"`
+
 	extra journal.Extra
 }
 

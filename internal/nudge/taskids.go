@@ -30,7 +30,7 @@ func (w *Workspace) taskIDs() ([]string, error) {
 
 // unsettledStates are the states Reconcile looks at.
 var unsettledStates = [][]byte{
-	[]byte(`"` + StatePreparing + `"`), []byte(`"` + StateRunning + `"`),
+	[]byte(`"` + StatePreparing + `"`), []byte(`"` + StateRunning + `"`), []byte(`"` + StateValidating + `"`),
 	[]byte(`"` + StateApplying + `"`), []byte(`"` + StateUndoing + `"`),
 }
 

@@ -126,14 +126,41 @@ func (w *Workspace) ensureDir() error {
 			return err
 		}
 	}
-	if err := worktree.RealFile(w.Repo.WorkTree, StateDirName+"/lock", StateDirName+"/.gitignore"); err != nil {
+	if err := worktree.RealFile(w.Repo.WorkTree, StateDirName+"/lock", StateDirName+"/.gitignore",
+		StateDirName+"/"+journal.FormatFile, StateDirName+"/"+WorkLockName, StateDirName+"/"+ServerLockName); err != nil {
 		return err
 	}
 	gi := filepath.Join(w.Dir, ".gitignore")
-	if b, err := os.ReadFile(gi); err == nil && string(b) == "*\n" {
-		return nil
+	if b, err := os.ReadFile(gi); err != nil || string(b) != "*\n" {
+		if err := journal.WriteBytes(gi, []byte("*\n")); err != nil {
+			return err
+		}
 	}
-	return journal.WriteBytes(gi, []byte("*\n"))
+	return w.checkVersions(true)
+}
+
+// Format is the version of .nudgethis's layout and records that this
+// binary writes (.nudgethis/format). A binary that finds a newer one
+// changes nothing there.
+const Format = 1
+
+// ServerLockName is the lock a dashboard server holds in .nudgethis while
+// it runs, with its binary version in the note (as work.lock).
+const ServerLockName = "server.lock"
+
+// checkVersions refuses when .nudgethis was written in a newer format,
+// or an executor or server of another binary version runs on it; with
+// write, a folder without a format file is given this binary's.
+func (w *Workspace) checkVersions(write bool) error {
+	if err := journal.CheckFormat(w.Dir, Format, write); err != nil {
+		return err
+	}
+	for _, name := range []string{WorkLockName, ServerLockName} {
+		if err := journal.CheckHolderVersion(filepath.Join(w.Dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (w *Workspace) tasksDir() string { return filepath.Join(w.Dir, "tasks") }
@@ -249,6 +276,19 @@ func (w *Workspace) HoldTask(ctx context.Context, id string) (*journal.Lock, err
 	return journal.AcquireInheritable(ctx, w.runLockPath(id), time.Second, "git-nudge working on "+id)
 }
 
+// phaseOf names the phase of a task's life a state belongs to (SPEC 8).
+func phaseOf(state string) string {
+	switch state {
+	case StatePreparing:
+		return "preparation (setup)"
+	case StateRunning:
+		return "execution (the command)"
+	case StateValidating:
+		return "validation"
+	}
+	return state
+}
+
 // Reconcile settles records left by processes that died, and must run with
 // the workspace lock held: a task in applying or undoing becomes
 // recovery_required (never retried); one in preparing or running whose
@@ -266,12 +306,16 @@ func (w *Workspace) Reconcile() error {
 			msg := fmt.Sprintf("interrupted while %s: the work tree may hold a mix of the before and after versions; git nudge recover %s shows each file", t.State, t.ID)
 			t.State = StateRecoveryRequired
 			t.Error = &msg
-		case StatePreparing, StateRunning:
+		case StatePreparing, StateRunning, StateValidating:
 			held, err := journal.Held(w.runLockPath(t.ID))
 			if err != nil || held {
 				continue
 			}
-			msg := "interrupted: the process preparing or running this task is gone"
+			msg := "interrupted during " + phaseOf(t.State) + ": the process working on this task is gone"
+			if t.State == StateValidating && t.Validation != nil {
+				t.Validation.State = ValidationFailed
+				t.Validation.Reason = msg
+			}
 			t.State = StateFailed
 			t.Error = &msg
 			t.PID, t.CommandPID = nil, nil

@@ -15,9 +15,12 @@ import (
 
 // Namespaces.
 const (
-	Snapshots   = "refs/nudgethis/snapshots/"
-	Results     = "refs/nudgethis/results/"
-	Setups      = "refs/nudgethis/setup/"
+	Snapshots = "refs/nudgethis/snapshots/"
+	Results   = "refs/nudgethis/results/"
+	Setups    = "refs/nudgethis/setup/"
+	// Validations pins what validation commands left in a task's worktree
+	// (put back to the result afterwards).
+	Validations = "refs/nudgethis/validation/"
 	Checkpoints = "refs/autodev/checkpoints/"
 )
 

@@ -1,6 +1,8 @@
 package nudgecmd
 
 import (
+	"os"
+
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 )
@@ -10,11 +12,13 @@ type CaptureCmd struct {
 	ID   string `arg:"" help:"Task whose result to record."`
 	From string `name:"from" placeholder:"REV" help:"Record the tree of REV instead of the task's worktree."`
 	JSON bool   `name:"json" help:"Print the task record as one JSON document."`
+
+	NoValidate bool `name:"no-validate" help:"Do not run the git config nudge.validate commands on the new result (recorded as skipped)."`
 }
 
 // Help is the long help.
 func (c *CaptureCmd) Help() string {
-	return `Records the task's worktree as it is now as the task's result, with the same rules as a snapshot (ignored files, dependency folders, large untracked files and protected paths left out), or with --from the tree of REV. The result is a commit whose parent is the snapshot, kept by refs/nudgethis/results/<id>. The task becomes ready.`
+	return `Records the task's worktree as it is now as the task's result, with the same rules as a snapshot (ignored files, dependency folders, large untracked files and protected paths left out), or with --from the tree of REV. The result is a commit whose parent is the snapshot, kept by refs/nudgethis/results/<id>. The task becomes ready. Then the git config nudge.validate commands, when there are any, check the new result in the worktree (not with --from, which leaves the worktree as it was; not with --no-validate); see git nudge validate.`
 }
 
 // Run records the result.
@@ -26,6 +30,16 @@ func (c *CaptureCmd) Run(env *cli.Env) error {
 	t, err := w.Capture(env.Ctx, c.ID, c.From)
 	if err != nil {
 		return refusal(err)
+	}
+	if c.NoValidate || c.From == "" {
+		if vt, verr := w.Validate(env.Ctx, c.ID, nudge.ValidateOptions{Skip: c.NoValidate, Environ: os.Environ(), Output: env.Stderr}); verr == nil {
+			t = vt
+		} else if !isNoValidation(verr) {
+			return refusal(verr)
+		}
+	}
+	if !c.JSON {
+		defer warnValidation(env, t)
 	}
 	if c.JSON {
 		return env.JSON(t)

@@ -13,7 +13,7 @@ type DropCmd struct {
 
 // Help is the long help.
 func (c *DropCmd) Help() string {
-	return `Removes a task: its worktree, its snapshot and result refs, its logs and its record. Refused while it is applying or undoing, when it is applied (undo or save it first), when it needs recovery, and when its worktree holds changes made after the last capture (git nudge capture records them). --force drops anyway: an applied or Recovery required task's files in your work tree are not touched, but the task can no longer be undone; uncaptured changes in the task's worktree are deleted with it.`
+	return `Removes a task: its worktree, its snapshot and result refs, its logs and its record; a pending task (git nudge queue) is removed from the queue. Refused while it is applying or undoing, when it is applied (undo or save it first), when it needs recovery, and when its worktree holds changes made after the last capture (git nudge capture records them). --force drops anyway: an applied or Recovery required task's files in your work tree are not touched, but the task can no longer be undone; uncaptured changes in the task's worktree are deleted with it.`
 }
 
 // Run drops the task.

@@ -18,7 +18,7 @@ type ListCmd struct {
 
 // Help is the long help.
 func (c *ListCmd) Help() string {
-	return `Lists the workspace's tasks, newest first: id, state, age, note (or command), number of files changed, branch. A save that was interrupted (its process died) is reported on stderr: where it stands, whether a git commit now would undo it, and what the next git nudge save does with it.`
+	return `Lists the workspace's tasks, newest first: id, state, age, note (or command), number of files changed, branch. A save that was interrupted (its process died) is reported on stderr: where it stands, whether a git commit now would undo it, and what the next git nudge save does with it. The state says how the task's validation (git config nudge.validate) went: "ready (validated)", "ready (validation failed)", "ready (not validated)"; pending tasks (git nudge queue) wait for git nudge work.`
 }
 
 // Run lists the tasks.
@@ -59,7 +59,7 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		if t.Result != nil {
 			files = fmt.Sprint(len(t.Files))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, nudge.StateLabel(t.State), age(now.Sub(t.Created)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, stateWithValidation(t), age(now.Sub(t.Created)),
 			files, pathenc.Text(branchLabel(t.Branch)), pathenc.Text(oneLine(noteOrCommand(t))))
 	}
 	if err := tw.Flush(); err != nil {
@@ -76,6 +76,24 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		}
 	}
 	return nil
+}
+
+// stateWithValidation is a task's state for list, with how its
+// validation went: "ready (validation failed)".
+func stateWithValidation(t *nudge.Task) string {
+	s := nudge.StateLabel(t.State)
+	if t.Validation == nil || t.State == nudge.StateValidating {
+		return s
+	}
+	switch t.Validation.State {
+	case nudge.ValidationPassed:
+		return s + " (validated)"
+	case nudge.ValidationFailed:
+		return s + " (validation failed)"
+	case nudge.ValidationSkipped:
+		return s + " (not validated)"
+	}
+	return s
 }
 
 func noteOrCommand(t *nudge.Task) string {

@@ -18,6 +18,9 @@ type CLI struct {
 	Start    StartCmd    `cmd:"" help:"Give a task a fresh worktree on its snapshot, set up and ready to work in."`
 	Run      RunCmd      `cmd:"" help:"Run a command in a task's worktree and capture the result."`
 	Capture  CaptureCmd  `cmd:"" help:"Record a task's worktree (or a commit) as its result."`
+	Validate ValidateCmd `cmd:"" help:"Run the git config nudge.validate commands on a task's result."`
+	Queue    QueueCmd    `cmd:"" help:"Record a pending task: a command that git nudge work will run."`
+	Work     WorkCmd     `cmd:"" help:"Run the pending tasks, in order, until none is left."`
 	Diff     DiffCmd     `cmd:"" help:"Show a task's patch, from its snapshot to its result."`
 	List     ListCmd     `cmd:"" help:"List the workspace's tasks, newest first."`
 	Show     ShowCmd     `cmd:"" help:"Show everything recorded about a task."`
@@ -40,9 +43,9 @@ func Program() cli.Program {
 
 git nudge captures the work tree without touching it, runs a task (a script, a person, an AI coding agent) in a fresh linked worktree, and brings the reviewed patch back only where every affected file is still as it was. Apply and undo never stage, never commit and never touch the index; save turns applied work into one commit.`,
 		Model: &CLI{},
-		ManSections: []cli.ManSection{{Title: "Files", Text: `.nudgethis/ at the top of the work tree (ignored by git through its own .gitignore): tasks/<id>.json (one record per task), worktrees/<id>/ (task worktrees), logs/<id>/ (bounded command output), saves.json (the save journal), lock, guard.json (the trusted state of the repository's shared git settings: config, hooks, info/exclude, info/attributes), quarantine/<n>/ (versions of those settings that a task left and git nudge put back).
+		ManSections: []cli.ManSection{{Title: "Files", Text: `.nudgethis/ at the top of the work tree (ignored by git through its own .gitignore): tasks/<id>.json (one record per task), worktrees/<id>/ (task worktrees), logs/<id>/ (bounded command output), saves.json (the save journal), lock, format (the version of this folder's format), work.lock (held by git nudge work, with its version), server.lock (held by git nudge dashboard), guard.json (the trusted state of the repository's shared git settings: config, hooks, info/exclude, info/attributes), quarantine/<n>/ (versions of those settings that a task left and git nudge put back), stage/ (files an apply or undo is writing), sandbox/<id>/ (objects a sandboxed command wrote).
 
-Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id>, refs/nudgethis/results/<id> and refs/nudgethis/guard (keeps the trusted settings' contents). Ordinary pushes do not include them.`}},
+Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id> and refs/nudgethis/results/<id>; also refs/nudgethis/setup/<id> and refs/nudgethis/validation/<id> (what setup and validation changed in the worktree), refs/nudgethis/undo/<id> (the exact bytes an undo writes back) and refs/nudgethis/guard (keeps the trusted settings' contents). Ordinary pushes do not include them.`}},
 		SeeAlso: []string{"git-autodev(1)", "git-worktree(1)", "git-stash(1)", "git-revert(1)"},
 	}
 }

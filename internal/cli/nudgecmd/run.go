@@ -8,17 +8,20 @@ import (
 
 // RunCmd is `git nudge run`.
 type RunCmd struct {
-	Task      string   `name:"task" placeholder:"ID" help:"Task to run in (default: take a new snapshot and start a task)."`
-	NoSetup   bool     `name:"no-setup" help:"Do not run the git config nudge.setup commands when a worktree is made."`
-	Message   string   `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no task is given."`
-	Sandbox   bool     `name:"sandbox" xor:"sandbox" help:"Run CMD confined with Linux Landlock: it may write only in its worktree, that worktree's git folder, a private object folder (imported when captured), a private TMPDIR and the git config nudge.sandbox.allowWrite paths (refused where Landlock is missing). Default: git config nudge.sandbox."`
-	NoSandbox bool     `name:"no-sandbox" xor:"sandbox" help:"Run CMD unconfined even when git config nudge.sandbox is true."`
-	Command   []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command to run in the task's worktree, after --."`
+	Task       string   `name:"task" placeholder:"ID" help:"Task to run in (default: take a new snapshot and start a task)."`
+	NoSetup    bool     `name:"no-setup" help:"Do not run the git config nudge.setup commands when a worktree is made."`
+	Message    string   `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no task is given."`
+	Sandbox    bool     `name:"sandbox" xor:"sandbox" help:"Run CMD confined with Linux Landlock: it may write only in its worktree, that worktree's git folder, a private object folder (imported when captured), a private TMPDIR and the git config nudge.sandbox.allowWrite paths (refused where Landlock is missing). Default: git config nudge.sandbox."`
+	NoSandbox  bool     `name:"no-sandbox" xor:"sandbox" help:"Run CMD unconfined even when git config nudge.sandbox is true."`
+	NoValidate bool     `name:"no-validate" help:"Do not run the git config nudge.validate commands after the capture (recorded as skipped)."`
+	Command    []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command to run in the task's worktree, after --."`
 }
 
 // Help is the long help.
 func (c *RunCmd) Help() string {
 	return `Runs CMD in a task's worktree (taking a snapshot and starting a task first when --task is not given), its output shown as it comes and kept in .nudgethis/logs/<id>/run.log (the last 1 MiB, with a first line saying how much was cut). Then the worktree is captured as the task's result, whatever CMD's exit status: the task becomes ready when CMD succeeded and failed otherwise, and either way git nudge diff shows what it changed. Exits with CMD's exit status. Interrupt and terminate signals are passed on to CMD. CMD sees NUDGE_TASK and NUDGE_WORKSPACE in its environment.
+
+After the capture, when the command succeeded, each git config nudge.validate command runs with sh -c in the worktree (the task is "validating" meanwhile); see git nudge validate. --no-validate skips them.
 
 CMD starts in the worktree's folder that matches the current directory (run from src/, it starts in <worktree>/src), or in the nearest folder above it that the worktree has. CMD inherits the task's lock: while CMD, or anything it started, still runs after git nudge run itself was killed, the task stays running (git nudge list names the pids) and drop, start, capture and run refuse.
 
@@ -56,7 +59,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message, Dir: env.Dir, Sandbox: sandboxFlag(c.Sandbox, c.NoSandbox),
 		Environ: os.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 		Signals: fw.Signals, Group: fw.Group,
-		Skip: fw.Skip,
+		Skip: fw.Skip, NoValidate: c.NoValidate,
 	})
 	if t != nil && t.Result != nil {
 		env.Warnf("git nudge: %s %s: %s changed; review with git nudge diff %s\n", t.ID, nudge.StateLabel(t.State), countFiles(len(t.Files)), t.ID)
@@ -64,6 +67,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	}
 	if t != nil {
 		warnSetup(env, t)
+		warnValidation(env, t)
 	}
 	if err != nil {
 		if code == 127 {

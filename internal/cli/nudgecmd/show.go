@@ -44,17 +44,23 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	}
 	field("created", t.Created.Local().Format(time.RFC3339))
 	field("workspace", t.Workspace)
-	field("branch", branchLabel(t.Branch))
-	if t.Head != nil {
-		field("head", *t.Head)
-	} else {
-		field("head", "(no commit yet)")
+	if t.State != nudge.StatePending {
+		field("branch", branchLabel(t.Branch))
+		if t.Head != nil {
+			field("head", *t.Head)
+		} else {
+			field("head", "(no commit yet)")
+		}
 	}
 	clean := "dirty"
 	if t.Clean {
 		clean = "clean"
 	}
-	field("snapshot", fmt.Sprintf("%s (%s)", t.Snapshot, clean))
+	if t.State == nudge.StatePending {
+		field("snapshot", "(taken when git nudge work starts the task)")
+	} else {
+		field("snapshot", fmt.Sprintf("%s (%s)", t.Snapshot, clean))
+	}
 	if t.Setup != nil {
 		field("setup", fmt.Sprintf("%s (the task's patch starts here)", *t.Setup))
 	}
@@ -81,7 +87,24 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	if t.Result != nil {
 		field("result", *t.Result)
 	}
-	for _, name := range []string{"setup.log", "run.log"} {
+	if t.Validation != nil {
+		v := t.Validation
+		line := v.State
+		if v.Reason != "" {
+			line += " (" + v.Reason + ")"
+		}
+		field("validation", line)
+		for _, c := range v.Commands {
+			env.Printf("  %s  %s  %s\n", commandOutcome(c), (time.Duration(c.DurationMS) * time.Millisecond).String(), c.Command)
+		}
+		if len(v.Leftover) > 0 {
+			env.Printf("  changed by validation, put back to the result (kept in %s):\n", v.LeftoverCommit)
+			for _, p := range v.Leftover {
+				env.Printf("    %s\n", displayPath(p))
+			}
+		}
+	}
+	for _, name := range []string{"setup.log", "run.log", "validate.log"} {
 		p := filepath.Join(w.LogDir(t.ID), name)
 		if fileExists(p) {
 			field("log", p)

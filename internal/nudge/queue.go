@@ -1,0 +1,358 @@
+package nudge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/refs"
+	"github.com/nudgethis/git-nudge/internal/worktree"
+)
+
+// StatePending is the state of a queued task: a command to run, no
+// snapshot yet (SPEC 8). git nudge work (or the dashboard) takes the
+// snapshot when it starts the task.
+const StatePending = "pending"
+
+// QueueOptions is a `git nudge queue`.
+type QueueOptions struct {
+	Note    string
+	Command []string
+}
+
+// Queue records a pending task that will run Command once an executor
+// (Work) gets to it. Its id is allocated now, like a snapshot's, by a
+// create-only update of refs/nudgethis/snapshots/<id>; until the task
+// starts that ref holds a placeholder (HEAD's commit, or an empty root
+// commit on an unborn branch), which the snapshot then replaces.
+func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
+	if len(o.Command) == 0 {
+		return nil, errors.New("no command to queue: git nudge queue -- CMD [ARG...]")
+	}
+	l, err := w.Lock(ctx, "git-nudge queue")
+	if err != nil {
+		return nil, err
+	}
+	defer l.Release()
+	r := w.Repo
+	head, err := r.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	placeholder := head.Commit
+	if placeholder == "" {
+		tree, err := r.WriteEmptyTree(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if placeholder, err = r.CommitTree(ctx, git.CommitRequest{Tree: tree, Message: "nudge pending task", Author: Identity, Committer: Identity}); err != nil {
+			return nil, err
+		}
+	}
+	next, err := w.nextTaskNumber()
+	if err != nil {
+		return nil, err
+	}
+	id, err := refs.Task.AllocateFrom(ctx, r, placeholder, next)
+	if err != nil {
+		return nil, err
+	}
+	t := &Task{
+		ID: id, State: StatePending, Note: o.Note, Created: w.Now().UTC(),
+		Workspace: r.WorkTree, Command: o.Command,
+	}
+	if err := w.Save(t); err != nil {
+		_ = r.DeleteRef(context.WithoutCancel(ctx), refs.Task.Ref(id), placeholder)
+		return nil, err
+	}
+	return t, nil
+}
+
+// moveSnapshotRef points task id's snapshot ref at commit (it held the
+// placeholder of a pending task).
+func (w *Workspace) moveSnapshotRef(ctx context.Context, id, commit string) error {
+	ref := refs.Task.Ref(id)
+	old, ok, err := w.Repo.ReadRef(ctx, ref)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		old = w.Repo.ZeroID()
+	}
+	if old == commit {
+		return nil
+	}
+	return w.Repo.SetRef(ctx, git.SetRefRequest{Name: ref, New: commit, Old: old})
+}
+
+// Pending returns the pending tasks, oldest first: the order Work runs
+// them in.
+func (w *Workspace) Pending() ([]*Task, error) {
+	tasks, err := w.List()
+	if err != nil {
+		return nil, err
+	}
+	var out []*Task
+	for _, t := range tasks {
+		if t.State == StatePending {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, _ := refs.Task.Number(out[i].ID)
+		b, _ := refs.Task.Number(out[j].ID)
+		return a < b
+	})
+	return out, nil
+}
+
+// errNotPending is taskToRun's answer when Work asks for a task that is
+// no longer pending (dropped, or started by someone else).
+var errNotPending = errors.New("no longer pending")
+
+// WorkLockName is the executor lock of a workspace, in .nudgethis: held
+// by the one process (git nudge work, or a dashboard server) that runs
+// its pending tasks, with that binary's version in its note.
+const WorkLockName = "work.lock"
+
+// WorkOptions says how Work runs the pending tasks.
+type WorkOptions struct {
+	// Max is how many tasks run at once (default 1).
+	Max int
+	// Environ is the environment the tasks' programs start from.
+	Environ []string
+	// Stdout and Stderr show the tasks' output live when Max is 1 (it
+	// is kept in their logs either way); nil shows nothing.
+	Stdout, Stderr io.Writer
+	// NoValidate skips the nudge.validate commands.
+	NoValidate bool
+	// Events, when set, is told as each task starts and ends. Calls may
+	// come from several goroutines at once (Max > 1).
+	Events func(WorkEvent)
+	// Watch, when more than zero, keeps Work going after the queue is
+	// empty: it looks for newly queued tasks every Watch until ctx is
+	// cancelled, holding the executor lock throughout (a server).
+	Watch time.Duration
+	// What names the executor in its lock note ("git-nudge work",
+	// "git-nudge dashboard"); "" is "git-nudge work".
+	What string
+}
+
+// WorkEvent is a step of Work: Kind "start" (the task was claimed),
+// "done" (it ran: see Task, ExitCode and Err) or "skipped" (it was no
+// longer pending when its turn came: dropped meanwhile).
+type WorkEvent struct {
+	Kind     string
+	ID       string
+	Task     *Task
+	ExitCode int
+	Err      error
+}
+
+// WorkReport is what Work did, a line per task in the order they started.
+type WorkReport struct {
+	Ran         []WorkedTask `json:"ran"`
+	Interrupted bool         `json:"interrupted"`
+	Pending     int          `json:"pending"` // tasks left pending at the end
+}
+
+// WorkedTask is one task Work took.
+type WorkedTask struct {
+	ID       string  `json:"id"`
+	State    string  `json:"state"` // the task's state after the run, or "skipped"
+	ExitCode *int    `json:"exit_code"`
+	Error    *string `json:"error"`
+}
+
+// ExecutorBusyError refuses a second executor for a workspace.
+type ExecutorBusyError struct{ Holder string }
+
+func (e *ExecutorBusyError) Error() string {
+	return fmt.Sprintf("another process already runs this workspace's pending tasks (%s)", e.Holder)
+}
+
+// AcquireExecutor takes the workspace's executor lock (work.lock) without
+// waiting, recording what and the binary's version (journal.BinaryVersion)
+// in its note. Only one process runs a workspace's pending tasks at a
+// time.
+func (w *Workspace) AcquireExecutor(ctx context.Context, what string) (*journal.Lock, error) {
+	if what == "" {
+		what = "git-nudge work"
+	}
+	path := filepath.Join(w.Dir, WorkLockName)
+	if err := rejectSymlink(w, WorkLockName); err != nil {
+		return nil, err
+	}
+	l, err := journal.Acquire(ctx, path, 0, journal.VersionNote(what))
+	if err != nil {
+		var le *journal.LockedError
+		if errors.As(err, &le) {
+			return nil, &RefusedError{
+				What:    "cannot run the pending tasks",
+				Reasons: []string{(&ExecutorBusyError{Holder: le.Holder}).Error()},
+				Next:    "It runs them all; git nudge list shows their progress. Stop it first to run them here.",
+			}
+		}
+		return nil, err
+	}
+	return l, nil
+}
+
+// Work runs the workspace's pending tasks, oldest first, until none is
+// left (tasks queued meanwhile included), o.Max at a time: each is
+// snapshotted from the workspace as it is when it starts, then prepared,
+// run, captured and validated exactly as git nudge run does. It holds the
+// executor lock (AcquireExecutor) throughout. A task whose command cannot
+// start is failed with the reason and the next one runs. Cancelling ctx
+// stops the running tasks with their process groups (SIGTERM, then
+// SIGKILL five seconds later); their results are captured and they end
+// failed, and the tasks not started stay pending.
+func (w *Workspace) Work(ctx context.Context, o WorkOptions) (*WorkReport, error) {
+	lock, err := w.AcquireExecutor(ctx, o.What)
+	if err != nil {
+		return nil, err
+	}
+	defer lock.Release()
+	// Tasks a killed executor left half done are settled first.
+	if l, err := w.Lock(ctx, "git-nudge work"); err != nil {
+		return nil, err
+	} else {
+		l.Release()
+	}
+	n := max(o.Max, 1)
+	var (
+		mu       sync.Mutex
+		claimed  = map[string]bool{}
+		report   = &WorkReport{Ran: []WorkedTask{}}
+		firstErr error
+	)
+	claim := func() (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if ctx.Err() != nil || firstErr != nil {
+			return "", nil
+		}
+		pending, err := w.Pending()
+		if err != nil {
+			return "", err
+		}
+		for _, t := range pending {
+			if !claimed[t.ID] {
+				claimed[t.ID] = true
+				return t.ID, nil
+			}
+		}
+		return "", nil
+	}
+	event := func(e WorkEvent) {
+		if o.Events != nil {
+			o.Events(e)
+		}
+	}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				id, err := claim()
+				if err != nil {
+					mu.Lock()
+					firstErr = errors.Join(firstErr, err)
+					mu.Unlock()
+					return
+				}
+				if id == "" {
+					if o.Watch <= 0 {
+						return
+					}
+					select {
+					case <-ctx.Done():
+						return
+					case <-time.After(o.Watch):
+					}
+					continue
+				}
+				event(WorkEvent{Kind: "start", ID: id})
+				t, code, err := w.workOne(ctx, id, o, n == 1)
+				wt := WorkedTask{ID: id}
+				switch {
+				case errors.Is(err, errNotPending):
+					wt.State = "skipped"
+					event(WorkEvent{Kind: "skipped", ID: id})
+				default:
+					if t != nil {
+						wt.State = t.State
+						wt.ExitCode, wt.Error = t.ExitCode, t.Error
+					}
+					if err != nil && wt.Error == nil {
+						msg := err.Error()
+						wt.Error = &msg
+					}
+					event(WorkEvent{Kind: "done", ID: id, Task: t, ExitCode: code, Err: err})
+					var re *RefusedError
+					if err != nil && t == nil && !errors.As(err, &re) {
+						// Not the task's own failure (a lock, a journal):
+						// stop rather than fail every other task the same way.
+						mu.Lock()
+						firstErr = errors.Join(firstErr, fmt.Errorf("%s: %w", id, err))
+						mu.Unlock()
+					}
+				}
+				mu.Lock()
+				report.Ran = append(report.Ran, wt)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	report.Interrupted = ctx.Err() != nil
+	if left, err := w.Pending(); err == nil {
+		report.Pending = len(left)
+	}
+	return report, firstErr
+}
+
+// workOne runs pending task id through Run. Cancelling ctx sends its
+// process group SIGTERM, then SIGKILL.
+func (w *Workspace) workOne(ctx context.Context, id string, o WorkOptions, live bool) (*Task, int, error) {
+	sigs := make(chan os.Signal, 4)
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+		}
+		sigs <- syscall.SIGTERM
+		select {
+		case <-stop:
+		case <-time.After(5 * time.Second):
+			sigs <- syscall.SIGKILL
+		}
+	}()
+	ro := RunOptions{
+		TaskID: id, pending: true, Environ: o.Environ,
+		Signals: sigs, Group: true, NoValidate: o.NoValidate,
+	}
+	if live {
+		ro.Stdout, ro.Stderr = o.Stdout, o.Stderr
+	}
+	return w.Run(ctx, ro)
+}
+
+// rejectSymlink refuses a state file of .nudgethis that is a symlink or
+// not a file.
+func rejectSymlink(w *Workspace, name string) error {
+	return worktree.RealFile(w.Repo.WorkTree, StateDirName+"/"+name)
+}

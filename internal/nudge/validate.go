@@ -1,0 +1,516 @@
+package nudge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/refs"
+)
+
+// StateValidating is the state of a task whose nudge.validate commands
+// run (SPEC 8).
+const StateValidating = "validating"
+
+// Validation outcomes.
+const (
+	ValidationPassed  = "passed"
+	ValidationFailed  = "failed"
+	ValidationSkipped = "skipped"
+)
+
+// DefaultValidateTimeout bounds each validation command unless git config
+// nudge.validateTimeout says otherwise.
+const DefaultValidateTimeout = 30 * time.Minute
+
+// Validation is what the nudge.validate commands found about a task's
+// result: "validation" in the task record.
+type Validation struct {
+	State    string              `json:"state"` // passed, failed, skipped
+	Commands []ValidationCommand `json:"commands"`
+	// Result is the result commit that was validated.
+	Result  string     `json:"result,omitempty"`
+	Started *time.Time `json:"started,omitempty"`
+	Log     string     `json:"log,omitempty"`
+	// Reason says why validation was skipped or stopped before its
+	// commands ran (interrupted, timeout setting unreadable...).
+	Reason string `json:"reason,omitempty"`
+	// Leftover lists the paths the validation commands changed in the
+	// worktree (outside ignored files). They are not part of the result
+	// and were put back to the result's version afterwards; what the
+	// commands left there is kept in the commit LeftoverCommit
+	// (refs/nudgethis/validation/<id>).
+	Leftover       []string `json:"leftover,omitempty"`
+	LeftoverCommit string   `json:"leftover_commit,omitempty"`
+}
+
+// ValidationCommand is one nudge.validate command's outcome.
+type ValidationCommand struct {
+	Command    string `json:"command"`
+	ExitCode   *int   `json:"exit_code"`
+	DurationMS int64  `json:"duration_ms"`
+	TimedOut   bool   `json:"timed_out,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+// ValidateOptions says how to validate a task.
+type ValidateOptions struct {
+	Environ []string
+	// Output shows the commands' output live (it is also kept in
+	// logs/<id>/validate.log); nil shows nothing.
+	Output io.Writer
+	// Skip records the validation as skipped (--no-validate) instead of
+	// running it.
+	Skip bool
+	// Signals (SIGINT, SIGTERM) received while the commands run stop the
+	// running one with its process group and skip the rest.
+	Signals <-chan os.Signal
+}
+
+// ValidationFailed reports whether t's last validation failed.
+func (t *Task) ValidationFailed() bool {
+	return t.Validation != nil && t.Validation.State == ValidationFailed
+}
+
+// validateCommands returns the nudge.validate commands and the bound on
+// each one's time.
+func (w *Workspace) validateCommands(ctx context.Context) ([]string, time.Duration, error) {
+	cmds, err := w.Repo.ConfigGetAll(ctx, "nudge.validate")
+	if err != nil || len(cmds) == 0 {
+		return nil, 0, err
+	}
+	timeout := DefaultValidateTimeout
+	if s, ok, err := w.Repo.ConfigGet(ctx, "nudge.validateTimeout"); err != nil {
+		return nil, 0, err
+	} else if ok {
+		d, err := parseTimeout(s)
+		if err != nil {
+			return nil, 0, fmt.Errorf("git config nudge.validateTimeout %q: %v; give a duration such as 90s, 10m or 1h (git config nudge.validateTimeout 30m)", s, err)
+		}
+		timeout = d
+	}
+	return cmds, timeout, nil
+}
+
+// parseTimeout reads a duration ("90s", "10m", "1h30m"; a bare number is
+// seconds).
+func parseTimeout(s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if n, err := time.ParseDuration(s + "s"); err == nil && !strings.ContainsAny(s, "hmsuµn") {
+		s = n.String()
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, errors.New("not a duration")
+	}
+	if d <= 0 {
+		return 0, errors.New("must be more than zero")
+	}
+	return d, nil
+}
+
+// SkipValidation records that t's validation was skipped (--no-validate)
+// when nudge.validate names commands; without any, nothing is recorded.
+// The record is not saved.
+func (w *Workspace) skipValidation(ctx context.Context, t *Task, reason string) {
+	cmds, _, err := w.validateCommands(ctx)
+	if err != nil || len(cmds) == 0 {
+		t.Validation = nil
+		return
+	}
+	t.Validation = &Validation{State: ValidationSkipped, Commands: []ValidationCommand{}, Result: deref(t.Result), Reason: reason}
+}
+
+// validateHeld validates t, whose result was just captured from its
+// worktree: the workspace lock l is held and so is the task's own lock
+// (hold). It records t as validating, releases l while the commands run,
+// then takes the lock again (returned, held) and records the outcome;
+// t's state goes back to what it was. Without nudge.validate commands
+// nothing happens.
+func (w *Workspace) validateHeld(ctx context.Context, t *Task, l *journal.Lock, hold *os.File, o ValidateOptions) (*journal.Lock, error) {
+	cmds, timeout, err := w.validateCommands(ctx)
+	if err != nil {
+		msg := err.Error()
+		t.Validation = &Validation{State: ValidationFailed, Commands: []ValidationCommand{}, Result: deref(t.Result), Reason: msg}
+		return l, w.Save(t)
+	}
+	if len(cmds) == 0 {
+		t.Validation = nil
+		return l, nil
+	}
+	if t.Result == nil || !w.hasWorktree(t) {
+		return l, nil
+	}
+	after := t.State
+	now := w.Now().UTC()
+	logPath := filepath.Join(w.LogDir(t.ID), "validate.log")
+	pid := os.Getpid()
+	t.State = StateValidating
+	t.PID, t.CommandPID = &pid, nil
+	t.Validation = &Validation{State: StateValidating, Commands: []ValidationCommand{}, Result: *t.Result, Started: &now, Log: logPath}
+	if err := w.Save(t); err != nil {
+		return l, err
+	}
+	l.Release()
+
+	results, verr := w.runValidation(ctx, t, cmds, timeout, logPath, hold, o)
+
+	ctx = context.WithoutCancel(ctx)
+	l, err = w.Lock(ctx, "git-nudge validate")
+	if err != nil {
+		return nil, err
+	}
+	v := t.Validation
+	v.Commands = results
+	v.State = ValidationPassed
+	for _, c := range results {
+		if c.ExitCode == nil || *c.ExitCode != 0 || c.Error != "" {
+			v.State = ValidationFailed
+		}
+	}
+	if verr != nil {
+		v.State, v.Reason = ValidationFailed, verr.Error()
+	}
+	if err := w.putBackAfterValidation(ctx, t); err != nil {
+		v.Reason = strings.TrimPrefix(v.Reason+"; ", "; ") + "the worktree could not be checked after validation: " + err.Error()
+	}
+	t.State = after
+	t.PID, t.CommandPID = nil, nil
+	return l, w.Save(t)
+}
+
+// runValidation runs each command with sh -c in t's worktree, bounded by
+// timeout (its whole process group is stopped then), output kept in the
+// bounded validate.log. Every command runs, also after one failed, so
+// that the record says which pass. An interrupt (ctx) stops the current
+// one and skips the rest.
+func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, timeout time.Duration, logPath string, hold *os.File, o ValidateOptions) ([]ValidationCommand, error) {
+	results := make([]ValidationCommand, 0, len(cmds))
+	log, err := OpenBoundedLog(logPath, LogLimit)
+	if err != nil {
+		return results, err
+	}
+	defer log.Close()
+	out := io.Writer(log)
+	if o.Output != nil {
+		out = io.MultiWriter(log, o.Output)
+	}
+	var interrupted bool
+	for _, c := range cmds {
+		if ctx.Err() != nil || interrupted {
+			return results, fmt.Errorf("interrupted before %q ran", c)
+		}
+		fmt.Fprintf(out, "$ %s\n", c)
+		res := ValidationCommand{Command: c}
+		sigs := make(chan os.Signal, 4)
+		stop := make(chan struct{})
+		timedOut := make(chan struct{})
+		signalled := make(chan struct{})
+		go func() {
+			timer := time.NewTimer(timeout)
+			defer timer.Stop()
+			select {
+			case <-stop:
+				return
+			case <-ctx.Done():
+			case <-o.Signals:
+				close(signalled)
+			case <-timer.C:
+				close(timedOut)
+			}
+			sigs <- syscall.SIGTERM
+			select {
+			case <-stop:
+			case <-time.After(2 * time.Second):
+				sigs <- syscall.SIGKILL
+			}
+		}()
+		start := time.Now()
+		code, err := child{
+			argv: []string{"sh", "-c", c}, dir: *t.Worktree, env: w.childEnv(o.Environ, t, *t.Worktree),
+			stdout: out, stderr: out, group: true, lock: hold, signals: sigs,
+		}.run()
+		close(stop)
+		res.DurationMS = time.Since(start).Milliseconds()
+		select {
+		case <-timedOut:
+			res.TimedOut = true
+			res.Error = fmt.Sprintf("stopped after %s (git config nudge.validateTimeout)", timeout)
+			fmt.Fprintf(out, "git-nudge: %s\n", res.Error)
+		default:
+		}
+		if err != nil {
+			res.Error = err.Error()
+			fmt.Fprintf(out, "git-nudge: %v\n", err)
+		} else {
+			res.ExitCode = &code
+			if code != 0 && !res.TimedOut {
+				fmt.Fprintf(out, "git-nudge: exit status %d\n", code)
+			}
+		}
+		select {
+		case <-signalled:
+			interrupted = true
+		default:
+		}
+		results = append(results, res)
+		if ctx.Err() != nil || interrupted {
+			return results, fmt.Errorf("interrupted while %q ran", c)
+		}
+	}
+	return results, nil
+}
+
+// putBackAfterValidation checks that the validation commands left t's
+// worktree as the result has it (ignored files aside). What they changed
+// is kept in a commit (refs/nudgethis/validation/<id>, parent: the
+// result) and listed in the record, and the worktree is put back to the
+// result, so that a later capture does not take it for the task's work.
+func (w *Workspace) putBackAfterValidation(ctx context.Context, t *Task) error {
+	tree, _, err := w.captureWorktree(ctx, t)
+	if err != nil {
+		return err
+	}
+	resTree, err := w.Repo.TreeOf(ctx, *t.Result)
+	if err != nil {
+		return err
+	}
+	if tree == resTree {
+		return nil
+	}
+	changes, err := w.Repo.DiffTrees(ctx, resTree, tree)
+	if err != nil {
+		return err
+	}
+	commit, err := w.pinLeftover(ctx, t, tree)
+	if err != nil {
+		return err
+	}
+	v := t.Validation
+	v.LeftoverCommit = commit
+	for _, c := range changes {
+		v.Leftover = append(v.Leftover, c.Path)
+	}
+	return w.resetWorktree(ctx, t, changes)
+}
+
+// pinLeftover records tree (the worktree as validation left it) as a
+// commit on t's result, pinned by refs/nudgethis/validation/<id>, so that
+// putting the worktree back loses nothing.
+func (w *Workspace) pinLeftover(ctx context.Context, t *Task, tree string) (string, error) {
+	r := w.Repo
+	commit, err := r.CommitTree(ctx, git.CommitRequest{
+		Tree: tree, Parents: []string{*t.Result}, Message: "nudge validation leftovers " + t.ID,
+		Author: Identity, Committer: Identity,
+	})
+	if err != nil {
+		return "", err
+	}
+	ref := refs.Validations + t.ID
+	old, ok, err := r.ReadRef(ctx, ref)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		old = r.ZeroID()
+	}
+	return commit, r.SetRef(ctx, git.SetRefRequest{Name: ref, New: commit, Old: old})
+}
+
+// resetWorktree puts the paths validation changed (changes: result ->
+// worktree) back to the result's version: files it added are removed,
+// the others written from the result. Writes go through an os.Root at the
+// worktree, so a symlink planted there cannot lead them outside.
+func (w *Workspace) resetWorktree(ctx context.Context, t *Task, changes []git.TreeChange) error {
+	var back []string
+	var added []string
+	for _, c := range changes {
+		if c.Status == "A" {
+			added = append(added, c.Path)
+		} else {
+			back = append(back, c.Path)
+		}
+	}
+	root, err := os.OpenRoot(*t.Worktree)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	var errs []error
+	for _, p := range added {
+		if err := root.RemoveAll(p); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if len(back) > 0 {
+		entries, err := w.Repo.TreeEntries(ctx, *t.Result, back)
+		if err != nil {
+			return err
+		}
+		stage, err := w.newStage()
+		if err != nil {
+			return err
+		}
+		defer w.removeStage(filepath.Base(stage))
+		if err := w.Repo.CheckoutTo(ctx, stage, entries); err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if err := putBack(root, stage, e.Path); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", QuotePath(e.Path), err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// putBack copies stage/p over p in root (a file by temp file and rename,
+// a symlink as a symlink).
+func putBack(root *os.Root, stage, p string) error {
+	src := filepath.Join(stage, filepath.FromSlash(p))
+	st, err := os.Lstat(src)
+	if err != nil {
+		return err
+	}
+	if d := filepath.Dir(filepath.FromSlash(p)); d != "." {
+		if fi, err := root.Lstat(d); err == nil && !fi.IsDir() {
+			if err := root.Remove(d); err != nil {
+				return err
+			}
+		}
+		if err := root.MkdirAll(d, 0o755); err != nil {
+			return err
+		}
+	}
+	if fi, err := root.Lstat(p); err == nil && fi.IsDir() {
+		if err := root.RemoveAll(p); err != nil {
+			return err
+		}
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		target, err := os.Readlink(src)
+		if err != nil {
+			return err
+		}
+		_ = root.Remove(p)
+		return root.Symlink(target, p)
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	tmp := p + ".nudge-validate.tmp"
+	_ = root.Remove(tmp)
+	f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.Mode().Perm())
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := root.Chmod(tmp, st.Mode().Perm()); err != nil {
+		return err
+	}
+	return root.Rename(tmp, p)
+}
+
+// Validate runs the nudge.validate commands on task id's result, in its
+// worktree, and records the outcome (git nudge validate ID, and after
+// git nudge capture). The worktree must hold exactly the result.
+func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) (*Task, error) {
+	l, err := w.Lock(ctx, "git-nudge validate")
+	if err != nil {
+		return nil, err
+	}
+	defer func() { l.Release() }()
+	t, err := w.loadIdle(id, "cannot validate "+id)
+	if err != nil {
+		return nil, err
+	}
+	refuse := func(reason, next string) error {
+		return &RefusedError{What: "cannot validate " + id, Reasons: []string{reason}, Next: next}
+	}
+	switch {
+	case t.State == StatePending:
+		return nil, refuse(pendingAdvice(id), "")
+	case t.State == StateReady || t.State == StateUndone:
+	case t.State == StateFailed && t.Result != nil:
+	default:
+		return nil, refuse(fmt.Sprintf("it is %s; only a captured result that is not applied is validated", StateLabel(t.State)),
+			resultAdvice(t.ID, t.Worktree != nil))
+	}
+	if t.Result == nil {
+		return nil, refuse("it has no result yet", resultAdvice(t.ID, t.Worktree != nil))
+	}
+	if o.Skip {
+		w.skipValidation(ctx, t, "--no-validate")
+		return t, w.Save(t)
+	}
+	cmds, _, err := w.validateCommands(ctx)
+	if err != nil {
+		t.Validation = &Validation{State: ValidationFailed, Commands: []ValidationCommand{}, Result: *t.Result, Reason: err.Error()}
+		return t, w.Save(t)
+	}
+	if len(cmds) == 0 {
+		return nil, refuse("no validation command is configured",
+			"Add one with git config --add nudge.validate 'CMD' (for example 'go test ./...'), then run git nudge validate "+id+" again.")
+	}
+	if !w.hasWorktree(t) {
+		return nil, refuse("it has no worktree to run the validation commands in",
+			fmt.Sprintf("Validation runs in the task's worktree; a task captured without one (capture --from) is not validated. git nudge apply --unvalidated %s applies it anyway.", id))
+	}
+	tree, _, err := w.captureWorktree(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	resTree, err := w.Repo.TreeOf(ctx, *t.Result)
+	if err != nil {
+		return nil, err
+	}
+	if tree != resTree {
+		return nil, refuse("its worktree no longer holds its result (it was changed after the last capture, or the result came from capture --from)",
+			fmt.Sprintf("git nudge capture %s records the worktree as the result and validates it.", id))
+	}
+	hold, err := w.HoldTask(ctx, t.ID)
+	if err != nil {
+		return nil, err
+	}
+	defer hold.Release()
+	l, err = w.validateHeld(ctx, t, l, hold.File(), o)
+	return t, err
+}
+
+// validationReason is apply's refusal reason for a task whose validation
+// failed, and the advice.
+func validationReason(t *Task) (reason, next string) {
+	var failed []string
+	for _, c := range t.Validation.Commands {
+		switch {
+		case c.TimedOut:
+			failed = append(failed, fmt.Sprintf("%q (timed out)", c.Command))
+		case c.ExitCode == nil:
+			failed = append(failed, fmt.Sprintf("%q (did not run)", c.Command))
+		case *c.ExitCode != 0:
+			failed = append(failed, fmt.Sprintf("%q (exit status %d)", c.Command, *c.ExitCode))
+		}
+	}
+	why := strings.Join(failed, ", ")
+	if why == "" {
+		why = t.Validation.Reason
+	}
+	return fmt.Sprintf("%s failed validation: %s", t.ID, why),
+		fmt.Sprintf("See %s; git nudge validate %s runs the checks again, git nudge apply --unvalidated %s applies it anyway.", filepath.Join("logs", t.ID, "validate.log"), t.ID, t.ID)
+}
