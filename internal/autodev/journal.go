@@ -89,14 +89,9 @@ func (ws *Workspace) LoadJournal() (*Journal, error) {
 	return &Journal{Entries: entries}, nil
 }
 
-// decodeEntries parses checkpoints.json. The usual file has only known
-// fields and string or null values, and is parsed by fastEntries; anything
-// else (fields from a newer version, corruption) goes through
-// encoding/json, which keeps unknown fields and names a corrupt file.
+// decodeEntries parses checkpoints.json with the journal codec, which keeps
+// fields from a newer version and names a corrupt file.
 func decodeEntries(path string, data []byte) ([]Entry, error) {
-	if entries, ok := fastEntries(data); ok {
-		return entries, nil
-	}
 	var entries []Entry
 	if err := journal.Decode(path, data, &entries); err != nil {
 		return nil, err
