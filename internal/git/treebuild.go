@@ -244,7 +244,7 @@ func (b *treeBuilder) load(root *editNode) error {
 				if !c.isFolder() {
 					continue
 				}
-				if old, ok := byName[name]; ok && old.mode == "40000" {
+				if old, ok := byName[name]; ok && old.mode == ModeTree {
 					c.baseRef = old.oid
 				}
 				next = append(next, c)
@@ -282,7 +282,7 @@ func (b *treeBuilder) compute(n *editNode, out *[]builtTree) (oid string, empty 
 		if subEmpty {
 			delete(byName, name)
 		} else {
-			byName[name] = treeEntry{mode: "40000", name: name, oid: id}
+			byName[name] = treeEntry{mode: ModeTree, name: name, oid: id}
 		}
 	}
 	entries := make([]treeEntry, 0, len(byName))
