@@ -1,10 +1,14 @@
 package autodev
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 func benchJournal(n int, unknown bool) []byte {
@@ -38,4 +42,33 @@ func BenchmarkDecodeEntries(b *testing.B) {
 			}
 		})
 	}
+}
+
+// decodeEntries agrees with encoding/json decoding the whole file through
+// Entry's UnmarshalJSON: same entries, same unknown fields, errors for
+// the same inputs.
+func FuzzDecodeEntries(f *testing.F) {
+	for _, s := range []string{
+		`[]`, ` [ ] `, `[{}]`, `null`, `[null]`, `[1]`, `{}`, `[{"id":"c1"}] x`,
+		`[{"id":"c1","commit":"ab","label":"thread — x","type":"task","time":"2026-01-01T00:00:00Z","task":null,"mode":null}]`,
+		`[{"id":"c1","label":"a\"b\\c\u00e9\n","task":"t","mode":"m"},{"id":"c2","future":[1,{"a":"]"}]}]`,
+		`[{"id":"c1","worktree":"/w t","branch":"main"},{"id":"c2","worktree":null,"branch":"HEAD"}]`,
+		`[{"id":"c1","id":"c2"}]`, `[{"id":1}]`, `[{"ID":"x"}]`, "[{\"id\":\"\xff\"}]", "[{\"id\":\"a\tb\"}]",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := decodeEntries("x", data)
+		var want []Entry
+		werr := journal.Decode("x", data, &want)
+		if werr == nil && want == nil {
+			werr = errors.New("null")
+		}
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("%q: decodeEntries error %v, encoding/json %v", data, err, werr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q: decodeEntries %+v, encoding/json %+v", data, got, want)
+		}
+	})
 }

@@ -97,4 +97,3 @@ func (r *Repo) ReadRef(ctx context.Context, name string) (id string, ok bool, er
 	}
 	return out, true, nil
 }
-

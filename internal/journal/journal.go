@@ -154,7 +154,57 @@ type Extra map[string]json.RawMessage
 // (which also checks that data is valid JSON), then one pass over the
 // object's members, without decoding them, picks out the unclaimed ones.
 func UnmarshalKnown(data []byte, known any) (Extra, error) {
-	if extra, ok := unmarshalPlain(data, known); ok {
+	return unmarshalKnown(data, known, false)
+}
+
+// UnmarshalValidKnown is UnmarshalKnown for data known to be valid JSON:
+// an element SplitArray returned from a document json.Valid accepted. It
+// saves checking the record again.
+func UnmarshalValidKnown(data []byte, known any) (Extra, error) {
+	return unmarshalKnown(data, known, true)
+}
+
+// SplitArray returns the raw elements of the JSON array data, which must
+// be valid JSON (json.Valid); ok is false when data is not an array.
+func SplitArray(data []byte) (elems [][]byte, ok bool) {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '[' {
+		return nil, false
+	}
+	n := 0
+	for j := i; j < len(data); j++ {
+		if data[j] == '{' { // a hint for the usual array of records
+			n++
+		}
+	}
+	elems = make([][]byte, 0, n)
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		return elems, true
+	}
+	for i < len(data) {
+		end := skipValue(data, i)
+		if end < 0 {
+			return nil, false
+		}
+		elems = append(elems, data[i:end])
+		i = skipSpace(data, end)
+		if i >= len(data) {
+			return nil, false
+		}
+		if data[i] == ']' {
+			return elems, true
+		}
+		if data[i] != ',' {
+			return nil, false
+		}
+		i = skipSpace(data, i+1)
+	}
+	return nil, false
+}
+
+func unmarshalKnown(data []byte, known any, valid bool) (Extra, error) {
+	if extra, ok := unmarshalPlain(data, known, valid); ok {
 		return extra, nil
 	}
 	if err := json.Unmarshal(data, known); err != nil {
@@ -225,70 +275,137 @@ func planOf(t reflect.Type) *plainPlan {
 // null, for a *string) under their exact names. It stores them straight
 // into the struct and keeps the other members as they are. ok is false,
 // with nothing stored, for anything else, which encoding/json then decodes.
-func unmarshalPlain(data []byte, known any) (Extra, bool) {
+func unmarshalPlain(data []byte, known any, valid bool) (Extra, bool) {
 	v := reflect.ValueOf(known)
-	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct || !json.Valid(data) {
+	if v.Kind() != reflect.Pointer || v.IsNil() || v.Elem().Kind() != reflect.Struct {
+		return nil, false
+	}
+	start := skipSpace(data, 0)
+	if start >= len(data) || data[start] != '{' || (!valid && !json.Valid(data)) {
 		return nil, false
 	}
 	p := planOf(v.Elem().Type())
 	type set struct {
 		index []int
 		ptr   bool
-		val   *string
+		null  bool
+		raw   []byte // the string's bytes, quotes off
 	}
-	var sets []set
+	var buf [24]set
+	sets := buf[:0]
 	var extra Extra
-	ok := true
-	err := eachMember(data, func(k string, raw []byte) {
-		if !ok {
-			return
+	it := members{data: data}
+	for {
+		key, raw, more, err := it.next()
+		if err != nil {
+			return nil, false
 		}
-		index, isPlain := p.fields[k]
+		if !more {
+			break
+		}
+		index, isPlain := p.fields[string(key)]
 		if !isPlain {
+			k := string(key)
+			if bytes.IndexByte(key, '\\') >= 0 || !utf8.Valid(key) {
+				return nil, false
+			}
 			if p.names[k] {
-				ok = false // known but not a plain string: encoding/json's job
-				return
+				return nil, false // known but not a plain string: encoding/json's job
 			}
 			for c := range p.names {
 				if strings.EqualFold(c, k) {
-					ok = false // json matches keys without case
-					return
+					return nil, false // json matches keys without case
 				}
 			}
 			if extra == nil {
 				extra = Extra{}
 			}
 			extra[k] = append(json.RawMessage(nil), raw...)
-			return
+			continue
 		}
 		if string(raw) == "null" {
-			sets = append(sets, set{index: index, ptr: p.ptr[k]})
-			return
+			sets = append(sets, set{index: index, ptr: p.ptr[string(key)], null: true})
+			continue
 		}
 		if raw[0] != '"' || bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) {
-			ok = false
-			return
+			return nil, false
 		}
-		s := string(raw[1 : len(raw)-1])
-		sets = append(sets, set{index: index, ptr: p.ptr[k], val: &s})
-	})
-	if err != nil || !ok || bytes.TrimSpace(data)[0] != '{' {
-		return nil, false
+		sets = append(sets, set{index: index, ptr: p.ptr[string(key)], raw: raw[1 : len(raw)-1]})
 	}
 	st := v.Elem()
 	for _, s := range sets {
 		f := st.FieldByIndex(s.index)
 		switch {
-		case s.ptr && s.val == nil:
+		case s.ptr && s.null:
 			f.SetZero()
 		case s.ptr:
-			f.Set(reflect.ValueOf(s.val))
-		case s.val != nil:
-			f.SetString(*s.val)
+			str := string(s.raw)
+			f.Set(reflect.ValueOf(&str))
+		case !s.null:
+			f.SetString(string(s.raw))
 		}
 		// null into a string leaves it as it was, as encoding/json does.
 	}
 	return extra, true
+}
+
+// members walks the members of a JSON object (see eachMember).
+type members struct {
+	data    []byte
+	i       int
+	started bool
+}
+
+// next returns the next member's key (as written, quotes off) and raw
+// value; more is false after the last.
+func (m *members) next() (key, raw []byte, more bool, err error) {
+	bad := errors.New("malformed JSON object")
+	data := m.data
+	i := m.i
+	if !m.started {
+		m.started = true
+		i = skipSpace(data, 0)
+		if i >= len(data) || data[i] != '{' {
+			return nil, nil, false, nil
+		}
+		i = skipSpace(data, i+1)
+		if i < len(data) && data[i] == '}' {
+			m.i = len(data)
+			return nil, nil, false, nil
+		}
+	} else {
+		i = skipSpace(data, i)
+		if i >= len(data) {
+			return nil, nil, false, nil
+		}
+		if data[i] == '}' {
+			m.i = len(data)
+			return nil, nil, false, nil
+		}
+		if data[i] != ',' {
+			return nil, nil, false, bad
+		}
+		i = skipSpace(data, i+1)
+	}
+	if i >= len(data) || data[i] != '"' {
+		return nil, nil, false, bad
+	}
+	end := skipString(data, i)
+	if end < 0 {
+		return nil, nil, false, bad
+	}
+	key = data[i+1 : end-1]
+	i = skipSpace(data, end)
+	if i >= len(data) || data[i] != ':' {
+		return nil, nil, false, bad
+	}
+	start := skipSpace(data, i+1)
+	end = skipValue(data, start)
+	if end < 0 {
+		return nil, nil, false, bad
+	}
+	m.i = end
+	return key, data[start:end], true, nil
 }
 
 // eachMember calls fn with the key and the raw value of each member of the
