@@ -63,6 +63,12 @@ func newFastSandbox(t testing.TB) *sandbox {
 
 func newSandboxIn(t testing.TB, root string) *sandbox {
 	t.Helper()
+	// The crash, concurrency, race and bad-input loops built on this are
+	// the full run's; the fast tier (go test -short) covers the commands
+	// through the testscript scenarios.
+	if testing.Short() {
+		t.Skip("crash and concurrency loops run without -short")
+	}
 	root, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		t.Fatal(err)

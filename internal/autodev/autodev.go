@@ -27,9 +27,13 @@ const DisabledMessage = "Not a git repository; checkpoints/rollback disabled (gi
 const BareMessage = "This repository has no work tree (bare, or run from inside .git); checkpoints/rollback disabled"
 
 // ErrNoRepository is returned by Open outside any git repository.
+//
+//lint:ignore ST1005 the text is SPEC's message, printed as it is
 var ErrNoRepository = errors.New(DisabledMessage)
 
 // ErrNoWorkTree is returned by Open in a bare repository or inside .git.
+//
+//lint:ignore ST1005 the text is SPEC's message, printed as it is
 var ErrNoWorkTree = errors.New(BareMessage)
 
 // Identity is the author and committer of every commit autodev makes.

@@ -132,37 +132,6 @@ func TestDecodeCorrupt(t *testing.T) {
 	}
 }
 
-// The fast parser must agree with encoding/json wherever it accepts input.
-func FuzzFastEntries(f *testing.F) {
-	for _, s := range []string{
-		`[]`, ` [ ] `, `[{}]`,
-		`[{"id":"c1","commit":"ab","label":"thread — x","type":"task","time":"2026-01-01T00:00:00Z","task":null,"mode":null}]`,
-		`[{"id":"c1","label":"a\"b\\c\u00e9\n","task":"t","mode":"m"},{"id":"c2"}]`,
-		`[{"id":"c1","worktree":"/w t","branch":"main"},{"id":"c2","worktree":null,"branch":"HEAD"}]`,
-		`[{"id":"c1","id":"c2"}]`, `[{"id":1}]`, `[{"x":"y"}]`, "[{\"id\":\"\xff\"}]", "[{\"id\":\"a\tb\"}]",
-	} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		fast, ok := fastEntries(data)
-		if !ok {
-			return
-		}
-		var slow []entryFields
-		if err := journal.Decode("x", data, &slow); err != nil {
-			t.Fatalf("fast parser accepted %q, encoding/json says %v", data, err)
-		}
-		if len(slow) != len(fast) {
-			t.Fatalf("%q: %d entries, encoding/json %d", data, len(fast), len(slow))
-		}
-		for i := range fast {
-			if !reflect.DeepEqual(entryFields(fast[i]), slow[i]) {
-				t.Fatalf("%q entry %d: fast %+v, encoding/json %+v", data, i, fast[i], slow[i])
-			}
-		}
-	})
-}
-
 // Names in restore's refusals are quoted as git quotes them: a task's file
 // name cannot drive the terminal (ESC, C1 CSI, bidi controls, invalid UTF-8).
 func TestQuoteAllTerminalSafe(t *testing.T) {

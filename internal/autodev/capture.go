@@ -155,13 +155,6 @@ func commitMessage(label, body string, task, mode *string, at origin) string {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// commit writes a commit of tree on top of HEAD (a root commit on an
-// unborn branch) by autodev <autodev@localhost>. No hook runs and no user
-// identity is needed.
-func (ws *Workspace) commit(ctx context.Context, tree string, head git.Head, msg string) (string, error) {
-	return ws.commitWithIndex(ctx, tree, "", head, msg)
-}
-
 // IndexSubjectPrefix starts the subject of the commit that holds the
 // user's index beside a checkpoint or parked commit (its second parent).
 // It is not "autodev: ", so --rebuild never takes it for a checkpoint.

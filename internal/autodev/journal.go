@@ -1,6 +1,7 @@
 package autodev
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -89,13 +90,29 @@ func (ws *Workspace) LoadJournal() (*Journal, error) {
 	return &Journal{Entries: entries}, nil
 }
 
-// decodeEntries parses checkpoints.json. The usual file has only known
-// fields and string or null values, and is parsed by fastEntries; anything
-// else (fields from a newer version, corruption) goes through
-// encoding/json, which keeps unknown fields and names a corrupt file.
+// decodeEntries parses checkpoints.json with the journal codec, which keeps
+// fields from a newer version and names a corrupt file.
 func decodeEntries(path string, data []byte) ([]Entry, error) {
-	if entries, ok := fastEntries(data); ok {
-		return entries, nil
+	// The usual file is checked once and its records decoded one by one;
+	// anything odd goes through Decode, which says what is wrong.
+	if json.Valid(data) {
+		if elems, ok := journal.SplitArray(data); ok {
+			entries := make([]Entry, len(elems))
+			ok := true
+			for i, raw := range elems {
+				var f entryFields
+				extra, err := journal.UnmarshalValidKnown(raw, &f)
+				if err != nil {
+					ok = false
+					break
+				}
+				entries[i] = Entry(f)
+				entries[i].Extra = extra
+			}
+			if ok {
+				return entries, nil
+			}
+		}
 	}
 	var entries []Entry
 	if err := journal.Decode(path, data, &entries); err != nil {

@@ -301,10 +301,7 @@ func pronoun(n int) string {
 func quoteAll(paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		if pathenc.NeedsQuote(p) || strings.ContainsAny(p, "\t\"") || strings.HasPrefix(p, " ") {
-			p = pathenc.CQuote(p)
-		}
-		out[i] = p
+		out[i] = pathenc.QuoteInList(p)
 	}
 	return out
 }

@@ -22,6 +22,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/nudgethis/git-nudge/internal/pathenc"
+	"github.com/nudgethis/git-nudge/internal/refusal"
 )
 
 // Version is set at build time by install.sh (-ldflags -X); otherwise the
@@ -186,31 +187,9 @@ func (e *ExitError) Error() string {
 func (e *ExitError) Unwrap() error { return e.Err }
 
 // Refusal is a command declining to act, with every reason at once and what
-// to do next. Nothing was changed when a Refusal is returned.
-type Refusal struct {
-	What    string   // "cannot apply t3"
-	Reasons []string // each a full sentence
-	Next    string   // what to do next
-}
-
-func (r *Refusal) Error() string {
-	var b strings.Builder
-	b.WriteString(r.What)
-	switch len(r.Reasons) {
-	case 0:
-	case 1:
-		b.WriteString(": " + r.Reasons[0])
-	default:
-		b.WriteString(":")
-		for _, reason := range r.Reasons {
-			b.WriteString("\n  - " + reason)
-		}
-	}
-	if r.Next != "" {
-		b.WriteString("\n" + r.Next)
-	}
-	return b.String()
-}
+// to do next. Nothing was changed when a Refusal is returned. It is the
+// workflows' nudge.RefusedError too: one type (internal/refusal).
+type Refusal = refusal.Refusal
 
 // Report prints err (if any) to stderr prefixed with the program name and
 // returns the exit status it stands for.

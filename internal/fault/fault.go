@@ -28,9 +28,6 @@ func New(name string) *Var {
 	return &Var{name: name, value: sync.OnceValue(func() string { return os.Getenv(name) })}
 }
 
-// Name is the variable's name.
-func (v *Var) Name() string { return v.name }
-
 // Point kills the process when the variable equals point, and returns
 // otherwise.
 func (v *Var) Point(point string) {

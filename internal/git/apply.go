@@ -107,12 +107,10 @@ func (r *Repo) HashFiles(ctx context.Context, paths []string) ([]string, error) 
 // privateIndex makes a temporary index file holding entries and returns its
 // path and a cleanup function. The user's index is never read or written.
 func (r *Repo) privateIndex(ctx context.Context, entries []IndexEntry) (Index, func(), error) {
-	dir, err := os.MkdirTemp("", "git-nudge-index-")
+	ix, cleanup, err := r.emptyPrivateIndex("nudge-apply")
 	if err != nil {
 		return Index{}, nil, err
 	}
-	cleanup := func() { _ = os.RemoveAll(dir) }
-	ix := Index{Path: filepath.Join(dir, "index")}
 	for _, e := range entries {
 		if !r.validID(e.Blob) {
 			cleanup()

@@ -112,11 +112,10 @@ func (r *Repo) IndexPath() string { return filepath.Join(r.GitDir, "index") }
 func (r *Repo) CopyIndex(name string) (Index, error) {
 	// The pid in the name says whose it is if a kill leaves it behind
 	// (see LeftoverIndexes).
-	f, err := os.CreateTemp(r.GitDir, fmt.Sprintf("%s-%d-*.index", name, os.Getpid()))
+	f, ix, _, err := r.newPrivateIndex(name)
 	if err != nil {
 		return Index{}, err
 	}
-	ix := Index{Path: f.Name()}
 	src, err := os.Open(r.IndexPath())
 	if errors.Is(err, os.ErrNotExist) {
 		f.Close()

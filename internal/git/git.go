@@ -170,6 +170,33 @@ func (s *stopWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// child is a started or startable git process; only this file names os/exec.
+type child = exec.Cmd
+
+// command is the one way this package starts git: every child gets
+// globalArgs (hooks off, --no-optional-locks, no fsmonitor, no submodule
+// recursion) before args, the environment env (built by one of the three
+// policies below: r.env, cleanEnv, discoverEnv) and the working directory
+// dir. Errors from the child become an *Error through gitError.
+func command(ctx context.Context, env []string, dir string, args []string) *child {
+	x := exec.CommandContext(ctx, "git", append(append([]string{}, globalArgs...), args...)...)
+	x.Env = env
+	x.Dir = dir
+	return x
+}
+
+// gitError is the one exit-code routine: it wraps err from a git child
+// started with args as an *Error carrying git's exit status (or -1 when
+// git did not run or was killed) and what it wrote to stderr.
+func gitError(args []string, stderr string, err error) *Error {
+	code := -1
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	}
+	return &Error{Args: args, ExitCode: code, Stderr: stderr, Err: err}
+}
+
 func (r *Repo) run(ctx context.Context, c cmd) ([]byte, error) {
 	var sw *stopWriter
 	if _, isFile := c.stdout.(*os.File); c.stdout != nil && !isFile {
@@ -179,18 +206,16 @@ func (r *Repo) run(ctx context.Context, c cmd) ([]byte, error) {
 		sw = &stopWriter{w: c.stdout, stop: cancel}
 		c.stdout = sw
 	}
-	args := append(append([]string{}, globalArgs...), c.args...)
-	if c.fsmonitor != "" {
-		args = withFSMonitor(args, c.fsmonitor)
-	}
-	x := exec.CommandContext(ctx, "git", args...)
-	x.Env = append(r.env(), c.env...)
-	x.Dir = r.WorkTree
+	dir := r.WorkTree
 	if c.dir != "" {
-		x.Dir = c.dir
+		dir = c.dir
 	}
 	if r.WorkTree == "" && c.dir == "" {
-		x.Dir = r.GitDir
+		dir = r.GitDir
+	}
+	x := command(ctx, append(r.env(), c.env...), dir, c.args)
+	if c.fsmonitor != "" {
+		withFSMonitor(x.Args[1:], c.fsmonitor)
 	}
 	x.Stdin = c.stdin
 	var out, errb bytes.Buffer
@@ -209,12 +234,7 @@ func (r *Repo) run(ctx context.Context, c cmd) ([]byte, error) {
 		return out.Bytes(), nil // stopped on purpose: whatever it said after
 	}
 	if err != nil {
-		code := -1
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		}
-		return out.Bytes(), &Error{Args: c.args, ExitCode: code, Stderr: errb.String(), Err: err}
+		return out.Bytes(), gitError(c.args, errb.String(), err)
 	}
 	return out.Bytes(), nil
 }

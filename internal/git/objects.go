@@ -49,6 +49,20 @@ func (r *Repo) CommitMessage(ctx context.Context, commit string) (string, error)
 
 // Index names an index file for plumbing commands. The zero value is the
 // user's own index (only commands defined to touch it may use that).
+// Modes of tree entries, as git spells them in ls-tree and index output:
+// the one place the suite names them.
+const (
+	ModeFile    = "100644"
+	ModeExec    = "100755"
+	ModeSymlink = "120000"
+	ModeGitlink = "160000" // a submodule's commit
+	ModeTree    = "40000"  // as in a tree object; ls-files and --index-info say 040000
+)
+
+// MaxFileSize is the largest file content the suite captures or writes
+// (16 MiB): snapshot.MaxFileSize and nudge.MaxFileSize are this.
+const MaxFileSize = 16 << 20
+
 type Index struct {
 	Path string // absolute path of a private index file, "" for the user's index
 }

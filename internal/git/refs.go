@@ -97,9 +97,3 @@ func (r *Repo) ReadRef(ctx context.Context, name string) (id string, ok bool, er
 	}
 	return out, true, nil
 }
-
-// CheckBranchName reports whether name is a valid new branch name.
-func (r *Repo) CheckBranchName(ctx context.Context, name string) bool {
-	_, err := r.git(ctx, "check-ref-format", "--branch", name)
-	return err == nil
-}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 )
@@ -33,19 +32,7 @@ type Repo struct {
 func Discover(ctx context.Context, dir string) (*Repo, error) {
 	args := []string{"rev-parse", "--path-format=absolute",
 		"--git-dir", "--git-common-dir", "--show-object-format", "--is-bare-repository", "--show-toplevel"}
-	x := exec.CommandContext(ctx, "git", args...)
-	x.Dir = dir
-	// Discovery must see what the user set (GIT_DIR, GIT_WORK_TREE, -C), so
-	// only the index and object overrides are dropped here.
-	env := []string{}
-	for _, kv := range os.Environ() {
-		k, _, _ := strings.Cut(kv, "=")
-		if k == "GIT_INDEX_FILE" || k == "GIT_OBJECT_DIRECTORY" || k == "GIT_PREFIX" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	x.Env = untranslated(env)
+	x := command(ctx, discoverEnv(os.Environ()), dir, args)
 	var stderr strings.Builder
 	x.Stderr = &stderr
 	out, err := x.Output()
@@ -58,12 +45,7 @@ func Discover(ctx context.Context, dir string) (*Repo, error) {
 		case strings.Contains(msg, "must be run in a work tree"), len(lines) >= 4 && lines[3] == "true":
 			return nil, ErrBare
 		}
-		code := -1
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		}
-		return nil, &Error{Args: args, ExitCode: code, Stderr: msg, Err: err}
+		return nil, gitError(args, msg, err)
 	}
 	if len(lines) < 5 || lines[3] == "true" {
 		return nil, ErrBare
@@ -75,6 +57,21 @@ func Discover(ctx context.Context, dir string) (*Repo, error) {
 		WorkTree:     filepath.Clean(lines[4]),
 	}
 	return r, nil
+}
+
+// discoverEnv is the environment policy for discovery, which must see what
+// the user set (GIT_DIR, GIT_WORK_TREE, -C): only the index and object
+// overrides are dropped, and git's messages are kept in English.
+func discoverEnv(base []string) []string {
+	env := []string{}
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "GIT_INDEX_FILE" || k == "GIT_OBJECT_DIRECTORY" || k == "GIT_PREFIX" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return untranslated(env)
 }
 
 // ZeroID is the all-zero object id in this repository's hash format.

@@ -80,7 +80,7 @@ func (r *Repo) HiddenLocalEdits(ctx context.Context) ([]string, error) {
 		}
 		tag := f[0]
 		hidden := tag == "S" || (len(tag) == 1 && tag[0] >= 'a' && tag[0] <= 'z')
-		if !hidden || f[1] == "160000" { // a submodule is its own repository
+		if !hidden || f[1] == ModeGitlink { // a submodule is its own repository
 			continue
 		}
 		paths = append(paths, path)

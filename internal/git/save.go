@@ -48,9 +48,25 @@ func (r *Repo) UserIdentityKnown(ctx context.Context) (bool, error) {
 }
 
 // TempIndexPath returns a path for a private index inside the git dir,
-// unique to this process and purpose.
+// unique to this call, named as every private index is (see
+// newPrivateIndex). The caller removes it.
+//
+// Deprecated: use PrivateIndex, which also returns the cleanup.
 func (r *Repo) TempIndexPath(purpose string) string {
-	return fmt.Sprintf("%s/nudge-%s-%d.index", r.GitDir, purpose, os.Getpid())
+	ix, _, err := r.emptyPrivateIndex("nudge-" + purpose)
+	if err != nil {
+		// The git dir cannot take a file: the command using the path
+		// fails with git's own message.
+		return fmt.Sprintf("%s/nudge-%s-%d.index", r.GitDir, purpose, os.Getpid())
+	}
+	return ix.Path
+}
+
+// PrivateIndex returns an empty private index in the git dir named
+// <name>-<pid>-<n>.index and the function that removes it (and any
+// <file>.lock left beside it) when done.
+func (r *Repo) PrivateIndex(name string) (Index, func(), error) {
+	return r.emptyPrivateIndex(name)
 }
 
 // maxPathArgs is how many paths a command line may name; more could pass

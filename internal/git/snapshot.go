@@ -3,7 +3,6 @@ package git
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 )
 
 // StatusEntry is one record of `git status --porcelain=v2 -z`.
@@ -202,18 +202,44 @@ func (z *zSplitter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// newTempIndex names a fresh, empty index file in this worktree's git dir;
-// the returned function removes it.
-func (r *Repo) newTempIndex() (Index, func(), error) {
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
+// privateIndexSeq numbers the private indexes of this process.
+var privateIndexSeq atomic.Uint64
+
+// newPrivateIndex is the one way this package names a private index: a file
+// <name>-<pid>-<n>.index in this worktree's git dir, created empty and
+// exclusively, so no two callers share one and a leftover of a killed
+// process whose pid came round again is never reused. The pid says whose
+// it is if a kill leaves it behind: LeftoverIndexes(name) lists such files.
+// The returned remove is the one cleanup rule for every private index: the
+// file goes, and so does the <file>.lock git may have left beside it.
+func (r *Repo) newPrivateIndex(name string) (*os.File, Index, func(), error) {
+	for {
+		path := filepath.Join(r.GitDir, fmt.Sprintf("%s-%d-%d.index", name, os.Getpid(), privateIndexSeq.Add(1)))
+		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, Index{}, nil, err
+		}
+		return f, Index{Path: path}, func() {
+			os.Remove(path)
+			os.Remove(path + ".lock")
+		}, nil
+	}
+}
+
+// emptyPrivateIndex is newPrivateIndex for an index that starts empty: the
+// file is left absent, which is how git spells an empty index (git refuses
+// an empty file), and is created by the first git command that writes it.
+func (r *Repo) emptyPrivateIndex(name string) (Index, func(), error) {
+	f, ix, remove, err := r.newPrivateIndex(name)
+	if err != nil {
 		return Index{}, nil, err
 	}
-	path := filepath.Join(r.GitDir, "nudge-index-"+hex.EncodeToString(b[:]))
-	return Index{Path: path}, func() {
-		os.Remove(path)
-		os.Remove(path + ".lock")
-	}, nil
+	f.Close()
+	remove()
+	return ix, remove, nil
 }
 
 // HashWorkTreePaths returns, for each path that holds something in the
@@ -230,7 +256,7 @@ func (r *Repo) HashWorkTreePaths(ctx context.Context, seeds []IndexEntry, paths 
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	ix, remove, err := r.newTempIndex()
+	ix, remove, err := r.emptyPrivateIndex("nudge-hash")
 	if err != nil {
 		return nil, err
 	}

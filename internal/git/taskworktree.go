@@ -9,7 +9,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -81,14 +80,13 @@ func (r *Repo) Worktrees(ctx context.Context) ([]string, error) {
 // GIT_WORK_TREE the process inherited. dir must be a worktree of r.
 func (r *Repo) OpenWorktree(ctx context.Context, dir string) (*Repo, error) {
 	args := []string{"rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel"}
-	x := exec.CommandContext(ctx, "git", args...)
-	x.Dir = dir
-	x.Env = cleanEnv(os.Environ())
+	// Not r.env(): the worktree's own git dir is what is being asked for.
+	x := command(ctx, cleanEnv(os.Environ()), dir, args)
 	var stderr bytes.Buffer
 	x.Stderr = &stderr
 	out, err := x.Output()
 	if err != nil {
-		return nil, &Error{Args: args, ExitCode: -1, Stderr: stderr.String(), Err: err}
+		return nil, gitError(args, stderr.String(), err)
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(lines) != 3 {

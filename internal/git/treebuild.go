@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
@@ -245,7 +244,7 @@ func (b *treeBuilder) load(root *editNode) error {
 				if !c.isFolder() {
 					continue
 				}
-				if old, ok := byName[name]; ok && old.mode == "40000" {
+				if old, ok := byName[name]; ok && old.mode == ModeTree {
 					c.baseRef = old.oid
 				}
 				next = append(next, c)
@@ -283,7 +282,7 @@ func (b *treeBuilder) compute(n *editNode, out *[]builtTree) (oid string, empty 
 		if subEmpty {
 			delete(byName, name)
 		} else {
-			byName[name] = treeEntry{mode: "40000", name: name, oid: id}
+			byName[name] = treeEntry{mode: ModeTree, name: name, oid: id}
 		}
 	}
 	entries := make([]treeEntry, 0, len(byName))
@@ -472,7 +471,7 @@ func parseTree(data []byte, hashLen int) ([]treeEntry, error) {
 // proc is a long-lived git child spoken to through pipes.
 type proc struct {
 	args   []string
-	cmd    *exec.Cmd
+	cmd    *child
 	in     io.WriteCloser
 	out    *bufio.Reader
 	stderr bytes.Buffer
@@ -481,9 +480,7 @@ type proc struct {
 
 func (r *Repo) startProc(ctx context.Context, args ...string) (*proc, error) {
 	p := &proc{args: args}
-	p.cmd = exec.CommandContext(ctx, "git", append(append([]string{}, globalArgs...), args...)...)
-	p.cmd.Env = r.env()
-	p.cmd.Dir = r.WorkTree
+	p.cmd = command(ctx, r.env(), r.WorkTree, args)
 	p.cmd.Stderr = &p.stderr
 	var err error
 	if p.in, err = p.cmd.StdinPipe(); err != nil {
@@ -495,7 +492,7 @@ func (r *Repo) startProc(ctx context.Context, args ...string) (*proc, error) {
 	}
 	p.out = bufio.NewReaderSize(out, 64<<10)
 	if err := p.cmd.Start(); err != nil {
-		return nil, &Error{Args: args, ExitCode: -1, Err: err}
+		return nil, gitError(args, "", err)
 	}
 	return p, nil
 }
@@ -528,10 +525,5 @@ func (p *proc) fail(err error) error {
 }
 
 func (p *proc) wrap(err error) error {
-	code := -1
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	}
-	return &Error{Args: p.args, ExitCode: code, Stderr: p.stderr.String(), Err: err}
+	return gitError(p.args, p.stderr.String(), err)
 }

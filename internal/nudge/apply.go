@@ -340,9 +340,9 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 			add(fmt.Sprintf("%s changes how git converts files on checkout; apply cannot write it and the files it governs consistently, so it needs manual handling", qp(f.Path)), manual)
 		case nested.inside(f.Path) != "":
 			add(fmt.Sprintf("%s is inside %s, a nested git repository that this repository does not track; apply never writes into another repository", qp(f.Path), qp(nested.inside(f.Path))), manual)
-		case hasMode(modes, "120000"):
+		case hasMode(modes, git.ModeSymlink):
 			add(fmt.Sprintf("%s is a symlink in the snapshot or the result; changed symlinks need manual handling", qp(f.Path)), manual)
-		case hasMode(modes, "160000"):
+		case hasMode(modes, git.ModeGitlink):
 			add(fmt.Sprintf("%s is a submodule; submodule changes need manual handling", qp(f.Path)), manual)
 		case (present(s.From) && !isRegularMode(s.From.Mode)) || (present(s.To) && !isRegularMode(s.To.Mode)) || (!present(s.From) && !present(s.To)):
 			add(fmt.Sprintf("%s has an entry apply does not understand; it needs manual handling", qp(f.Path)), manual)

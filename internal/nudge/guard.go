@@ -99,7 +99,7 @@ func (w *Workspace) scanGuard() ([]guardFile, error) {
 			if err != nil {
 				return err
 			}
-			f.Mode, f.data = "120000", []byte(target)
+			f.Mode, f.data = git.ModeSymlink, []byte(target)
 		case st.IsDir():
 			if depth > 4 {
 				return fmt.Errorf("%s: folders nested too deep to compare", abs)
@@ -115,16 +115,16 @@ func (w *Workspace) scanGuard() ([]guardFile, error) {
 			}
 			return nil
 		case st.Mode().IsRegular():
-			if st.Size() > 16<<20 {
+			if st.Size() > git.MaxFileSize {
 				return fmt.Errorf("%s is over 16 MiB: too large to compare", abs)
 			}
 			data, err := os.ReadFile(abs)
 			if err != nil {
 				return err
 			}
-			f.Mode, f.data = "100644", data
+			f.Mode, f.data = git.ModeFile, data
 			if st.Mode()&0o111 != 0 {
-				f.Mode = "100755"
+				f.Mode = git.ModeExec
 			}
 		default:
 			// A fifo or device: nothing to read, but not what was there.
@@ -153,7 +153,7 @@ func (w *Workspace) trust(ctx context.Context, files []guardFile) error {
 		if f.Mode == "special" {
 			continue // nothing to keep; never written back
 		}
-		if f.Mode == "120000" {
+		if f.Mode == git.ModeSymlink {
 			id, err := r.WriteBlob(ctx, f.data)
 			if err != nil {
 				return err
@@ -171,7 +171,7 @@ func (w *Workspace) trust(ctx context.Context, files []guardFile) error {
 	}
 	k := 0
 	for _, e := range edits {
-		if e.Mode == "120000" {
+		if e.Mode == git.ModeSymlink {
 			continue
 		}
 		if ids[k] != e.Object {
@@ -284,16 +284,16 @@ func (w *Workspace) taskWorktreeConfig(ctx context.Context, own *Task) []guardCh
 		if err != nil {
 			return nil
 		}
-		f := guardFile{Path: rel, Mode: "100644"}
+		f := guardFile{Path: rel, Mode: git.ModeFile}
 		if st.Mode()&fs.ModeSymlink != 0 {
 			target, _ := os.Readlink(abs)
-			f.Mode, f.data = "120000", []byte(target)
-		} else if st.Mode().IsRegular() && st.Size() <= 16<<20 {
+			f.Mode, f.data = git.ModeSymlink, []byte(target)
+		} else if st.Mode().IsRegular() && st.Size() <= git.MaxFileSize {
 			f.data, _ = os.ReadFile(abs)
 		} else {
 			f.Mode, f.data = "special", []byte(st.Mode().String())
 		}
-		if f.Mode == "100644" && onlySparseKeys(ctx, w.Repo, abs) {
+		if f.Mode == git.ModeFile && onlySparseKeys(ctx, w.Repo, abs) {
 			return nil
 		}
 		f.Blob = w.Repo.BlobID(f.data)
@@ -545,7 +545,7 @@ func (w *Workspace) describeGuard(ctx context.Context, changes []guardChange) []
 	var lines []string
 	for _, c := range changes {
 		name := w.displayGuardPath(c.Path)
-		if isConfigFile(c.Path) && (c.Old == nil || c.Old.Mode != "120000") && (c.New == nil || c.New.Mode != "120000") {
+		if isConfigFile(c.Path) && (c.Old == nil || c.Old.Mode != git.ModeSymlink) && (c.New == nil || c.New.Mode != git.ModeSymlink) {
 			if kl, ok := w.configDiff(ctx, c); ok {
 				if len(kl) == 0 {
 					kl = []string{"changed (comments or layout only)"}
@@ -569,7 +569,7 @@ func (w *Workspace) describeGuard(ctx context.Context, changes []guardChange) []
 }
 
 func linkNote(f *guardFile) string {
-	if f != nil && f.Mode == "120000" {
+	if f != nil && f.Mode == git.ModeSymlink {
 		return " (a symlink to " + strconv.Quote(string(f.data)) + ")"
 	}
 	return ""
@@ -656,7 +656,7 @@ func (w *Workspace) putBack(ctx context.Context, changes []guardChange) (string,
 	}
 	keep := func(f *guardFile) error {
 		dst := filepath.Join(qdir, filepath.FromSlash(f.Path))
-		if f.Mode == "120000" {
+		if f.Mode == git.ModeSymlink {
 			dst += ".symlink-target"
 		}
 		if err := os.MkdirAll(filepath.Dir(dst), 0o700); err != nil {
@@ -675,7 +675,7 @@ func (w *Workspace) putBack(ctx context.Context, changes []guardChange) (string,
 			problems = append(problems, fmt.Sprintf("%s (keeping a copy: %v)", w.displayGuardPath(c.Path), err))
 			continue
 		}
-		if c.Old != nil && c.Old.Mode != "120000" && c.New.Mode != "120000" {
+		if c.Old != nil && c.Old.Mode != git.ModeSymlink && c.New.Mode != git.ModeSymlink {
 			continue // replaced in place below
 		}
 		if err := root.Remove(filepath.FromSlash(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -750,13 +750,13 @@ func (w *Workspace) writeTrusted(ctx context.Context, root *os.Root, f *guardFil
 	} else {
 		_ = root.Remove(tmp)
 	}
-	if f.Mode == "120000" {
+	if f.Mode == git.ModeSymlink {
 		if err := root.Symlink(string(data), tmp); err != nil {
 			return err
 		}
 	} else {
 		perm := os.FileMode(0o644)
-		if f.Mode == "100755" {
+		if f.Mode == git.ModeExec {
 			perm = 0o755
 		}
 		out, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)

@@ -20,12 +20,12 @@ import (
 
 // Modes of the files apply and undo write.
 const (
-	modeFile = "100644"
-	modeExec = "100755"
+	modeFile = git.ModeFile
+	modeExec = git.ModeExec
 )
 
 // MaxFileSize is the largest new content apply writes (16 MiB).
-const MaxFileSize = 16 << 20
+const MaxFileSize = git.MaxFileSize
 
 func isRegularMode(m *string) bool { return m != nil && (*m == modeFile || *m == modeExec) }
 

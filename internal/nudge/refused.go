@@ -1,32 +1,15 @@
 package nudge
 
-import "strings"
+import (
+	"strings"
+
+	refusalpkg "github.com/nudgethis/git-nudge/internal/refusal"
+)
 
 // RefusedError is a workflow declining to act: what was asked, every reason
-// at once, and what to do next. Nothing was changed when it is returned. The
-// command layer turns it into its own refusal (exit status 1).
-type RefusedError struct {
-	What    string   // "cannot apply t3"
-	Reasons []string // each a full sentence
-	Next    string   // what to do next (may hold several lines)
-}
-
-func (e *RefusedError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.What)
-	if len(e.Reasons) == 1 {
-		b.WriteString(": " + e.Reasons[0])
-	} else {
-		b.WriteString(":")
-		for _, r := range e.Reasons {
-			b.WriteString("\n  - " + r)
-		}
-	}
-	if e.Next != "" {
-		b.WriteString("\n" + e.Next)
-	}
-	return b.String()
-}
+// at once, and what to do next. Nothing was changed when it is returned. It
+// is the command layer's cli.Refusal too: one type (internal/refusal).
+type RefusedError = refusalpkg.Refusal
 
 // reasonList collects the reasons to refuse an operation, and the advice for
 // them, each piece of advice once.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -203,8 +202,11 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	}
 
 	// Build the tree: HEAD's tree plus exactly the saved paths.
-	ix := git.Index{Path: r.TempIndexPath("save")}
-	defer os.Remove(ix.Path)
+	ix, removeIndex, err := r.PrivateIndex("nudge-save")
+	if err != nil {
+		return rep, err
+	}
+	defer removeIndex()
 	base := r.EmptyTree()
 	if !head.Unborn() {
 		base = head.Commit

@@ -126,12 +126,12 @@ func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task
 	return t, nil
 }
 
+// toSkipped is what a capture left out, never nil (records list "[]").
 func toSkipped(s []snapshot.Skipped) []Skipped {
-	out := make([]Skipped, 0, len(s))
-	for _, x := range s {
-		out = append(out, Skipped{Path: x.Path, Reason: x.Reason})
+	if s == nil {
+		return []Skipped{}
 	}
-	return out
+	return s
 }
 
 // nextTaskNumber is one past the highest id with a record in this

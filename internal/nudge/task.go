@@ -38,11 +38,8 @@ func StateLabel(state string) string {
 	return state
 }
 
-// Skipped is a path a capture left out, and why.
-type Skipped struct {
-	Path   string `json:"path"`
-	Reason string `json:"reason"`
-}
+// Skipped is a path a capture left out, and why: the one type, snapshot's.
+type Skipped = snapshot.Skipped
 
 // FileChange is one path of a task's patch (snapshot -> result).
 type FileChange struct {

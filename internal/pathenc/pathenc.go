@@ -176,6 +176,17 @@ func Quote(p string) string {
 	return p
 }
 
+// QuoteInList is Quote for a name shown among others in one message line
+// (autodev's refusals list names): a name holding a double quote anywhere,
+// or starting with a space, is quoted too, so the list reads back. Display
+// quoting has this one owner; nudge.QuotePath is Quote.
+func QuoteInList(p string) string {
+	if NeedsQuote(p) || strings.ContainsAny(p, "\t\"") || strings.HasPrefix(p, " ") {
+		return CQuote(p)
+	}
+	return p
+}
+
 // Text makes free text (a message, a note, a command line) safe for a
 // terminal: newlines and tabs stay, every other unsafe character (see
 // Unsafe) and every byte that is not valid UTF-8 is replaced by a visible

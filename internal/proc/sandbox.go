@@ -61,7 +61,7 @@ func SandboxMain(args []string) int {
 		return 126
 	}
 	argv := args[1:]
-	path := argv[0]
+	var path string
 	dir, _ := os.Getwd()
 	// Looked up before confinement, the way a shell would.
 	if lp, err := exec.LookPath(argv[0]); err == nil || errors.Is(err, exec.ErrDot) {

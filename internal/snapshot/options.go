@@ -20,7 +20,7 @@ import (
 const DefaultMaxUntracked = 10000
 
 // MaxFileSize is the largest untracked file a capture takes (16 MiB).
-const MaxFileSize int64 = 16 << 20
+const MaxFileSize int64 = git.MaxFileSize
 
 // DependencyDirs are folder names never captured when untracked, even when
 // no ignore rule covers them.
