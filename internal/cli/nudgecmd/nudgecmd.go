@@ -6,6 +6,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
@@ -26,6 +27,8 @@ type CLI struct {
 	Recover  RecoverCmd  `cmd:"" help:"Show where each file of an interrupted apply or undo stands."`
 	Save     SaveCmd     `cmd:"" help:"Commit applied tasks as one commit on the current branch, keeping your index."`
 
+	Op opcmd.Cmd `cmd:"" help:"The operation log: list, show and undo what this tool and its sibling did."`
+
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }
 
@@ -40,6 +43,7 @@ git nudge captures the work tree without touching it, runs a task (a script, a p
 		ManSections: []cli.ManSection{{Title: "Files", Text: `.nudgethis/ at the top of the work tree (ignored by git through its own .gitignore): tasks/<id>.json (one record per task), worktrees/<id>/ (task worktrees), logs/<id>/ (bounded command output), saves.json (the save journal), lock.
 
 Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id> and refs/nudgethis/results/<id>. Ordinary pushes do not include them.`}},
+		Around:  record,
 		SeeAlso: []string{"git-autodev(1)", "git-worktree(1)", "git-stash(1)", "git-revert(1)"},
 	}
 }
