@@ -54,9 +54,16 @@ func (r *Repo) BlobID(data []byte) string {
 
 // BlobTree writes a tree holding each blob once (entries named by their
 // ids) and returns its id: it keeps those blobs reachable.
-func (r *Repo) BlobTree(ctx context.Context, blobs []string) (string, error) {
+func (r *Repo) BlobTree(ctx context.Context, blobs, trees []string) (string, error) {
 	var in bytes.Buffer
 	seen := map[string]bool{}
+	for _, t := range trees {
+		if t == "" || seen[t] || !r.validID(t) {
+			continue
+		}
+		seen[t] = true
+		fmt.Fprintf(&in, "040000 tree %s\t%s\n", t, t)
+	}
 	for _, b := range blobs {
 		if b == "" || seen[b] {
 			continue
@@ -200,6 +207,26 @@ func (r *Repo) WriteIndexBytes(data []byte) error {
 		os.Remove(lock)
 	}
 	return werr
+}
+
+// IndexBytesTree writes the tree of an index given as bytes (through a
+// private index file in the git dir) so that every object its entries
+// name stays reachable from that tree.
+func (r *Repo) IndexBytesTree(ctx context.Context, data []byte) (string, error) {
+	f, err := os.CreateTemp(r.GitDir, "nudgethis-op-index-")
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	defer os.Remove(name)
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", err
+	}
+	return r.WriteTree(ctx, Index{Path: name})
 }
 
 // DirtyPaths lists every path that differs between HEAD, the index and

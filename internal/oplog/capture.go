@@ -244,7 +244,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 		_ = afterHead
 	}
 	op := r.op
-	op.Refs, op.Files, op.Journals, op.Index = nil, nil, nil, nil
+	op.Refs, op.Files, op.Journals, op.Index, op.Pins = nil, nil, nil, nil, nil
 	if r.before.head != after.head {
 		op.Refs = append(op.Refs, RefChange{Name: "HEAD", Old: r.before.head, New: after.head})
 	}
@@ -303,6 +303,14 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 			}
 		}
 		op.Index = c
+		for _, ix := range [][]byte{r.before.index, after.index} {
+			if ix == nil {
+				continue
+			}
+			if t, err := l.Repo.IndexBytesTree(ctx, ix); err == nil {
+				op.Pins = append(op.Pins, t)
+			}
+		}
 	}
 	op.State = Done
 	if cmdErr != nil {

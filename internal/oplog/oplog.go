@@ -87,6 +87,9 @@ type Op struct {
 	Files    []FileChange `json:"files"`
 	Index    *BlobChange  `json:"index,omitempty"`
 	Journals []BlobChange `json:"journals"`
+	// Pins are trees written from the index before and after, so that the
+	// staged blobs an index names stay reachable.
+	Pins []string `json:"pins,omitempty"`
 	// UndoneBy is computed when the log is read, never stored.
 	UndoneBy string `json:"-"`
 	commit   string
@@ -255,7 +258,7 @@ var identity = git.Identity{Name: "git-nudge oplog", Email: "oplog@localhost"}
 // append writes op as a new commit on the log (compare-and-swap, retried
 // when another process appended first). A new op (ID "") gets the next id.
 func (l *Log) append(ctx context.Context, op *Op) error {
-	tree, err := l.Repo.BlobTree(ctx, op.blobs())
+	tree, err := l.Repo.BlobTree(ctx, op.blobs(), op.Pins)
 	if err != nil {
 		return err
 	}

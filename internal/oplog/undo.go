@@ -185,6 +185,7 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 	if target.Index != nil {
 		inv.Index = &BlobChange{File: "index", Old: target.Index.New, New: target.Index.Old}
 	}
+	inv.Pins = target.Pins
 	inv.Summary = "undoing " + target.ID
 	if err := l.append(ctx, inv); err != nil {
 		return nil, nil, err
