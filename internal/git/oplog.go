@@ -74,9 +74,8 @@ func (r *Repo) BlobTree(ctx context.Context, blobs, trees []string) (string, err
 		seen[b] = true
 		fmt.Fprintf(&in, "100644 blob %s\t%s\n", b, b)
 	}
-	if len(seen) == 0 {
-		return r.EmptyTree(), nil
-	}
+	// mktree writes the empty tree too (a SHA-256 repository may not
+	// have it yet).
 	out, err := r.run(ctx, cmd{args: []string{"mktree"}, stdin: &in})
 	return strings.TrimSpace(string(out)), err
 }

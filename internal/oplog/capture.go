@@ -49,7 +49,7 @@ func (l *Log) read(ctx context.Context, paths []string) (*state, error) {
 		return nil, err
 	}
 	for n := range s.refs {
-		if strings.HasPrefix(n, "refs/nudgethis/oplog/") {
+		if strings.HasPrefix(n, "refs/nudgethis-oplog/") {
 			delete(s.refs, n)
 		}
 	}

@@ -1,7 +1,7 @@
 // Package oplog owns the operation log: one record per mutating command of
 // either binary (what it changed: refs, HEAD, the user's index, journals and
 // work-tree files, each with its value before and after), stored in git as
-// a chain of commits per worktree under refs/nudgethis/oplog/<worktree>, and
+// a chain of commits per worktree under refs/nudgethis-oplog/<worktree>, and
 // the undo of a recorded operation.
 //
 // Each log commit's message is the operation record (JSON); its tree holds
@@ -119,7 +119,7 @@ func Open(r *git.Repo) *Log {
 	if filepath.Clean(r.GitDir) != filepath.Clean(r.CommonDir) {
 		key = "wt-" + filepath.Base(r.GitDir)
 	}
-	return &Log{Repo: r, Ref: "refs/nudgethis/oplog/" + key, Key: key}
+	return &Log{Repo: r, Ref: "refs/nudgethis-oplog/" + key, Key: key}
 }
 
 // CorruptError names a log that cannot be read; the log is never
@@ -250,7 +250,11 @@ func (o *Op) commits() []string {
 const rootMessage = "git-nudge operation log"
 
 func (l *Log) root(ctx context.Context) (string, error) {
-	return l.Repo.CommitTree(ctx, git.CommitRequest{Tree: l.Repo.EmptyTree(), Message: rootMessage, Author: identity, Committer: identity})
+	empty, err := l.Repo.BlobTree(ctx, nil, nil)
+	if err != nil {
+		return "", err
+	}
+	return l.Repo.CommitTree(ctx, git.CommitRequest{Tree: empty, Message: rootMessage, Author: identity, Committer: identity})
 }
 
 var identity = git.Identity{Name: "git-nudge oplog", Email: "oplog@localhost"}
