@@ -2,7 +2,10 @@ package oplog
 
 import (
 	"bytes"
+	"errors"
 	"context"
+	"encoding/json"
+	"strconv"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -172,20 +175,66 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 		op.Files = append(op.Files, fileChange(p, before.files[p], nil))
 	}
 	if before.index != nil {
-		id, err := l.Repo.WriteBlob(ctx, before.index)
-		if err != nil {
-			return nil, err
-		}
-		op.Index = &BlobChange{File: "index", Old: id}
+		op.Index = &BlobChange{File: "index", Old: l.Repo.BlobID(before.index)}
 	}
-	if err := l.append(ctx, op); err != nil {
+	rec := &Recording{log: l, spec: spec, op: op, before: before, dirty: dirty}
+	if err := l.writePending(rec); err != nil {
 		return nil, err
 	}
-	return &Recording{log: l, spec: spec, op: op, before: before, dirty: dirty}, nil
+	return rec, nil
 }
 
-// ID is the recorded operation's id.
+// ID is the recorded operation's id (p<pid> while pending).
 func (r *Recording) ID() string { return r.op.ID }
+
+// The pending record is a file in the git dir, not a log commit: a command
+// refused with nothing changed then leaves no trace (no ref moved, no
+// object written). It is written before the command changes anything.
+func (l *Log) pendingDir() string { return filepath.Join(l.Repo.GitDir, "nudgethis-oplog-pending") }
+
+func (l *Log) writePending(r *Recording) error {
+	r.op.ID = "p" + strconv.Itoa(os.Getpid())
+	if err := os.MkdirAll(l.pendingDir(), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r.op, "", " ")
+	if err != nil {
+		return err
+	}
+	return journal.WriteBytes(filepath.Join(l.pendingDir(), r.op.ID+".json"), b)
+}
+
+func (l *Log) removePending(r *Recording) error {
+	err := os.Remove(filepath.Join(l.pendingDir(), "p"+strconv.Itoa(os.Getpid())+".json"))
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
+
+// Pending lists the pending records of this worktree (operations running
+// now, or whose process died: Recovery required). Unreadable files are
+// named in the error.
+func (l *Log) Pending() ([]*Op, error) {
+	ents, err := os.ReadDir(l.pendingDir())
+	if err != nil {
+		return nil, nil
+	}
+	var ops []*Op
+	var bad error
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".json") || !strings.HasPrefix(e.Name(), "p") {
+			continue
+		}
+		var op Op
+		if err := journal.Read(filepath.Join(l.pendingDir(), e.Name()), &op); err != nil {
+			bad = err
+			continue
+		}
+		ops = append(ops, &op)
+	}
+	return ops, bad
+}
 
 // Finish reads the state again and rewrites the operation with every
 // change, done (cmdErr nil) or failed.
@@ -295,7 +344,9 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	if !bytes.Equal(r.before.index, after.index) {
 		c := &BlobChange{File: "index"}
 		if r.before.index != nil {
-			c.Old = l.Repo.BlobID(r.before.index) // written by Begin
+			if c.Old, err = l.Repo.WriteBlob(ctx, r.before.index); err != nil {
+				return err
+			}
 		}
 		if after.index != nil {
 			if c.New, err = l.Repo.WriteBlob(ctx, after.index); err != nil {
@@ -319,7 +370,21 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	}
 	op.Summary = summary(op)
 	op.PID = 0
+	if cmdErr != nil && len(op.Refs)+len(op.Files)+len(op.Journals) == 0 && op.Index == nil {
+		// Refused with nothing changed: no trace in the log.
+		return l.removePending(r)
+	}
+	op.ID = ""
 	if err := l.append(ctx, op); err != nil {
+		var ce *CorruptError
+		if errors.As(err, &ce) {
+			// Never written over: the operation goes unrecorded.
+			l.removePending(r)
+			return fmt.Errorf("not recorded in the operation log: %w", err)
+		}
+		return err
+	}
+	if err := l.removePending(r); err != nil {
 		return err
 	}
 	return l.prune(ctx)

@@ -277,7 +277,7 @@ func (l *Log) append(ctx context.Context, op *Op) error {
 		if err != nil {
 			return err
 		}
-		if op.ID == "" || op.assigned {
+		if op.ID == "" || op.assigned || !strings.HasPrefix(op.ID, "o") {
 			ops, rerr := l.Read(ctx)
 			if rerr != nil {
 				return rerr

@@ -187,7 +187,8 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 	}
 	inv.Pins = target.Pins
 	inv.Summary = "undoing " + target.ID
-	if err := l.append(ctx, inv); err != nil {
+	rec := &Recording{log: l, op: inv}
+	if err := l.writePending(rec); err != nil {
 		return nil, nil, err
 	}
 	werr := l.write(ctx, inv)
@@ -198,7 +199,11 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 	}
 	inv.PID = 0
 	inv.Summary = summary(inv)
+	inv.ID = ""
 	if err := l.append(ctx, inv); err != nil {
+		return target, inv, errors.Join(werr, err)
+	}
+	if err := l.removePending(rec); err != nil {
 		return target, inv, errors.Join(werr, err)
 	}
 	return target, inv, werr

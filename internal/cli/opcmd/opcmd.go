@@ -84,7 +84,7 @@ func (c *LogCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	ops, rerr := l.Read(env.Ctx)
+	ops, rerr := readAll(env, l)
 	if rerr != nil {
 		env.Warnf("%s\n", rerr)
 	}
@@ -115,6 +115,17 @@ func (c *LogCmd) Run(env *cli.Env) error {
 		return &cli.ExitError{Code: cli.ExitFailed, Err: rerr}
 	}
 	return nil
+}
+
+// readAll is the log, newest first, with pending operations (running or
+// interrupted) in front.
+func readAll(env *cli.Env, l *oplog.Log) ([]*oplog.Op, error) {
+	ops, err := l.Read(env.Ctx)
+	pend, perr := l.Pending()
+	if err == nil {
+		err = perr
+	}
+	return append(pend, ops...), err
 }
 
 func pendingWord(o *oplog.Op) string {
@@ -149,7 +160,7 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	ops, rerr := l.Read(env.Ctx)
+	ops, rerr := readAll(env, l)
 	o := oplog.Find(ops, c.ID)
 	if o == nil {
 		if rerr != nil {

@@ -41,7 +41,7 @@ func Around(env *cli.Env, plan Plan, run func() error) error {
 	}
 	cmdErr := run()
 	if ferr := rec.Finish(env.Ctx, cmdErr); ferr != nil {
-		env.Warnf("git %s: operation %s left pending in the log: %s\n", plan.Spec.Tool, rec.ID(), firstLine(ferr.Error()))
+		env.Warnf("git %s: %s\n", plan.Spec.Tool, firstLine(ferr.Error()))
 	}
 	return cmdErr
 }
