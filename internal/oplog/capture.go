@@ -2,14 +2,14 @@ package oplog
 
 import (
 	"bytes"
-	"errors"
 	"context"
 	"encoding/json"
-	"strconv"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
