@@ -11,6 +11,7 @@ import (
 	"hash"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 )
 
@@ -29,6 +30,27 @@ func (r *Repo) WriteBlob(ctx context.Context, data []byte) (string, error) {
 		return "", fmt.Errorf("git hash-object returned a malformed id %q", id)
 	}
 	return id, nil
+}
+
+// WriteBlobs stores each of data as a blob (no filters) with one git
+// process, and returns their ids in order.
+func (r *Repo) WriteBlobs(ctx context.Context, data [][]byte) ([]string, error) {
+	if len(data) == 0 {
+		return nil, nil
+	}
+	dir, err := os.MkdirTemp(r.GitDir, "nudgethis-op-blobs-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	paths := make([]string, len(data))
+	for i, d := range data {
+		paths[i] = filepath.Join(dir, fmt.Sprint(i))
+		if err := os.WriteFile(paths[i], d, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return r.HashFilesRaw(ctx, paths, true)
 }
 
 // ReadBlob returns the bytes of blob id.

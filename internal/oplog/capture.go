@@ -322,36 +322,43 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	for j := range after.journals {
 		js[j] = true
 	}
+	// Every blob to write goes to git in one process.
+	var datas [][]byte
+	var sets []*string
 	for _, j := range sortedKeys(js) {
 		b, bok := r.before.journals[j]
 		a, aok := after.journals[j]
 		if bok == aok && bytes.Equal(b, a) {
 			continue
 		}
-		c := BlobChange{File: j}
+		op.Journals = append(op.Journals, BlobChange{File: j})
+		c := &op.Journals[len(op.Journals)-1]
+		_ = c
 		if bok {
-			if c.Old, err = l.Repo.WriteBlob(ctx, b); err != nil {
-				return err
-			}
+			datas = append(datas, b)
 		}
 		if aok {
-			if c.New, err = l.Repo.WriteBlob(ctx, a); err != nil {
-				return err
-			}
+			datas = append(datas, a)
 		}
-		op.Journals = append(op.Journals, c)
+	}
+	for i := range op.Journals {
+		j := op.Journals[i].File
+		if _, ok := r.before.journals[j]; ok {
+			sets = append(sets, &op.Journals[i].Old)
+		}
+		if _, ok := after.journals[j]; ok {
+			sets = append(sets, &op.Journals[i].New)
+		}
 	}
 	if !bytes.Equal(r.before.index, after.index) {
 		c := &BlobChange{File: "index"}
 		if r.before.index != nil {
-			if c.Old, err = l.Repo.WriteBlob(ctx, r.before.index); err != nil {
-				return err
-			}
+			datas = append(datas, r.before.index)
+			sets = append(sets, &c.Old)
 		}
 		if after.index != nil {
-			if c.New, err = l.Repo.WriteBlob(ctx, after.index); err != nil {
-				return err
-			}
+			datas = append(datas, after.index)
+			sets = append(sets, &c.New)
 		}
 		op.Index = c
 		for _, ix := range [][]byte{r.before.index, after.index} {
@@ -362,6 +369,13 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 				op.Pins = append(op.Pins, t)
 			}
 		}
+	}
+	ids, err := l.Repo.WriteBlobs(ctx, datas)
+	if err != nil {
+		return err
+	}
+	for i, p := range sets {
+		*p = ids[i]
 	}
 	op.State = Done
 	if cmdErr != nil {
@@ -387,7 +401,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	if err := l.removePending(r); err != nil {
 		return err
 	}
-	return l.prune(ctx)
+	return l.prune(ctx, op.ID)
 }
 
 func firstLine(s string) string {
