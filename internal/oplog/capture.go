@@ -45,10 +45,10 @@ func journalFiles(top string) []string {
 func (l *Log) read(ctx context.Context, paths []string) (*state, error) {
 	s := &state{journals: map[string][]byte{}, files: map[string]*File{}}
 	var err error
-	if s.head, err = l.Repo.HeadTarget(ctx); err != nil {
+	if s.refs, err = l.Repo.RefsUnder(ctx, refPrefixes...); err != nil {
 		return nil, err
 	}
-	if s.refs, err = l.Repo.RefsUnder(ctx, refPrefixes...); err != nil {
+	if s.head, err = l.Repo.HeadTargetKnowing(ctx, s.refs); err != nil {
 		return nil, err
 	}
 	for n := range s.refs {
@@ -241,13 +241,11 @@ func (l *Log) Pending() ([]*Op, error) {
 func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	l := r.log
 	paths := append([]string{}, r.spec.Paths...)
-	var afterHead string
 	if r.spec.Status {
 		dirty, err := l.Repo.DirtyPaths(ctx)
 		if err != nil {
 			return err
 		}
-		afterHead, _ = l.Repo.HeadTarget(ctx)
 		paths = append(paths, dirty...)
 	}
 	for p := range r.before.files {
@@ -290,7 +288,6 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 		if err := l.readFiles(ctx, missing, after.files); err != nil {
 			return err
 		}
-		_ = afterHead
 	}
 	op := r.op
 	op.Refs, op.Files, op.Journals, op.Index, op.Pins = nil, nil, nil, nil, nil

@@ -145,10 +145,10 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 		return nil, nil, &RefusedError{What: what, Reasons: []string{"it has not finished (pending); op show " + target.ID + " tells what holds"}}
 	case target.UndoneBy != "":
 		return nil, nil, &RefusedError{What: what, Reasons: []string{"it was already undone by " + target.UndoneBy}, Next: "git nudge op undo " + target.UndoneBy + " redoes it"}
-	case target.Kind == "run" && target.Tool == "nudge" || target.Kind == "run" && target.Tool == "autodev":
-		if len(target.Files) > 0 {
-			return nil, nil, &RefusedError{What: what, Reasons: []string{"a run's changes are undone through the operations it contains"}}
-		}
+	case target.Kind == "run" && target.Tool == "autodev":
+		// Its record also holds what the checkpoints made during the run
+		// changed; those are operations of their own.
+		return nil, nil, &RefusedError{What: what, Reasons: []string{"an autodev run is undone through the operations recorded inside it (its checkpoints): undo those"}}
 	}
 	if reasons := laterTouches(ops, target); len(reasons) > 0 {
 		return nil, nil, &RefusedError{What: what, Reasons: reasons, Next: "undo the later operations first (newest first)"}
