@@ -20,6 +20,9 @@ type Program struct {
 	ManSections []ManSection
 	// SeeAlso lists related man pages ("git-worktree(1)").
 	SeeAlso []string
+	// Around, when set, runs each parsed command (its name, the command
+	// line) through run: the operation log records mutating commands there.
+	Around func(env *Env, command string, args []string, run func() error) error
 }
 
 // Display is how users type the program: "git nudge".
@@ -81,7 +84,13 @@ func (p Program) Main(args []string, env *Env) (code int) {
 		}
 		return ExitUsage
 	}
-	if err := kctx.Run(parser); err != nil {
+	run := func() error { return kctx.Run(parser) }
+	if p.Around != nil {
+		command, _, _ := strings.Cut(kctx.Command(), " ")
+		inner := run
+		run = func() error { return p.Around(env, command, args, inner) }
+	}
+	if err := run(); err != nil {
 		code := Report(env.Stderr, p.Display(), err)
 		if code != ExitOK && jsonFlag(kctx) {
 			WriteErrorJSON(env.Stdout, err, code)

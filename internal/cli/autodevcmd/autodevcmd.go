@@ -11,6 +11,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 )
 
 // CLI is the git-autodev command line.
@@ -26,6 +27,8 @@ type CLI struct {
 	Hooks      HooksCmd      `cmd:"" help:"Install or remove the checkpoint hook in an agent's settings."`
 	Dashboard  DashboardCmd  `cmd:"" help:"Serve a local page to review tasks and restore checkpoints (opens the checkpoints)."`
 
+	Op opcmd.Cmd `cmd:"" help:"The operation log: list, show and undo what this tool and its sibling did."`
+
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }
 
@@ -40,6 +43,7 @@ git autodev commits checkpoints authored by autodev <autodev@localhost> with hoo
 		ManSections: []cli.ManSection{{Title: "Files", Text: `.autodev/ at the top of the work tree (ignored by git through its own .gitignore): checkpoints.json (the checkpoint journal), state.json (the run state), memory.md (RESTORE: lines), lock, run.lock.
 
 Every checkpoint is pinned by refs/autodev/checkpoints/<id>; parked work lives on autodev/pre-restore-<time> and autodev/parked-<time> branches.`}},
+		Around:  record,
 		SeeAlso: []string{"git-nudge(1)", "git-reset(1)", "git-branch(1)"},
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
+	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
@@ -31,6 +32,7 @@ type CLI struct {
 	Save     SaveCmd     `cmd:"" help:"Commit applied tasks as one commit on the current branch, keeping your index."`
 
 	Dashboard autodevcmd.DashboardCmd `cmd:"" help:"Serve a local page to review, apply, undo and save tasks and restore checkpoints."`
+	Op        opcmd.Cmd               `cmd:"" help:"The operation log: list, show and undo what this tool and its sibling did."`
 
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }
@@ -45,7 +47,8 @@ git nudge captures the work tree without touching it, runs a task (a script, a p
 		Model: &CLI{},
 		ManSections: []cli.ManSection{{Title: "Files", Text: `.nudgethis/ at the top of the work tree (ignored by git through its own .gitignore): tasks/<id>.json (one record per task), worktrees/<id>/ (task worktrees), logs/<id>/ (bounded command output), saves.json (the save journal), lock, format (the version of this folder's format), work.lock (held by git nudge work, with its version), server.lock (held by git nudge dashboard), guard.json (the trusted state of the repository's shared git settings: config, hooks, info/exclude, info/attributes), quarantine/<n>/ (versions of those settings that a task left and git nudge put back), stage/ (files an apply or undo is writing), sandbox/<id>/ (objects a sandboxed command wrote).
 
-Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id> and refs/nudgethis/results/<id>; also refs/nudgethis/setup/<id> and refs/nudgethis/validation/<id> (what setup and validation changed in the worktree), refs/nudgethis/undo/<id> (the exact bytes an undo writes back) and refs/nudgethis/guard (keeps the trusted settings' contents). Ordinary pushes do not include them.`}},
+Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id> and refs/nudgethis/results/<id>; also refs/nudgethis/setup/<id> and refs/nudgethis/validation/<id> (what setup and validation changed in the worktree), refs/nudgethis/undo/<id> (the exact bytes an undo writes back) and refs/nudgethis/guard (keeps the trusted settings' contents). The operation log of each worktree is refs/nudgethis-oplog/<worktree>. Ordinary pushes do not include them.`}},
+		Around:  record,
 		SeeAlso: []string{"git-autodev(1)", "git-worktree(1)", "git-stash(1)", "git-revert(1)"},
 	}
 }

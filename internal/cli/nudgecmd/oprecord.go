@@ -1,0 +1,46 @@
+package nudgecmd
+
+import (
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oplog"
+)
+
+// mutating are the commands recorded in the operation log.
+var mutating = map[string]bool{"snapshot": true, "start": true, "run": true, "capture": true, "apply": true, "undo": true, "save": true, "drop": true}
+
+// record runs a git-nudge command, recording it in the operation log when
+// it changes something.
+func record(env *cli.Env, command string, args []string, run func() error) error {
+	if !mutating[command] {
+		return run()
+	}
+	ws, err := nudge.OpenReadOnly(env.Ctx, env.Dir, env.Now)
+	if err != nil {
+		return run() // the command reports it
+	}
+	plan := opcmd.Plan{Repo: ws.Repo, Long: command == "run" || command == "start",
+		Spec: oplog.Spec{Tool: "nudge", Kind: command, Args: args}}
+	if command == "apply" || command == "undo" {
+		if ids := opcmd.Positionals(args); len(ids) > 0 {
+			if t, err := ws.Load(ids[0]); err == nil {
+				for _, f := range t.Files {
+					plan.Spec.Paths = append(plan.Spec.Paths, f.Path)
+				}
+			}
+		}
+	}
+	return opcmd.Around(env, plan, run)
+}
+
+func init() {
+	opcmd.SetOpener(func(env *cli.Env) (*git.Repo, error) {
+		ws, err := nudge.OpenReadOnly(env.Ctx, env.Dir, env.Now)
+		if err != nil {
+			return nil, err
+		}
+		return ws.Repo, nil
+	})
+}

@@ -1,0 +1,278 @@
+// Package opcmd is the `op` command of both binaries (op log, op show, op
+// undo) over one worktree's operation log (internal/oplog), and the hook
+// that records each mutating command as an operation.
+package opcmd
+
+import (
+	"errors"
+
+	"fmt"
+	"github.com/alecthomas/kong"
+	"strings"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/oplog"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
+	"github.com/nudgethis/git-nudge/internal/proc"
+)
+
+// Cmd is `op`: the operation log.
+type Cmd struct {
+	Log  LogCmd  `cmd:"" help:"List this worktree's operations, newest first."`
+	Show ShowCmd `cmd:"" help:"Show every change an operation recorded."`
+	Undo UndoCmd `cmd:"" help:"Undo the latest operation (or the one named); undoing an undo redoes."`
+}
+
+// Help is the long help of op.
+func (c *Cmd) Help() string {
+	return `Every command of git nudge and git autodev that changes something is recorded as one operation (o1, o2, ...) in a log kept in git under refs/nudgethis-oplog/<worktree>: the refs, HEAD, index, journals and work-tree files it changed, each with its value before and after. Both binaries show and undo the same log. git config op.keep bounds it (default 1000 operations).`
+}
+
+// Opener finds the repository whose log the command works on.
+type Opener func(env *cli.Env) (*git.Repo, error)
+
+// open finds the repository (the owning workspace in a task worktree).
+func open(env *cli.Env) (*oplog.Log, error) {
+	r, err := repoOf(env)
+	if err != nil {
+		return nil, err
+	}
+	return oplog.Open(r), nil
+}
+
+// repoOf is set by each binary (nudge: the workspace owning a task
+// worktree; autodev: the work tree).
+var repoOf Opener = func(env *cli.Env) (*git.Repo, error) { return git.Discover(env.Ctx, env.Dir) }
+
+// SetOpener sets how the op command finds its repository.
+func SetOpener(o Opener) { repoOf = o }
+
+// opJSON is the op log --json shape.
+type opJSON struct {
+	ID       string    `json:"id"`
+	Time     time.Time `json:"time"`
+	Tool     string    `json:"tool"`
+	Args     []string  `json:"args"`
+	Kind     string    `json:"kind"`
+	State    string    `json:"state"`
+	Summary  string    `json:"summary"`
+	UndoneBy *string   `json:"undone_by"`
+}
+
+func toJSON(o *oplog.Op) opJSON {
+	j := opJSON{ID: o.ID, Time: o.Time, Tool: o.Tool, Args: o.Args, Kind: o.Kind, State: o.State, Summary: o.Summary}
+	if j.Args == nil {
+		j.Args = []string{}
+	}
+	if o.UndoneBy != "" {
+		u := o.UndoneBy
+		j.UndoneBy = &u
+	}
+	return j
+}
+
+// LogCmd is `op log`.
+type LogCmd struct {
+	JSON bool `name:"json" help:"Print an array of {id, time, tool, args, kind, state, summary, undone_by}, newest first."`
+}
+
+// Run lists the log.
+func (c *LogCmd) Run(env *cli.Env) error {
+	l, err := open(env)
+	if err != nil {
+		return err
+	}
+	ops, rerr := readAll(env, l)
+	if rerr != nil {
+		env.Warnf("%s\n", rerr)
+	}
+	if c.JSON {
+		out := make([]opJSON, 0, len(ops))
+		for _, o := range ops {
+			out = append(out, toJSON(o))
+		}
+		if err := env.JSON(out); err != nil {
+			return err
+		}
+	} else {
+		if len(ops) == 0 && rerr == nil {
+			env.Printf("No operations yet.\n")
+		}
+		for _, o := range ops {
+			line := fmt.Sprintf("%s  %s  git %s %s  %s", env.Paint("1", o.ID), age(env.Now(), o.Time), o.Tool, pathenc.Text(strings.Join(o.Args, " ")), pathenc.Text(o.Summary))
+			if o.State == oplog.Pending {
+				line += "  [" + pendingWord(o) + "]"
+			}
+			if o.UndoneBy != "" {
+				line += "  (undone by " + o.UndoneBy + ")"
+			}
+			env.Printf("%s\n", line)
+		}
+	}
+	if rerr != nil {
+		return &cli.ExitError{Code: cli.ExitFailed, Err: rerr}
+	}
+	return nil
+}
+
+// readAll is the log, newest first, with pending operations (running or
+// interrupted) in front.
+func readAll(env *cli.Env, l *oplog.Log) ([]*oplog.Op, error) {
+	ops, err := l.Read(env.Ctx)
+	pend, perr := l.Pending()
+	if err == nil {
+		err = perr
+	}
+	return append(pend, ops...), err
+}
+
+func pendingWord(o *oplog.Op) string {
+	if oplog.Interrupted(o, proc.Gone) {
+		return "Recovery required"
+	}
+	return "running"
+}
+
+func age(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm ago", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh ago", int(d.Hours()))
+	}
+	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
+}
+
+// ShowCmd is `op show ID`.
+type ShowCmd struct {
+	ID   string `arg:"" help:"Operation to show (o1, o2, ...)."`
+	JSON bool   `name:"json" help:"Print the whole record as one JSON document."`
+}
+
+// Run prints every change of the operation.
+func (c *ShowCmd) Run(env *cli.Env) error {
+	l, err := open(env)
+	if err != nil {
+		return err
+	}
+	ops, rerr := readAll(env, l)
+	o := oplog.Find(ops, c.ID)
+	if o == nil {
+		if rerr != nil {
+			return rerr
+		}
+		return &cli.Refusal{What: "unknown operation " + pathenc.Quote(c.ID), Reasons: []string{"this worktree's log (" + l.Ref + ") has no such operation"}, Next: "op log lists them"}
+	}
+	var holds []oplog.Holds
+	interrupted := oplog.Interrupted(o, proc.Gone)
+	if interrupted {
+		if holds, err = l.Status(env.Ctx, o); err != nil {
+			return err
+		}
+	}
+	if c.JSON {
+		doc := map[string]any{"op": o, "undone_by": nil, "recovery_required": interrupted}
+		if o.UndoneBy != "" {
+			doc["undone_by"] = o.UndoneBy
+		}
+		if interrupted {
+			hs := []map[string]string{}
+			for _, h := range holds {
+				hs = append(hs, map[string]string{"change": h.What, "holds": h.Now})
+			}
+			doc["holds"] = hs
+		}
+		return env.JSON(doc)
+	}
+	env.Printf("%s  %s  git %s %s\n", env.Paint("1", o.ID), o.Time.Format(time.RFC3339), o.Tool, pathenc.Text(strings.Join(o.Args, " ")))
+	env.Printf("kind %s, %s: %s\n", o.Kind, o.State, pathenc.Text(o.Summary))
+	if o.UndoneBy != "" {
+		env.Printf("undone by %s\n", o.UndoneBy)
+	}
+	if interrupted {
+		env.Printf("Recovery required: the process (pid %d) that ran it is gone; nothing is replayed. What holds now, per recorded value (before = as it was before it started):\n", o.PID)
+		for _, h := range holds {
+			env.Printf("  %-8s %s\n", h.Now, h.What)
+		}
+		return nil
+	}
+	for _, r := range o.Refs {
+		env.Printf("  ref %s: %s -> %s\n", r.Name, val(r.Old), val(r.New))
+	}
+	if o.Index != nil {
+		env.Printf("  index: %s -> %s\n", val(o.Index.Old), val(o.Index.New))
+	}
+	for _, j := range o.Journals {
+		env.Printf("  journal %s: %s -> %s\n", j.File, val(j.Old), val(j.New))
+	}
+	for _, f := range o.Files {
+		env.Printf("  file %s: %s -> %s\n", pathenc.Quote(f.RawPath()), fileVal(f.Before), fileVal(f.After))
+	}
+	return nil
+}
+
+func val(v string) string {
+	if v == "" {
+		return "(absent)"
+	}
+	return v
+}
+
+func fileVal(f *oplog.File) string {
+	if f == nil {
+		return "(absent)"
+	}
+	return f.Mode + " " + f.Blob
+}
+
+// UndoCmd is `op undo [ID]`.
+type UndoCmd struct {
+	ID   string `arg:"" optional:"" help:"Operation to undo; the latest when left out. An older one only when no later operation changed the same refs, files or journals."`
+	JSON bool   `name:"json" help:"Print {id, undoes, state, summary} as one JSON document."`
+}
+
+// Run undoes the operation.
+func (c *UndoCmd) Run(k *kong.Kong, env *cli.Env) error {
+	tool := Tool(strings.TrimPrefix(k.Model.Name, "git-"))
+	l, err := open(env)
+	if err != nil {
+		return err
+	}
+	lock, err := l.Lock(env.Ctx, "git "+string(tool)+" op undo")
+	if err != nil {
+		return err
+	}
+	defer lock.Release()
+	args := []string{"op", "undo"}
+	if c.ID != "" {
+		args = append(args, c.ID)
+	}
+	target, inv, err := l.Undo(env.Ctx, c.ID, args, string(tool), env.Now())
+	var re *oplog.RefusedError
+	if errors.As(err, &re) {
+		return &cli.Refusal{What: re.What, Reasons: re.Reasons, Next: re.Next}
+	}
+	if err != nil {
+		if inv != nil {
+			return fmt.Errorf("undo of %s (recorded as %s) failed part-way: %w; git %s op show %s tells what holds", target.ID, inv.ID, err, tool, inv.ID)
+		}
+		return err
+	}
+	if c.JSON {
+		return env.JSON(map[string]any{"id": inv.ID, "undoes": target.ID, "state": inv.State, "summary": inv.Summary})
+	}
+	env.Printf("Undid %s (%s) as %s: %s.\n", target.ID, target.Kind, inv.ID, pathenc.Text(inv.Summary))
+	if target.Kind == "drop" {
+		env.Printf("The task's record and refs are back; its worktree is not (git nudge start makes a new one).\n")
+	}
+	env.Printf("git %s op undo %s redoes it.\n", tool, inv.ID)
+	return nil
+}
+
+// Tool is the binary's short name ("nudge", "autodev"), bound by each CLI.
+type Tool string

@@ -1,0 +1,71 @@
+package opcmd
+
+import (
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/oplog"
+)
+
+// Plan is what a binary tells the recorder about one command line.
+type Plan struct {
+	Repo *git.Repo
+	Spec oplog.Spec
+	Long bool // a long run: no log lock held across it
+	Skip bool // not a mutating command
+}
+
+// Around records the command as an operation: pending before it runs,
+// done or failed after. A log that cannot be written is reported on
+// stderr and the command runs unrecorded (nothing of the user's is at
+// stake in the log).
+func Around(env *cli.Env, plan Plan, run func() error) error {
+	if plan.Skip || plan.Repo == nil {
+		return run()
+	}
+	l := oplog.Open(plan.Repo)
+	var lock *journal.Lock
+	if !plan.Long {
+		var err error
+		if lock, err = l.Lock(env.Ctx, "git "+plan.Spec.Tool+" "+plan.Spec.Kind); err != nil {
+			return err
+		}
+		defer lock.Release()
+	}
+	rec, err := l.Begin(env.Ctx, plan.Spec, env.Now())
+	if err != nil {
+		env.Warnf("git %s: not recorded in the operation log: %s\n", plan.Spec.Tool, firstLine(err.Error()))
+		return run()
+	}
+	cmdErr := run()
+	if ferr := rec.Finish(env.Ctx, cmdErr); ferr != nil {
+		env.Warnf("git %s: %s\n", plan.Spec.Tool, firstLine(ferr.Error()))
+	}
+	return cmdErr
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// Positionals returns the arguments of a command line that are not flags,
+// after the subcommand's name.
+func Positionals(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if i == 0 {
+			continue
+		}
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
+}

@@ -1,0 +1,497 @@
+package oplog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/worktree"
+)
+
+// refPrefixes are the refs a command of the suite can change.
+var refPrefixes = []string{"refs/heads/", "refs/nudgethis/snapshots/", "refs/nudgethis/results/", "refs/nudgethis/", "refs/autodev/"}
+
+// state is what a command may change, read before and after it.
+type state struct {
+	head     string
+	refs     map[string]string
+	journals map[string][]byte
+	index    []byte
+	files    map[string]*File
+}
+
+// journalFiles lists the journals of the work tree: task records,
+// saves.json, checkpoints.json, state.json.
+func journalFiles(top string) []string {
+	fs := []string{".nudgethis/saves.json", ".autodev/checkpoints.json", ".autodev/state.json"}
+	ents, _ := os.ReadDir(filepath.Join(top, ".nudgethis", "tasks"))
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".json") && e.Type().IsRegular() {
+			fs = append(fs, ".nudgethis/tasks/"+e.Name())
+		}
+	}
+	return fs
+}
+
+func (l *Log) read(ctx context.Context, paths []string) (*state, error) {
+	s := &state{journals: map[string][]byte{}, files: map[string]*File{}}
+	var err error
+	if s.refs, err = l.Repo.RefsUnder(ctx, refPrefixes...); err != nil {
+		return nil, err
+	}
+	if s.head, err = l.Repo.HeadTargetKnowing(ctx, s.refs); err != nil {
+		return nil, err
+	}
+	for n := range s.refs {
+		if strings.HasPrefix(n, "refs/nudgethis-oplog/") {
+			delete(s.refs, n)
+		}
+	}
+	for _, j := range journalFiles(l.Repo.WorkTree) {
+		if b, err := os.ReadFile(filepath.Join(l.Repo.WorkTree, j)); err == nil {
+			s.journals[j] = b
+		}
+	}
+	if s.index, err = l.Repo.ReadIndexBytes(); err != nil {
+		return nil, err
+	}
+	if err := l.readFiles(ctx, paths, s.files); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// readFiles records each path's mode and raw bytes (written as blobs).
+func (l *Log) readFiles(ctx context.Context, paths []string, into map[string]*File) error {
+	if len(paths) == 0 {
+		return nil
+	}
+	t, err := worktree.Open(l.Repo.WorkTree)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	var hash []string
+	for _, p := range paths {
+		if _, ok := into[p]; ok {
+			continue
+		}
+		e, err := t.Lstat(p)
+		if err != nil {
+			into[p] = &File{Mode: "unreadable"}
+			continue
+		}
+		switch e.Kind {
+		case worktree.Absent:
+			into[p] = nil
+		case worktree.File:
+			mode := "100644"
+			if e.Exec {
+				mode = "100755"
+			}
+			into[p] = &File{Mode: mode}
+			hash = append(hash, p)
+		case worktree.Symlink:
+			target, err := os.Readlink(filepath.Join(l.Repo.WorkTree, p))
+			if err != nil {
+				return err
+			}
+			id, err := l.Repo.WriteBlob(ctx, []byte(target))
+			if err != nil {
+				return err
+			}
+			into[p] = &File{Mode: "120000", Blob: id}
+		default:
+			into[p] = &File{Mode: "040000"}
+		}
+	}
+	ids, err := l.Repo.HashFilesRaw(ctx, hash, true)
+	if err != nil {
+		return err
+	}
+	for i, p := range hash {
+		into[p].Blob = ids[i]
+	}
+	return nil
+}
+
+// Spec says what a command is and which work-tree files it may change.
+type Spec struct {
+	Tool string   // "nudge" or "autodev"
+	Kind string   // the subcommand
+	Args []string // the command line after the binary
+	// Paths are files the command may write (apply, undo).
+	Paths []string
+	// Status: the command may change any file (restore): every path that
+	// differs from HEAD before or after, or between the two HEADs, is
+	// recorded.
+	Status bool
+}
+
+// Recording is an operation in progress.
+type Recording struct {
+	log    *Log
+	spec   Spec
+	op     *Op
+	before *state
+	dirty  []string
+}
+
+// Begin reads the state the command may change and appends the operation
+// as pending, before the command changes anything.
+func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, error) {
+	paths := append([]string{}, spec.Paths...)
+	var dirty []string
+	if spec.Status {
+		var err error
+		if dirty, err = l.Repo.DirtyPaths(ctx); err != nil {
+			return nil, err
+		}
+		paths = append(paths, dirty...)
+	}
+	before, err := l.read(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	op := &Op{Time: now.UTC(), Tool: spec.Tool, Args: spec.Args, Kind: spec.Kind, State: Pending,
+		PID: os.Getpid(), Worktree: l.Key, Summary: spec.Kind + " (running)"}
+	// The pending record holds what is known before: HEAD, its branch, the
+	// index and the files to be written, so that op show can tell, for a
+	// process that died, whether each still holds.
+	op.Refs = append(op.Refs, RefChange{Name: "HEAD", Old: before.head})
+	if b, ok := strings.CutPrefix(before.head, "ref: "); ok {
+		op.Refs = append(op.Refs, RefChange{Name: b, Old: before.refs[b]})
+	}
+	for _, p := range sortedKeys(before.files) {
+		op.Files = append(op.Files, fileChange(p, before.files[p], nil))
+	}
+	if before.index != nil {
+		op.Index = &BlobChange{File: "index", Old: l.Repo.BlobID(before.index)}
+	}
+	rec := &Recording{log: l, spec: spec, op: op, before: before, dirty: dirty}
+	if err := l.writePending(rec); err != nil {
+		return nil, err
+	}
+	return rec, nil
+}
+
+// ID is the recorded operation's id (p<pid> while pending).
+func (r *Recording) ID() string { return r.op.ID }
+
+// The pending record is a file in the git dir, not a log commit: a command
+// refused with nothing changed then leaves no trace (no ref moved, no
+// object written). It is written before the command changes anything.
+func (l *Log) pendingDir() string { return filepath.Join(l.Repo.GitDir, "nudgethis-oplog-pending") }
+
+func (l *Log) writePending(r *Recording) error {
+	r.op.ID = "p" + strconv.Itoa(os.Getpid())
+	if err := os.MkdirAll(l.pendingDir(), 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r.op, "", " ")
+	if err != nil {
+		return err
+	}
+	return journal.WriteBytes(filepath.Join(l.pendingDir(), r.op.ID+".json"), b)
+}
+
+func (l *Log) removePending(r *Recording) error {
+	err := os.Remove(filepath.Join(l.pendingDir(), "p"+strconv.Itoa(os.Getpid())+".json"))
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return nil
+}
+
+// Pending lists the pending records of this worktree (operations running
+// now, or whose process died: Recovery required). Unreadable files are
+// named in the error.
+func (l *Log) Pending() ([]*Op, error) {
+	ents, err := os.ReadDir(l.pendingDir())
+	if err != nil {
+		return nil, nil
+	}
+	var ops []*Op
+	var bad error
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".json") || !strings.HasPrefix(e.Name(), "p") {
+			continue
+		}
+		var op Op
+		if err := journal.Read(filepath.Join(l.pendingDir(), e.Name()), &op); err != nil {
+			bad = err
+			continue
+		}
+		ops = append(ops, &op)
+	}
+	return ops, bad
+}
+
+// Finish reads the state again and rewrites the operation with every
+// change, done (cmdErr nil) or failed.
+func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
+	l := r.log
+	paths := append([]string{}, r.spec.Paths...)
+	if r.spec.Status {
+		dirty, err := l.Repo.DirtyPaths(ctx)
+		if err != nil {
+			return err
+		}
+		paths = append(paths, dirty...)
+	}
+	for p := range r.before.files {
+		paths = append(paths, p)
+	}
+	after, err := l.read(ctx, paths)
+	if err != nil {
+		return err
+	}
+	if r.spec.Status {
+		oldC := commitOf(r.before.head, r.before.refs)
+		newC := commitOf(after.head, after.refs)
+		moved, err := l.Repo.ChangedPaths(ctx, oldC, newC)
+		if err != nil {
+			return err
+		}
+		var missing []string
+		for _, p := range moved {
+			if _, ok := r.before.files[p]; !ok {
+				missing = append(missing, p)
+			}
+		}
+		for _, p := range paths {
+			if _, ok := r.before.files[p]; !ok {
+				missing = append(missing, p)
+			}
+		}
+		// A path clean before held HEAD's version.
+		at, err := l.Repo.FilesAt(ctx, oldC, missing)
+		if err != nil {
+			return err
+		}
+		for _, p := range missing {
+			if e, ok := at[p]; ok {
+				r.before.files[p] = &File{Mode: e.Mode, Blob: e.Blob}
+			} else {
+				r.before.files[p] = nil
+			}
+		}
+		if err := l.readFiles(ctx, missing, after.files); err != nil {
+			return err
+		}
+	}
+	op := r.op
+	op.Refs, op.Files, op.Journals, op.Index, op.Pins = nil, nil, nil, nil, nil
+	if r.before.head != after.head {
+		op.Refs = append(op.Refs, RefChange{Name: "HEAD", Old: r.before.head, New: after.head})
+	}
+	names := map[string]bool{}
+	for n := range r.before.refs {
+		names[n] = true
+	}
+	for n := range after.refs {
+		names[n] = true
+	}
+	for _, n := range sortedKeys(names) {
+		if r.before.refs[n] != after.refs[n] {
+			op.Refs = append(op.Refs, RefChange{Name: n, Old: r.before.refs[n], New: after.refs[n]})
+		}
+	}
+	for _, p := range sortedKeys(after.files) {
+		b, a := r.before.files[p], after.files[p]
+		if !sameFile(b, a) {
+			op.Files = append(op.Files, fileChange(p, b, a))
+		}
+	}
+	js := map[string]bool{}
+	for j := range r.before.journals {
+		js[j] = true
+	}
+	for j := range after.journals {
+		js[j] = true
+	}
+	// Every blob to write goes to git in one process.
+	var datas [][]byte
+	var sets []*string
+	for _, j := range sortedKeys(js) {
+		b, bok := r.before.journals[j]
+		a, aok := after.journals[j]
+		if bok == aok && bytes.Equal(b, a) {
+			continue
+		}
+		op.Journals = append(op.Journals, BlobChange{File: j})
+		c := &op.Journals[len(op.Journals)-1]
+		_ = c
+		if bok {
+			datas = append(datas, b)
+		}
+		if aok {
+			datas = append(datas, a)
+		}
+	}
+	for i := range op.Journals {
+		j := op.Journals[i].File
+		if _, ok := r.before.journals[j]; ok {
+			sets = append(sets, &op.Journals[i].Old)
+		}
+		if _, ok := after.journals[j]; ok {
+			sets = append(sets, &op.Journals[i].New)
+		}
+	}
+	if !bytes.Equal(r.before.index, after.index) {
+		c := &BlobChange{File: "index"}
+		if r.before.index != nil {
+			datas = append(datas, r.before.index)
+			sets = append(sets, &c.Old)
+		}
+		if after.index != nil {
+			datas = append(datas, after.index)
+			sets = append(sets, &c.New)
+		}
+		op.Index = c
+		for _, ix := range [][]byte{r.before.index, after.index} {
+			if ix == nil {
+				continue
+			}
+			if t, err := l.Repo.IndexBytesTree(ctx, ix); err == nil {
+				op.Pins = append(op.Pins, t)
+			}
+		}
+	}
+	ids, err := l.Repo.WriteBlobsData(ctx, datas)
+	if err != nil {
+		return err
+	}
+	for i, p := range sets {
+		*p = ids[i]
+	}
+	op.State = Done
+	if cmdErr != nil {
+		op.State = Failed
+		op.Error = firstLine(cmdErr.Error())
+	}
+	op.Summary = summary(op)
+	op.PID = 0
+	if cmdErr != nil && len(op.Refs)+len(op.Files)+len(op.Journals) == 0 && op.Index == nil {
+		// Refused with nothing changed: no trace in the log.
+		return l.removePending(r)
+	}
+	op.ID = ""
+	if err := l.append(ctx, op); err != nil {
+		var ce *CorruptError
+		if errors.As(err, &ce) {
+			// Never written over: the operation goes unrecorded.
+			l.removePending(r)
+			return fmt.Errorf("not recorded in the operation log: %w", err)
+		}
+		return err
+	}
+	if err := l.removePending(r); err != nil {
+		return err
+	}
+	return l.prune(ctx, op.ID)
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+func commitOf(head string, refs map[string]string) string {
+	if b, ok := strings.CutPrefix(head, "ref: "); ok {
+		return refs[b]
+	}
+	return head
+}
+
+func sameFile(a, b *File) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+// summary is the one-line description of what op changed.
+func summary(o *Op) string {
+	var parts []string
+	if o.Kind == KindUndo {
+		parts = append(parts, "undid "+o.Undoes)
+	}
+	for _, r := range o.Refs {
+		name := strings.TrimPrefix(strings.TrimPrefix(r.Name, "refs/heads/"), "refs/")
+		switch {
+		case r.Name == "HEAD":
+			parts = append(parts, "HEAD "+short(r.Old)+" -> "+short(r.New))
+		case !strings.HasPrefix(r.Name, "refs/heads/"):
+			continue
+		case r.Old == "":
+			parts = append(parts, "created "+name)
+		case r.New == "":
+			parts = append(parts, "deleted "+name)
+		default:
+			parts = append(parts, name+" "+short(r.Old)+" -> "+short(r.New))
+		}
+	}
+	if n := len(o.Files); n > 0 {
+		parts = append(parts, plural(n, "file")+" changed")
+	}
+	if o.Index != nil {
+		parts = append(parts, "index changed")
+	}
+	if n := len(o.Journals); n > 0 {
+		parts = append(parts, plural(n, "journal")+" changed")
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "no change")
+	}
+	if o.State == Failed {
+		parts = append(parts, "failed: "+o.Error)
+	}
+	return strings.Join(parts, "; ")
+}
+
+func short(v string) string {
+	if b, ok := strings.CutPrefix(v, "ref: "); ok {
+		return strings.TrimPrefix(b, "refs/heads/")
+	}
+	if v == "" {
+		return "(none)"
+	}
+	if len(v) > 7 {
+		return v[:7]
+	}
+	return v
+}
+
+func plural(n int, s string) string {
+	if n == 1 {
+		return "1 " + s
+	}
+	return fmt.Sprintf("%d %ss", n, s)
+}
+
+// Every recorded command of a worktree (but the long runs) and every op
+// undo serialize on one lock in its git dir.
+
+// Lock takes the log's lock (held for a whole recorded command).
+func (l *Log) Lock(ctx context.Context, what string) (*journal.Lock, error) {
+	return journal.Acquire(ctx, filepath.Join(l.Repo.GitDir, "nudgethis-oplog.lock"), 10*time.Second, what)
+}

@@ -1,0 +1,418 @@
+// Package oplog owns the operation log: one record per mutating command of
+// either binary (what it changed: refs, HEAD, the user's index, journals and
+// work-tree files, each with its value before and after), stored in git as
+// a chain of commits per worktree under refs/nudgethis-oplog/<worktree>, and
+// the undo of a recorded operation.
+//
+// Each log commit's message is the operation record (JSON); its tree holds
+// every blob the record names (file contents, journal contents, index
+// bytes) and its second and later parents are the commits the record's refs
+// pointed at, so gc never drops anything an undo needs. Appends are
+// compare-and-swap updates of the log ref; op.keep (default 1000) bounds
+// the chain.
+package oplog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
+)
+
+// States of an operation.
+const (
+	Pending = "pending"
+	Done    = "done"
+	Failed  = "failed"
+)
+
+// KindUndo is the kind of an op undo.
+const KindUndo = "op-undo"
+
+// DefaultKeep is op.keep's default.
+const DefaultKeep = 1000
+
+// File is the state of one path: mode and raw-bytes blob; nil means absent.
+type File struct {
+	Mode string `json:"mode"`
+	Blob string `json:"blob"`
+}
+
+// RefChange is a ref (or HEAD) before and after; "" means absent. HEAD's
+// value is "ref: <branch>" or a commit id.
+type RefChange struct {
+	Name string `json:"name"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+}
+
+// FileChange is one work-tree path before and after.
+type FileChange struct {
+	Path    string  `json:"path"`
+	PathB64 *string `json:"path_b64,omitempty"`
+	Before  *File   `json:"before"`
+	After   *File   `json:"after"`
+}
+
+// BlobChange is a journal file (relative to the work tree's top level) or
+// the index, before and after, as blob ids ("" = absent).
+type BlobChange struct {
+	File string `json:"file"`
+	Old  string `json:"old"`
+	New  string `json:"new"`
+}
+
+// Op is one recorded operation.
+type Op struct {
+	ID       string       `json:"id"`
+	Time     time.Time    `json:"time"`
+	Tool     string       `json:"tool"`
+	Args     []string     `json:"args"`
+	Kind     string       `json:"kind"`
+	State    string       `json:"state"`
+	Summary  string       `json:"summary"`
+	PID      int          `json:"pid,omitempty"`
+	Undoes   string       `json:"undoes,omitempty"`
+	Error    string       `json:"error,omitempty"`
+	Worktree string       `json:"worktree"`
+	Refs     []RefChange  `json:"refs"`
+	Files    []FileChange `json:"files"`
+	Index    *BlobChange  `json:"index,omitempty"`
+	Journals []BlobChange `json:"journals"`
+	// Pins are trees written from the index before and after, so that the
+	// staged blobs an index names stay reachable.
+	Pins []string `json:"pins,omitempty"`
+	// UndoneBy is computed when the log is read, never stored.
+	UndoneBy string `json:"-"`
+	commit   string
+	assigned bool
+}
+
+// Number is the N of o<N>.
+func Number(id string) (int, bool) {
+	s, ok := strings.CutPrefix(id, "o")
+	if !ok || s == "" || s[0] == '0' {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n > 0
+}
+
+// Log is one worktree's operation log.
+type Log struct {
+	Repo *git.Repo
+	Ref  string
+	Key  string
+}
+
+// Open returns the log of r's worktree.
+func Open(r *git.Repo) *Log {
+	key := "main"
+	if filepath.Clean(r.GitDir) != filepath.Clean(r.CommonDir) {
+		key = "wt-" + filepath.Base(r.GitDir)
+	}
+	return &Log{Repo: r, Ref: "refs/nudgethis-oplog/" + key, Key: key}
+}
+
+// CorruptError names a log that cannot be read; the log is never
+// overwritten while it is corrupt.
+type CorruptError struct {
+	Ref, Commit string
+	Err         error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("the operation log %s is corrupt at commit %s (%v); it is left as it is: move it aside with git update-ref to start a new one", e.Ref, e.Commit, e.Err)
+}
+
+// Read returns every operation, newest first (the latest record of each
+// id), with UndoneBy filled in. With a corrupt commit it returns what it
+// could read and a *CorruptError.
+func (l *Log) Read(ctx context.Context) ([]*Op, error) {
+	chain, err := l.Repo.ReadChain(ctx, l.Ref)
+	if err != nil {
+		return nil, &CorruptError{Ref: l.Ref, Commit: "(tip)", Err: err}
+	}
+	seen := map[string]bool{}
+	var ops []*Op
+	var bad error
+	for _, c := range chain {
+		if c.Message == rootMessage {
+			break
+		}
+		var op Op
+		if err := json.Unmarshal([]byte(c.Message), &op); err != nil {
+			if bad == nil {
+				bad = &CorruptError{Ref: l.Ref, Commit: c.ID, Err: err}
+			}
+			continue
+		}
+		if _, ok := Number(op.ID); !ok {
+			if bad == nil {
+				bad = &CorruptError{Ref: l.Ref, Commit: c.ID, Err: fmt.Errorf("malformed id %q", op.ID)}
+			}
+			continue
+		}
+		if seen[op.ID] {
+			continue
+		}
+		seen[op.ID] = true
+		op.commit = c.ID
+		ops = append(ops, &op)
+	}
+	sort.SliceStable(ops, func(i, j int) bool {
+		a, _ := Number(ops[i].ID)
+		b, _ := Number(ops[j].ID)
+		return a > b
+	})
+	markUndone(ops)
+	return ops, bad
+}
+
+// markUndone sets UndoneBy: an op is undone by the newest op-undo naming
+// it that is not itself undone.
+func markUndone(ops []*Op) {
+	byID := map[string]*Op{}
+	for _, o := range ops {
+		byID[o.ID] = o
+	}
+	// Oldest first, so an undo's own state is settled before it counts.
+	for i := len(ops) - 1; i >= 0; i-- {
+		o := ops[i]
+		if o.Kind != KindUndo || o.State != Done {
+			continue
+		}
+		if t := byID[o.Undoes]; t != nil {
+			t.UndoneBy = o.ID
+			// Undoing an undo redoes its target.
+			if t.Kind == KindUndo {
+				if tt := byID[t.Undoes]; tt != nil && tt.UndoneBy == t.ID {
+					tt.UndoneBy = ""
+				}
+			}
+		}
+	}
+}
+
+// Find returns op id from ops.
+func Find(ops []*Op, id string) *Op {
+	for _, o := range ops {
+		if o.ID == id {
+			return o
+		}
+	}
+	return nil
+}
+
+// blobs lists every blob the record names.
+func (o *Op) blobs() []string {
+	var bs []string
+	for _, f := range o.Files {
+		for _, v := range []*File{f.Before, f.After} {
+			if v != nil && v.Blob != "" {
+				bs = append(bs, v.Blob)
+			}
+		}
+	}
+	for _, j := range o.Journals {
+		bs = append(bs, j.Old, j.New)
+	}
+	if o.Index != nil {
+		bs = append(bs, o.Index.Old, o.Index.New)
+	}
+	return bs
+}
+
+// commits lists the commits the record's refs point at.
+func (o *Op) commits() []string {
+	seen := map[string]bool{}
+	var cs []string
+	for _, r := range o.Refs {
+		for _, v := range []string{r.Old, r.New} {
+			if v != "" && !strings.HasPrefix(v, "ref: ") && !seen[v] {
+				seen[v] = true
+				cs = append(cs, v)
+			}
+		}
+	}
+	return cs
+}
+
+// rootMessage is the message of the parentless commit each chain starts at.
+const rootMessage = "git-nudge operation log"
+
+func (l *Log) root(ctx context.Context) (string, error) {
+	empty, err := l.Repo.BlobTree(ctx, nil, nil)
+	if err != nil {
+		return "", err
+	}
+	return l.Repo.CommitTree(ctx, git.CommitRequest{Tree: empty, Message: rootMessage, Author: identity, Committer: identity})
+}
+
+var identity = git.Identity{Name: "git-nudge oplog", Email: "oplog@localhost"}
+
+// append writes op as a new commit on the log (compare-and-swap, retried
+// when another process appended first). A new op (ID "") gets the next id.
+func (l *Log) append(ctx context.Context, op *Op) error {
+	tree, err := l.Repo.BlobTree(ctx, op.blobs(), op.Pins)
+	if err != nil {
+		return err
+	}
+	// The refs the suite changes point at commits; a value that is not
+	// one (checked only when commit-tree refuses it) is left unpinned.
+	extra := op.commits()
+	for attempt := 0; attempt < 50; attempt++ {
+		tip, ok, err := l.Repo.ReadRef(ctx, l.Ref)
+		if err != nil {
+			return err
+		}
+		if op.ID == "" || op.assigned || !strings.HasPrefix(op.ID, "o") {
+			// The tip holds the newest record: the next id follows it.
+			n := 1
+			if ok {
+				msg, err := l.Repo.CommitMessage(ctx, tip)
+				if err != nil {
+					return err
+				}
+				var last Op
+				if msg != rootMessage {
+					if err := json.Unmarshal([]byte(msg), &last); err != nil {
+						return &CorruptError{Ref: l.Ref, Commit: tip, Err: err}
+					}
+					m, valid := Number(last.ID)
+					if !valid {
+						return &CorruptError{Ref: l.Ref, Commit: tip, Err: fmt.Errorf("malformed id %q", last.ID)}
+					}
+					n = m + 1
+				}
+			}
+			op.ID = "o" + strconv.Itoa(n)
+			op.assigned = true
+		}
+		msg, err := json.MarshalIndent(op, "", " ")
+		if err != nil {
+			return err
+		}
+		var parents []string
+		old := l.Repo.ZeroID()
+		if ok {
+			parents = append(parents, tip)
+			old = tip
+		} else {
+			// The chain starts at a root of its own, so that following
+			// first parents never walks into the commits an op pins.
+			root, err := l.root(ctx)
+			if err != nil {
+				return err
+			}
+			parents = append(parents, root)
+		}
+		parents = append(parents, extra...)
+		c, err := l.Repo.CommitTree(ctx, git.CommitRequest{Tree: tree, Parents: parents, Message: string(msg), Author: identity, Committer: identity})
+		if err != nil && len(extra) > 0 {
+			extra = nil
+			c, err = l.Repo.CommitTree(ctx, git.CommitRequest{Tree: tree, Parents: parents[:1], Message: string(msg), Author: identity, Committer: identity})
+		}
+		if err != nil {
+			return err
+		}
+		err = l.Repo.SetRef(ctx, git.SetRefRequest{Name: l.Ref, New: c, Old: old})
+		if errors.Is(err, git.ErrRefConflict) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		op.commit = c
+		op.assigned = false
+		return nil
+	}
+	return fmt.Errorf("the operation log %s kept changing underneath; try again", l.Ref)
+}
+
+// prune keeps the newest keep operations: when the log holds more than
+// keep plus a tenth, it is rebuilt from the newest keep records (older
+// ones, and the objects only they held, become unreachable only then).
+func (l *Log) prune(ctx context.Context, newest string) error {
+	if n, _ := Number(newest); n%10 != 0 {
+		return nil // measured every tenth operation at most
+	}
+	keep, err := l.Repo.ConfigInt(ctx, "op.keep", DefaultKeep)
+	if err != nil || keep <= 0 {
+		keep = DefaultKeep
+	}
+	// Only every tenth of keep (ids are sequential) is the chain measured.
+	step := keep / 10
+	if step < 1 {
+		step = 1
+	}
+	if n, _ := Number(newest); int64(n)%step != 0 {
+		return nil
+	}
+	chain, err := l.Repo.ReadChain(ctx, l.Ref)
+	if err != nil || int64(len(chain)) <= 2*keep+keep/5 {
+		return err
+	}
+	ops, err := l.Read(ctx)
+	if err != nil {
+		return err
+	}
+	if int64(len(ops)) <= keep+keep/10 {
+		return nil
+	}
+	byCommit := map[string]git.ChainCommit{}
+	for _, c := range chain {
+		byCommit[c.ID] = c
+	}
+	ops = ops[:keep]
+	tip := chain[0].ID
+	parent, err := l.root(ctx)
+	if err != nil {
+		return err
+	}
+	for i := len(ops) - 1; i >= 0; i-- {
+		c := byCommit[ops[i].commit]
+		ps := []string{}
+		if parent != "" {
+			ps = append(ps, parent)
+		}
+		if len(c.Parents) > 1 {
+			ps = append(ps, c.Parents[1:]...)
+		}
+		id, err := l.Repo.CommitTree(ctx, git.CommitRequest{Tree: c.Tree, Parents: ps, Message: c.Message, Author: identity, Committer: identity})
+		if err != nil {
+			return err
+		}
+		parent = id
+	}
+	err = l.Repo.SetRef(ctx, git.SetRefRequest{Name: l.Ref, New: parent, Old: tip})
+	if errors.Is(err, git.ErrRefConflict) {
+		return nil // someone appended; the next append prunes
+	}
+	return err
+}
+
+// RawPath is the raw path of a file change.
+func (f FileChange) RawPath() string {
+	if p, err := pathenc.Decode(f.Path, f.PathB64); err == nil {
+		return p
+	}
+	return f.Path
+}
+
+func fileChange(p string, before, after *File) FileChange {
+	enc, b64 := pathenc.Encode(p)
+	fc := FileChange{Path: enc, Before: before, After: after}
+	if b64 != "" {
+		fc.PathB64 = &b64
+	}
+	return fc
+}

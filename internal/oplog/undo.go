@@ -1,0 +1,365 @@
+package oplog
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
+	"github.com/nudgethis/git-nudge/internal/worktree"
+)
+
+// RefusedError is an undo refused with every reason; nothing was changed.
+type RefusedError struct {
+	What    string
+	Reasons []string
+	Next    string
+}
+
+func (e *RefusedError) Error() string {
+	return e.What + ": " + strings.Join(e.Reasons, "; ")
+}
+
+// Holds reports, for each recorded change of op, whether its before or
+// after value holds now ("before", "after", "neither").
+type Holds struct {
+	What string
+	Now  string
+}
+
+// compare lists, for each change, what holds now.
+func (l *Log) compare(ctx context.Context, op *Op, pending bool) ([]Holds, error) {
+	var out []Holds
+	cur, err := l.Repo.RefsUnder(ctx, refPrefixes...)
+	if err != nil {
+		return nil, err
+	}
+	head, err := l.Repo.HeadTarget(ctx)
+	if err != nil {
+		return nil, err
+	}
+	which := func(now, old, new string, pending bool) string {
+		switch {
+		case !pending && now == new:
+			return "after"
+		case now == old:
+			return "before"
+		}
+		return "neither"
+	}
+	for _, r := range op.Refs {
+		now := cur[r.Name]
+		if r.Name == "HEAD" {
+			now = head
+		}
+		out = append(out, Holds{What: "ref " + r.Name, Now: which(now, r.Old, r.New, pending)})
+	}
+	for _, j := range op.Journals {
+		now := ""
+		if b, err := os.ReadFile(filepath.Join(l.Repo.WorkTree, j.File)); err == nil {
+			now = l.Repo.BlobID(b)
+		}
+		out = append(out, Holds{What: "journal " + j.File, Now: which(now, j.Old, j.New, pending)})
+	}
+	if op.Index != nil {
+		now := ""
+		if b, err := l.Repo.ReadIndexBytes(); err == nil && b != nil {
+			now = l.Repo.BlobID(b)
+		}
+		out = append(out, Holds{What: "index", Now: which(now, op.Index.Old, op.Index.New, pending)})
+	}
+	var paths []string
+	for _, f := range op.Files {
+		paths = append(paths, f.RawPath())
+	}
+	now := map[string]*File{}
+	if err := l.readFilesNoWrite(ctx, paths, now); err != nil {
+		return nil, err
+	}
+	for _, f := range op.Files {
+		n := now[f.RawPath()]
+		h := "neither"
+		switch {
+		case !pending && sameFile(n, f.After):
+			h = "after"
+		case sameFile(n, f.Before):
+			h = "before"
+		}
+		out = append(out, Holds{What: "file " + pathenc.Quote(f.RawPath()), Now: h})
+	}
+	return out, nil
+}
+
+// readFilesNoWrite is readFiles without writing blobs.
+func (l *Log) readFilesNoWrite(ctx context.Context, paths []string, into map[string]*File) error {
+	// Hashing with write is harmless (content-addressed) and keeps one
+	// code path.
+	return l.readFiles(ctx, paths, into)
+}
+
+// Status reports what holds now for each change of op (op show of an
+// interrupted operation).
+func (l *Log) Status(ctx context.Context, op *Op) ([]Holds, error) {
+	return l.compare(ctx, op, op.State == Pending)
+}
+
+// Interrupted reports whether op is pending and its process is gone.
+func Interrupted(op *Op, gone func(int) bool) bool {
+	return op.State == Pending && (op.PID == 0 || gone(op.PID))
+}
+
+// Undo undoes op id ("" = the latest operation) and records the undo as an
+// operation. It refuses, changing nothing, unless every recorded after
+// value still holds.
+func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, now time.Time) (*Op, *Op, error) {
+	ops, err := l.Read(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(ops) == 0 {
+		return nil, nil, &RefusedError{What: "nothing to undo", Reasons: []string{"this worktree's operation log is empty"}}
+	}
+	target := ops[0]
+	if id != "" {
+		if target = Find(ops, id); target == nil {
+			return nil, nil, &RefusedError{What: "cannot undo " + id, Reasons: []string{"no operation " + id + " in this worktree's log (" + l.Ref + ")"}, Next: "git nudge op log lists the operations of this worktree"}
+		}
+	}
+	what := "cannot undo " + target.ID + " (" + target.Kind + ")"
+	switch {
+	case target.State == Pending:
+		return nil, nil, &RefusedError{What: what, Reasons: []string{"it has not finished (pending); op show " + target.ID + " tells what holds"}}
+	case target.UndoneBy != "":
+		return nil, nil, &RefusedError{What: what, Reasons: []string{"it was already undone by " + target.UndoneBy}, Next: "git nudge op undo " + target.UndoneBy + " redoes it"}
+	case target.Kind == "run" && target.Tool == "autodev":
+		// Its record also holds what the checkpoints made during the run
+		// changed; those are operations of their own.
+		return nil, nil, &RefusedError{What: what, Reasons: []string{"an autodev run is undone through the operations recorded inside it (its checkpoints): undo those"}}
+	}
+	if reasons := laterTouches(ops, target); len(reasons) > 0 {
+		return nil, nil, &RefusedError{What: what, Reasons: reasons, Next: "undo the later operations first (newest first)"}
+	}
+	holds, err := l.compare(ctx, target, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	var diffs []string
+	for _, h := range holds {
+		if h.Now != "after" {
+			diffs = append(diffs, h.What+" changed since "+target.ID)
+		}
+	}
+	// A before-state needs a file where a folder now is, or a folder where
+	// a file is: refused by the writes' own checks before anything is
+	// written (see check below).
+	if len(diffs) > 0 {
+		return nil, nil, &RefusedError{What: what, Reasons: diffs, Next: "nothing was changed; put those back as " + target.ID + " left them, or leave it"}
+	}
+	if err := l.checkWritable(target); err != nil {
+		return nil, nil, &RefusedError{What: what, Reasons: []string{err.Error()}}
+	}
+	inv := &Op{Time: now.UTC(), Tool: tool, Args: args, Kind: KindUndo, State: Pending, PID: os.Getpid(), Worktree: l.Key, Undoes: target.ID}
+	for _, r := range target.Refs {
+		inv.Refs = append(inv.Refs, RefChange{Name: r.Name, Old: r.New, New: r.Old})
+	}
+	for _, f := range target.Files {
+		inv.Files = append(inv.Files, FileChange{Path: f.Path, PathB64: f.PathB64, Before: f.After, After: f.Before})
+	}
+	for _, j := range target.Journals {
+		inv.Journals = append(inv.Journals, BlobChange{File: j.File, Old: j.New, New: j.Old})
+	}
+	if target.Index != nil {
+		inv.Index = &BlobChange{File: "index", Old: target.Index.New, New: target.Index.Old}
+	}
+	inv.Pins = target.Pins
+	inv.Summary = "undoing " + target.ID
+	rec := &Recording{log: l, op: inv}
+	if err := l.writePending(rec); err != nil {
+		return nil, nil, err
+	}
+	werr := l.write(ctx, inv)
+	inv.State = Done
+	if werr != nil {
+		inv.State = Failed
+		inv.Error = firstLine(werr.Error())
+	}
+	inv.PID = 0
+	inv.Summary = summary(inv)
+	inv.ID = ""
+	if err := l.append(ctx, inv); err != nil {
+		return target, inv, errors.Join(werr, err)
+	}
+	if err := l.removePending(rec); err != nil {
+		return target, inv, errors.Join(werr, err)
+	}
+	return target, inv, werr
+}
+
+// laterTouches names the later operations that changed any ref, file or
+// journal of target.
+func laterTouches(ops []*Op, target *Op) []string {
+	tn, _ := Number(target.ID)
+	keys := touched(target)
+	var reasons []string
+	for _, o := range ops {
+		n, _ := Number(o.ID)
+		if n <= tn || o.UndoneBy != "" || (o.Kind == KindUndo && o.Undoes != "" && undoneUndo(ops, o)) {
+			continue
+		}
+		for k := range touched(o) {
+			if keys[k] {
+				reasons = append(reasons, fmt.Sprintf("later operation %s (%s) also changed %s", o.ID, o.Kind, k))
+				break
+			}
+		}
+	}
+	return reasons
+}
+
+func undoneUndo(ops []*Op, o *Op) bool { return o.UndoneBy != "" }
+
+func touched(o *Op) map[string]bool {
+	m := map[string]bool{}
+	for _, r := range o.Refs {
+		m["ref "+r.Name] = true
+	}
+	for _, f := range o.Files {
+		m["file "+pathenc.Quote(f.RawPath())] = true
+	}
+	for _, j := range o.Journals {
+		m["journal "+j.File] = true
+	}
+	if o.Index != nil {
+		m["the index"] = true
+	}
+	return m
+}
+
+// checkWritable refuses before anything is written when a file to bring
+// back has a folder (or a symlink on the way) where it must go.
+func (l *Log) checkWritable(target *Op) error {
+	t, err := worktree.Open(l.Repo.WorkTree)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	for _, f := range target.Files {
+		p := f.RawPath()
+		e, err := t.Lstat(p)
+		if err != nil {
+			return err
+		}
+		if e.Blocker != "" {
+			return fmt.Errorf("%s cannot be put back: %s is a %s", pathenc.Quote(p), pathenc.Quote(e.Blocker), e.BlockerKind)
+		}
+		if f.Before != nil && (f.Before.Mode == "120000" || f.Before.Mode == "040000" || f.Before.Mode == "unreadable") {
+			return fmt.Errorf("%s was a %s before; bringing it back needs manual handling", pathenc.Quote(p), f.Before.Mode)
+		}
+	}
+	return nil
+}
+
+// write makes every "after" value of inv hold: files first (writes, then
+// removals), then journals, the index, refs and HEAD; then verifies.
+func (l *Log) write(ctx context.Context, inv *Op) error {
+	t, err := worktree.Open(l.Repo.WorkTree)
+	if err != nil {
+		return err
+	}
+	defer t.Close()
+	for _, f := range inv.Files {
+		if f.After == nil {
+			continue
+		}
+		data, err := l.Repo.ReadBlob(ctx, f.After.Blob)
+		if err != nil {
+			return err
+		}
+		if err := t.WriteFile(f.RawPath(), bytes.NewReader(data), f.After.Mode == "100755"); err != nil {
+			return err
+		}
+	}
+	for _, f := range inv.Files {
+		if f.After == nil {
+			if _, err := t.Remove(f.RawPath()); err != nil {
+				return err
+			}
+		}
+	}
+	for _, j := range inv.Journals {
+		p := filepath.Join(l.Repo.WorkTree, j.File)
+		if _, err := worktree.RealDir(l.Repo.WorkTree, filepath.Dir(j.File), j.New != ""); err != nil {
+			return err
+		}
+		if j.New == "" {
+			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+				return err
+			}
+			continue
+		}
+		data, err := l.Repo.ReadBlob(ctx, j.New)
+		if err != nil {
+			return err
+		}
+		if err := journal.WriteBytes(p, data); err != nil {
+			return err
+		}
+	}
+	if inv.Index != nil {
+		var data []byte
+		if inv.Index.New != "" {
+			if data, err = l.Repo.ReadBlob(ctx, inv.Index.New); err != nil {
+				return err
+			}
+		}
+		if err := l.Repo.WriteIndexBytes(data); err != nil {
+			return err
+		}
+	}
+	var head *RefChange
+	for i, r := range inv.Refs {
+		if r.Name == "HEAD" {
+			head = &inv.Refs[i]
+			continue
+		}
+		if r.New == "" {
+			if err := l.Repo.DeleteRef(ctx, r.Name, r.Old); err != nil {
+				return err
+			}
+			continue
+		}
+		old := r.Old
+		if old == "" {
+			old = l.Repo.ZeroID()
+		}
+		if err := l.Repo.SetRef(ctx, git.SetRefRequest{Name: r.Name, New: r.New, Old: old, Reason: "git op undo"}); err != nil {
+			return err
+		}
+	}
+	if head != nil && head.New != "" {
+		if err := l.Repo.SetHeadTarget(ctx, head.New); err != nil {
+			return err
+		}
+	}
+	holds, err := l.compare(ctx, inv, false)
+	if err != nil {
+		return err
+	}
+	var bad []string
+	for _, h := range holds {
+		if h.Now != "after" {
+			bad = append(bad, h.What)
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("after the undo these do not hold as recorded: %s", strings.Join(bad, ", "))
+	}
+	return nil
+}
