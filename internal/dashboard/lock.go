@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 // LockName is the file, in .nudgethis, that one running dashboard per
@@ -54,6 +56,9 @@ func readRunning(path string) (*Running, error) {
 	for {
 		var r Running
 		b, err := os.ReadFile(path)
+		if err == nil {
+			b = runningRecord(b)
+		}
 		if err == nil && json.Unmarshal(b, &r) == nil && r.PID > 0 && r.URL != "" {
 			return &r, nil
 		}
@@ -64,14 +69,27 @@ func readRunning(path string) (*Running, error) {
 	}
 }
 
-// write records where this server listens. The file is readable by its
-// owner only: the address carries the token.
+// runningRecord is the JSON line of a server.lock: the last line (the
+// first is the holder's note, with its binary version).
+func runningRecord(b []byte) []byte {
+	b = bytes.TrimSpace(b)
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	}
+	return b
+}
+
+// write records where this server listens, after a first line naming the
+// holder and its binary version (journal.VersionNote), which another
+// version's commands read to refuse while this server runs (SPEC 8). The
+// file is readable by its owner only: the address carries the token.
 func (l *serverLock) write(r Running) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(l.path, append(b, '\n'), 0o600)
+	note := fmt.Sprintf("pid %d (%s)\n", r.PID, journal.VersionNote("git-nudge dashboard"))
+	return os.WriteFile(l.path, append(append([]byte(note), b...), '\n'), 0o600)
 }
 
 // release empties the record and lets go of the lock.

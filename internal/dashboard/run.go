@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
@@ -68,17 +69,38 @@ func Serve(ctx context.Context, opts Options, so ServeOptions) error {
 	} else if so.Open && !proc.OpenURL(addr) {
 		fmt.Fprintf(so.Stderr, "Could not open a browser: open the address above.\n")
 	}
+	// The server runs the workspace's pending tasks (SPEC 8), one at a
+	// time, until it stops: cancelling wctx stops a running one with its
+	// process group, and worked is closed once it has ended.
+	wctx, stopWork := context.WithCancel(ctx)
+	defer stopWork()
+	worked := make(chan struct{})
+	if opts.NoExecution {
+		s.setExecutor(false, "--no-execution: queued tasks stay pending (git nudge work runs them)")
+		close(worked)
+	} else {
+		go func() {
+			defer close(worked)
+			s.execute(wctx, ws, so.Stderr)
+		}()
+	}
 	if so.Ready != nil {
 		so.Ready(s)
 	}
 	select {
 	case <-ctx.Done():
 	case err := <-served:
+		stopWork()
+		<-worked
 		s.Close()
 		return err
 	}
-	// Orderly shutdown: end the event streams (Shutdown would wait for
-	// them), let requests in flight finish, then let go of server.lock.
+	// Orderly shutdown: stop the queued task running (its process group
+	// is gone when Work returns), end the event streams (Shutdown would
+	// wait for them), let requests in flight finish, then let go of
+	// server.lock.
+	stopWork()
+	<-worked
 	s.Close()
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -91,6 +113,42 @@ func Serve(ctx context.Context, opts Options, so ServeOptions) error {
 	fmt.Fprintf(so.Stderr, "Dashboard stopped.\n")
 	return nil
 }
+
+// execute runs the pending tasks of ws until ctx is done. While another
+// executor (git nudge work) holds work.lock it serves without executing,
+// says so, and tries again now and then.
+func (s *Server) execute(ctx context.Context, ws *nudge.Workspace, stderr io.Writer) {
+	said := false
+	for ctx.Err() == nil {
+		s.setExecutor(true, "")
+		_, err := ws.Work(ctx, nudge.WorkOptions{
+			Max: 1, Environ: os.Environ(), Watch: executorWatch, What: "git-nudge dashboard",
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		var busy *nudge.RefusedError
+		if errors.As(err, &busy) {
+			msg := strings.Join(busy.Reasons, "; ") + ": this dashboard serves the page without running them"
+			s.setExecutor(false, msg)
+			if !said {
+				fmt.Fprintf(stderr, "Not running queued tasks: %s.\n", msg)
+				said = true
+			}
+		} else if err != nil {
+			s.setExecutor(false, "running queued tasks stopped: "+err.Error())
+			fmt.Fprintf(stderr, "Running queued tasks stopped: %s; trying again shortly.\n", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(5 * executorWatch):
+		}
+	}
+}
+
+// executorWatch is how often the server looks for newly queued tasks.
+const executorWatch = time.Second
 
 // pageURL is the running server's address (base carries the token) for
 // page.

@@ -17,9 +17,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -27,8 +29,10 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 //go:embed assets
@@ -72,6 +76,29 @@ type Server struct {
 	cancel  context.CancelFunc
 
 	nudgeDir, autodevDir string // watched for changes
+
+	execMu   sync.Mutex
+	executor ExecutorDocument
+}
+
+// ExecutorDocument is the answer of GET /api/nudge/executor: whether this
+// server runs the workspace's queued tasks, and why not when it does not.
+type ExecutorDocument struct {
+	Executing bool   `json:"executing"`
+	Reason    string `json:"reason"`
+}
+
+func (s *Server) setExecutor(on bool, reason string) {
+	s.execMu.Lock()
+	s.executor = ExecutorDocument{Executing: on, Reason: reason}
+	s.execMu.Unlock()
+}
+
+func (s *Server) executorState(w http.ResponseWriter, r *http.Request) {
+	s.execMu.Lock()
+	d := s.executor
+	s.execMu.Unlock()
+	writeJSON(w, http.StatusOK, d)
 }
 
 // CookieName is the name of the token cookie for a server on port.
@@ -91,7 +118,8 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		return nil, err
 	}
 	opts.Dir = ws.Repo.WorkTree
-	s := &Server{opts: opts, token: opts.Token, closing: make(chan struct{})}
+	s := &Server{opts: opts, token: opts.Token, closing: make(chan struct{}),
+		executor: ExecutorDocument{Reason: "queued tasks run only under git nudge dashboard or git nudge work"}}
 	// Runs the page starts outlive their request, not the server.
 	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	s.nudgeDir = ws.Dir
@@ -156,6 +184,7 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("GET /assets/", http.StripPrefix("/assets/", files))
 
 	mux.HandleFunc("GET /api/nudge/tasks", s.listTasks)
+	mux.HandleFunc("GET /api/nudge/executor", s.executorState)
 	mux.HandleFunc("GET /api/nudge/tasks/{id}", s.showTask)
 	mux.HandleFunc("GET /api/nudge/tasks/{id}/diff", s.diffTask)
 	mux.HandleFunc("GET /api/nudge/tasks/{id}/recover", s.recoverTask)
@@ -166,7 +195,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/autodev/commands", s.listCommands)
 	mux.HandleFunc("POST /api/autodev/run/{name}", s.startRun)
 	mux.HandleFunc("GET /api/ops", s.ops)
-	mux.HandleFunc("POST /api/ops/{id}/undo", s.ops)
+	mux.HandleFunc("POST /api/ops/{id}/undo", s.undoOp)
 	mux.HandleFunc("GET /api/events", s.events)
 
 	cop := http.NewCrossOriginProtection()
@@ -387,25 +416,48 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 		failed(w, err)
 		return
 	}
-	var out any
-	switch action {
-	case "apply":
-		out, err = ws.Apply(r.Context(), id)
-	case "undo":
-		out, err = ws.Undo(r.Context(), id)
-	case "save":
-		var rep *nudge.SaveReport
-		rep, err = ws.SaveVersion(r.Context(), nudge.SaveOptions{IDs: []string{id}})
-		out = rep
-	case "drop":
-		err = ws.Drop(r.Context(), id, false)
-		out = map[string]any{"id": id, "dropped": true}
+	spec := oplog.Spec{Tool: "nudge", Kind: action, Args: []string{action, id}}
+	if action == "apply" || action == "undo" {
+		if t, err := ws.Load(id); err == nil {
+			for _, f := range t.Files {
+				spec.Paths = append(spec.Paths, f.Path)
+			}
+		}
 	}
+	var out any
+	err = s.record(r, ws.Repo, spec, func() error {
+		var err error
+		switch action {
+		case "apply":
+			out, err = ws.Apply(r.Context(), id)
+		case "undo":
+			out, err = ws.Undo(r.Context(), id)
+		case "save":
+			var rep *nudge.SaveReport
+			rep, err = ws.SaveVersion(r.Context(), nudge.SaveOptions{IDs: []string{id}})
+			out = rep
+		case "drop":
+			err = ws.Drop(r.Context(), id, false)
+			out = map[string]any{"id": id, "dropped": true}
+		}
+		return err
+	})
 	if err != nil {
 		failed(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// record runs do as an operation of the log (SPEC 5), exactly as the
+// command line records git <spec.Tool> <spec.Args...>: the same hook
+// (opcmd.Around), the same lock, the same record. A log that cannot be
+// written is said on the server's stderr and the action runs unrecorded,
+// as on the command line.
+func (s *Server) record(r *http.Request, repo *git.Repo, spec oplog.Spec, do func() error) error {
+	env := &cli.Env{Ctx: r.Context(), Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: os.Stderr,
+		Dir: s.opts.Dir, Getenv: os.Getenv, Now: s.opts.Now}
+	return opcmd.Around(env, opcmd.Plan{Repo: repo, Spec: spec}, do)
 }
 
 // ---- git autodev ----
@@ -450,7 +502,13 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 	}
 	// Restore refuses itself while a run is active; the reason the page
 	// shows is the seed's "only while the run is stopped".
-	res, err := ws.Restore(r.Context(), r.PathValue("id"))
+	id := r.PathValue("id")
+	var res autodev.RestoreResult
+	err = s.record(r, ws.Repo, oplog.Spec{Tool: "autodev", Kind: "restore", Args: []string{"restore", id}, Status: true}, func() error {
+		var err error
+		res, err = ws.Restore(r.Context(), id)
+		return err
+	})
 	var ra *autodev.RunActiveError
 	if errors.As(err, &ra) {
 		writeError(w, http.StatusConflict, &cli.Refusal{What: err.Error(), Reasons: []string{"only while the run is stopped"}}, nil)
@@ -465,12 +523,44 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 
 // ---- operations ----
 
-// ErrNoOpLog is the answer of the operations API until the operation log
-// (SPEC 5) exists.
-var ErrNoOpLog = errors.New("the operation log is not available in this version yet")
+// opsLog is the operation log of the workspace served.
+func (s *Server) opsLog(r *http.Request) (*oplog.Log, error) {
+	ws, err := nudge.OpenReadOnly(r.Context(), s.opts.Dir, s.opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	return oplog.Open(ws.Repo), nil
+}
 
+// ops is GET /api/ops: op log --json's array.
 func (s *Server) ops(w http.ResponseWriter, r *http.Request) {
-	writeError(w, http.StatusNotImplemented, ErrNoOpLog, nil)
+	l, err := s.opsLog(r)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	doc, err := opcmd.LogDocument(r.Context(), l)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, doc)
+}
+
+// undoOp is POST /api/ops/{id}/undo: op undo ID, as git nudge; a refusal
+// is 409 with the error document.
+func (s *Server) undoOp(w http.ResponseWriter, r *http.Request) {
+	l, err := s.opsLog(r)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	target, inv, err := opcmd.Undo(r.Context(), l, "nudge", r.PathValue("id"), s.opts.Now())
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, opcmd.UndoDocument(target, inv))
 }
 
 // ---- listening ----

@@ -91,7 +91,10 @@ func readHolder(path string) string {
 	if err != nil {
 		return ""
 	}
-	s := strings.TrimSpace(string(b))
+	// A note is one line; a lock may carry more after it (the
+	// dashboard's server.lock: where it listens).
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	s = strings.TrimSpace(s)
 	if len(s) > 200 {
 		s = s[:200]
 	}

@@ -4,6 +4,7 @@
 package opcmd
 
 import (
+	"context"
 	"errors"
 
 	"fmt"
@@ -89,11 +90,7 @@ func (c *LogCmd) Run(env *cli.Env) error {
 		env.Warnf("%s\n", rerr)
 	}
 	if c.JSON {
-		out := make([]opJSON, 0, len(ops))
-		for _, o := range ops {
-			out = append(out, toJSON(o))
-		}
-		if err := env.JSON(out); err != nil {
+		if err := env.JSON(logDocument(ops)); err != nil {
 			return err
 		}
 	} else {
@@ -117,10 +114,29 @@ func (c *LogCmd) Run(env *cli.Env) error {
 	return nil
 }
 
+func logDocument(ops []*oplog.Op) []opJSON {
+	out := make([]opJSON, 0, len(ops))
+	for _, o := range ops {
+		out = append(out, toJSON(o))
+	}
+	return out
+}
+
+// LogDocument is op log --json's array for l (the dashboard's GET
+// /api/ops), with the error reading part of the log met, if any.
+func LogDocument(ctx context.Context, l *oplog.Log) (any, error) {
+	ops, err := readOps(ctx, l)
+	return logDocument(ops), err
+}
+
 // readAll is the log, newest first, with pending operations (running or
 // interrupted) in front.
 func readAll(env *cli.Env, l *oplog.Log) ([]*oplog.Op, error) {
-	ops, err := l.Read(env.Ctx)
+	return readOps(env.Ctx, l)
+}
+
+func readOps(ctx context.Context, l *oplog.Log) ([]*oplog.Op, error) {
+	ops, err := l.Read(ctx)
 	pend, perr := l.Pending()
 	if err == nil {
 		err = perr
@@ -243,28 +259,12 @@ func (c *UndoCmd) Run(k *kong.Kong, env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	lock, err := l.Lock(env.Ctx, "git "+string(tool)+" op undo")
+	target, inv, err := Undo(env.Ctx, l, string(tool), c.ID, env.Now())
 	if err != nil {
-		return err
-	}
-	defer lock.Release()
-	args := []string{"op", "undo"}
-	if c.ID != "" {
-		args = append(args, c.ID)
-	}
-	target, inv, err := l.Undo(env.Ctx, c.ID, args, string(tool), env.Now())
-	var re *oplog.RefusedError
-	if errors.As(err, &re) {
-		return &cli.Refusal{What: re.What, Reasons: re.Reasons, Next: re.Next}
-	}
-	if err != nil {
-		if inv != nil {
-			return fmt.Errorf("undo of %s (recorded as %s) failed part-way: %w; git %s op show %s tells what holds", target.ID, inv.ID, err, tool, inv.ID)
-		}
 		return err
 	}
 	if c.JSON {
-		return env.JSON(map[string]any{"id": inv.ID, "undoes": target.ID, "state": inv.State, "summary": inv.Summary})
+		return env.JSON(UndoDocument(target, inv))
 	}
 	env.Printf("Undid %s (%s) as %s: %s.\n", target.ID, target.Kind, inv.ID, pathenc.Text(inv.Summary))
 	if target.Kind == "drop" {
@@ -272,6 +272,38 @@ func (c *UndoCmd) Run(k *kong.Kong, env *cli.Env) error {
 	}
 	env.Printf("git %s op undo %s redoes it.\n", tool, inv.ID)
 	return nil
+}
+
+// Undo is op undo's work (the command's and the dashboard's POST
+// /api/ops/{id}/undo): under the log's lock, tool (nudge, autodev) undoes
+// operation id, the latest when "". A refusal is a *cli.Refusal.
+func Undo(ctx context.Context, l *oplog.Log, tool, id string, now time.Time) (target, inv *oplog.Op, err error) {
+	lock, err := l.Lock(ctx, "git "+tool+" op undo")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lock.Release()
+	args := []string{"op", "undo"}
+	if id != "" {
+		args = append(args, id)
+	}
+	target, inv, err = l.Undo(ctx, id, args, tool, now)
+	var re *oplog.RefusedError
+	if errors.As(err, &re) {
+		return nil, nil, &cli.Refusal{What: re.What, Reasons: re.Reasons, Next: re.Next}
+	}
+	if err != nil {
+		if inv != nil {
+			return nil, nil, fmt.Errorf("undo of %s (recorded as %s) failed part-way: %w; git %s op show %s tells what holds", target.ID, inv.ID, err, tool, inv.ID)
+		}
+		return nil, nil, err
+	}
+	return target, inv, nil
+}
+
+// UndoDocument is op undo --json's document.
+func UndoDocument(target, inv *oplog.Op) map[string]any {
+	return map[string]any{"id": inv.ID, "undoes": target.ID, "state": inv.State, "summary": inv.Summary}
 }
 
 // Tool is the binary's short name ("nudge", "autodev"), bound by each CLI.

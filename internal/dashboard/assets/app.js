@@ -74,10 +74,15 @@ function showPage() {
 async function refresh() {
   if (state.page === "tasks") await loadTasks();
   else if (state.page === "checkpoints") await loadCheckpoints();
+  else if (state.page === "operations") await loadOps();
 }
 
 // ---- tasks ----
 async function loadTasks() {
+  const x = await api("GET", "/api/nudge/executor");
+  const note = $("#executor-note");
+  note.hidden = !x.ok || x.body.executing;
+  if (x.ok) note.textContent = "Queued tasks are not run by this dashboard: " + x.body.reason + ".";
   const r = await api("GET", "/api/nudge/tasks");
   const body = $("#tasks tbody");
   if (!r.ok) { body.replaceChildren(); $("#task").replaceChildren(errorBox(r.body)); return; }
@@ -345,6 +350,35 @@ async function newRun(name) {
   if (r.ok) { p.className = "result"; p.textContent = "Started " + name + ": " + r.body.command + (r.body.ended ? " (already ended)" : ""); }
   else { p.replaceWith(Object.assign(errorBox(r.body), { id: "newrun-result" })); }
   await loadCheckpoints();
+}
+
+// ---- operations ----
+async function loadOps() {
+  const r = await api("GET", "/api/ops");
+  const body = $("#ops tbody");
+  if (!r.ok) { body.replaceChildren(); $("#op-result").replaceWith(Object.assign(errorBox(r.body), { id: "op-result" })); return; }
+  const now = Date.now();
+  body.replaceChildren(...r.body.map((o) => el("tr", { "data-id": o.id },
+    el("td", { text: o.id }),
+    el("td", { text: ago(o.time, now) }),
+    el("td", { text: "git " + o.tool + " " + o.args.join(" ") }),
+    el("td", { text: o.summary }),
+    el("td", { text: o.undone_by ? "undone by " + o.undone_by : o.state }),
+    el("td", null, o.state === "pending" || o.undone_by ? null :
+      el("button", { class: "undo", text: "Undo", disabled: state.busy, onclick: () => undoOp(o.id) })))));
+  $("#ops-empty").hidden = r.body.length > 0;
+}
+
+async function undoOp(id) {
+  state.busy = true;
+  const r = await api("POST", "/api/ops/" + encodeURIComponent(id) + "/undo");
+  state.busy = false;
+  let box;
+  if (r.ok) box = el("div", { class: "result", text: "Undid " + r.body.undoes + " as " + r.body.id + ": " + r.body.summary + ". Undo " + r.body.id + " to redo it." });
+  else box = errorBox(r.body, "Undo " + id + ": ");
+  box.id = "op-result";
+  $("#op-result").replaceWith(box);
+  await loadOps();
 }
 
 // ---- live updates ----
