@@ -384,13 +384,40 @@ func TestRestore(t *testing.T) {
 	}
 }
 
-func TestOperationsNotAvailableYet(t *testing.T) {
+// The operations page's API is op log --json and op undo; an apply from
+// the page is recorded as an operation like the command line's.
+func TestOperations(t *testing.T) {
 	h := serve(t, workspace(t))
-	for _, r := range [][2]string{{"GET", "/api/ops"}, {"POST", "/api/ops/o1/undo"}} {
-		code, _, body := h.do(r[0], r[1], true, nil)
-		if doc := errorDoc(t, body); code != http.StatusNotImplemented || !strings.Contains(doc.Error, "not available") {
-			t.Fatalf("%s %s: %d %s", r[0], r[1], code, body)
-		}
+	if code, _, body := h.do("POST", "/api/nudge/tasks/t1/apply", true, nil); code != 200 {
+		t.Fatalf("apply: %d %s", code, body)
+	}
+	code, _, body := h.do("GET", "/api/ops", true, nil)
+	cliOut, _ := run(t, nudgecmd.Main, h.dir, "op", "log", "--json")
+	if code != 200 {
+		t.Fatalf("GET /api/ops: %d %s", code, body)
+	}
+	sameJSON(t, "op log", body, cliOut)
+	var ops []struct {
+		ID, Kind string
+		Args     []string
+	}
+	if err := json.Unmarshal(body, &ops); err != nil || len(ops) == 0 || ops[0].Kind != "apply" || strings.Join(ops[0].Args, " ") != "apply t1" {
+		t.Fatalf("the page's apply is not the latest operation: %v %s", err, body)
+	}
+	if got := readFile(t, h.dir, "a.txt"); got != "new\n" {
+		t.Fatalf("a.txt after apply: %q", got)
+	}
+	code, _, body = h.do("POST", "/api/ops/"+ops[0].ID+"/undo", true, nil)
+	if code != 200 || !strings.Contains(string(body), `"undoes":"`+ops[0].ID+`"`) {
+		t.Fatalf("undo %s: %d %s", ops[0].ID, code, body)
+	}
+	if got := readFile(t, h.dir, "a.txt"); got != "old\n" {
+		t.Fatalf("a.txt after undoing the apply: %q", got)
+	}
+	// A refusal is 409 with the error document, as op undo's.
+	code, _, body = h.do("POST", "/api/ops/o99/undo", true, nil)
+	if doc := errorDoc(t, body); code != http.StatusConflict || !strings.Contains(doc.Error+strings.Join(doc.Reasons, " "), "o99") {
+		t.Fatalf("undo o99: %d %s", code, body)
 	}
 }
 
