@@ -257,6 +257,19 @@ func TestBrowser(t *testing.T) {
 	waitFor(t, ctx, "the list enabled after the run", `document.querySelector('#cp-disabled').hidden && !document.querySelector('#checkpoints').classList.contains('off')`)
 	waitFor(t, ctx, "New run enabled after the run", `!document.querySelector('#newrun-buttons button[data-name="tests"]').disabled`)
 
+	// Operations: the op log, the page's own actions in it, and Undo.
 	click(t, ctx, "#nav-operations")
-	waitFor(t, ctx, "the operations page", textOf("#ops-text")+`.includes("not available")`)
+	waitFor(t, ctx, "the page's restore in the op log", `[...document.querySelectorAll('#ops tbody tr')].some((r) => r.textContent.includes("git autodev restore c1"))`)
+	waitFor(t, ctx, "the page's apply in the op log", `[...document.querySelectorAll('#ops tbody tr')].some((r) => r.textContent.includes("git nudge apply t1"))`)
+	screenshot(t, ctx, "dashboard-operations.png")
+	nudge(t, dir, "snapshot", "-m", "to undo from the page")
+	latest := strings.TrimSpace(nudge(t, dir, "op", "log"))
+	latest, _, _ = strings.Cut(latest, " ")
+	click(t, ctx, "#nav-tasks")
+	click(t, ctx, "#nav-operations")
+	waitFor(t, ctx, "the latest operation", `document.querySelector('#ops tbody tr[data-id="`+latest+`"] button.undo') !== null`)
+	click(t, ctx, `#ops tbody tr[data-id="`+latest+`"] button.undo`)
+	waitFor(t, ctx, "the undo's result", textOf("#op-result")+`.startsWith("Undid `+latest+` as ")`)
+	waitFor(t, ctx, "the undone mark", textOf(`#ops tbody tr[data-id="`+latest+`"]`)+`.includes("undone by")`)
+	screenshot(t, ctx, "dashboard-operations-undone.png")
 }
