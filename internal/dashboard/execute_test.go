@@ -118,6 +118,9 @@ func TestServerRunsQueuedTasks(t *testing.T) {
 	if err := s.stop(); err != nil {
 		t.Fatal(err)
 	}
+	if !strings.Contains(s.stderr.String(), "Queue: t2 started") || !strings.Contains(s.stderr.String(), "Queue: t2 ready") {
+		t.Fatalf("stderr: %s", s.stderr)
+	}
 	// The server's lock named its binary version while it ran; now the
 	// executor lock is free for git nudge work.
 	if out, code := run(t, nudgecmd.Main, dir, "work"); code != 0 {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
@@ -123,6 +124,7 @@ func (s *Server) execute(ctx context.Context, ws *nudge.Workspace, stderr io.Wri
 		s.setExecutor(true, "")
 		_, err := ws.Work(ctx, nudge.WorkOptions{
 			Max: 1, Environ: os.Environ(), Watch: executorWatch, What: "git-nudge dashboard",
+			Events: func(e nudge.WorkEvent) { workEvent(stderr, e) },
 		})
 		if ctx.Err() != nil {
 			return
@@ -144,6 +146,30 @@ func (s *Server) execute(ctx context.Context, ws *nudge.Workspace, stderr io.Wri
 			return
 		case <-time.After(5 * executorWatch):
 		}
+	}
+}
+
+// workEvent says on the server's stderr what its executor did, as git
+// nudge work does (the page shows it through the task list).
+func workEvent(stderr io.Writer, e nudge.WorkEvent) {
+	line := ""
+	switch e.Kind {
+	case "start":
+		line = e.ID + " started"
+	case "skipped":
+		line = e.ID + " skipped: it is no longer pending (dropped)"
+	case "done":
+		switch {
+		case e.Task == nil:
+			line = fmt.Sprintf("%s: %v", e.ID, e.Err)
+		case e.Task.Error != nil:
+			line = e.ID + " " + e.Task.State + ": " + *e.Task.Error
+		default:
+			line = e.ID + " " + e.Task.State
+		}
+	}
+	if line != "" {
+		fmt.Fprintf(stderr, "Queue: %s\n", pathenc.Text(line))
 	}
 }
 
