@@ -15,7 +15,6 @@ import (
 // blobs written from memory, a chain of log commits read in one process,
 // the user's index as raw bytes, and HEAD set back to a branch or commit.
 
-
 // WriteBlobsData stores each of data as a blob (no filters) with one git
 // process, and returns their ids in order.
 func (r *Repo) WriteBlobsData(ctx context.Context, data [][]byte) ([]string, error) {
@@ -36,8 +35,6 @@ func (r *Repo) WriteBlobsData(ctx context.Context, data [][]byte) ([]string, err
 	}
 	return r.HashFilesRaw(ctx, paths, true)
 }
-
-
 
 // BlobTree writes a tree holding each blob once (entries named by their
 // ids) and returns its id: it keeps those blobs reachable.
