@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
 // indexName is the name CopyIndex gives autodev's private indexes.
@@ -52,7 +53,7 @@ func (ws *Workspace) leftovers() ([]Leftover, []git.LeftoverIndex, error) {
 	var out []Leftover
 	var removable []git.LeftoverIndex
 	for _, l := range all {
-		gone := l.PID != 0 && l.PID != os.Getpid() && processGone(l.PID)
+		gone := l.PID != 0 && l.PID != os.Getpid() && proc.Gone(l.PID)
 		if l.PID != 0 && !gone {
 			continue
 		}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
@@ -54,7 +53,7 @@ func (ws *Workspace) Run(ctx context.Context, req RunRequest) (int, error) {
 	if active, pid, err := ws.RunActive(); err != nil {
 		return 0, err
 	} else if active {
-		return 0, &RunActiveRefusal{PID: pid, Gone: processGone(pid)}
+		return 0, &RunActiveRefusal{PID: pid, Gone: proc.Gone(pid)}
 	}
 	if err := ws.ensureDir(); err != nil {
 		return 0, err
@@ -67,7 +66,7 @@ func (ws *Workspace) Run(ctx context.Context, req RunRequest) (int, error) {
 		var le *journal.LockedError
 		if errors.As(err, &le) {
 			pid := journal.HolderPID(ws.RunLockPath())
-			return 0, &RunActiveRefusal{PID: pid, Gone: processGone(pid)}
+			return 0, &RunActiveRefusal{PID: pid, Gone: proc.Gone(pid)}
 		}
 		return 0, err
 	}
@@ -166,18 +165,4 @@ func (ws *Workspace) fromRun(req CheckpointRequest) (CheckpointRequest, error) {
 		req.Mode = nonEmpty(st.Mode)
 	}
 	return req, nil
-}
-
-// processGone reports whether process pid has certainly ended (a pid that
-// cannot be checked counts as alive).
-func processGone(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return errors.Is(err, os.ErrProcessDone) || errors.Is(err, syscall.ESRCH)
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
 // Report is what `git autodev status` shows.
@@ -63,7 +64,7 @@ func (ws *Workspace) Status(ctx context.Context) (Report, error) {
 		return rep, err
 	}
 	rep.Stale = !rep.Active && rep.State.Status == StatusRunning
-	rep.Orphaned = rep.Active && processGone(rep.RunPID)
+	rep.Orphaned = rep.Active && proc.Gone(rep.RunPID)
 	j, err := ws.LoadJournal()
 	if err != nil {
 		return rep, err

@@ -3,14 +3,13 @@ package nudge
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
+	"github.com/nudgethis/git-nudge/internal/proc"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -74,7 +73,7 @@ func (w *Workspace) cleanStages() {
 	for _, e := range ents {
 		pid, _, _ := strings.Cut(e.Name(), "-")
 		n, err := strconv.Atoi(pid)
-		if err == nil && (n == os.Getpid() || !processGone(n)) {
+		if err == nil && (n == os.Getpid() || !proc.Gone(n)) {
 			continue
 		}
 		_ = w.removeStage(e.Name())
@@ -82,18 +81,4 @@ func (w *Workspace) cleanStages() {
 	if len(ents) == 0 {
 		_ = w.removeStage("")
 	}
-}
-
-// processGone reports whether process pid has certainly ended (a pid that
-// cannot be checked counts as alive).
-func processGone(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	p, err := os.FindProcess(pid)
-	if err != nil {
-		return false
-	}
-	err = p.Signal(syscall.Signal(0))
-	return errors.Is(err, os.ErrProcessDone) || errors.Is(err, syscall.ESRCH)
 }
