@@ -94,6 +94,7 @@ func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task
 		t.State, t.Branch, t.Head = StatePreparing, optStr(head.Branch), optStr(head.Commit)
 		t.PID = &pid
 		t.Snapshot, t.Clean, t.Skipped = commit, res.Clean, toSkipped(res.Skipped)
+		t.Rules = rulesOf(opts) // as a snapshot's: the rules at its start
 		t.Error = nil
 		return t, w.Save(t)
 	}

@@ -329,8 +329,6 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 			continue
 		}
 		op.Journals = append(op.Journals, BlobChange{File: j})
-		c := &op.Journals[len(op.Journals)-1]
-		_ = c
 		if bok {
 			datas = append(datas, b)
 		}

@@ -358,7 +358,7 @@ func (l *Log) prune(ctx context.Context, newest string) error {
 		return nil
 	}
 	chain, err := l.Repo.ReadChain(ctx, l.Ref)
-	if err != nil || int64(len(chain)) <= 2*keep+keep/5 {
+	if err != nil || int64(len(chain)) <= keep+keep/10 {
 		return err
 	}
 	ops, err := l.Read(ctx)

@@ -142,6 +142,12 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 		// Its record also holds what the checkpoints made during the run
 		// changed; those are operations of their own.
 		return nil, nil, &RefusedError{What: what, Reasons: []string{"an autodev run is undone through the operations recorded inside it (its checkpoints): undo those"}}
+	case (target.Kind == "run" || target.Kind == "start") && target.Tool == "nudge":
+		// A long command holds no log lock while it runs, so its record
+		// may also hold what other commands (or you) changed meanwhile:
+		// undoing it could undo those too.
+		return nil, nil, &RefusedError{What: what, Reasons: []string{"a git nudge " + target.Kind + " can have run alongside other commands, and its record may hold their changes too"},
+			Next: "git nudge drop " + taskOf(target) + " removes the task it made; later operations are undone on their own"}
 	}
 	if reasons := laterTouches(ops, target); len(reasons) > 0 {
 		return nil, nil, &RefusedError{What: what, Reasons: reasons, Next: "undo the later operations first (newest first)"}
@@ -210,7 +216,7 @@ func laterTouches(ops []*Op, target *Op) []string {
 	var reasons []string
 	for _, o := range ops {
 		n, _ := Number(o.ID)
-		if n <= tn || o.UndoneBy != "" || (o.Kind == KindUndo && o.Undoes != "" && undoneUndo(ops, o)) {
+		if n <= tn || o.UndoneBy != "" {
 			continue
 		}
 		for k := range touched(o) {
@@ -222,8 +228,6 @@ func laterTouches(ops []*Op, target *Op) []string {
 	}
 	return reasons
 }
-
-func undoneUndo(ops []*Op, o *Op) bool { return o.UndoneBy != "" }
 
 func touched(o *Op) map[string]bool {
 	m := map[string]bool{}
@@ -362,4 +366,15 @@ func (l *Log) write(ctx context.Context, inv *Op) error {
 		return fmt.Errorf("after the undo these do not hold as recorded: %s", strings.Join(bad, ", "))
 	}
 	return nil
+}
+
+// taskOf names the task a nudge run or start worked on, as far as its
+// record tells ("ID" when it does not).
+func taskOf(o *Op) string {
+	for _, r := range o.Refs {
+		if id, ok := strings.CutPrefix(r.Name, "refs/nudgethis/snapshots/"); ok {
+			return id
+		}
+	}
+	return "ID"
 }

@@ -32,7 +32,7 @@ A task whose validation (git config nudge.validate) failed is refused, the faile
 
 // Run applies the task.
 func (c *ApplyCmd) Run(env *cli.Env) error {
-	ws, err := nudge.Open(env.Ctx, env.Dir, env.Now)
+	ws, err := openWorkspace(env)
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ An apply or undo that was interrupted (the process killed, the machine stopped) 
 
 // Run prints the report.
 func (c *RecoverCmd) Run(env *cli.Env) error {
-	ws, err := nudge.Open(env.Ctx, env.Dir, env.Now)
+	ws, err := openWorkspace(env)
 	if err != nil {
 		return err
 	}

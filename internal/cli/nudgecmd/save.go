@@ -25,7 +25,7 @@ Every save is journaled in .nudgethis/saves.json before the branch moves; a save
 
 // Run saves.
 func (c *SaveCmd) Run(env *cli.Env) error {
-	ws, err := nudge.Open(env.Ctx, env.Dir, env.Now)
+	ws, err := openWorkspace(env)
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package nudgecmd
 
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
 // UndoCmd is `git nudge undo ID [--json]`.
@@ -22,7 +21,7 @@ The record goes to "undoing" before any file is touched; files are restored atom
 
 // Run undoes the task.
 func (c *UndoCmd) Run(env *cli.Env) error {
-	ws, err := nudge.Open(env.Ctx, env.Dir, env.Now)
+	ws, err := openWorkspace(env)
 	if err != nil {
 		return err
 	}

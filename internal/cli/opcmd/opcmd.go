@@ -6,14 +6,17 @@ package opcmd
 import (
 	"context"
 	"errors"
-
 	"fmt"
-	"github.com/alecthomas/kong"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/alecthomas/kong"
+
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/proc"
@@ -283,6 +286,11 @@ func Undo(ctx context.Context, l *oplog.Log, tool, id string, now time.Time) (ta
 		return nil, nil, err
 	}
 	defer lock.Release()
+	release, err := holdWorkspace(ctx, l.Repo, "git "+tool+" op undo")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
 	args := []string{"op", "undo"}
 	if id != "" {
 		args = append(args, id)
@@ -308,3 +316,46 @@ func UndoDocument(target, inv *oplog.Op) map[string]any {
 
 // Tool is the binary's short name ("nudge", "autodev"), bound by each CLI.
 type Tool string
+
+// holdWorkspace takes the locks the commands that change this work tree
+// take, in their order: git nudge's workspace lock and git autodev's (each
+// where its state folder exists), then the work-tree lock both share. An
+// autodev run in progress refuses, as git autodev restore does.
+func holdWorkspace(ctx context.Context, r *git.Repo, what string) (release func(), err error) {
+	if r.WorkTree == "" {
+		return func() {}, nil
+	}
+	runLock := filepath.Join(r.WorkTree, ".autodev", "run.lock")
+	if active, err := journal.Held(runLock); err != nil {
+		return nil, err
+	} else if active {
+		return nil, &cli.Refusal{What: "cannot undo an operation now",
+			Reasons: []string{fmt.Sprintf("a git autodev run is active (pid %d)", journal.HolderPID(runLock))},
+			Next:    "Stop the run first; op undo changes the work tree, the index and the branch."}
+	}
+	var held []*journal.Lock
+	release = func() {
+		for i := len(held) - 1; i >= 0; i-- {
+			held[i].Release()
+		}
+	}
+	for _, dir := range []string{".nudgethis", ".autodev"} {
+		fi, err := os.Lstat(filepath.Join(r.WorkTree, dir))
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		lk, err := journal.Acquire(ctx, filepath.Join(r.WorkTree, dir, "lock"), 10*time.Second, what)
+		if err != nil {
+			release()
+			return nil, err
+		}
+		held = append(held, lk)
+	}
+	wt, err := journal.Acquire(ctx, journal.WorkTreeLockPath(r.GitDir), 10*time.Second, what)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	held = append(held, wt)
+	return release, nil
+}

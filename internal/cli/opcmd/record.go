@@ -30,7 +30,11 @@ func Around(env *cli.Env, plan Plan, run func() error) error {
 	if !plan.Long {
 		var err error
 		if lock, err = l.Lock(env.Ctx, "git "+plan.Spec.Tool+" "+plan.Spec.Kind); err != nil {
-			return err
+			// Another recorded command holds the log (a capture
+			// validating, say): run unrecorded rather than fail; the
+			// workspace locks still serialize the changes themselves.
+			env.Warnf("git %s: not recorded in the operation log: %s\n", plan.Spec.Tool, firstLine(err.Error()))
+			return run()
 		}
 		defer lock.Release()
 	}
