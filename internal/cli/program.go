@@ -60,10 +60,10 @@ func (p Program) Main(args []string, env *Env) (code int) {
 	// The version executors write into their locks (SPEC 8). Tests stand
 	// in for another version with GIT_NUDGE_TEST_VERSION (or
 	// GIT_AUTODEV_TEST_VERSION).
-	journal.BinaryVersion = VersionString()
+	journal.SetBinaryVersion(VersionString())
 	if env.Getenv != nil {
 		if v := env.Getenv(strings.ToUpper(strings.ReplaceAll(p.Name, "-", "_")) + "_TEST_VERSION"); v != "" {
-			journal.BinaryVersion = v
+			journal.SetBinaryVersion(v)
 		}
 	}
 	exit := func(c int) { panic(exitCode(c)) }

@@ -211,15 +211,15 @@ func TestServerLockCarriesVersion(t *testing.T) {
 	dir := workspace(t)
 	startServe(t, dir, true)
 	lockPath := filepath.Join(dir, ".nudgethis", dashboard.LockName)
-	if v := journal.HolderVersion(lockPath); v != journal.BinaryVersion {
-		t.Fatalf("server.lock version %q, want %q", v, journal.BinaryVersion)
+	if v := journal.HolderVersion(lockPath); v != journal.BinaryVersion() {
+		t.Fatalf("server.lock version %q, want %q", v, journal.BinaryVersion())
 	}
 	if run, err := dashboard.Find(filepath.Join(dir, ".nudgethis")); err != nil || run == nil || run.PID != os.Getpid() {
 		t.Fatalf("Find: %+v %v", run, err)
 	}
-	old := journal.BinaryVersion
-	journal.BinaryVersion = old + "-other"
-	defer func() { journal.BinaryVersion = old }()
+	old := journal.BinaryVersion()
+	journal.SetBinaryVersion(old + "-other")
+	defer journal.SetBinaryVersion(old)
 	_, err := nudgepkg.Open(context.Background(), dir, time.Now)
 	var ov *journal.OtherVersionError
 	if !errors.As(err, &ov) {

@@ -9,14 +9,27 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
-// BinaryVersion is the version of the running binary (git-nudge or
+// binaryVersion is the version of the running binary (git-nudge or
 // git-autodev), set by the command line at start. Executors (git nudge
 // work, a dashboard server) write it into their lock's note, so that a
 // binary of another version refuses to change the same state while they
-// run.
-var BinaryVersion = "dev"
+// run. It is read by server goroutines while the command line may set it
+// (tests run both in one process), so it is kept atomically.
+var binaryVersion atomic.Pointer[string]
+
+// BinaryVersion returns the running binary's version ("dev" until set).
+func BinaryVersion() string {
+	if v := binaryVersion.Load(); v != nil {
+		return *v
+	}
+	return "dev"
+}
+
+// SetBinaryVersion sets what BinaryVersion returns.
+func SetBinaryVersion(v string) { binaryVersion.Store(&v) }
 
 // FormatFile is the file of a state folder (.nudgethis, .autodev) that
 // records the version of the folder's format: a number on one line.
@@ -62,7 +75,7 @@ func CheckFormat(dir string, current int, write bool) error {
 		return err
 	}
 	if ok && found > current {
-		return &NewerFormatError{Dir: dir, Found: found, Known: current, Binary: BinaryVersion}
+		return &NewerFormatError{Dir: dir, Found: found, Known: current, Binary: BinaryVersion()}
 	}
 	if !ok && write {
 		return WriteBytes(filepath.Join(dir, FormatFile), []byte(strconv.Itoa(current)+"\n"))
@@ -73,7 +86,7 @@ func CheckFormat(dir string, current int, write bool) error {
 // VersionNote is a lock note naming what holds the lock and this binary's
 // version: "git-nudge work, version 1.2.0".
 func VersionNote(what string) string {
-	return what + ", version " + BinaryVersion
+	return what + ", version " + BinaryVersion()
 }
 
 var versionInNote = regexp.MustCompile(`, version (\S+?)\)?$`)
@@ -98,7 +111,7 @@ type OtherVersionError struct {
 
 func (e *OtherVersionError) Error() string {
 	return fmt.Sprintf("%s is held by %s, a different version (%s) from this one (%s); two versions never work on the same state: stop it, or use version %s while it runs",
-		e.Path, e.Holder, e.Version, BinaryVersion, e.Version)
+		e.Path, e.Holder, e.Version, BinaryVersion(), e.Version)
 }
 
 // CheckHolderVersion refuses (OtherVersionError) when a live process of
@@ -109,7 +122,7 @@ func CheckHolderVersion(path string) error {
 		return err
 	}
 	v := HolderVersion(path)
-	if v == "" || v == BinaryVersion {
+	if v == "" || v == BinaryVersion() {
 		return nil
 	}
 	return &OtherVersionError{Path: path, Holder: readHolder(path), Version: v}

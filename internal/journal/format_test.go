@@ -42,9 +42,9 @@ func TestCheckFormat(t *testing.T) {
 
 func TestHolderVersion(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "work.lock")
-	old := BinaryVersion
-	defer func() { BinaryVersion = old }()
-	BinaryVersion = "1.2.3"
+	old := BinaryVersion()
+	defer SetBinaryVersion(old)
+	SetBinaryVersion("1.2.3")
 	l, err := Acquire(t.Context(), path, 0, VersionNote("git-nudge work"))
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +57,7 @@ func TestHolderVersion(t *testing.T) {
 	if err := CheckHolderVersion(path); err != nil {
 		t.Fatalf("same version refused: %v", err)
 	}
-	BinaryVersion = "2.0.0"
+	SetBinaryVersion("2.0.0")
 	var ov *OtherVersionError
 	if err := CheckHolderVersion(path); !errors.As(err, &ov) || ov.Version != "1.2.3" {
 		t.Fatalf("other version: %v", err)
