@@ -80,6 +80,12 @@ func (r *Repo) validID(id string) bool {
 // core.autocrlf converts them hashes differently here. HashIndexed gives
 // git add's answer for such paths.
 func (r *Repo) HashFiles(ctx context.Context, paths []string) ([]string, error) {
+	return r.hashPaths(ctx, paths)
+}
+
+// hashPaths runs one git hash-object --stdin-paths (with the extra
+// options given) over paths and returns the ids in order, each checked.
+func (r *Repo) hashPaths(ctx context.Context, paths []string, opts ...string) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
@@ -88,7 +94,8 @@ func (r *Repo) HashFiles(ctx context.Context, paths []string) ([]string, error) 
 		in.WriteString(quoteStdinPath(p))
 		in.WriteByte('\n')
 	}
-	out, err := r.run(ctx, cmd{args: []string{"hash-object", "--stdin-paths"}, stdin: &in})
+	args := append([]string{"hash-object", "--stdin-paths"}, opts...)
+	out, err := r.run(ctx, cmd{args: args, stdin: &in})
 	if err != nil {
 		return nil, err
 	}

@@ -29,25 +29,7 @@ func (r *Repo) BlobID(data []byte) string {
 // on disk) as blobs, with no filter or end-of-line conversion, and returns
 // their ids in order.
 func (r *Repo) WriteBlobs(ctx context.Context, paths []string) ([]string, error) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	var in bytes.Buffer
-	for _, p := range paths {
-		if strings.ContainsAny(p, "\n") {
-			return nil, fmt.Errorf("cannot store %q: a newline in its path", p)
-		}
-		in.WriteString(p + "\n")
-	}
-	out, err := r.run(ctx, cmd{args: []string{"hash-object", "-w", "--no-filters", "--stdin-paths"}, stdin: &in})
-	if err != nil {
-		return nil, err
-	}
-	ids := strings.Fields(string(out))
-	if len(ids) != len(paths) {
-		return nil, fmt.Errorf("git hash-object returned %d ids for %d files", len(ids), len(paths))
-	}
-	return ids, nil
+	return r.HashFilesRaw(ctx, paths, true)
 }
 
 // WriteBlob stores data as a blob and returns its id.

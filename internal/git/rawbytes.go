@@ -1,7 +1,6 @@
 package git
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -24,32 +23,10 @@ import (
 // they are (git hash-object --no-filters). With write the blobs are
 // written to the object store. One git process serves all paths.
 func (r *Repo) HashFilesRaw(ctx context.Context, paths []string, write bool) ([]string, error) {
-	if len(paths) == 0 {
-		return nil, nil
-	}
-	var in bytes.Buffer
-	for _, p := range paths {
-		in.WriteString(quoteStdinPath(p))
-		in.WriteByte('\n')
-	}
-	args := []string{"hash-object", "--no-filters", "--stdin-paths"}
 	if write {
-		args = append(args, "-w")
+		return r.hashPaths(ctx, paths, "--no-filters", "-w")
 	}
-	out, err := r.run(ctx, cmd{args: args, stdin: &in})
-	if err != nil {
-		return nil, err
-	}
-	ids := strings.Fields(string(out))
-	if len(ids) != len(paths) {
-		return nil, fmt.Errorf("git hash-object returned %d ids for %d paths", len(ids), len(paths))
-	}
-	for _, id := range ids {
-		if !r.validID(id) {
-			return nil, fmt.Errorf("git hash-object returned a malformed id %q", id)
-		}
-	}
-	return ids, nil
+	return r.hashPaths(ctx, paths, "--no-filters")
 }
 
 // CheckoutRaw is CheckoutTo without any filter: each blob's bytes are
