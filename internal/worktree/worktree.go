@@ -411,6 +411,44 @@ func (t *Tree) RemoveFile(p string) error {
 	return nil
 }
 
+// RemoveAny removes the file, symlink or special file at p (a symlink
+// itself: unlinkat never follows a final link), when every folder above it
+// is a plain folder inside the tree. It reports whether something was
+// removed. A folder at p, nothing at p, a leading folder that is gone or is
+// a symlink or file (the file once at p is then not at this path any more),
+// or a path ValidPath refuses, is left alone and reported as not removed.
+// restore removes the untracked files it parked this way, then PruneAll
+// prunes their folders.
+func (t *Tree) RemoveAny(p string) (bool, error) {
+	if ValidPath(p) != nil {
+		return false, nil
+	}
+	cur, err := t.Lstat(p)
+	if err != nil {
+		return false, err
+	}
+	if cur.Blocker != "" || cur.Kind == Absent || cur.Kind == Dir {
+		return false, nil
+	}
+	dfs, release, err := t.folder(p, parent(p))
+	if err != nil {
+		var b *BlockedError
+		if errors.As(err, &b) {
+			return false, nil // swapped since the Lstat: as if blocked then
+		}
+		return false, err
+	}
+	err = dfs.Remove(p[strings.LastIndexByte(p, '/')+1:])
+	release()
+	if err != nil {
+		if notExist(err) {
+			return false, nil
+		}
+		return false, fmt.Errorf("removing %s: %w", p, err)
+	}
+	return true, nil
+}
+
 // PruneAll prunes the folders of the given paths' (files removed with
 // RemoveFile): every folder on them is looked at once, deepest first, and
 // removed when it is an empty plain folder. It returns the folders removed.

@@ -380,3 +380,46 @@ func TestPruneAllReadsEachFolderOnce(t *testing.T) {
 		t.Errorf("listings: %v", c.lists)
 	}
 }
+
+// TestRemoveAny: restore's removal of parked untracked files removes
+// files and symlinks (never following the link), leaves folders, missing
+// paths and paths below a symlinked folder alone, and PruneAll then
+// prunes only the folders left empty.
+func TestRemoveAny(t *testing.T) {
+	t.Parallel()
+	top := t.TempDir()
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "f"), []byte("outside"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr := mustOpen(t, top)
+	for _, p := range []string{"d/e/file", "d/keep", "dir/inner"} {
+		if err := tr.WriteFile(p, strings.NewReader(p), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(outside, "f"), filepath.Join(top, "d/e/link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(top, "out")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		p    string
+		want bool
+	}{{"d/e/file", true}, {"d/e/link", true}, {"dir", false}, {"missing", false}, {"out/f", false}, {"d/keep/x", false}} {
+		got, err := tr.RemoveAny(c.p)
+		if err != nil || got != c.want {
+			t.Errorf("RemoveAny(%q) = %v, %v; want %v", c.p, got, err, c.want)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(outside, "f")); err != nil || string(b) != "outside" {
+		t.Errorf("the file outside the tree was touched: %q, %v", b, err)
+	}
+	if pruned := tr.PruneAll([]string{"d/e/file", "d/e/link"}); len(pruned) != 1 || pruned[0] != "d/e" {
+		t.Errorf("PruneAll = %v, want [d/e] (d still holds keep)", pruned)
+	}
+	if e, _ := tr.Lstat("dir/inner"); e.Kind != File {
+		t.Error("dir/inner lost")
+	}
+}
