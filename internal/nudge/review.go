@@ -15,9 +15,21 @@ import (
 // (1 MiB).
 const DiffLimit = 1 << 20
 
+// DiffFormat is what Diff prints: the patch, with or without binary
+// changes, a diffstat or the changed paths with their status letters.
+type DiffFormat = git.DiffFormat
+
+// The formats of Diff.
+const (
+	DiffPatch       = git.DiffPatch
+	DiffBinaryPatch = git.DiffBinaryPatch
+	DiffStat        = git.DiffStat
+	DiffNameStatus  = git.DiffNameStatus
+)
+
 // DiffOptions says what Diff prints.
 type DiffOptions struct {
-	Format git.DiffFormat
+	Format DiffFormat
 	Color  bool
 	Limit  int64 // bytes of output; 0 (or less) means no bound
 	// Notices receives what is said about the output (what was cut, which

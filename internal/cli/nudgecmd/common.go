@@ -7,12 +7,11 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
-	"github.com/nudgethis/git-nudge/internal/snapshot"
 )
 
 // refusal shows the workflow's refusals as the command line's own.
 func refusal(err error) error {
-	var tm *snapshot.TooManyUntrackedError
+	var tm *nudge.TooManyUntrackedError
 	if errors.As(err, &tm) {
 		return &cli.Refusal{What: "cannot take a snapshot", Reasons: []string{tm.Error()}}
 	}

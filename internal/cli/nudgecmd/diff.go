@@ -4,7 +4,6 @@ import (
 	"os"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
@@ -34,14 +33,14 @@ func (c *DiffCmd) Run(env *cli.Env) error {
 	if f, ok := env.Stdout.(*os.File); ok {
 		terminal = cli.IsTerminal(f)
 	}
-	format := git.DiffPatch
+	format := nudge.DiffPatch
 	switch {
 	case c.Stat:
-		format = git.DiffStat
+		format = nudge.DiffStat
 	case c.NameStatus:
-		format = git.DiffNameStatus
+		format = nudge.DiffNameStatus
 	case !terminal:
-		format = git.DiffBinaryPatch
+		format = nudge.DiffBinaryPatch
 	}
 	return w.Diff(env.Ctx, c.ID, env.Stdout, nudge.DiffOptions{
 		Format: format, Color: env.Color, Limit: diffLimit(c.MaxBytes, terminal), Notices: env.Stderr,
