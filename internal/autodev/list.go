@@ -43,10 +43,11 @@ func (ws *Workspace) List(ctx context.Context) (*Listing, error) {
 		l.History = len(found)
 		return l, nil
 	}
-	head, _, err := ws.Repo.ResolveCommit(ctx, "HEAD")
+	h, err := ws.Repo.Head(ctx)
 	if err != nil {
 		return nil, err
 	}
+	head := h.Commit
 	l.Head = head
 	n := len(j.Entries)
 	l.Entries = make([]Entry, n)
@@ -93,10 +94,10 @@ func (ws *Workspace) historyCommits(ctx context.Context) ([]git.CommitInfo, erro
 		Globs:    []string{refs.Checkpoints + "*"},
 		Branches: []string{PreRestorePrefix + "*"},
 	}
-	if head, ok, err := ws.Repo.ResolveCommit(ctx, "HEAD"); err != nil {
+	if head, err := ws.Repo.Head(ctx); err != nil {
 		return nil, err
-	} else if ok {
-		q.Revs = []string{head}
+	} else if !head.Unborn() {
+		q.Revs = []string{head.Commit}
 	}
 	all, err := ws.Repo.FindCommits(ctx, q)
 	if err != nil {

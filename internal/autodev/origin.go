@@ -82,13 +82,11 @@ type owner struct {
 
 func (ws *Workspace) newOwner(ctx context.Context) (*owner, error) {
 	o := &owner{ws: ws, main: samePath(ws.Repo.GitDir, ws.Repo.CommonDir)}
-	head, ok, err := ws.Repo.ResolveCommit(ctx, "HEAD")
+	head, err := ws.Repo.Head(ctx)
 	if err != nil {
 		return nil, err
 	}
-	if ok {
-		o.head = head
-	}
+	o.head = head.Commit
 	return o, nil
 }
 

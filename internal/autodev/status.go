@@ -78,12 +78,12 @@ func (ws *Workspace) Status(ctx context.Context) (Report, error) {
 		}
 		rep.History = len(found)
 	}
-	head, _, err := ws.Repo.ResolveCommit(ctx, "HEAD")
+	head, err := ws.Repo.Head(ctx)
 	if err != nil {
 		return rep, err
 	}
-	rep.Head = head
-	if e, ok := j.ByCommit(head); ok {
+	rep.Head = head.Commit
+	if e, ok := j.ByCommit(head.Commit); ok {
 		rep.HeadEntry = &e
 	}
 	if rep.Unrecorded, err = ws.unrecordedParked(ctx, j); err != nil {

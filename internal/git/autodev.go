@@ -18,9 +18,11 @@ import (
 // private copies of the index, untracked listings, reset --hard and a
 // search of history by subject.
 
-// HeadTree reads where HEAD points and its tree. On a born branch or a
-// detached HEAD it costs one git call; an unborn branch costs two more.
-// tree is "" when HEAD has no commit.
+// HeadTree reads where HEAD points and its tree: the one way HEAD is read
+// (Head is HeadTree without the tree; Status reports HEAD as its own git
+// call saw it). On a born branch or a detached HEAD it costs one git
+// call; an unborn branch costs two more. tree is "" when HEAD has no
+// commit.
 func (r *Repo) HeadTree(ctx context.Context) (h Head, tree string, err error) {
 	out, err := r.git(ctx, "rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--symbolic-full-name", "HEAD", "--")
 	if err == nil {
@@ -35,7 +37,7 @@ func (r *Repo) HeadTree(ctx context.Context) (h Head, tree string, err error) {
 	}
 	// Unborn branch (or something stranger): ask the slow way, which
 	// tells the two apart.
-	h, err = r.Head(ctx)
+	h, err = r.headSlow(ctx)
 	if err != nil {
 		return h, "", err
 	}
@@ -55,9 +57,9 @@ type RefUpdate struct {
 	NoDeref bool
 }
 
-// RefLockError names the ref of a transaction that was not where the
-// caller expected (or already existed). It satisfies errors.Is(err,
-// ErrRefConflict).
+// RefLockError is the one conflict error of SetRef and UpdateRefs: it
+// names the ref that was not where the caller expected (or already
+// existed). It satisfies errors.Is(err, ErrRefConflict).
 type RefLockError struct {
 	Ref string
 	Err error

@@ -201,3 +201,44 @@ func TestDiscoverUnderTranslatedGit(t *testing.T) {
 		t.Errorf("create-only SetRef of an existing ref under LANGUAGE=de = %v, want ErrRefConflict", err)
 	}
 }
+
+// TestHeadOneWay: Head and HeadTree agree on a branch, detached and
+// unborn, and ObjectSizes (ObjectInfos as a map) leaves missing objects
+// out and refuses malformed ids instead of dropping them.
+func TestHeadOneWay(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := testutil.Repo(t)
+	r := discover(t, dir)
+	check := func(state string) {
+		t.Helper()
+		h, err := r.Head(ctx)
+		ht, tree, err2 := r.HeadTree(ctx)
+		if err != nil || err2 != nil || h != ht {
+			t.Fatalf("%s: Head = %+v, %v; HeadTree = %+v, %v", state, h, err, ht, err2)
+		}
+		if h.Unborn() {
+			if tree != "" {
+				t.Errorf("%s: tree %q, want none", state, tree)
+			}
+			return
+		}
+		if want := strings.TrimSpace(testutil.Git(t, dir, "rev-parse", "HEAD^{tree}")); tree != want {
+			t.Errorf("%s: tree %q, want %q", state, tree, want)
+		}
+	}
+	check("unborn")
+	c1 := testutil.Commit(t, dir, map[string]string{"f": "1\n"}, "one")
+	check("branch")
+	testutil.Git(t, dir, "checkout", "-q", "--detach", c1)
+	check("detached")
+
+	blob := strings.TrimSpace(testutil.Git(t, dir, "rev-parse", c1+":f"))
+	sizes, err := r.ObjectSizes(ctx, []string{blob, r.ZeroID()})
+	if err != nil || len(sizes) != 1 || sizes[blob] != 2 {
+		t.Errorf("ObjectSizes = %v, %v; want only %s of 2 bytes", sizes, err, blob)
+	}
+	if _, err := r.ObjectSizes(ctx, []string{"not-an-id"}); err == nil {
+		t.Error("ObjectSizes of a malformed id: no error")
+	}
+}

@@ -20,7 +20,8 @@ type SetRefRequest struct {
 }
 
 // SetRef updates one ref with compare-and-swap semantics. A failed
-// comparison is reported as ErrRefConflict (wrapped with git's message).
+// comparison is a *RefLockError naming the ref (errors.Is(err,
+// ErrRefConflict) holds), as for UpdateRefs.
 func (r *Repo) SetRef(ctx context.Context, req SetRefRequest) error {
 	args := []string{"update-ref"}
 	if req.Reason != "" {
@@ -34,7 +35,7 @@ func (r *Repo) SetRef(ctx context.Context, req SetRefRequest) error {
 	if err != nil {
 		var ge *Error
 		if errors.As(err, &ge) && isRefLockFailure(ge.Stderr) {
-			return errors.Join(ErrRefConflict, err)
+			return &RefLockError{Ref: req.Name, Err: err}
 		}
 	}
 	return err

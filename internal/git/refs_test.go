@@ -82,3 +82,26 @@ func TestSetRefCompareAndSwap(t *testing.T) {
 		t.Errorf("ReadRef after DeleteRef = %v, %v; want absent", ok, err)
 	}
 }
+
+// TestRefConflictOneType: SetRef and UpdateRefs report a failed comparison
+// with the same error type, naming the ref.
+func TestRefConflictOneType(t *testing.T) {
+	t.Parallel()
+	dir := testutil.Repo(t)
+	c1 := testutil.Commit(t, dir, map[string]string{"f": "1\n"}, "one")
+	ctx := context.Background()
+	r := discover(t, dir)
+	const name = "refs/nudgethis/test/one"
+	if err := r.SetRef(ctx, git.SetRefRequest{Name: name, New: c1, Old: r.ZeroID()}); err != nil {
+		t.Fatal(err)
+	}
+	for what, err := range map[string]error{
+		"SetRef":     r.SetRef(ctx, git.SetRefRequest{Name: name, New: c1, Old: r.ZeroID()}),
+		"UpdateRefs": r.UpdateRefs(ctx, "", git.RefUpdate{Name: name, New: c1, Old: r.ZeroID()}),
+	} {
+		var le *git.RefLockError
+		if !errors.As(err, &le) || le.Ref != name || !errors.Is(err, git.ErrRefConflict) {
+			t.Errorf("%s of an existing ref as create-only = %#v, want a *git.RefLockError naming %s", what, err, name)
+		}
+	}
+}

@@ -106,7 +106,15 @@ func (h Head) Detached() bool { return h.Branch == "" }
 func (h Head) ShortBranch() string { return strings.TrimPrefix(h.Branch, "refs/heads/") }
 
 // Head reads HEAD: the branch it names (if any) and the commit (if any).
+// It is HeadTree without the tree.
 func (r *Repo) Head(ctx context.Context) (Head, error) {
+	h, _, err := r.HeadTree(ctx)
+	return h, err
+}
+
+// headSlow is HeadTree's way of reading HEAD when it names an unborn
+// branch: symbolic-ref tells the branch, rev-parse that it has no commit.
+func (r *Repo) headSlow(ctx context.Context) (Head, error) {
 	var h Head
 	br, err := r.line(ctx, "symbolic-ref", "-q", "HEAD")
 	if err != nil && ExitCode(err) != 1 {

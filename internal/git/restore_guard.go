@@ -29,6 +29,7 @@ func (r *Repo) IgnoredInTheWay(ctx context.Context, commit string, exclude ...st
 	// Ask the target tree about each ignored path and its leading folders.
 	seen := map[string]bool{}
 	lsArgs := []string{"ls-tree", "-r", "-z", "--name-only", "--full-tree", commit, "--"}
+	wholeTree := len(lsArgs)
 	for _, p := range ignored {
 		p = strings.TrimSuffix(p, "/")
 		for q := p; q != "" && !seen[q]; {
@@ -42,7 +43,7 @@ func (r *Repo) IgnoredInTheWay(ctx context.Context, commit string, exclude ...st
 		}
 	}
 	if len(lsArgs) > maxPathArgs {
-		lsArgs = lsArgs[:7] // the whole tree, filtered below
+		lsArgs = lsArgs[:wholeTree] // no paths: the whole tree, filtered below
 	}
 	out, err = r.run(ctx, cmd{args: lsArgs, env: []string{"GIT_LITERAL_PATHSPECS=1"}})
 	if err != nil {

@@ -1,7 +1,6 @@
 package git
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -10,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -141,27 +139,17 @@ func (r *Repo) IgnoredIncludes(ctx context.Context, includeFile string, skip ...
 	return splitZ(out), nil
 }
 
-// ObjectSizes returns the size of each object id that exists.
+// ObjectSizes returns the size of each object id that exists (a missing
+// one is left out): ObjectInfos as a map.
 func (r *Repo) ObjectSizes(ctx context.Context, ids []string) (map[string]int64, error) {
-	sizes := map[string]int64{}
-	if len(ids) == 0 {
-		return sizes, nil
-	}
-	var in bytes.Buffer
-	for _, id := range ids {
-		in.WriteString(id + "\n")
-	}
-	out, err := r.run(ctx, cmd{args: []string{"cat-file", "--batch-check=%(objectname) %(objectsize)"}, stdin: &in})
+	infos, err := r.ObjectInfos(ctx, ids)
 	if err != nil {
 		return nil, err
 	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
-		if len(f) == 2 {
-			if n, err := strconv.ParseInt(f[1], 10, 64); err == nil {
-				sizes[f[0]] = n
-			}
+	sizes := make(map[string]int64, len(ids))
+	for i, in := range infos {
+		if !in.Missing {
+			sizes[ids[i]] = in.Size
 		}
 	}
 	return sizes, nil
