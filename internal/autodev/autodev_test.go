@@ -154,3 +154,17 @@ func TestPreRestoreLabelDoesNotNest(t *testing.T) {
 		}
 	}
 }
+
+// TestRunActiveOneType: a refused restore and a refused second run are
+// the same error type, each with its own text.
+func TestRunActiveOneType(t *testing.T) {
+	var err error = &RunActiveError{PID: 42, Restore: true}
+	if got := err.Error(); got != "Stop the run before restoring — restore resets the project tree." {
+		t.Errorf("restore refusal = %q", got)
+	}
+	err = &RunActiveError{PID: 42}
+	var ra *RunActiveError
+	if !errors.As(err, &ra) || !strings.Contains(err.Error(), "process 42 holds .autodev/run.lock") {
+		t.Errorf("run refusal = %q", err)
+	}
+}

@@ -9,13 +9,6 @@ import (
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
-// RunActiveError refuses a restore while a run holds run.lock.
-type RunActiveError struct{ PID int }
-
-func (e *RunActiveError) Error() string {
-	return "Stop the run before restoring — restore resets the project tree."
-}
-
 // RestoreError is a restore that failed or was refused; its text is the
 // line to print ("Restore failed: <reason>").
 type RestoreError struct {
@@ -164,7 +157,7 @@ func (ws *Workspace) refuseWhileRunning() error {
 		return err
 	}
 	if active {
-		return &RunActiveError{PID: pid}
+		return &RunActiveError{PID: pid, Restore: true}
 	}
 	return nil
 }

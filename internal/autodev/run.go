@@ -28,13 +28,19 @@ type RunRequest struct {
 	Notify func(CheckpointResult)
 }
 
-// RunActiveRefusal refuses a second run.
-type RunActiveRefusal struct {
+// RunActiveError refuses what cannot happen while a run holds
+// .autodev/run.lock: a second run, or a restore (Restore set).
+type RunActiveError struct {
 	PID  int
 	Gone bool // process PID has ended; the command it started holds the lock
+	// Restore is set when a restore was refused: SPEC words that refusal.
+	Restore bool
 }
 
-func (e *RunActiveRefusal) Error() string {
+func (e *RunActiveError) Error() string {
+	if e.Restore {
+		return "Stop the run before restoring — restore resets the project tree."
+	}
 	who := "another process"
 	switch {
 	case e.PID > 0 && e.Gone:
@@ -53,7 +59,7 @@ func (ws *Workspace) Run(ctx context.Context, req RunRequest) (int, error) {
 	if active, pid, err := ws.RunActive(); err != nil {
 		return 0, err
 	} else if active {
-		return 0, &RunActiveRefusal{PID: pid, Gone: proc.Gone(pid)}
+		return 0, &RunActiveError{PID: pid, Gone: proc.Gone(pid)}
 	}
 	if err := ws.ensureDir(); err != nil {
 		return 0, err
@@ -66,7 +72,7 @@ func (ws *Workspace) Run(ctx context.Context, req RunRequest) (int, error) {
 		var le *journal.LockedError
 		if errors.As(err, &le) {
 			pid := journal.HolderPID(ws.RunLockPath())
-			return 0, &RunActiveRefusal{PID: pid, Gone: proc.Gone(pid)}
+			return 0, &RunActiveError{PID: pid, Gone: proc.Gone(pid)}
 		}
 		return 0, err
 	}
