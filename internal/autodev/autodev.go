@@ -180,10 +180,16 @@ func (ws *Workspace) stamp() string { return ws.Now().UTC().Format(time.RFC3339)
 // branchTime is <time> in autodev/pre-restore-<time>: UTC YYYYMMDDTHHMMSSZ.
 func (ws *Workspace) branchTime() string { return ws.Now().UTC().Format("20060102T150405Z") }
 
-// Short is the 7-character abbreviation of a commit id.
+// ShortLen is how many hex digits of a commit id git-autodev prints: 7,
+// the shortest prefix restore accepts (SPEC 3.4), so a printed id can be
+// typed back (git-nudge prints nudge.ShortIDLen: see docs/DECISIONS.md,
+// 2026-12-01, short ids).
+const ShortLen = 7
+
+// Short is the ShortLen-character abbreviation of a commit id.
 func Short(id string) string {
-	if len(id) > 7 {
-		return id[:7]
+	if len(id) > ShortLen {
+		return id[:ShortLen]
 	}
 	return id
 }

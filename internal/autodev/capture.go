@@ -46,7 +46,7 @@ func (ws *Workspace) partlyStaged(ctx context.Context, c *capture) (bool, error)
 	}
 	differs := make(map[string]bool, len(notWork))
 	for _, ch := range notWork {
-		if strings.Trim(ch.OldMode, "0") != "" {
+		if !git.AbsentMode(ch.OldMode) {
 			differs[ch.Path] = true
 		}
 	}
@@ -58,7 +58,7 @@ func (ws *Workspace) partlyStaged(ctx context.Context, c *capture) (bool, error)
 		return false, err
 	}
 	for _, ch := range notHead {
-		if strings.Trim(ch.NewMode, "0") != "" && differs[ch.Path] {
+		if !git.AbsentMode(ch.NewMode) && differs[ch.Path] {
 			return true, nil
 		}
 	}

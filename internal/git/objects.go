@@ -47,8 +47,6 @@ func (r *Repo) CommitMessage(ctx context.Context, commit string) (string, error)
 	return strings.TrimRight(string(out), "\n"), err
 }
 
-// Index names an index file for plumbing commands. The zero value is the
-// user's own index (only commands defined to touch it may use that).
 // Modes of tree entries, as git spells them in ls-tree and index output:
 // the one place the suite names them.
 const (
@@ -63,6 +61,14 @@ const (
 // (16 MiB): snapshot.MaxFileSize and nudge.MaxFileSize are this.
 const MaxFileSize = 16 << 20
 
+// AbsentMode reports whether mode says "no file": git's zero mode
+// "000000" on the absent side of a change (diff-tree, status), or any
+// other spelling of zero (a record's "0", an empty TreeEdit mode). It is
+// the one test for it.
+func AbsentMode(mode string) bool { return strings.Trim(mode, "0") == "" }
+
+// Index names an index file for plumbing commands. The zero value is the
+// user's own index (only commands defined to touch it may use that).
 type Index struct {
 	Path string // absolute path of a private index file, "" for the user's index
 }

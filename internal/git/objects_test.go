@@ -106,3 +106,17 @@ func TestConfig(t *testing.T) {
 		t.Errorf("ConfigGetAll(unset) = %q, %v", v, err)
 	}
 }
+
+func TestAbsentMode(t *testing.T) {
+	t.Parallel()
+	for _, m := range []string{"000000", "0", ""} {
+		if !git.AbsentMode(m) {
+			t.Errorf("AbsentMode(%q) = false", m)
+		}
+	}
+	for _, m := range []string{git.ModeFile, git.ModeExec, git.ModeSymlink, git.ModeGitlink, git.ModeTree, "040000"} {
+		if git.AbsentMode(m) {
+			t.Errorf("AbsentMode(%q) = true", m)
+		}
+	}
+}

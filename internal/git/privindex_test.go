@@ -13,8 +13,13 @@ import (
 // the process that made it.
 func TestPrivateIndexNamedWithPid(t *testing.T) {
 	r := newApplyRepo(t)
-	path := r.TempIndexPath("save")
-	if err := r.ReadTree(context.Background(), Index{Path: path}, r.EmptyTree()); err != nil {
+	ix, done, err := r.PrivateIndex("nudge-save")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	path := ix.Path
+	if err := r.ReadTree(context.Background(), ix, r.EmptyTree()); err != nil {
 		t.Fatal(err)
 	}
 	left, err := r.LeftoverIndexes("nudge-save")
@@ -24,7 +29,12 @@ func TestPrivateIndexNamedWithPid(t *testing.T) {
 	if len(left) != 1 || left[0].Path != path || left[0].PID != os.Getpid() {
 		t.Fatalf("LeftoverIndexes = %+v, want %s made by pid %d", left, path, os.Getpid())
 	}
-	if again := r.TempIndexPath("save"); again == path {
+	again, done2, err := r.PrivateIndex("nudge-save")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done2()
+	if again.Path == path {
 		t.Errorf("two private indexes share the name %s", path)
 	}
 }

@@ -3,7 +3,6 @@ package git
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -45,21 +44,6 @@ func (r *Repo) UserIdentityKnown(ctx context.Context) (bool, error) {
 		}
 	}
 	return true, nil
-}
-
-// TempIndexPath returns a path for a private index inside the git dir,
-// unique to this call, named as every private index is (see
-// newPrivateIndex). The caller removes it.
-//
-// Deprecated: use PrivateIndex, which also returns the cleanup.
-func (r *Repo) TempIndexPath(purpose string) string {
-	ix, _, err := r.emptyPrivateIndex("nudge-" + purpose)
-	if err != nil {
-		// The git dir cannot take a file: the command using the path
-		// fails with git's own message.
-		return fmt.Sprintf("%s/nudge-%s-%d.index", r.GitDir, purpose, os.Getpid())
-	}
-	return ix.Path
 }
 
 // PrivateIndex returns an empty private index in the git dir named

@@ -24,7 +24,7 @@ type TreeEdit struct {
 	Object string
 }
 
-func (e TreeEdit) removes() bool { return strings.Trim(e.Mode, "0") == "" }
+func (e TreeEdit) removes() bool { return AbsentMode(e.Mode) }
 
 // EditTree returns the tree that is base (a tree-ish such as
 // "<commit>^{tree}", or "" for the empty tree) with edits applied, and the

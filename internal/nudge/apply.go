@@ -212,7 +212,7 @@ func (w *Workspace) stopped(t, prev *Task, verb string, touched bool, err error,
 // normState turns one side of a FileChange into a PathState (nil mode and
 // blob for "no file", whichever spelling the record used).
 func normState(p string, mode, blob *string) PathState {
-	if mode == nil || blob == nil || *mode == "000000" || strings.Trim(*blob, "0") == "" {
+	if mode == nil || blob == nil || git.AbsentMode(*mode) || strings.Trim(*blob, "0") == "" {
 		return PathState{Path: p}
 	}
 	return PathState{Path: p, Mode: mode, Blob: blob}
@@ -241,14 +241,12 @@ func branchReason(id, verb string, branch, commit *string, head git.Head) string
 	return fmt.Sprintf("%s was %s on a detached HEAD at %s, but %s", id, verb, short(deref(commit)), now)
 }
 
+// short is ShortID in a message, where a missing commit is said so.
 func short(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
 	if id == "" {
 		return "(no commit)"
 	}
-	return id
+	return ShortID(id)
 }
 
 func switchNext(branch, commit *string) string {

@@ -2,7 +2,6 @@ package nudge
 
 import (
 	"context"
-	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 )
@@ -30,17 +29,15 @@ func ComputeFiles(ctx context.Context, repo *git.Repo, snapshotCommit, resultCom
 	return files, nil
 }
 
-func absentMode(mode string) bool { return strings.Trim(mode, "0") == "" }
-
 func presentMode(mode string) *string {
-	if absentMode(mode) {
+	if git.AbsentMode(mode) {
 		return nil
 	}
 	return strPtr(mode)
 }
 
 func presentBlob(mode, blob string) *string {
-	if absentMode(mode) {
+	if git.AbsentMode(mode) {
 		return nil
 	}
 	return strPtr(blob)

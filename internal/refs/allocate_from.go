@@ -9,9 +9,12 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 )
 
-// AllocateFrom is Allocate for a caller that already listed the refs (for
-// example while other work ran): it tries next, then the numbers after it,
-// with the same create-only updates, so a stale listing only costs retries.
+// AllocateFrom creates the ref of a new id pointing at object and returns
+// the id, for a caller that already knows the highest id (it listed the
+// refs, perhaps while other work ran, or read a journal): it tries next,
+// then the numbers after it, each ref created only if absent
+// (compare-and-swap against the zero id), so a stale listing only costs
+// retries.
 func (k Kind) AllocateFrom(ctx context.Context, r *git.Repo, object string, next int) (string, error) {
 	return k.withHighWater(ctx, r, next, func(next int) (string, error) { return k.createFrom(ctx, r, object, next) })
 }

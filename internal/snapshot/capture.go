@@ -165,7 +165,7 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 				edits = append(edits, git.TreeEdit{Path: e.Path})
 			case e.Y != '.':
 				hash = append(hash, e.Path)
-				if !zeroMode(e.ModeI) {
+				if !git.AbsentMode(e.ModeI) {
 					seeds = append(seeds, git.IndexEntry{Mode: e.ModeI, Blob: e.HashI, Path: e.Path})
 				}
 			default:
@@ -258,8 +258,6 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 	res.Tree, res.Clean = tree, tree == baseTree
 	return res, nil
 }
-
-func zeroMode(m string) bool { return strings.Trim(m, "0") == "" }
 
 // collector sorts untracked paths into captured files and skipped paths.
 type collector struct {

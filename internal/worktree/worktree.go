@@ -113,9 +113,6 @@ func Open(root string) (*Tree, error) {
 	return &Tree{fs: fsys, syncDirs: true}, nil
 }
 
-// New wraps any billy filesystem (memfs in tests).
-func New(fsys billy.Filesystem) *Tree { return &Tree{fs: fsys} }
-
 // Close releases what Open holds (the top level's descriptor).
 func (t *Tree) Close() error {
 	if c, ok := t.fs.(io.Closer); ok {

@@ -14,6 +14,9 @@ import (
 	"github.com/go-git/go-billy/v5/memfs"
 )
 
+// New wraps any billy filesystem (memfs here).
+func New(fsys billy.Filesystem) *Tree { return &Tree{fs: fsys} }
+
 func TestValidPath(t *testing.T) {
 	t.Parallel()
 	good := []string{"a", "a/b/c.txt", "with space/ü.txt", "-dash", "line\nbreak", ".gitignore", ".github/x", "a/.gitattributes", `back\slash`, "...", ".env", "x/git~2"}

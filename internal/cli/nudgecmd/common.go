@@ -50,14 +50,6 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// shortID abbreviates an object id for text output.
-func shortID(id string) string {
-	if len(id) > 12 {
-		return id[:12]
-	}
-	return id
-}
-
 // branchLabel is a task's branch for people.
 func branchLabel(b *string) string {
 	if b == nil {

@@ -80,7 +80,7 @@ func printValidation(out func(string, ...any), t *nudge.Task) {
 		out("  %s  %s  %s\n", commandOutcome(c), (time.Duration(c.DurationMS) * time.Millisecond).String(), c.Command)
 	}
 	if len(v.Leftover) > 0 {
-		out("  the validation commands changed %d path(s) in the worktree; put back to the result (kept in %s)\n", len(v.Leftover), shortID(v.LeftoverCommit))
+		out("  the validation commands changed %d path(s) in the worktree; put back to the result (kept in %s)\n", len(v.Leftover), nudge.ShortID(v.LeftoverCommit))
 	}
 	if v.Log != "" && v.State == nudge.ValidationFailed {
 		out("  output: %s\n", v.Log)
