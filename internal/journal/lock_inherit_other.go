@@ -1,4 +1,4 @@
-//go:build !(darwin || dragonfly || freebsd || linux || netbsd || openbsd)
+//go:build unix && !(darwin || dragonfly || freebsd || linux || netbsd || openbsd)
 
 package journal
 
@@ -9,7 +9,8 @@ import (
 	"time"
 )
 
-// inheritable is false: AcquireInheritable falls back to Acquire.
+// inheritable is false on the unix systems without flock (AIX, Solaris,
+// illumos): AcquireInheritable falls back to Acquire there.
 const inheritable = false
 
 func lockFile(context.Context, string, time.Duration) (*os.File, bool, error) {
