@@ -1,0 +1,171 @@
+package main
+
+// targets is internal/git by git concept: each file, what it holds, and
+// the declarations it holds. Every top-level declaration of the package
+// must be listed once (main.go says how names are spelled). The package
+// comment goes to git.go.
+var targets = []target{
+	{
+		File: "git.go",
+		Header: `This file holds the one way a git process is started (stripped
+environment, --no-optional-locks, hooks off, typed errors), long-lived
+processes fed through their stdin, and helpers for git's output and
+command lines.`,
+		Names: []string{
+			"Error", "Error.Error", "Error.Unwrap", "ExitCode", "gitError",
+			"strippedEnv", "cleanEnv", "untranslated", "globalArgs",
+			"cmd", "withFSMonitor", "child", "command",
+			"Repo.run", "Repo.git", "Repo.line", "Repo.env",
+			"ErrEnough", "stopWriter", "stopWriter.Write",
+			"proc", "Repo.startProc", "proc.close", "proc.fail", "proc.wrap",
+			"splitZ", "zSplitter", "zSplitter.Write",
+			"maxPathArgs", "pathChunk", "literalSpecs", "literal", "quoteStdinPath",
+		},
+	},
+	{
+		File: "repo.go",
+		Header: `This file holds a repository: finding it, its object format, and
+what its git dir says without a git process (an operation in progress).`,
+		Names: []string{
+			"ErrNotRepository", "ErrBare", "Repo", "Discover", "discoverEnv",
+			"Repo.ZeroID", "Repo.EmptyTree", "Repo.ValidID", "Repo.validID", "Repo.hashLen",
+			"Repo.OperationInProgress", "samePath",
+		},
+	},
+	{
+		File: "refs.go",
+		Header: `This file holds refs and HEAD: listing and reading refs,
+compare-and-swap updates one at a time or in one transaction (one
+conflict error), and the one way to read HEAD.`,
+		Names: []string{
+			"ErrRefConflict", "SetRefRequest", "Repo.SetRef", "isRefLockFailure", "Repo.DeleteRef",
+			"RefUpdate", "RefLockError", "RefLockError.Error", "RefLockError.Unwrap", "lockedRefRe", "Repo.UpdateRefs",
+			"Ref", "Repo.ListRefs", "Repo.ReadRef", "Repo.RefsUnder", "Repo.RefsAt",
+			"Head", "Head.Unborn", "Head.Detached", "Head.ShortBranch",
+			"Repo.Head", "Repo.HeadTree", "Repo.headSlow", "Repo.ResolveCommit",
+			"Repo.HeadTarget", "Repo.HeadTargetKnowing", "Repo.SetHeadTarget", "Repo.LastHeadMove",
+		},
+	},
+	{
+		File: "objects.go",
+		Header: `This file holds objects: hashing and writing blobs, reading them
+back, asking what the object store holds, importing objects, and the
+modes and size limit of the entries that point at them.`,
+		Names: []string{
+			"ModeFile", "ModeExec", "ModeSymlink", "ModeGitlink", "ModeTree", "AbsentMode", "MaxFileSize",
+			"ObjectInfo", "Repo.ObjectInfos", "Repo.ObjectSizes", "Repo.ObjectType", "Repo.HasObject",
+			"Repo.BlobID", "Repo.WriteBlob", "Repo.WriteBlobs", "Repo.WriteBlobsData", "Repo.ReadBlob",
+			"Repo.HashFiles", "Repo.HashFilesRaw", "Repo.hashPaths",
+			"Repo.ImportObjects",
+		},
+	},
+	{
+		File:   "commits.go",
+		Header: `This file holds commits: writing them, their messages, ancestry, and searches of history.`,
+		Names: []string{
+			"Identity", "CommitRequest", "Repo.CommitTree", "Repo.CommitMessage",
+			"CommitInfo", "CommitInfo.Subject", "CommitQuery", "Repo.FindCommits",
+			"ChainCommit", "Repo.ReadChain", "Repo.IsAncestor",
+		},
+	},
+	{
+		File: "trees.go",
+		Header: `This file holds reading trees (a commit's tree, its paths and
+entries) and the small trees written whole (the empty tree, a tree of
+blobs). Trees edited path by path are in treebuild.go, checks of trees
+in treecheck.go.`,
+		Names: []string{
+			"Repo.TreeOf", "Repo.TreePaths", "Repo.TreeEntries", "TreeEntry", "Repo.FilesAt",
+			"Repo.WriteEmptyTree", "Repo.BlobTree",
+		},
+	},
+	{
+		File: "treebuild.go",
+		Header: `This file holds the tree encoder: a tree built from a base tree and
+edits path by path, written with one long-lived git process per kind of
+work instead of an index.`,
+		Names: []string{
+			"TreeEdit", "TreeEdit.removes", "Repo.EditTree",
+			"TreeEditor", "Repo.StartTreeEdit", "TreeEditor.Preload", "TreeEditor.Close", "TreeEditor.Apply",
+			"editNode", "editNode.isFolder", "treeEntry", "treeBuilder", "cachedTree", "builtTree",
+			"treeBuilder.close", "treeBuilder.load", "treeBuilder.compute", "treeBuilder.encode",
+			"treeNameLess", "treeBuilder.write", "treeBuilder.readTreeReply", "parseTree",
+		},
+	},
+	{
+		File:   "treecheck.go",
+		Header: `This file holds the checks of a tree's entries before anything is written from it.`,
+		Names: []string{
+			"TreeProblem", "Repo.CheckTree", "joinFolder", "checkEntries", "isTreeMode",
+			"validEntryName", "isDotGitName",
+		},
+	},
+	{
+		File: "index.go",
+		Header: `This file holds the index: reading and writing its entries, the
+user's index (its path, lock and installing a new one), and the
+raw bytes of an index file.`,
+		Names: []string{
+			"Index", "Index.env", "Repo.ReadTree", "Repo.WriteTree", "Repo.AddAll", "excludeGlobs",
+			"IndexEntry", "Repo.UpdateIndexEntries", "Repo.IndexEntries", "Repo.indexEntriesOf", "parseIndex",
+			"Repo.IndexPath", "Repo.CopyIndex", "Repo.InstallIndex", "ErrIndexLocked", "Repo.ResetIndexTo",
+			"Repo.IndexLocked", "IndexLockedError", "IndexLockedError.Error", "IndexLockedError.Is",
+			"Repo.ReadIndexBytes", "Repo.WriteIndexBytes", "Repo.IndexBytesTree",
+			"Repo.HiddenLocalEdits", "Repo.SubmodulePaths", "Repo.OutsideSparseCheckout",
+		},
+	},
+	{
+		File: "privindex.go",
+		Header: `This file holds private indexes: the one naming and cleanup rule for
+an index of our own in the git dir, what a killed process leaves
+behind, and hashing work-tree files through one.`,
+		Names: []string{
+			"Repo.PrivateIndex", "Repo.privateIndex", "Repo.newPrivateIndex", "Repo.emptyPrivateIndex",
+			"privateIndexSeq", "privateIndexArgs",
+			"LeftoverIndex", "Repo.LeftoverIndexes", "Repo.RemoveLeftover",
+			"Repo.HashIndexed", "Repo.HashWorkTreePaths",
+		},
+	},
+	{
+		File:   "worktrees.go",
+		Header: `This file holds linked worktrees: adding, listing, opening and removing them.`,
+		Names: []string{
+			"Repo.AddWorktree", "Repo.RemoveWorktree", "Repo.ForgetWorktree", "Repo.Worktrees", "Repo.OpenWorktree",
+		},
+	},
+	{
+		File: "status.go",
+		Header: `This file holds the work tree against the index and HEAD: status,
+untracked and ignored files, and whether anything differs.`,
+		Names: []string{
+			"StatusEntry", "Repo.Status", "parseStatusV2", "Repo.FSMonitorSetting", "Repo.mayConfigureFSMonitor",
+			"ErrTooMany", "Repo.UntrackedUnder", "Repo.UntrackedFiles",
+			"Repo.IgnoredIncludes", "Repo.IgnoredInTheWay", "Repo.Dirty", "Repo.DirtyPaths",
+		},
+	},
+	{
+		File: "checkout.go",
+		Header: `This file holds writing files from objects: checking entries out into
+a folder as git would, or byte for byte, and reset --hard.`,
+		Names: []string{
+			"Repo.CheckoutTo", "Repo.CheckoutRaw", "writeN", "Repo.ResetHard",
+		},
+	},
+	{
+		File:   "config.go",
+		Header: `This file holds reading git's configuration.`,
+		Names: []string{
+			"Repo.ConfigGet", "Repo.ConfigGetAll", "Repo.ConfigBool", "Repo.ConfigInt", "Repo.ConfigGetRegexp",
+			"Repo.ConfigValues", "ConfigEntry", "Repo.ConfigFileEntries", "Repo.UserIdentityKnown",
+		},
+	},
+	{
+		File: "diff.go",
+		Header: `This file holds differences between trees: as records, as paths,
+or printed as a patch, a diffstat or status letters.`,
+		Names: []string{
+			"TreeChange", "Repo.DiffTrees", "parseRawDiff", "Repo.ChangedPaths",
+			"DiffFormat", "DiffPatch", "DiffStat", "DiffNameStatus", "DiffBinaryPatch", "Repo.DiffTreesTo",
+		},
+	},
+}
