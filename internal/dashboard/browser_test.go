@@ -146,7 +146,9 @@ func TestBrowser(t *testing.T) {
 	testutil.WriteFile(t, dir, "b.txt", "b, second take\n")
 	autodev(t, dir, "checkpoint", "-m", "rework b", "--task", "T-13", "--mode", "auto")
 	testutil.Git(t, dir, "config", "autodev.command.tests", "go test ./...")
-	h := serve(t, dir)
+	testutil.Git(t, dir, "config", "nudge.command.upper-case", "tr a-z A-Z < a.txt > a.tmp && mv a.tmp a.txt")
+	testutil.Git(t, dir, "config", "nudge.command.tests", "go test ./...")
+	h := startServe(t, dir, false) // with the executor that runs New task's tasks
 
 	// Tasks: open the page, see the task and its diff.
 	if err := chromedp.Do(ctx, chromedp.Navigate(h.srv.URL("tasks"))); err != nil {
@@ -157,6 +159,7 @@ func TestBrowser(t *testing.T) {
 	waitFor(t, ctx, "t1's diff", textOf("#diff")+`.includes("+new")`)
 	waitFor(t, ctx, "the Apply button enabled", `!document.querySelector('#btn-apply').disabled && document.querySelector('#btn-undo').disabled`)
 	waitFor(t, ctx, "live updates", textOf("#live")+` === "live"`)
+	waitFor(t, ctx, "New task offered", `document.querySelector('#newtask-buttons button[data-name="upper-case"]') !== null`)
 	screenshot(t, ctx, "dashboard-tasks.png")
 
 	// Apply: the file changes and the task is applied.
@@ -205,6 +208,17 @@ func TestBrowser(t *testing.T) {
 	// A change from the command line shows without reload.
 	nudge(t, dir, "snapshot", "-m", "made on the command line")
 	waitFor(t, ctx, "t2 from the command line", `document.querySelector('#tasks tbody tr[data-id="t2"]') !== null`)
+
+	// New task: a configured command, queued and run by the server.
+	click(t, ctx, `#newtask-buttons button[data-name="upper-case"]`)
+	waitFor(t, ctx, "the new task queued", textOf("#newtask-result")+`.startsWith("Queued t3 (upper-case)")`)
+	waitFor(t, ctx, "t3 in the list", `document.querySelector('#tasks tbody tr[data-id="t3"]') !== null`)
+	waitFor(t, ctx, "t3 ready", `document.querySelector('#tasks tbody tr[data-id="t3"] .state.ready') !== null`)
+	waitFor(t, ctx, "t3's diff", textOf("#diff")+`.includes("+OLD")`)
+	screenshot(t, ctx, "dashboard-new-task.png")
+	if got := readFile(t, dir, "a.txt"); got != "old\n" {
+		t.Fatalf("a.txt after New task: %q", got)
+	}
 
 	// Checkpoints: the list, Needs you, click a row to restore.
 	click(t, ctx, "#nav-checkpoints")

@@ -189,6 +189,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/nudge/tasks/{id}/diff", s.diffTask)
 	mux.HandleFunc("GET /api/nudge/tasks/{id}/recover", s.recoverTask)
 	mux.HandleFunc("POST /api/nudge/tasks/{id}/{action}", s.taskAction)
+	mux.HandleFunc("GET /api/nudge/commands", s.listTaskCommands)
+	mux.HandleFunc("POST /api/nudge/queue/{name}", s.newTask)
 	mux.HandleFunc("GET /api/autodev/checkpoints", s.checkpoints)
 	mux.HandleFunc("GET /api/autodev/status", s.status)
 	mux.HandleFunc("POST /api/autodev/restore/{id}", s.restore)

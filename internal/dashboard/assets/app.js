@@ -79,7 +79,9 @@ async function refresh() {
 
 // ---- tasks ----
 async function loadTasks() {
+  loadTaskCommands();
   const x = await api("GET", "/api/nudge/executor");
+  state.executing = x.ok && x.body.executing;
   const note = $("#executor-note");
   note.hidden = !x.ok || x.body.executing;
   if (x.ok) note.textContent = "Queued tasks are not run by this dashboard: " + x.body.reason + ".";
@@ -111,6 +113,38 @@ async function loadTasks() {
     if (!t) { state.selected = null; $("#task").replaceChildren(el("p", { class: "note", text: "That task is gone." })); }
     else if (!state.busy) await renderTask(t, false);
   }
+}
+
+// New task: the commands of git config nudge.command.<name>, queued as
+// git nudge queue would and run by the server's executor. The page sends
+// a name, never a command.
+async function loadTaskCommands() {
+  const r = await api("GET", "/api/nudge/commands");
+  const panel = $("#newtask");
+  const none = !r.ok || !r.body.commands.length;
+  panel.hidden = none;
+  $("#newtask-hint").hidden = !none || !r.ok;
+  if (none) return;
+  const off = !r.body.execution;
+  const key = JSON.stringify(r.body);
+  if (panel.dataset.key === key) return;
+  panel.dataset.key = key;
+  $("#newtask-buttons").replaceChildren(...r.body.commands.map((c) =>
+    el("button", { "data-name": c.name, text: c.name, title: off ? "the dashboard was started with --no-execution" : "Queue a task that runs: " + c.command,
+      disabled: off, onclick: () => newTask(c.name) })));
+}
+
+async function newTask(name) {
+  const r = await api("POST", "/api/nudge/queue/" + encodeURIComponent(name));
+  let box;
+  if (r.ok) {
+    const who = state.executing ? "this dashboard runs it next" : "git nudge work runs it";
+    box = el("div", { class: "result", text: "Queued " + r.body.id + " (" + name + "): " + who + "." });
+  } else box = errorBox(r.body, "New task " + name + ": ");
+  box.id = "newtask-result";
+  $("#newtask-result").replaceWith(box);
+  if (r.ok) { state.selected = r.body.id; await selectTask(r.body.id); }
+  await loadTasks();
 }
 
 async function selectTask(id) {
