@@ -33,6 +33,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
 	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
 	"github.com/nudgethis/git-nudge/internal/dashboard"
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 var (
@@ -173,29 +174,49 @@ func run() error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	fmt.Printf("\n| API (median of %d) | answer | size |\n|---|---|---|\n", *rounds)
-	for _, p := range []string{"/api/nudge/tasks", "/api/autodev/checkpoints", "/api/autodev/status"} {
+	get := func(p string) (time.Duration, int, error) {
+		req, _ := http.NewRequest("GET", base+p, nil)
+		req.Header.Set("Authorization", "Bearer "+s.Token())
+		start := time.Now()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, 0, err
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return 0, 0, fmt.Errorf("%s: %d %s", p, resp.StatusCode, b)
+		}
+		return time.Since(start), len(b), nil
+	}
+	apis := []string{"/api/nudge/tasks", "/api/autodev/checkpoints", "/api/autodev/status"}
+	// The first answer after the files were written decodes them all; the
+	// server keeps what it decoded while the files stay the same, once
+	// they are older than journal.Racy (see internal/dashboard/cache.go).
+	first := map[string]time.Duration{}
+	for _, p := range apis {
+		d, _, err := get(p)
+		if err != nil {
+			return err
+		}
+		first[p] = d
+	}
+	time.Sleep(journal.Racy + 100*time.Millisecond)
+	fmt.Printf("\n| API | first answer after the files changed | then (median of %d) | size |\n|---|---|---|---|\n", *rounds)
+	for _, p := range apis {
 		var times []time.Duration
 		var size int
 		for i := 0; i < *rounds+1; i++ {
-			req, _ := http.NewRequest("GET", base+p, nil)
-			req.Header.Set("Authorization", "Bearer "+s.Token())
-			start := time.Now()
-			resp, err := http.DefaultClient.Do(req)
+			d, n, err := get(p)
 			if err != nil {
 				return err
 			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 {
-				return fmt.Errorf("%s: %d %s", p, resp.StatusCode, b)
-			}
 			if i > 0 { // the first round warms up
-				times = append(times, time.Since(start))
+				times = append(times, d)
 			}
-			size = len(b)
+			size = n
 		}
-		fmt.Printf("| GET %s | %s | %d KiB |\n", p, median(times).Round(100*time.Microsecond), size/1024)
+		fmt.Printf("| GET %s | %s | %s | %d KiB |\n", p, first[p].Round(100*time.Microsecond), median(times).Round(100*time.Microsecond), size/1024)
 	}
 	if *noPage {
 		return nil

@@ -79,6 +79,8 @@ type Server struct {
 
 	execMu   sync.Mutex
 	executor ExecutorDocument
+
+	cache listCache // what the list APIs decoded last (cache.go)
 }
 
 // ExecutorDocument is the answer of GET /api/nudge/executor: whether this
@@ -330,23 +332,6 @@ func (s *Server) readNudge(r *http.Request) (*nudge.Workspace, error) {
 	return ws, nil
 }
 
-func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.readNudge(r)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	tasks, err := ws.List()
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	if tasks == nil {
-		tasks = []*nudge.Task{}
-	}
-	writeJSON(w, http.StatusOK, tasks)
-}
-
 func (s *Server) showTask(w http.ResponseWriter, r *http.Request) {
 	ws, err := s.readNudge(r)
 	if err != nil {
@@ -466,34 +451,6 @@ func (s *Server) record(r *http.Request, repo *git.Repo, spec oplog.Spec, do fun
 
 func (s *Server) autodev(r *http.Request) (*autodev.Workspace, error) {
 	return autodev.Open(r.Context(), s.opts.Dir, s.opts.Now)
-}
-
-func (s *Server) checkpoints(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.autodev(r)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	l, err := ws.List(r.Context())
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, s.opts.Shapes.List(l))
-}
-
-func (s *Server) status(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.autodev(r)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	rep, err := ws.Status(r.Context())
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, s.opts.Shapes.Status(rep))
 }
 
 func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
