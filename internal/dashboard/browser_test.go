@@ -287,3 +287,49 @@ func TestBrowser(t *testing.T) {
 	waitFor(t, ctx, "the undone mark", textOf(`#ops tbody tr[data-id="`+latest+`"]`)+`.includes("undone by")`)
 	screenshot(t, ctx, "dashboard-operations-undone.png")
 }
+
+// A long checkpoint list draws the rows in view, and scrolling brings
+// every other row, which a click restores like any: 3,000 checkpoints,
+// scrolled to the oldest.
+func TestBrowserLongCheckpointList(t *testing.T) {
+	ctx := browser(t)
+	dir := workspace(t)
+	head := strings.TrimSpace(testutil.Git(t, dir, "rev-parse", "HEAD"))
+	const n = 3000
+	entries := make([]map[string]any, n)
+	start := time.Now().Add(-n * time.Minute)
+	for i := range entries {
+		entries[i] = map[string]any{"id": fmt.Sprintf("c%d", i+1), "commit": head, "label": fmt.Sprintf("step %d", i+1),
+			"type": "task", "time": start.Add(time.Duration(i) * time.Minute).UTC().Format(time.RFC3339), "task": nil, "mode": nil}
+	}
+	b, err := json.Marshal(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, dir, ".autodev/.gitignore", "*\n")
+	testutil.WriteFile(t, dir, ".autodev/checkpoints.json", string(b))
+	testutil.Git(t, dir, "update-ref", "refs/autodev/checkpoints/c1", head)
+	h := serve(t, dir)
+	navigate(t, ctx, h.srv.URL("checkpoints"))
+	waitFor(t, ctx, "the newest checkpoint", fmt.Sprintf(`document.querySelector('#checkpoints tbody tr[data-id="c%d"]') !== null`, n))
+	drawn, err := chromedp.Run(ctx, chromedp.Evaluate[int]("document.querySelectorAll('#checkpoints tbody tr').length"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if drawn >= n/4 {
+		t.Fatalf("%d of %d rows drawn: the list should draw the rows in view", drawn, n)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any]("window.scrollTo(0, document.documentElement.scrollHeight)")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the oldest checkpoint after scrolling", `document.querySelector('#checkpoints tbody tr[data-id="c1"]') !== null`)
+	waitFor(t, ctx, "the oldest checkpoint in view", `(() => { const r = document.querySelector('#checkpoints tbody tr[data-id="c1"]').getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; })()`)
+	click(t, ctx, `#checkpoints tbody tr[data-id="c1"]`)
+	waitFor(t, ctx, "the restore's result", textOf("#restore-result")+`.startsWith('Already at "step 1"')`)
+	waitFor(t, ctx, "the oldest checkpoint still drawn after the list reloaded", `document.querySelector('#checkpoints tbody tr[data-id="c1"]') !== null`)
+	// Back to the top: the newest rows are drawn again.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any]("window.scrollTo(0, 0)")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the newest checkpoint again", fmt.Sprintf(`document.querySelector('#checkpoints tbody tr[data-id="c%d"]') !== null`, n))
+}
