@@ -204,7 +204,13 @@ func (s *Server) checkpoints(w http.ResponseWriter, r *http.Request) {
 	key := checkpointsKey{gen: c.journal.Generation(), enabled: l.Enabled, missing: l.Missing,
 		history: l.History, headIndex: l.HeadIndex, entries: len(l.Entries), head: l.Head}
 	if c.cpBody == nil || key != c.cpKey {
-		b, err := encodeOne(s.opts.Shapes.List(l))
+		var b []byte
+		var err error
+		if s.opts.Shapes.ListJSON != nil {
+			b, err = s.opts.Shapes.ListJSON(l)
+		} else {
+			b, err = encodeOne(s.opts.Shapes.List(l))
+		}
 		if err != nil {
 			failed(w, err)
 			return

@@ -45,6 +45,10 @@ type Shapes struct {
 	List    func(*autodev.Listing) any
 	Status  func(autodev.Report) any
 	Restore func(autodev.RestoreResult) any
+	// ListJSON, when set, is List already encoded (compact, no HTML
+	// escaping, no final newline): ten thousand entries are then encoded
+	// once each, not checked and compacted again.
+	ListJSON func(*autodev.Listing) ([]byte, error)
 }
 
 // Options configure a Server.

@@ -68,5 +68,59 @@ func DashboardShapes() dashboard.Shapes {
 		List:    func(l *autodev.Listing) any { return listDocument(l) },
 		Status:  func(r autodev.Report) any { return statusDocument(r) },
 		Restore: func(r autodev.RestoreResult) any { return restoreDocument(r) },
+		ListJSON: listJSON(),
+	}
+}
+
+// entryKey is every field of an entry without fields from a newer
+// version: equal keys encode to the same JSON.
+type entryKey struct {
+	id, commit, label, typ, time, task, mode, worktree, branch string
+	hasTask, hasMode                                          bool
+}
+
+// listJSON is listDocument encoded entry by entry, for a dashboard that
+// lists the same checkpoints again and again: it keeps each entry's
+// encoding from one call to the next (the calls come one at a time), so
+// one checkpoint more costs one entry to encode. Entries with fields from
+// a newer version are encoded every time.
+func listJSON() func(*autodev.Listing) ([]byte, error) {
+	var last map[entryKey][]byte
+	return func(l *autodev.Listing) ([]byte, error) {
+		next := make(map[entryKey][]byte, len(l.Entries))
+		b := make([]byte, 0, 200*len(l.Entries)+2)
+		b = append(b, '[')
+		for i, e := range l.Entries {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			k, keyed := entryKey{id: e.ID, commit: e.Commit, label: e.Label, typ: e.Type, time: e.Time,
+				worktree: e.Worktree, branch: e.Branch}, len(e.Extra) == 0
+			if e.Task != nil {
+				k.task, k.hasTask = *e.Task, true
+			}
+			if e.Mode != nil {
+				k.mode, k.hasMode = *e.Mode, true
+			}
+			data, ok := last[k]
+			if !ok || !keyed {
+				var err error
+				if data, err = e.MarshalJSON(); err != nil {
+					return nil, err
+				}
+			}
+			if keyed {
+				next[k] = data
+			}
+			// listed's encoding: the entry with "head" added.
+			b = append(b, data[:len(data)-1]...)
+			if i == l.HeadIndex {
+				b = append(b, `,"head":true}`...)
+			} else {
+				b = append(b, `,"head":false}`...)
+			}
+		}
+		last = next
+		return append(b, ']'), nil
 	}
 }
