@@ -65,9 +65,9 @@ func (c *DashboardCmd) Run(k *kong.Kong, env *cli.Env) error {
 // for the dashboard's API.
 func DashboardShapes() dashboard.Shapes {
 	return dashboard.Shapes{
-		List:    func(l *autodev.Listing) any { return listDocument(l) },
-		Status:  func(r autodev.Report) any { return statusDocument(r) },
-		Restore: func(r autodev.RestoreResult) any { return restoreDocument(r) },
+		List:     func(l *autodev.Listing) any { return listDocument(l) },
+		Status:   func(r autodev.Report) any { return statusDocument(r) },
+		Restore:  func(r autodev.RestoreResult) any { return restoreDocument(r) },
 		ListJSON: listJSON(),
 	}
 }
@@ -76,7 +76,7 @@ func DashboardShapes() dashboard.Shapes {
 // version: equal keys encode to the same JSON.
 type entryKey struct {
 	id, commit, label, typ, time, task, mode, worktree, branch string
-	hasTask, hasMode                                          bool
+	hasTask, hasMode                                           bool
 }
 
 // listJSON is listDocument encoded entry by entry, for a dashboard that
