@@ -144,12 +144,11 @@ async function refresh() {
 // ---- tasks ----
 async function loadTasks() {
   loadTaskCommands();
-  const x = await api("GET", "/api/nudge/executor");
+  const [x, r] = await Promise.all([api("GET", "/api/nudge/executor"), api("GET", "/api/nudge/tasks")]);
   state.executing = x.ok && x.body.executing;
   const note = $("#executor-note");
   note.hidden = !x.ok || x.body.executing;
   if (x.ok) note.textContent = "Queued tasks are not run by this dashboard: " + x.body.reason + ".";
-  const r = await api("GET", "/api/nudge/tasks");
   const body = $("#tasks tbody");
   if (!r.ok) { body.replaceChildren(); $("#task").replaceChildren(errorBox(r.body)); return; }
   state.tasks = r.body;
