@@ -292,6 +292,9 @@ func TestBrowser(t *testing.T) {
 // every other row, which a click restores like any: 3,000 checkpoints,
 // scrolled to the oldest.
 func TestBrowserLongCheckpointList(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long list in a browser: the full run only")
+	}
 	ctx := browser(t)
 	dir := workspace(t)
 	head := strings.TrimSpace(testutil.Git(t, dir, "rev-parse", "HEAD"))
