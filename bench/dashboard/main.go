@@ -18,6 +18,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -25,6 +26,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -33,6 +35,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
 	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
 	"github.com/nudgethis/git-nudge/internal/dashboard"
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 var (
@@ -42,6 +45,7 @@ var (
 	keepDir = flag.Bool("keep", false, "keep the generated workspace and print where it is")
 	profile = flag.String("cpuprofile", "", "write a CPU profile of the API rounds to this file")
 	noPage  = flag.Bool("no-browser", false, "skip the headless Chromium measurement")
+	marks   = flag.Bool("marks", false, "print the page's performance marks and API fetches for each load")
 )
 
 func main() {
@@ -173,29 +177,90 @@ func run() error {
 		}
 		defer pprof.StopCPUProfile()
 	}
-	fmt.Printf("\n| API (median of %d) | answer | size |\n|---|---|---|\n", *rounds)
-	for _, p := range []string{"/api/nudge/tasks", "/api/autodev/checkpoints", "/api/autodev/status"} {
-		var times []time.Duration
-		var size int
-		for i := 0; i < *rounds+1; i++ {
-			req, _ := http.NewRequest("GET", base+p, nil)
-			req.Header.Set("Authorization", "Bearer "+s.Token())
-			start := time.Now()
-			resp, err := http.DefaultClient.Do(req)
+	// cpu is the CPU time (user+sys) of this process and of the git
+	// processes it waited for: unlike the answer's wall time, other load
+	// on the machine does not change it.
+	cpu := func() time.Duration {
+		var self, kids syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+		_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids)
+		return time.Duration(self.Utime.Nano() + self.Stime.Nano() + kids.Utime.Nano() + kids.Stime.Nano())
+	}
+	cpuOf := map[string][]time.Duration{}
+	get := func(p string) (time.Duration, int, error) {
+		req, _ := http.NewRequest("GET", base+p, nil)
+		req.Header.Set("Authorization", "Bearer "+s.Token())
+		start, c0 := time.Now(), cpu()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, 0, err
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return 0, 0, fmt.Errorf("%s: %d %s", p, resp.StatusCode, b)
+		}
+		cpuOf[p] = append(cpuOf[p], cpu()-c0)
+		return time.Since(start), len(b), nil
+	}
+	apis := []string{"/api/nudge/tasks", "/api/autodev/checkpoints", "/api/autodev/status"}
+	// The first answer after the files were written decodes them all; the
+	// server keeps what it decoded while the files stay the same, once
+	// they are older than journal.Racy (see internal/dashboard/cache.go).
+	first := map[string]time.Duration{}
+	for _, p := range apis {
+		d, _, err := get(p)
+		if err != nil {
+			return err
+		}
+		first[p] = d
+	}
+	time.Sleep(journal.Racy + 100*time.Millisecond)
+	// What a run does: one more checkpoint, one task record rewritten
+	// (both by rename, as the journals are written); the answer right
+	// after such a change decodes only what changed.
+	after := map[string][]time.Duration{}
+	firstCPU := map[string]time.Duration{}
+	for _, p := range apis {
+		firstCPU[p] = cpuOf[p][0]
+		cpuOf[p] = nil
+	}
+	for i := 0; i < 5; i++ {
+		if err := changeOne(dir, *cpN+1+i); err != nil {
+			return err
+		}
+		for _, p := range apis {
+			d, _, err := get(p)
 			if err != nil {
 				return err
 			}
-			b, _ := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode != 200 {
-				return fmt.Errorf("%s: %d %s", p, resp.StatusCode, b)
+			after[p] = append(after[p], d)
+		}
+	}
+	afterCPU := map[string]time.Duration{}
+	for _, p := range apis {
+		afterCPU[p] = median(cpuOf[p])
+		cpuOf[p] = nil
+	}
+	time.Sleep(journal.Racy + 100*time.Millisecond)
+	fmt.Printf("\nAnswer time (CPU time of the server and its git processes in brackets):\n")
+	fmt.Printf("\n| API | first answer, every file new | after one checkpoint and one task changed (median of 5) | unchanged (median of %d) | size |\n|---|---|---|---|---|\n", *rounds)
+	for _, p := range apis {
+		var times []time.Duration
+		var size int
+		for i := 0; i < *rounds+1; i++ {
+			d, n, err := get(p)
+			if err != nil {
+				return err
 			}
 			if i > 0 { // the first round warms up
-				times = append(times, time.Since(start))
+				times = append(times, d)
 			}
-			size = len(b)
+			size = n
 		}
-		fmt.Printf("| GET %s | %s | %d KiB |\n", p, median(times).Round(100*time.Microsecond), size/1024)
+		r := func(d time.Duration) time.Duration { return d.Round(100 * time.Microsecond) }
+		fmt.Printf("| GET %s | %s (%s) | %s (%s) | %s (%s) | %d KiB |\n", p, r(first[p]), r(firstCPU[p]), r(median(after[p])), r(afterCPU[p]),
+			r(median(times)), r(median(cpuOf[p])), size/1024)
 	}
 	if *noPage {
 		return nil
@@ -231,15 +296,31 @@ func browser(s *dashboard.Server, base string) error {
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL("tasks"))); err != nil {
 		return err
 	}
-	fmt.Printf("\n| page (headless Chromium, median of 5) | interactive with every row |\n|---|---|\n")
+	// A page counts as interactive once its newest rows are drawn and it
+	// answers a script (chromedp's poll runs on the page's main thread).
+	// The tasks page draws every row; the checkpoints page draws the rows
+	// in view (a window that moves as it scrolls), so it is also timed
+	// scrolling to the very end until the oldest checkpoint is drawn.
+	poll := func(start time.Time, expr string) error {
+		for {
+			err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(60*time.Second)))
+			// The page may still be replacing its document's context:
+			// ask again when it says so.
+			if err == nil || !strings.Contains(err.Error(), "Cannot find context") || time.Since(start) > time.Minute {
+				return err
+			}
+		}
+	}
+	fmt.Printf("\n| page (headless Chromium, median of 5) | interactive | scrolled to the oldest row |\n|---|---|---|\n")
 	for _, pg := range []struct {
-		hash, sel string
-		n         int
+		hash, ready, oldest string
+		n                   int
 	}{
-		{"#tasks", "#tasks tbody tr", *tasksN},
-		{"#checkpoints", "#checkpoints tbody tr", *cpN},
+		{"#tasks", fmt.Sprintf(`document.querySelectorAll("#tasks tbody tr").length === %d && document.querySelector('#tasks tbody tr[data-id="t%d"]') !== null`, *tasksN, *tasksN), "", *tasksN},
+		{"#checkpoints", fmt.Sprintf(`document.querySelector('#checkpoints tbody tr[data-id="c%d"]') !== null && document.querySelectorAll("#checkpoints tbody tr").length >= %d`, *cpN, min(*cpN, 20)),
+			`document.querySelector('#checkpoints tbody tr[data-id="c1"]') !== null`, *cpN},
 	} {
-		var times []time.Duration
+		var times, scrolls []time.Duration
 		for i := 0; i < 6; i++ {
 			if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 				return err
@@ -248,23 +329,73 @@ func browser(s *dashboard.Server, base string) error {
 			if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"+pg.hash)); err != nil {
 				return fmt.Errorf("%s: %w", pg.hash, err)
 			}
-			// The page may still be replacing its document's context while
-			// it builds the rows: ask again when it says so.
-			for {
-				err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](fmt.Sprintf("document.querySelectorAll(%q).length === %d", pg.sel, pg.n),
-					chromedp.WithPollingTimeout(60*time.Second)))
-				if err == nil {
-					break
+			if err := poll(start, pg.ready); err != nil {
+				return fmt.Errorf("%s: %w", pg.hash, err)
+			}
+			d := time.Since(start)
+			if pg.oldest != "" {
+				t := time.Now()
+				if _, err := chromedp.Run(ctx, chromedp.Evaluate[any]("window.scrollTo(0, document.documentElement.scrollHeight)")); err != nil {
+					return err
 				}
-				if !strings.Contains(err.Error(), "Cannot find context") || time.Since(start) > time.Minute {
-					return fmt.Errorf("%s: %w", pg.hash, err)
+				if err := poll(t, pg.oldest); err != nil {
+					return fmt.Errorf("%s scrolled to the end: %w", pg.hash, err)
+				}
+				if i > 0 {
+					scrolls = append(scrolls, time.Since(t))
 				}
 			}
 			if i > 0 {
-				times = append(times, time.Since(start))
+				times = append(times, d)
+			}
+			if *marks {
+				m, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({nav: performance.timing.domInteractive - performance.timing.navigationStart, rows: document.querySelectorAll("tbody tr").length, marks: performance.getEntriesByType("mark").map(m => m.name + "@" + Math.round(m.startTime)), res: performance.getEntriesByType("resource").filter(r => r.name.includes("/api/")).map(r => r.name.replace(/.*\/api\//, "") + " " + Math.round(r.startTime) + "+" + Math.round(r.duration))})`))
+				fmt.Println("   ", m)
 			}
 		}
-		fmt.Printf("| %s (%d rows) | %s |\n", pg.hash, pg.n, median(times).Round(time.Millisecond))
+		scrolled := "—"
+		if len(scrolls) > 0 {
+			scrolled = median(scrolls).Round(time.Millisecond).String()
+		}
+		fmt.Printf("| %s (%d rows) | %s | %s |\n", pg.hash, pg.n, median(times).Round(time.Millisecond), scrolled)
 	}
 	return nil
+}
+
+// changeOne appends checkpoint c<id> to the journal and rewrites task
+// t1's record, each through a temporary file renamed over it.
+func changeOne(dir string, id int) error {
+	replace := func(path string, edit func([]byte) ([]byte, error)) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if b, err = edit(b); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path+".tmp", b, 0o644); err != nil {
+			return err
+		}
+		return os.Rename(path+".tmp", path)
+	}
+	err := replace(filepath.Join(dir, ".autodev", "checkpoints.json"), func(b []byte) ([]byte, error) {
+		var entries []map[string]any
+		if err := json.Unmarshal(b, &entries); err != nil {
+			return nil, err
+		}
+		e := maps.Clone(entries[len(entries)-1])
+		e["id"], e["label"], e["time"] = fmt.Sprintf("c%d", id), fmt.Sprintf("thread — step %d", id), time.Now().UTC().Format(time.RFC3339)
+		return json.Marshal(append(entries, e))
+	})
+	if err != nil {
+		return err
+	}
+	return replace(filepath.Join(dir, ".nudgethis", "tasks", "t1.json"), func(b []byte) ([]byte, error) {
+		var rec map[string]any
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return nil, err
+		}
+		rec["note"] = fmt.Sprintf("task 1, take %d", id)
+		return json.MarshalIndent(rec, "", "  ")
+	})
 }

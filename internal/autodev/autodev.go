@@ -71,6 +71,8 @@ type Workspace struct {
 	// Notify, when set, is told what a command did besides its work, such
 	// as removing files a killed command left (one line each).
 	Notify func(string)
+
+	journalCache *JournalCache // see UseJournalCache
 }
 
 // Open finds the repository containing dir.

@@ -71,6 +71,13 @@ const RebuildAdvice = "repair it, or move it aside (for example to checkpoints.j
 // (Missing set); a file that does not parse is a *journal.CorruptError
 // naming it, and is left as it is.
 func (ws *Workspace) LoadJournal() (*Journal, error) {
+	if ws.journalCache != nil {
+		return ws.journalCache.load(ws)
+	}
+	return ws.loadJournal()
+}
+
+func (ws *Workspace) loadJournal() (*Journal, error) {
 	path := ws.CheckpointsPath()
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {

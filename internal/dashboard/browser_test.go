@@ -146,7 +146,9 @@ func TestBrowser(t *testing.T) {
 	testutil.WriteFile(t, dir, "b.txt", "b, second take\n")
 	autodev(t, dir, "checkpoint", "-m", "rework b", "--task", "T-13", "--mode", "auto")
 	testutil.Git(t, dir, "config", "autodev.command.tests", "go test ./...")
-	h := serve(t, dir)
+	testutil.Git(t, dir, "config", "nudge.command.upper-case", "tr a-z A-Z < a.txt > a.tmp && mv a.tmp a.txt")
+	testutil.Git(t, dir, "config", "nudge.command.tests", "go test ./...")
+	h := startServe(t, dir, false) // with the executor that runs New task's tasks
 
 	// Tasks: open the page, see the task and its diff.
 	if err := chromedp.Do(ctx, chromedp.Navigate(h.srv.URL("tasks"))); err != nil {
@@ -157,6 +159,7 @@ func TestBrowser(t *testing.T) {
 	waitFor(t, ctx, "t1's diff", textOf("#diff")+`.includes("+new")`)
 	waitFor(t, ctx, "the Apply button enabled", `!document.querySelector('#btn-apply').disabled && document.querySelector('#btn-undo').disabled`)
 	waitFor(t, ctx, "live updates", textOf("#live")+` === "live"`)
+	waitFor(t, ctx, "New task offered", `document.querySelector('#newtask-buttons button[data-name="upper-case"]') !== null`)
 	screenshot(t, ctx, "dashboard-tasks.png")
 
 	// Apply: the file changes and the task is applied.
@@ -205,6 +208,17 @@ func TestBrowser(t *testing.T) {
 	// A change from the command line shows without reload.
 	nudge(t, dir, "snapshot", "-m", "made on the command line")
 	waitFor(t, ctx, "t2 from the command line", `document.querySelector('#tasks tbody tr[data-id="t2"]') !== null`)
+
+	// New task: a configured command, queued and run by the server.
+	click(t, ctx, `#newtask-buttons button[data-name="upper-case"]`)
+	waitFor(t, ctx, "the new task queued", textOf("#newtask-result")+`.startsWith("Queued t3 (upper-case)")`)
+	waitFor(t, ctx, "t3 in the list", `document.querySelector('#tasks tbody tr[data-id="t3"]') !== null`)
+	waitFor(t, ctx, "t3 ready", `document.querySelector('#tasks tbody tr[data-id="t3"] .state.ready') !== null`)
+	waitFor(t, ctx, "t3's diff", textOf("#diff")+`.includes("+OLD")`)
+	screenshot(t, ctx, "dashboard-new-task.png")
+	if got := readFile(t, dir, "a.txt"); got != "old\n" {
+		t.Fatalf("a.txt after New task: %q", got)
+	}
 
 	// Checkpoints: the list, Needs you, click a row to restore.
 	click(t, ctx, "#nav-checkpoints")
@@ -272,4 +286,53 @@ func TestBrowser(t *testing.T) {
 	waitFor(t, ctx, "the undo's result", textOf("#op-result")+`.startsWith("Undid `+latest+` as ")`)
 	waitFor(t, ctx, "the undone mark", textOf(`#ops tbody tr[data-id="`+latest+`"]`)+`.includes("undone by")`)
 	screenshot(t, ctx, "dashboard-operations-undone.png")
+}
+
+// A long checkpoint list draws the rows in view, and scrolling brings
+// every other row, which a click restores like any: 3,000 checkpoints,
+// scrolled to the oldest.
+func TestBrowserLongCheckpointList(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a long list in a browser: the full run only")
+	}
+	ctx := browser(t)
+	dir := workspace(t)
+	head := strings.TrimSpace(testutil.Git(t, dir, "rev-parse", "HEAD"))
+	const n = 3000
+	entries := make([]map[string]any, n)
+	start := time.Now().Add(-n * time.Minute)
+	for i := range entries {
+		entries[i] = map[string]any{"id": fmt.Sprintf("c%d", i+1), "commit": head, "label": fmt.Sprintf("step %d", i+1),
+			"type": "task", "time": start.Add(time.Duration(i) * time.Minute).UTC().Format(time.RFC3339), "task": nil, "mode": nil}
+	}
+	b, err := json.Marshal(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, dir, ".autodev/.gitignore", "*\n")
+	testutil.WriteFile(t, dir, ".autodev/checkpoints.json", string(b))
+	testutil.Git(t, dir, "update-ref", "refs/autodev/checkpoints/c1", head)
+	h := serve(t, dir)
+	navigate(t, ctx, h.srv.URL("checkpoints"))
+	waitFor(t, ctx, "the newest checkpoint", fmt.Sprintf(`document.querySelector('#checkpoints tbody tr[data-id="c%d"]') !== null`, n))
+	drawn, err := chromedp.Run(ctx, chromedp.Evaluate[int]("document.querySelectorAll('#checkpoints tbody tr').length"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if drawn >= n/4 {
+		t.Fatalf("%d of %d rows drawn: the list should draw the rows in view", drawn, n)
+	}
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any]("window.scrollTo(0, document.documentElement.scrollHeight)")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the oldest checkpoint after scrolling", `document.querySelector('#checkpoints tbody tr[data-id="c1"]') !== null`)
+	waitFor(t, ctx, "the oldest checkpoint in view", `(() => { const r = document.querySelector('#checkpoints tbody tr[data-id="c1"]').getBoundingClientRect(); return r.top >= 0 && r.bottom <= window.innerHeight; })()`)
+	click(t, ctx, `#checkpoints tbody tr[data-id="c1"]`)
+	waitFor(t, ctx, "the restore's result", textOf("#restore-result")+`.startsWith('Already at "step 1"')`)
+	waitFor(t, ctx, "the oldest checkpoint still drawn after the list reloaded", `document.querySelector('#checkpoints tbody tr[data-id="c1"]') !== null`)
+	// Back to the top: the newest rows are drawn again.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any]("window.scrollTo(0, 0)")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "the newest checkpoint again", fmt.Sprintf(`document.querySelector('#checkpoints tbody tr[data-id="c%d"]') !== null`, n))
 }

@@ -28,6 +28,12 @@ func (s *Server) fingerprint() string {
 			b.WriteString(strconv.FormatInt(fi.ModTime().UnixNano(), 36))
 			b.WriteByte('.')
 			b.WriteString(strconv.FormatInt(fi.Size(), 36))
+			if k, ok := journal.KeyOf(fi); ok && !fi.IsDir() {
+				// A journal is replaced by rename: a new inode each time,
+				// even within one timestamp tick.
+				b.WriteByte('.')
+				b.WriteString(strconv.FormatUint(k.Ino, 36))
+			}
 		}
 		b.WriteByte('|')
 	}

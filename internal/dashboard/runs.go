@@ -1,11 +1,13 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"syscall"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
@@ -35,14 +38,19 @@ type started struct {
 }
 
 func (s *Server) commands(r *http.Request, ws *autodev.Workspace) ([]Command, error) {
-	list, err := ws.Repo.ConfigGetRegexp(r.Context(), `^autodev\.command\.`)
+	return configCommands(r.Context(), ws.Repo, CommandPrefix)
+}
+
+// configCommands are the commands of git config <prefix><name>, by name.
+func configCommands(ctx context.Context, repo *git.Repo, prefix string) ([]Command, error) {
+	list, err := repo.ConfigGetRegexp(ctx, "^"+regexp.QuoteMeta(prefix))
 	if err != nil {
 		return nil, err
 	}
 	seen := map[string]int{}
 	var out []Command
 	for _, e := range list {
-		name := strings.TrimPrefix(e.Key, CommandPrefix)
+		name := strings.TrimPrefix(e.Key, prefix)
 		if i, ok := seen[name]; ok {
 			out[i].Command = e.Value // the last value wins, as git config --get says
 			continue

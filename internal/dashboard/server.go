@@ -45,6 +45,10 @@ type Shapes struct {
 	List    func(*autodev.Listing) any
 	Status  func(autodev.Report) any
 	Restore func(autodev.RestoreResult) any
+	// ListJSON, when set, is List already encoded (compact, no HTML
+	// escaping, no final newline): ten thousand entries are then encoded
+	// once each, not checked and compacted again.
+	ListJSON func(*autodev.Listing) ([]byte, error)
 }
 
 // Options configure a Server.
@@ -79,6 +83,8 @@ type Server struct {
 
 	execMu   sync.Mutex
 	executor ExecutorDocument
+
+	cache listCache // what the list APIs decoded last (cache.go)
 }
 
 // ExecutorDocument is the answer of GET /api/nudge/executor: whether this
@@ -189,6 +195,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/nudge/tasks/{id}/diff", s.diffTask)
 	mux.HandleFunc("GET /api/nudge/tasks/{id}/recover", s.recoverTask)
 	mux.HandleFunc("POST /api/nudge/tasks/{id}/{action}", s.taskAction)
+	mux.HandleFunc("GET /api/nudge/commands", s.listTaskCommands)
+	mux.HandleFunc("POST /api/nudge/queue/{name}", s.newTask)
 	mux.HandleFunc("GET /api/autodev/checkpoints", s.checkpoints)
 	mux.HandleFunc("GET /api/autodev/status", s.status)
 	mux.HandleFunc("POST /api/autodev/restore/{id}", s.restore)
@@ -328,23 +336,6 @@ func (s *Server) readNudge(r *http.Request) (*nudge.Workspace, error) {
 	return ws, nil
 }
 
-func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.readNudge(r)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	tasks, err := ws.List()
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	if tasks == nil {
-		tasks = []*nudge.Task{}
-	}
-	writeJSON(w, http.StatusOK, tasks)
-}
-
 func (s *Server) showTask(w http.ResponseWriter, r *http.Request) {
 	ws, err := s.readNudge(r)
 	if err != nil {
@@ -464,34 +455,6 @@ func (s *Server) record(r *http.Request, repo *git.Repo, spec oplog.Spec, do fun
 
 func (s *Server) autodev(r *http.Request) (*autodev.Workspace, error) {
 	return autodev.Open(r.Context(), s.opts.Dir, s.opts.Now)
-}
-
-func (s *Server) checkpoints(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.autodev(r)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	l, err := ws.List(r.Context())
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, s.opts.Shapes.List(l))
-}
-
-func (s *Server) status(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.autodev(r)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	rep, err := ws.Status(r.Context())
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, s.opts.Shapes.Status(rep))
 }
 
 func (s *Server) restore(w http.ResponseWriter, r *http.Request) {

@@ -26,11 +26,11 @@ import (
 var getRoutes = []string{
 	"/", "/assets/app.js", "/assets/style.css",
 	"/api/nudge/tasks", "/api/nudge/tasks/t1", "/api/nudge/tasks/t1/diff",
-	"/api/autodev/checkpoints", "/api/autodev/status", "/api/ops",
+	"/api/autodev/checkpoints", "/api/autodev/status", "/api/ops", "/api/nudge/commands",
 }
 var postRoutes = []string{
 	"/api/nudge/tasks/t1/apply", "/api/nudge/tasks/t1/undo", "/api/nudge/tasks/t1/save",
-	"/api/nudge/tasks/t1/drop", "/api/autodev/restore/c1", "/api/ops/o1/undo",
+	"/api/nudge/tasks/t1/drop", "/api/autodev/restore/c1", "/api/ops/o1/undo", "/api/nudge/queue/tests",
 }
 
 func TestNoTokenIs401(t *testing.T) {

@@ -17,13 +17,13 @@ type DashboardCmd struct {
 	NoOpen      bool `name:"no-open" help:"Do not open a browser; only print the address."`
 	Port        int  `name:"port" placeholder:"N" default:"0" help:"Port to listen on, on 127.0.0.1 (default: a free port)."`
 	Stop        bool `name:"stop" help:"Stop the dashboard running for this workspace, and wait until it has."`
-	NoExecution bool `name:"no-execution" help:"Start nothing: queued tasks (git nudge queue) stay pending for git nudge work, and the page's New run buttons (git config autodev.command.<name>) are refused."`
+	NoExecution bool `name:"no-execution" help:"Start nothing: queued tasks (git nudge queue) stay pending for git nudge work, and the page's New task and New run buttons (git config nudge.command.<name>, autodev.command.<name>) are refused."`
 }
 
 // Help is the long help.
 func (c *DashboardCmd) Help() string {
 	return `Serves a local page for this workspace: the git nudge tasks (live list, record, coloured diff per file, Apply, Undo, Save version and Drop buttons, refusals with every reason) the git autodev checkpoints (the restore list; clicking a row restores to it; disabled while a run is active), and the operation log (git nudge op log) with an Undo button per operation. Every button runs the same code, lock and journals as the command line, and is recorded in the operation log as the command would be.
-Unless --no-execution is given, the server runs the workspace's queued tasks (git nudge queue) one at a time, as git nudge work does, while it runs; when git nudge work already runs them it serves without executing and says so. Stopping the server stops a queued task that is running (its process group) before it exits; the task ends failed.
+Unless --no-execution is given, the server runs the workspace's queued tasks (git nudge queue) one at a time, as git nudge work does, while it runs; when git nudge work already runs them it serves without executing and says so. Stopping the server stops a queued task that is running (its process group) before it exits; the task ends failed. The tasks page's New task buttons queue the commands of git config nudge.command.<name> (as git nudge queue -m <name> -- sh -c <command>), and the checkpoints page's New run buttons start those of autodev.command.<name> under git autodev run; the page sends only the name, never a command.
 Prints "Dashboard: http://127.0.0.1:<port>/?token=<token>" and opens a browser unless --no-open is given or there is no display. It listens on 127.0.0.1 only; the token (fresh for each start) is swapped on the first visit for a cookie, and scripts may send it as "Authorization: Bearer <token>". Requests without it get 401, requests naming another host get 403, and changes are accepted only by POST from the page itself.
 One dashboard runs per workspace: .nudgethis/server.lock is held while it runs (naming the binary's version, so that another version refuses to change the workspace meanwhile), and a second start prints the running one's address. It runs until Ctrl-C, SIGTERM or --stop.`
 }
@@ -65,8 +65,62 @@ func (c *DashboardCmd) Run(k *kong.Kong, env *cli.Env) error {
 // for the dashboard's API.
 func DashboardShapes() dashboard.Shapes {
 	return dashboard.Shapes{
-		List:    func(l *autodev.Listing) any { return listDocument(l) },
-		Status:  func(r autodev.Report) any { return statusDocument(r) },
-		Restore: func(r autodev.RestoreResult) any { return restoreDocument(r) },
+		List:     func(l *autodev.Listing) any { return listDocument(l) },
+		Status:   func(r autodev.Report) any { return statusDocument(r) },
+		Restore:  func(r autodev.RestoreResult) any { return restoreDocument(r) },
+		ListJSON: listJSON(),
+	}
+}
+
+// entryKey is every field of an entry without fields from a newer
+// version: equal keys encode to the same JSON.
+type entryKey struct {
+	id, commit, label, typ, time, task, mode, worktree, branch string
+	hasTask, hasMode                                           bool
+}
+
+// listJSON is listDocument encoded entry by entry, for a dashboard that
+// lists the same checkpoints again and again: it keeps each entry's
+// encoding from one call to the next (the calls come one at a time), so
+// one checkpoint more costs one entry to encode. Entries with fields from
+// a newer version are encoded every time.
+func listJSON() func(*autodev.Listing) ([]byte, error) {
+	var last map[entryKey][]byte
+	return func(l *autodev.Listing) ([]byte, error) {
+		next := make(map[entryKey][]byte, len(l.Entries))
+		b := make([]byte, 0, 200*len(l.Entries)+2)
+		b = append(b, '[')
+		for i, e := range l.Entries {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			k, keyed := entryKey{id: e.ID, commit: e.Commit, label: e.Label, typ: e.Type, time: e.Time,
+				worktree: e.Worktree, branch: e.Branch}, len(e.Extra) == 0
+			if e.Task != nil {
+				k.task, k.hasTask = *e.Task, true
+			}
+			if e.Mode != nil {
+				k.mode, k.hasMode = *e.Mode, true
+			}
+			data, ok := last[k]
+			if !ok || !keyed {
+				var err error
+				if data, err = e.MarshalJSON(); err != nil {
+					return nil, err
+				}
+			}
+			if keyed {
+				next[k] = data
+			}
+			// listed's encoding: the entry with "head" added.
+			b = append(b, data[:len(data)-1]...)
+			if i == l.HeadIndex {
+				b = append(b, `,"head":true}`...)
+			} else {
+				b = append(b, `,"head":false}`...)
+			}
+		}
+		last = next
+		return append(b, ']'), nil
 	}
 }

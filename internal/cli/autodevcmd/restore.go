@@ -1,7 +1,6 @@
 package autodevcmd
 
 import (
-	"encoding/json"
 	"errors"
 	"strings"
 
@@ -91,7 +90,9 @@ type listed struct {
 }
 
 func (l listed) MarshalJSON() ([]byte, error) {
-	data, err := json.Marshal(l.Entry)
+	// The entry's own encoder, once: json.Marshal would check and compact
+	// its output a second time (and escape <, > and & unlike the rest).
+	data, err := l.Entry.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}

@@ -26,6 +26,70 @@ async function api(method, path) {
   return { ok: r.ok, status: r.status, body };
 }
 
+// ---- long lists ----
+// A list longer than a few hundred rows is drawn as a window: the rows in
+// view and a margin around them, between two spacer rows (one in thead,
+// one in tfoot, so "tbody tr" is always a real row) that stand for the
+// rest. Scrolling moves the window. Ten thousand checkpoints then cost
+// the page a hundred rows, not ten thousand.
+const WHOLE = 300; // up to this many rows, all are drawn
+const views = new Map();
+function spacerRow(section, cols) {
+  const td = el("td", { class: "spacer" });
+  td.colSpan = cols;
+  section.append(el("tr", { class: "spacer", "aria-hidden": "true" }, td));
+  return td;
+}
+function showRows(table, items, makeRow) {
+  let v = views.get(table);
+  if (!v) {
+    const cols = table.tHead.rows[0].cells.length;
+    v = { table, body: table.tBodies[0], rowH: 0 };
+    v.top = spacerRow(table.tHead, cols);
+    v.bottom = spacerRow(table.tFoot || table.createTFoot(), cols);
+    views.set(table, v);
+  }
+  v.items = items;
+  v.makeRow = makeRow;
+  v.from = v.to = -1;
+  drawRows(v);
+}
+function drawRows(v) {
+  const n = v.items.length;
+  let from = 0, to = n;
+  const h = v.rowH || 30;
+  if (n > WHOLE) {
+    const first = Math.min(n - 1, Math.max(0, Math.floor(-v.table.tHead.rows[0].getBoundingClientRect().bottom / h)));
+    const last = first + Math.ceil(window.innerHeight / h);
+    // Keep the window while the rows in view stay well inside it.
+    if (v.from >= 0 && (first - v.from >= 20 || v.from === 0) && (v.to - last >= 20 || v.to === n)) return;
+    from = Math.max(0, first - 60);
+    to = Math.min(n, last + 60);
+  }
+  v.from = from;
+  v.to = to;
+  const frag = document.createDocumentFragment();
+  for (let i = from; i < to; i++) frag.append(v.makeRow(v.items[i]));
+  v.body.replaceChildren(frag);
+  if (n > WHOLE && !v.rowH && v.body.firstChild) {
+    v.rowH = v.body.firstChild.getBoundingClientRect().height || 30;
+    if (v.rowH !== h) { v.from = -1; drawRows(v); return; }
+  }
+  v.top.style.height = (from * h) + "px";
+  v.bottom.style.height = ((n - to) * h) + "px";
+}
+let drawing = false;
+function onScroll() {
+  if (drawing) return;
+  drawing = true;
+  requestAnimationFrame(() => {
+    drawing = false;
+    for (const v of views.values()) if (v.items.length > WHOLE && v.table.offsetParent) drawRows(v);
+  });
+}
+window.addEventListener("scroll", onScroll, { passive: true });
+window.addEventListener("resize", onScroll);
+
 // ---- ages, labels ----
 function ago(iso, now) {
   const t = Date.parse(iso);
@@ -79,29 +143,34 @@ async function refresh() {
 
 // ---- tasks ----
 async function loadTasks() {
-  const x = await api("GET", "/api/nudge/executor");
+  loadTaskCommands();
+  const [x, r] = await Promise.all([api("GET", "/api/nudge/executor"), api("GET", "/api/nudge/tasks")]);
+  state.executing = x.ok && x.body.executing;
   const note = $("#executor-note");
   note.hidden = !x.ok || x.body.executing;
   if (x.ok) note.textContent = "Queued tasks are not run by this dashboard: " + x.body.reason + ".";
-  const r = await api("GET", "/api/nudge/tasks");
   const body = $("#tasks tbody");
   if (!r.ok) { body.replaceChildren(); $("#task").replaceChildren(errorBox(r.body)); return; }
   state.tasks = r.body;
-  const frag = document.createDocumentFragment();
   const tpl = el("tr", null, el("td"), el("td", null, el("span", { class: "state" })), el("td"), el("td"), el("td"), el("td"));
   const now = Date.now();
+  const frag = document.createDocumentFragment();
   for (const t of r.body) {
     const tr = tpl.cloneNode(true);
-    tr.dataset.id = t.id;
-    const c = tr.cells;
-    c[0].textContent = t.id;
-    c[1].firstChild.className = "state " + t.state;
-    c[1].firstChild.textContent = stateLabel(t.state);
-    c[2].textContent = ago(t.created, now);
-    c[3].textContent = t.result ? String((t.files || []).length) : "-";
-    c[4].textContent = branchLabel(t.branch);
-    c[5].textContent = noteOf(t);
-    if (t.id === state.selected) tr.classList.add("sel");
+    tr.setAttribute("data-id", t.id);
+    let c = tr.firstChild;
+    c.textContent = t.id;
+    c = c.nextSibling;
+    c.firstChild.className = "state " + t.state;
+    c.firstChild.textContent = stateLabel(t.state);
+    c = c.nextSibling;
+    c.textContent = ago(t.created, now);
+    c = c.nextSibling;
+    c.textContent = t.result ? String((t.files || []).length) : "-";
+    c = c.nextSibling;
+    c.textContent = branchLabel(t.branch);
+    c.nextSibling.textContent = noteOf(t);
+    if (t.id === state.selected) tr.className = "sel";
     frag.append(tr);
   }
   body.replaceChildren(frag);
@@ -111,6 +180,38 @@ async function loadTasks() {
     if (!t) { state.selected = null; $("#task").replaceChildren(el("p", { class: "note", text: "That task is gone." })); }
     else if (!state.busy) await renderTask(t, false);
   }
+}
+
+// New task: the commands of git config nudge.command.<name>, queued as
+// git nudge queue would and run by the server's executor. The page sends
+// a name, never a command.
+async function loadTaskCommands() {
+  const r = await api("GET", "/api/nudge/commands");
+  const panel = $("#newtask");
+  const none = !r.ok || !r.body.commands.length;
+  panel.hidden = none;
+  $("#newtask-hint").hidden = !none || !r.ok;
+  if (none) return;
+  const off = !r.body.execution;
+  const key = JSON.stringify(r.body);
+  if (panel.dataset.key === key) return;
+  panel.dataset.key = key;
+  $("#newtask-buttons").replaceChildren(...r.body.commands.map((c) =>
+    el("button", { "data-name": c.name, text: c.name, title: off ? "the dashboard was started with --no-execution" : "Queue a task that runs: " + c.command,
+      disabled: off, onclick: () => newTask(c.name) })));
+}
+
+async function newTask(name) {
+  const r = await api("POST", "/api/nudge/queue/" + encodeURIComponent(name));
+  let box;
+  if (r.ok) {
+    const who = state.executing ? "this dashboard runs it next" : "git nudge work runs it";
+    box = el("div", { class: "result", text: "Queued " + r.body.id + " (" + name + "): " + who + "." });
+  } else box = errorBox(r.body, "New task " + name + ": ");
+  box.id = "newtask-result";
+  $("#newtask-result").replaceWith(box);
+  if (r.ok) { state.selected = r.body.id; await selectTask(r.body.id); }
+  await loadTasks();
 }
 
 async function selectTask(id) {
@@ -246,9 +347,10 @@ async function act(id, action) {
 
 // ---- checkpoints ----
 async function loadCheckpoints() {
+  performance.mark("cp:start");
   const [st, cp] = await Promise.all([api("GET", "/api/autodev/status"), api("GET", "/api/autodev/checkpoints")]);
-  const body = $("#checkpoints tbody");
-  if (!st.ok || !cp.ok) { body.replaceChildren(); $("#run").replaceChildren(errorBox((st.ok ? cp : st).body)); return; }
+  performance.mark("cp:fetched");
+  if (!st.ok || !cp.ok) { showRows($("#checkpoints"), [], null); $("#run").replaceChildren(errorBox((st.ok ? cp : st).body)); return; }
   const s = st.body;
   state.status = s;
   loadCommands();
@@ -272,31 +374,38 @@ async function loadCheckpoints() {
   else if (cp.body.length === 0) note = "No checkpoints yet.";
   $("#cp-note").hidden = note === "";
   $("#cp-note").textContent = note;
-  // Rows are cloned from one template and clicks are handled on the table
-  // body: ten thousand rows stay quick to build.
-  const frag = document.createDocumentFragment();
+  // Rows are cloned from one template, only those in view are drawn
+  // (showRows), and clicks are handled on the table body: ten thousand
+  // rows stay quick.
   const tpl = el("tr", null, el("td", { class: "id" }), el("td", { class: "mark" }), el("td"), el("td"),
     el("td", { class: "sha" }), el("td"), el("td"), el("td", { class: "head" }));
   tpl.setAttribute("aria-disabled", active ? "true" : "false");
   tpl.title = active ? "only while the run is stopped" : "Restore to this checkpoint";
   const now = Date.now();
-  state.checkpoints = new Map();
-  for (const e of cp.body) {
+  const byId = new Map();
+  for (const e of cp.body) byId.set(e.id, e);
+  state.checkpoints = byId;
+  showRows(table, cp.body, (e) => {
     const tr = tpl.cloneNode(true);
-    tr.dataset.id = e.id;
-    const c = tr.cells;
-    c[0].textContent = e.id;
-    c[1].textContent = mark(e.type);
-    c[2].textContent = e.label;
-    c[3].textContent = orDash(e.task);
-    c[4].textContent = short(e.commit);
-    c[5].textContent = orDash(e.mode);
-    c[6].textContent = ago(e.time, now);
-    if (e.head) c[7].textContent = "← HEAD";
-    state.checkpoints.set(e.id, e);
-    frag.append(tr);
-  }
-  body.replaceChildren(frag);
+    tr.setAttribute("data-id", e.id);
+    let c = tr.firstChild;
+    c.textContent = e.id;
+    c = c.nextSibling;
+    c.textContent = mark(e.type);
+    c = c.nextSibling;
+    c.textContent = e.label;
+    c = c.nextSibling;
+    c.textContent = orDash(e.task);
+    c = c.nextSibling;
+    c.textContent = short(e.commit);
+    c = c.nextSibling;
+    c.textContent = orDash(e.mode);
+    c = c.nextSibling;
+    c.textContent = ago(e.time, now);
+    if (e.head) c.nextSibling.textContent = "← HEAD";
+    return tr;
+  });
+  performance.mark("cp:rows");
 }
 
 async function restore(e) {

@@ -1,0 +1,158 @@
+package autodev
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
+)
+
+// JournalCache keeps the last checkpoints.json decoded, for a long-lived
+// reader (the dashboard) that lists ten thousand checkpoints on every
+// change: while the file's key (journal.FileKey) is the same, and the file
+// was not changed just before it was read (journal.Racy), LoadJournal
+// answers from it. Use it only on workspaces that read: a workflow that
+// writes the journal reads it under its lock, without a cache.
+type JournalCache struct {
+	mu  sync.Mutex
+	key journal.FileKey
+	at  time.Time // when it was read
+	j   *Journal
+	gen uint64
+	// byRaw is every entry of the last version read, by its bytes in the
+	// file: a new version (a checkpoint appended) decodes only its new
+	// entries.
+	byRaw map[string]Entry
+	data  []byte  // the file as last read
+	last  []Entry // its entries (when data is set)
+}
+
+// UseJournalCache makes ws's LoadJournal use c.
+func (ws *Workspace) UseJournalCache(c *JournalCache) { ws.journalCache = c }
+
+// Generation counts the times c has read the file afresh: the same
+// generation is the same journal.
+func (c *JournalCache) Generation() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
+}
+
+func (c *JournalCache) load(ws *Workspace) (*Journal, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	path := ws.CheckpointsPath()
+	before, ok := journal.StatKey(path)
+	if ok && c.j != nil && before == c.key && before.Settled(c.at) {
+		return c.copyOf(), nil
+	}
+	at := time.Now()
+	j, data, err := c.read(ws)
+	if err != nil {
+		c.j, c.data = nil, nil
+		return nil, err
+	}
+	if data == nil || c.j == nil || !slices.Equal(data, c.data) {
+		c.gen++ // the same bytes read again are the same generation
+	}
+	c.j, c.data = nil, data
+	if after, same := journal.StatKey(path); ok && same && after == before {
+		c.key, c.at, c.j = before, at, j
+		return c.copyOf(), nil
+	}
+	return j, nil
+}
+
+// copyOf is the cached journal with its own entry slice, so a caller
+// that reorders or appends leaves the cache alone.
+func (c *JournalCache) copyOf() *Journal {
+	return &Journal{Entries: slices.Clone(c.j.Entries), Missing: c.j.Missing}
+}
+
+// read is loadJournal, decoding only the entries the last version read
+// did not have. Anything unusual goes through loadJournal, which names
+// what is wrong.
+func (c *JournalCache) read(ws *Workspace) (*Journal, []byte, error) {
+	data, err := os.ReadFile(ws.CheckpointsPath())
+	if err == nil {
+		if entries, ok := c.appended(data); ok {
+			c.last = entries
+			return &Journal{Entries: entries}, data, nil
+		}
+	}
+	if err != nil || !json.Valid(data) {
+		j, err := ws.loadJournal()
+		return j, nil, err
+	}
+	elems, ok := journal.SplitArray(data)
+	if !ok {
+		j, err := ws.loadJournal()
+		return j, nil, err
+	}
+	next := make(map[string]Entry, len(elems))
+	entries := make([]Entry, len(elems))
+	for i, raw := range elems {
+		if e, ok := c.byRaw[string(raw)]; ok {
+			entries[i] = e
+			next[string(raw)] = e
+			continue
+		}
+		var f entryFields
+		extra, err := journal.UnmarshalValidKnown(raw, &f)
+		if err != nil {
+			j, err := ws.loadJournal()
+			return j, nil, err
+		}
+		entries[i] = Entry(f)
+		entries[i].Extra = extra
+		next[string(raw)] = entries[i]
+	}
+	c.byRaw, c.last = next, entries
+	return &Journal{Entries: entries}, data, nil
+}
+
+// appended decodes data when it is the last version read, or that with entries
+// appended (what a checkpoint or a restore does): the old bytes up to the
+// last entry's closing brace, then "," and more entries. Only the new
+// part is checked and decoded.
+func (c *JournalCache) appended(data []byte) ([]Entry, bool) {
+	if c.data == nil || len(c.last) == 0 {
+		return nil, false
+	}
+	if bytes.Equal(data, c.data) { // read again within journal.Racy
+		return slices.Clone(c.last), true
+	}
+	end := bytes.LastIndexByte(c.data, '}') + 1
+	if end <= 0 || len(data) <= end || !bytes.Equal(data[:end], c.data[:end]) {
+		return nil, false
+	}
+	rest := bytes.TrimLeft(data[end:], " \t\r\n")
+	if len(rest) == 0 || rest[0] != ',' {
+		return nil, false
+	}
+	tail := append([]byte{'['}, rest[1:]...)
+	if !json.Valid(tail) {
+		return nil, false
+	}
+	elems, ok := journal.SplitArray(tail)
+	if !ok || len(elems) == 0 {
+		return nil, false
+	}
+	entries := slices.Grow(slices.Clone(c.last), len(elems))
+	for _, raw := range elems {
+		var f entryFields
+		extra, err := journal.UnmarshalValidKnown(raw, &f)
+		if err != nil {
+			return nil, false
+		}
+		e := Entry(f)
+		e.Extra = extra
+		entries = append(entries, e)
+		c.byRaw[string(raw)] = e
+	}
+	return entries, true
+}

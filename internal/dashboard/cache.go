@@ -1,0 +1,240 @@
+package dashboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/autodev"
+	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/refs"
+)
+
+// The list APIs answer from what they decoded last time, as long as the
+// files it came from are unchanged (DECISIONS, 2026-12-01 "dashboard
+// caches"): a task record is decoded and encoded again only when its
+// file's key (journal.FileKey: device, inode, size, modification time)
+// changed or was too recent to trust (journal.Racy); checkpoints.json the
+// same way (autodev.JournalCache), and the encoded checkpoint list is kept
+// for as long as the journal and the entry HEAD is at are the same.
+
+// cachedTask is one task record as last read.
+type cachedTask struct {
+	key  journal.FileKey
+	at   time.Time // when it was read
+	task *nudge.Task
+	json []byte // as writeJSON encodes it, without the newline
+}
+
+type listCache struct {
+	tasksMu sync.Mutex
+	tasks   map[string]*cachedTask
+
+	// cpMu serializes the readers of the checkpoint journal, so that the
+	// journal generation a body is stored under is the one it was made
+	// from.
+	cpMu    sync.Mutex
+	journal autodev.JournalCache
+	cpKey   checkpointsKey
+	cpBody  []byte
+}
+
+type checkpointsKey struct {
+	gen                uint64
+	enabled, missing   bool
+	history, headIndex int
+	entries            int
+	head               string
+}
+
+// encodeOne is v as writeJSON writes it, without the final newline.
+func encodeOne(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// refreshTasks brings the cached records up to date with the files of
+// ws's tasks folder and returns them newest first.
+func (c *listCache) refreshTasks(ws *nudge.Workspace) ([]*cachedTask, error) {
+	dir := ws.Dir + "/tasks"
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if c.tasks == nil {
+		c.tasks = map[string]*cachedTask{}
+	}
+	seen := make(map[string]bool, len(ents))
+	out := make([]*cachedTask, 0, len(ents))
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || !refs.Task.Valid(id) {
+			continue
+		}
+		seen[id] = true
+		key, keyed := journal.StatKey(dir + "/" + e.Name())
+		if ct := c.tasks[id]; keyed && ct != nil && ct.key == key && key.Settled(ct.at) {
+			out = append(out, ct)
+			continue
+		}
+		at := time.Now()
+		t, err := ws.Load(id)
+		var unknown *nudge.UnknownTaskError
+		if errors.As(err, &unknown) {
+			delete(c.tasks, id) // removed meanwhile (drop)
+			continue
+		}
+		if err != nil {
+			delete(c.tasks, id)
+			return nil, err
+		}
+		b, err := encodeOne(t)
+		if err != nil {
+			return nil, err
+		}
+		ct := &cachedTask{task: t, json: b}
+		if after, ok := journal.StatKey(dir + "/" + e.Name()); keyed && ok && after == key {
+			ct.key, ct.at = key, at
+			c.tasks[id] = ct
+		} else {
+			delete(c.tasks, id) // changed while read: read it again next time
+		}
+		out = append(out, ct)
+	}
+	for id := range c.tasks {
+		if !seen[id] {
+			delete(c.tasks, id)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, _ := refs.Task.Number(out[i].task.ID)
+		b, _ := refs.Task.Number(out[j].task.ID)
+		return a > b
+	})
+	return out, nil
+}
+
+// listTasks is GET /api/nudge/tasks: git nudge list --json's array. It
+// settles (marks interrupted tasks) as the command does, but only when a
+// record asks for it.
+func (s *Server) listTasks(w http.ResponseWriter, r *http.Request) {
+	ws, err := nudge.OpenReadOnly(r.Context(), s.opts.Dir, s.opts.Now)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	c := &s.cache
+	c.tasksMu.Lock()
+	defer c.tasksMu.Unlock()
+	list, err := c.refreshTasks(ws)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	for _, ct := range list {
+		if ws.NeedsSettle(ct.task) {
+			if err := ws.Settle(r.Context()); err != nil {
+				failed(w, err)
+				return
+			}
+			if list, err = c.refreshTasks(ws); err != nil {
+				failed(w, err)
+				return
+			}
+			break
+		}
+	}
+	n := 2
+	for _, ct := range list {
+		n += len(ct.json) + 1
+	}
+	body := make([]byte, 0, n+1)
+	body = append(body, '[')
+	for i, ct := range list {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		body = append(body, ct.json...)
+	}
+	body = append(body, "]\n"...)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// autodevRead is the workspace for a read-only autodev request: its
+// LoadJournal answers from the server's cache.
+func (s *Server) autodevRead(r *http.Request) (*autodev.Workspace, error) {
+	ws, err := autodev.Open(r.Context(), s.opts.Dir, s.opts.Now)
+	if err != nil {
+		return nil, err
+	}
+	ws.UseJournalCache(&s.cache.journal)
+	return ws, nil
+}
+
+// checkpoints is GET /api/autodev/checkpoints: the restore list's --json.
+func (s *Server) checkpoints(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.autodevRead(r)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	c := &s.cache
+	c.cpMu.Lock()
+	defer c.cpMu.Unlock()
+	l, err := ws.List(r.Context())
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	key := checkpointsKey{gen: c.journal.Generation(), enabled: l.Enabled, missing: l.Missing,
+		history: l.History, headIndex: l.HeadIndex, entries: len(l.Entries), head: l.Head}
+	if c.cpBody == nil || key != c.cpKey {
+		var b []byte
+		var err error
+		if s.opts.Shapes.ListJSON != nil {
+			b, err = s.opts.Shapes.ListJSON(l)
+		} else {
+			b, err = encodeOne(s.opts.Shapes.List(l))
+		}
+		if err != nil {
+			failed(w, err)
+			return
+		}
+		c.cpKey, c.cpBody = key, append(b, '\n')
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(c.cpBody)
+}
+
+// status is GET /api/autodev/status: git autodev status --json.
+func (s *Server) status(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.autodevRead(r)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	s.cache.cpMu.Lock()
+	rep, err := ws.Status(r.Context())
+	s.cache.cpMu.Unlock()
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, s.opts.Shapes.Status(rep))
+}

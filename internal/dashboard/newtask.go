@@ -1,0 +1,82 @@
+package dashboard
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+)
+
+// TaskCommandPrefix is the git config section of the commands the tasks
+// page can start as a task: nudge.command.<name> = <shell command>. As
+// with New run, the page names a command; it never sends one.
+const TaskCommandPrefix = "nudge.command."
+
+// listTaskCommands is GET /api/nudge/commands: the configured commands
+// and whether the page may start them.
+func (s *Server) listTaskCommands(w http.ResponseWriter, r *http.Request) {
+	ws, err := nudge.OpenReadOnly(r.Context(), s.opts.Dir, s.opts.Now)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	cmds, err := configCommands(r.Context(), ws.Repo, TaskCommandPrefix)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	if cmds == nil {
+		cmds = []Command{}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"commands": cmds, "execution": !s.opts.NoExecution})
+}
+
+// newTask is POST /api/nudge/queue/{name}: git nudge queue -m <name> --
+// sh -c <command> for the command git config nudge.command.<name> holds.
+// The server's executor (the same Workspace.Work as git nudge work) runs
+// it within a second, or git nudge work does when it holds the queue;
+// stopping the server stops it with its process group. The answer is the
+// pending task's record, as git nudge queue --json prints it.
+func (s *Server) newTask(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if s.opts.NoExecution {
+		writeError(w, http.StatusConflict, &cli.Refusal{What: "cannot start a task from the page",
+			Reasons: []string{"the dashboard was started with --no-execution"}}, nil)
+		return
+	}
+	ws, err := nudge.Open(r.Context(), s.opts.Dir, s.opts.Now)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	cmds, err := configCommands(r.Context(), ws.Repo, TaskCommandPrefix)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	var cmd *Command
+	for i := range cmds {
+		if cmds[i].Name == name {
+			cmd = &cmds[i]
+		}
+	}
+	if cmd == nil {
+		writeError(w, http.StatusNotFound, fmt.Errorf("no command %q: git config %s%s '<command>' sets one", name, TaskCommandPrefix, name), nil)
+		return
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		writeError(w, http.StatusServiceUnavailable, errors.New("the dashboard is shutting down"), nil)
+		return
+	}
+	t, err := ws.Queue(r.Context(), nudge.QueueOptions{Note: name, Command: []string{"sh", "-c", cmd.Command}})
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, t)
+}
