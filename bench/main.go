@@ -141,7 +141,11 @@ func (b *bench) run() error {
 		if err := b.restore(dir, n); err != nil {
 			return err
 		}
+		if err := b.save(dir, n); err != nil {
+			return err
+		}
 	}
+	b.saveRatio(sizes)
 	if len(sizes) >= 2 {
 		small, large := applyBySize[sizes[0]], applyBySize[sizes[len(sizes)-1]]
 		if small.ours.median() > 0 {
@@ -696,4 +700,52 @@ git reset -q --hard`
 	b.rows = append(b.rows, row{name: fmt.Sprintf("git nudge list, %d tasks", n), ours: got[0], base: got[1],
 		baseName: fmt.Sprintf("git stash list, %d entries", n), target: "<= 1.5x"})
 	return nil
+}
+
+// saveBySize holds the save rows by repository size, for saveRatio.
+var saveBySize = map[int]row{}
+
+// save: git nudge save of an applied 10-file task vs git commit of the
+// same 10 files staged (for information; the target is saveRatio's).
+func (b *bench) save(dir string, n int) error {
+	task := func(seed int64) func(int) error {
+		return func(i int) error {
+			if err := b.edit(dir, n, 10, seed+int64(i), false); err != nil {
+				return err
+			}
+			return b.must(dir, `set -e
+git add -A && git commit -qm task && res=$(git rev-parse HEAD) && git reset -q --hard HEAD~1
+id=$(git nudge snapshot --json | sed -n 's/.*"id": *"\(t[0-9]*\)".*/\1/p' | head -1)
+git nudge capture "$id" --from "$res" >/dev/null && git nudge apply "$id" >/dev/null`)
+		}
+	}
+	staged := func(seed int64) func(int) error {
+		return func(i int) error {
+			if err := b.edit(dir, n, 10, seed+int64(i), false); err != nil {
+				return err
+			}
+			return b.must(dir, "git add -u")
+		}
+	}
+	got, err := b.alternate(dir,
+		step{prep: task(500), cmd: "git nudge save -m 'bench save' >/dev/null"},
+		step{prep: staged(600), cmd: "git commit -q -m 'bench commit'"})
+	if err != nil {
+		return err
+	}
+	r := row{name: fmt.Sprintf("save of 10 files, %d files", n), ours: got[0], base: got[1], baseName: "git commit -q (10 files staged)", target: "(info)"}
+	saveBySize[n] = r
+	b.rows = append(b.rows, r)
+	return nil
+}
+
+// saveRatio: the same 10-file save in the largest repository vs the
+// smallest (save follows the patch, not the repository).
+func (b *bench) saveRatio(sizes []int) {
+	if len(sizes) < 2 {
+		return
+	}
+	small, large := saveBySize[sizes[0]], saveBySize[sizes[len(sizes)-1]]
+	b.rows = append(b.rows, row{name: fmt.Sprintf("save of 10 files, %d vs %d files", sizes[len(sizes)-1], sizes[0]),
+		ours: large.ours, base: small.ours, baseName: fmt.Sprintf("same in %d", sizes[0]), target: "<= 1.5x"})
 }
