@@ -35,6 +35,7 @@ var (
 	listN      = flag.Int("checkpoints", 10000, "checkpoints in the journal for the restore-list measurement")
 	diffMB     = flag.Int("diffmb", 500, "size in MB of the change whose bounded diff is measured (0: skip)")
 	bulkN      = flag.Int("bulk", 2000, "files added to one folder for the undo-vs-apply measurement (0: skip)")
+	tasksN     = flag.Int("tasks", 1000, "tasks in the workspace for the git nudge list measurement (0: skip)")
 )
 
 func main() {
@@ -140,7 +141,11 @@ func (b *bench) run() error {
 		if err := b.restore(dir, n); err != nil {
 			return err
 		}
+		if err := b.save(dir, n); err != nil {
+			return err
+		}
 	}
+	b.saveRatio(sizes)
 	if len(sizes) >= 2 {
 		small, large := applyBySize[sizes[0]], applyBySize[sizes[len(sizes)-1]]
 		if small.ours.median() > 0 {
@@ -155,6 +160,11 @@ func (b *bench) run() error {
 	}
 	if err := b.list(sizes[0]); err != nil {
 		return err
+	}
+	if *tasksN > 0 {
+		if err := b.taskList(*tasksN); err != nil {
+			return err
+		}
 	}
 	if *bulkN > 0 {
 		if err := b.bulkUndo(filepath.Join(b.work, fmt.Sprintf("repo-%d", sizes[0])), *bulkN); err != nil {
@@ -399,7 +409,7 @@ func (b *bench) restore(dir string, n int) error {
 		return err
 	}
 	ours, base := got[0], got[1]
-	b.rows = append(b.rows, row{name: fmt.Sprintf("restore <id>, %d files", n), ours: ours, base: base, baseName: "git stash -u && git reset --hard", target: "(info)"})
+	b.rows = append(b.rows, row{name: fmt.Sprintf("restore <id>, %d files", n), ours: ours, base: base, baseName: "git stash -u && git reset --hard", target: "<= 1.0x"})
 	return nil
 }
 
@@ -641,4 +651,101 @@ echo "$id" >../task-bigdiff`
 	b.rows = append(b.rows, row{name: fmt.Sprintf("diff of a %d MB change, first 1 MiB", mb), ours: got[0], base: got[1],
 		baseName: "git diff-tree -p, first 1 MiB (head -c)", target: "< 1 s"})
 	return nil
+}
+
+// taskList: git nudge list of n tasks vs git stash list of n entries. The
+// tasks are copies of one real record (a 10-file patch, applied, so its
+// undo record is filled in) under other ids, notes and states.
+func (b *bench) taskList(n int) error {
+	dir := filepath.Join(b.work, "tasklist")
+	fmt.Fprintf(os.Stderr, "generating %d tasks and %d stash entries\n", n, n)
+	script := `set -e
+rm -rf ` + dir + ` && git init -q ` + dir + ` && cd ` + dir + `
+i=0; while [ $i -lt 30 ]; do echo "line $i" > f$i.txt; i=$((i+1)); done
+git add -A && git commit -qm base
+git nudge run -m 'edit ten files' -- sh -c 'for i in 0 1 2 3 4 5 6 7 8 9; do echo x >> f$i.txt; done; echo n > new.txt' >/dev/null
+git nudge apply t1 >/dev/null`
+	if err := b.must(b.work, script); err != nil {
+		return err
+	}
+	tasks := filepath.Join(dir, ".nudgethis", "tasks")
+	rec, err := os.ReadFile(filepath.Join(tasks, "t1.json"))
+	if err != nil {
+		return err
+	}
+	states := []string{"ready", "undone", "applied", "saved", "failed"}
+	for i := 2; i <= n; i++ {
+		r := strings.Replace(string(rec), `"id": "t1"`, fmt.Sprintf(`"id": "t%d"`, i), 1)
+		r = strings.Replace(r, `"state": "applied"`, `"state": "`+states[i%len(states)]+`"`, 1)
+		r = strings.Replace(r, `"note": "edit ten files"`, fmt.Sprintf(`"note": "task number %d"`, i), 1)
+		if err := os.WriteFile(filepath.Join(tasks, fmt.Sprintf("t%d.json", i)), []byte(r), 0o644); err != nil {
+			return err
+		}
+	}
+	sdir := filepath.Join(b.work, "stashlist")
+	script = `set -e
+rm -rf ` + sdir + ` && git init -q ` + sdir + ` && cd ` + sdir + `
+echo base > f.txt && git add -A && git commit -qm base
+i=0; while [ $i -lt ` + strconv.Itoa(n) + ` ]; do echo "wip $i" >> f.txt; git stash store -m "wip $i" "$(git stash create)"; i=$((i+1)); done
+git reset -q --hard`
+	if err := b.must(b.work, script); err != nil {
+		return err
+	}
+	got, err := b.alternate(dir,
+		step{cmd: "git nudge list >/dev/null"},
+		step{cmd: "cd " + sdir + " && git stash list >/dev/null"})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("git nudge list, %d tasks", n), ours: got[0], base: got[1],
+		baseName: fmt.Sprintf("git stash list, %d entries", n), target: "<= 1.5x"})
+	return nil
+}
+
+// saveBySize holds the save rows by repository size, for saveRatio.
+var saveBySize = map[int]row{}
+
+// save: git nudge save of an applied 10-file task vs git commit of the
+// same 10 files staged (for information; the target is saveRatio's).
+func (b *bench) save(dir string, n int) error {
+	task := func(seed int64) func(int) error {
+		return func(i int) error {
+			if err := b.edit(dir, n, 10, seed+int64(i), false); err != nil {
+				return err
+			}
+			return b.must(dir, `set -e
+git add -A && git commit -qm task && res=$(git rev-parse HEAD) && git reset -q --hard HEAD~1
+id=$(git nudge snapshot --json | sed -n 's/.*"id": *"\(t[0-9]*\)".*/\1/p' | head -1)
+git nudge capture "$id" --from "$res" >/dev/null && git nudge apply "$id" >/dev/null`)
+		}
+	}
+	staged := func(seed int64) func(int) error {
+		return func(i int) error {
+			if err := b.edit(dir, n, 10, seed+int64(i), false); err != nil {
+				return err
+			}
+			return b.must(dir, "git add -u")
+		}
+	}
+	got, err := b.alternate(dir,
+		step{prep: task(500), cmd: "git nudge save -m 'bench save' >/dev/null"},
+		step{prep: staged(600), cmd: "git commit -q -m 'bench commit'"})
+	if err != nil {
+		return err
+	}
+	r := row{name: fmt.Sprintf("save of 10 files, %d files", n), ours: got[0], base: got[1], baseName: "git commit -q (10 files staged)", target: "(info)"}
+	saveBySize[n] = r
+	b.rows = append(b.rows, r)
+	return nil
+}
+
+// saveRatio: the same 10-file save in the largest repository vs the
+// smallest (save follows the patch, not the repository).
+func (b *bench) saveRatio(sizes []int) {
+	if len(sizes) < 2 {
+		return
+	}
+	small, large := saveBySize[sizes[0]], saveBySize[sizes[len(sizes)-1]]
+	b.rows = append(b.rows, row{name: fmt.Sprintf("save of 10 files, %d vs %d files", sizes[len(sizes)-1], sizes[0]),
+		ours: large.ours, base: small.ours, baseName: fmt.Sprintf("same in %d", sizes[0]), target: "<= 1.5x"})
 }

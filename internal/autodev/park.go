@@ -32,6 +32,12 @@ func (ws *Workspace) parkTree(ctx context.Context, head git.Head, headTree, labe
 		return Parked{}, err
 	}
 	defer c.discard()
+	return ws.parkCaptured(ctx, c, head, label, prefix, branchWhenClean)
+}
+
+// parkCaptured is parkTree for a work tree already captured as c.
+func (ws *Workspace) parkCaptured(ctx context.Context, c *capture, head git.Head, label, prefix string, branchWhenClean bool) (Parked, error) {
+	var err error
 	// Parked work is brought back with its index (SPEC 3.4), so the index
 	// is recorded whenever it differs from the work tree (rule 1.12).
 	indexTree := ""

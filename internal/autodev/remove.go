@@ -20,11 +20,11 @@ func (ws *Workspace) removeParkedUntracked(ctx context.Context, target, parkedCo
 	if len(untracked) == 0 || parkedCommit == "" {
 		return nil, nil
 	}
-	inTarget, err := ws.Repo.TreePaths(ctx, target)
+	inTarget, err := ws.filesIn(ctx, target, untracked)
 	if err != nil {
 		return nil, err
 	}
-	inParked, err := ws.Repo.TreePaths(ctx, parkedCommit)
+	inParked, err := ws.filesIn(ctx, parkedCommit, untracked)
 	if err != nil {
 		return nil, err
 	}

@@ -91,13 +91,28 @@ func (ws *Workspace) RestoreWith(ctx context.Context, id string, opts RestoreOpt
 	if err != nil {
 		return res, err
 	}
-	if undo != nil {
-		res.Unchanged, err = ws.undoneAlready(ctx, undo)
-	} else {
-		res.Unchanged, err = ws.alreadyAt(ctx, target)
-	}
-	if err != nil || res.Unchanged {
+	head, headTree, err := ws.Repo.HeadTree(ctx)
+	if err != nil {
 		return res, err
+	}
+	// The work tree is captured once (it is the big cost at scale): that
+	// capture tells whether the restore would change anything, which
+	// ignored files are in the way, what is parked and which untracked
+	// files were parked.
+	var c *capture
+	defer func() { c.discard() }()
+	if undo != nil && head.Commit == undo.Base || undo == nil && head.Commit != "" && head.Commit == target.Commit {
+		if c, err = ws.captureTree(ctx, head, headTree); err != nil {
+			return res, err
+		}
+		if undo != nil {
+			res.Unchanged = undoneBy(c, undo)
+		} else {
+			res.Unchanged = c.Clean && !c.staged()
+		}
+		if res.Unchanged {
+			return res, nil
+		}
 	}
 	if err := ws.checkBranch(ctx, target, opts.AnyBranch); err != nil {
 		return res, err
@@ -108,12 +123,15 @@ func (ws *Workspace) RestoreWith(ctx context.Context, id string, opts RestoreOpt
 	if err := ws.guardReset(ctx, target); err != nil {
 		return res, err
 	}
-	head, headTree, err := ws.Repo.HeadTree(ctx)
-	if err != nil {
+	if c == nil {
+		if c, err = ws.captureTree(ctx, head, headTree); err != nil {
+			return res, &RestoreError{Reason: "could not park the uncommitted work: " + flat(err) + "; nothing was reset: your work is still in the work tree", Err: err}
+		}
+	}
+	if err := ws.guardIgnored(ctx, c, target); err != nil {
 		return res, err
 	}
-
-	untracked, parked, err := ws.parkBeforeRestore(ctx, head, headTree, target)
+	untracked, parked, err := ws.parkBeforeRestore(ctx, c, head, target)
 	if err != nil {
 		return res, err
 	}
@@ -222,21 +240,6 @@ func resolveTarget(j *Journal, id string) (Entry, error) {
 	return Entry{}, &RestoreError{Reason: reason}
 }
 
-// alreadyAt reports whether restoring target would change nothing: HEAD
-// is at its commit and the work tree is clean (as a checkpoint sees it).
-func (ws *Workspace) alreadyAt(ctx context.Context, target Entry) (bool, error) {
-	head, headTree, err := ws.Repo.HeadTree(ctx)
-	if err != nil || head.Commit == "" || head.Commit != target.Commit {
-		return false, err
-	}
-	c, err := ws.captureTree(ctx, head, headTree)
-	if err != nil {
-		return false, err
-	}
-	c.discard()
-	return c.Clean && !c.staged(), nil
-}
-
 // verifyTarget refuses a checkpoint whose commit the object store lacks.
 func (ws *Workspace) verifyTarget(ctx context.Context, target Entry) error {
 	_, ok, err := ws.Repo.ResolveCommit(ctx, target.Commit)
@@ -266,7 +269,13 @@ func (ws *Workspace) guardReset(ctx context.Context, target Entry) error {
 	if len(hidden) > 0 {
 		return &RestoreError{Reason: fmt.Sprintf("%s marked assume-unchanged or skip-worktree but edited in the work tree (%s); parking cannot see those edits and the reset would overwrite them: clear the mark (git update-index --no-assume-unchanged / --no-skip-worktree) or save the files elsewhere, then restore again; nothing was changed", plural(len(hidden), "file is", "files are"), strings.Join(quoteAll(hidden), ", "))}
 	}
-	inWay, err := ws.Repo.IgnoredInTheWay(ctx, target.Commit, excluded...)
+	return nil
+}
+
+// guardIgnored is the last of guardReset's refusals, for a work tree
+// captured as c: ignored files where the checkpoint has files.
+func (ws *Workspace) guardIgnored(ctx context.Context, c *capture, target Entry) error {
+	inWay, err := ws.ignoredInTheWay(ctx, c, target.Commit)
 	if err != nil {
 		return err
 	}
@@ -299,15 +308,15 @@ func quoteAll(paths []string) []string {
 	return out
 }
 
-// parkBeforeRestore is step 3: list the untracked files (before the
-// capture, so nothing appearing later can count as parked), then commit
-// the uncommitted work onto autodev/pre-restore-<time>.
-func (ws *Workspace) parkBeforeRestore(ctx context.Context, head git.Head, headTree string, target Entry) ([]string, Parked, error) {
-	untracked, err := ws.Repo.UntrackedFiles(ctx, excluded...)
+// parkBeforeRestore is step 3: commit the captured work onto
+// autodev/pre-restore-<time>, and list the untracked files that went into
+// it (only those may be removed after the reset).
+func (ws *Workspace) parkBeforeRestore(ctx context.Context, c *capture, head git.Head, target Entry) ([]string, Parked, error) {
+	untracked, err := ws.parkedUntracked(ctx, c)
 	if err != nil {
 		return nil, Parked{}, &RestoreError{Reason: "could not list the untracked files: " + flat(err) + "; nothing was changed", Err: err}
 	}
-	p, err := ws.parkTree(ctx, head, headTree, PreRestoreLabel(target), PreRestorePrefix, false)
+	p, err := ws.parkCaptured(ctx, c, head, PreRestoreLabel(target), PreRestorePrefix, false)
 	if err != nil {
 		return nil, Parked{}, &RestoreError{Reason: "could not park the uncommitted work: " + flat(err) + "; nothing was reset: your work is still in the work tree", Err: err}
 	}

@@ -69,23 +69,15 @@ func (ws *Workspace) planUndo(ctx context.Context, target Entry) (*undoPlan, err
 	return p, nil
 }
 
-// undoneAlready reports whether the state the plan brings back is the
-// state now: HEAD at the base, the work tree and the index as parked.
-func (ws *Workspace) undoneAlready(ctx context.Context, p *undoPlan) (bool, error) {
-	head, headTree, err := ws.Repo.HeadTree(ctx)
-	if err != nil || head.Commit != p.Base {
-		return false, err
-	}
-	c, err := ws.captureTree(ctx, head, headTree)
-	if err != nil {
-		return false, err
-	}
-	c.discard()
+// undoneBy reports whether the state the plan brings back is the state of
+// the work tree captured as c (taken with HEAD at the plan's base): the
+// work tree and the index as parked.
+func undoneBy(c *capture, p *undoPlan) bool {
 	index := c.IndexTree
 	if index == "" {
 		index = c.Tree
 	}
-	return c.Tree == p.Tree && index == p.IndexTree, nil
+	return c.Tree == p.Tree && index == p.IndexTree
 }
 
 // finishUndo runs after the reset to the parked commit: HEAD (the branch,

@@ -201,41 +201,30 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 			Next:    "Set your identity, then run git nudge save again:\n  git config --global user.name \"Your Name\"\n  git config --global user.email \"you@example.com\""}
 	}
 
-	// Build the tree: HEAD's tree plus exactly the saved paths.
-	ix, removeIndex, err := r.PrivateIndex("nudge-save")
-	if err != nil {
-		return rep, err
-	}
-	defer removeIndex()
-	base := r.EmptyTree()
+	// Build the tree: HEAD's tree plus exactly the saved paths, edited in
+	// place (only the folders on those paths are read and written), so
+	// that a save costs what its paths cost, not what the repository does.
+	base := ""
 	if !head.Unborn() {
-		base = head.Commit
+		base = head.Commit + "^{tree}"
 	}
-	if err := r.ReadTree(ctx, ix, base); err != nil {
-		return rep, err
-	}
-	entries := make([]git.IndexEntry, 0, len(paths))
+	edits := make([]git.TreeEdit, 0, len(paths))
 	for _, p := range paths {
 		st := want[p]
-		entries = append(entries, git.IndexEntry{Path: p, Mode: deref(st.Mode), Blob: deref(st.Blob)})
+		e := git.TreeEdit{Path: p, Mode: deref(st.Mode), Object: deref(st.Blob)}
+		if e.Object == "" {
+			e.Mode = "" // no blob: the path is removed (as update-index did)
+		}
+		edits = append(edits, e)
 	}
-	if err := r.UpdateIndexEntries(ctx, ix, entries); err != nil {
-		return rep, err
-	}
-	tree, err := r.WriteTree(ctx, ix)
+	tree, headTree, err := r.EditTree(ctx, base, edits)
 	if err != nil {
 		return rep, err
 	}
-	if !head.Unborn() {
-		headTree, err := r.TreeOf(ctx, head.Commit)
-		if err != nil {
-			return rep, err
-		}
-		if headTree == tree {
-			return rep, &RefusedError{What: "cannot save",
-				Reasons: []string{"HEAD already holds these files exactly as applied (were they committed by hand?), so a save would be an empty commit"},
-				Next:    "Nothing was committed. git nudge drop --force ID forgets such a task and leaves the files as they are."}
-		}
+	if !head.Unborn() && headTree == tree {
+		return rep, &RefusedError{What: "cannot save",
+			Reasons: []string{"HEAD already holds these files exactly as applied (were they committed by hand?), so a save would be an empty commit"},
+			Next:    "Nothing was committed. git nudge drop --force ID forgets such a task and leaves the files as they are."}
 	}
 	ids := make([]string, len(tasks))
 	for i, t := range tasks {
@@ -397,12 +386,21 @@ func (w *Workspace) settleSaves(ctx context.Context) ([]string, error) {
 // tasks that cannot be saved.
 func (w *Workspace) saveCandidates(head git.Head, ids []string, refuse *RefusedError) ([]*Task, error) {
 	if len(ids) == 0 {
-		all, err := w.List()
+		// Only applied tasks can be saved: the others are read no
+		// further than their summary.
+		all, err := w.Summaries()
 		if err != nil {
 			return nil, err
 		}
 		var out []*Task
-		for _, t := range all {
+		for _, s := range all {
+			if s.State != StateApplied {
+				continue
+			}
+			t, err := w.Load(s.ID)
+			if err != nil {
+				return nil, err
+			}
 			if t.State == StateApplied && t.SavedIn == nil && t.Undo != nil && deref(t.Undo.Branch) == head.Branch {
 				out = append(out, t)
 			}

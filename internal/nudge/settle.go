@@ -54,13 +54,22 @@ func (w *Workspace) busy(id string) bool {
 // started still runs and keeps the task's lock: then it returns that
 // git-nudge pid and the command's pid (0 when unknown).
 func (w *Workspace) Orphaned(t *Task) (nudgePID, commandPID int, ok bool) {
-	if t.PID == nil || !proc.Gone(*t.PID) || !w.busy(t.ID) {
+	return w.orphaned(t.ID, t.PID, t.CommandPID)
+}
+
+// OrphanedSummary is Orphaned for a task read as a summary.
+func (w *Workspace) OrphanedSummary(s *TaskSummary) (nudgePID, commandPID int, ok bool) {
+	return w.orphaned(s.ID, s.PID, s.CommandPID)
+}
+
+func (w *Workspace) orphaned(id string, pid, cmdPID *int) (nudgePID, commandPID int, ok bool) {
+	if pid == nil || !proc.Gone(*pid) || !w.busy(id) {
 		return 0, 0, false
 	}
-	if t.CommandPID != nil {
-		commandPID = *t.CommandPID
+	if cmdPID != nil {
+		commandPID = *cmdPID
 	}
-	return *t.PID, commandPID, true
+	return *pid, commandPID, true
 }
 
 // busyReason is the refusal reason for a task a live process is

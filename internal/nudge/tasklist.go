@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -34,6 +35,27 @@ var unsettledStates = [][]byte{
 	[]byte(`"` + StateApplying + `"`), []byte(`"` + StateUndoing + `"`),
 }
 
+// ingQuote ends each of unsettledStates.
+var ingQuote = []byte(`ing"`)
+
+// mayBeUnsettled reports whether one of unsettledStates appears in data:
+// one search for what ends them all, then a look at what precedes.
+func mayBeUnsettled(data []byte) bool {
+	for i := 0; ; {
+		j := bytes.Index(data[i:], ingQuote)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(ingQuote)
+		for _, s := range unsettledStates {
+			if end >= len(s) && bytes.Equal(data[end-len(s):end], s) {
+				return true
+			}
+		}
+		i += j + 1
+	}
+}
+
 // unsettled loads the records that may be in a state Reconcile settles.
 // Every command runs it, so a record is only decoded when its bytes hold
 // one of those state names: the cost stays that of reading the files, not
@@ -44,22 +66,16 @@ func (w *Workspace) unsettled() ([]*Task, error) {
 		return nil, err
 	}
 	var tasks []*Task
+	var data []byte
 	for _, id := range ids {
-		data, err := os.ReadFile(w.TaskPath(id))
+		data, err = journal.ReadFile(w.TaskPath(id), data)
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
 			return nil, err
 		}
-		maybe := false
-		for _, s := range unsettledStates {
-			if bytes.Contains(data, s) {
-				maybe = true
-				break
-			}
-		}
-		if !maybe {
+		if !mayBeUnsettled(data) {
 			continue
 		}
 		t, err := w.Load(id)

@@ -1,6 +1,7 @@
 package nudgecmd
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -37,36 +38,47 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	for _, n := range pending {
 		env.Warnf("git nudge: warning: %s\n", n)
 	}
-	tasks, err := w.List()
-	if err != nil {
-		return err
-	}
 	if c.JSON {
+		// The whole records, as show prints them.
+		tasks, err := w.List()
+		if err != nil {
+			return err
+		}
 		if tasks == nil {
 			tasks = []*nudge.Task{}
 		}
 		return env.JSON(tasks)
 	}
+	// The table needs a few fields of each record: read only those.
+	tasks, err := w.Summaries()
+	if err != nil {
+		return err
+	}
 	if len(tasks) == 0 {
 		env.Printf("No tasks yet: git nudge snapshot or git nudge run -- CMD makes one.\n")
 		return nil
 	}
-	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	// One write for the table, not one per cell.
+	var buf bytes.Buffer
+	tw := tabwriter.NewWriter(&buf, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tAGE\tFILES\tBRANCH\tNOTE")
 	now := env.Now()
 	for _, t := range tasks {
 		files := "-"
-		if t.Result != nil {
-			files = fmt.Sprint(len(t.Files))
+		if t.HasResult {
+			files = fmt.Sprint(t.Files)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, stateWithValidation(t), age(now.Sub(t.Created)),
-			files, pathenc.Text(branchLabel(t.Branch)), pathenc.Text(oneLine(noteOrCommand(t))))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, stateText(t.State, t.Validation), age(now.Sub(t.Created)),
+			files, pathenc.Text(branchLabel(t.Branch)), pathenc.Text(oneLine(noteOrCommand(t.Note, t.Command))))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if _, err := env.Stdout.Write(buf.Bytes()); err != nil {
+		return err
+	}
 	for _, t := range tasks {
-		if nudgePID, cmdPID, ok := w.Orphaned(t); ok {
+		if nudgePID, cmdPID, ok := w.OrphanedSummary(t); ok {
 			who := "a process it started"
 			if cmdPID > 0 {
 				who = fmt.Sprintf("its command (pid %d) or a process that command started", cmdPID)
@@ -81,11 +93,21 @@ func (c *ListCmd) Run(env *cli.Env) error {
 // stateWithValidation is a task's state for list, with how its
 // validation went: "ready (validation failed)".
 func stateWithValidation(t *nudge.Task) string {
-	s := nudge.StateLabel(t.State)
-	if t.Validation == nil || t.State == nudge.StateValidating {
+	v := ""
+	if t.Validation != nil {
+		v = t.Validation.State
+	}
+	return stateText(t.State, v)
+}
+
+// stateText is stateWithValidation for a state and the state of the
+// task's validation ("" when none).
+func stateText(state, validation string) string {
+	s := nudge.StateLabel(state)
+	if state == nudge.StateValidating {
 		return s
 	}
-	switch t.Validation.State {
+	switch validation {
 	case nudge.ValidationPassed:
 		return s + " (validated)"
 	case nudge.ValidationFailed:
@@ -96,12 +118,12 @@ func stateWithValidation(t *nudge.Task) string {
 	return s
 }
 
-func noteOrCommand(t *nudge.Task) string {
-	if t.Note != "" {
-		return t.Note
+func noteOrCommand(note string, command []string) string {
+	if note != "" {
+		return note
 	}
-	if len(t.Command) > 0 {
-		return "$ " + strings.Join(t.Command, " ")
+	if len(command) > 0 {
+		return "$ " + strings.Join(command, " ")
 	}
 	return ""
 }
