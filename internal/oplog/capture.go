@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
@@ -25,7 +26,7 @@ type state struct {
 	head     string
 	refs     map[string]string
 	journals map[string][]byte
-	index    []byte
+	index    *git.IndexFile
 	files    map[string]*File
 }
 
@@ -42,13 +43,14 @@ func journalFiles(top string) []string {
 	return fs
 }
 
-func (l *Log) read(ctx context.Context, paths []string) (*state, error) {
+// read reads what a command may change. prev, when set, is the index
+// read before the command: kept when its file was not replaced.
+func (l *Log) read(ctx context.Context, paths []string, prev *git.IndexFile) (*state, error) {
 	s := &state{journals: map[string][]byte{}, files: map[string]*File{}}
 	var err error
-	if s.refs, err = l.Repo.RefsUnder(ctx, refPrefixes...); err != nil {
-		return nil, err
-	}
-	if s.head, err = l.Repo.HeadTargetKnowing(ctx, s.refs); err != nil {
+	// Read from the ref files in this process where possible (no git
+	// process: recording must cost next to nothing).
+	if s.refs, s.head, err = l.Repo.RefsAndHead(ctx, refPrefixes...); err != nil {
 		return nil, err
 	}
 	for n := range s.refs {
@@ -61,7 +63,9 @@ func (l *Log) read(ctx context.Context, paths []string) (*state, error) {
 			s.journals[j] = b
 		}
 	}
-	if s.index, err = l.Repo.ReadIndexBytes(); err != nil {
+	if prev != nil && prev.Unchanged(l.Repo) {
+		s.index = prev
+	} else if s.index, err = l.Repo.ReadIndexFile(); err != nil {
 		return nil, err
 	}
 	if err := l.readFiles(ctx, paths, s.files); err != nil {
@@ -70,7 +74,8 @@ func (l *Log) read(ctx context.Context, paths []string) (*state, error) {
 	return s, nil
 }
 
-// readFiles records each path's mode and raw bytes (written as blobs).
+// readFiles records each path's mode and raw bytes (written as blobs, in
+// this process where it can: see git.WriteObjects).
 func (l *Log) readFiles(ctx context.Context, paths []string, into map[string]*File) error {
 	if len(paths) == 0 {
 		return nil
@@ -80,7 +85,8 @@ func (l *Log) readFiles(ctx context.Context, paths []string, into map[string]*Fi
 		return err
 	}
 	defer t.Close()
-	var hash []string
+	var datas [][]byte
+	var sets []*File
 	for _, p := range paths {
 		if _, ok := into[p]; ok {
 			continue
@@ -94,32 +100,36 @@ func (l *Log) readFiles(ctx context.Context, paths []string, into map[string]*Fi
 		case worktree.Absent:
 			into[p] = nil
 		case worktree.File:
-			mode := "100644"
+			mode := git.ModeFile
 			if e.Exec {
-				mode = "100755"
+				mode = git.ModeExec
 			}
-			into[p] = &File{Mode: mode}
-			hash = append(hash, p)
+			b, err := os.ReadFile(filepath.Join(l.Repo.WorkTree, p))
+			if err != nil {
+				into[p] = &File{Mode: "unreadable"}
+				continue
+			}
+			f := &File{Mode: mode}
+			into[p] = f
+			datas, sets = append(datas, b), append(sets, f)
 		case worktree.Symlink:
 			target, err := os.Readlink(filepath.Join(l.Repo.WorkTree, p))
 			if err != nil {
 				return err
 			}
-			id, err := l.Repo.WriteBlob(ctx, []byte(target))
-			if err != nil {
-				return err
-			}
-			into[p] = &File{Mode: "120000", Blob: id}
+			f := &File{Mode: git.ModeSymlink}
+			into[p] = f
+			datas, sets = append(datas, []byte(target)), append(sets, f)
 		default:
 			into[p] = &File{Mode: "040000"}
 		}
 	}
-	ids, err := l.Repo.HashFilesRaw(ctx, hash, true)
+	ids, err := l.Repo.WriteBlobsData(ctx, datas)
 	if err != nil {
 		return err
 	}
-	for i, p := range hash {
-		into[p].Blob = ids[i]
+	for i, f := range sets {
+		f.Blob = ids[i]
 	}
 	return nil
 }
@@ -158,7 +168,7 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 		}
 		paths = append(paths, dirty...)
 	}
-	before, err := l.read(ctx, paths)
+	before, err := l.read(ctx, paths, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -174,8 +184,8 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 	for _, p := range sortedKeys(before.files) {
 		op.Files = append(op.Files, fileChange(p, before.files[p], nil))
 	}
-	if before.index != nil {
-		op.Index = &BlobChange{File: "index", Old: l.Repo.BlobID(before.index)}
+	if before.index.Tree != "" {
+		op.Index = &BlobChange{File: "index", OldTree: before.index.Tree}
 	}
 	rec := &Recording{log: l, spec: spec, op: op, before: before, dirty: dirty}
 	if err := l.writePending(rec); err != nil {
@@ -251,7 +261,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	for p := range r.before.files {
 		paths = append(paths, p)
 	}
-	after, err := l.read(ctx, paths)
+	after, err := l.read(ctx, paths, r.before.index)
 	if err != nil {
 		return err
 	}
@@ -345,23 +355,20 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 			sets = append(sets, &op.Journals[i].New)
 		}
 	}
-	if !bytes.Equal(r.before.index, after.index) {
-		c := &BlobChange{File: "index"}
-		if r.before.index != nil {
-			datas = append(datas, r.before.index)
-			sets = append(sets, &c.Old)
-		}
-		if after.index != nil {
-			datas = append(datas, after.index)
-			sets = append(sets, &c.New)
-		}
+	if c := l.indexChange(ctx, r.before.index, after.index); c != nil {
 		op.Index = c
-		for _, ix := range [][]byte{r.before.index, after.index} {
-			if ix == nil {
-				continue
-			}
-			if t, err := l.Repo.IndexBytesTree(ctx, ix); err == nil {
-				op.Pins = append(op.Pins, t)
+		if c.OldTree == "" && c.NewTree == "" {
+			// Kept as bytes: their entries stay reachable through the
+			// trees written from them.
+			for i, ix := range []*git.IndexFile{r.before.index, after.index} {
+				if ix.Absent {
+					continue
+				}
+				datas = append(datas, ix.Data)
+				sets = append(sets, []*string{&c.Old, &c.New}[i])
+				if t, err := l.Repo.IndexBytesTree(ctx, ix.Data); err == nil {
+					op.Pins = append(op.Pins, t)
+				}
 			}
 		}
 	}
@@ -397,6 +404,42 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 		return err
 	}
 	return l.prune(ctx, op.ID)
+}
+
+// indexChange is the index's change between b and a (nil: none): as trees
+// when both hold only what a tree can (stat data aside, which git
+// refreshes), else as the files' bytes (Old/New, filled by the caller).
+func (l *Log) indexChange(ctx context.Context, b, a *git.IndexFile) *BlobChange {
+	if b == a {
+		return nil
+	}
+	if b.Plain && a.Plain {
+		bt, err1 := l.indexTree(ctx, b)
+		at, err2 := l.indexTree(ctx, a)
+		if err1 == nil && err2 == nil {
+			if bt == at {
+				return nil
+			}
+			return &BlobChange{File: "index", OldTree: bt, NewTree: at}
+		}
+	}
+	if b.Absent == a.Absent && bytes.Equal(b.Data, a.Data) {
+		return nil
+	}
+	return &BlobChange{File: "index"}
+}
+
+// indexTree is the tree of an index read: its cache-tree's when valid,
+// else written by git from its bytes.
+func (l *Log) indexTree(ctx context.Context, ix *git.IndexFile) (string, error) {
+	if ix.Tree != "" {
+		return ix.Tree, nil
+	}
+	t, err := l.Repo.IndexBytesTree(ctx, ix.Data)
+	if err == nil {
+		ix.Tree = t
+	}
+	return t, err
 }
 
 func firstLine(s string) string {

@@ -37,11 +37,7 @@ type Holds struct {
 // compare lists, for each change, what holds now.
 func (l *Log) compare(ctx context.Context, op *Op, pending bool) ([]Holds, error) {
 	var out []Holds
-	cur, err := l.Repo.RefsUnder(ctx, refPrefixes...)
-	if err != nil {
-		return nil, err
-	}
-	head, err := l.Repo.HeadTarget(ctx)
+	cur, head, err := l.Repo.RefsAndHead(ctx, refPrefixes...)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +64,13 @@ func (l *Log) compare(ctx context.Context, op *Op, pending bool) ([]Holds, error
 		}
 		out = append(out, Holds{What: "journal " + j.File, Now: which(now, j.Old, j.New, pending)})
 	}
-	if op.Index != nil {
+	if op.Index != nil && op.Index.Trees() {
+		now := ""
+		if ix, err := l.Repo.ReadIndexFile(); err == nil && ix.Plain {
+			now, _ = l.indexTree(ctx, ix)
+		}
+		out = append(out, Holds{What: "index", Now: which(now, op.Index.OldTree, op.Index.NewTree, pending)})
+	} else if op.Index != nil {
 		now := ""
 		if b, err := l.Repo.ReadIndexBytes(); err == nil && b != nil {
 			now = l.Repo.BlobID(b)
@@ -182,7 +184,7 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 		inv.Journals = append(inv.Journals, BlobChange{File: j.File, Old: j.New, New: j.Old})
 	}
 	if target.Index != nil {
-		inv.Index = &BlobChange{File: "index", Old: target.Index.New, New: target.Index.Old}
+		inv.Index = &BlobChange{File: "index", Old: target.Index.New, New: target.Index.Old, OldTree: target.Index.NewTree, NewTree: target.Index.OldTree}
 	}
 	inv.Pins = target.Pins
 	inv.Summary = "undoing " + target.ID
@@ -316,7 +318,11 @@ func (l *Log) write(ctx context.Context, inv *Op) error {
 			return err
 		}
 	}
-	if inv.Index != nil {
+	if inv.Index != nil && inv.Index.Trees() {
+		if err := l.Repo.IndexFromTree(ctx, inv.Index.NewTree); err != nil {
+			return err
+		}
+	} else if inv.Index != nil {
 		var data []byte
 		if inv.Index.New != "" {
 			if data, err = l.Repo.ReadBlob(ctx, inv.Index.New); err != nil {
