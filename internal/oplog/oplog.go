@@ -76,7 +76,9 @@ type BlobChange struct {
 }
 
 // Trees reports whether the index change is recorded as trees.
-func (c *BlobChange) Trees() bool { return c.Old == "" && c.New == "" && (c.OldTree != "" || c.NewTree != "") }
+func (c *BlobChange) Trees() bool {
+	return c.Old == "" && c.New == "" && (c.OldTree != "" || c.NewTree != "")
+}
 
 // Op is one recorded operation.
 type Op struct {
