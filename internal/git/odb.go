@@ -408,7 +408,7 @@ func (r *Repo) refsFast(prefixes []string) (map[string]string, bool) {
 		} else if !errors.Is(err1, fs.ErrNotExist) {
 			return nil, false
 		}
-		for _, p := range prefixes {
+		for _, p := range outermost(prefixes) {
 			if !r.walkLoose(strings.TrimSuffix(p, "/"), m) {
 				return nil, false
 			}
@@ -442,12 +442,9 @@ func (r *Repo) walkLoose(name string, into map[string]string) bool {
 				return false
 			}
 		case e.Type().IsRegular():
-			b, err := os.ReadFile(filepath.Join(r.CommonDir, filepath.FromSlash(n)))
-			if errors.Is(err, fs.ErrNotExist) {
-				return false // moved while read: let git answer
-			}
+			b, err := readSmall(filepath.Join(r.CommonDir, filepath.FromSlash(n)))
 			if err != nil {
-				return false
+				return false // moved while read (or unreadable): let git answer
 			}
 			v := strings.TrimRight(string(b), "\n")
 			if !r.validID(v) {
@@ -459,6 +456,41 @@ func (r *Repo) walkLoose(name string, into map[string]string) bool {
 		}
 	}
 	return true
+}
+
+// outermost drops the prefixes another one of them contains.
+func outermost(prefixes []string) []string {
+	var out []string
+	for _, p := range prefixes {
+		inner := false
+		for _, q := range prefixes {
+			if q != p && strings.HasPrefix(p, q) {
+				inner = true
+			}
+		}
+		if !inner {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// readSmall reads a small file (a loose ref) with open, read, close only.
+func readSmall(path string) ([]byte, error) {
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer syscall.Close(fd)
+	var buf [256]byte
+	n, err := syscall.Read(fd, buf[:])
+	if err != nil {
+		return nil, err
+	}
+	if n == len(buf) {
+		return nil, errSlowPath
+	}
+	return buf[:n], nil
 }
 
 // goodRefComponent leaves out names git would not take for a ref.
@@ -638,8 +670,8 @@ func (r *Repo) ReadIndexFile() (*IndexFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
+	data := make([]byte, st.Size())
+	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, err
 	}
 	ix := &IndexFile{Data: data, stat: st}

@@ -26,6 +26,7 @@ type state struct {
 	head     string
 	refs     map[string]string
 	journals map[string][]byte
+	jids     map[string]fileID
 	index    *git.IndexFile
 	files    map[string]*File
 }
@@ -43,9 +44,10 @@ func journalFiles(top string) []string {
 	return fs
 }
 
-// read reads what a command may change. prev, when set, is the index
-// read before the command: kept when its file was not replaced.
-func (l *Log) read(ctx context.Context, paths []string, prev *git.IndexFile) (*state, error) {
+// read reads what a command may change. prev, when set, is what was read
+// before the command: an index or journal whose file was not replaced is
+// kept from it instead of being read again.
+func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesIndex bool) (*state, error) {
 	s := &state{journals: map[string][]byte{}, files: map[string]*File{}}
 	var err error
 	// Read from the ref files in this process where possible (no git
@@ -58,15 +60,30 @@ func (l *Log) read(ctx context.Context, paths []string, prev *git.IndexFile) (*s
 			delete(s.refs, n)
 		}
 	}
+	s.jids = map[string]fileID{}
 	for _, j := range journalFiles(l.Repo.WorkTree) {
-		if b, err := os.ReadFile(filepath.Join(l.Repo.WorkTree, j)); err == nil {
-			s.journals[j] = b
+		p := filepath.Join(l.Repo.WorkTree, j)
+		if prev != nil {
+			// A journal whose file was not replaced or changed is not
+			// read again.
+			if id, ok := journalID(p); ok && id != (fileID{}) && prev.jids[j] == id {
+				s.journals[j], s.jids[j] = prev.journals[j], id
+				continue
+			}
+		}
+		if b, id, ok := readJournal(p); ok {
+			s.journals[j], s.jids[j] = b, id
 		}
 	}
-	if prev != nil && prev.Unchanged(l.Repo) {
-		s.index = prev
-	} else if s.index, err = l.Repo.ReadIndexFile(); err != nil {
-		return nil, err
+	switch {
+	case !touchesIndex:
+		s.index = noIndex
+	case prev != nil && prev.index != nil && prev.index.Unchanged(l.Repo):
+		s.index = prev.index
+	default:
+		if s.index, err = l.Repo.ReadIndexFile(); err != nil {
+			return nil, err
+		}
 	}
 	if err := l.readFiles(ctx, paths, s.files); err != nil {
 		return nil, err
@@ -147,6 +164,20 @@ type Spec struct {
 	Status bool
 }
 
+// leavesIndex are the commands that never change the user's index (SPEC
+// 1.3): their recording does not read it (a change made meanwhile by
+// someone else is not theirs).
+var leavesIndex = map[string]bool{
+	"nudge snapshot": true, "nudge start": true, "nudge run": true, "nudge capture": true, "nudge apply": true,
+	"nudge undo": true, "nudge drop": true, "nudge queue": true, "nudge work": true, "nudge validate": true,
+	"autodev hooks": true,
+}
+
+func (s Spec) touchesIndex() bool { return !leavesIndex[s.Tool+" "+s.Kind] }
+
+// noIndex stands for the index of a command that leaves it alone.
+var noIndex = &git.IndexFile{Plain: true}
+
 // Recording is an operation in progress.
 type Recording struct {
 	log    *Log
@@ -168,7 +199,7 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 		}
 		paths = append(paths, dirty...)
 	}
-	before, err := l.read(ctx, paths, nil)
+	before, err := l.read(ctx, paths, nil, spec.touchesIndex())
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +292,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	for p := range r.before.files {
 		paths = append(paths, p)
 	}
-	after, err := l.read(ctx, paths, r.before.index)
+	after, err := l.read(ctx, paths, r.before, r.spec.touchesIndex())
 	if err != nil {
 		return err
 	}
