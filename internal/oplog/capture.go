@@ -222,6 +222,7 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 	if err := l.writePending(rec); err != nil {
 		return nil, err
 	}
+	faultPoint("oplog-after-pending")
 	return rec, nil
 }
 
@@ -277,9 +278,32 @@ func (l *Log) Pending() ([]*Op, error) {
 	return ops, bad
 }
 
+// Unfinished drops from pending the records whose operation is in the log
+// (a process killed after appending its record and before removing the
+// pending file): same time, tool and command line.
+func Unfinished(pending, ops []*Op) []*Op {
+	var out []*Op
+	for _, p := range pending {
+		done := false
+		for _, o := range ops {
+			if o.Time.Equal(p.Time) && o.Tool == p.Tool && o.Kind == p.Kind && strings.Join(o.Args, "\x00") == strings.Join(p.Args, "\x00") {
+				done = true
+				break
+			}
+		}
+		if !done {
+			out = append(out, p)
+		}
+	}
+	// Newest first, as the log.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.After(out[j].Time) })
+	return out
+}
+
 // Finish reads the state again and rewrites the operation with every
 // change, done (cmdErr nil) or failed.
 func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
+	faultPoint("oplog-before-finish")
 	l := r.log
 	paths := append([]string{}, r.spec.Paths...)
 	if r.spec.Status {
@@ -431,6 +455,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 		}
 		return err
 	}
+	faultPoint("oplog-after-append")
 	if err := l.removePending(r); err != nil {
 		return err
 	}

@@ -109,7 +109,9 @@ func (l *Log) readFilesNoWrite(ctx context.Context, paths []string, into map[str
 // Status reports what holds now for each change of op (op show of an
 // interrupted operation).
 func (l *Log) Status(ctx context.Context, op *Op) ([]Holds, error) {
-	return l.compare(ctx, op, op.State == Pending)
+	// An undo's pending record knows its after values (the inverse of
+	// what it undoes): each is told as it holds.
+	return l.compare(ctx, op, op.State == Pending && op.Kind != KindUndo)
 }
 
 // Interrupted reports whether op is pending and its process is gone.
@@ -192,7 +194,9 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 	if err := l.writePending(rec); err != nil {
 		return nil, nil, err
 	}
+	faultPoint("oplog-undo-after-pending")
 	werr := l.write(ctx, inv)
+	faultPoint("oplog-undo-before-append")
 	inv.State = Done
 	if werr != nil {
 		inv.State = Failed
@@ -299,6 +303,7 @@ func (l *Log) write(ctx context.Context, inv *Op) error {
 			}
 		}
 	}
+	faultPoint("oplog-undo-after-files")
 	for _, j := range inv.Journals {
 		p := filepath.Join(l.Repo.WorkTree, j.File)
 		if _, err := worktree.RealDir(l.Repo.WorkTree, filepath.Dir(j.File), j.New != ""); err != nil {

@@ -144,7 +144,7 @@ func readOps(ctx context.Context, l *oplog.Log) ([]*oplog.Op, error) {
 	if err == nil {
 		err = perr
 	}
-	return append(pend, ops...), err
+	return append(oplog.Unfinished(pend, ops), ops...), err
 }
 
 func pendingWord(o *oplog.Op) string {
