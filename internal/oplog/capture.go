@@ -158,6 +158,9 @@ type Spec struct {
 	Args []string // the command line after the binary
 	// Paths are files the command may write (apply, undo).
 	Paths []string
+	// DropEmpty: a run that changed nothing leaves no operation (an
+	// agent's hook, called on every turn).
+	DropEmpty bool
 	// Status: the command may change any file (restore): every path that
 	// differs from HEAD before or after, or between the two HEADs, is
 	// recorded.
@@ -441,7 +444,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	}
 	op.Summary = summary(op)
 	op.PID = 0
-	if cmdErr != nil && len(op.Refs)+len(op.Files)+len(op.Journals) == 0 && op.Index == nil {
+	if (cmdErr != nil || r.spec.DropEmpty) && len(op.Refs)+len(op.Files)+len(op.Journals) == 0 && op.Index == nil {
 		// Refused with nothing changed: no trace in the log.
 		return l.removePending(r)
 	}

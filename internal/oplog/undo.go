@@ -146,12 +146,16 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 		// Its record also holds what the checkpoints made during the run
 		// changed; those are operations of their own.
 		return nil, nil, &RefusedError{What: what, Reasons: []string{"an autodev run is undone through the operations recorded inside it (its checkpoints): undo those"}}
-	case (target.Kind == "run" || target.Kind == "start") && target.Tool == "nudge":
+	case (target.Kind == "run" || target.Kind == "start" || target.Kind == "work" || target.Kind == "validate") && target.Tool == "nudge":
 		// A long command holds no log lock while it runs, so its record
 		// may also hold what other commands (or you) changed meanwhile:
 		// undoing it could undo those too.
+		next := "git nudge drop " + taskOf(target) + " removes the task it made; later operations are undone on their own"
+		if target.Kind == "work" || target.Kind == "validate" {
+			next = "git nudge drop ID removes a task; later operations are undone on their own"
+		}
 		return nil, nil, &RefusedError{What: what, Reasons: []string{"a git nudge " + target.Kind + " can have run alongside other commands, and its record may hold their changes too"},
-			Next: "git nudge drop " + taskOf(target) + " removes the task it made; later operations are undone on their own"}
+			Next: next}
 	}
 	if reasons := laterTouches(ops, target); len(reasons) > 0 {
 		return nil, nil, &RefusedError{What: what, Reasons: reasons, Next: "undo the later operations first (newest first)"}
