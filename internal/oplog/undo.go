@@ -127,11 +127,13 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(ops) == 0 {
+	if len(ops) == 0 && id == "" {
 		return nil, nil, &RefusedError{What: "nothing to undo", Reasons: []string{"this worktree's operation log is empty"}}
 	}
-	target := ops[0]
-	if id != "" {
+	var target *Op
+	if id == "" {
+		target = ops[0]
+	} else {
 		if target = Find(ops, id); target == nil {
 			return nil, nil, &RefusedError{What: "cannot undo " + id, Reasons: []string{"no operation " + id + " in this worktree's log (" + l.Ref + ")"}, Next: "git nudge op log lists the operations of this worktree"}
 		}
