@@ -94,6 +94,10 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 // readFiles records each path's mode and raw bytes (written as blobs, in
 // this process where it can: see git.WriteObjects).
 func (l *Log) readFiles(ctx context.Context, paths []string, into map[string]*File) error {
+	return l.readFilesWrite(ctx, paths, into, true)
+}
+
+func (l *Log) readFilesWrite(ctx context.Context, paths []string, into map[string]*File, write bool) error {
 	if len(paths) == 0 {
 		return nil
 	}
@@ -140,6 +144,12 @@ func (l *Log) readFiles(ctx context.Context, paths []string, into map[string]*Fi
 		default:
 			into[p] = &File{Mode: "040000"}
 		}
+	}
+	if !write {
+		for i, f := range sets {
+			f.Blob = l.Repo.ObjectID("blob", datas[i])
+		}
+		return nil
 	}
 	ids, err := l.Repo.WriteBlobsData(ctx, datas)
 	if err != nil {

@@ -132,6 +132,49 @@ func LogDocument(ctx context.Context, l *oplog.Log) (any, error) {
 	return logDocument(ops), err
 }
 
+// opUndoJSON is an operation as the dashboard's GET /api/ops gives it: op
+// log --json's fields, and whether op undo would accept it now (with the
+// reasons when not), so the page offers Undo only where it would work.
+type opUndoJSON struct {
+	opJSON
+	Undoable    bool     `json:"undoable"`
+	UndoRefusal []string `json:"undo_refusal"`
+}
+
+// OpsDocument is LogDocument with each operation's undoable and
+// undo_refusal (the checks of op undo, run without changing anything).
+func OpsDocument(ctx context.Context, l *oplog.Log) (any, error) {
+	ops, err := readOps(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	var finished []*oplog.Op
+	for _, o := range ops {
+		if o.State != oplog.Pending {
+			finished = append(finished, o)
+		}
+	}
+	checks, err := l.Undoable(ctx, finished)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]opUndoJSON, 0, len(ops))
+	for _, o := range ops {
+		j := opUndoJSON{opJSON: toJSON(o), UndoRefusal: []string{}}
+		reasons, checked := checks[o.ID]
+		switch {
+		case o.State == oplog.Pending:
+			j.UndoRefusal = []string{"it has not finished (pending)"}
+		case checked && len(reasons) == 0:
+			j.Undoable = true
+		case checked:
+			j.UndoRefusal = reasons
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
 // readAll is the log, newest first, with pending operations (running or
 // interrupted) in front.
 func readAll(env *cli.Env, l *oplog.Log) ([]*oplog.Op, error) {
