@@ -467,3 +467,11 @@ func fileChange(p string, before, after *File) FileChange {
 	}
 	return fc
 }
+
+// Repo is the repository a log belongs to, as the command layer names it:
+// commands reach the operation log through this package and never import
+// internal/git themselves.
+type Repo = git.Repo
+
+// Discover finds the repository git would use from dir (see git.Discover).
+func Discover(ctx context.Context, dir string) (*Repo, error) { return git.Discover(ctx, dir) }

@@ -4,7 +4,6 @@ import (
 	"github.com/nudgethis/git-nudge/internal/agenthooks"
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
-	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -34,7 +33,7 @@ func record(env *cli.Env, command string, args []string, run func() error) error
 	default:
 		return run()
 	}
-	r, err := git.Discover(env.Ctx, env.Dir)
+	r, err := oplog.Discover(env.Ctx, env.Dir)
 	if err != nil {
 		return run() // the command reports it
 	}

@@ -3,7 +3,6 @@ package nudgecmd
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
-	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
@@ -42,7 +41,7 @@ func record(env *cli.Env, command string, args []string, run func() error) error
 }
 
 func init() {
-	opcmd.SetOpener(func(env *cli.Env) (*git.Repo, error) {
+	opcmd.SetOpener(func(env *cli.Env) (*oplog.Repo, error) {
 		ws, err := nudge.OpenReadOnly(env.Ctx, env.Dir, env.Now)
 		if err != nil {
 			return nil, err

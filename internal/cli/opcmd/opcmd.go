@@ -15,7 +15,6 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
@@ -35,7 +34,7 @@ func (c *Cmd) Help() string {
 }
 
 // Opener finds the repository whose log the command works on.
-type Opener func(env *cli.Env) (*git.Repo, error)
+type Opener func(env *cli.Env) (*oplog.Repo, error)
 
 // open finds the repository (the owning workspace in a task worktree).
 func open(env *cli.Env) (*oplog.Log, error) {
@@ -48,7 +47,7 @@ func open(env *cli.Env) (*oplog.Log, error) {
 
 // repoOf is set by each binary (nudge: the workspace owning a task
 // worktree; autodev: the work tree).
-var repoOf Opener = func(env *cli.Env) (*git.Repo, error) { return git.Discover(env.Ctx, env.Dir) }
+var repoOf Opener = func(env *cli.Env) (*oplog.Repo, error) { return oplog.Discover(env.Ctx, env.Dir) }
 
 // SetOpener sets how the op command finds its repository.
 func SetOpener(o Opener) { repoOf = o }
@@ -364,7 +363,7 @@ type Tool string
 // take, in their order: git nudge's workspace lock and git autodev's (each
 // where its state folder exists), then the work-tree lock both share. An
 // autodev run in progress refuses, as git autodev restore does.
-func holdWorkspace(ctx context.Context, r *git.Repo, what string) (release func(), err error) {
+func holdWorkspace(ctx context.Context, r *oplog.Repo, what string) (release func(), err error) {
 	if r.WorkTree == "" {
 		return func() {}, nil
 	}

@@ -4,14 +4,13 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // Plan is what a binary tells the recorder about one command line.
 type Plan struct {
-	Repo *git.Repo
+	Repo *oplog.Repo
 	Spec oplog.Spec
 	Long bool // a long run: no log lock held across it
 	Skip bool // not a mutating command
