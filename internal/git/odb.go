@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -423,25 +424,54 @@ func (r *Repo) refsFast(prefixes []string) (map[string]string, bool) {
 }
 
 // walkLoose adds the loose refs under name (a folder of the common dir).
+// A folder whose modification time and inode are those of an earlier
+// walk in this process is not read again (git writes a ref by renaming
+// its lock into place, which changes its folder's time), unless that time
+// was too recent to tell a later change in the same clock tick apart.
 func (r *Repo) walkLoose(name string, into map[string]string) bool {
-	ents, err := os.ReadDir(filepath.Join(r.CommonDir, filepath.FromSlash(name)))
+	dir := filepath.Join(r.CommonDir, filepath.FromSlash(name))
+	var st syscall.Stat_t
+	if err := syscall.Stat(dir, &st); err != nil {
+		return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		return true
+	}
+	stamp := refDirStamp{ino: uint64(st.Ino), mtime: st.Mtim.Nano()}
+	refDirs.Lock()
+	e, ok := refDirs.m[dir]
+	refDirs.Unlock()
+	if ok && e.stamp == stamp {
+		for n, v := range e.files {
+			into[n] = v
+		}
+		for _, sub := range e.subdirs {
+			if !r.walkLoose(sub, into) {
+				return false
+			}
+		}
+		return true
+	}
+	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return true
 	}
 	if err != nil {
 		return false
 	}
-	for _, e := range ents {
-		n := name + "/" + e.Name()
-		if strings.HasSuffix(e.Name(), ".lock") || !goodRefComponent(e.Name()) {
+	e = &refDir{stamp: stamp, files: map[string]string{}}
+	for _, d := range ents {
+		n := name + "/" + d.Name()
+		if strings.HasSuffix(d.Name(), ".lock") || !goodRefComponent(d.Name()) {
 			continue
 		}
 		switch {
-		case e.IsDir():
+		case d.IsDir():
+			e.subdirs = append(e.subdirs, n)
 			if !r.walkLoose(n, into) {
 				return false
 			}
-		case e.Type().IsRegular():
+		case d.Type().IsRegular():
 			b, err := readSmall(filepath.Join(r.CommonDir, filepath.FromSlash(n)))
 			if err != nil {
 				return false // moved while read (or unreadable): let git answer
@@ -451,11 +481,39 @@ func (r *Repo) walkLoose(name string, into map[string]string) bool {
 				return false // a symbolic ref, or a broken one
 			}
 			into[n] = v
+			e.files[n] = v
 		default:
 			return false
 		}
 	}
+	// Kept only when the folder's time is safely in the past: a change
+	// within the same tick of the file system's clock would not show.
+	if time.Now().UnixNano()-stamp.mtime > int64(time.Second) {
+		refDirs.Lock()
+		if refDirs.m == nil {
+			refDirs.m = map[string]*refDir{}
+		}
+		refDirs.m[dir] = e
+		refDirs.Unlock()
+	}
 	return true
+}
+
+type refDirStamp struct {
+	ino   uint64
+	mtime int64
+}
+
+// refDir is what one walk found in a ref folder.
+type refDir struct {
+	stamp   refDirStamp
+	files   map[string]string
+	subdirs []string
+}
+
+var refDirs struct {
+	sync.Mutex
+	m map[string]*refDir
 }
 
 // outermost drops the prefixes another one of them contains.
