@@ -256,7 +256,33 @@ func (l *Log) writePending(r *Recording) error {
 	if err != nil {
 		return err
 	}
-	return journal.WriteBytes(filepath.Join(l.pendingDir(), r.op.ID+".json"), b)
+	return writeVisible(filepath.Join(l.pendingDir(), r.op.ID+".json"), b)
+}
+
+// writeVisible writes data to path atomically for readers (a temporary
+// file renamed into place) without fsync: the pending record is there for
+// a process that dies (kill, crash of the command), which leaves the page
+// cache intact. After a power cut it may be missing; nothing of the
+// user's depends on it (the commands' own journals are fsynced and say
+// what was interrupted), and an undo checks every after value anyway.
+// Two fsyncs per command were most of recording's remaining wall time on
+// a busy disk.
+func writeVisible(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".pending-")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+	}
+	return werr
 }
 
 func (l *Log) removePending(r *Recording) error {
