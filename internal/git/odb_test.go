@@ -141,3 +141,32 @@ func TestInProcessObjectsAndRefs(t *testing.T) {
 		})
 	}
 }
+
+// A ref folder read once is not read again while unchanged, and a ref
+// git writes into it afterwards (lock renamed into place) is seen.
+func TestRefFolderCache(t *testing.T) {
+	t.Parallel()
+	dir := testutil.Repo(t)
+	c1 := testutil.Commit(t, dir, map[string]string{"f": "1\n"}, "one")
+	c2 := testutil.Commit(t, dir, map[string]string{"f": "2\n"}, "two")
+	ctx := context.Background()
+	r := discover(t, dir)
+	testutil.Git(t, dir, "update-ref", "refs/autodev/checkpoints/c1", c1)
+	folder := filepath.Join(dir, ".git", "refs", "autodev", "checkpoints")
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(folder, old, old); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 2; i++ { // the second read is from the cache
+		m, _, err := r.RefsAndHead(ctx, "refs/autodev/")
+		if err != nil || m["refs/autodev/checkpoints/c1"] != c1 {
+			t.Fatalf("read %d: %v %v", i, m, err)
+		}
+	}
+	testutil.Git(t, dir, "update-ref", "refs/autodev/checkpoints/c1", c2)
+	testutil.Git(t, dir, "update-ref", "refs/autodev/checkpoints/c2", c2)
+	m, _, err := r.RefsAndHead(ctx, "refs/autodev/")
+	if err != nil || m["refs/autodev/checkpoints/c1"] != c2 || m["refs/autodev/checkpoints/c2"] != c2 {
+		t.Fatalf("after git's updates: %v %v", m, err)
+	}
+}
