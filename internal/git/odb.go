@@ -430,14 +430,17 @@ func (r *Repo) refsFast(prefixes []string) (map[string]string, bool) {
 // was too recent to tell a later change in the same clock tick apart.
 func (r *Repo) walkLoose(name string, into map[string]string) bool {
 	dir := filepath.Join(r.CommonDir, filepath.FromSlash(name))
-	var st syscall.Stat_t
-	if err := syscall.Stat(dir, &st); err != nil {
-		return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
 	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+	if !fi.IsDir() {
 		return true
 	}
-	stamp := refDirStamp{ino: uint64(st.Ino), mtime: st.Mtim.Nano()}
+	stamp := refDirStamp{mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		stamp.ino = uint64(st.Ino)
+	}
 	refDirs.Lock()
 	e, ok := refDirs.m[dir]
 	refDirs.Unlock()

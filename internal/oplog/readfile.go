@@ -15,41 +15,53 @@ type fileID struct {
 // fstat, read, close: recording reads every journal of the workspace) and
 // returns its identity. ok is false when it cannot be read.
 func readJournal(path string) (data []byte, id fileID, ok bool) {
+	// The identity is taken first: a file replaced in between is read
+	// in its newer version under the older identity, so a later look
+	// sees a change and reads it again (never the other way round).
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, id, false
+	}
+	id = statID(fi)
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, id, false
 	}
 	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	if syscall.Fstat(fd, &st) != nil || st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		return nil, id, false
-	}
-	data = make([]byte, st.Size)
+	data = make([]byte, fi.Size()+1)
 	n := 0
 	for n < len(data) {
 		m, err := syscall.Read(fd, data[n:])
-		if err != nil || m == 0 {
+		if err != nil {
+			return nil, id, false
+		}
+		if m == 0 {
 			break
 		}
 		n += m
 	}
-	if n != len(data) {
-		// It changed while read: read it the ordinary way.
+	if n == len(data) {
+		// It grew while read: read it the ordinary way, with no identity
+		// (read again next time).
 		b, err := os.ReadFile(path)
 		return b, fileID{}, err == nil
 	}
-	return data, statID(&st), true
+	return data[:n], id, true
 }
 
 // journalID is the identity of a file now (lstat), zero when absent.
 func journalID(path string) (fileID, bool) {
-	var st syscall.Stat_t
-	if syscall.Lstat(path, &st) != nil {
+	fi, err := os.Lstat(path)
+	if err != nil {
 		return fileID{}, false
 	}
-	return statID(&st), true
+	return statID(fi), true
 }
 
-func statID(st *syscall.Stat_t) fileID {
-	return fileID{ino: int64(st.Ino), size: st.Size, mtime: st.Mtim.Nano()}
+func statID(fi os.FileInfo) fileID {
+	id := fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.ino = int64(st.Ino)
+	}
+	return id
 }
