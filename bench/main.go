@@ -144,6 +144,9 @@ func (b *bench) run() error {
 		if err := b.save(dir, n); err != nil {
 			return err
 		}
+		if err := b.recordingCost(dir, n); err != nil {
+			return err
+		}
 	}
 	b.saveRatio(sizes)
 	if len(sizes) >= 2 {
@@ -748,4 +751,25 @@ func (b *bench) saveRatio(sizes []int) {
 	small, large := saveBySize[sizes[0]], saveBySize[sizes[len(sizes)-1]]
 	b.rows = append(b.rows, row{name: fmt.Sprintf("save of 10 files, %d vs %d files", sizes[len(sizes)-1], sizes[0]),
 		ours: large.ours, base: small.ours, baseName: fmt.Sprintf("same in %d", sizes[0]), target: "<= 1.5x"})
+}
+// recordingCost: the operation log's cost (SPEC 5: at most 10%): the same
+// snapshot and checkpoint with recording and with it switched off
+// (GIT_NUDGE_OPLOG=off, a switch for this measurement only), on equal
+// amounts of change.
+func (b *bench) recordingCost(dir string, n int) error {
+	edits := func(seed int64) func(int) error {
+		return func(i int) error { return b.edit(dir, n, 10, seed+int64(i), true) }
+	}
+	got, err := b.alternate(dir,
+		step{prep: edits(500), cmd: "git nudge snapshot >/dev/null"},
+		step{prep: edits(600), cmd: "GIT_NUDGE_OPLOG=off git nudge snapshot >/dev/null"},
+		step{prep: edits(700), cmd: "git autodev checkpoint -m 'bench round' >/dev/null"},
+		step{prep: edits(800), cmd: "GIT_NUDGE_OPLOG=off git autodev checkpoint -m 'bench round' >/dev/null"})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows,
+		row{name: fmt.Sprintf("recording cost: snapshot, %d files", n), ours: got[0], base: got[1], baseName: "same, GIT_NUDGE_OPLOG=off", target: "<= 1.1x"},
+		row{name: fmt.Sprintf("recording cost: checkpoint, %d files", n), ours: got[2], base: got[3], baseName: "same, GIT_NUDGE_OPLOG=off", target: "<= 1.1x"})
+	return nil
 }

@@ -285,6 +285,11 @@ func TestBrowser(t *testing.T) {
 	click(t, ctx, `#ops tbody tr[data-id="`+latest+`"] button.undo`)
 	waitFor(t, ctx, "the undo's result", textOf("#op-result")+`.startsWith("Undid `+latest+` as ")`)
 	waitFor(t, ctx, "the undone mark", textOf(`#ops tbody tr[data-id="`+latest+`"]`)+`.includes("undone by")`)
+	// Undo is offered only where op undo would accept it: not on the
+	// operation just undone; an older one that a later operation touched
+	// says why instead.
+	waitFor(t, ctx, "no Undo on the undone operation", `document.querySelector('#ops tbody tr[data-id="`+latest+`"] button.undo') === null`)
+	waitFor(t, ctx, "a reason instead of Undo", `[...document.querySelectorAll('#ops tbody tr small.no-undo')].some((s) => s.title.includes("later operation"))`)
 	screenshot(t, ctx, "dashboard-operations-undone.png")
 }
 

@@ -495,14 +495,15 @@ func (s *Server) opsLog(r *http.Request) (*oplog.Log, error) {
 	return oplog.Open(ws.Repo), nil
 }
 
-// ops is GET /api/ops: op log --json's array.
+// ops is GET /api/ops: op log --json's array, each operation with
+// undoable and undo_refusal (what op undo would say now).
 func (s *Server) ops(w http.ResponseWriter, r *http.Request) {
 	l, err := s.opsLog(r)
 	if err != nil {
 		failed(w, err)
 		return
 	}
-	doc, err := opcmd.LogDocument(r.Context(), l)
+	doc, err := opcmd.OpsDocument(r.Context(), l)
 	if err != nil {
 		failed(w, err)
 		return

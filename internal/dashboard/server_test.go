@@ -300,6 +300,25 @@ func anyStrings(s []string) []any {
 
 // sameJSON fails unless the API's answer equals what the command line
 // prints with --json.
+// withoutUndoable is GET /api/ops's answer without the fields op log
+// --json does not have.
+func withoutUndoable(t *testing.T, body []byte) []byte {
+	t.Helper()
+	var ops []map[string]any
+	if err := json.Unmarshal(body, &ops); err != nil {
+		t.Fatalf("GET /api/ops: %v\n%s", err, body)
+	}
+	for _, o := range ops {
+		if _, ok := o["undoable"]; !ok {
+			t.Fatalf("GET /api/ops: no undoable field: %s", body)
+		}
+		delete(o, "undoable")
+		delete(o, "undo_refusal")
+	}
+	b, _ := json.Marshal(ops)
+	return b
+}
+
 func sameJSON(t *testing.T, what string, api []byte, cliOut string) {
 	t.Helper()
 	var a, c any
@@ -396,13 +415,20 @@ func TestOperations(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("GET /api/ops: %d %s", code, body)
 	}
-	sameJSON(t, "op log", body, cliOut)
-	var ops []struct {
-		ID, Kind string
-		Args     []string
+	// op log --json's fields, plus what op undo would say now.
+	sameJSON(t, "op log", withoutUndoable(t, body), cliOut)
+	type opDoc struct {
+		ID, Kind    string
+		Args        []string
+		Undoable    bool     `json:"undoable"`
+		UndoRefusal []string `json:"undo_refusal"`
 	}
+	var ops []opDoc
 	if err := json.Unmarshal(body, &ops); err != nil || len(ops) == 0 || ops[0].Kind != "apply" || strings.Join(ops[0].Args, " ") != "apply t1" {
 		t.Fatalf("the page's apply is not the latest operation: %v %s", err, body)
+	}
+	if !ops[0].Undoable || len(ops[0].UndoRefusal) != 0 {
+		t.Fatalf("the apply is not offered for undo: %s", body)
 	}
 	if got := readFile(t, h.dir, "a.txt"); got != "new\n" {
 		t.Fatalf("a.txt after apply: %q", got)
@@ -413,6 +439,20 @@ func TestOperations(t *testing.T) {
 	}
 	if got := readFile(t, h.dir, "a.txt"); got != "old\n" {
 		t.Fatalf("a.txt after undoing the apply: %q", got)
+	}
+	// The undone apply is not offered again (op undo would refuse it),
+	// with the reason; the undo itself is (undoing it redoes).
+	_, _, body = h.do("GET", "/api/ops", true, nil)
+	var after []opDoc
+	if err := json.Unmarshal(body, &after); err != nil || len(after) < 2 {
+		t.Fatalf("GET /api/ops after the undo: %v %s", err, body)
+	}
+	if after[0].Kind != "op-undo" || !after[0].Undoable || after[1].ID != ops[0].ID || after[1].Undoable ||
+		!strings.Contains(strings.Join(after[1].UndoRefusal, " "), "already undone by "+after[0].ID) {
+		t.Fatalf("undoable after the undo: %s", body)
+	}
+	if code, _, body := h.do("POST", "/api/ops/"+after[1].ID+"/undo", true, nil); code != http.StatusConflict {
+		t.Fatalf("undo of an operation shown as not undoable: %d %s", code, body)
 	}
 	// A refusal is 409 with the error document, as op undo's.
 	code, _, body = h.do("POST", "/api/ops/o99/undo", true, nil)

@@ -18,6 +18,10 @@ import (
 // WriteBlobsData stores each of data as a blob (no filters) with one git
 // process, and returns their ids in order.
 func (r *Repo) WriteBlobsData(ctx context.Context, data [][]byte) ([]string, error) {
+	return r.WriteObjects(ctx, "blob", data)
+}
+
+func (r *Repo) writeBlobsData(ctx context.Context, data [][]byte) ([]string, error) {
 	if len(data) == 0 {
 		return nil, nil
 	}
@@ -41,12 +45,14 @@ func (r *Repo) WriteBlobsData(ctx context.Context, data [][]byte) ([]string, err
 func (r *Repo) BlobTree(ctx context.Context, blobs, trees []string) (string, error) {
 	var in bytes.Buffer
 	seen := map[string]bool{}
+	var entries [][2]string
 	for _, t := range trees {
 		if t == "" || seen[t] || !r.validID(t) {
 			continue
 		}
 		seen[t] = true
 		fmt.Fprintf(&in, "040000 tree %s\t%s\n", t, t)
+		entries = append(entries, [2]string{ModeTree, t})
 	}
 	for _, b := range blobs {
 		if b == "" || seen[b] {
@@ -57,6 +63,18 @@ func (r *Repo) BlobTree(ctx context.Context, blobs, trees []string) (string, err
 		}
 		seen[b] = true
 		fmt.Fprintf(&in, "100644 blob %s\t%s\n", b, b)
+		entries = append(entries, [2]string{ModeFile, b})
+	}
+	if r.fastOK() {
+		// Every entry was written by the caller or checked to exist (an
+		// index's cache-tree), but the empty tree, which git only
+		// pretends to have: it is written here.
+		if seen[r.EmptyTree()] {
+			if _, err := r.writeObject("tree", nil); err != nil {
+				return "", err
+			}
+		}
+		return r.writeIDTree(entries)
 	}
 	// mktree writes the empty tree too (a SHA-256 repository may not
 	// have it yet).
@@ -227,6 +245,25 @@ func (r *Repo) IndexBytesTree(ctx context.Context, data []byte) (string, error) 
 		return "", err
 	}
 	return r.WriteTree(ctx, Index{Path: name})
+}
+
+// IndexFromTree makes the user's index hold tree's entries, keeping the
+// stat data of the entries that do not change (git read-tree --reset of one
+// tree, on a copy installed under index.lock).
+func (r *Repo) IndexFromTree(ctx context.Context, tree string) error {
+	if !r.validID(tree) {
+		return fmt.Errorf("not a tree id: %q", tree)
+	}
+	ix, err := r.CopyIndex("oplog")
+	if err != nil {
+		return err
+	}
+	args := append(append([]string{}, privateIndexArgs...), "read-tree", "--reset", tree)
+	if _, err := r.run(ctx, cmd{args: args, env: ix.env()}); err != nil {
+		os.Remove(ix.Path)
+		return err
+	}
+	return r.InstallIndex(ix)
 }
 
 // DirtyPaths lists every path that differs between HEAD, the index and

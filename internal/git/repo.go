@@ -3,9 +3,12 @@ package git
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"time"
 )
 
 // ErrNotRepository is returned by Discover outside any git repository.
@@ -24,12 +27,57 @@ type Repo struct {
 	// command, or "true" for git's daemon) that Status lets git use; every
 	// other git child runs with core.fsmonitor off. See FSMonitorSetting.
 	StatusFSMonitor string
+	// fast caches fastOK's answer (0 not yet known, 1 yes, 2 no).
+	fast int32
 }
 
 // Discover finds the repository that git itself would use when started in
 // dir, honouring an inherited GIT_DIR / GIT_WORK_TREE (as set by
 // `git --git-dir` or by the user) exactly like git does.
+//
+// Two discoveries of the same folder in a row within a second (the
+// operation log's recorder, then the command it records) cost one git
+// process: the second takes the first's answer, once.
 func Discover(ctx context.Context, dir string) (*Repo, error) {
+	key := discoverKey(dir)
+	memo.Lock()
+	if memo.key == key && time.Since(memo.at) < time.Second {
+		r := memo.repo
+		memo.key = ""
+		memo.Unlock()
+		return &Repo{GitDir: r.GitDir, CommonDir: r.CommonDir, WorkTree: r.WorkTree, ObjectFormat: r.ObjectFormat}, nil
+	}
+	memo.Unlock()
+	r, err := discover(ctx, dir)
+	if err == nil {
+		memo.Lock()
+		memo.key, memo.at = key, time.Now()
+		memo.repo = Repo{GitDir: r.GitDir, CommonDir: r.CommonDir, WorkTree: r.WorkTree, ObjectFormat: r.ObjectFormat}
+		memo.Unlock()
+	}
+	return r, err
+}
+
+var memo struct {
+	sync.Mutex
+	key  string
+	at   time.Time
+	repo Repo
+}
+
+// discoverKey is what discovery depends on: the folder (and the current
+// one) and the variables git reads to find a repository.
+func discoverKey(dir string) string {
+	wd, _ := os.Getwd()
+	k := dir + "\x00" + wd
+	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES", "GIT_DISCOVERY_ACROSS_FILESYSTEM"} {
+		val, ok := os.LookupEnv(v)
+		k += fmt.Sprintf("\x00%v=%s", ok, val)
+	}
+	return k
+}
+
+func discover(ctx context.Context, dir string) (*Repo, error) {
 	args := []string{"rev-parse", "--path-format=absolute",
 		"--git-dir", "--git-common-dir", "--show-object-format", "--is-bare-repository", "--show-toplevel"}
 	x := command(ctx, discoverEnv(os.Environ()), dir, args)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
@@ -25,7 +26,8 @@ type state struct {
 	head     string
 	refs     map[string]string
 	journals map[string][]byte
-	index    []byte
+	jids     map[string]fileID
+	index    *git.IndexFile
 	files    map[string]*File
 }
 
@@ -42,13 +44,15 @@ func journalFiles(top string) []string {
 	return fs
 }
 
-func (l *Log) read(ctx context.Context, paths []string) (*state, error) {
+// read reads what a command may change. prev, when set, is what was read
+// before the command: an index or journal whose file was not replaced is
+// kept from it instead of being read again.
+func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesIndex bool) (*state, error) {
 	s := &state{journals: map[string][]byte{}, files: map[string]*File{}}
 	var err error
-	if s.refs, err = l.Repo.RefsUnder(ctx, refPrefixes...); err != nil {
-		return nil, err
-	}
-	if s.head, err = l.Repo.HeadTargetKnowing(ctx, s.refs); err != nil {
+	// Read from the ref files in this process where possible (no git
+	// process: recording must cost next to nothing).
+	if s.refs, s.head, err = l.Repo.RefsAndHead(ctx, refPrefixes...); err != nil {
 		return nil, err
 	}
 	for n := range s.refs {
@@ -56,13 +60,30 @@ func (l *Log) read(ctx context.Context, paths []string) (*state, error) {
 			delete(s.refs, n)
 		}
 	}
+	s.jids = map[string]fileID{}
 	for _, j := range journalFiles(l.Repo.WorkTree) {
-		if b, err := os.ReadFile(filepath.Join(l.Repo.WorkTree, j)); err == nil {
-			s.journals[j] = b
+		p := filepath.Join(l.Repo.WorkTree, j)
+		if prev != nil {
+			// A journal whose file was not replaced or changed is not
+			// read again.
+			if id, ok := journalID(p); ok && id != (fileID{}) && prev.jids[j] == id {
+				s.journals[j], s.jids[j] = prev.journals[j], id
+				continue
+			}
+		}
+		if b, id, ok := readJournal(p); ok {
+			s.journals[j], s.jids[j] = b, id
 		}
 	}
-	if s.index, err = l.Repo.ReadIndexBytes(); err != nil {
-		return nil, err
+	switch {
+	case !touchesIndex:
+		s.index = noIndex
+	case prev != nil && prev.index != nil && prev.index.Unchanged(l.Repo):
+		s.index = prev.index
+	default:
+		if s.index, err = l.Repo.ReadIndexFile(); err != nil {
+			return nil, err
+		}
 	}
 	if err := l.readFiles(ctx, paths, s.files); err != nil {
 		return nil, err
@@ -70,8 +91,13 @@ func (l *Log) read(ctx context.Context, paths []string) (*state, error) {
 	return s, nil
 }
 
-// readFiles records each path's mode and raw bytes (written as blobs).
+// readFiles records each path's mode and raw bytes (written as blobs, in
+// this process where it can: see git.WriteObjects).
 func (l *Log) readFiles(ctx context.Context, paths []string, into map[string]*File) error {
+	return l.readFilesWrite(ctx, paths, into, true)
+}
+
+func (l *Log) readFilesWrite(ctx context.Context, paths []string, into map[string]*File, write bool) error {
 	if len(paths) == 0 {
 		return nil
 	}
@@ -80,7 +106,8 @@ func (l *Log) readFiles(ctx context.Context, paths []string, into map[string]*Fi
 		return err
 	}
 	defer t.Close()
-	var hash []string
+	var datas [][]byte
+	var sets []*File
 	for _, p := range paths {
 		if _, ok := into[p]; ok {
 			continue
@@ -94,32 +121,42 @@ func (l *Log) readFiles(ctx context.Context, paths []string, into map[string]*Fi
 		case worktree.Absent:
 			into[p] = nil
 		case worktree.File:
-			mode := "100644"
+			mode := git.ModeFile
 			if e.Exec {
-				mode = "100755"
+				mode = git.ModeExec
 			}
-			into[p] = &File{Mode: mode}
-			hash = append(hash, p)
+			b, err := os.ReadFile(filepath.Join(l.Repo.WorkTree, p))
+			if err != nil {
+				into[p] = &File{Mode: "unreadable"}
+				continue
+			}
+			f := &File{Mode: mode}
+			into[p] = f
+			datas, sets = append(datas, b), append(sets, f)
 		case worktree.Symlink:
 			target, err := os.Readlink(filepath.Join(l.Repo.WorkTree, p))
 			if err != nil {
 				return err
 			}
-			id, err := l.Repo.WriteBlob(ctx, []byte(target))
-			if err != nil {
-				return err
-			}
-			into[p] = &File{Mode: "120000", Blob: id}
+			f := &File{Mode: git.ModeSymlink}
+			into[p] = f
+			datas, sets = append(datas, []byte(target)), append(sets, f)
 		default:
 			into[p] = &File{Mode: "040000"}
 		}
 	}
-	ids, err := l.Repo.HashFilesRaw(ctx, hash, true)
+	if !write {
+		for i, f := range sets {
+			f.Blob = l.Repo.ObjectID("blob", datas[i])
+		}
+		return nil
+	}
+	ids, err := l.Repo.WriteBlobsData(ctx, datas)
 	if err != nil {
 		return err
 	}
-	for i, p := range hash {
-		into[p].Blob = ids[i]
+	for i, f := range sets {
+		f.Blob = ids[i]
 	}
 	return nil
 }
@@ -131,11 +168,28 @@ type Spec struct {
 	Args []string // the command line after the binary
 	// Paths are files the command may write (apply, undo).
 	Paths []string
+	// DropEmpty: a run that changed nothing leaves no operation (an
+	// agent's hook, called on every turn).
+	DropEmpty bool
 	// Status: the command may change any file (restore): every path that
 	// differs from HEAD before or after, or between the two HEADs, is
 	// recorded.
 	Status bool
 }
+
+// leavesIndex are the commands that never change the user's index (SPEC
+// 1.3): their recording does not read it (a change made meanwhile by
+// someone else is not theirs).
+var leavesIndex = map[string]bool{
+	"nudge snapshot": true, "nudge start": true, "nudge run": true, "nudge capture": true, "nudge apply": true,
+	"nudge undo": true, "nudge drop": true, "nudge queue": true, "nudge work": true, "nudge validate": true,
+	"autodev hooks": true,
+}
+
+func (s Spec) touchesIndex() bool { return !leavesIndex[s.Tool+" "+s.Kind] }
+
+// noIndex stands for the index of a command that leaves it alone.
+var noIndex = &git.IndexFile{Plain: true}
 
 // Recording is an operation in progress.
 type Recording struct {
@@ -158,7 +212,7 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 		}
 		paths = append(paths, dirty...)
 	}
-	before, err := l.read(ctx, paths)
+	before, err := l.read(ctx, paths, nil, spec.touchesIndex())
 	if err != nil {
 		return nil, err
 	}
@@ -174,13 +228,14 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 	for _, p := range sortedKeys(before.files) {
 		op.Files = append(op.Files, fileChange(p, before.files[p], nil))
 	}
-	if before.index != nil {
-		op.Index = &BlobChange{File: "index", Old: l.Repo.BlobID(before.index)}
+	if before.index.Tree != "" {
+		op.Index = &BlobChange{File: "index", OldTree: before.index.Tree}
 	}
 	rec := &Recording{log: l, spec: spec, op: op, before: before, dirty: dirty}
 	if err := l.writePending(rec); err != nil {
 		return nil, err
 	}
+	faultPoint("oplog-after-pending")
 	return rec, nil
 }
 
@@ -201,7 +256,33 @@ func (l *Log) writePending(r *Recording) error {
 	if err != nil {
 		return err
 	}
-	return journal.WriteBytes(filepath.Join(l.pendingDir(), r.op.ID+".json"), b)
+	return writeVisible(filepath.Join(l.pendingDir(), r.op.ID+".json"), b)
+}
+
+// writeVisible writes data to path atomically for readers (a temporary
+// file renamed into place) without fsync: the pending record is there for
+// a process that dies (kill, crash of the command), which leaves the page
+// cache intact. After a power cut it may be missing; nothing of the
+// user's depends on it (the commands' own journals are fsynced and say
+// what was interrupted), and an undo checks every after value anyway.
+// Two fsyncs per command were most of recording's remaining wall time on
+// a busy disk.
+func writeVisible(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".pending-")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(f.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(f.Name())
+	}
+	return werr
 }
 
 func (l *Log) removePending(r *Recording) error {
@@ -236,9 +317,32 @@ func (l *Log) Pending() ([]*Op, error) {
 	return ops, bad
 }
 
+// Unfinished drops from pending the records whose operation is in the log
+// (a process killed after appending its record and before removing the
+// pending file): same time, tool and command line.
+func Unfinished(pending, ops []*Op) []*Op {
+	var out []*Op
+	for _, p := range pending {
+		done := false
+		for _, o := range ops {
+			if o.Time.Equal(p.Time) && o.Tool == p.Tool && o.Kind == p.Kind && strings.Join(o.Args, "\x00") == strings.Join(p.Args, "\x00") {
+				done = true
+				break
+			}
+		}
+		if !done {
+			out = append(out, p)
+		}
+	}
+	// Newest first, as the log.
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Time.After(out[j].Time) })
+	return out
+}
+
 // Finish reads the state again and rewrites the operation with every
 // change, done (cmdErr nil) or failed.
 func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
+	faultPoint("oplog-before-finish")
 	l := r.log
 	paths := append([]string{}, r.spec.Paths...)
 	if r.spec.Status {
@@ -251,7 +355,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	for p := range r.before.files {
 		paths = append(paths, p)
 	}
-	after, err := l.read(ctx, paths)
+	after, err := l.read(ctx, paths, r.before, r.spec.touchesIndex())
 	if err != nil {
 		return err
 	}
@@ -345,23 +449,20 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 			sets = append(sets, &op.Journals[i].New)
 		}
 	}
-	if !bytes.Equal(r.before.index, after.index) {
-		c := &BlobChange{File: "index"}
-		if r.before.index != nil {
-			datas = append(datas, r.before.index)
-			sets = append(sets, &c.Old)
-		}
-		if after.index != nil {
-			datas = append(datas, after.index)
-			sets = append(sets, &c.New)
-		}
+	if c := l.indexChange(ctx, r.before.index, after.index); c != nil {
 		op.Index = c
-		for _, ix := range [][]byte{r.before.index, after.index} {
-			if ix == nil {
-				continue
-			}
-			if t, err := l.Repo.IndexBytesTree(ctx, ix); err == nil {
-				op.Pins = append(op.Pins, t)
+		if c.OldTree == "" && c.NewTree == "" {
+			// Kept as bytes: their entries stay reachable through the
+			// trees written from them.
+			for i, ix := range []*git.IndexFile{r.before.index, after.index} {
+				if ix.Absent {
+					continue
+				}
+				datas = append(datas, ix.Data)
+				sets = append(sets, []*string{&c.Old, &c.New}[i])
+				if t, err := l.Repo.IndexBytesTree(ctx, ix.Data); err == nil {
+					op.Pins = append(op.Pins, t)
+				}
 			}
 		}
 	}
@@ -379,7 +480,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	}
 	op.Summary = summary(op)
 	op.PID = 0
-	if cmdErr != nil && len(op.Refs)+len(op.Files)+len(op.Journals) == 0 && op.Index == nil {
+	if (cmdErr != nil || r.spec.DropEmpty) && len(op.Refs)+len(op.Files)+len(op.Journals) == 0 && op.Index == nil {
 		// Refused with nothing changed: no trace in the log.
 		return l.removePending(r)
 	}
@@ -393,10 +494,47 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 		}
 		return err
 	}
+	faultPoint("oplog-after-append")
 	if err := l.removePending(r); err != nil {
 		return err
 	}
 	return l.prune(ctx, op.ID)
+}
+
+// indexChange is the index's change between b and a (nil: none): as trees
+// when both hold only what a tree can (stat data aside, which git
+// refreshes), else as the files' bytes (Old/New, filled by the caller).
+func (l *Log) indexChange(ctx context.Context, b, a *git.IndexFile) *BlobChange {
+	if b == a {
+		return nil
+	}
+	if b.Plain && a.Plain {
+		bt, err1 := l.indexTree(ctx, b)
+		at, err2 := l.indexTree(ctx, a)
+		if err1 == nil && err2 == nil {
+			if bt == at {
+				return nil
+			}
+			return &BlobChange{File: "index", OldTree: bt, NewTree: at}
+		}
+	}
+	if b.Absent == a.Absent && bytes.Equal(b.Data, a.Data) {
+		return nil
+	}
+	return &BlobChange{File: "index"}
+}
+
+// indexTree is the tree of an index read: its cache-tree's when valid,
+// else written by git from its bytes.
+func (l *Log) indexTree(ctx context.Context, ix *git.IndexFile) (string, error) {
+	if ix.Tree != "" {
+		return ix.Tree, nil
+	}
+	t, err := l.Repo.IndexBytesTree(ctx, ix.Data)
+	if err == nil {
+		ix.Tree = t
+	}
+	return t, err
 }
 
 func firstLine(s string) string {

@@ -68,6 +68,16 @@ type BlobChange struct {
 	File string `json:"file"`
 	Old  string `json:"old"`
 	New  string `json:"new"`
+	// OldTree and NewTree record the index as trees (its entries; git
+	// refreshes stat data), when it holds only what a tree can; Old and
+	// New (its bytes) are then "". Records before these fields kept bytes.
+	OldTree string `json:"old_tree,omitempty"`
+	NewTree string `json:"new_tree,omitempty"`
+}
+
+// Trees reports whether the index change is recorded as trees.
+func (c *BlobChange) Trees() bool {
+	return c.Old == "" && c.New == "" && (c.OldTree != "" || c.NewTree != "")
 }
 
 // Op is one recorded operation.
@@ -231,6 +241,15 @@ func (o *Op) blobs() []string {
 	return bs
 }
 
+// trees lists every tree the record keeps reachable.
+func (o *Op) trees() []string {
+	ts := append([]string{}, o.Pins...)
+	if o.Index != nil {
+		ts = append(ts, o.Index.OldTree, o.Index.NewTree)
+	}
+	return ts
+}
+
 // commits lists the commits the record's refs point at.
 func (o *Op) commits() []string {
 	seen := map[string]bool{}
@@ -254,36 +273,45 @@ func (l *Log) root(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return l.Repo.CommitTree(ctx, git.CommitRequest{Tree: empty, Message: rootMessage, Author: identity, Committer: identity})
+	return l.Repo.WriteCommit(ctx, git.CommitRequest{Tree: empty, Message: rootMessage, Author: identity, Committer: identity}, time.Now())
 }
 
 var identity = git.Identity{Name: "git-nudge oplog", Email: "oplog@localhost"}
 
 // append writes op as a new commit on the log (compare-and-swap, retried
 // when another process appended first). A new op (ID "") gets the next id.
+// The common case starts no git process: the tip is a loose commit read
+// here, the objects are written as loose objects and the ref is swapped
+// with git's lock protocol (see internal/git/odb.go).
 func (l *Log) append(ctx context.Context, op *Op) error {
-	tree, err := l.Repo.BlobTree(ctx, op.blobs(), op.Pins)
+	tree, err := l.Repo.BlobTree(ctx, op.blobs(), op.trees())
 	if err != nil {
 		return err
 	}
 	// The refs the suite changes point at commits; a value that is not
-	// one (checked only when commit-tree refuses it) is left unpinned.
-	extra := op.commits()
+	// one is left unpinned (a commit's parents must be commits).
+	wanted := op.commits()
+	var extra []string
+	checked := false
 	for attempt := 0; attempt < 50; attempt++ {
-		tip, ok, err := l.Repo.ReadRef(ctx, l.Ref)
+		if attempt > 0 {
+			time.Sleep(time.Duration(attempt) * time.Millisecond)
+		}
+		tip, ok, err := l.Repo.ReadRefFast(ctx, l.Ref)
 		if err != nil {
 			return err
 		}
-		if op.ID == "" || op.assigned || !strings.HasPrefix(op.ID, "o") {
-			// The tip holds the newest record: the next id follows it.
-			n := 1
-			if ok {
-				msg, err := l.Repo.CommitMessage(ctx, tip)
-				if err != nil {
-					return err
-				}
-				var last Op
+		var tipParents []string
+		if ok {
+			var msg string
+			if tipParents, msg, err = l.Repo.ReadCommit(ctx, tip); err != nil {
+				return err
+			}
+			if op.ID == "" || op.assigned || !strings.HasPrefix(op.ID, "o") {
+				// The tip holds the newest record: the next id follows it.
+				n := 1
 				if msg != rootMessage {
+					var last Op
 					if err := json.Unmarshal([]byte(msg), &last); err != nil {
 						return &CorruptError{Ref: l.Ref, Commit: tip, Err: err}
 					}
@@ -293,9 +321,36 @@ func (l *Log) append(ctx context.Context, op *Op) error {
 					}
 					n = m + 1
 				}
+				op.ID = "o" + strconv.Itoa(n)
+				op.assigned = true
 			}
-			op.ID = "o" + strconv.Itoa(n)
+		} else if op.ID == "" || op.assigned || !strings.HasPrefix(op.ID, "o") {
+			op.ID = "o1"
 			op.assigned = true
+		}
+		if !checked {
+			// Commits the tip already pins are known to be commits; the
+			// others are looked at (in this process when loose).
+			known := map[string]bool{}
+			for _, p := range tipParents {
+				known[p] = true
+			}
+			var ask []string
+			for _, c := range wanted {
+				if !known[c] {
+					ask = append(ask, c)
+				}
+			}
+			types, err := l.Repo.ObjectTypes(ctx, ask)
+			if err != nil {
+				return err
+			}
+			for _, c := range wanted {
+				if known[c] || types[c] == "commit" {
+					extra = append(extra, c)
+				}
+			}
+			checked = true
 		}
 		msg, err := json.MarshalIndent(op, "", " ")
 		if err != nil {
@@ -316,15 +371,11 @@ func (l *Log) append(ctx context.Context, op *Op) error {
 			parents = append(parents, root)
 		}
 		parents = append(parents, extra...)
-		c, err := l.Repo.CommitTree(ctx, git.CommitRequest{Tree: tree, Parents: parents, Message: string(msg), Author: identity, Committer: identity})
-		if err != nil && len(extra) > 0 {
-			extra = nil
-			c, err = l.Repo.CommitTree(ctx, git.CommitRequest{Tree: tree, Parents: parents[:1], Message: string(msg), Author: identity, Committer: identity})
-		}
+		c, err := l.Repo.WriteCommit(ctx, git.CommitRequest{Tree: tree, Parents: parents, Message: string(msg), Author: identity, Committer: identity}, time.Now())
 		if err != nil {
 			return err
 		}
-		err = l.Repo.SetRef(ctx, git.SetRefRequest{Name: l.Ref, New: c, Old: old})
+		err = l.Repo.SetRefFast(ctx, l.Ref, c, old)
 		if errors.Is(err, git.ErrRefConflict) {
 			continue
 		}
@@ -416,3 +467,11 @@ func fileChange(p string, before, after *File) FileChange {
 	}
 	return fc
 }
+
+// Repo is the repository a log belongs to, as the command layer names it:
+// commands reach the operation log through this package and never import
+// internal/git themselves.
+type Repo = git.Repo
+
+// Discover finds the repository git would use from dir (see git.Discover).
+func Discover(ctx context.Context, dir string) (*Repo, error) { return git.Discover(ctx, dir) }

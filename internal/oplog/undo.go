@@ -36,15 +36,19 @@ type Holds struct {
 
 // compare lists, for each change, what holds now.
 func (l *Log) compare(ctx context.Context, op *Op, pending bool) ([]Holds, error) {
+	return l.compareWith(ctx, op, pending, nil)
+}
+
+func (l *Log) compareWith(ctx context.Context, op *Op, pending bool, now *current) ([]Holds, error) {
 	var out []Holds
-	cur, err := l.Repo.RefsUnder(ctx, refPrefixes...)
-	if err != nil {
-		return nil, err
+	if now == nil {
+		refs, head, err := l.Repo.RefsAndHead(ctx, refPrefixes...)
+		if err != nil {
+			return nil, err
+		}
+		now = &current{refs: refs, head: head}
 	}
-	head, err := l.Repo.HeadTarget(ctx)
-	if err != nil {
-		return nil, err
-	}
+	cur, head := now.refs, now.head
 	which := func(now, old, new string, pending bool) string {
 		switch {
 		case !pending && now == new:
@@ -68,7 +72,13 @@ func (l *Log) compare(ctx context.Context, op *Op, pending bool) ([]Holds, error
 		}
 		out = append(out, Holds{What: "journal " + j.File, Now: which(now, j.Old, j.New, pending)})
 	}
-	if op.Index != nil {
+	if op.Index != nil && op.Index.Trees() {
+		now := ""
+		if ix, err := l.Repo.ReadIndexFile(); err == nil && ix.Plain {
+			now, _ = l.indexTree(ctx, ix)
+		}
+		out = append(out, Holds{What: "index", Now: which(now, op.Index.OldTree, op.Index.NewTree, pending)})
+	} else if op.Index != nil {
 		now := ""
 		if b, err := l.Repo.ReadIndexBytes(); err == nil && b != nil {
 			now = l.Repo.BlobID(b)
@@ -79,12 +89,12 @@ func (l *Log) compare(ctx context.Context, op *Op, pending bool) ([]Holds, error
 	for _, f := range op.Files {
 		paths = append(paths, f.RawPath())
 	}
-	now := map[string]*File{}
-	if err := l.readFilesNoWrite(ctx, paths, now); err != nil {
+	nowFiles := map[string]*File{}
+	if err := l.readFilesNoWrite(ctx, paths, nowFiles); err != nil {
 		return nil, err
 	}
 	for _, f := range op.Files {
-		n := now[f.RawPath()]
+		n := nowFiles[f.RawPath()]
 		h := "neither"
 		switch {
 		case !pending && sameFile(n, f.After):
@@ -97,17 +107,18 @@ func (l *Log) compare(ctx context.Context, op *Op, pending bool) ([]Holds, error
 	return out, nil
 }
 
-// readFilesNoWrite is readFiles without writing blobs.
+// readFilesNoWrite is readFiles without writing blobs (ids computed
+// here): a check changes nothing, not even the object store.
 func (l *Log) readFilesNoWrite(ctx context.Context, paths []string, into map[string]*File) error {
-	// Hashing with write is harmless (content-addressed) and keeps one
-	// code path.
-	return l.readFiles(ctx, paths, into)
+	return l.readFilesWrite(ctx, paths, into, false)
 }
 
 // Status reports what holds now for each change of op (op show of an
 // interrupted operation).
 func (l *Log) Status(ctx context.Context, op *Op) ([]Holds, error) {
-	return l.compare(ctx, op, op.State == Pending)
+	// An undo's pending record knows its after values (the inverse of
+	// what it undoes): each is told as it holds.
+	return l.compare(ctx, op, op.State == Pending && op.Kind != KindUndo)
 }
 
 // Interrupted reports whether op is pending and its process is gone.
@@ -123,53 +134,22 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(ops) == 0 {
+	if len(ops) == 0 && id == "" {
 		return nil, nil, &RefusedError{What: "nothing to undo", Reasons: []string{"this worktree's operation log is empty"}}
 	}
-	target := ops[0]
-	if id != "" {
+	var target *Op
+	if id == "" {
+		target = ops[0]
+	} else {
 		if target = Find(ops, id); target == nil {
 			return nil, nil, &RefusedError{What: "cannot undo " + id, Reasons: []string{"no operation " + id + " in this worktree's log (" + l.Ref + ")"}, Next: "git nudge op log lists the operations of this worktree"}
 		}
 	}
-	what := "cannot undo " + target.ID + " (" + target.Kind + ")"
-	switch {
-	case target.State == Pending:
-		return nil, nil, &RefusedError{What: what, Reasons: []string{"it has not finished (pending); op show " + target.ID + " tells what holds"}}
-	case target.UndoneBy != "":
-		return nil, nil, &RefusedError{What: what, Reasons: []string{"it was already undone by " + target.UndoneBy}, Next: "git nudge op undo " + target.UndoneBy + " redoes it"}
-	case target.Kind == "run" && target.Tool == "autodev":
-		// Its record also holds what the checkpoints made during the run
-		// changed; those are operations of their own.
-		return nil, nil, &RefusedError{What: what, Reasons: []string{"an autodev run is undone through the operations recorded inside it (its checkpoints): undo those"}}
-	case (target.Kind == "run" || target.Kind == "start") && target.Tool == "nudge":
-		// A long command holds no log lock while it runs, so its record
-		// may also hold what other commands (or you) changed meanwhile:
-		// undoing it could undo those too.
-		return nil, nil, &RefusedError{What: what, Reasons: []string{"a git nudge " + target.Kind + " can have run alongside other commands, and its record may hold their changes too"},
-			Next: "git nudge drop " + taskOf(target) + " removes the task it made; later operations are undone on their own"}
-	}
-	if reasons := laterTouches(ops, target); len(reasons) > 0 {
-		return nil, nil, &RefusedError{What: what, Reasons: reasons, Next: "undo the later operations first (newest first)"}
-	}
-	holds, err := l.compare(ctx, target, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	var diffs []string
-	for _, h := range holds {
-		if h.Now != "after" {
-			diffs = append(diffs, h.What+" changed since "+target.ID)
+	if re, err := l.refusal(ctx, ops, target, nil); err != nil || re != nil {
+		if err != nil {
+			return nil, nil, err
 		}
-	}
-	// A before-state needs a file where a folder now is, or a folder where
-	// a file is: refused by the writes' own checks before anything is
-	// written (see check below).
-	if len(diffs) > 0 {
-		return nil, nil, &RefusedError{What: what, Reasons: diffs, Next: "nothing was changed; put those back as " + target.ID + " left them, or leave it"}
-	}
-	if err := l.checkWritable(target); err != nil {
-		return nil, nil, &RefusedError{What: what, Reasons: []string{err.Error()}}
+		return nil, nil, re
 	}
 	inv := &Op{Time: now.UTC(), Tool: tool, Args: args, Kind: KindUndo, State: Pending, PID: os.Getpid(), Worktree: l.Key, Undoes: target.ID}
 	for _, r := range target.Refs {
@@ -182,7 +162,7 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 		inv.Journals = append(inv.Journals, BlobChange{File: j.File, Old: j.New, New: j.Old})
 	}
 	if target.Index != nil {
-		inv.Index = &BlobChange{File: "index", Old: target.Index.New, New: target.Index.Old}
+		inv.Index = &BlobChange{File: "index", Old: target.Index.New, New: target.Index.Old, OldTree: target.Index.NewTree, NewTree: target.Index.OldTree}
 	}
 	inv.Pins = target.Pins
 	inv.Summary = "undoing " + target.ID
@@ -190,7 +170,9 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 	if err := l.writePending(rec); err != nil {
 		return nil, nil, err
 	}
+	faultPoint("oplog-undo-after-pending")
 	werr := l.write(ctx, inv)
+	faultPoint("oplog-undo-before-append")
 	inv.State = Done
 	if werr != nil {
 		inv.State = Failed
@@ -297,6 +279,7 @@ func (l *Log) write(ctx context.Context, inv *Op) error {
 			}
 		}
 	}
+	faultPoint("oplog-undo-after-files")
 	for _, j := range inv.Journals {
 		p := filepath.Join(l.Repo.WorkTree, j.File)
 		if _, err := worktree.RealDir(l.Repo.WorkTree, filepath.Dir(j.File), j.New != ""); err != nil {
@@ -316,7 +299,11 @@ func (l *Log) write(ctx context.Context, inv *Op) error {
 			return err
 		}
 	}
-	if inv.Index != nil {
+	if inv.Index != nil && inv.Index.Trees() {
+		if err := l.Repo.IndexFromTree(ctx, inv.Index.NewTree); err != nil {
+			return err
+		}
+	} else if inv.Index != nil {
 		var data []byte
 		if inv.Index.New != "" {
 			if data, err = l.Repo.ReadBlob(ctx, inv.Index.New); err != nil {
@@ -377,4 +364,87 @@ func taskOf(o *Op) string {
 		}
 	}
 	return "ID"
+}
+
+// refusal runs every check op undo makes before changing anything, and
+// changes nothing: nil when target can be undone now. cur, when set, is
+// the refs and HEAD read once for many checks.
+func (l *Log) refusal(ctx context.Context, ops []*Op, target *Op, cur *current) (*RefusedError, error) {
+	what := "cannot undo " + target.ID + " (" + target.Kind + ")"
+	switch {
+	case target.State == Pending:
+		return &RefusedError{What: what, Reasons: []string{"it has not finished (pending); op show " + target.ID + " tells what holds"}}, nil
+	case target.UndoneBy != "":
+		return &RefusedError{What: what, Reasons: []string{"it was already undone by " + target.UndoneBy}, Next: "git nudge op undo " + target.UndoneBy + " redoes it"}, nil
+	case target.Kind == "run" && target.Tool == "autodev":
+		// Its record also holds what the checkpoints made during the run
+		// changed; those are operations of their own.
+		return &RefusedError{What: what, Reasons: []string{"an autodev run is undone through the operations recorded inside it (its checkpoints): undo those"}}, nil
+	case (target.Kind == "run" || target.Kind == "start" || target.Kind == "work" || target.Kind == "validate") && target.Tool == "nudge":
+		// A long command holds no log lock while it runs, so its record
+		// may also hold what other commands (or you) changed meanwhile:
+		// undoing it could undo those too.
+		next := "git nudge drop " + taskOf(target) + " removes the task it made; later operations are undone on their own"
+		if target.Kind == "work" || target.Kind == "validate" {
+			next = "git nudge drop ID removes a task; later operations are undone on their own"
+		}
+		return &RefusedError{What: what, Reasons: []string{"a git nudge " + target.Kind + " can have run alongside other commands, and its record may hold their changes too"},
+			Next: next}, nil
+	}
+	if reasons := laterTouches(ops, target); len(reasons) > 0 {
+		return &RefusedError{What: what, Reasons: reasons, Next: "undo the later operations first (newest first)"}, nil
+	}
+	holds, err := l.compareWith(ctx, target, false, cur)
+	if err != nil {
+		return nil, err
+	}
+	var diffs []string
+	for _, h := range holds {
+		if h.Now != "after" {
+			diffs = append(diffs, h.What+" changed since "+target.ID)
+		}
+	}
+	// A before-state needs a file where a folder now is, or a folder where
+	// a file is: refused by the writes' own checks before anything is
+	// written (see check below).
+	if len(diffs) > 0 {
+		return &RefusedError{What: what, Reasons: diffs, Next: "nothing was changed; put those back as " + target.ID + " left them, or leave it"}, nil
+	}
+	if err := l.checkWritable(target); err != nil {
+		return &RefusedError{What: what, Reasons: []string{err.Error()}}, nil
+	}
+	return nil, nil
+}
+
+// Undoable tells, for each finished operation of ops (as Read returns
+// them), whether op undo would accept it now, and the reasons when not.
+// It runs the same checks as Undo and changes nothing (no object is
+// written either).
+func (l *Log) Undoable(ctx context.Context, ops []*Op) (map[string][]string, error) {
+	refs, head, err := l.Repo.RefsAndHead(ctx, refPrefixes...)
+	if err != nil {
+		return nil, err
+	}
+	cur := &current{refs: refs, head: head}
+	out := map[string][]string{}
+	for _, o := range ops {
+		if o.State == Pending {
+			continue
+		}
+		re, err := l.refusal(ctx, ops, o, cur)
+		if err != nil {
+			return nil, err
+		}
+		out[o.ID] = nil
+		if re != nil {
+			out[o.ID] = re.Reasons
+		}
+	}
+	return out, nil
+}
+
+// current is the refs and HEAD read once.
+type current struct {
+	refs map[string]string
+	head string
 }

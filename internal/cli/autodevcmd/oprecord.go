@@ -1,9 +1,9 @@
 package autodevcmd
 
 import (
+	"github.com/nudgethis/git-nudge/internal/agenthooks"
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
-	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -11,26 +11,48 @@ import (
 // when it changes something (checkpoint, restore of an id or --rebuild,
 // park, run).
 func record(env *cli.Env, command string, args []string, run func() error) error {
+	var paths []string
 	switch command {
-	case "checkpoint", "park", "run":
-	case "restore":
-		rebuild := false
-		for _, a := range args {
-			if a == "--rebuild" {
-				rebuild = true
-			}
+	case "checkpoint", "park", "run", "hook":
+	case "hooks":
+		// The agent's project settings file is the one file it edits;
+		// codex's lives in the home folder and is never edited.
+		pos := opcmd.Positionals(args)
+		if len(pos) < 2 || hasFlag(args, "--dry-run") {
+			return run()
 		}
-		if len(opcmd.Positionals(args)) == 0 && !rebuild {
+		a, ok := agenthooks.Find(pos[1])
+		if !ok || a.File == "" {
+			return run()
+		}
+		paths = []string{a.File}
+	case "restore":
+		if len(opcmd.Positionals(args)) == 0 && !hasFlag(args, "--rebuild") {
 			return run() // the list: read-only
 		}
 	default:
 		return run()
 	}
-	r, err := git.Discover(env.Ctx, env.Dir)
+	r, err := oplog.Discover(env.Ctx, env.Dir)
 	if err != nil {
 		return run() // the command reports it
 	}
+	// An agent's hook runs on every turn: it is recorded only when it
+	// changed something (made a checkpoint); recording costs no git
+	// process (see docs/DECISIONS.md).
 	plan := opcmd.Plan{Repo: r, Long: command == "run",
-		Spec: oplog.Spec{Tool: "autodev", Kind: command, Args: args, Status: command == "restore"}}
+		Spec: oplog.Spec{Tool: "autodev", Kind: command, Args: args, Status: command == "restore", Paths: paths, DropEmpty: command == "hook"}}
 	return opcmd.Around(env, plan, run)
+}
+
+func hasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == flag {
+			return true
+		}
+	}
+	return false
 }

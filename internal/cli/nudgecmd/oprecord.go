@@ -3,13 +3,18 @@ package nudgecmd
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
-	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // mutating are the commands recorded in the operation log.
-var mutating = map[string]bool{"snapshot": true, "start": true, "run": true, "capture": true, "apply": true, "undo": true, "save": true, "drop": true}
+var mutating = map[string]bool{"snapshot": true, "start": true, "run": true, "capture": true, "apply": true, "undo": true, "save": true, "drop": true,
+	"queue": true, "work": true, "validate": true}
+
+// long are the commands that can run for minutes (a task's command, the
+// queue, validation commands): they hold no log lock while they run, so
+// other commands are recorded meanwhile, and op undo refuses them whole.
+var long = map[string]bool{"run": true, "start": true, "work": true, "validate": true}
 
 // record runs a git-nudge command, recording it in the operation log when
 // it changes something.
@@ -21,7 +26,7 @@ func record(env *cli.Env, command string, args []string, run func() error) error
 	if err != nil {
 		return run() // the command reports it
 	}
-	plan := opcmd.Plan{Repo: ws.Repo, Long: command == "run" || command == "start",
+	plan := opcmd.Plan{Repo: ws.Repo, Long: long[command],
 		Spec: oplog.Spec{Tool: "nudge", Kind: command, Args: args}}
 	if command == "apply" || command == "undo" {
 		if ids := opcmd.Positionals(args); len(ids) > 0 {
@@ -36,7 +41,7 @@ func record(env *cli.Env, command string, args []string, run func() error) error
 }
 
 func init() {
-	opcmd.SetOpener(func(env *cli.Env) (*git.Repo, error) {
+	opcmd.SetOpener(func(env *cli.Env) (*oplog.Repo, error) {
 		ws, err := nudge.OpenReadOnly(env.Ctx, env.Dir, env.Now)
 		if err != nil {
 			return nil, err

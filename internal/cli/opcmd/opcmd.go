@@ -15,7 +15,6 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
@@ -35,7 +34,7 @@ func (c *Cmd) Help() string {
 }
 
 // Opener finds the repository whose log the command works on.
-type Opener func(env *cli.Env) (*git.Repo, error)
+type Opener func(env *cli.Env) (*oplog.Repo, error)
 
 // open finds the repository (the owning workspace in a task worktree).
 func open(env *cli.Env) (*oplog.Log, error) {
@@ -48,7 +47,7 @@ func open(env *cli.Env) (*oplog.Log, error) {
 
 // repoOf is set by each binary (nudge: the workspace owning a task
 // worktree; autodev: the work tree).
-var repoOf Opener = func(env *cli.Env) (*git.Repo, error) { return git.Discover(env.Ctx, env.Dir) }
+var repoOf Opener = func(env *cli.Env) (*oplog.Repo, error) { return oplog.Discover(env.Ctx, env.Dir) }
 
 // SetOpener sets how the op command finds its repository.
 func SetOpener(o Opener) { repoOf = o }
@@ -132,6 +131,49 @@ func LogDocument(ctx context.Context, l *oplog.Log) (any, error) {
 	return logDocument(ops), err
 }
 
+// opUndoJSON is an operation as the dashboard's GET /api/ops gives it: op
+// log --json's fields, and whether op undo would accept it now (with the
+// reasons when not), so the page offers Undo only where it would work.
+type opUndoJSON struct {
+	opJSON
+	Undoable    bool     `json:"undoable"`
+	UndoRefusal []string `json:"undo_refusal"`
+}
+
+// OpsDocument is LogDocument with each operation's undoable and
+// undo_refusal (the checks of op undo, run without changing anything).
+func OpsDocument(ctx context.Context, l *oplog.Log) (any, error) {
+	ops, err := readOps(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	var finished []*oplog.Op
+	for _, o := range ops {
+		if o.State != oplog.Pending {
+			finished = append(finished, o)
+		}
+	}
+	checks, err := l.Undoable(ctx, finished)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]opUndoJSON, 0, len(ops))
+	for _, o := range ops {
+		j := opUndoJSON{opJSON: toJSON(o), UndoRefusal: []string{}}
+		reasons, checked := checks[o.ID]
+		switch {
+		case o.State == oplog.Pending:
+			j.UndoRefusal = []string{"it has not finished (pending)"}
+		case checked && len(reasons) == 0:
+			j.Undoable = true
+		case checked:
+			j.UndoRefusal = reasons
+		}
+		out = append(out, j)
+	}
+	return out, nil
+}
+
 // readAll is the log, newest first, with pending operations (running or
 // interrupted) in front.
 func readAll(env *cli.Env, l *oplog.Log) ([]*oplog.Op, error) {
@@ -144,7 +186,7 @@ func readOps(ctx context.Context, l *oplog.Log) ([]*oplog.Op, error) {
 	if err == nil {
 		err = perr
 	}
-	return append(pend, ops...), err
+	return append(oplog.Unfinished(pend, ops), ops...), err
 }
 
 func pendingWord(o *oplog.Op) string {
@@ -321,7 +363,7 @@ type Tool string
 // take, in their order: git nudge's workspace lock and git autodev's (each
 // where its state folder exists), then the work-tree lock both share. An
 // autodev run in progress refuses, as git autodev restore does.
-func holdWorkspace(ctx context.Context, r *git.Repo, what string) (release func(), err error) {
+func holdWorkspace(ctx context.Context, r *oplog.Repo, what string) (release func(), err error) {
 	if r.WorkTree == "" {
 		return func() {}, nil
 	}

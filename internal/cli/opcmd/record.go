@@ -4,14 +4,13 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // Plan is what a binary tells the recorder about one command line.
 type Plan struct {
-	Repo *git.Repo
+	Repo *oplog.Repo
 	Spec oplog.Spec
 	Long bool // a long run: no log lock held across it
 	Skip bool // not a mutating command
@@ -22,7 +21,7 @@ type Plan struct {
 // stderr and the command runs unrecorded (nothing of the user's is at
 // stake in the log).
 func Around(env *cli.Env, plan Plan, run func() error) error {
-	if plan.Skip || plan.Repo == nil {
+	if plan.Skip || plan.Repo == nil || Off(env) {
 		return run()
 	}
 	l := oplog.Open(plan.Repo)
@@ -48,6 +47,14 @@ func Around(env *cli.Env, plan Plan, run func() error) error {
 		env.Warnf("git %s: %s\n", plan.Spec.Tool, firstLine(ferr.Error()))
 	}
 	return cmdErr
+}
+
+// Off reports whether recording is switched off for this process: the
+// benchmark measures the cost of recording by running the same command
+// with GIT_NUDGE_OPLOG=off. It is not a user setting (unrecorded changes
+// cannot be undone with op undo).
+func Off(env *cli.Env) bool {
+	return env.Getenv != nil && env.Getenv("GIT_NUDGE_OPLOG") == "off"
 }
 
 func firstLine(s string) string {

@@ -473,8 +473,9 @@ async function loadOps() {
     el("td", { text: "git " + o.tool + " " + o.args.join(" ") }),
     el("td", { text: o.summary }),
     el("td", { text: o.undone_by ? "undone by " + o.undone_by : o.state }),
-    el("td", null, o.state === "pending" || o.undone_by ? null :
-      el("button", { class: "undo", text: "Undo", disabled: state.busy, onclick: () => undoOp(o.id) })))));
+    el("td", null, o.undoable ?
+      el("button", { class: "undo", text: "Undo", disabled: state.busy, onclick: () => undoOp(o.id) }) :
+      (o.undone_by ? null : el("small", { class: "no-undo", text: "no undo", title: (o.undo_refusal || []).join("\n") }))))));
   $("#ops-empty").hidden = r.body.length > 0;
 }
 

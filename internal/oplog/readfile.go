@@ -1,0 +1,67 @@
+package oplog
+
+import (
+	"os"
+	"syscall"
+)
+
+// fileID tells whether a journal file was replaced (journals are written
+// to a temp file renamed into place: a new inode) or changed.
+type fileID struct {
+	ino, size, mtime int64
+}
+
+// readJournal reads a small file with the fewest system calls (open,
+// fstat, read, close: recording reads every journal of the workspace) and
+// returns its identity. ok is false when it cannot be read.
+func readJournal(path string) (data []byte, id fileID, ok bool) {
+	// The identity is taken first: a file replaced in between is read
+	// in its newer version under the older identity, so a later look
+	// sees a change and reads it again (never the other way round).
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, id, false
+	}
+	id = statID(fi)
+	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, id, false
+	}
+	defer syscall.Close(fd)
+	data = make([]byte, fi.Size()+1)
+	n := 0
+	for n < len(data) {
+		m, err := syscall.Read(fd, data[n:])
+		if err != nil {
+			return nil, id, false
+		}
+		if m == 0 {
+			break
+		}
+		n += m
+	}
+	if n == len(data) {
+		// It grew while read: read it the ordinary way, with no identity
+		// (read again next time).
+		b, err := os.ReadFile(path)
+		return b, fileID{}, err == nil
+	}
+	return data[:n], id, true
+}
+
+// journalID is the identity of a file now (lstat), zero when absent.
+func journalID(path string) (fileID, bool) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return fileID{}, false
+	}
+	return statID(fi), true
+}
+
+func statID(fi os.FileInfo) fileID {
+	id := fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.ino = int64(st.Ino)
+	}
+	return id
+}
