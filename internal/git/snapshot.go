@@ -367,6 +367,13 @@ func (r *Repo) ConfigValues(ctx context.Context, re string) (map[string][]string
 // file it does not know of (one named by an unusual environment) is only
 // a missed speed-up, never a wrong answer.
 func (r *Repo) mayConfigureFSMonitor() bool {
+	return r.configMentions("fsmonitor")
+}
+
+// configMentions says whether a config file git reads mentions one of
+// words (lower case) or includes another file: a cheap, conservative test
+// for settings that would need git config to be read.
+func (r *Repo) configMentions(words ...string) bool {
 	files := []string{filepath.Join(r.CommonDir, "config"), filepath.Join(r.GitDir, "config.worktree")}
 	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
 		files = append(files, g)
@@ -397,8 +404,13 @@ func (r *Repo) mayConfigureFSMonitor() bool {
 			continue
 		}
 		low := bytes.ToLower(data)
-		if bytes.Contains(low, []byte("fsmonitor")) || bytes.Contains(low, []byte("include")) {
+		if bytes.Contains(low, []byte("include")) {
 			return true
+		}
+		for _, w := range words {
+			if bytes.Contains(low, []byte(w)) {
+				return true
+			}
 		}
 	}
 	return false
