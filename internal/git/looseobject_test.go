@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/testutil"
@@ -82,4 +84,85 @@ func TestEditTreeWritesTreesItself(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCommitTreeWritesCommitItself: with both identities given, the
+// commit is written without a git commit-tree process, and it is the very
+// object commit-tree writes for the same date; a date from the environment
+// or an identity git would clean up leaves it to git.
+func TestCommitTreeWritesCommitItself(t *testing.T) {
+	for _, format := range []string{"sha1", "sha256"} {
+		t.Run(format, func(t *testing.T) {
+			dir := testutil.Repo(t, "--object-format="+format)
+			base := testutil.Commit(t, dir, map[string]string{"f": "1\n"}, "base")
+			ctx := context.Background()
+			r := discover(t, dir)
+			tree := testutil.Git(t, dir, "rev-parse", base+"^{tree}")
+			req := git.CommitRequest{Tree: tree, Parents: []string{base}, Message: "nudge snapshot\n\nnote with é\n",
+				Author: git.Identity{Name: "nudge", Email: "nudge@localhost"}, Committer: git.Identity{Name: "nudge", Email: "nudge@localhost"}}
+			trace := filepath.Join(t.TempDir(), "trace.json")
+			t.Setenv("GIT_AUTHOR_DATE", "")
+			t.Setenv("GIT_COMMITTER_DATE", "")
+			os.Unsetenv("GIT_AUTHOR_DATE")
+			os.Unsetenv("GIT_COMMITTER_DATE")
+			t.Setenv("GIT_TRACE2_EVENT", trace)
+			id, err := r.CommitTree(ctx, req)
+			os.Unsetenv("GIT_TRACE2_EVENT")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if traced, _ := os.ReadFile(trace); strings.Contains(string(traced), `"commit-tree"`) {
+				t.Error("git commit-tree ran")
+			}
+			raw := testutil.Git(t, dir, "cat-file", "commit", id)
+			var date string
+			for _, l := range strings.Split(raw, "\n") {
+				if rest, ok := strings.CutPrefix(l, "committer nudge <nudge@localhost> "); ok {
+					date = rest
+				}
+			}
+			if date == "" {
+				t.Fatalf("no committer line in\n%s", raw)
+			}
+			// The same commit from git, at the same date (a form
+			// only git parses), and from us given that date in the
+			// forms we read.
+			secs, tz, _ := strings.Cut(date, " ")
+			for _, d := range []string{date, "@" + date, time.Unix(mustInt(t, secs), 0).UTC().Format(time.RFC3339)} {
+				if !strings.HasPrefix(d, "2") && tz != "+0000" {
+					continue // the RFC 3339 form is in UTC
+				}
+				t.Setenv("GIT_AUTHOR_DATE", d)
+				t.Setenv("GIT_COMMITTER_DATE", d)
+				if got, err := r.CommitTree(ctx, req); err != nil || got != id {
+					t.Errorf("with date %q: %s, %v; want %s", d, got, err, id)
+				}
+			}
+			gitForm := "@" + secs + " " + tz + " " // git reads it; we leave it to git
+			t.Setenv("GIT_AUTHOR_DATE", gitForm)
+			t.Setenv("GIT_COMMITTER_DATE", gitForm)
+			os.Remove(trace)
+			t.Setenv("GIT_TRACE2_EVENT", trace)
+			again, err := r.CommitTree(ctx, req)
+			os.Unsetenv("GIT_TRACE2_EVENT")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again != id {
+				t.Errorf("git wrote %s, we wrote %s:\n%s", again, id, raw)
+			}
+			if traced, _ := os.ReadFile(trace); !strings.Contains(string(traced), `"commit-tree"`) {
+				t.Error("with a date form git parses, git commit-tree did not run")
+			}
+			testutil.Git(t, dir, "fsck", "--strict", "--no-dangling")
+		})
+	}
+}
+
+func mustInt(t *testing.T, s string) int64 {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
