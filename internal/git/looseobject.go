@@ -120,8 +120,9 @@ func (r *Repo) writeCommit(req CommitRequest) (id string, ok bool, err error) {
 	if os.Getenv("GIT_TEST_DATE_NOW") != "" {
 		return "", false, nil
 	}
-	authorDate, ok1 := gitDate(os.Getenv("GIT_AUTHOR_DATE"))
-	committerDate, ok2 := gitDate(os.Getenv("GIT_COMMITTER_DATE"))
+	now := time.Now() // one clock reading for both, as git does
+	authorDate, ok1 := gitDate(os.Getenv("GIT_AUTHOR_DATE"), now)
+	committerDate, ok2 := gitDate(os.Getenv("GIT_COMMITTER_DATE"), now)
 	if !ok1 || !ok2 {
 		return "", false, nil
 	}
@@ -177,7 +178,7 @@ func (r *Repo) objectID(typ string, body []byte) string {
 // when empty; the forms "<seconds> <+hhmm>", "@<seconds> <+hhmm>" and RFC
 // 3339 ("2026-01-02T03:04:05Z"); ok is false for any other form, which
 // git parses itself.
-func gitDate(v string) (string, bool) {
+func gitDate(v string, now time.Time) (string, bool) {
 	zone := func(off int) string {
 		sign := byte('+')
 		if off < 0 {
@@ -186,7 +187,6 @@ func gitDate(v string) (string, bool) {
 		return fmt.Sprintf("%c%02d%02d", sign, off/3600, off%3600/60)
 	}
 	if v == "" {
-		now := time.Now()
 		_, off := now.Zone()
 		return fmt.Sprintf("%d %s", now.Unix(), zone(off)), true
 	}
