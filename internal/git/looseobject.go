@@ -21,14 +21,15 @@ import (
 // objects itself, the way git writes them by default (zlib, a temporary
 // file in the fan-out folder linked to its name, read-only, no fsync), or
 // "" when git must write them: the repository is shared with a group
-// (core.sharedRepository: git sets permissions we would not), or a config
+// (core.sharedRepository, or an object folder git made setgid for it: git
+// sets permissions we would not), or a config
 // file git reads mentions fsync (core.fsync could ask for loose objects to
 // be flushed) or includes another file. A folder that cannot be read is
 // left to git as well.
 func (r *Repo) looseObjectDir() string {
 	dir := filepath.Join(r.CommonDir, "objects")
 	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() || st.Mode()&(fs.ModeSetgid|0o020) != 0 {
+	if err != nil || !st.IsDir() || st.Mode()&fs.ModeSetgid != 0 {
 		return ""
 	}
 	if r.configMentions("sharedrepository", "fsync") {
