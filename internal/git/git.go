@@ -132,6 +132,10 @@ type cmd struct {
 	// fsmonitor, when set, is given to this child as core.fsmonitor
 	// instead of false (the others run with it off).
 	fsmonitor string
+	// locks lets this child take optional locks (git status writing the
+	// stat data it refreshed into its index): only for a private index
+	// (GIT_INDEX_FILE in env), never the user's.
+	locks bool
 }
 
 // withFSMonitor is args with globalArgs' "core.fsmonitor=false" replaced
@@ -143,6 +147,34 @@ func withFSMonitor(args []string, v string) []string {
 		}
 	}
 	return args
+}
+
+// withLocks turns x (built by command) into a child allowed to take
+// optional locks, with private indexes never split, when env names a
+// private index; it panics otherwise (a programming error).
+func withLocks(x *child, env []string) {
+	private := false
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "GIT_INDEX_FILE=") {
+			private = true
+		}
+	}
+	if !private {
+		panic("git: optional locks without a private index")
+	}
+	args := []string{x.Args[0]}
+	args = append(args, privateIndexArgs...)
+	for _, a := range x.Args[1:] {
+		if a != "--no-optional-locks" {
+			args = append(args, a)
+		}
+	}
+	x.Args = args
+	for i, kv := range x.Env {
+		if kv == "GIT_OPTIONAL_LOCKS=0" {
+			x.Env[i] = "GIT_OPTIONAL_LOCKS=1"
+		}
+	}
 }
 
 // ErrEnough, returned by a stdout writer, says that it wants no more
@@ -216,6 +248,9 @@ func (r *Repo) run(ctx context.Context, c cmd) ([]byte, error) {
 	x := command(ctx, append(r.env(), c.env...), dir, c.args)
 	if c.fsmonitor != "" {
 		withFSMonitor(x.Args[1:], c.fsmonitor)
+	}
+	if c.locks {
+		withLocks(x, c.env)
 	}
 	x.Stdin = c.stdin
 	var out, errb bytes.Buffer

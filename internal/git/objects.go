@@ -24,6 +24,9 @@ type CommitRequest struct {
 
 // CommitTree writes a commit object (never signed, no hook) and returns its id.
 func (r *Repo) CommitTree(ctx context.Context, req CommitRequest) (string, error) {
+	if id, ok, err := r.writeCommit(req); ok || err != nil {
+		return id, err
+	}
 	args := []string{"commit-tree", "--no-gpg-sign"}
 	for _, p := range req.Parents {
 		args = append(args, "-p", p)

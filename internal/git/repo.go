@@ -29,6 +29,10 @@ type Repo struct {
 	StatusFSMonitor string
 	// fast caches fastOK's answer (0 not yet known, 1 yes, 2 no).
 	fast int32
+	// StatusStatCache lets Status run on the stat cache (statcache.go), a
+	// private copy of the index whose refreshed stat data is kept: only
+	// for the workspace's own snapshot, under its lock.
+	StatusStatCache bool
 }
 
 // Discover finds the repository that git itself would use when started in

@@ -34,9 +34,17 @@ type StatusEntry struct {
 // "dir/" entry (see UntrackedUnder) and submodules compared by commit only.
 // It also returns HEAD as the same git call saw it.
 func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
-	out, err := r.run(ctx, cmd{args: []string{"status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
-		"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=none"},
-		fsmonitor: r.StatusFSMonitor})
+	run := func(env []string, locks bool) ([]byte, error) {
+		return r.run(ctx, cmd{args: []string{"status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
+			"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=none"},
+			fsmonitor: r.StatusFSMonitor, env: env, locks: locks})
+	}
+	if r.StatusStatCache {
+		if out, ok := r.statusWithCache(run); ok {
+			return parseStatusV2(out)
+		}
+	}
+	out, err := run(nil, false)
 	if err != nil {
 		return Head{}, nil, err
 	}
@@ -367,6 +375,23 @@ func (r *Repo) ConfigValues(ctx context.Context, re string) (map[string][]string
 // file it does not know of (one named by an unusual environment) is only
 // a missed speed-up, never a wrong answer.
 func (r *Repo) mayConfigureFSMonitor() bool {
+	return r.configMentions("fsmonitor")
+}
+
+// ConfigMayMention says whether git config could hold a setting whose
+// name or value holds one of words (lower case): false only when no config
+// file git reads mentions any of them or includes another file, and no
+// config comes from the environment (git -c, GIT_CONFIG_COUNT,
+// GIT_CONFIG). A cheap, conservative test that spares a git config call
+// in the common case.
+func (r *Repo) ConfigMayMention(words ...string) bool { return r.configMentions(words...) }
+
+func (r *Repo) configMentions(words ...string) bool {
+	for _, k := range []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG"} {
+		if os.Getenv(k) != "" {
+			return true
+		}
+	}
 	files := []string{filepath.Join(r.CommonDir, "config"), filepath.Join(r.GitDir, "config.worktree")}
 	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
 		files = append(files, g)
@@ -397,8 +422,13 @@ func (r *Repo) mayConfigureFSMonitor() bool {
 			continue
 		}
 		low := bytes.ToLower(data)
-		if bytes.Contains(low, []byte("fsmonitor")) || bytes.Contains(low, []byte("include")) {
+		if bytes.Contains(low, []byte("include")) {
 			return true
+		}
+		for _, w := range words {
+			if bytes.Contains(low, []byte(w)) {
+				return true
+			}
 		}
 	}
 	return false

@@ -60,9 +60,11 @@ func (r *Repo) StartTreeEdit(ctx context.Context, base string) (*TreeEditor, err
 			return nil, err
 		}
 	}
-	if b.mk, err = r.startProc(ctx, "mktree", "-z", "--batch"); err != nil {
-		b.close()
-		return nil, err
+	if b.objects = r.looseObjectDir(); b.objects == "" {
+		if b.mk, err = r.startProc(ctx, "mktree", "-z", "--batch"); err != nil {
+			b.close()
+			return nil, err
+		}
 	}
 	b.cache = map[string]cachedTree{}
 	return &TreeEditor{b: b, base: base}, nil
@@ -176,6 +178,9 @@ type treeBuilder struct {
 	ctx     context.Context
 	cat, mk *proc
 	cache   map[string]cachedTree // folders read so far, by tree-ish
+	// objects, when set, is the object folder the new trees are written
+	// to directly (see looseObjectDir); otherwise mktree writes them.
+	objects string
 }
 
 type cachedTree struct {
@@ -183,9 +188,11 @@ type cachedTree struct {
 	entries []treeEntry
 }
 
-// builtTree is a tree to write: its mktree input and the id computed here.
+// builtTree is a tree to write: its mktree input, its object body and
+// the id computed here.
 type builtTree struct {
 	input []byte
+	body  []byte
 	id    string
 }
 
@@ -289,19 +296,19 @@ func (b *treeBuilder) compute(n *editNode, out *[]builtTree) (oid string, empty 
 	for _, e := range byName {
 		entries = append(entries, e)
 	}
-	id, input, err := b.encode(entries)
+	id, input, body, err := b.encode(entries)
 	if err != nil {
 		return "", false, err
 	}
 	if id != n.baseID {
-		*out = append(*out, builtTree{input: input, id: id})
+		*out = append(*out, builtTree{input: input, body: body, id: id})
 	}
 	return id, len(entries) == 0, nil
 }
 
-// encode returns the id git gives the tree holding entries, and the
-// mktree input that writes it.
-func (b *treeBuilder) encode(entries []treeEntry) (string, []byte, error) {
+// encode returns the id git gives the tree holding entries, the mktree
+// input that writes it and the tree object's body.
+func (b *treeBuilder) encode(entries []treeEntry) (string, []byte, []byte, error) {
 	type keyed struct {
 		mode uint64
 		dir  bool
@@ -311,7 +318,7 @@ func (b *treeBuilder) encode(entries []treeEntry) (string, []byte, error) {
 	for _, e := range entries {
 		mode, err := strconv.ParseUint(e.mode, 8, 32)
 		if err != nil {
-			return "", nil, fmt.Errorf("tree entry %q: bad mode %q", e.name, e.mode)
+			return "", nil, nil, fmt.Errorf("tree entry %q: bad mode %q", e.name, e.mode)
 		}
 		ks = append(ks, keyed{mode, mode == 0o40000, e})
 	}
@@ -325,10 +332,10 @@ func (b *treeBuilder) encode(entries []treeEntry) (string, []byte, error) {
 	raw := make([]byte, hashLen)
 	for _, k := range ks {
 		if len(k.e.oid) != 2*hashLen {
-			return "", nil, fmt.Errorf("tree entry %q: bad object id %q", k.e.name, k.e.oid)
+			return "", nil, nil, fmt.Errorf("tree entry %q: bad object id %q", k.e.name, k.e.oid)
 		}
 		if _, err := hex.Decode(raw, []byte(k.e.oid)); err != nil {
-			return "", nil, fmt.Errorf("tree entry %q: bad object id %q", k.e.name, k.e.oid)
+			return "", nil, nil, fmt.Errorf("tree entry %q: bad object id %q", k.e.name, k.e.oid)
 		}
 		obj = strconv.AppendUint(obj, k.mode, 8)
 		obj = append(obj, ' ')
@@ -361,7 +368,7 @@ func (b *treeBuilder) encode(entries []treeEntry) (string, []byte, error) {
 	h.Write(strconv.AppendInt([]byte("tree "), int64(len(obj)), 10))
 	h.Write([]byte{0})
 	h.Write(obj)
-	return hex.EncodeToString(h.Sum(nil)), input, nil
+	return hex.EncodeToString(h.Sum(nil)), input, obj, nil
 }
 
 // treeNameLess is git's order of tree entries: by name, a folder's name
@@ -387,6 +394,16 @@ func treeNameLess(a string, aDir bool, b string, bDir bool) bool {
 // answers with.
 func (b *treeBuilder) write(trees []builtTree) error {
 	if len(trees) == 0 {
+		return nil
+	}
+	if b.objects != "" {
+		// Written here: mktree would look up the type of every entry
+		// (one loose-object read each for freshly hashed files).
+		for _, t := range trees {
+			if err := writeLooseObject(b.objects, "tree", t.id, t.body); err != nil {
+				return err
+			}
+		}
 		return nil
 	}
 	errc := make(chan error, 1)

@@ -41,12 +41,16 @@ func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task
 	}
 	hc := make(chan highest, 1)
 	go func() {
-		n, err := refs.Task.Highest(ctx, r)
+		n, err := refs.Task.HighestUnmarked(ctx, r)
 		hc <- highest{n, err}
 	}()
 	r.StatusFSMonitor = w.statusFSMonitor(ctx)
+	// The workspace's own stat cache (git/statcache.go), under the
+	// workspace lock; not with fsmonitor, whose new token every run
+	// would make git rewrite the whole copy each time.
+	r.StatusStatCache = r.StatusFSMonitor == ""
 	res, opts, err := snapshot.CaptureConfigured(ctx, r)
-	r.StatusFSMonitor = ""
+	r.StatusFSMonitor, r.StatusStatCache = "", false
 	h := <-hc
 	if err != nil {
 		return nil, err

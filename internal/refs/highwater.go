@@ -62,3 +62,14 @@ func (k Kind) withHighWater(ctx context.Context, r *git.Repo, next int, alloc fu
 	}
 	return id, nil
 }
+
+// HighestUnmarked is Highest while the repository has no high-water mark
+// of this kind, and 0 without listing any ref once it has one: every
+// allocation starts past the mark, and refs created since a mark that a
+// power cut set back only cost create-only retries, never a shared id.
+func (k Kind) HighestUnmarked(ctx context.Context, r *git.Repo) (int, error) {
+	if _, err := os.Stat(k.markPath(r)); err == nil {
+		return 0, nil
+	}
+	return k.Highest(ctx, r)
+}

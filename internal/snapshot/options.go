@@ -60,9 +60,13 @@ type Options struct {
 }
 
 // LoadOptions reads nudge.protect, nudge.skipDir and nudge.maxUntracked
-// from git config (one git call).
+// from git config (one git call, none when no config file mentions
+// nudge).
 func LoadOptions(ctx context.Context, repo *git.Repo) (Options, error) {
 	o := Options{MaxUntracked: DefaultMaxUntracked, MaxFileSize: MaxFileSize}
+	if !repo.ConfigMayMention("nudge") {
+		return o, nil // no config file names a nudge setting: no git call
+	}
 	vals, err := repo.ConfigValues(ctx, `^nudge\.(protect|skipdir|maxuntracked)$`)
 	if err != nil {
 		return o, err
