@@ -294,3 +294,64 @@ func TestPoolRefusesLiveAndUnproven(t *testing.T) {
 		t.Fatalf("git still lists a pooled worktree after pool clear:\n%s", out)
 	}
 }
+
+// Killed (SIGKILL) at each pool fault point, the next commands find a
+// state that is either discarded or recoverable: the task is failed
+// (interrupted) and starts again on a clean worktree, drop works, pool
+// clear leaves git no record of a pooled worktree, and the next run
+// works.
+func TestPoolFaultPoints(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fault loops run without -short")
+	}
+	for _, point := range []string{"pool-park", "pool-claim", "pool-reset"} {
+		t.Run(point, func(t *testing.T) {
+			s := poolRepo(t)
+			s.write(map[string]*spec{"a.txt": file("a\n"), ".gitignore": file("*.log\n")})
+			s.git("add", "-A")
+			s.git("commit", "-qm", "base")
+			s.ok(s.nudge("run", "--", "sh", "-c", "echo x > a.txt; echo l > x.log; echo u > u.txt"), "run t1")
+			fault := "GIT_NUDGE_TEST_FAULT=" + point
+			if point == "pool-park" {
+				r := s.runIn(s.dir, "git-nudge", []string{"drop", "t1"}, fault)
+				if !r.killed {
+					t.Fatalf("drop was not killed at %s: %s", point, r)
+				}
+				s.ok(s.nudge("drop", "t1"), "drop again")
+				s.ok(s.nudge("snapshot"), "snapshot t2") // ids as in the other branch
+			} else {
+				s.ok(s.nudge("drop", "t1"), "drop t1")
+				r := s.runIn(s.dir, "git-nudge", []string{"start", "--no-setup"}, fault)
+				if !r.killed {
+					t.Fatalf("start was not killed at %s: %s", point, r)
+				}
+				l := s.ok(s.nudge("list"), "list")
+				if !strings.Contains(l.stdout, "failed") {
+					t.Fatalf("list after a kill at %s:\n%s", point, l.stdout)
+				}
+				// Started again, it gets a clean worktree.
+				s.ok(s.nudge("start", "--no-setup", "t2"), "start t2 again")
+				wt := filepath.Join(s.dir, ".nudgethis", "worktrees", "t2")
+				c := s.command(wt, "git", []string{"status", "--porcelain", "--ignored", "--untracked-files=all"})
+				out, err := c.Output()
+				if err != nil || len(out) != 0 {
+					t.Fatalf("t2's worktree after a restart: %q, %v", out, err)
+				}
+				if b, err := os.ReadFile(filepath.Join(wt, "a.txt")); err != nil || string(b) != "a\n" {
+					t.Fatalf("t2's a.txt: %q, %v", b, err)
+				}
+				s.ok(s.nudge("drop", "t2"), "drop t2")
+			}
+			s.ok(s.nudge("pool", "clear"), "pool clear")
+			s.ok(s.nudge("run", "--", "true"), "run after the kill")
+			s.ok(s.nudge("drop", "t3"), "drop the last task")
+			s.ok(s.nudge("pool", "clear"), "pool clear")
+			if out := s.git("worktree", "list", "--porcelain"); strings.Count(out, "worktree ") != 1 {
+				t.Fatalf("git still records worktrees after drop and pool clear:\n%s", out)
+			}
+			if out := s.git("worktree", "prune", "--dry-run", "-v"); out != "" {
+				t.Fatalf("git would prune records left behind:\n%s", out)
+			}
+		})
+	}
+}

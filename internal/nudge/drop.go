@@ -65,6 +65,14 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 	}
 	_ = os.Remove(w.trustedIndex(id))
 	_ = os.Remove(w.reuseIndex(id))
+	if _, err := os.Lstat(dir); dir != "" && errors.Is(err, fs.ErrNotExist) {
+		// Gone already; git may still record it (an interrupted pool
+		// claim): only that record is forgotten.
+		if err := w.Repo.ForgetWorktree(dir); err != nil {
+			return err
+		}
+		dir = ""
+	}
 	if dir != "" {
 		registered, err := w.isWorktree(ctx, dir)
 		if err != nil {

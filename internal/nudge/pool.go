@@ -73,26 +73,38 @@ type PoolEntry struct {
 // Pool lists the parked worktrees ready to be taken, by name. It creates
 // nothing.
 func (w *Workspace) Pool() ([]PoolEntry, error) {
+	out, _, err := w.poolEntries()
+	return out, err
+}
+
+// PoolLeftovers counts the folders in the pool that are not entries ready
+// to be taken: left by an interrupted command (or being filled now).
+func (w *Workspace) PoolLeftovers() int {
+	_, n, _ := w.poolEntries()
+	return n
+}
+
+func (w *Workspace) poolEntries() (out []PoolEntry, leftovers int, _ error) {
 	ents, err := os.ReadDir(w.poolDir())
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var out []PoolEntry
 	for _, e := range ents {
 		if !e.IsDir() || e.Name() == "tasks" || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
 		st, err := os.Lstat(filepath.Join(w.poolDir(), e.Name()+".index"))
 		if err != nil || !st.Mode().IsRegular() {
-			continue // being filled, or left by an interrupted command
+			leftovers++ // being filled, or left by an interrupted command
+			continue
 		}
 		out = append(out, PoolEntry{Name: e.Name(), Path: filepath.Join(w.poolDir(), e.Name())})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
+	return out, leftovers, nil
 }
 
 // adminOf returns the administrative folder (.git/worktrees/<name>) whose
@@ -279,10 +291,10 @@ func (w *Workspace) park(ctx context.Context, id, dir string) (parked bool) {
 }
 
 // gitdirLine is what git writes in an administrative folder's gitdir file
-// for the worktree at dir.
+// for the worktree at dir (which may not exist yet).
 func gitdirLine(dir string) string {
-	if real, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = real
+	if real, err := filepath.EvalSymlinks(filepath.Dir(dir)); err == nil {
+		dir = filepath.Join(real, filepath.Base(dir))
 	}
 	return filepath.Join(dir, ".git") + "\n"
 }
@@ -322,7 +334,15 @@ func (w *Workspace) claimPooled(ctx context.Context, id, dir string) *poolClaim 
 		if err := os.Rename(e.Path+".index", c.index); err != nil {
 			continue
 		}
-		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		// git's record first: interrupted here, the worktree is either
+		// still in the pool (an entry without its index: pool clear
+		// removes it) or a record of a missing folder at dir, which
+		// drop and the next start forget.
+		err = os.MkdirAll(filepath.Dir(dir), 0o755)
+		if err == nil {
+			err = writeNew(filepath.Join(admin, "gitdir"), []byte(gitdirLine(dir)))
+		}
+		if err != nil {
 			_ = os.Remove(c.index)
 			_ = w.discardWorktree(e.Path)
 			return nil

@@ -46,6 +46,9 @@ func (c *PoolListCmd) Run(env *cli.Env) error {
 	for _, e := range entries {
 		env.Printf("%s\t%s\n", e.Name, e.Path)
 	}
+	if n := w.PoolLeftovers(); n > 0 {
+		env.Printf("%d more folders in the pool are being filled or were left by an interrupted command; git nudge pool clear removes them.\n", n)
+	}
 	return nil
 }
 
