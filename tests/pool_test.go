@@ -355,3 +355,37 @@ func TestPoolFaultPoints(t *testing.T) {
 		})
 	}
 }
+
+// A fresh task worktree gets its own index refreshed once made (git
+// worktree add leaves every entry racily clean: the files and the index
+// share a timestamp, so each later status reads every file again).
+func TestFreshWorktreeIndexRefreshed(t *testing.T) {
+	s := poolRepo(t)
+	s.write(map[string]*spec{"a.txt": file("a\n")})
+	s.git("add", "-A")
+	s.git("commit", "-qm", "base")
+	s.git("config", "nudge.pool", "0")
+	trace := filepath.Join(filepath.Dir(s.dir), "trace")
+	r := s.runIn(s.dir, "git-nudge", []string{"start", "--no-setup"}, "GIT_TRACE="+trace)
+	s.ok(r, "start")
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var add, refresh int
+	for i, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, "built-in: git") && strings.Contains(line, " worktree add ") && add == 0 {
+			add = i + 1
+		}
+		if strings.Contains(line, "built-in: git") && strings.Contains(line, " update-index -q --refresh") && add > 0 && refresh == 0 {
+			refresh = i + 1
+		}
+	}
+	if add == 0 || refresh == 0 {
+		t.Fatalf("start did not refresh the new worktree's index after git worktree add (add at line %d, refresh at line %d)", add, refresh)
+	}
+	wt := filepath.Join(s.dir, ".nudgethis", "worktrees", "t1")
+	if out, err := s.command(wt, "git", []string{"status", "--porcelain"}).Output(); err != nil || len(out) != 0 {
+		t.Fatalf("status in the fresh worktree: %q, %v", out, err)
+	}
+}
