@@ -249,6 +249,9 @@ func TestPoolReuseIsFresh(t *testing.T) {
 // A worktree where a process of the task still lives is never parked, and
 // a parked worktree whose trusted index is gone is never reused.
 func TestPoolRefusesLiveAndUnproven(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs without -short")
+	}
 	s := poolRepo(t)
 	s.write(map[string]*spec{"a.txt": file("a\n")})
 	s.git("add", "-A")
