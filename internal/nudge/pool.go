@@ -317,6 +317,10 @@ func (w *Workspace) claimPooled(ctx context.Context, id, dir string) *poolClaim 
 	if err != nil || bound == 0 {
 		return nil
 	}
+	// The pool folder itself must be a plain folder inside .nudgethis.
+	if ok, err := worktree.RealDir(w.Repo.WorkTree, StateDirName+"/"+PoolDirName, false); err != nil || !ok {
+		return nil
+	}
 	entries, err := w.Pool()
 	if err != nil {
 		return nil
