@@ -37,6 +37,7 @@ var (
 	bulkN      = flag.Int("bulk", 2000, "files added to one folder for the undo-vs-apply measurement (0: skip)")
 	tasksN     = flag.Int("tasks", 1000, "tasks in the workspace for the git nudge list measurement (0: skip)")
 	massTouch  = flag.Bool("masstouch", true, "measure snapshot and git status after touching every file")
+	poolOnly   = flag.Bool("pool-only", false, "measure only task start with a pooled worktree (taskStart)")
 )
 
 func main() {
@@ -125,6 +126,12 @@ func (b *bench) run() error {
 		if err != nil {
 			return err
 		}
+		if *poolOnly {
+			if err := b.taskStart(dir, n); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := b.snapshot(dir, n); err != nil {
 			return err
 		}
@@ -153,6 +160,13 @@ func (b *bench) run() error {
 		if err := b.recordingCost(dir, n); err != nil {
 			return err
 		}
+		if err := b.taskStart(dir, n); err != nil {
+			return err
+		}
+	}
+	if *poolOnly {
+		b.print(time.Since(start))
+		return nil
 	}
 	b.saveRatio(sizes)
 	if len(sizes) >= 2 {
@@ -824,4 +838,32 @@ func (b *bench) printRSS() {
 			}
 		}
 	}
+}
+
+// taskStart: git nudge run -- true (snapshot, start, capture) taking a
+// pooled worktree vs a fresh git worktree add --detach of HEAD (SPEC 4:
+// <= 0.3x). Between rounds, untimed, the baseline's worktree is removed
+// and the task dropped, which parks its worktree for the next round.
+func (b *bench) taskStart(dir string, n int) error {
+	last := filepath.Join(b.work, fmt.Sprintf("pool-last-%d", n))
+	base := filepath.Join(b.work, fmt.Sprintf("wt-base-%d", n))
+	if err := b.must(dir, "git config nudge.pool 1 && git nudge pool clear >/dev/null && git nudge pool fill >/dev/null"); err != nil {
+		return err
+	}
+	// The baseline's worktree stays until the work folder goes (removing
+	// 100,000 files here would only delay the report).
+	defer b.must(dir, "git nudge drop $(cat "+last+") >/dev/null 2>&1; git config --unset nudge.pool")
+	got, err := b.alternate(dir,
+		step{prep: func(int) error {
+			return b.must(dir, "git worktree remove --force "+base+" 2>/dev/null; true")
+		}, cmd: "git worktree add -q --detach " + base + " HEAD"},
+		step{prep: func(int) error {
+			return b.must(dir, "{ [ ! -s "+last+" ] || git nudge drop $(cat "+last+") >/dev/null; } && git nudge pool --json | grep -q '\"name\"' || { echo 'no pooled worktree to take'; exit 1; }")
+		}, cmd: "git nudge run -- true 2>&1 | sed -n 's/^git nudge: \\(t[0-9]*\\) .*/\\1/p' | head -1 > " + last})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("run -- true with a pooled worktree, %d files", n), ours: got[1], base: got[0],
+		baseName: "git worktree add --detach", target: "<= 0.3x"})
+	return nil
 }

@@ -59,6 +59,20 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 		// Never remove a folder the record names outside .nudgethis.
 		dir = ""
 	}
+	if dir != "" && !force && w.hasWorktree(t) && w.park(ctx, id, dir) {
+		// Parked in the pool (pool.go), nothing uncaptured in it.
+		dir = ""
+	}
+	_ = os.Remove(w.trustedIndex(id))
+	_ = os.Remove(w.reuseIndex(id))
+	if _, err := os.Lstat(dir); dir != "" && errors.Is(err, fs.ErrNotExist) {
+		// Gone already; git may still record it (an interrupted pool
+		// claim): only that record is forgotten.
+		if err := w.Repo.ForgetWorktree(dir); err != nil {
+			return err
+		}
+		dir = ""
+	}
 	if dir != "" {
 		registered, err := w.isWorktree(ctx, dir)
 		if err != nil {

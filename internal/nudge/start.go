@@ -117,9 +117,12 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 		l.Release()
 		return err
 	}
+	// A pooled worktree is taken under the workspace lock (no two tasks
+	// get the same one) and reset outside it.
+	claim := w.claimPooled(ctx, t.ID, dir)
 	l.Release()
 
-	perr := w.prepare(ctx, t, dir, o)
+	perr := w.prepare(ctx, t, dir, o, claim)
 
 	// The outcome is recorded even when the user interrupted.
 	ctx = context.WithoutCancel(ctx)
@@ -145,19 +148,17 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 
 // prepare adds the worktree, copies the included ignored files and runs
 // the setup commands.
-func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOptions) error {
-	if _, err := os.Lstat(dir); err == nil {
-		// Left over from an earlier attempt: git's record and files go.
-		if err := w.Repo.RemoveWorktree(ctx, dir); err != nil {
-			return fmt.Errorf("%s is in the way of the new worktree and could not be removed: %w", dir, err)
+func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOptions, claim *poolClaim) error {
+	_ = os.Remove(w.trustedIndex(t.ID))
+	if claim == nil || !w.startFromPool(ctx, t, dir, claim, o.Output) {
+		if err := w.addWorktree(ctx, dir, t.Snapshot); err != nil {
+			return err
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return err
-	}
-	if err := w.Repo.AddWorktree(ctx, dir, t.Snapshot); err != nil {
-		return fmt.Errorf("adding the worktree: %w", err)
-	}
+	// The index as git-nudge left it, before anything ran there: what
+	// makes the worktree reusable once the task is dropped (pool.go).
+	// Without it the worktree is simply never pooled.
+	_ = w.trustIndex(ctx, dir, w.trustedIndex(t.ID))
 	if err := w.copyIncludes(ctx, dir); err != nil {
 		return fmt.Errorf("copying the files %s lists: %w", IncludeFile, err)
 	}
@@ -170,6 +171,35 @@ func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOpt
 		return err
 	}
 	return w.recordSetup(ctx, t)
+}
+
+// addWorktree adds a fresh worktree at dir on commit, removing one left
+// there by an earlier attempt, and refreshes its own index (so that the
+// first capture does not find every file racily clean).
+func (w *Workspace) addWorktree(ctx context.Context, dir, commit string) error {
+	if _, err := os.Lstat(dir); err == nil {
+		// Left over from an earlier attempt: git's record and files go.
+		if err := w.Repo.RemoveWorktree(ctx, dir); err != nil {
+			return fmt.Errorf("%s is in the way of the new worktree and could not be removed: %w", dir, err)
+		}
+	}
+	// A record of a worktree once at dir, left by an interrupted pool
+	// command, would make git refuse the path.
+	_ = w.Repo.ForgetWorktree(dir)
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return err
+	}
+	if err := w.Repo.AddWorktree(ctx, dir, commit); err != nil {
+		return fmt.Errorf("adding the worktree: %w", err)
+	}
+	admin, err := w.adminOf(dir)
+	if err != nil {
+		return nil // not pooled, not refreshed: the capture refreshes
+	}
+	if err := w.Repo.WorktreeRepo(dir, admin).RefreshIndex(ctx); err != nil {
+		return fmt.Errorf("refreshing the new worktree's index: %w", err)
+	}
+	return nil
 }
 
 // recordSetup records what the setup commands changed in t's worktree:

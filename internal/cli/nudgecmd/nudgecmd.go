@@ -26,6 +26,7 @@ type CLI struct {
 	List     ListCmd     `cmd:"" help:"List the workspace's tasks, newest first."`
 	Show     ShowCmd     `cmd:"" help:"Show everything recorded about a task."`
 	Drop     DropCmd     `cmd:"" help:"Remove a task's worktree, refs, logs and record."`
+	Pool     PoolCmd     `cmd:"" help:"List, fill or clear the pool of reusable task worktrees."`
 	Apply    ApplyCmd    `cmd:"" help:"Write a ready task's patch onto the work tree (never staged or committed)."`
 	Undo     UndoCmd     `cmd:"" help:"Put an applied task's files back as they were before the apply."`
 	Recover  RecoverCmd  `cmd:"" help:"Show where each file of an interrupted apply or undo stands."`
@@ -45,7 +46,7 @@ func Program() cli.Program {
 
 git nudge captures the work tree without touching it, runs a task (a script, a person, an AI coding agent) in a fresh linked worktree, and brings the reviewed patch back only where every affected file is still as it was. Apply and undo never stage, never commit and never touch the index; save turns applied work into one commit.`,
 		Model: &CLI{},
-		ManSections: []cli.ManSection{{Title: "Files", Text: `.nudgethis/ at the top of the work tree (ignored by git through its own .gitignore): tasks/<id>.json (one record per task), worktrees/<id>/ (task worktrees), logs/<id>/ (bounded command output), saves.json (the save journal), lock, format (the version of this folder's format), work.lock (held by git nudge work, with its version), server.lock (held by git nudge dashboard), guard.json (the trusted state of the repository's shared git settings: config, hooks, info/exclude, info/attributes), quarantine/<n>/ (versions of those settings that a task left and git nudge put back), stage/ (files an apply or undo is writing), sandbox/<id>/ (objects a sandboxed command wrote).
+		ManSections: []cli.ManSection{{Title: "Files", Text: `.nudgethis/ at the top of the work tree (ignored by git through its own .gitignore): tasks/<id>.json (one record per task), worktrees/<id>/ (task worktrees), pool/ (parked task worktrees for reuse, each with the index git-nudge trusts for it), logs/<id>/ (bounded command output), saves.json (the save journal), lock, format (the version of this folder's format), work.lock (held by git nudge work, with its version), server.lock (held by git nudge dashboard), guard.json (the trusted state of the repository's shared git settings: config, hooks, info/exclude, info/attributes), quarantine/<n>/ (versions of those settings that a task left and git nudge put back), stage/ (files an apply or undo is writing), sandbox/<id>/ (objects a sandboxed command wrote).
 
 Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id> and refs/nudgethis/results/<id>; also refs/nudgethis/setup/<id> and refs/nudgethis/validation/<id> (what setup and validation changed in the worktree), refs/nudgethis/undo/<id> (the exact bytes an undo writes back) and refs/nudgethis/guard (keeps the trusted settings' contents). The operation log of each worktree is refs/nudgethis-oplog/<worktree>. Ordinary pushes do not include them.`}},
 		Around:  record,

@@ -19,7 +19,14 @@ var long = map[string]bool{"run": true, "start": true, "work": true, "validate":
 // record runs a git-nudge command, recording it in the operation log when
 // it changes something.
 func record(env *cli.Env, command string, args []string, run func() error) error {
-	if !mutating[command] {
+	if command == "pool" {
+		// pool fill and pool clear change only .nudgethis/pool (no ref,
+		// no journal, no work-tree file): recorded, with nothing to undo,
+		// so that the log says they ran; pool list reads only.
+		if p := opcmd.Positionals(args); len(p) == 0 || (p[0] != "fill" && p[0] != "clear") {
+			return run()
+		}
+	} else if !mutating[command] {
 		return run()
 	}
 	ws, err := nudge.OpenReadOnly(env.Ctx, env.Dir, env.Now)

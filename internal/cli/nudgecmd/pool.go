@@ -1,0 +1,104 @@
+package nudgecmd
+
+import (
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+)
+
+// PoolCmd is `git nudge pool`: the pool of reusable task worktrees.
+type PoolCmd struct {
+	List  PoolListCmd  `cmd:"" default:"withargs" help:"List the parked worktrees (the default)."`
+	Fill  PoolFillCmd  `cmd:"" help:"Add one fresh worktree to the pool, when it has room."`
+	Clear PoolClearCmd `cmd:"" help:"Remove every parked worktree."`
+}
+
+// Help is the long help.
+func (c *PoolCmd) Help() string {
+	return `A task's worktree is not deleted by git nudge drop when the task left nothing uncaptured in it and no process of the task still runs there: it is parked in the pool (.nudgethis/pool/), and the next task (start, run, work) takes it instead of making a new one. The pooled worktree is brought to the new snapshot by writing only the files that differ (the ones the last task touched, told by their stat data, and those the snapshots differ in); everything else the last task left there (untracked and ignored files, nested repositories, its git settings in the worktree's own git folder) is removed, and git status must find it clean, otherwise it is discarded and a fresh worktree made. git config nudge.pool sets how many worktrees the pool keeps (default 2; 0 turns it off).`
+}
+
+// PoolListCmd is `git nudge pool list`.
+type PoolListCmd struct {
+	JSON bool `name:"json" help:"Print {bound, worktrees: [{name, path}]} as one JSON document."`
+}
+
+// Run lists the pool.
+func (c *PoolListCmd) Run(env *cli.Env) error {
+	w, err := readWorkspace(env)
+	if err != nil {
+		return err
+	}
+	bound, err := w.PoolBound(env.Ctx)
+	if err != nil {
+		return err
+	}
+	entries, err := w.Pool()
+	if err != nil {
+		return err
+	}
+	if entries == nil {
+		entries = []nudge.PoolEntry{}
+	}
+	if c.JSON {
+		return env.JSON(map[string]any{"bound": bound, "worktrees": entries})
+	}
+	env.Printf("%d of %d pooled worktrees (nudge.pool)\n", len(entries), bound)
+	for _, e := range entries {
+		env.Printf("%s\t%s\n", e.Name, e.Path)
+	}
+	if n := w.PoolLeftovers(); n > 0 {
+		env.Printf("%d more folders in the pool are being filled or were left by an interrupted command; git nudge pool clear removes them.\n", n)
+	}
+	return nil
+}
+
+// PoolFillCmd is `git nudge pool fill`.
+type PoolFillCmd struct {
+	JSON bool `name:"json" help:"Print {added, name, path} as one JSON document."`
+}
+
+// Run adds one worktree.
+func (c *PoolFillCmd) Run(env *cli.Env) error {
+	w, err := openWorkspace(env)
+	if err != nil {
+		return err
+	}
+	e, full, err := w.FillPool(env.Ctx)
+	if err != nil {
+		return refusal(err)
+	}
+	if c.JSON {
+		if e == nil {
+			return env.JSON(map[string]any{"added": false})
+		}
+		return env.JSON(map[string]any{"added": true, "name": e.Name, "path": e.Path})
+	}
+	if full {
+		env.Printf("The pool is full (nudge.pool); nothing added.\n")
+		return nil
+	}
+	env.Printf("Added %s to the pool: %s\n", e.Name, e.Path)
+	return nil
+}
+
+// PoolClearCmd is `git nudge pool clear`.
+type PoolClearCmd struct {
+	JSON bool `name:"json" help:"Print {removed} as one JSON document."`
+}
+
+// Run empties the pool.
+func (c *PoolClearCmd) Run(env *cli.Env) error {
+	w, err := openWorkspace(env)
+	if err != nil {
+		return err
+	}
+	n, err := w.ClearPool(env.Ctx)
+	if err != nil {
+		return refusal(err)
+	}
+	if c.JSON {
+		return env.JSON(map[string]any{"removed": n})
+	}
+	env.Printf("Removed %d pooled worktrees.\n", n)
+	return nil
+}
