@@ -468,7 +468,7 @@ func defaultSaveMessage(tasks []*Task) string {
 		case t.Note != "":
 			notes = append(notes, t.ID+": "+firstLine(t.Note))
 		case len(t.Command) > 0:
-			notes = append(notes, t.ID+": "+strings.Join(t.Command, " "))
+			notes = append(notes, t.ID+": "+pathenc.ShellJoin(t.Command))
 		}
 	}
 	msg := "Save nudge task"

@@ -1,6 +1,7 @@
 package pathenc
 
 import (
+	"os/exec"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -91,5 +92,32 @@ func TestText(t *testing.T) {
 		if got := Text(in); got != want {
 			t.Errorf("Text(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestShellJoin(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"go", "test", "./..."}, "go test ./..."},
+		{[]string{"sh", "-c", "echo task >> a.txt; echo new > b.txt"}, "sh -c 'echo task >> a.txt; echo new > b.txt'"},
+		{[]string{"echo", "it's", ""}, `echo 'it'\''s' ''`},
+		{[]string{"-m", "a b"}, "-m 'a b'"},
+		{[]string{"$HOME", "*.go", "x\ny"}, "'$HOME' '*.go' 'x\ny'"},
+	}
+	for _, c := range cases {
+		if got := ShellJoin(c.args); got != c.want {
+			t.Errorf("ShellJoin(%q) = %q, want %q", c.args, got, c.want)
+		}
+	}
+	// What sh reads back is the arguments themselves.
+	args := []string{"a b", "it's", "", "$x", "tab\there", "ok"}
+	out, err := exec.Command("sh", "-c", "printf '%s\\0' "+ShellJoin(args)).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00"); strings.Join(got, "|") != strings.Join(args, "|") {
+		t.Errorf("sh read back %q, want %q", got, args)
 	}
 }

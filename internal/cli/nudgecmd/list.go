@@ -123,7 +123,7 @@ func noteOrCommand(note string, command []string) string {
 		return note
 	}
 	if len(command) > 0 {
-		return "$ " + strings.Join(command, " ")
+		return "$ " + pathenc.ShellJoin(command)
 	}
 	return ""
 }

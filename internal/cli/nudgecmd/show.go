@@ -2,8 +2,8 @@ package nudgecmd
 
 import (
 	"fmt"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
@@ -68,7 +68,7 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 		field("worktree", *t.Worktree)
 	}
 	if len(t.Command) > 0 {
-		cmd := strings.Join(t.Command, " ")
+		cmd := pathenc.ShellJoin(t.Command)
 		if t.ExitCode != nil {
 			cmd += fmt.Sprintf("  (exit status %d)", *t.ExitCode)
 		}

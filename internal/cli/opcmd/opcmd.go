@@ -100,7 +100,7 @@ func (c *LogCmd) Run(env *cli.Env) error {
 			env.Printf("No operations yet.\n")
 		}
 		for _, o := range ops {
-			line := fmt.Sprintf("%s  %s  git %s %s  %s", env.Paint("1", o.ID), age(env.Now(), o.Time), o.Tool, pathenc.Text(strings.Join(o.Args, " ")), pathenc.Text(o.Summary))
+			line := fmt.Sprintf("%s  %s  git %s %s  %s", env.Paint("1", o.ID), age(env.Now(), o.Time), o.Tool, pathenc.Text(pathenc.ShellJoin(o.Args)), pathenc.Text(o.Summary))
 			if o.State == oplog.Pending {
 				line += "  [" + pendingWord(o) + "]"
 			}
@@ -250,7 +250,7 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 		}
 		return env.JSON(doc)
 	}
-	env.Printf("%s  %s  git %s %s\n", env.Paint("1", o.ID), o.Time.Format(time.RFC3339), o.Tool, pathenc.Text(strings.Join(o.Args, " ")))
+	env.Printf("%s  %s  git %s %s\n", env.Paint("1", o.ID), o.Time.Format(time.RFC3339), o.Tool, pathenc.Text(pathenc.ShellJoin(o.Args)))
 	env.Printf("kind %s, %s: %s\n", o.Kind, o.State, pathenc.Text(o.Summary))
 	if o.UndoneBy != "" {
 		env.Printf("undone by %s\n", o.UndoneBy)
