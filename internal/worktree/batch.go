@@ -45,6 +45,9 @@ type dirHandle struct {
 	done     func()
 	verified bool     // checked again right before the first rename into it
 	file     *os.File // the folder itself, for renames from the stage
+	fi       fs.FileInfo
+	parent   *dirHandle
+	base     string
 }
 
 // Pending is a temp file of a Batch, waiting to be renamed over its
@@ -88,57 +91,144 @@ func (t *Tree) NewBatch(stage string) (*Batch, error) {
 	return b, nil
 }
 
-// folder returns the opened folder dir, opening it the first time.
-func (b *Batch) folder(p, dir string) (*dirHandle, error) {
+// maxOpenFolders bounds the folders a batch keeps open; past it, those
+// not on the way to the folder being opened are closed (and reopened,
+// and checked again, if needed later).
+const maxOpenFolders = 512
+
+// open returns folder dir ("" for the top level), opened through its
+// parent's handle (each level one lstat and one open relative to the
+// level above, never following a symlink, the handle checked to be the
+// folder that was looked at), and cached. A missing folder is made when
+// create is set (and remembered for Abort), else h is nil with blocker
+// "" (absent). A leading path that is not a plain folder is reported as
+// blocker and its kind, h nil.
+func (b *Batch) open(dir string, create bool) (h *dirHandle, blocker string, kind Kind, err error) {
 	if h, ok := b.dirs[dir]; ok {
-		return h, nil
+		return h, "", Dir, nil
 	}
-	fsys, done, err := b.t.folder(p, dir)
+	if dir == "" {
+		h := &dirHandle{fs: b.t.fs, done: func() {}, verified: true}
+		b.dirs[""] = h
+		return h, "", Dir, nil
+	}
+	ph, blocker, kind, err := b.open(parent(dir), create)
+	if ph == nil || err != nil {
+		return nil, blocker, kind, err
+	}
+	base := dir[strings.LastIndexByte(dir, '/')+1:]
+	fi, err := ph.fs.Lstat(base)
+	if err != nil && notExist(err) && create {
+		if err = ph.fs.MkdirAll(base, 0o777); err != nil {
+			return nil, "", Absent, fmt.Errorf("creating folder %s: %w", dir, err)
+		}
+		b.created = append(b.created, dir)
+		fi, err = ph.fs.Lstat(base)
+	}
 	if err != nil {
-		return nil, err
+		if notExist(err) {
+			return nil, "", Absent, nil
+		}
+		return nil, "", Absent, err
 	}
-	h := &dirHandle{fs: fsys, done: done, verified: dir == ""}
+	if k := kindOf(fi); k != Dir {
+		return nil, dir, k, nil
+	}
+	sub, err := ph.fs.Chroot(base)
+	if err != nil {
+		return nil, "", Absent, fmt.Errorf("opening folder %s: %w", dir, err)
+	}
+	done := func() {
+		if c, ok := sub.(io.Closer); ok {
+			_ = c.Close()
+		}
+	}
+	in, err := sub.Lstat(".")
+	if err != nil {
+		done()
+		return nil, "", Absent, err
+	}
+	if !sameFile(in, fi) {
+		done()
+		return nil, dir, Dir, &BlockedError{Path: dir, Blocker: dir, Kind: Dir}
+	}
+	if b.stage != nil && len(b.dirs) >= maxOpenFolders {
+		b.evict(dir)
+	}
+	h = &dirHandle{fs: sub, done: done, fi: in, parent: ph, base: base}
 	b.dirs[dir] = h
-	return h, nil
+	return h, "", Dir, nil
 }
 
-// mkdirs is Tree.mkdirs remembering the folders it made (for Abort) and
-// the folders already looked at.
-func (b *Batch) mkdirs(p string) error {
-	for _, d := range leading(p) {
-		if _, ok := b.dirs[d]; ok {
-			continue
-		}
-		fi, err := b.t.fs.Lstat(d)
-		switch {
-		case err == nil:
-			if k := kindOf(fi); k != Dir {
-				return &BlockedError{Path: p, Blocker: d, Kind: k}
-			}
-			continue
-		case !notExist(err):
-			return err
-		}
-		if err := b.t.fs.MkdirAll(d, 0o777); err != nil {
-			return fmt.Errorf("creating folder %s: %w", d, err)
-		}
-		b.created = append(b.created, d)
+// evict closes the open folders that are not leading folders of dir.
+func (b *Batch) evict(dir string) {
+	keep := map[string]bool{"": true}
+	for _, d := range leading(dir + "/") {
+		keep[d] = true
 	}
+	for d, h := range b.dirs {
+		if !keep[d] {
+			h.close()
+			delete(b.dirs, d)
+		}
+	}
+}
+
+func (h *dirHandle) close() {
+	if h.file != nil {
+		_ = h.file.Close()
+	}
+	h.done()
+}
+
+// verify checks, once per batch, that the open folder h is still the
+// plain folder at its path: each level from the top, through the level
+// above's handle.
+func (b *Batch) verify(h *dirHandle, p string) error {
+	if h.verified {
+		return nil
+	}
+	if err := b.verify(h.parent, p); err != nil {
+		return err
+	}
+	fi, err := h.parent.fs.Lstat(h.base)
+	if err != nil || kindOf(fi) != Dir || !sameFile(fi, h.fi) {
+		k := Absent
+		if err == nil {
+			k = kindOf(fi)
+		}
+		return &BlockedError{Path: p, Blocker: h.base, Kind: k}
+	}
+	h.verified = true
 	return nil
 }
 
-// Lstat is Tree.Lstat, looking through the batch's opened folder of p
-// when there is one.
+// folder returns the opened folder dir of p, making it if missing.
+func (b *Batch) folder(p, dir string) (*dirHandle, error) {
+	h, blocker, kind, err := b.open(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	if h == nil {
+		return nil, &BlockedError{Path: p, Blocker: blocker, Kind: kind}
+	}
+	return h, nil
+}
+
+// Lstat is Tree.Lstat, looking through the batch's open folders.
 func (b *Batch) Lstat(p string) (Entry, error) {
 	if err := ValidPath(p); err != nil {
 		return Entry{}, err
 	}
 	dir := parent(p)
-	h, ok := b.dirs[dir]
-	if !ok {
-		return b.t.Lstat(p)
+	h, blocker, kind, err := b.open(dir, false)
+	if err != nil {
+		return Entry{}, err
 	}
-	fi, err := h.fs.Lstat(p[len(dir)+boolInt(dir != ""):])
+	if h == nil {
+		return Entry{Kind: Absent, Blocker: blocker, BlockerKind: kind}, nil
+	}
+	fi, err := h.fs.Lstat(p[strings.LastIndexByte(p, '/')+1:])
 	if err != nil {
 		if notExist(err) {
 			return Entry{Kind: Absent}, nil
@@ -148,13 +238,6 @@ func (b *Batch) Lstat(p string) (Entry, error) {
 	e := Entry{Kind: kindOf(fi), Size: fi.Size(), Perm: fi.Mode().Perm(), stamp: stampOf(fi)}
 	e.Exec = e.Kind == File && fi.Mode()&0o100 != 0
 	return e, nil
-}
-
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // Create starts the new content of the regular file p (its mode
@@ -168,29 +251,21 @@ func (b *Batch) Create(p string, exec bool) (*Pending, error) {
 		return nil, err
 	}
 	pd := &Pending{Path: p, dirPath: parent(p), base: p[strings.LastIndexByte(p, '/')+1:], exec: exec}
-	var cur Entry
-	if b.stage != nil {
-		// Folders are made (and opened) when the file is renamed into
-		// place: until then the work tree is left as it is.
-		var err error
-		if cur, err = b.Lstat(p); err != nil {
-			return nil, err
-		}
-		if cur.Blocker != "" {
-			return nil, &BlockedError{Path: p, Blocker: cur.Blocker, Kind: cur.BlockerKind}
-		}
-	} else {
-		if err := b.mkdirs(p); err != nil {
-			return nil, err
-		}
+	if b.stage == nil {
 		h, err := b.folder(p, pd.dirPath)
 		if err != nil {
 			return nil, err
 		}
 		pd.dir = h
-		if cur, err = b.Lstat(p); err != nil {
-			return nil, err
-		}
+	}
+	// With a stage, folders are made (and checked again) when the file
+	// is renamed into place: until then the work tree is left as it is.
+	cur, err := b.Lstat(p)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Blocker != "" {
+		return nil, &BlockedError{Path: p, Blocker: cur.Blocker, Kind: cur.BlockerKind}
 	}
 	if cur.Kind != Absent && cur.Kind != File {
 		return nil, &BlockedError{Path: p, Blocker: p, Kind: cur.Kind}
@@ -203,7 +278,6 @@ func (b *Batch) Create(p string, exec bool) (*Pending, error) {
 		perm = 0o600
 	}
 	pd.replace, pd.perm = cur.Kind == File, execPerm(cur.Perm, exec)
-	var err error
 	if b.stage != nil {
 		pd.tmp = strconv.Itoa(len(b.files))
 		pd.f, err = b.stage.OpenFile(pd.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
@@ -319,33 +393,15 @@ func (b *Batch) Commit(p *Pending) error {
 	if !p.synced {
 		return fmt.Errorf("writing %s: the new content was not synced", p.Path)
 	}
-	if p.dir == nil {
-		if err := b.mkdirs(p.Path); err != nil {
-			return err
-		}
+	if b.stage != nil {
 		h, err := b.folder(p.Path, p.dirPath)
 		if err != nil {
 			return err
 		}
 		p.dir = h
 	}
-	if !p.dir.verified {
-		in, err := p.dir.fs.Lstat(".")
-		if err != nil {
-			return err
-		}
-		at, err := b.t.Lstat(p.dirPath)
-		if err != nil {
-			return err
-		}
-		if at.Blocker != "" {
-			return &BlockedError{Path: p.Path, Blocker: at.Blocker, Kind: at.BlockerKind}
-		}
-		fi, err := b.t.fs.Lstat(p.dirPath)
-		if err != nil || at.Kind != Dir || !sameFile(in, fi) {
-			return &BlockedError{Path: p.Path, Blocker: p.dirPath, Kind: at.Kind}
-		}
-		p.dir.verified = true
+	if err := b.verify(p.dir, p.Path); err != nil {
+		return err
 	}
 	if b.stage == nil {
 		if err := p.dir.fs.Rename(p.tmp, p.base); err != nil {
@@ -479,10 +535,7 @@ func (t *Tree) ReadFile(p string, open func(size int64) io.Writer) error {
 // Close releases the folders the batch opened.
 func (b *Batch) Close() {
 	for _, h := range b.dirs {
-		if h.file != nil {
-			_ = h.file.Close()
-		}
-		h.done()
+		h.close()
 	}
 	if b.stage != nil {
 		_ = b.stageDir.Close()
