@@ -528,18 +528,25 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 // unfiltered).
 func (o *fileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []step, staged string) ([]*worktree.Pending, error) {
 	pending := make([]*worktree.Pending, len(writes))
-	for i, s := range writes {
-		p, err := batch.Create(s.Path, *s.To.Mode == modeExec)
+	create := func(i int) (io.Writer, error) {
+		p, err := batch.Create(writes[i].Path, *writes[i].To.Mode == modeExec)
 		if err != nil {
 			return nil, err
 		}
 		pending[i] = p
+		return p, nil
 	}
+	done := func(i int) error { batch.Done(pending[i]); return nil }
 	if staged != "" {
 		for i, s := range writes {
-			if err := copyStaged(staged, s, pending[i]); err != nil {
+			w, err := create(i)
+			if err != nil {
 				return nil, err
 			}
+			if err := copyStaged(staged, s, w); err != nil {
+				return nil, err
+			}
+			_ = done(i)
 		}
 		return pending, nil
 	}
@@ -554,11 +561,10 @@ func (o *fileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []s
 			fi = append(fi, i)
 		}
 	}
-	noop := func(int) error { return nil }
-	if err := o.repo.StreamBlobs(ctx, filtered, true, func(k int) (io.Writer, error) { return pending[fi[k]], nil }, noop); err != nil {
+	if err := o.repo.StreamBlobs(ctx, filtered, true, func(k int) (io.Writer, error) { return create(fi[k]) }, func(k int) error { return done(fi[k]) }); err != nil {
 		return nil, fmt.Errorf("preparing the new file contents: %w", err)
 	}
-	if err := o.repo.StreamBlobs(ctx, raw, false, func(k int) (io.Writer, error) { return pending[ri[k]], nil }, noop); err != nil {
+	if err := o.repo.StreamBlobs(ctx, raw, false, func(k int) (io.Writer, error) { return create(ri[k]) }, func(k int) error { return done(ri[k]) }); err != nil {
 		return nil, fmt.Errorf("preparing the kept file contents: %w", err)
 	}
 	return pending, nil

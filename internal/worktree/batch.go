@@ -38,6 +38,13 @@ type Batch struct {
 	// renaming them leaves nothing next to the work tree's files.
 	stage    *os.Root
 	stageDir *os.File
+	// Files whose content is complete are flushed, fsynced and closed by
+	// workers in the background while the next ones are written, so that
+	// only a bounded number is open at a time.
+	queue   chan *Pending
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	syncErr error
 }
 
 type dirHandle struct {
@@ -63,6 +70,7 @@ type Pending struct {
 	replace   bool        // a file was at Path: its bits are kept
 	perm      fs.FileMode // for a replaced file: the bits to set
 	synced    bool
+	queued    bool
 	committed bool
 }
 
@@ -295,24 +303,48 @@ func (b *Batch) Create(p string, exec bool) (*Pending, error) {
 // syncWorkers is how many fsyncs a batch has in flight at once.
 const syncWorkers = 16
 
-// Sync makes every temp file complete and durable: buffered content
-// written, every write error checked, the mode of replaced files set on
-// the open file, fsync (many at a time), close.
-func (b *Batch) Sync() error {
-	var todo []*Pending
-	for _, p := range b.files {
-		if !p.synced {
-			todo = append(todo, p)
+// Done says p's content is complete: a background worker writes what is
+// buffered, sets the mode of a replaced file on the open file, fsyncs and
+// closes it (many at a time). Done blocks while too many files wait.
+func (b *Batch) Done(p *Pending) {
+	if b.queue == nil {
+		b.queue = make(chan *Pending, 4*syncWorkers)
+		for range syncWorkers {
+			b.wg.Add(1)
+			go func() {
+				defer b.wg.Done()
+				for p := range b.queue {
+					err := p.finish()
+					b.mu.Lock()
+					if err == nil {
+						p.synced = true
+					} else if b.syncErr == nil {
+						b.syncErr = err
+					}
+					b.mu.Unlock()
+				}
+			}()
 		}
 	}
-	return parallel(len(todo), func(i int) error {
-		p := todo[i]
-		err := p.finish()
-		if err == nil {
-			p.synced = true
+	p.queued = true
+	b.queue <- p
+}
+
+// Sync makes every temp file complete and durable: those not given to
+// Done yet are given now, then Sync waits for all of them and returns the
+// first error (every write error is checked).
+func (b *Batch) Sync() error {
+	for _, p := range b.files {
+		if !p.queued {
+			b.Done(p)
 		}
-		return err
-	})
+	}
+	if b.queue != nil {
+		close(b.queue)
+		b.wg.Wait()
+		b.queue = nil
+	}
+	return b.syncErr
 }
 
 func (p *Pending) finish() error {
@@ -459,9 +491,14 @@ func (p *Pending) dirFS() billy.Filesystem {
 // Abort removes every temp file that was not renamed, then the folders
 // Create made that are empty, deepest first.
 func (b *Batch) Abort() {
+	if b.queue != nil {
+		close(b.queue)
+		b.wg.Wait()
+		b.queue = nil
+	}
 	for _, p := range b.files {
 		if !p.committed {
-			if !p.synced {
+			if !p.queued {
 				_ = p.f.Close()
 			}
 			if b.stage != nil {
