@@ -4,10 +4,12 @@ package worktree
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -150,5 +152,43 @@ func TestBatchFolderSwappedBeforeCommit(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(root, "a", "moved", "old.txt")); string(got) != "old\n" {
 		t.Errorf("the moved folder's file changed: %q", got)
+	}
+}
+
+// A batch of many more files than the process may hold open at once:
+// each file is closed once its content is complete and synced.
+func TestBatchManyFiles(t *testing.T) {
+	var lim syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+		t.Skip(err)
+	}
+	low := lim
+	low.Cur = 256
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Skip(err)
+	}
+	t.Cleanup(func() { _ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim) })
+	root, _, _, b := newBatchTree(t)
+	const n = 1000
+	var ps []*Pending
+	for i := range n {
+		pd, err := b.Create(fmt.Sprintf("many/f%04d.txt", i), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(pd, "file %d\n", i)
+		b.Done(pd)
+		ps = append(ps, pd)
+	}
+	if err := b.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	for _, pd := range ps {
+		if err := b.Commit(pd); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ents, _ := os.ReadDir(filepath.Join(root, "many")); len(ents) != n {
+		t.Errorf("%d files written, want %d", len(ents), n)
 	}
 }
