@@ -352,7 +352,9 @@ func (p *Pending) finish() error {
 		_ = p.f.Close()
 		return fmt.Errorf("writing %s: %w", p.Path, err)
 	}
-	if err := p.buf.Flush(); err != nil {
+	err := p.buf.Flush()
+	p.buf = nil // a batch may hold many finished files: not their buffers
+	if err != nil {
 		return fail(err)
 	}
 	if p.replace {
