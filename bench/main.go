@@ -38,6 +38,7 @@ var (
 	tasksN     = flag.Int("tasks", 1000, "tasks in the workspace for the git nudge list measurement (0: skip)")
 	massTouch  = flag.Bool("masstouch", true, "measure snapshot and git status after touching every file")
 	poolOnly   = flag.Bool("pool-only", false, "measure only task start with a pooled worktree (taskStart)")
+	bigApplyN  = flag.Int("bigapply", 2000, "files changed by the big-patch apply measurement, and ten times as many for the scaling one (0: skip)")
 )
 
 func main() {
@@ -186,6 +187,11 @@ func (b *bench) run() error {
 	}
 	if *tasksN > 0 {
 		if err := b.taskList(*tasksN); err != nil {
+			return err
+		}
+	}
+	if *bigApplyN > 0 {
+		if err := b.bigApply(sizes[len(sizes)-1], *bigApplyN); err != nil {
 			return err
 		}
 	}
@@ -399,7 +405,7 @@ echo "$id" >../task-` + strconv.Itoa(n)
 		return r, err
 	}
 	ours, base := got[0].plus(got[1]), got[2]
-	r = row{name: fmt.Sprintf("apply+undo 50 files, %d files", n), ours: ours, base: base, baseName: "git apply + git apply -R", target: "(info)"}
+	r = row{name: fmt.Sprintf("apply+undo 50 files, %d files", n), ours: ours, base: base, baseName: "git apply + git apply -R", target: "<= 3x"}
 	b.rows = append(b.rows, r)
 	return r, nil
 }
@@ -865,5 +871,73 @@ func (b *bench) taskStart(dir string, n int) error {
 	}
 	b.rows = append(b.rows, row{name: fmt.Sprintf("run -- true with a pooled worktree, %d files", n), ours: got[1], base: got[0],
 		baseName: "git worktree add --detach", target: "<= 0.3x"})
+	return nil
+}
+
+// bigApply: in the largest repository, apply of a task changing k files
+// spread over the tree vs git checkout <result> --pathspec-from-file (the
+// same files written by git; <= 2x), its undo vs its apply, and, when the
+// repository has enough files, the apply of ten times as many files vs
+// the apply of k (<= 12x: no quadratic step).
+func (b *bench) bigApply(n, k int) error {
+	dir := filepath.Join(b.work, fmt.Sprintf("repo-%d", n))
+	applyOf := map[int]sample{}
+	for _, m := range []int{k, 10 * k} {
+		if m > n {
+			continue
+		}
+		fmt.Fprintf(os.Stderr, "big apply: %d files of %d\n", m, n)
+		for i := 0; i < m; i++ {
+			p := filepath.Join(dir, filePath(i*(n/m)))
+			f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(f, "big apply %d\n", m)
+			f.Close()
+		}
+		tag := strconv.Itoa(m)
+		script := `set -e
+git add -A && git commit -qm big` + tag + ` && git diff --name-only -z HEAD~1 HEAD >../paths-` + tag + `
+res=$(git rev-parse HEAD) && echo "$res" >../res-` + tag + ` && git reset -q --hard HEAD~1
+id=$(git nudge snapshot --json | sed -n 's/.*"id": *"\(t[0-9]*\)".*/\1/p' | head -1)
+git nudge capture "$id" --from "$res" >/dev/null
+echo "$id" >../task-big-` + tag
+		if err := b.must(dir, script); err != nil {
+			return err
+		}
+		idb, _ := os.ReadFile(filepath.Join(b.work, "task-big-"+tag))
+		resb, _ := os.ReadFile(filepath.Join(b.work, "res-"+tag))
+		id, res := strings.TrimSpace(string(idb)), strings.TrimSpace(string(resb))
+		paths := "../paths-" + tag
+		// git checkout's pathspec matching costs paths x index entries, so
+		// the tree is put back with reset --hard (nothing else is dirty),
+		// and git's baseline is measured for the k-file patch only.
+		reset := func(int) error { return b.must(dir, "git reset -q --hard") }
+		steps := []step{
+			{prep: reset, cmd: "git nudge apply " + id + " >/dev/null"},
+			{cmd: "git nudge undo " + id + " >/dev/null"}}
+		if m == k {
+			steps = append(steps, step{cmd: "git checkout -q " + res + " --pathspec-from-file=" + paths + " --pathspec-file-nul"})
+		}
+		got, err := b.alternate(dir, steps...)
+		if err != nil {
+			return err
+		}
+		if err := reset(0); err != nil {
+			return err
+		}
+		applyOf[m] = got[0]
+		if m == k {
+			b.rows = append(b.rows, row{name: fmt.Sprintf("apply of %d files, %d files", m, n), ours: got[0], base: got[2],
+				baseName: "git checkout <result> -- <paths>", target: "<= 2x"})
+		}
+		b.rows = append(b.rows, row{name: fmt.Sprintf("undo of %d files, %d files", m, n), ours: got[1], base: got[0],
+			baseName: "its apply", target: "(info)"})
+	}
+	if big, ok := applyOf[10*k]; ok {
+		b.rows = append(b.rows, row{name: fmt.Sprintf("apply of %d files vs %d files", 10*k, k), ours: big, base: applyOf[k],
+			baseName: fmt.Sprintf("apply of %d files", k), target: "<= 12x"})
+	}
 	return nil
 }

@@ -151,14 +151,26 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 	if len(reasons) > 0 {
 		return nil, &RefusedError{What: "cannot " + d.verb + " " + id + "; nothing was changed", Reasons: reasons, Next: next}
 	}
-	staged, cleanup, err := ops.stage(ctx, steps)
+	// New contents are streamed from git into temp files in a stage
+	// folder of .nudgethis once the record is written, and renamed from
+	// there into place; only a patch that writes a .gitattributes (whose
+	// rules govern its siblings before it is in place) has them prepared
+	// by git's checkout first.
+	stageDir, err := w.newStage()
 	if err != nil {
 		return nil, err
 	}
-	defer cleanup()
-	// Undo of bytes checkout would not write: staged as they were.
-	if err := ops.stageRaw(ctx, staged, steps); err != nil {
-		return nil, err
+	defer func() { _ = w.removeStage(filepath.Base(stageDir)) }()
+	staged := ""
+	if writesAttributes(steps) {
+		staged = filepath.Join(stageDir, "files")
+		if err := ops.stage(ctx, staged, steps); err != nil {
+			return nil, err
+		}
+		// Undo of bytes checkout would not write: staged as they were.
+		if err := ops.stageRaw(ctx, staged, steps); err != nil {
+			return nil, err
+		}
 	}
 
 	prev := *t
@@ -169,7 +181,7 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 	}
 	faultPoint(d.verb + "-after-journal")
 
-	touched, err := ops.transition(ctx, steps, staged, d.since, d.verb)
+	touched, err := ops.transition(ctx, steps, stageDir, staged, d.since, d.verb)
 	if err != nil {
 		return nil, w.stopped(t, &prev, d.verb, touched, err, d.changedNext(id))
 	}

@@ -2,7 +2,10 @@ package nudge
 
 import (
 	"context"
+	"encoding/hex"
 	"fmt"
+	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -241,30 +244,21 @@ func (o *fileOps) writable(steps []step, cur []seen, skip map[string]bool) ([]st
 	return reasons, nil
 }
 
-// stage writes the new content of every step that leaves a file into a
-// fresh stage folder in .nudgethis (on the work tree's filesystem),
-// exactly as git checkout would write it (filters, line endings, mode).
-// Nothing in the work tree is touched. cleanup removes the stage folder;
-// on error it is already removed.
-func (o *fileOps) stage(ctx context.Context, steps []step) (files string, cleanup func(), err error) {
-	dir, err := o.ws.newStage()
-	if err != nil {
-		return "", nil, err
-	}
-	name := filepath.Base(dir)
-	cleanup = func() { _ = o.ws.removeStage(name) }
+// stage writes the new content of every step that leaves a file into the
+// folder files (in the command's stage folder, on the work tree's
+// filesystem), exactly as git checkout would write it (filters, line
+// endings, mode). Nothing in the work tree is touched.
+func (o *fileOps) stage(ctx context.Context, files string, steps []step) error {
 	var entries []git.IndexEntry
 	for _, s := range steps {
 		if present(s.To) {
 			entries = append(entries, git.IndexEntry{Mode: *s.To.Mode, Blob: *s.To.Blob, Path: s.Path})
 		}
 	}
-	files = filepath.Join(dir, "files")
 	if err := o.repo.CheckoutTo(ctx, files, entries); err != nil {
-		cleanup()
-		return "", nil, fmt.Errorf("preparing the new file contents: %w", err)
+		return fmt.Errorf("preparing the new file contents: %w", err)
 	}
-	return files, cleanup, nil
+	return nil
 }
 
 // order puts steps in the order they run: removals that must clear the way
@@ -370,7 +364,7 @@ func (e *changedError) Error() string { return strings.Join(e.reasons, "; ") }
 // verification that every path now holds To. touched reports whether any
 // file may have been changed when an error is returned. faults prefixes the
 // fault points ("apply" or "undo").
-func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, faults string) (touched bool, err error) {
+func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged, since, faults string) (touched bool, err error) {
 	reasons, cur, err := o.check(ctx, steps, since)
 	if err != nil {
 		return false, err
@@ -390,6 +384,11 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 	}
 
 	ordered := order(steps)
+	batch, err := o.tree.NewBatch(stageDir)
+	if err != nil {
+		return false, err
+	}
+	defer batch.Close()
 	// Removed files' folders are pruned together (each folder read once,
 	// not once per file removed from it), before any write that may need
 	// a pruned folder's place, and after the last removal.
@@ -400,31 +399,84 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 			removed = removed[:0]
 		}
 	}
-	for n, s := range ordered {
-		now, err := o.tree.Lstat(s.Path)
-		if err != nil {
-			return touched, err
-		}
+	// unchanged is the check made right before a path is replaced.
+	unchanged := func(s step, now worktree.Entry) error {
 		before := rechecked[s.Path]
 		if present(s.From) {
 			if !now.Unchanged(before.entry) {
-				return touched, fmt.Errorf("%s changed while it was being replaced; it was left as found", qp(s.Path))
+				return fmt.Errorf("%s changed while it was being replaced; it was left as found", qp(s.Path))
 			}
 		} else if now.Kind != worktree.Absent && now.Kind != worktree.Dir {
-			return touched, fmt.Errorf("%s appeared while the files were being replaced; it was left as found", qp(s.Path))
+			return fmt.Errorf("%s appeared while the files were being replaced; it was left as found", qp(s.Path))
 		}
-		touched = true
-		if present(s.To) {
-			prune()
-			err = o.writeStaged(staged, s)
-		} else if err = o.tree.RemoveFile(s.Path); err == nil {
-			removed = append(removed, s.Path)
+		return nil
+	}
+	remove := func(s step) error {
+		now, err := o.tree.Lstat(s.Path)
+		if err == nil {
+			err = unchanged(s, now)
 		}
 		if err != nil {
+			return err
+		}
+		touched = true
+		if err := o.tree.RemoveFile(s.Path); err != nil {
+			return err
+		}
+		removed = append(removed, s.Path)
+		return nil
+	}
+	n := 0 // paths replaced so far, for the fault points
+	// Removals that clear the way for new files go first.
+	i := 0
+	for ; i < len(ordered) && !present(ordered[i].To); i++ {
+		if err := remove(ordered[i]); err != nil {
 			prune()
 			return touched, err
 		}
-		if n == 0 {
+		if n++; n == 1 {
+			faultPoint(faults + "-after-first-write")
+		}
+	}
+	prune()
+	var writes []step
+	j := i
+	for ; j < len(ordered) && present(ordered[j].To); j++ {
+		writes = append(writes, ordered[j])
+	}
+	// Every new content to a temp file next to its target, all of them
+	// fsynced together; a failure here leaves the targets as they were.
+	pending, err := o.prepare(ctx, batch, writes, staged)
+	if err == nil {
+		err = batch.Sync()
+	}
+	if err != nil {
+		batch.Abort()
+		return touched, err
+	}
+	for k, s := range writes {
+		now, err := batch.Lstat(s.Path)
+		if err == nil {
+			err = unchanged(s, now)
+		}
+		if err == nil {
+			touched = true
+			err = batch.Commit(pending[k])
+		}
+		if err != nil {
+			batch.Abort()
+			return touched, err
+		}
+		if n++; n == 1 {
+			faultPoint(faults + "-after-first-write")
+		}
+	}
+	for _, s := range ordered[j:] {
+		if err := remove(s); err != nil {
+			prune()
+			return touched, err
+		}
+		if n++; n == 1 {
 			faultPoint(faults + "-after-first-write")
 		}
 	}
@@ -437,10 +489,12 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 			dirs[d] = true
 		}
 	}
+	list := make([]string, 0, len(dirs))
 	for d := range dirs {
-		if err := o.tree.SyncDir(d); err != nil {
-			return touched, err
-		}
+		list = append(list, d)
+	}
+	if err := batch.SyncDirs(list); err != nil {
+		return touched, err
 	}
 
 	to := make([]PathState, len(steps))
@@ -468,7 +522,65 @@ func (o *fileOps) transition(ctx context.Context, steps []step, staged, since, f
 	return touched, nil
 }
 
-func (o *fileOps) writeStaged(staged string, s step) error {
+// prepare creates in batch a temp file with the new content of each of
+// writes, in order: from the stage folder when there is one, else
+// streamed from git (as checkout writes it, or the kept raw bytes
+// unfiltered).
+func (o *fileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []step, staged string) ([]*worktree.Pending, error) {
+	pending := make([]*worktree.Pending, len(writes))
+	create := func(i int) (io.Writer, error) {
+		p, err := batch.Create(writes[i].Path, *writes[i].To.Mode == modeExec)
+		if err != nil {
+			return nil, err
+		}
+		pending[i] = p
+		return p, nil
+	}
+	done := func(i int) error { batch.Done(pending[i]); return nil }
+	if staged != "" {
+		for i, s := range writes {
+			w, err := create(i)
+			if err != nil {
+				return nil, err
+			}
+			if err := copyStaged(staged, s, w); err != nil {
+				return nil, err
+			}
+			_ = done(i)
+		}
+		return pending, nil
+	}
+	var filtered, raw []git.BlobRequest
+	var fi, ri []int
+	for i, s := range writes {
+		if s.To.RawBlob != nil {
+			raw = append(raw, git.BlobRequest{Blob: *s.To.RawBlob, Path: s.Path})
+			ri = append(ri, i)
+		} else {
+			filtered = append(filtered, git.BlobRequest{Blob: *s.To.Blob, Path: s.Path})
+			fi = append(fi, i)
+		}
+	}
+	if err := o.repo.StreamBlobs(ctx, filtered, true, func(k int) (io.Writer, error) { return create(fi[k]) }, func(k int) error { return done(fi[k]) }); err != nil {
+		return nil, fmt.Errorf("preparing the new file contents: %w", err)
+	}
+	if err := o.repo.StreamBlobs(ctx, raw, false, func(k int) (io.Writer, error) { return create(ri[k]) }, func(k int) error { return done(ri[k]) }); err != nil {
+		return nil, fmt.Errorf("preparing the kept file contents: %w", err)
+	}
+	return pending, nil
+}
+
+// writesAttributes reports whether a step writes a .gitattributes file.
+func writesAttributes(steps []step) bool {
+	for _, s := range steps {
+		if present(s.To) && (s.Path == ".gitattributes" || strings.HasSuffix(s.Path, "/.gitattributes")) {
+			return true
+		}
+	}
+	return false
+}
+
+func copyStaged(staged string, s step, w io.Writer) error {
 	// Read through an os.Root too: a folder of the stage swapped for a
 	// symlink cannot make apply copy content from outside it.
 	r, err := os.OpenRoot(staged)
@@ -481,5 +593,24 @@ func (o *fileOps) writeStaged(staged string, s step) error {
 		return fmt.Errorf("reading the prepared content of %s: %w", qp(s.Path), err)
 	}
 	defer f.Close()
-	return o.tree.WriteFile(s.Path, f, *s.To.Mode == modeExec)
+	if _, err := io.Copy(w, f); err != nil {
+		return fmt.Errorf("reading the prepared content of %s: %w", qp(s.Path), err)
+	}
+	return nil
+}
+
+// rawIDs returns the id of the bytes on disk of each work-tree file at
+// paths, unfiltered (what git hash-object --no-filters gives), computed
+// here instead of by a git process.
+func (o *fileOps) rawIDs(paths []string) ([]string, error) {
+	ids := make([]string, len(paths))
+	for i, p := range paths {
+		var h hash.Hash
+		err := o.tree.ReadFile(p, func(size int64) io.Writer { h = o.repo.NewBlobHash(size); return h })
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", qp(p), err)
+		}
+		ids[i] = hex.EncodeToString(h.Sum(nil))
+	}
+	return ids, nil
 }

@@ -1,10 +1,13 @@
 package nudge
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/refs"
@@ -41,7 +44,7 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 	if len(idx) == 0 {
 		return nil, w.pinRawBytes(ctx, t.ID, nil)
 	}
-	disk, err := ops.repo.HashFilesRaw(ctx, paths, false)
+	disk, err := ops.rawIDs(paths)
 	if err != nil {
 		return nil, err
 	}
@@ -84,10 +87,30 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 }
 
 // checkoutRawIDs returns, for each entry, the id of the bytes git checkout
-// would write for it into the work tree (filters, eol, ident, encoding),
-// by checking the entries out into a temp folder and hashing the files
-// there without filters.
+// would write for it into the work tree (filters, eol, ident, encoding):
+// each blob is streamed through git's filters for its path and hashed
+// here. Entries holding a .gitattributes, whose rules would govern the
+// others in a checkout, are checked out into a temp folder by git instead.
 func (o *fileOps) checkoutRawIDs(ctx context.Context, entries []git.IndexEntry) ([]string, error) {
+	reqs := make([]git.BlobRequest, len(entries))
+	for i, e := range entries {
+		if e.Path == ".gitattributes" || strings.HasSuffix(e.Path, "/.gitattributes") {
+			return o.checkoutRawIDsByCheckout(ctx, entries)
+		}
+		reqs[i] = git.BlobRequest{Blob: e.Blob, Path: e.Path}
+	}
+	ids := make([]string, len(entries))
+	var buf bytes.Buffer
+	err := o.repo.StreamBlobs(ctx, reqs, true,
+		func(int) (io.Writer, error) { buf.Reset(); return &buf, nil },
+		func(i int) error { ids[i] = o.repo.BlobID(buf.Bytes()); return nil })
+	if err != nil {
+		return nil, fmt.Errorf("checking how git writes the snapshot's files: %w", err)
+	}
+	return ids, nil
+}
+
+func (o *fileOps) checkoutRawIDsByCheckout(ctx context.Context, entries []git.IndexEntry) ([]string, error) {
 	dir, err := os.MkdirTemp("", "git-nudge-raw-")
 	if err != nil {
 		return nil, err
@@ -150,7 +173,7 @@ func (o *fileOps) rawChanged(ctx context.Context, steps []step, since string) ([
 			paths = append(paths, s.Path)
 		}
 	}
-	ids, err := o.repo.HashFilesRaw(ctx, paths, false)
+	ids, err := o.rawIDs(paths)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +197,7 @@ func (o *fileOps) rawWrong(ctx context.Context, steps []step) ([]string, error) 
 			paths = append(paths, s.Path)
 		}
 	}
-	ids, err := o.repo.HashFilesRaw(ctx, paths, false)
+	ids, err := o.rawIDs(paths)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package nudge
 import (
 	"context"
 	"errors"
+	"path/filepath"
 	"testing"
 )
 
@@ -62,13 +63,13 @@ func TestApplyRawBytesChangedBeforeWrite(t *testing.T) {
 	if steps[0].From.RawBlob == nil {
 		t.Fatalf("the plan kept no raw bytes for a.txt: %+v", steps[0])
 	}
-	staged, cleanup, err := ops.stage(ctx, steps)
+	stageDir, err := w.newStage()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer cleanup()
+	defer w.removeStage(filepath.Base(stageDir))
 	r.write("a.txt", "one\r\ntwo\r\n", 0o644) // the same blob for git
-	touched, err := ops.transition(ctx, steps, staged, "since the snapshot", "apply")
+	touched, err := ops.transition(ctx, steps, stageDir, "", "since the snapshot", "apply")
 	var ce *changedError
 	if touched || !errors.As(err, &ce) {
 		t.Fatalf("transition: touched=%v err=%v, want a changedError before any write", touched, err)
