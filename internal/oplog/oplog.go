@@ -159,7 +159,7 @@ func (l *Log) Read(ctx context.Context) ([]*Op, error) {
 			break
 		}
 		var op Op
-		if err := json.Unmarshal([]byte(c.Message), &op); err != nil {
+		if err := json.Unmarshal(recordOf(c.Message), &op); err != nil {
 			if bad == nil {
 				bad = &CorruptError{Ref: l.Ref, Commit: c.ID, Err: err}
 			}
@@ -265,6 +265,30 @@ func (o *Op) commits() []string {
 	return cs
 }
 
+// messageOf is the commit message that holds op's record: a subject line
+// that reads well in git log (the op id, tool and kind), a blank line, then
+// the record as JSON. The subject is only for people; readers use the JSON.
+func messageOf(op *Op) (string, error) {
+	rec, err := json.MarshalIndent(op, "", " ")
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("git-nudge op %s: git %s %s\n\n%s", op.ID, op.Tool, op.Kind, rec), nil
+}
+
+// recordOf is the JSON record a log commit's message holds: the whole
+// message for records written before the subject line was added (they start
+// with "{"), otherwise what follows the first blank line.
+func recordOf(msg string) []byte {
+	if strings.HasPrefix(msg, "{") {
+		return []byte(msg)
+	}
+	if i := strings.Index(msg, "\n\n"); i >= 0 {
+		return []byte(msg[i+2:])
+	}
+	return []byte(msg)
+}
+
 // rootMessage is the message of the parentless commit each chain starts at.
 const rootMessage = "git-nudge operation log"
 
@@ -312,7 +336,7 @@ func (l *Log) append(ctx context.Context, op *Op) error {
 				n := 1
 				if msg != rootMessage {
 					var last Op
-					if err := json.Unmarshal([]byte(msg), &last); err != nil {
+					if err := json.Unmarshal(recordOf(msg), &last); err != nil {
 						return &CorruptError{Ref: l.Ref, Commit: tip, Err: err}
 					}
 					m, valid := Number(last.ID)
@@ -352,7 +376,7 @@ func (l *Log) append(ctx context.Context, op *Op) error {
 			}
 			checked = true
 		}
-		msg, err := json.MarshalIndent(op, "", " ")
+		msg, err := messageOf(op)
 		if err != nil {
 			return err
 		}
