@@ -38,38 +38,55 @@ import (
 // errSlowPath says: ask git, this file does not handle the case.
 var errSlowPath = errors.New("not handled in-process")
 
-// fastOK reports whether the in-process readers and writers may be used:
-// files ref storage, objects in this repository's own folder, default
-// permissions. The answer is read once per Repo value (from its config
-// file's text: a mention is enough to go the slow way).
+// fastOK is the one rule for when this process reads and writes git's
+// files itself (refs, HEAD, loose objects, pack indexes, the index's
+// cache-tree) instead of asking git: files ref storage (the config does
+// not mention refStorage), objects only in this repository's own folder
+// (no alternates), and nothing that would make git write differently
+// from this process: a repository shared with a group (any config file
+// git reads mentions sharedRepository, or git made the object folder
+// setgid for it: git sets permissions this process does not) or a config
+// that mentions fsync (core.fsync could ask for objects or refs to be
+// flushed; this process never flushes, as git by default does not for
+// loose objects). Any config from the environment (git -c) or a config
+// file that includes another counts as a mention (configMentions). The
+// answer is worked out once per Repo value.
 func (r *Repo) fastOK() bool {
 	if v := atomic.LoadInt32(&r.fast); v != 0 {
 		return v == 1
 	}
-	{
-		v := int32(2)
-		b, err := os.ReadFile(filepath.Join(r.CommonDir, "config"))
-		low := strings.ToLower(string(b))
-		if err == nil && !strings.Contains(low, "refstorage") && !strings.Contains(low, "sharedrepository") {
-			if _, err := os.Stat(filepath.Join(r.CommonDir, "objects", "info", "alternates")); errors.Is(err, fs.ErrNotExist) {
-				v = 1
-			}
-		}
-		atomic.StoreInt32(&r.fast, v)
-		return v == 1
+	v := int32(2)
+	if r.fastAllowed() {
+		v = 1
 	}
+	atomic.StoreInt32(&r.fast, v)
+	return v == 1
 }
 
-func (r *Repo) newHash() hash.Hash {
-	if r.ObjectFormat == "sha256" {
-		return sha256.New()
+func (r *Repo) fastAllowed() bool {
+	b, err := os.ReadFile(filepath.Join(r.CommonDir, "config"))
+	if err != nil || strings.Contains(strings.ToLower(string(b)), "refstorage") {
+		return false
 	}
-	return sha1.New()
+	if _, err := os.Stat(filepath.Join(r.CommonDir, "objects", "info", "alternates")); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	st, err := os.Stat(filepath.Join(r.CommonDir, "objects"))
+	if err != nil || !st.IsDir() || st.Mode()&fs.ModeSetgid != 0 {
+		return false
+	}
+	return !r.configMentions("sharedrepository", "fsync")
 }
 
-// ObjectID is the id git gives an object of type typ holding data.
+// ObjectID is the id git gives an object of type typ holding data: the
+// one place object ids are hashed.
 func (r *Repo) ObjectID(typ string, data []byte) string {
-	h := r.newHash()
+	var h hash.Hash
+	if r.ObjectFormat == "sha256" {
+		h = sha256.New()
+	} else {
+		h = sha1.New()
+	}
 	h.Write(strconv.AppendInt([]byte(typ+" "), int64(len(data)), 10))
 	h.Write([]byte{0})
 	h.Write(data)
@@ -78,50 +95,6 @@ func (r *Repo) ObjectID(typ string, data []byte) string {
 
 func (r *Repo) loosePath(id string) string {
 	return filepath.Join(r.CommonDir, "objects", id[:2], id[2:])
-}
-
-// writeObject stores an object as a loose object (zlib, as git writes it:
-// a temporary file in the object's folder renamed into place; an object
-// already there is left alone) and returns its id.
-func (r *Repo) writeObject(typ string, data []byte) (string, error) {
-	id := r.ObjectID(typ, data)
-	p := r.loosePath(id)
-	if _, err := os.Lstat(p); err == nil {
-		return id, nil
-	}
-	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp(dir, "tmp_obj_")
-	if err != nil {
-		return "", err
-	}
-	zw, _ := zlib.NewWriterLevel(f, zlib.BestSpeed)
-	_, werr := zw.Write(strconv.AppendInt([]byte(typ+" "), int64(len(data)), 10))
-	if werr == nil {
-		_, werr = zw.Write([]byte{0})
-	}
-	if werr == nil {
-		_, werr = zw.Write(data)
-	}
-	if werr == nil {
-		werr = zw.Close()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(f.Name(), 0o444)
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), p)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return "", werr
-	}
-	return id, nil
 }
 
 // WriteObjects stores each of data as an object of type typ and returns
@@ -328,35 +301,6 @@ func (r *Repo) ObjectTypes(ctx context.Context, ids []string) (map[string]string
 		}
 	}
 	return out, nil
-}
-
-// WriteCommit writes a commit object the way commit-tree would (no
-// signature, the given identities, the current time) and returns its id.
-// Every parent must be a commit: the caller checks (ObjectTypes).
-func (r *Repo) WriteCommit(ctx context.Context, req CommitRequest, now time.Time) (string, error) {
-	if !r.fastOK() || req.Author.Name == "" || req.Committer.Name == "" {
-		return r.CommitTree(ctx, req)
-	}
-	if !r.validID(req.Tree) {
-		return "", fmt.Errorf("not a tree id: %q", req.Tree)
-	}
-	var b bytes.Buffer
-	b.WriteString("tree " + req.Tree + "\n")
-	for _, p := range req.Parents {
-		if !r.validID(p) {
-			return "", fmt.Errorf("not a commit id: %q", p)
-		}
-		b.WriteString("parent " + p + "\n")
-	}
-	stamp := strconv.FormatInt(now.Unix(), 10) + " +0000"
-	fmt.Fprintf(&b, "author %s <%s> %s\ncommitter %s <%s> %s\n\n", req.Author.Name, req.Author.Email, stamp, req.Committer.Name, req.Committer.Email, stamp)
-	msg := strings.TrimRight(req.Message, "\n")
-	b.WriteString(msg + "\n")
-	ids, err := r.WriteObjects(ctx, "commit", [][]byte{b.Bytes()})
-	if err != nil {
-		return "", err
-	}
-	return ids[0], nil
 }
 
 // writeTreeEntries writes a tree of entries named by their ids (all names
