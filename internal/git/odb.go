@@ -715,38 +715,45 @@ func (r *Repo) hasObject(id string) bool {
 	return false
 }
 
-// indexCacheTree walks an index file's entries (versions 2 to 4) and
-// returns the root of its cache-tree extension when valid, and whether the
-// index holds only what a tree can (stage 0 entries, no extended flags, no
-// split or sparse index).
-func indexCacheTree(data []byte, hashLen int) (tree string, plain bool) {
+// indexEntry is one entry of an index file as walkIndex meets it.
+type indexEntry struct {
+	mode  uint32
+	flags uint16 // stage in bits 12-13, extended flags in bit 14
+	ext   bool   // extended flags (intent-to-add, skip-worktree) present
+	oid   []byte
+	name  []byte // nil in a version 4 index (its paths are prefix-compressed)
+}
+
+// walkIndex is the one reader of an index file's entries (versions 2 to
+// 4): it calls each for every entry and returns the offset of the first
+// extension. data is the whole file, its trailing checksum included.
+func walkIndex(data []byte, hashLen int, each func(e indexEntry)) (ext int, err error) {
 	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
-		return "", false
+		return 0, errors.New("no index header")
 	}
 	version := binary.BigEndian.Uint32(data[4:8])
 	if version < 2 || version > 4 {
-		return "", false
+		return 0, fmt.Errorf("unexpected version %d", version)
 	}
 	count := int(binary.BigEndian.Uint32(data[8:12]))
 	end := len(data) - hashLen
 	off := 12
-	plain = true
 	for i := 0; i < count; i++ {
 		fixed := 40 + hashLen + 2
 		if off+fixed > end {
-			return "", false
+			return 0, errors.New("truncated entry")
 		}
-		mode := binary.BigEndian.Uint32(data[off+24:])
-		flags := binary.BigEndian.Uint16(data[off+40+hashLen:])
-		if flags&0x4000 != 0 { // extended flags: intent-to-add, skip-worktree
+		e := indexEntry{
+			mode:  binary.BigEndian.Uint32(data[off+24:]),
+			flags: binary.BigEndian.Uint16(data[off+40+hashLen:]),
+			oid:   data[off+40 : off+40+hashLen],
+		}
+		if e.flags&0x4000 != 0 {
 			if version < 3 {
-				return "", false
+				return 0, errors.New("extended flags in a version 2 index")
 			}
-			plain = false
+			e.ext = true
 			fixed += 2
-		}
-		if flags&0x3000 != 0 || flags&0x8000 != 0 || mode&0o170000 == 0o040000 {
-			plain = false // a conflict stage, assume-unchanged, a sparse folder
 		}
 		if version == 4 {
 			p := off + fixed
@@ -755,19 +762,48 @@ func indexCacheTree(data []byte, hashLen int) (tree string, plain bool) {
 				p++
 			}
 			p++
+			if p > end {
+				return 0, errors.New("truncated entry")
+			}
 			nul := bytes.IndexByte(data[p:end], 0)
 			if nul < 0 {
-				return "", false
+				return 0, errors.New("unterminated path")
 			}
+			each(e)
 			off = p + nul + 1
 			continue
 		}
 		nul := bytes.IndexByte(data[off+fixed:end], 0)
 		if nul < 0 {
-			return "", false
+			return 0, errors.New("unterminated path")
 		}
+		e.name = data[off+fixed : off+fixed+nul]
+		each(e)
 		off += (fixed + nul + 8) &^ 7
 	}
+	return off, nil
+}
+
+// indexCacheTree walks an index file's entries (versions 2 to 4) and
+// returns the root of its cache-tree extension when valid, and whether the
+// index holds only what a tree can (stage 0 entries, no extended flags, no
+// split or sparse index).
+func indexCacheTree(data []byte, hashLen int) (tree string, plain bool) {
+	plain = true
+	count := 0
+	off, err := walkIndex(data, hashLen, func(e indexEntry) {
+		count++
+		if e.ext {
+			plain = false // intent-to-add, skip-worktree
+		}
+		if e.flags&0x3000 != 0 || e.flags&0x8000 != 0 || e.mode&0o170000 == 0o040000 {
+			plain = false // a conflict stage, assume-unchanged, a sparse folder
+		}
+	})
+	if err != nil {
+		return "", false
+	}
+	end := len(data) - hashLen
 	for off+8 <= end {
 		sig := string(data[off : off+4])
 		size := int(binary.BigEndian.Uint32(data[off+4:]))

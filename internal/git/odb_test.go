@@ -170,3 +170,21 @@ func TestRefFolderCache(t *testing.T) {
 		t.Fatalf("after git's updates: %v %v", m, err)
 	}
 }
+
+// The index walker (walkIndex, shared by ReadIndexFile and the private
+// index reader) reads every index version git writes: the cache-tree's
+// tree is found past the entries of a version 2, 3 and 4 index alike.
+func TestReadIndexFileVersions(t *testing.T) {
+	t.Parallel()
+	dir := testutil.Repo(t)
+	testutil.Commit(t, dir, map[string]string{"f": "1\n", "d/g": "x\n", "d/deeper/h": "y\n", "d/deeper/i": "z\n"}, "one")
+	r := discover(t, dir)
+	for _, v := range []string{"2", "3", "4"} {
+		testutil.Git(t, dir, "update-index", "--index-version", v)
+		wt := testutil.Git(t, dir, "write-tree")
+		ix, err := r.ReadIndexFile()
+		if err != nil || !ix.Plain || ix.Tree != wt {
+			t.Errorf("version %s: tree %q plain %v (%v), write-tree says %s", v, ix.Tree, ix.Plain, err, wt)
+		}
+	}
+}
