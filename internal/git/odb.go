@@ -335,20 +335,15 @@ func (r *Repo) refsFast(prefixes []string) (map[string]string, bool) {
 			if err != nil {
 				return nil, false
 			}
-			for _, l := range strings.Split(string(b), "\n") {
-				if l == "" || l[0] == '#' || l[0] == '^' {
-					continue
-				}
-				id, name, ok := strings.Cut(l, " ")
-				if !ok || !r.validID(id) {
-					return nil, false
-				}
+			if !r.packedRefs(b, func(name, id string) {
 				for _, p := range prefixes {
 					if strings.HasPrefix(name, p) {
 						m[name] = id
 						break
 					}
 				}
+			}) {
+				return nil, false
 			}
 		} else if !errors.Is(err1, fs.ErrNotExist) {
 			return nil, false
@@ -365,6 +360,24 @@ func (r *Repo) refsFast(prefixes []string) (map[string]string, bool) {
 		}
 	}
 	return nil, false
+}
+
+// packedRefs calls each with every ref of a packed-refs file's text (peeled
+// lines and the header left out): the one packed-refs reader. It returns
+// false, having stopped, at a line it does not understand (git should
+// answer then).
+func (r *Repo) packedRefs(b []byte, each func(name, id string)) bool {
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "" || l[0] == '#' || l[0] == '^' {
+			continue
+		}
+		id, name, ok := strings.Cut(l, " ")
+		if !ok || !r.validID(id) {
+			return false
+		}
+		each(name, id)
+	}
+	return true
 }
 
 // walkLoose adds the loose refs under name (a folder of the common dir).
@@ -583,10 +596,16 @@ func (r *Repo) readOneRef(name string) (v string, ok, handled bool) {
 	if err != nil {
 		return "", false, false
 	}
-	for _, l := range strings.Split(string(pb), "\n") {
-		if id, n, found := strings.Cut(l, " "); found && n == name && r.validID(id) {
-			return id, true, true
+	found := ""
+	if !r.packedRefs(pb, func(n, id string) {
+		if n == name {
+			found = id
 		}
+	}) {
+		return "", false, false
+	}
+	if found != "" {
+		return found, true, true
 	}
 	if _, err := os.Stat(filepath.Join(r.CommonDir, filepath.FromSlash(name))); err == nil {
 		return "", false, false
