@@ -27,13 +27,15 @@ import (
 
 // This file reads and writes git's on-disk formats in this process, for the
 // operation log's recording (which runs around every mutating command and
-// must add almost nothing to it): loose objects (written and read), the
+// must add almost nothing to it): loose objects (read here, written by
+// looseobject.go's writer), the
 // type of an object in a pack (through its .idx), loose and packed refs
 // (read, and a compare-and-swap update with git's own .lock protocol), HEAD,
 // and the cache-tree of an index file. Each reports ok=false (or
 // errSlowPath) when the repository uses something it does not handle (the
 // reftable format, alternates, a shared repository's permissions, a
-// symbolic ref, a deltified object), and the caller asks git instead.
+// config that mentions fsync, a symbolic ref, a deltified object: see
+// fastOK), and the caller asks git instead.
 
 // errSlowPath says: ask git, this file does not handle the case.
 var errSlowPath = errors.New("not handled in-process")
