@@ -3,26 +3,14 @@ package git
 import (
 	"bytes"
 	"context"
-	"crypto/sha1"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"hash"
 	"strings"
 )
 
 // BlobID is the id git gives data as a blob in this repository's hash
 // format, computed without running git.
 func (r *Repo) BlobID(data []byte) string {
-	var h hash.Hash
-	if r.ObjectFormat == "sha256" {
-		h = sha256.New()
-	} else {
-		h = sha1.New()
-	}
-	fmt.Fprintf(h, "blob %d\x00", len(data))
-	h.Write(data)
-	return hex.EncodeToString(h.Sum(nil))
+	return r.ObjectID("blob", data)
 }
 
 // WriteBlobs stores the raw bytes of each file (absolute paths, anywhere

@@ -3,13 +3,10 @@ package git
 import (
 	"bytes"
 	"compress/zlib"
-	"crypto/sha1"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,31 +14,35 @@ import (
 	"time"
 )
 
+// This file writes objects in this process, the way git writes them by
+// default: a loose object (zlib) in a temporary file of its fan-out folder,
+// made read-only and linked (else renamed) to its name, with no fsync. When
+// it may is decided in one place, fastOK: otherwise git writes them.
+
 // looseObjectDir is the object folder where this process may write loose
-// objects itself, the way git writes them by default (zlib, a temporary
-// file in the fan-out folder linked to its name, read-only, no fsync), or
-// "" when git must write them: the repository is shared with a group
-// (core.sharedRepository, or an object folder git made setgid for it: git
-// sets permissions we would not), or a config
-// file git reads mentions fsync (core.fsync could ask for loose objects to
-// be flushed) or includes another file. A folder that cannot be read is
-// left to git as well.
+// objects itself, or "" when git must write them (see fastOK).
 func (r *Repo) looseObjectDir() string {
-	dir := filepath.Join(r.CommonDir, "objects")
-	st, err := os.Stat(dir)
-	if err != nil || !st.IsDir() || st.Mode()&fs.ModeSetgid != 0 {
+	if !r.fastOK() {
 		return ""
 	}
-	if r.configMentions("sharedrepository", "fsync") {
-		return ""
-	}
-	return dir
+	return filepath.Join(r.CommonDir, "objects")
+}
+
+// writeObject stores data as a loose object of type typ and returns its
+// id. The caller has checked fastOK.
+func (r *Repo) writeObject(typ string, data []byte) (string, error) {
+	id := r.ObjectID(typ, data)
+	return id, writeLooseObject(filepath.Join(r.CommonDir, "objects"), typ, id, data)
 }
 
 // writeLooseObject stores an object of the given type and body under id
 // (computed by the caller from the same bytes) in the object folder dir,
 // unless a loose object of that name is there already. A packed copy is
-// not looked for: a second, loose copy is harmless and gc drops it.
+// not looked for: a second, loose copy is harmless and gc drops it. It is
+// the one loose-object writer, with git's default permissions (the fan-out
+// folder 0777 and the file 0444, less the umask) and git's default of no
+// fsync for loose objects; fastOK leaves a shared repository, or a config
+// that mentions fsync, to git.
 func writeLooseObject(dir, typ, id string, body []byte) error {
 	if len(id) < 4 {
 		return fmt.Errorf("writing object: bad id %q", id)
@@ -59,12 +60,12 @@ func writeLooseObject(dir, typ, id string, body []byte) error {
 	if err := zw.Close(); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(fan, "tmp_obj_")
+	f, err := createObjectTemp(fan)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err = os.Mkdir(fan, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("writing object %s: %w", id, err)
 		}
-		f, err = os.CreateTemp(fan, "tmp_obj_")
+		f, err = createObjectTemp(fan)
 	}
 	if err != nil {
 		return fmt.Errorf("writing object %s: %w", id, err)
@@ -72,10 +73,6 @@ func writeLooseObject(dir, typ, id string, body []byte) error {
 	tmp := f.Name()
 	defer os.Remove(tmp)
 	if _, err := f.Write(z.Bytes()); err != nil {
-		f.Close()
-		return fmt.Errorf("writing object %s: %w", id, err)
-	}
-	if err := f.Chmod(0o444); err != nil {
 		f.Close()
 		return fmt.Errorf("writing object %s: %w", id, err)
 	}
@@ -91,30 +88,30 @@ func writeLooseObject(dir, typ, id string, body []byte) error {
 	return nil
 }
 
+// createObjectTemp creates a new temporary file in dir, read-only (0444
+// less the umask, as git's temporary objects) but open for writing.
+func createObjectTemp(dir string) (*os.File, error) {
+	for try := 0; ; try++ {
+		f, err := os.OpenFile(filepath.Join(dir, "tmp_obj_"+strconv.FormatUint(rand.Uint64(), 36)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		return f, err
+	}
+}
+
 // writeCommit writes the commit object git commit-tree would write for
 // req, here and without a git process, when that is plainly the same
 // object: both identities given and clean, full object ids, no NUL in the
 // message, no date or encoding that git would take from the environment
-// or config, and loose objects that this process may write
-// (looseObjectDir). ok is false when git must write it.
+// or config, and loose objects that this process may write (fastOK). It
+// is the one commit writer: CommitTree uses it. ok is false when git must write it.
 func (r *Repo) writeCommit(req CommitRequest) (id string, ok bool, err error) {
-	hexLen := 2 * r.hashLen()
-	isID := func(s string) bool {
-		if len(s) != hexLen {
-			return false
-		}
-		for i := 0; i < len(s); i++ {
-			if !(s[i] >= '0' && s[i] <= '9' || s[i] >= 'a' && s[i] <= 'f') {
-				return false
-			}
-		}
-		return true
-	}
-	if !isID(req.Tree) || !cleanIdent(req.Author) || !cleanIdent(req.Committer) || strings.IndexByte(req.Message, 0) >= 0 {
+	if !r.validID(req.Tree) || !cleanIdent(req.Author) || !cleanIdent(req.Committer) || strings.IndexByte(req.Message, 0) >= 0 {
 		return "", false, nil
 	}
 	for _, p := range req.Parents {
-		if !isID(p) {
+		if !r.validID(p) {
 			return "", false, nil
 		}
 	}
@@ -127,8 +124,7 @@ func (r *Repo) writeCommit(req CommitRequest) (id string, ok bool, err error) {
 	if !ok1 || !ok2 {
 		return "", false, nil
 	}
-	dir := r.looseObjectDir()
-	if dir == "" || r.configMentions("encoding") {
+	if !r.fastOK() || r.configMentions("encoding") {
 		return "", false, nil
 	}
 	var b bytes.Buffer
@@ -139,8 +135,7 @@ func (r *Repo) writeCommit(req CommitRequest) (id string, ok bool, err error) {
 	fmt.Fprintf(&b, "author %s <%s> %s\n", req.Author.Name, req.Author.Email, authorDate)
 	fmt.Fprintf(&b, "committer %s <%s> %s\n\n", req.Committer.Name, req.Committer.Email, committerDate)
 	b.WriteString(req.Message)
-	id = r.objectID("commit", b.Bytes())
-	if err := writeLooseObject(dir, "commit", id, b.Bytes()); err != nil {
+	if id, err = r.writeObject("commit", b.Bytes()); err != nil {
 		return "", true, err
 	}
 	return id, true, nil
@@ -158,20 +153,6 @@ func cleanIdent(id Identity) bool {
 		}
 	}
 	return true
-}
-
-// objectID is the id of an object of type typ holding body.
-func (r *Repo) objectID(typ string, body []byte) string {
-	var h hash.Hash
-	if r.ObjectFormat == "sha256" {
-		h = sha256.New()
-	} else {
-		h = sha1.New()
-	}
-	h.Write(strconv.AppendInt([]byte(typ+" "), int64(len(body)), 10))
-	h.Write([]byte{0})
-	h.Write(body)
-	return hex.EncodeToString(h.Sum(nil))
 }
 
 // gitDate is the date git records for a GIT_AUTHOR_DATE or

@@ -27,49 +27,68 @@ import (
 
 // This file reads and writes git's on-disk formats in this process, for the
 // operation log's recording (which runs around every mutating command and
-// must add almost nothing to it): loose objects (written and read), the
+// must add almost nothing to it): loose objects (read here, written by
+// looseobject.go's writer), the
 // type of an object in a pack (through its .idx), loose and packed refs
 // (read, and a compare-and-swap update with git's own .lock protocol), HEAD,
 // and the cache-tree of an index file. Each reports ok=false (or
 // errSlowPath) when the repository uses something it does not handle (the
 // reftable format, alternates, a shared repository's permissions, a
-// symbolic ref, a deltified object), and the caller asks git instead.
+// config that mentions fsync, a symbolic ref, a deltified object: see
+// fastOK), and the caller asks git instead.
 
 // errSlowPath says: ask git, this file does not handle the case.
 var errSlowPath = errors.New("not handled in-process")
 
-// fastOK reports whether the in-process readers and writers may be used:
-// files ref storage, objects in this repository's own folder, default
-// permissions. The answer is read once per Repo value (from its config
-// file's text: a mention is enough to go the slow way).
+// fastOK is the one rule for when this process reads and writes git's
+// files itself (refs, HEAD, loose objects, pack indexes, the index's
+// cache-tree) instead of asking git: files ref storage (the config does
+// not mention refStorage), objects only in this repository's own folder
+// (no alternates), and nothing that would make git write differently
+// from this process: a repository shared with a group (any config file
+// git reads mentions sharedRepository, or git made the object folder
+// setgid for it: git sets permissions this process does not) or a config
+// that mentions fsync (core.fsync could ask for objects or refs to be
+// flushed; this process never flushes, as git by default does not for
+// loose objects). Any config from the environment (git -c) or a config
+// file that includes another counts as a mention (configMentions). The
+// answer is worked out once per Repo value.
 func (r *Repo) fastOK() bool {
 	if v := atomic.LoadInt32(&r.fast); v != 0 {
 		return v == 1
 	}
-	{
-		v := int32(2)
-		b, err := os.ReadFile(filepath.Join(r.CommonDir, "config"))
-		low := strings.ToLower(string(b))
-		if err == nil && !strings.Contains(low, "refstorage") && !strings.Contains(low, "sharedrepository") {
-			if _, err := os.Stat(filepath.Join(r.CommonDir, "objects", "info", "alternates")); errors.Is(err, fs.ErrNotExist) {
-				v = 1
-			}
-		}
-		atomic.StoreInt32(&r.fast, v)
-		return v == 1
+	v := int32(2)
+	if r.fastAllowed() {
+		v = 1
 	}
+	atomic.StoreInt32(&r.fast, v)
+	return v == 1
 }
 
-func (r *Repo) newHash() hash.Hash {
-	if r.ObjectFormat == "sha256" {
-		return sha256.New()
+func (r *Repo) fastAllowed() bool {
+	b, err := os.ReadFile(filepath.Join(r.CommonDir, "config"))
+	if err != nil || strings.Contains(strings.ToLower(string(b)), "refstorage") {
+		return false
 	}
-	return sha1.New()
+	if _, err := os.Stat(filepath.Join(r.CommonDir, "objects", "info", "alternates")); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	st, err := os.Stat(filepath.Join(r.CommonDir, "objects"))
+	if err != nil || !st.IsDir() || st.Mode()&fs.ModeSetgid != 0 {
+		return false
+	}
+	return !r.configMentions("sharedrepository", "fsync")
 }
 
-// ObjectID is the id git gives an object of type typ holding data.
+// ObjectID is the id git gives an object of type typ holding data: the
+// one place object ids are hashed.
 func (r *Repo) ObjectID(typ string, data []byte) string {
-	h := r.newHash()
+	var h hash.Hash
+	if r.ObjectFormat == "sha256" {
+		h = sha256.New()
+	} else {
+		h = sha1.New()
+	}
 	h.Write(strconv.AppendInt([]byte(typ+" "), int64(len(data)), 10))
 	h.Write([]byte{0})
 	h.Write(data)
@@ -78,50 +97,6 @@ func (r *Repo) ObjectID(typ string, data []byte) string {
 
 func (r *Repo) loosePath(id string) string {
 	return filepath.Join(r.CommonDir, "objects", id[:2], id[2:])
-}
-
-// writeObject stores an object as a loose object (zlib, as git writes it:
-// a temporary file in the object's folder renamed into place; an object
-// already there is left alone) and returns its id.
-func (r *Repo) writeObject(typ string, data []byte) (string, error) {
-	id := r.ObjectID(typ, data)
-	p := r.loosePath(id)
-	if _, err := os.Lstat(p); err == nil {
-		return id, nil
-	}
-	dir := filepath.Dir(p)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", err
-	}
-	f, err := os.CreateTemp(dir, "tmp_obj_")
-	if err != nil {
-		return "", err
-	}
-	zw, _ := zlib.NewWriterLevel(f, zlib.BestSpeed)
-	_, werr := zw.Write(strconv.AppendInt([]byte(typ+" "), int64(len(data)), 10))
-	if werr == nil {
-		_, werr = zw.Write([]byte{0})
-	}
-	if werr == nil {
-		_, werr = zw.Write(data)
-	}
-	if werr == nil {
-		werr = zw.Close()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Chmod(f.Name(), 0o444)
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), p)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return "", werr
-	}
-	return id, nil
 }
 
 // WriteObjects stores each of data as an object of type typ and returns
@@ -330,35 +305,6 @@ func (r *Repo) ObjectTypes(ctx context.Context, ids []string) (map[string]string
 	return out, nil
 }
 
-// WriteCommit writes a commit object the way commit-tree would (no
-// signature, the given identities, the current time) and returns its id.
-// Every parent must be a commit: the caller checks (ObjectTypes).
-func (r *Repo) WriteCommit(ctx context.Context, req CommitRequest, now time.Time) (string, error) {
-	if !r.fastOK() || req.Author.Name == "" || req.Committer.Name == "" {
-		return r.CommitTree(ctx, req)
-	}
-	if !r.validID(req.Tree) {
-		return "", fmt.Errorf("not a tree id: %q", req.Tree)
-	}
-	var b bytes.Buffer
-	b.WriteString("tree " + req.Tree + "\n")
-	for _, p := range req.Parents {
-		if !r.validID(p) {
-			return "", fmt.Errorf("not a commit id: %q", p)
-		}
-		b.WriteString("parent " + p + "\n")
-	}
-	stamp := strconv.FormatInt(now.Unix(), 10) + " +0000"
-	fmt.Fprintf(&b, "author %s <%s> %s\ncommitter %s <%s> %s\n\n", req.Author.Name, req.Author.Email, stamp, req.Committer.Name, req.Committer.Email, stamp)
-	msg := strings.TrimRight(req.Message, "\n")
-	b.WriteString(msg + "\n")
-	ids, err := r.WriteObjects(ctx, "commit", [][]byte{b.Bytes()})
-	if err != nil {
-		return "", err
-	}
-	return ids[0], nil
-}
-
 // writeTreeEntries writes a tree of entries named by their ids (all names
 // of equal length, so git's order is plain byte order) in this process.
 func (r *Repo) writeIDTree(entries [][2]string) (string, error) {
@@ -391,20 +337,15 @@ func (r *Repo) refsFast(prefixes []string) (map[string]string, bool) {
 			if err != nil {
 				return nil, false
 			}
-			for _, l := range strings.Split(string(b), "\n") {
-				if l == "" || l[0] == '#' || l[0] == '^' {
-					continue
-				}
-				id, name, ok := strings.Cut(l, " ")
-				if !ok || !r.validID(id) {
-					return nil, false
-				}
+			if !r.packedRefs(b, func(name, id string) {
 				for _, p := range prefixes {
 					if strings.HasPrefix(name, p) {
 						m[name] = id
 						break
 					}
 				}
+			}) {
+				return nil, false
 			}
 		} else if !errors.Is(err1, fs.ErrNotExist) {
 			return nil, false
@@ -421,6 +362,24 @@ func (r *Repo) refsFast(prefixes []string) (map[string]string, bool) {
 		}
 	}
 	return nil, false
+}
+
+// packedRefs calls each with every ref of a packed-refs file's text (peeled
+// lines and the header left out): the one packed-refs reader. It returns
+// false, having stopped, at a line it does not understand (git should
+// answer then).
+func (r *Repo) packedRefs(b []byte, each func(name, id string)) bool {
+	for _, l := range strings.Split(string(b), "\n") {
+		if l == "" || l[0] == '#' || l[0] == '^' {
+			continue
+		}
+		id, name, ok := strings.Cut(l, " ")
+		if !ok || !r.validID(id) {
+			return false
+		}
+		each(name, id)
+	}
+	return true
 }
 
 // walkLoose adds the loose refs under name (a folder of the common dir).
@@ -639,10 +598,16 @@ func (r *Repo) readOneRef(name string) (v string, ok, handled bool) {
 	if err != nil {
 		return "", false, false
 	}
-	for _, l := range strings.Split(string(pb), "\n") {
-		if id, n, found := strings.Cut(l, " "); found && n == name && r.validID(id) {
-			return id, true, true
+	found := ""
+	if !r.packedRefs(pb, func(n, id string) {
+		if n == name {
+			found = id
 		}
+	}) {
+		return "", false, false
+	}
+	if found != "" {
+		return found, true, true
 	}
 	if _, err := os.Stat(filepath.Join(r.CommonDir, filepath.FromSlash(name))); err == nil {
 		return "", false, false
@@ -771,38 +736,45 @@ func (r *Repo) hasObject(id string) bool {
 	return false
 }
 
-// indexCacheTree walks an index file's entries (versions 2 to 4) and
-// returns the root of its cache-tree extension when valid, and whether the
-// index holds only what a tree can (stage 0 entries, no extended flags, no
-// split or sparse index).
-func indexCacheTree(data []byte, hashLen int) (tree string, plain bool) {
+// indexEntry is one entry of an index file as walkIndex meets it.
+type indexEntry struct {
+	mode  uint32
+	flags uint16 // stage in bits 12-13, extended flags in bit 14
+	ext   bool   // extended flags (intent-to-add, skip-worktree) present
+	oid   []byte
+	name  []byte // nil in a version 4 index (its paths are prefix-compressed)
+}
+
+// walkIndex is the one reader of an index file's entries (versions 2 to
+// 4): it calls each for every entry and returns the offset of the first
+// extension. data is the whole file, its trailing checksum included.
+func walkIndex(data []byte, hashLen int, each func(e indexEntry)) (ext int, err error) {
 	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
-		return "", false
+		return 0, errors.New("no index header")
 	}
 	version := binary.BigEndian.Uint32(data[4:8])
 	if version < 2 || version > 4 {
-		return "", false
+		return 0, fmt.Errorf("unexpected version %d", version)
 	}
 	count := int(binary.BigEndian.Uint32(data[8:12]))
 	end := len(data) - hashLen
 	off := 12
-	plain = true
 	for i := 0; i < count; i++ {
 		fixed := 40 + hashLen + 2
 		if off+fixed > end {
-			return "", false
+			return 0, errors.New("truncated entry")
 		}
-		mode := binary.BigEndian.Uint32(data[off+24:])
-		flags := binary.BigEndian.Uint16(data[off+40+hashLen:])
-		if flags&0x4000 != 0 { // extended flags: intent-to-add, skip-worktree
+		e := indexEntry{
+			mode:  binary.BigEndian.Uint32(data[off+24:]),
+			flags: binary.BigEndian.Uint16(data[off+40+hashLen:]),
+			oid:   data[off+40 : off+40+hashLen],
+		}
+		if e.flags&0x4000 != 0 {
 			if version < 3 {
-				return "", false
+				return 0, errors.New("extended flags in a version 2 index")
 			}
-			plain = false
+			e.ext = true
 			fixed += 2
-		}
-		if flags&0x3000 != 0 || flags&0x8000 != 0 || mode&0o170000 == 0o040000 {
-			plain = false // a conflict stage, assume-unchanged, a sparse folder
 		}
 		if version == 4 {
 			p := off + fixed
@@ -811,19 +783,48 @@ func indexCacheTree(data []byte, hashLen int) (tree string, plain bool) {
 				p++
 			}
 			p++
+			if p > end {
+				return 0, errors.New("truncated entry")
+			}
 			nul := bytes.IndexByte(data[p:end], 0)
 			if nul < 0 {
-				return "", false
+				return 0, errors.New("unterminated path")
 			}
+			each(e)
 			off = p + nul + 1
 			continue
 		}
 		nul := bytes.IndexByte(data[off+fixed:end], 0)
 		if nul < 0 {
-			return "", false
+			return 0, errors.New("unterminated path")
 		}
+		e.name = data[off+fixed : off+fixed+nul]
+		each(e)
 		off += (fixed + nul + 8) &^ 7
 	}
+	return off, nil
+}
+
+// indexCacheTree walks an index file's entries (versions 2 to 4) and
+// returns the root of its cache-tree extension when valid, and whether the
+// index holds only what a tree can (stage 0 entries, no extended flags, no
+// split or sparse index).
+func indexCacheTree(data []byte, hashLen int) (tree string, plain bool) {
+	plain = true
+	count := 0
+	off, err := walkIndex(data, hashLen, func(e indexEntry) {
+		count++
+		if e.ext {
+			plain = false // intent-to-add, skip-worktree
+		}
+		if e.flags&0x3000 != 0 || e.flags&0x8000 != 0 || e.mode&0o170000 == 0o040000 {
+			plain = false // a conflict stage, assume-unchanged, a sparse folder
+		}
+	})
+	if err != nil {
+		return "", false
+	}
+	end := len(data) - hashLen
 	for off+8 <= end {
 		sig := string(data[off : off+4])
 		size := int(binary.BigEndian.Uint32(data[off+4:]))

@@ -50,12 +50,12 @@ func TestInProcessObjectsAndRefs(t *testing.T) {
 			if got := testutil.Git(t, dir, "ls-tree", tree); strings.Count(got, "\n")+1 != 4 {
 				t.Errorf("ls-tree of the blob tree:\n%s", got)
 			}
-			commit, err := r.WriteCommit(ctx, git.CommitRequest{Tree: tree, Parents: []string{c1}, Message: "msg\n\nbody",
-				Author: git.Identity{Name: "A", Email: "a@x"}, Committer: git.Identity{Name: "A", Email: "a@x"}}, time.Unix(1700000000, 0))
+			commit, err := r.CommitTree(ctx, git.CommitRequest{Tree: tree, Parents: []string{c1}, Message: "msg\n\nbody",
+				Author: git.Identity{Name: "A", Email: "a@x"}, Committer: git.Identity{Name: "A", Email: "a@x"}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := strings.TrimSpace(testutil.Git(t, dir, "log", "-1", "--format=%T %P %an %at %B", commit)); got != tree+" "+c1+" A 1700000000 msg\n\nbody" {
+			if got := strings.TrimSpace(testutil.Git(t, dir, "log", "-1", "--format=%T %P %an %B", commit)); got != tree+" "+c1+" A msg\n\nbody" {
 				t.Errorf("git log of the commit: %q", got)
 			}
 			parents, msg, err := r.ReadCommit(ctx, commit)
@@ -168,5 +168,23 @@ func TestRefFolderCache(t *testing.T) {
 	m, _, err := r.RefsAndHead(ctx, "refs/autodev/")
 	if err != nil || m["refs/autodev/checkpoints/c1"] != c2 || m["refs/autodev/checkpoints/c2"] != c2 {
 		t.Fatalf("after git's updates: %v %v", m, err)
+	}
+}
+
+// The index walker (walkIndex, shared by ReadIndexFile and the private
+// index reader) reads every index version git writes: the cache-tree's
+// tree is found past the entries of a version 2, 3 and 4 index alike.
+func TestReadIndexFileVersions(t *testing.T) {
+	t.Parallel()
+	dir := testutil.Repo(t)
+	testutil.Commit(t, dir, map[string]string{"f": "1\n", "d/g": "x\n", "d/deeper/h": "y\n", "d/deeper/i": "z\n"}, "one")
+	r := discover(t, dir)
+	for _, v := range []string{"2", "3", "4"} {
+		testutil.Git(t, dir, "update-index", "--index-version", v)
+		wt := testutil.Git(t, dir, "write-tree")
+		ix, err := r.ReadIndexFile()
+		if err != nil || !ix.Plain || ix.Tree != wt {
+			t.Errorf("version %s: tree %q plain %v (%v), write-tree says %s", v, ix.Tree, ix.Plain, err, wt)
+		}
 	}
 }

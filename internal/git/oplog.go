@@ -153,18 +153,14 @@ func (r *Repo) HeadTarget(ctx context.Context) (string, error) {
 // HeadTargetKnowing is HeadTarget with the branches already read (refs by
 // full name): a HEAD on a branch costs one git process.
 func (r *Repo) HeadTargetKnowing(ctx context.Context, refs map[string]string) (string, error) {
-	br, err := r.line(ctx, "symbolic-ref", "-q", "HEAD")
-	if err != nil && ExitCode(err) != 1 {
+	br, err := r.headBranch(ctx)
+	if err != nil {
 		return "", err
 	}
 	if br != "" {
 		return "ref: " + br, nil
 	}
-	c, err := r.line(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
-	if err != nil && ExitCode(err) != 1 {
-		return "", err
-	}
-	return c, nil
+	return r.headCommit(ctx)
 }
 
 // SetHeadTarget points HEAD at target ("ref: <branch>" or a commit id),

@@ -168,17 +168,30 @@ func (r *Repo) Head(ctx context.Context) (Head, error) {
 // branch: symbolic-ref tells the branch, rev-parse that it has no commit.
 func (r *Repo) headSlow(ctx context.Context) (Head, error) {
 	var h Head
+	var err error
+	if h.Branch, err = r.headBranch(ctx); err != nil {
+		return h, err
+	}
+	h.Commit, err = r.headCommit(ctx)
+	return h, err
+}
+
+// headBranch is the branch HEAD names, "" when it is detached.
+func (r *Repo) headBranch(ctx context.Context) (string, error) {
 	br, err := r.line(ctx, "symbolic-ref", "-q", "HEAD")
 	if err != nil && ExitCode(err) != 1 {
-		return h, err
+		return "", err
 	}
-	h.Branch = br
+	return br, nil
+}
+
+// headCommit is the commit HEAD is at, "" on an unborn branch.
+func (r *Repo) headCommit(ctx context.Context) (string, error) {
 	c, err := r.line(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
 	if err != nil && ExitCode(err) != 1 {
-		return h, err
+		return "", err
 	}
-	h.Commit = c
-	return h, nil
+	return c, nil
 }
 
 // ResolveCommit resolves rev to a full commit id; ok is false when it names

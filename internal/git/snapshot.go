@@ -306,38 +306,17 @@ func (r *Repo) HashWorkTreePaths(ctx context.Context, seeds []IndexEntry, paths 
 // parseIndex reads the entries of an index file of version 2 or 3 (the
 // small indexes this package writes itself).
 func parseIndex(data []byte, hashLen int) ([]IndexEntry, error) {
-	bad := func(why string) error { return fmt.Errorf("reading a private index: %s", why) }
-	if len(data) < 12 || string(data[:4]) != "DIRC" {
-		return nil, bad("no index header")
+	if len(data) >= 8 && binary.BigEndian.Uint32(data[4:8]) == 4 {
+		return nil, errors.New("reading a private index: unexpected version 4")
 	}
-	version := binary.BigEndian.Uint32(data[4:8])
-	if version != 2 && version != 3 {
-		return nil, bad(fmt.Sprintf("unexpected version %d", version))
-	}
-	count := int(binary.BigEndian.Uint32(data[8:12]))
-	off := 12
-	entries := make([]IndexEntry, 0, count)
-	for i := 0; i < count; i++ {
-		fixed := 40 + hashLen + 2
-		if off+fixed > len(data) {
-			return nil, bad("truncated entry")
+	var entries []IndexEntry
+	_, err := walkIndex(data, hashLen, func(e indexEntry) {
+		if stage := (e.flags >> 12) & 3; stage == 0 {
+			entries = append(entries, IndexEntry{Mode: fmt.Sprintf("%06o", e.mode), Blob: hex.EncodeToString(e.oid), Path: string(e.name)})
 		}
-		e := data[off:]
-		mode := binary.BigEndian.Uint32(e[24:28])
-		oid := hex.EncodeToString(e[40 : 40+hashLen])
-		flags := binary.BigEndian.Uint16(e[40+hashLen:])
-		if version == 3 && flags&0x4000 != 0 {
-			fixed += 2
-		}
-		nul := bytes.IndexByte(data[off+fixed:], 0)
-		if nul < 0 {
-			return nil, bad("unterminated path")
-		}
-		name := string(data[off+fixed : off+fixed+nul])
-		if stage := (flags >> 12) & 3; stage == 0 {
-			entries = append(entries, IndexEntry{Mode: fmt.Sprintf("%06o", mode), Blob: oid, Path: name})
-		}
-		off += (fixed + nul + 8) &^ 7
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading a private index: %w", err)
 	}
 	return entries, nil
 }

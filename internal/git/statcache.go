@@ -10,7 +10,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // The stat cache is a private copy of the user's index whose stat data git
@@ -55,12 +56,15 @@ type fileID struct {
 	Ctime int64  `json:"ctime_ns"`
 }
 
-func idOf(st fs.FileInfo) (fileID, bool) {
-	s, ok := st.Sys().(*syscall.Stat_t)
-	if !ok || !st.Mode().IsRegular() {
+// idOfPath is the identity of the file at path (not followed if a link);
+// ok is false when it is not a regular file. golang.org/x/sys/unix names
+// the change time Ctim on every unix (syscall's Stat_t does not).
+func idOfPath(path string) (fileID, bool) {
+	var s unix.Stat_t
+	if err := unix.Lstat(path, &s); err != nil || s.Mode&unix.S_IFMT != unix.S_IFREG {
 		return fileID{}, false
 	}
-	return fileID{Dev: uint64(s.Dev), Ino: uint64(s.Ino), Size: st.Size(),
+	return fileID{Dev: uint64(s.Dev), Ino: uint64(s.Ino), Size: s.Size,
 		Mtime: s.Mtim.Nano(), Ctime: s.Ctim.Nano()}, true
 }
 
@@ -105,10 +109,8 @@ func (r *Repo) openStatCache() *statCache {
 		return nil // index.skipHash: no checksum to tell versions apart
 	}
 	if rec, ok := c.load(); ok && rec.Source == c.source {
-		if st, err := os.Lstat(c.index); err == nil {
-			if id, ok := idOf(st); ok && id == rec.Copy {
-				return c
-			}
+		if id, ok := idOfPath(c.index); ok && id == rec.Copy {
+			return c
 		}
 	}
 	// A new copy, from the open file (the index is replaced by rename,
@@ -159,11 +161,7 @@ func (c *statCache) load() (statCacheRecord, bool) {
 // made). Not fsynced: a record lost or older than the copy only makes the
 // next snapshot copy the user's index again.
 func (c *statCache) save() bool {
-	st, err := os.Lstat(c.index)
-	if err != nil {
-		return false
-	}
-	id, ok := idOf(st)
+	id, ok := idOfPath(c.index)
 	if !ok {
 		return false
 	}

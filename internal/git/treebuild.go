@@ -4,12 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/sha1"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"sort"
 	"strconv"
@@ -359,16 +356,7 @@ func (b *treeBuilder) encode(entries []treeEntry) (string, []byte, []byte, error
 		input = append(input, 0)
 	}
 	input = append(input, 0)
-	var h hash.Hash
-	if b.r.ObjectFormat == "sha256" {
-		h = sha256.New()
-	} else {
-		h = sha1.New()
-	}
-	h.Write(strconv.AppendInt([]byte("tree "), int64(len(obj)), 10))
-	h.Write([]byte{0})
-	h.Write(obj)
-	return hex.EncodeToString(h.Sum(nil)), input, obj, nil
+	return b.r.ObjectID("tree", obj), input, obj, nil
 }
 
 // treeNameLess is git's order of tree entries: by name, a folder's name

@@ -297,7 +297,7 @@ func (l *Log) root(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return l.Repo.WriteCommit(ctx, git.CommitRequest{Tree: empty, Message: rootMessage, Author: identity, Committer: identity}, time.Now())
+	return l.Repo.CommitTree(ctx, git.CommitRequest{Tree: empty, Message: rootMessage + "\n", Author: identity, Committer: identity})
 }
 
 var identity = git.Identity{Name: "git-nudge oplog", Email: "oplog@localhost"}
@@ -395,7 +395,7 @@ func (l *Log) append(ctx context.Context, op *Op) error {
 			parents = append(parents, root)
 		}
 		parents = append(parents, extra...)
-		c, err := l.Repo.WriteCommit(ctx, git.CommitRequest{Tree: tree, Parents: parents, Message: string(msg), Author: identity, Committer: identity}, time.Now())
+		c, err := l.Repo.CommitTree(ctx, git.CommitRequest{Tree: tree, Parents: parents, Message: string(msg) + "\n", Author: identity, Committer: identity})
 		if err != nil {
 			return err
 		}
