@@ -12,6 +12,7 @@ environment, --no-optional-locks, hooks off, typed errors), long-lived
 processes fed through their stdin, and helpers for git's output and
 command lines.`,
 		Names: []string{
+			"withLocks",
 			"Error", "Error.Error", "Error.Unwrap", "ExitCode", "gitError",
 			"strippedEnv", "cleanEnv", "untranslated", "globalArgs",
 			"cmd", "withFSMonitor", "child", "command",
@@ -27,6 +28,7 @@ command lines.`,
 		Header: `This file holds a repository: finding it, its object format, and
 what its git dir says without a git process (an operation in progress).`,
 		Names: []string{
+			"memo", "discoverKey", "discover",
 			"ErrNotRepository", "ErrBare", "Repo", "Discover", "discoverEnv",
 			"Repo.ZeroID", "Repo.EmptyTree", "Repo.ValidID", "Repo.validID", "Repo.hashLen",
 			"Repo.OperationInProgress", "samePath",
@@ -38,6 +40,7 @@ what its git dir says without a git process (an operation in progress).`,
 compare-and-swap updates one at a time or in one transaction (one
 conflict error), and the one way to read HEAD.`,
 		Names: []string{
+			"Repo.refsFast", "Repo.packedRefs", "Repo.walkLoose", "refDirStamp", "refDir", "refDirs", "outermost", "goodRefComponent", "Repo.RefsAndHead", "Repo.headFast", "Repo.ReadRefFast", "Repo.readOneRef", "Repo.SetRefFast", "Repo.headBranch", "Repo.headCommit",
 			"ErrRefConflict", "SetRefRequest", "Repo.SetRef", "isRefLockFailure", "Repo.DeleteRef",
 			"RefUpdate", "RefLockError", "RefLockError.Error", "RefLockError.Unwrap", "lockedRefRe", "Repo.UpdateRefs",
 			"Ref", "Repo.ListRefs", "Repo.ReadRef", "Repo.RefsUnder", "Repo.RefsAt",
@@ -52,6 +55,7 @@ conflict error), and the one way to read HEAD.`,
 back, asking what the object store holds, importing objects, and the
 modes and size limit of the entries that point at them.`,
 		Names: []string{
+			"Repo.ObjectID", "Repo.ObjectTypes", "Repo.writeBlobsData",
 			"ModeFile", "ModeExec", "ModeSymlink", "ModeGitlink", "ModeTree", "AbsentMode", "MaxFileSize",
 			"ObjectInfo", "Repo.ObjectInfos", "Repo.ObjectSizes", "Repo.ObjectType", "Repo.HasObject",
 			"Repo.BlobID", "Repo.WriteBlob", "Repo.WriteBlobs", "Repo.WriteBlobsData", "Repo.ReadBlob",
@@ -63,6 +67,7 @@ modes and size limit of the entries that point at them.`,
 		File:   "commits.go",
 		Header: `This file holds commits: writing them, their messages, ancestry, and searches of history.`,
 		Names: []string{
+			"Repo.writeCommit", "cleanIdent", "gitDate", "Repo.ReadCommit",
 			"Identity", "CommitRequest", "Repo.CommitTree", "Repo.CommitMessage",
 			"CommitInfo", "CommitInfo.Subject", "CommitQuery", "Repo.FindCommits",
 			"ChainCommit", "Repo.ReadChain", "Repo.IsAncestor",
@@ -75,6 +80,7 @@ entries) and the small trees written whole (the empty tree, a tree of
 blobs). Trees edited path by path are in treebuild.go, checks of trees
 in treecheck.go.`,
 		Names: []string{
+			"Repo.writeIDTree",
 			"Repo.TreeOf", "Repo.TreePaths", "Repo.TreeEntries", "TreeEntry", "Repo.FilesAt",
 			"Repo.WriteEmptyTree", "Repo.BlobTree",
 		},
@@ -106,6 +112,7 @@ work instead of an index.`,
 user's index (its path, lock and installing a new one), and the
 raw bytes of an index file.`,
 		Names: []string{
+			"IndexFile", "Repo.ReadIndexFile", "IndexFile.Unchanged", "indexEntry", "walkIndex", "indexCacheTree", "Repo.IndexFromTree", "Repo.IndexKinds", "Repo.RefreshIndex", "statArgs",
 			"Index", "Index.env", "Repo.ReadTree", "Repo.WriteTree", "Repo.AddAll", "excludeGlobs",
 			"IndexEntry", "Repo.UpdateIndexEntries", "Repo.IndexEntries", "Repo.indexEntriesOf", "parseIndex",
 			"Repo.IndexPath", "Repo.CopyIndex", "Repo.InstallIndex", "ErrIndexLocked", "Repo.ResetIndexTo",
@@ -130,6 +137,7 @@ behind, and hashing work-tree files through one.`,
 		File:   "worktrees.go",
 		Header: `This file holds linked worktrees: adding, listing, opening and removing them.`,
 		Names: []string{
+			"Repo.WorktreeRepo", "Repo.ResetWorktreeTo", "Repo.WorktreeClean",
 			"Repo.AddWorktree", "Repo.RemoveWorktree", "Repo.ForgetWorktree", "Repo.Worktrees", "Repo.OpenWorktree",
 		},
 	},
@@ -138,6 +146,7 @@ behind, and hashing work-tree files through one.`,
 		Header: `This file holds the work tree against the index and HEAD: status,
 untracked and ignored files, and whether anything differs.`,
 		Names: []string{
+			"Repo.IgnoredAt", "IgnoredAtLimit",
 			"StatusEntry", "Repo.Status", "parseStatusV2", "Repo.FSMonitorSetting", "Repo.mayConfigureFSMonitor",
 			"ErrTooMany", "Repo.UntrackedUnder", "Repo.UntrackedFiles",
 			"Repo.IgnoredIncludes", "Repo.IgnoredInTheWay", "Repo.Dirty", "Repo.DirtyPaths",
@@ -148,6 +157,7 @@ untracked and ignored files, and whether anything differs.`,
 		Header: `This file holds writing files from objects: checking entries out into
 a folder as git would, or byte for byte, and reset --hard.`,
 		Names: []string{
+			"BlobRequest", "Repo.StreamBlobs", "copyUntil", "Repo.NewBlobHash",
 			"Repo.CheckoutTo", "Repo.CheckoutRaw", "writeN", "Repo.ResetHard",
 		},
 	},
@@ -155,6 +165,7 @@ a folder as git would, or byte for byte, and reset --hard.`,
 		File:   "config.go",
 		Header: `This file holds reading git's configuration.`,
 		Names: []string{
+			"Repo.ConfigMayMention", "Repo.configMentions",
 			"Repo.ConfigGet", "Repo.ConfigGetAll", "Repo.ConfigBool", "Repo.ConfigInt", "Repo.ConfigGetRegexp",
 			"Repo.ConfigValues", "ConfigEntry", "Repo.ConfigFileEntries", "Repo.UserIdentityKnown",
 		},
@@ -166,6 +177,26 @@ or printed as a patch, a diffstat or status letters.`,
 		Names: []string{
 			"TreeChange", "Repo.DiffTrees", "parseRawDiff", "Repo.ChangedPaths",
 			"DiffFormat", "DiffPatch", "DiffStat", "DiffNameStatus", "DiffBinaryPatch", "Repo.DiffTreesTo",
+		},
+	},
+	{
+		File: "odb.go",
+		Header: `This file holds the object store read and written in this process
+(loose objects, pack index lookups), and the one rule for when that is
+allowed instead of asking git.`,
+		Names: []string{
+			"errSlowPath", "Repo.fastOK", "Repo.fastAllowed", "Repo.looseObjectDir", "Repo.writeObject",
+			"writeLooseObject", "createObjectTemp", "Repo.loosePath", "Repo.WriteObjects", "Repo.readLoose",
+			"Repo.looseType", "Repo.packedType", "idxLookup", "Repo.hasObject", "readSmall",
+		},
+	},
+	{
+		File: "statcache.go",
+		Header: `This file holds the stat cache: a private copy of the index whose
+refreshed stat data status may use, and when it can be trusted.`,
+		Names: []string{
+			"statCacheDir", "statCacheRecord", "fileID", "idOfPath", "statCache", "Repo.openStatCache",
+			"statCache.load", "statCache.save", "statCache.forget", "Repo.statusWithCache", "hasSubmoduleEntry",
 		},
 	},
 }
