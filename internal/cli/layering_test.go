@@ -3,6 +3,7 @@ package cli_test
 import (
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -18,15 +19,15 @@ func TestCommandsTalkToWorkflowsOnly(t *testing.T) {
 		"github.com/nudgethis/git-nudge/internal/git":      true,
 		"github.com/nudgethis/git-nudge/internal/snapshot": true,
 	}
-	// The op log's hooks into the commands open a bare git.Repo; they
-	// are being reworked with the op log itself.
-	exempt := map[string]bool{"oprecord.go": true}
+	exempt := map[string]bool{}
 	files, err := filepath.Glob(filepath.Join("nudgecmd", "*.go"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	more, _ := filepath.Glob(filepath.Join("autodevcmd", "*.go"))
-	files = append(files, more...)
+	for _, dir := range []string{"autodevcmd", "opcmd"} {
+		more, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		files = append(files, more...)
+	}
 	if len(files) == 0 {
 		t.Fatal("no command files found")
 	}
@@ -44,5 +45,55 @@ func TestCommandsTalkToWorkflowsOnly(t *testing.T) {
 				t.Errorf("%s imports %s: go through internal/nudge or internal/autodev", f, p)
 			}
 		}
+	}
+}
+
+// TestOneOwnerPerOutsideDoor keeps the doors to the outside in one place
+// each (issue 13): only internal/git/git.go and internal/proc/proc.go start
+// processes (internal/testutil is test support), and only internal/worktree
+// touches the work tree through go-billy.
+func TestOneOwnerPerOutsideDoor(t *testing.T) {
+	t.Parallel()
+	allowed := map[string]map[string]bool{
+		"os/exec": {
+			"internal/git/git.go":           true,
+			"internal/proc/proc.go":         true,
+			"internal/testutil/testutil.go": true,
+		},
+	}
+	billy := "github.com/go-git/go-billy/v5"
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == ".git" || name == "testdata" || name == "man" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		af, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, im := range af.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if files, ok := allowed[p]; ok && !files[rel] && !strings.HasPrefix(rel, "bench/") && !strings.HasPrefix(rel, "internal/tools/") {
+				t.Errorf("%s imports %s: only %v may", rel, p, files)
+			}
+			if strings.HasPrefix(p, billy) && !strings.HasPrefix(rel, "internal/worktree/") {
+				t.Errorf("%s imports %s: work-tree files belong to internal/worktree", rel, p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

@@ -225,3 +225,33 @@ func Gone(pid int) bool {
 	err := syscall.Kill(pid, 0)
 	return errors.Is(err, syscall.ESRCH)
 }
+
+// OpenURL asks the desktop to open url in a browser (xdg-open, or open on
+// macOS) and does not wait for it. It reports whether an opener was found
+// and started.
+func OpenURL(url string) bool {
+	for _, name := range []string{"xdg-open", "open"} {
+		path, err := exec.LookPath(name)
+		if err != nil {
+			continue
+		}
+		c := exec.Command(path, url)
+		if err := c.Start(); err != nil {
+			continue
+		}
+		go func() { _ = c.Wait() }()
+		return true
+	}
+	return false
+}
+
+// lookPath finds a command the way a shell would (a name with a slash is
+// taken as it is, a relative one found through a relative PATH entry
+// included). It is here so that only this file of the package uses os/exec.
+func lookPath(name string) (string, error) {
+	p, err := exec.LookPath(name)
+	if errors.Is(err, exec.ErrDot) {
+		err = nil
+	}
+	return p, err
+}

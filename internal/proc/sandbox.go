@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"syscall"
 )
 
@@ -64,7 +63,7 @@ func SandboxMain(args []string) int {
 	var path string
 	dir, _ := os.Getwd()
 	// Looked up before confinement, the way a shell would.
-	if lp, err := exec.LookPath(argv[0]); err == nil || errors.Is(err, exec.ErrDot) {
+	if lp, err := lookPath(argv[0]); err == nil {
 		path = lp
 	} else {
 		fmt.Fprintf(os.Stderr, "git-nudge: %v %q in %s: %v\n", ErrNotStarted, argv[0], dir, err)
