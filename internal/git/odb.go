@@ -48,10 +48,11 @@ var errSlowPath = errors.New("not handled in-process")
 // from this process: a repository shared with a group (any config file
 // git reads mentions sharedRepository, or git made the object folder
 // setgid for it: git sets permissions this process does not) or a config
-// that mentions fsync (core.fsync could ask for objects or refs to be
-// flushed; this process never flushes, as git by default does not for
-// loose objects). Any config from the environment (git -c) or a config
-// file that includes another counts as a mention (configMentions). The
+// that sets core.fsync* (it could ask for objects or refs to be flushed;
+// this process never flushes, as git by default does not for loose
+// objects). When no config file mentions either word, git is not asked;
+// when one might (config from the environment, a file that includes
+// another, the word anywhere), git config says whether either is set. The
 // answer is worked out once per Repo value.
 func (r *Repo) fastOK() bool {
 	if v := atomic.LoadInt32(&r.fast); v != 0 {
@@ -77,7 +78,15 @@ func (r *Repo) fastAllowed() bool {
 	if err != nil || !st.IsDir() || st.Mode()&fs.ModeSetgid != 0 {
 		return false
 	}
-	return !r.configMentions("sharedrepository", "fsync")
+	if !r.configMentions("sharedrepository", "fsync") {
+		return true
+	}
+	// Some file mentions one of them or includes another file (a work
+	// identity through includeIf is common): ask git itself, which follows
+	// includes, whether either setting is in force. One git process here
+	// spares the ten or so the slow path costs.
+	set, err := r.ConfigGetRegexp(context.Background(), `^core\.(sharedrepository|fsync)`)
+	return err == nil && len(set) == 0
 }
 
 // ObjectID is the id git gives an object of type typ holding data: the
