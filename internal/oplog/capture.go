@@ -175,6 +175,11 @@ type Spec struct {
 	// differs from HEAD before or after, or between the two HEADs, is
 	// recorded.
 	Status bool
+	// Hinted: the command tells the recording, before it changes the
+	// work tree, what it is about to change (Recording.Changing: restore
+	// does); the recording then walks no work tree of its own. A hinted
+	// command that never calls Changing changed no work-tree file.
+	Hinted bool
 }
 
 // leavesIndex are the commands that never change the user's index (SPEC
@@ -198,6 +203,59 @@ type Recording struct {
 	op     *Op
 	before *state
 	dirty  []string
+	hint   *changeHint
+}
+
+// changeHint is what a hinted command said it was about to change: the
+// work tree, written as the tree from, becomes commit to's tree.
+type changeHint struct {
+	from, to string
+	// walked: the paths that differed from HEAD could not be listed from
+	// the trees and were found by git status instead.
+	walked bool
+}
+
+// Changing tells the recording, right before the command changes the
+// work tree, that the work tree is the tree from (the command's capture
+// of it: every file that differs from commit head, untracked ones
+// included, ignored files and .autodev/ left out) and is about to become
+// commit to's tree. The files that differ from head are read as they are
+// now (their raw bytes: what the change costs, not what the repository
+// costs) and the pending record is written again with them. Nothing is
+// returned: a recording that cannot use the hint falls back to git status.
+func (r *Recording) Changing(ctx context.Context, head, from, to string) {
+	if r == nil || !r.spec.Hinted || r.hint != nil {
+		return
+	}
+	l := r.log
+	h := &changeHint{from: from, to: to}
+	base := head
+	if base == "" {
+		base = l.Repo.EmptyTree()
+	}
+	var dirty []string
+	changes, err := l.Repo.DiffTrees(ctx, base, from)
+	if err == nil {
+		for _, c := range changes {
+			if c.OldMode != git.ModeGitlink && c.NewMode != git.ModeGitlink {
+				dirty = append(dirty, c.Path)
+			}
+		}
+	} else if dirty, err = l.Repo.DirtyPaths(ctx); err == nil {
+		h.walked = true
+	} else {
+		return // Finish walks the work tree after the command
+	}
+	if err := l.readFiles(ctx, dirty, r.before.files); err != nil {
+		return
+	}
+	r.hint = h
+	r.dirty = dirty
+	for _, p := range dirty {
+		r.op.Files = append(r.op.Files, fileChange(p, r.before.files[p], nil))
+	}
+	// Best effort: the first pending record stands if this one fails.
+	_ = l.writePending(r)
 }
 
 // Begin reads the state the command may change and appends the operation
@@ -205,7 +263,7 @@ type Recording struct {
 func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, error) {
 	paths := append([]string{}, spec.Paths...)
 	var dirty []string
-	if spec.Status {
+	if spec.Status && !spec.Hinted {
 		var err error
 		if dirty, err = l.Repo.DirtyPaths(ctx); err != nil {
 			return nil, err
@@ -237,6 +295,19 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 	}
 	faultPoint("oplog-after-pending")
 	return rec, nil
+}
+
+type recordingKey struct{}
+
+// WithRecording returns ctx carrying rec, for the command it records.
+func WithRecording(ctx context.Context, rec *Recording) context.Context {
+	return context.WithValue(ctx, recordingKey{}, rec)
+}
+
+// RecordingFrom is the recording ctx carries (nil: none).
+func RecordingFrom(ctx context.Context) *Recording {
+	rec, _ := ctx.Value(recordingKey{}).(*Recording)
+	return rec
 }
 
 // ID is the recorded operation's id (p<pid> while pending).
@@ -345,12 +416,37 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	faultPoint("oplog-before-finish")
 	l := r.log
 	paths := append([]string{}, r.spec.Paths...)
-	if r.spec.Status {
+	// walk: the work tree is searched with git status for what the
+	// command changed; a hinted command that finished names it instead
+	// (the change between its two trees), and one that did not call
+	// Changing changed no file.
+	walk := r.spec.Status && (!r.spec.Hinted || r.hint != nil && (r.hint.walked || cmdErr != nil))
+	if walk {
 		dirty, err := l.Repo.DirtyPaths(ctx)
 		if err != nil {
 			return err
 		}
 		paths = append(paths, dirty...)
+	} else if r.hint != nil {
+		changes, err := l.Repo.DiffTrees(ctx, r.hint.from, r.hint.to)
+		if err != nil {
+			return err
+		}
+		for _, c := range changes {
+			if c.OldMode == git.ModeGitlink || c.NewMode == git.ModeGitlink {
+				continue
+			}
+			paths = append(paths, c.Path)
+			if _, ok := r.before.files[c.Path]; !ok {
+				// Clean before the command: the work tree held what
+				// the tree from (HEAD's, there) holds.
+				if git.AbsentMode(c.OldMode) {
+					r.before.files[c.Path] = nil
+				} else {
+					r.before.files[c.Path] = &File{Mode: c.OldMode, Blob: c.OldBlob}
+				}
+			}
+		}
 	}
 	for p := range r.before.files {
 		paths = append(paths, p)
@@ -359,7 +455,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	if err != nil {
 		return err
 	}
-	if r.spec.Status {
+	if walk {
 		oldC := commitOf(r.before.head, r.before.refs)
 		newC := commitOf(after.head, after.refs)
 		moved, err := l.Repo.ChangedPaths(ctx, oldC, newC)
