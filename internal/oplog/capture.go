@@ -21,25 +21,84 @@ import (
 // refPrefixes are the refs a command of the suite can change.
 var refPrefixes = []string{"refs/heads/", "refs/nudgethis/snapshots/", "refs/nudgethis/results/", "refs/nudgethis/", "refs/autodev/"}
 
-// state is what a command may change, read before and after it.
-type state struct {
-	head     string
-	refs     map[string]string
-	journals map[string][]byte
-	jids     map[string]fileID
-	index    *git.IndexFile
-	files    map[string]*File
+// scope is what a command kind may change besides the work tree and the
+// index: the ref folders and the journals read before and after it.
+// Reading everything cost every command time that grew with the number
+// of refs and task records; each kind reads only what it can change.
+type scope struct {
+	refs    []string
+	autodev bool // .autodev/checkpoints.json and state.json
+	saves   bool // .nudgethis/saves.json
+	tasks   taskScope
 }
 
-// journalFiles lists the journals of the work tree: task records,
-// saves.json, checkpoints.json, state.json.
-func journalFiles(top string) []string {
-	fs := []string{".nudgethis/saves.json", ".autodev/checkpoints.json", ".autodev/state.json"}
+type taskScope int
+
+const (
+	allTasks taskScope = iota // every task record, before and after
+	newTasks                  // only records that did not exist before (snapshot)
+	noTasks
+)
+
+// scope is what s's kind may change (see scope). A kind not listed reads
+// everything.
+func (s Spec) scope() scope {
+	switch {
+	case s.Tool == "autodev":
+		// git-autodev never touches git-nudge's refs or task records.
+		return scope{refs: []string{"refs/heads/", "refs/autodev/"}, autodev: true, tasks: noTasks}
+	case s.Tool == "nudge" && s.Kind == "snapshot":
+		// A snapshot adds a task: its ref and its new record.
+		return scope{refs: []string{"refs/heads/", "refs/nudgethis/snapshots/"}, tasks: newTasks}
+	case s.Tool == "nudge":
+		return scope{refs: []string{"refs/heads/", "refs/nudgethis/"}, saves: true, tasks: allTasks}
+	}
+	return scope{refs: refPrefixes, autodev: true, saves: true, tasks: allTasks}
+}
+
+// state is what a command may change, read before and after it.
+type state struct {
+	// taskNames are the task records that existed (newTasks scope: their
+	// contents are not read).
+	taskNames map[string]bool
+	head      string
+	refs      map[string]string
+	journals  map[string][]byte
+	jids      map[string]fileID
+	index     *git.IndexFile
+	files     map[string]*File
+}
+
+// journalFiles lists the journals of the work tree in sc: task records,
+// saves.json, checkpoints.json, state.json. In the newTasks scope, the
+// records are listed into s.taskNames and only those prev did not have
+// are returned.
+func journalFiles(top string, sc scope, s, prev *state) []string {
+	var fs []string
+	if sc.saves {
+		fs = append(fs, ".nudgethis/saves.json")
+	}
+	if sc.autodev {
+		fs = append(fs, ".autodev/checkpoints.json", ".autodev/state.json")
+	}
+	if sc.tasks == noTasks {
+		return fs
+	}
 	ents, _ := os.ReadDir(filepath.Join(top, ".nudgethis", "tasks"))
+	if sc.tasks == newTasks {
+		s.taskNames = map[string]bool{}
+	}
 	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".json") && e.Type().IsRegular() {
-			fs = append(fs, ".nudgethis/tasks/"+e.Name())
+		if !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
+			continue
 		}
+		if sc.tasks == newTasks {
+			s.taskNames[e.Name()] = true
+			if prev == nil || prev.taskNames[e.Name()] {
+				continue
+			}
+		}
+		fs = append(fs, ".nudgethis/tasks/"+e.Name())
 	}
 	return fs
 }
@@ -47,12 +106,12 @@ func journalFiles(top string) []string {
 // read reads what a command may change. prev, when set, is what was read
 // before the command: an index or journal whose file was not replaced is
 // kept from it instead of being read again.
-func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesIndex bool) (*state, error) {
+func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesIndex bool, sc scope) (*state, error) {
 	s := &state{journals: map[string][]byte{}, files: map[string]*File{}}
 	var err error
 	// Read from the ref files in this process where possible (no git
 	// process: recording must cost next to nothing).
-	if s.refs, s.head, err = l.Repo.RefsAndHead(ctx, refPrefixes...); err != nil {
+	if s.refs, s.head, err = l.Repo.RefsAndHead(ctx, sc.refs...); err != nil {
 		return nil, err
 	}
 	for n := range s.refs {
@@ -61,7 +120,7 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 		}
 	}
 	s.jids = map[string]fileID{}
-	for _, j := range journalFiles(l.Repo.WorkTree) {
+	for _, j := range journalFiles(l.Repo.WorkTree, sc, s, prev) {
 		p := filepath.Join(l.Repo.WorkTree, j)
 		if prev != nil {
 			// A journal whose file was not replaced or changed is not
@@ -270,7 +329,7 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 		}
 		paths = append(paths, dirty...)
 	}
-	before, err := l.read(ctx, paths, nil, spec.touchesIndex())
+	before, err := l.read(ctx, paths, nil, spec.touchesIndex(), spec.scope())
 	if err != nil {
 		return nil, err
 	}
@@ -451,7 +510,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	for p := range r.before.files {
 		paths = append(paths, p)
 	}
-	after, err := l.read(ctx, paths, r.before, r.spec.touchesIndex())
+	after, err := l.read(ctx, paths, r.before, r.spec.touchesIndex(), r.spec.scope())
 	if err != nil {
 		return err
 	}
