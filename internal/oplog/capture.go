@@ -26,7 +26,11 @@ var refPrefixes = []string{"refs/heads/", "refs/nudgethis/snapshots/", "refs/nud
 // Reading everything cost every command time that grew with the number
 // of refs and task records; each kind reads only what it can change.
 type scope struct {
-	refs    []string
+	refs []string
+	// newRefs is a ref folder whose refs the command only adds (a
+	// snapshot's): its loose files are listed, and only those that did not
+	// exist before are read after the command.
+	newRefs string
 	autodev bool // .autodev/checkpoints.json and state.json
 	saves   bool // .nudgethis/saves.json
 	tasks   taskScope
@@ -49,7 +53,7 @@ func (s Spec) scope() scope {
 		return scope{refs: []string{"refs/heads/", "refs/autodev/"}, autodev: true, tasks: noTasks}
 	case s.Tool == "nudge" && s.Kind == "snapshot":
 		// A snapshot adds a task: its ref and its new record.
-		return scope{refs: []string{"refs/heads/", "refs/nudgethis/snapshots/"}, tasks: newTasks}
+		return scope{refs: []string{"refs/heads/"}, newRefs: "refs/nudgethis/snapshots/", tasks: newTasks}
 	case s.Tool == "nudge":
 		return scope{refs: []string{"refs/heads/", "refs/nudgethis/"}, saves: true, tasks: allTasks}
 	}
@@ -61,12 +65,14 @@ type state struct {
 	// taskNames are the task records that existed (newTasks scope: their
 	// contents are not read).
 	taskNames map[string]bool
-	head      string
-	refs      map[string]string
-	journals  map[string][]byte
-	jids      map[string]fileID
-	index     *git.IndexFile
-	files     map[string]*File
+	// refNames are the loose refs of the scope's newRefs folder.
+	refNames map[string]bool
+	head     string
+	refs     map[string]string
+	journals map[string][]byte
+	jids     map[string]fileID
+	index    *git.IndexFile
+	files    map[string]*File
 }
 
 // journalFiles lists the journals of the work tree in sc: task records,
@@ -119,6 +125,9 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 			delete(s.refs, n)
 		}
 	}
+	if sc.newRefs != "" {
+		l.readNewRefs(sc.newRefs, s, prev)
+	}
 	s.jids = map[string]fileID{}
 	for _, j := range journalFiles(l.Repo.WorkTree, sc, s, prev) {
 		p := filepath.Join(l.Repo.WorkTree, j)
@@ -148,6 +157,45 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 		return nil, err
 	}
 	return s, nil
+}
+
+// readNewRefs lists the loose refs of folder into s.refNames and, after
+// the command (prev set), reads those prev did not have into s.refs. A
+// new ref is a loose file (git writes it so); one whose file does not
+// hold an object id is left out, as git would not resolve it either.
+func (l *Log) readNewRefs(folder string, s, prev *state) {
+	s.refNames = map[string]bool{}
+	dir := filepath.Join(l.Repo.CommonDir, filepath.FromSlash(strings.TrimSuffix(folder, "/")))
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		n := e.Name()
+		if !e.Type().IsRegular() || strings.HasSuffix(n, ".lock") {
+			continue
+		}
+		s.refNames[n] = true
+		if prev == nil || prev.refNames[n] {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			continue
+		}
+		if v := strings.TrimSpace(string(b)); isObjectID(v) {
+			s.refs[folder+n] = v
+		}
+	}
+}
+
+func isObjectID(v string) bool {
+	if len(v) != 40 && len(v) != 64 {
+		return false
+	}
+	for _, c := range v {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // readFiles records each path's mode and raw bytes (written as blobs, in
