@@ -47,6 +47,12 @@ type RestoreOptions struct {
 	// AnyBranch restores a checkpoint recorded on another branch than the
 	// current one (which is otherwise refused).
 	AnyBranch bool
+	// BeforeReset, when set, is told before the work tree changes (before
+	// parking, which changes no file) what it changes: the work tree, captured as the tree workTree
+	// (files that differ from commit head, untracked ones included), is
+	// about to become commit target's tree. The operation log records
+	// the restore from it instead of walking the work tree itself.
+	BeforeReset func(ctx context.Context, head, workTree, target string)
 }
 
 // RestoreWith is Restore with options.
@@ -130,6 +136,9 @@ func (ws *Workspace) RestoreWith(ctx context.Context, id string, opts RestoreOpt
 	}
 	if err := ws.guardIgnored(ctx, c, target); err != nil {
 		return res, err
+	}
+	if opts.BeforeReset != nil {
+		opts.BeforeReset(ctx, head.Commit, c.Tree, target.Commit)
 	}
 	untracked, parked, err := ws.parkBeforeRestore(ctx, c, head, target)
 	if err != nil {

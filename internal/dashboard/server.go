@@ -446,9 +446,15 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 // written is said on the server's stderr and the action runs unrecorded,
 // as on the command line.
 func (s *Server) record(r *http.Request, repo *git.Repo, spec oplog.Spec, do func() error) error {
+	return s.recordCtx(r, repo, spec, func(context.Context) error { return do() })
+}
+
+// recordCtx is record for an action that reaches its recording through
+// the context it is given (restore: oplog.RecordingFrom).
+func (s *Server) recordCtx(r *http.Request, repo *git.Repo, spec oplog.Spec, do func(ctx context.Context) error) error {
 	env := &cli.Env{Ctx: r.Context(), Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: os.Stderr,
 		Dir: s.opts.Dir, Getenv: os.Getenv, Now: s.opts.Now}
-	return opcmd.Around(env, opcmd.Plan{Repo: repo, Spec: spec}, do)
+	return opcmd.Around(env, opcmd.Plan{Repo: repo, Spec: spec}, func() error { return do(env.Ctx) })
 }
 
 // ---- git autodev ----
@@ -467,9 +473,13 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 	// shows is the seed's "only while the run is stopped".
 	id := r.PathValue("id")
 	var res autodev.RestoreResult
-	err = s.record(r, ws.Repo, oplog.Spec{Tool: "autodev", Kind: "restore", Args: []string{"restore", id}, Status: true}, func() error {
+	err = s.recordCtx(r, ws.Repo, oplog.Spec{Tool: "autodev", Kind: "restore", Args: []string{"restore", id}, Status: true, Hinted: true}, func(ctx context.Context) error {
+		var opts autodev.RestoreOptions
+		if rec := oplog.RecordingFrom(ctx); rec != nil {
+			opts.BeforeReset = rec.Changing // no work-tree walk of its own
+		}
 		var err error
-		res, err = ws.Restore(r.Context(), id)
+		res, err = ws.RestoreWith(r.Context(), id, opts)
 		return err
 	})
 	var ra *autodev.RunActiveError

@@ -21,8 +21,52 @@ import (
 // refPrefixes are the refs a command of the suite can change.
 var refPrefixes = []string{"refs/heads/", "refs/nudgethis/snapshots/", "refs/nudgethis/results/", "refs/nudgethis/", "refs/autodev/"}
 
+// scope is what a command kind may change besides the work tree and the
+// index: the ref folders and the journals read before and after it.
+// Reading everything cost every command time that grew with the number
+// of refs and task records; each kind reads only what it can change.
+type scope struct {
+	refs []string
+	// newRefs is a ref folder whose refs the command only adds (a
+	// snapshot's): its loose files are listed, and only those that did not
+	// exist before are read after the command.
+	newRefs string
+	autodev bool // .autodev/checkpoints.json and state.json
+	saves   bool // .nudgethis/saves.json
+	tasks   taskScope
+}
+
+type taskScope int
+
+const (
+	allTasks taskScope = iota // every task record, before and after
+	newTasks                  // only records that did not exist before (snapshot)
+	noTasks
+)
+
+// scope is what s's kind may change (see scope). A kind not listed reads
+// everything.
+func (s Spec) scope() scope {
+	switch {
+	case s.Tool == "autodev":
+		// git-autodev never touches git-nudge's refs or task records.
+		return scope{refs: []string{"refs/heads/", "refs/autodev/"}, autodev: true, tasks: noTasks}
+	case s.Tool == "nudge" && s.Kind == "snapshot":
+		// A snapshot adds a task: its ref and its new record.
+		return scope{refs: []string{"refs/heads/"}, newRefs: "refs/nudgethis/snapshots/", tasks: newTasks}
+	case s.Tool == "nudge":
+		return scope{refs: []string{"refs/heads/", "refs/nudgethis/"}, saves: true, tasks: allTasks}
+	}
+	return scope{refs: refPrefixes, autodev: true, saves: true, tasks: allTasks}
+}
+
 // state is what a command may change, read before and after it.
 type state struct {
+	// taskNames are the task records that existed (newTasks scope: their
+	// contents are not read).
+	taskNames map[string]bool
+	// refNames are the loose refs of the scope's newRefs folder.
+	refNames map[string]bool
 	head     string
 	refs     map[string]string
 	journals map[string][]byte
@@ -31,15 +75,36 @@ type state struct {
 	files    map[string]*File
 }
 
-// journalFiles lists the journals of the work tree: task records,
-// saves.json, checkpoints.json, state.json.
-func journalFiles(top string) []string {
-	fs := []string{".nudgethis/saves.json", ".autodev/checkpoints.json", ".autodev/state.json"}
+// journalFiles lists the journals of the work tree in sc: task records,
+// saves.json, checkpoints.json, state.json. In the newTasks scope, the
+// records are listed into s.taskNames and only those prev did not have
+// are returned.
+func journalFiles(top string, sc scope, s, prev *state) []string {
+	var fs []string
+	if sc.saves {
+		fs = append(fs, ".nudgethis/saves.json")
+	}
+	if sc.autodev {
+		fs = append(fs, ".autodev/checkpoints.json", ".autodev/state.json")
+	}
+	if sc.tasks == noTasks {
+		return fs
+	}
 	ents, _ := os.ReadDir(filepath.Join(top, ".nudgethis", "tasks"))
+	if sc.tasks == newTasks {
+		s.taskNames = map[string]bool{}
+	}
 	for _, e := range ents {
-		if strings.HasSuffix(e.Name(), ".json") && e.Type().IsRegular() {
-			fs = append(fs, ".nudgethis/tasks/"+e.Name())
+		if !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
+			continue
 		}
+		if sc.tasks == newTasks {
+			s.taskNames[e.Name()] = true
+			if prev == nil || prev.taskNames[e.Name()] {
+				continue
+			}
+		}
+		fs = append(fs, ".nudgethis/tasks/"+e.Name())
 	}
 	return fs
 }
@@ -47,12 +112,12 @@ func journalFiles(top string) []string {
 // read reads what a command may change. prev, when set, is what was read
 // before the command: an index or journal whose file was not replaced is
 // kept from it instead of being read again.
-func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesIndex bool) (*state, error) {
+func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesIndex bool, sc scope) (*state, error) {
 	s := &state{journals: map[string][]byte{}, files: map[string]*File{}}
 	var err error
 	// Read from the ref files in this process where possible (no git
 	// process: recording must cost next to nothing).
-	if s.refs, s.head, err = l.Repo.RefsAndHead(ctx, refPrefixes...); err != nil {
+	if s.refs, s.head, err = l.Repo.RefsAndHead(ctx, sc.refs...); err != nil {
 		return nil, err
 	}
 	for n := range s.refs {
@@ -60,8 +125,11 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 			delete(s.refs, n)
 		}
 	}
+	if sc.newRefs != "" {
+		l.readNewRefs(sc.newRefs, s, prev)
+	}
 	s.jids = map[string]fileID{}
-	for _, j := range journalFiles(l.Repo.WorkTree) {
+	for _, j := range journalFiles(l.Repo.WorkTree, sc, s, prev) {
 		p := filepath.Join(l.Repo.WorkTree, j)
 		if prev != nil {
 			// A journal whose file was not replaced or changed is not
@@ -89,6 +157,45 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 		return nil, err
 	}
 	return s, nil
+}
+
+// readNewRefs lists the loose refs of folder into s.refNames and, after
+// the command (prev set), reads those prev did not have into s.refs. A
+// new ref is a loose file (git writes it so); one whose file does not
+// hold an object id is left out, as git would not resolve it either.
+func (l *Log) readNewRefs(folder string, s, prev *state) {
+	s.refNames = map[string]bool{}
+	dir := filepath.Join(l.Repo.CommonDir, filepath.FromSlash(strings.TrimSuffix(folder, "/")))
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		n := e.Name()
+		if !e.Type().IsRegular() || strings.HasSuffix(n, ".lock") {
+			continue
+		}
+		s.refNames[n] = true
+		if prev == nil || prev.refNames[n] {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			continue
+		}
+		if v := strings.TrimSpace(string(b)); isObjectID(v) {
+			s.refs[folder+n] = v
+		}
+	}
+}
+
+func isObjectID(v string) bool {
+	if len(v) != 40 && len(v) != 64 {
+		return false
+	}
+	for _, c := range v {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // readFiles records each path's mode and raw bytes (written as blobs, in
@@ -175,6 +282,11 @@ type Spec struct {
 	// differs from HEAD before or after, or between the two HEADs, is
 	// recorded.
 	Status bool
+	// Hinted: the command tells the recording, before it changes the
+	// work tree, what it is about to change (Recording.Changing: restore
+	// does); the recording then walks no work tree of its own. A hinted
+	// command that never calls Changing changed no work-tree file.
+	Hinted bool
 }
 
 // leavesIndex are the commands that never change the user's index (SPEC
@@ -198,6 +310,59 @@ type Recording struct {
 	op     *Op
 	before *state
 	dirty  []string
+	hint   *changeHint
+}
+
+// changeHint is what a hinted command said it was about to change: the
+// work tree, written as the tree from, becomes commit to's tree.
+type changeHint struct {
+	from, to string
+	// walked: the paths that differed from HEAD could not be listed from
+	// the trees and were found by git status instead.
+	walked bool
+}
+
+// Changing tells the recording, right before the command changes the
+// work tree, that the work tree is the tree from (the command's capture
+// of it: every file that differs from commit head, untracked ones
+// included, ignored files and .autodev/ left out) and is about to become
+// commit to's tree. The files that differ from head are read as they are
+// now (their raw bytes: what the change costs, not what the repository
+// costs) and the pending record is written again with them. Nothing is
+// returned: a recording that cannot use the hint falls back to git status.
+func (r *Recording) Changing(ctx context.Context, head, from, to string) {
+	if r == nil || !r.spec.Hinted || r.hint != nil {
+		return
+	}
+	l := r.log
+	h := &changeHint{from: from, to: to}
+	base := head
+	if base == "" {
+		base = l.Repo.EmptyTree()
+	}
+	var dirty []string
+	changes, err := l.Repo.DiffTrees(ctx, base, from)
+	if err == nil {
+		for _, c := range changes {
+			if c.OldMode != git.ModeGitlink && c.NewMode != git.ModeGitlink {
+				dirty = append(dirty, c.Path)
+			}
+		}
+	} else if dirty, err = l.Repo.DirtyPaths(ctx); err == nil {
+		h.walked = true
+	} else {
+		return // Finish walks the work tree after the command
+	}
+	if err := l.readFiles(ctx, dirty, r.before.files); err != nil {
+		return
+	}
+	r.hint = h
+	r.dirty = dirty
+	for _, p := range dirty {
+		r.op.Files = append(r.op.Files, fileChange(p, r.before.files[p], nil))
+	}
+	// Best effort: the first pending record stands if this one fails.
+	_ = l.writePending(r)
 }
 
 // Begin reads the state the command may change and appends the operation
@@ -205,14 +370,14 @@ type Recording struct {
 func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, error) {
 	paths := append([]string{}, spec.Paths...)
 	var dirty []string
-	if spec.Status {
+	if spec.Status && !spec.Hinted {
 		var err error
 		if dirty, err = l.Repo.DirtyPaths(ctx); err != nil {
 			return nil, err
 		}
 		paths = append(paths, dirty...)
 	}
-	before, err := l.read(ctx, paths, nil, spec.touchesIndex())
+	before, err := l.read(ctx, paths, nil, spec.touchesIndex(), spec.scope())
 	if err != nil {
 		return nil, err
 	}
@@ -237,6 +402,19 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 	}
 	faultPoint("oplog-after-pending")
 	return rec, nil
+}
+
+type recordingKey struct{}
+
+// WithRecording returns ctx carrying rec, for the command it records.
+func WithRecording(ctx context.Context, rec *Recording) context.Context {
+	return context.WithValue(ctx, recordingKey{}, rec)
+}
+
+// RecordingFrom is the recording ctx carries (nil: none).
+func RecordingFrom(ctx context.Context) *Recording {
+	rec, _ := ctx.Value(recordingKey{}).(*Recording)
+	return rec
 }
 
 // ID is the recorded operation's id (p<pid> while pending).
@@ -345,21 +523,46 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	faultPoint("oplog-before-finish")
 	l := r.log
 	paths := append([]string{}, r.spec.Paths...)
-	if r.spec.Status {
+	// walk: the work tree is searched with git status for what the
+	// command changed; a hinted command that finished names it instead
+	// (the change between its two trees), and one that did not call
+	// Changing changed no file.
+	walk := r.spec.Status && (!r.spec.Hinted || r.hint != nil && (r.hint.walked || cmdErr != nil))
+	if walk {
 		dirty, err := l.Repo.DirtyPaths(ctx)
 		if err != nil {
 			return err
 		}
 		paths = append(paths, dirty...)
+	} else if r.hint != nil {
+		changes, err := l.Repo.DiffTrees(ctx, r.hint.from, r.hint.to)
+		if err != nil {
+			return err
+		}
+		for _, c := range changes {
+			if c.OldMode == git.ModeGitlink || c.NewMode == git.ModeGitlink {
+				continue
+			}
+			paths = append(paths, c.Path)
+			if _, ok := r.before.files[c.Path]; !ok {
+				// Clean before the command: the work tree held what
+				// the tree from (HEAD's, there) holds.
+				if git.AbsentMode(c.OldMode) {
+					r.before.files[c.Path] = nil
+				} else {
+					r.before.files[c.Path] = &File{Mode: c.OldMode, Blob: c.OldBlob}
+				}
+			}
+		}
 	}
 	for p := range r.before.files {
 		paths = append(paths, p)
 	}
-	after, err := l.read(ctx, paths, r.before, r.spec.touchesIndex())
+	after, err := l.read(ctx, paths, r.before, r.spec.touchesIndex(), r.spec.scope())
 	if err != nil {
 		return err
 	}
-	if r.spec.Status {
+	if walk {
 		oldC := commitOf(r.before.head, r.before.refs)
 		newC := commitOf(after.head, after.refs)
 		moved, err := l.Repo.ChangedPaths(ctx, oldC, newC)

@@ -41,7 +41,7 @@ func record(env *cli.Env, command string, args []string, run func() error) error
 	// changed something (made a checkpoint); recording costs no git
 	// process (see docs/DECISIONS.md).
 	plan := opcmd.Plan{Repo: r, Long: command == "run",
-		Spec: oplog.Spec{Tool: "autodev", Kind: command, Args: args, Status: command == "restore", Paths: paths, DropEmpty: command == "hook"}}
+		Spec: oplog.Spec{Tool: "autodev", Kind: command, Args: args, Status: command == "restore", Hinted: command == "restore" && !hasFlag(args, "--rebuild"), Paths: paths, DropEmpty: command == "hook"}}
 	return opcmd.Around(env, plan, run)
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
@@ -138,7 +139,13 @@ func restoreDocument(res autodev.RestoreResult) map[string]any {
 }
 
 func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
-	res, err := ws.RestoreWith(env.Ctx, c.ID, autodev.RestoreOptions{AnyBranch: c.AnyBranch})
+	opts := autodev.RestoreOptions{AnyBranch: c.AnyBranch}
+	if rec := oplog.RecordingFrom(env.Ctx); rec != nil {
+		// The restore captures the work tree once; the operation log
+		// records from that capture (no walk of its own).
+		opts.BeforeReset = rec.Changing
+	}
+	res, err := ws.RestoreWith(env.Ctx, c.ID, opts)
 	var re *autodev.RestoreError
 	var ra *autodev.RunActiveError
 	if errors.As(err, &re) || errors.As(err, &ra) {

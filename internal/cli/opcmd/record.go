@@ -42,7 +42,12 @@ func Around(env *cli.Env, plan Plan, run func() error) error {
 		env.Warnf("git %s: not recorded in the operation log: %s\n", plan.Spec.Tool, firstLine(err.Error()))
 		return run()
 	}
+	// The command reaches its recording through the context (restore
+	// hands it what it is about to change: oplog.Recording.Changing).
+	ctx := env.Ctx
+	env.Ctx = oplog.WithRecording(ctx, rec)
 	cmdErr := run()
+	env.Ctx = ctx
 	if ferr := rec.Finish(env.Ctx, cmdErr); ferr != nil {
 		env.Warnf("git %s: %s\n", plan.Spec.Tool, firstLine(ferr.Error()))
 	}

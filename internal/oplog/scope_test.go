@@ -1,0 +1,70 @@
+package oplog
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/testutil"
+)
+
+func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
+
+// Each kind reads only what it can change: a task record or a git-nudge
+// ref changed by someone else while git-autodev checkpoints is not
+// recorded as the checkpoint's change (nor read before and after it), and
+// a snapshot records the task record it adds but reads no other.
+func TestRecordingReadsOnlyItsScope(t *testing.T) {
+	ctx := context.Background()
+	dir := testutil.Repo(t)
+	c := testutil.Commit(t, dir, map[string]string{"a.txt": "a\n"}, "start")
+	testutil.WriteFile(t, dir, ".nudgethis/tasks/t1.json", `{"id":"t1"}`)
+	repo, err := git.Discover(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Open(repo)
+	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+
+	rec, err := l.Begin(ctx, Spec{Tool: "autodev", Kind: "checkpoint", Args: []string{"checkpoint"}}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Someone else's change meanwhile.
+	testutil.WriteFile(t, dir, ".nudgethis/tasks/t1.json", `{"id":"t1","state":"applied"}`)
+	testutil.Git(t, dir, "update-ref", "refs/nudgethis/results/t1", c)
+	if err := rec.Finish(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	ops, err := l.Read(ctx)
+	if err != nil || len(ops) != 1 {
+		t.Fatalf("log: %v, %d ops", err, len(ops))
+	}
+	if len(ops[0].Journals) != 0 || len(ops[0].Refs) != 0 {
+		t.Errorf("checkpoint recorded changes outside its scope: journals %+v refs %+v", ops[0].Journals, ops[0].Refs)
+	}
+
+	rec, err = l.Begin(ctx, Spec{Tool: "nudge", Kind: "snapshot", Args: []string{"snapshot"}}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, dir, ".nudgethis/tasks/t1.json", `{"id":"t1","state":"dropped"}`)
+	testutil.WriteFile(t, dir, ".nudgethis/tasks/t2.json", `{"id":"t2"}`)
+	testutil.Git(t, dir, "update-ref", "refs/nudgethis/snapshots/t2", c)
+	if err := rec.Finish(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ops, err = l.Read(ctx); err != nil || len(ops) != 2 {
+		t.Fatalf("log: %v, %d ops", err, len(ops))
+	}
+	snap := ops[0]
+	if len(snap.Journals) != 1 || snap.Journals[0].File != filepath.ToSlash(".nudgethis/tasks/t2.json") || snap.Journals[0].Old != "" {
+		t.Errorf("snapshot journals = %+v, want only the new t2.json", snap.Journals)
+	}
+	if len(snap.Refs) != 1 || snap.Refs[0].Name != "refs/nudgethis/snapshots/t2" {
+		t.Errorf("snapshot refs = %+v, want only refs/nudgethis/snapshots/t2", snap.Refs)
+	}
+}
