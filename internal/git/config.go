@@ -1,7 +1,13 @@
 package git
 
+// This file holds reading git's configuration.
+
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -54,11 +60,140 @@ func (r *Repo) ConfigInt(ctx context.Context, key string, def int64) (int64, err
 	return strconv.ParseInt(out, 10, 64)
 }
 
-// splitZ splits NUL-terminated records.
-func splitZ(b []byte) []string {
-	s := strings.TrimSuffix(string(b), "\x00")
-	if s == "" {
-		return nil
+// ConfigGetRegexp returns every key matching pattern (git config
+// --get-regexp) with its value, in the order git reads them.
+func (r *Repo) ConfigGetRegexp(ctx context.Context, pattern string) ([]ConfigEntry, error) {
+	out, err := r.git(ctx, "config", "-z", "--get-regexp", pattern)
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return nil, nil
+		}
+		return nil, err
 	}
-	return strings.Split(s, "\x00")
+	var list []ConfigEntry
+	for _, rec := range splitZ(out) {
+		k, v, _ := strings.Cut(rec, "\n")
+		list = append(list, ConfigEntry{Key: k, Value: v})
+	}
+	return list, nil
+}
+
+// ConfigEntry is one key = value line of a config file, with the key as
+// git spells it in --list (section and name lower case).
+type ConfigEntry struct {
+	Key, Value string
+}
+
+// ConfigFileEntries lists the entries of one config file exactly as
+// written in it (its include directives are entries, not followed).
+// file is an absolute path, or "blob:<id>" for a stored copy.
+func (r *Repo) ConfigFileEntries(ctx context.Context, file string) ([]ConfigEntry, error) {
+	src := []string{"--file", file}
+	if id, ok := strings.CutPrefix(file, "blob:"); ok {
+		if !r.validID(id) {
+			return nil, fmt.Errorf("%q is not an object id", id)
+		}
+		src = []string{"--blob", id}
+	}
+	args := append([]string{"config", "--no-includes", "-z", "--list"}, src...)
+	out, err := r.git(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var es []ConfigEntry
+	for _, rec := range splitZ(out) {
+		k, v, _ := strings.Cut(rec, "\n")
+		es = append(es, ConfigEntry{Key: k, Value: v})
+	}
+	return es, nil
+}
+
+// UserIdentityKnown reports whether git knows the user's author and
+// committer identity from config or environment without guessing it from
+// the host name (user.useConfigOnly). Commits made for the user must check
+// it first.
+func (r *Repo) UserIdentityKnown(ctx context.Context) (bool, error) {
+	for _, v := range []string{"GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"} {
+		if _, err := r.git(ctx, "-c", "user.useConfigOnly=true", "var", v); err != nil {
+			if ExitCode(err) == 128 {
+				return false, nil
+			}
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// ConfigValues returns every value of the keys matching the regular
+// expression re, keyed by git's canonical (lower-case) key name, in order.
+func (r *Repo) ConfigValues(ctx context.Context, re string) (map[string][]string, error) {
+	out, err := r.git(ctx, "config", "-z", "--get-regexp", re)
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return map[string][]string{}, nil
+		}
+		return nil, err
+	}
+	vals := map[string][]string{}
+	for _, rec := range splitZ(out) {
+		k, v, _ := strings.Cut(rec, "\n")
+		vals[k] = append(vals[k], v)
+	}
+	return vals, nil
+}
+
+// ConfigMayMention says whether git config could hold a setting whose
+// name or value holds one of words (lower case): false only when no config
+// file git reads mentions any of them or includes another file, and no
+// config comes from the environment (git -c, GIT_CONFIG_COUNT,
+// GIT_CONFIG). A cheap, conservative test that spares a git config call
+// in the common case.
+func (r *Repo) ConfigMayMention(words ...string) bool { return r.configMentions(words...) }
+
+func (r *Repo) configMentions(words ...string) bool {
+	for _, k := range []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG"} {
+		if os.Getenv(k) != "" {
+			return true
+		}
+	}
+	files := []string{filepath.Join(r.CommonDir, "config"), filepath.Join(r.GitDir, "config.worktree")}
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		files = append(files, g)
+	} else {
+		if home, err := os.UserHomeDir(); err == nil {
+			files = append(files, filepath.Join(home, ".gitconfig"))
+		}
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			if home, err := os.UserHomeDir(); err == nil {
+				xdg = filepath.Join(home, ".config")
+			}
+		}
+		if xdg != "" {
+			files = append(files, filepath.Join(xdg, "git", "config"))
+		}
+	}
+	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		if s := os.Getenv("GIT_CONFIG_SYSTEM"); s != "" {
+			files = append(files, s)
+		} else {
+			files = append(files, "/etc/gitconfig")
+		}
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		low := bytes.ToLower(data)
+		if bytes.Contains(low, []byte("include")) {
+			return true
+		}
+		for _, w := range words {
+			if bytes.Contains(low, []byte(w)) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -8,7 +8,13 @@
 // ever runs and the user's index is never refreshed behind their back.
 package git
 
+// This file holds the one way a git process is started (stripped
+// environment, --no-optional-locks, hooks off, typed errors), long-lived
+// processes fed through their stdin, and helpers for git's output and
+// command lines.
+
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -294,4 +300,172 @@ func (r *Repo) env() []string {
 		env = append(env, "GIT_WORK_TREE="+r.WorkTree)
 	}
 	return env
+}
+
+// quoteStdinPath quotes p the way git's C-style unquoting reads it back, when
+// a plain line would not carry it intact (a newline or carriage return, any
+// other control byte, or a leading double quote).
+func quoteStdinPath(p string) string {
+	need := strings.HasPrefix(p, `"`)
+	for i := 0; i < len(p) && !need; i++ {
+		if p[i] < 0x20 || p[i] == 0x7f {
+			need = true
+		}
+	}
+	if !need {
+		return p
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch c {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			if c < 0x20 || c == 0x7f {
+				fmt.Fprintf(&b, `\%03o`, c)
+			} else {
+				b.WriteByte(c)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// splitZ splits NUL-terminated records.
+func splitZ(b []byte) []string {
+	s := strings.TrimSuffix(string(b), "\x00")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\x00")
+}
+
+func literal(ps []string) []string {
+	out := make([]string, len(ps))
+	for i, p := range ps {
+		out[i] = ":(literal,top)" + p
+	}
+	return out
+}
+
+// maxPathArgs is how many paths a command line may name; more could pass
+// the system's limit on argument size (ARG_MAX), so callers read more
+// broadly and filter instead.
+const maxPathArgs = 1000
+
+// zSplitter collects NUL-terminated records as they stream in and stops the
+// producer once more than limit records are kept.
+type zSplitter struct {
+	rest   []byte
+	paths  []string
+	kept   int
+	limit  int
+	keep   func(string) bool
+	over   bool
+	cancel func()
+}
+
+func (z *zSplitter) Write(p []byte) (int, error) {
+	if z.over {
+		return 0, io.ErrClosedPipe
+	}
+	z.rest = append(z.rest, p...)
+	for {
+		i := bytes.IndexByte(z.rest, 0)
+		if i < 0 {
+			break
+		}
+		path := string(z.rest[:i])
+		z.rest = z.rest[i+1:]
+		z.paths = append(z.paths, path)
+		if z.keep == nil || z.keep(path) {
+			z.kept++
+		}
+		if z.limit >= 0 && z.kept > z.limit {
+			z.over = true
+			z.cancel()
+			return 0, io.ErrClosedPipe
+		}
+	}
+	return len(p), nil
+}
+
+// literalSpecs turns paths into top-level literal pathspecs.
+func literalSpecs(paths []string) []string {
+	specs := make([]string, len(paths))
+	for i, p := range paths {
+		specs[i] = ":(top,literal)" + p
+	}
+	return specs
+}
+
+// pathChunk bounds how many pathspecs go on one command line.
+const pathChunk = 1000
+
+// proc is a long-lived git child spoken to through pipes.
+type proc struct {
+	args   []string
+	cmd    *child
+	in     io.WriteCloser
+	out    *bufio.Reader
+	stderr bytes.Buffer
+	done   bool
+}
+
+func (r *Repo) startProc(ctx context.Context, args ...string) (*proc, error) {
+	p := &proc{args: args}
+	p.cmd = command(ctx, r.env(), r.WorkTree, args)
+	p.cmd.Stderr = &p.stderr
+	var err error
+	if p.in, err = p.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	out, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	p.out = bufio.NewReaderSize(out, 64<<10)
+	if err := p.cmd.Start(); err != nil {
+		return nil, gitError(args, "", err)
+	}
+	return p, nil
+}
+
+// close ends the child's input and waits for it.
+func (p *proc) close() error {
+	if p.done {
+		return nil
+	}
+	p.done = true
+	p.in.Close()
+	_, _ = io.Copy(io.Discard, p.out)
+	if err := p.cmd.Wait(); err != nil {
+		return p.wrap(err)
+	}
+	return nil
+}
+
+// fail turns a pipe error into git's own complaint when it has one.
+func (p *proc) fail(err error) error {
+	if p.done {
+		return p.wrap(err)
+	}
+	p.done = true
+	p.in.Close()
+	if werr := p.cmd.Wait(); werr != nil {
+		return p.wrap(werr)
+	}
+	return p.wrap(err)
+}
+
+func (p *proc) wrap(err error) error {
+	return gitError(p.args, p.stderr.String(), err)
 }

@@ -1,54 +1,24 @@
 package git
 
+// This file holds objects: hashing and writing blobs, reading them
+// back, asking what the object store holds, importing objects, and the
+// modes and size limit of the entries that point at them.
+
 import (
+	"bytes"
 	"context"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 )
-
-// Identity is an author or committer. A zero Identity means "the user's own,
-// from git config" (git fails clearly when none is set).
-type Identity struct {
-	Name  string
-	Email string
-}
-
-// CommitRequest describes a commit object to create with commit-tree.
-type CommitRequest struct {
-	Tree    string
-	Parents []string
-	Message string
-	// Author and Committer, when set, override git config for this commit.
-	Author    Identity
-	Committer Identity
-}
-
-// CommitTree writes a commit object (never signed, no hook) and returns its id.
-func (r *Repo) CommitTree(ctx context.Context, req CommitRequest) (string, error) {
-	if id, ok, err := r.writeCommit(req); ok || err != nil {
-		return id, err
-	}
-	args := []string{"commit-tree", "--no-gpg-sign"}
-	for _, p := range req.Parents {
-		args = append(args, "-p", p)
-	}
-	args = append(args, "-F", "-", req.Tree)
-	var env []string
-	if req.Author.Name != "" {
-		env = append(env, "GIT_AUTHOR_NAME="+req.Author.Name, "GIT_AUTHOR_EMAIL="+req.Author.Email)
-	}
-	if req.Committer.Name != "" {
-		env = append(env, "GIT_COMMITTER_NAME="+req.Committer.Name, "GIT_COMMITTER_EMAIL="+req.Committer.Email)
-	}
-	out, err := r.run(ctx, cmd{args: args, env: env, stdin: strings.NewReader(req.Message)})
-	return strings.TrimSpace(string(out)), err
-}
-
-// CommitMessage returns the full message of a commit.
-func (r *Repo) CommitMessage(ctx context.Context, commit string) (string, error) {
-	// log.showSignature=true would put gpg's report on stdout: turn it off.
-	out, err := r.git(ctx, "log", "-1", "--no-show-signature", "--format=%B", "--end-of-options", commit, "--")
-	return strings.TrimRight(string(out), "\n"), err
-}
 
 // Modes of tree entries, as git spells them in ls-tree and index output:
 // the one place the suite names them.
@@ -70,64 +40,291 @@ const MaxFileSize = 16 << 20
 // the one test for it.
 func AbsentMode(mode string) bool { return strings.Trim(mode, "0") == "" }
 
-// Index names an index file for plumbing commands. The zero value is the
-// user's own index (only commands defined to touch it may use that).
-type Index struct {
-	Path string // absolute path of a private index file, "" for the user's index
+// HashFiles returns, for each work-tree file at paths (relative to the top
+// level, regular files only), the blob id git would give its content: clean
+// filters, core.autocrlf and .gitattributes eol rules are applied by path,
+// as `git add` does. Nothing is written to the object store. One
+// `git hash-object --stdin-paths` process serves all paths.
+//
+// One difference from git add remains: hash-object does not look at the
+// index, so a file whose committed blob holds CRLF line endings while
+// core.autocrlf converts them hashes differently here. HashIndexed gives
+// git add's answer for such paths.
+func (r *Repo) HashFiles(ctx context.Context, paths []string) ([]string, error) {
+	return r.hashPaths(ctx, paths)
 }
 
-func (ix Index) env() []string {
-	if ix.Path == "" {
-		return nil
+// hashPaths runs one git hash-object --stdin-paths (with the extra
+// options given) over paths and returns the ids in order, each checked.
+func (r *Repo) hashPaths(ctx context.Context, paths []string, opts ...string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
 	}
-	return []string{"GIT_INDEX_FILE=" + ix.Path}
-}
-
-// ReadTree replaces the index's entries with tree's.
-func (r *Repo) ReadTree(ctx context.Context, ix Index, tree string) error {
-	_, err := r.run(ctx, cmd{args: []string{"read-tree", tree}, env: ix.env()})
-	return err
-}
-
-// WriteTree writes the index as a tree and returns its id.
-func (r *Repo) WriteTree(ctx context.Context, ix Index) (string, error) {
-	out, err := r.run(ctx, cmd{args: []string{"write-tree"}, env: ix.env()})
-	return strings.TrimSpace(string(out)), err
-}
-
-// AddAll stages every change in the work tree into ix (git add -A), leaving
-// out ignored files and the given pathspec exclusions (":(exclude)...").
-func (r *Repo) AddAll(ctx context.Context, ix Index, exclude ...string) error {
-	args := []string{"add", "-A", "--", "."}
-	for _, e := range exclude {
-		args = append(args, excludeGlobs(e)...)
+	var in bytes.Buffer
+	for _, p := range paths {
+		in.WriteString(quoteStdinPath(p))
+		in.WriteByte('\n')
 	}
-	// The excludes are glob pathspecs: an inherited pathspec mode must not
-	// turn them literal (or the "." into a pattern).
-	env := append(ix.env(), "GIT_LITERAL_PATHSPECS=0", "GIT_GLOB_PATHSPECS=0", "GIT_NOGLOB_PATHSPECS=0")
-	_, err := r.run(ctx, cmd{args: args, env: env})
-	return err
-}
-
-// excludeGlobs are the pathspecs that keep the top-level path p and
-// everything under it out of git add. They are written so that no
-// pathspec is the plain text p: git add compares its pathspecs, excludes
-// included, with the ignored paths it meets, and fails ("The following
-// paths are ignored") when p is ignored by the user's own rules, as an
-// .autodev/ line in .gitignore makes it. A glob whose first character is
-// escaped matches the same paths without that plain prefix.
-func excludeGlobs(p string) []string {
-	var b strings.Builder
-	for i, c := range p {
-		switch {
-		case i == 0 && !strings.ContainsRune(`*?[]\`, c):
-			b.WriteString("[" + string(c) + "]")
-		case strings.ContainsRune(`*?[]\`, c):
-			b.WriteString(`\` + string(c))
-		default:
-			b.WriteRune(c)
+	args := append([]string{"hash-object", "--stdin-paths"}, opts...)
+	out, err := r.run(ctx, cmd{args: args, stdin: &in})
+	if err != nil {
+		return nil, err
+	}
+	ids := strings.Fields(string(out))
+	if len(ids) != len(paths) {
+		return nil, fmt.Errorf("git hash-object returned %d ids for %d paths", len(ids), len(paths))
+	}
+	for _, id := range ids {
+		if !r.validID(id) {
+			return nil, fmt.Errorf("git hash-object returned a malformed id %q", id)
 		}
 	}
-	g := b.String()
-	return []string{":(exclude,top,glob)" + g, ":(exclude,top,glob)" + g + "/**"}
+	return ids, nil
+}
+
+// ObjectInfo is what cat-file --batch-check says of one object.
+type ObjectInfo struct {
+	Type    string // "blob", "tree", ...; "" when missing
+	Size    int64
+	Missing bool
+}
+
+// ObjectInfos looks up many objects with one `git cat-file --batch-check`.
+func (r *Repo) ObjectInfos(ctx context.Context, ids []string) ([]ObjectInfo, error) {
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	var in bytes.Buffer
+	for _, id := range ids {
+		if !r.validID(id) {
+			return nil, fmt.Errorf("malformed object id %q", id)
+		}
+		in.WriteString(id)
+		in.WriteByte('\n')
+	}
+	out, err := r.run(ctx, cmd{args: []string{"cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"}, stdin: &in})
+	if err != nil {
+		return nil, err
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	if len(lines) != len(ids) {
+		return nil, fmt.Errorf("git cat-file answered %d lines for %d objects", len(lines), len(ids))
+	}
+	infos := make([]ObjectInfo, len(ids))
+	for i, l := range lines {
+		f := strings.Fields(l)
+		switch {
+		case len(f) == 2 && f[1] == "missing":
+			infos[i] = ObjectInfo{Missing: true}
+		case len(f) == 3:
+			n, err := strconv.ParseInt(f[2], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("unexpected git cat-file line %q", l)
+			}
+			infos[i] = ObjectInfo{Type: f[1], Size: n}
+		default:
+			return nil, fmt.Errorf("unexpected git cat-file line %q", l)
+		}
+	}
+	return infos, nil
+}
+
+// BlobID is the id git gives data as a blob in this repository's hash
+// format, computed without running git.
+func (r *Repo) BlobID(data []byte) string {
+	return r.ObjectID("blob", data)
+}
+
+// WriteBlobs stores the raw bytes of each file (absolute paths, anywhere
+// on disk) as blobs, with no filter or end-of-line conversion, and returns
+// their ids in order.
+func (r *Repo) WriteBlobs(ctx context.Context, paths []string) ([]string, error) {
+	return r.HashFilesRaw(ctx, paths, true)
+}
+
+// WriteBlob stores data as a blob and returns its id.
+func (r *Repo) WriteBlob(ctx context.Context, data []byte) (string, error) {
+	out, err := r.run(ctx, cmd{args: []string{"hash-object", "-w", "--no-filters", "--stdin"}, stdin: bytes.NewReader(data)})
+	if err != nil {
+		return "", err
+	}
+	id := strings.TrimSpace(string(out))
+	if !r.validID(id) {
+		return "", fmt.Errorf("git hash-object returned a malformed id %q", id)
+	}
+	return id, nil
+}
+
+// ReadBlob returns the bytes of blob id.
+func (r *Repo) ReadBlob(ctx context.Context, id string) ([]byte, error) {
+	if !r.validID(id) {
+		return nil, fmt.Errorf("%q is not an object id", id)
+	}
+	return r.git(ctx, "cat-file", "blob", id)
+}
+
+// ObjectID is the id git gives an object of type typ holding data: the
+// one place object ids are hashed.
+func (r *Repo) ObjectID(typ string, data []byte) string {
+	var h hash.Hash
+	if r.ObjectFormat == "sha256" {
+		h = sha256.New()
+	} else {
+		h = sha1.New()
+	}
+	h.Write(strconv.AppendInt([]byte(typ+" "), int64(len(data)), 10))
+	h.Write([]byte{0})
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ObjectTypes returns the type of each id ("" when it does not exist):
+// loose objects and undeltified packed ones are read here, the rest by one
+// git cat-file process.
+func (r *Repo) ObjectTypes(ctx context.Context, ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	var ask []string
+	for _, id := range ids {
+		if !r.validID(id) {
+			out[id] = ""
+			continue
+		}
+		if r.fastOK() {
+			if t, ok := r.looseType(id); ok {
+				out[id] = t
+				continue
+			}
+			if t := r.packedType(id); t != "" {
+				out[id] = t
+				continue
+			}
+		}
+		ask = append(ask, id)
+	}
+	if len(ask) == 0 {
+		return out, nil
+	}
+	res, err := r.run(ctx, cmd{args: []string{"cat-file", "--batch-check=%(objectname) %(objecttype)"}, stdin: strings.NewReader(strings.Join(ask, "\n") + "\n")})
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range strings.Split(strings.TrimRight(string(res), "\n"), "\n") {
+		f := strings.Fields(l)
+		if len(f) == 2 && r.validID(f[0]) && f[1] != "missing" {
+			out[f[0]] = f[1]
+		}
+	}
+	for _, id := range ask {
+		if _, ok := out[id]; !ok {
+			out[id] = ""
+		}
+	}
+	return out, nil
+}
+
+// WriteBlobsData stores each of data as a blob (no filters) with one git
+// process, and returns their ids in order.
+func (r *Repo) WriteBlobsData(ctx context.Context, data [][]byte) ([]string, error) {
+	return r.WriteObjects(ctx, "blob", data)
+}
+
+func (r *Repo) writeBlobsData(ctx context.Context, data [][]byte) ([]string, error) {
+	if len(data) == 0 {
+		return nil, nil
+	}
+	dir, err := os.MkdirTemp(r.GitDir, "nudgethis-op-blobs-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	paths := make([]string, len(data))
+	for i, d := range data {
+		paths[i] = filepath.Join(dir, fmt.Sprint(i))
+		if err := os.WriteFile(paths[i], d, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return r.HashFilesRaw(ctx, paths, true)
+}
+
+// ObjectType returns the type of object id ("commit", "blob", ...).
+func (r *Repo) ObjectType(ctx context.Context, id string) (string, error) {
+	return r.line(ctx, "cat-file", "-t", id)
+}
+
+// ImportObjects copies every object stored in dir, an object directory a
+// confined command wrote into (with this repository's store as its
+// read-only alternate), into the repository's object store. The objects go
+// through a pack that git unpacks and so hashes again: each lands under
+// the id its content hashes to, whatever name it had in dir, and objects
+// the store already has are left alone. It returns how many dir held.
+func (r *Repo) ImportObjects(ctx context.Context, dir string) (int, error) {
+	q := []string{"GIT_OBJECT_DIRECTORY=" + dir}
+	out, err := r.run(ctx, cmd{args: []string{"cat-file", "--batch-all-objects", "--batch-check=%(objectname)"}, env: q})
+	if err != nil {
+		return 0, err
+	}
+	n := strings.Count(string(out), "\n")
+	if n == 0 {
+		return 0, nil
+	}
+	pr, pw := io.Pipe()
+	packed := make(chan error, 1)
+	go func() {
+		_, err := r.run(ctx, cmd{args: []string{"pack-objects", "--stdout", "-q"}, env: q, stdin: bytes.NewReader(out), stdout: pw})
+		pw.CloseWithError(err)
+		packed <- err
+	}()
+	_, err = r.run(ctx, cmd{args: []string{"unpack-objects", "-q"}, stdin: pr})
+	_ = pr.CloseWithError(errors.New("unpack-objects ended"))
+	if perr := <-packed; perr != nil {
+		return n, perr
+	}
+	return n, err
+}
+
+// Raw bytes: the functions below handle bytes as they are on disk, with no
+// filter at all: no
+// clean or smudge filter, no line-ending conversion, no ident, no
+// working-tree-encoding. Undo uses them to bring back a file exactly, when
+// the bytes in the work tree were not what git checkout writes for the
+// file's blob.
+
+// HashFilesRaw returns, for each file at paths (relative to the work
+// tree's top level, or absolute), the id of a blob holding its bytes as
+// they are (git hash-object --no-filters). With write the blobs are
+// written to the object store. One git process serves all paths.
+func (r *Repo) HashFilesRaw(ctx context.Context, paths []string, write bool) ([]string, error) {
+	if write {
+		return r.hashPaths(ctx, paths, "--no-filters", "-w")
+	}
+	return r.hashPaths(ctx, paths, "--no-filters")
+}
+
+// HasObject reports whether the object store holds id.
+func (r *Repo) HasObject(ctx context.Context, id string) (bool, error) {
+	_, err := r.git(ctx, "cat-file", "-e", id)
+	if err != nil {
+		if ExitCode(err) == 1 || ExitCode(err) == 128 {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// ObjectSizes returns the size of each object id that exists (a missing
+// one is left out): ObjectInfos as a map.
+func (r *Repo) ObjectSizes(ctx context.Context, ids []string) (map[string]int64, error) {
+	infos, err := r.ObjectInfos(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	sizes := make(map[string]int64, len(ids))
+	for i, in := range infos {
+		if !in.Missing {
+			sizes[ids[i]] = in.Size
+		}
+	}
+	return sizes, nil
 }

@@ -1,5 +1,8 @@
 package git
 
+// This file holds a repository: finding it, its object format, and
+// what its git dir says without a git process (an operation in progress).
+
 import (
 	"context"
 	"errors"
@@ -142,100 +145,6 @@ func (r *Repo) EmptyTree() string {
 	return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 }
 
-// Head describes where HEAD points.
-type Head struct {
-	Branch string // full ref name ("refs/heads/main"), "" when detached
-	Commit string // "" on an unborn branch
-}
-
-// Unborn reports whether HEAD names a branch with no commit yet.
-func (h Head) Unborn() bool { return h.Commit == "" }
-
-// Detached reports whether HEAD is detached.
-func (h Head) Detached() bool { return h.Branch == "" }
-
-// ShortBranch is the branch name without refs/heads/.
-func (h Head) ShortBranch() string { return strings.TrimPrefix(h.Branch, "refs/heads/") }
-
-// Head reads HEAD: the branch it names (if any) and the commit (if any).
-// It is HeadTree without the tree.
-func (r *Repo) Head(ctx context.Context) (Head, error) {
-	h, _, err := r.HeadTree(ctx)
-	return h, err
-}
-
-// headSlow is HeadTree's way of reading HEAD when it names an unborn
-// branch: symbolic-ref tells the branch, rev-parse that it has no commit.
-func (r *Repo) headSlow(ctx context.Context) (Head, error) {
-	var h Head
-	var err error
-	if h.Branch, err = r.headBranch(ctx); err != nil {
-		return h, err
-	}
-	h.Commit, err = r.headCommit(ctx)
-	return h, err
-}
-
-// headBranch is the branch HEAD names, "" when it is detached.
-func (r *Repo) headBranch(ctx context.Context) (string, error) {
-	br, err := r.line(ctx, "symbolic-ref", "-q", "HEAD")
-	if err != nil && ExitCode(err) != 1 {
-		return "", err
-	}
-	return br, nil
-}
-
-// headCommit is the commit HEAD is at, "" on an unborn branch.
-func (r *Repo) headCommit(ctx context.Context) (string, error) {
-	c, err := r.line(ctx, "rev-parse", "-q", "--verify", "HEAD^{commit}")
-	if err != nil && ExitCode(err) != 1 {
-		return "", err
-	}
-	return c, nil
-}
-
-// ResolveCommit resolves rev to a full commit id; ok is false when it names
-// no commit.
-func (r *Repo) ResolveCommit(ctx context.Context, rev string) (id string, ok bool, err error) {
-	out, err := r.line(ctx, "rev-parse", "-q", "--verify", "--end-of-options", rev+"^{commit}")
-	if err != nil {
-		if ExitCode(err) == 1 || ExitCode(err) == 128 {
-			return "", false, nil
-		}
-		return "", false, err
-	}
-	return out, true, nil
-}
-
-// TreeOf returns the tree id of a commit.
-func (r *Repo) TreeOf(ctx context.Context, commit string) (string, error) {
-	return r.line(ctx, "rev-parse", "--verify", "--end-of-options", commit+"^{tree}")
-}
-
-// HasObject reports whether the object store holds id.
-func (r *Repo) HasObject(ctx context.Context, id string) (bool, error) {
-	_, err := r.git(ctx, "cat-file", "-e", id)
-	if err != nil {
-		if ExitCode(err) == 1 || ExitCode(err) == 128 {
-			return false, nil
-		}
-		return false, err
-	}
-	return true, nil
-}
-
-// IsAncestor reports whether a is an ancestor of (or equal to) b.
-func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
-	_, err := r.git(ctx, "merge-base", "--is-ancestor", a, b)
-	if err != nil {
-		if ExitCode(err) == 1 {
-			return false, nil
-		}
-		return false, err
-	}
-	return true, nil
-}
-
 // OperationInProgress names the multi-step git operation this worktree is
 // in the middle of ("merge", "rebase", "cherry-pick", "revert"), or "".
 // It only looks at files in the git dir: no git process.
@@ -251,20 +160,40 @@ func (r *Repo) OperationInProgress() string {
 	return ""
 }
 
-// LastHeadMove returns the newest entry of this worktree's HEAD reflog: the
-// commit HEAD moved to and the reflog message; ok is false when there is
-// no reflog. It reads the file (files ref backend); no git process.
-func (r *Repo) LastHeadMove() (commit, message string, ok bool) {
-	data, err := os.ReadFile(filepath.Join(r.GitDir, "logs", "HEAD"))
-	if err != nil {
-		return "", "", false
+func (r *Repo) validID(id string) bool {
+	n := 40
+	if r.ObjectFormat == "sha256" {
+		n = 64
 	}
-	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
-	last := lines[len(lines)-1]
-	meta, msg, found := strings.Cut(last, "\t")
-	f := strings.Fields(meta)
-	if !found || len(f) < 2 {
-		return "", "", false
+	if len(id) != n {
+		return false
 	}
-	return f[1], msg, true
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidID reports whether id is a full object id in this repository's
+// format (40 or 64 lowercase hex digits): a value safe to hand to git as
+// an object, never read as a revision expression or an option.
+func (r *Repo) ValidID(id string) bool { return r.validID(id) }
+
+func samePath(a, b string) bool {
+	if a == b {
+		return true
+	}
+	ea, err1 := filepath.EvalSymlinks(a)
+	eb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ea == eb
+}
+
+func (r *Repo) hashLen() int {
+	if r.ObjectFormat == "sha256" {
+		return 32
+	}
+	return 20
 }

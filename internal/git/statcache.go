@@ -1,5 +1,8 @@
 package git
 
+// This file holds the stat cache: a private copy of the index whose
+// refreshed stat data status may use, and when it can be trusted.
+
 import (
 	"bytes"
 	"encoding/hex"

@@ -1,7 +1,10 @@
 package git
 
+// This file holds the tree encoder: a tree built from a base tree and
+// edits path by path, written with one long-lived git process per kind of
+// work instead of an index.
+
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/hex"
@@ -443,13 +446,6 @@ func (b *treeBuilder) readTreeReply(treeish string) (string, []treeEntry, error)
 	return f[0], entries, err
 }
 
-func (r *Repo) hashLen() int {
-	if r.ObjectFormat == "sha256" {
-		return 32
-	}
-	return 20
-}
-
 // parseTree decodes a binary tree object: "<mode> <name>\0<raw id>"...
 func parseTree(data []byte, hashLen int) ([]treeEntry, error) {
 	var out []treeEntry
@@ -471,64 +467,4 @@ func parseTree(data []byte, hashLen int) ([]treeEntry, error) {
 		data = data[nul+1+hashLen:]
 	}
 	return out, nil
-}
-
-// proc is a long-lived git child spoken to through pipes.
-type proc struct {
-	args   []string
-	cmd    *child
-	in     io.WriteCloser
-	out    *bufio.Reader
-	stderr bytes.Buffer
-	done   bool
-}
-
-func (r *Repo) startProc(ctx context.Context, args ...string) (*proc, error) {
-	p := &proc{args: args}
-	p.cmd = command(ctx, r.env(), r.WorkTree, args)
-	p.cmd.Stderr = &p.stderr
-	var err error
-	if p.in, err = p.cmd.StdinPipe(); err != nil {
-		return nil, err
-	}
-	out, err := p.cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	p.out = bufio.NewReaderSize(out, 64<<10)
-	if err := p.cmd.Start(); err != nil {
-		return nil, gitError(args, "", err)
-	}
-	return p, nil
-}
-
-// close ends the child's input and waits for it.
-func (p *proc) close() error {
-	if p.done {
-		return nil
-	}
-	p.done = true
-	p.in.Close()
-	_, _ = io.Copy(io.Discard, p.out)
-	if err := p.cmd.Wait(); err != nil {
-		return p.wrap(err)
-	}
-	return nil
-}
-
-// fail turns a pipe error into git's own complaint when it has one.
-func (p *proc) fail(err error) error {
-	if p.done {
-		return p.wrap(err)
-	}
-	p.done = true
-	p.in.Close()
-	if werr := p.cmd.Wait(); werr != nil {
-		return p.wrap(werr)
-	}
-	return p.wrap(err)
-}
-
-func (p *proc) wrap(err error) error {
-	return gitError(p.args, p.stderr.String(), err)
 }

@@ -1,5 +1,7 @@
 package git
 
+// This file holds the checks of a tree's entries before anything is written from it.
+
 import (
 	"context"
 	"fmt"

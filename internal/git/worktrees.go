@@ -1,16 +1,51 @@
 package git
 
+// This file holds linked worktrees: adding, listing, opening and removing them.
+
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 )
+
+// The git side of pooled task worktrees (internal/nudge/pool.go): a
+// worktree's own index refreshed, a worktree brought to a commit from a
+// trusted index, and the checks that prove it holds nothing else.
+
+// WorktreeRepo is the repository as seen from the linked worktree at dir
+// whose administrative folder is admin (.git/worktrees/<name>), both given
+// by the caller rather than read from the worktree's .git file (which a
+// task may have rewritten).
+func (r *Repo) WorktreeRepo(dir, admin string) *Repo {
+	return &Repo{GitDir: admin, CommonDir: r.CommonDir, WorkTree: dir, ObjectFormat: r.ObjectFormat}
+}
+
+// ResetWorktreeTo makes r's index (a worktree's own) the tree of commit
+// and its work tree match it: every entry whose file differs from the
+// index's stat data is written afresh, entries commit lacks are removed
+// (git read-tree --reset -u). Untracked files are left alone: the caller
+// removed them first.
+func (r *Repo) ResetWorktreeTo(ctx context.Context, commit string) error {
+	_, err := r.git(ctx, append(append([]string{}, statArgs...), "read-tree", "--reset", "-u", commit)...)
+	return err
+}
+
+// WorktreeClean reports whether r's work tree (a linked worktree) holds
+// exactly what its index and HEAD say: no change, no untracked file, no
+// ignored file.
+func (r *Repo) WorktreeClean(ctx context.Context) (bool, error) {
+	out, err := r.git(ctx, append(append([]string{}, statArgs...),
+		"status", "--porcelain=v1", "-z", "--ignored=matching", "--untracked-files=all", "--ignore-submodules=none")...)
+	if err != nil {
+		return false, err
+	}
+	return len(out) == 0, nil
+}
 
 // AddWorktree adds a linked worktree at path with a detached HEAD at
 // commit and its files checked out (no hook runs).
@@ -100,99 +135,4 @@ func (r *Repo) OpenWorktree(ctx context.Context, dir string) (*Repo, error) {
 		return nil, fmt.Errorf("%s is not a worktree of the repository at %s", dir, r.CommonDir)
 	}
 	return w, nil
-}
-
-func samePath(a, b string) bool {
-	if a == b {
-		return true
-	}
-	ea, err1 := filepath.EvalSymlinks(a)
-	eb, err2 := filepath.EvalSymlinks(b)
-	return err1 == nil && err2 == nil && ea == eb
-}
-
-// IgnoredIncludes lists the untracked files that match the gitignore-style
-// patterns in includeFile (a .worktreeinclude) and that git's own ignore
-// rules ignore, leaving out everything under the folders in skip.
-func (r *Repo) IgnoredIncludes(ctx context.Context, includeFile string, skip ...string) ([]string, error) {
-	args := []string{"ls-files", "-z", "--others", "--ignored", "--exclude-from=" + includeFile, "--", "."}
-	for _, s := range skip {
-		args = append(args, ":(exclude,top,literal)"+s)
-	}
-	out, err := r.git(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	candidates := splitZ(out)
-	if len(candidates) == 0 {
-		return nil, nil
-	}
-	var in bytes.Buffer
-	for _, c := range candidates {
-		in.WriteString(c)
-		in.WriteByte(0)
-	}
-	out, err = r.run(ctx, cmd{args: []string{"check-ignore", "-z", "--stdin", "--no-index"}, stdin: &in})
-	if err != nil && ExitCode(err) != 1 { // 1: none ignored
-		return nil, err
-	}
-	return splitZ(out), nil
-}
-
-// ObjectSizes returns the size of each object id that exists (a missing
-// one is left out): ObjectInfos as a map.
-func (r *Repo) ObjectSizes(ctx context.Context, ids []string) (map[string]int64, error) {
-	infos, err := r.ObjectInfos(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	sizes := make(map[string]int64, len(ids))
-	for i, in := range infos {
-		if !in.Missing {
-			sizes[ids[i]] = in.Size
-		}
-	}
-	return sizes, nil
-}
-
-// DiffFormat is what DiffTreesTo prints.
-type DiffFormat int
-
-const (
-	DiffPatch DiffFormat = iota
-	DiffStat
-	DiffNameStatus
-	// DiffBinaryPatch is a patch with binary changes in full (--binary), for
-	// git apply.
-	DiffBinaryPatch
-)
-
-// DiffTreesTo writes the difference between the trees of a and b (no
-// rename detection, no external diff or textconv) to w in the given
-// format, leaving out the paths in exclude.
-func (r *Repo) DiffTreesTo(ctx context.Context, w io.Writer, a, b string, format DiffFormat, color bool, exclude []string) error {
-	// core.quotePath on, whatever the user set: with it off git prints
-	// C1 and bidirectional controls in names raw, and a task chose them.
-	args := []string{"-c", "core.quotePath=true", "diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv"}
-	switch format {
-	case DiffStat:
-		args = append(args, "--stat")
-	case DiffNameStatus:
-		args = append(args, "--name-status")
-	case DiffBinaryPatch:
-		args = append(args, "-p", "--binary")
-	default:
-		args = append(args, "-p")
-	}
-	if color {
-		args = append(args, "--color=always")
-	} else {
-		args = append(args, "--color=never")
-	}
-	args = append(args, a, b, "--", ".")
-	for _, e := range exclude {
-		args = append(args, ":(exclude,top,literal)"+e)
-	}
-	_, err := r.run(ctx, cmd{args: args, stdout: w})
-	return err
 }

@@ -1,0 +1,319 @@
+package git
+
+// This file holds writing files from objects: checking entries out into
+// a folder as git would, or byte for byte, and reset --hard.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha1"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// CheckoutTo writes the blobs of entries into the folder dir (dir/<path>)
+// exactly as git checkout would write them into the work tree: smudge and
+// clean filters, core.autocrlf, core.eol, .gitattributes text/eol/ident/
+// working-tree-encoding, executable bit. The .gitattributes in effect are
+// those among entries first, then the work tree's, as for a checkout. Two
+// git processes (update-index into a private index, checkout-index); the
+// user's index and work tree are not touched. dir must not exist yet or be
+// empty.
+func (r *Repo) CheckoutTo(ctx context.Context, dir string, entries []IndexEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(abs, 0o700); err != nil {
+		return err
+	}
+	ix, cleanup, err := r.privateIndex(ctx, entries)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	_, err = r.run(ctx, cmd{args: []string{"checkout-index", "-a", "-f", "--prefix=" + abs + "/"}, env: ix.env()})
+	return err
+}
+
+// ResetHard points HEAD (the current branch, or a detached HEAD) at commit
+// and makes the user's index and the tracked files of the work tree match
+// it, as git reset --hard does. Untracked files are left alone. commit must
+// be a full object id: it is never read as a revision expression.
+//
+// git works on a private copy of the index (named with this process's pid,
+// see LeftoverIndexes), which InstallIndex then makes the user's: a reset
+// killed half-way leaves only files that are recognisably ours, never the
+// user's index.lock, which a later command could not tell from a running
+// git's. A user's index.lock present before the reset is an
+// *IndexLockedError, and nothing is changed.
+func (r *Repo) ResetHard(ctx context.Context, commit, reason string) error {
+	if !r.validID(commit) {
+		return fmt.Errorf("ResetHard needs a full commit id, not %q", commit)
+	}
+	if r.IndexLocked() {
+		return &IndexLockedError{Path: r.IndexPath() + ".lock"}
+	}
+	ix, err := r.CopyIndex("autodev")
+	if err != nil {
+		return fmt.Errorf("copying the index: %w", err)
+	}
+	env := ix.env()
+	if reason != "" {
+		env = append(env, "GIT_REFLOG_ACTION="+reason)
+	}
+	if _, err := r.run(ctx, cmd{args: []string{"reset", "-q", "--hard", commit + "^{commit}", "--"}, env: env}); err != nil {
+		os.Remove(ix.Path)
+		os.Remove(ix.Path + ".lock")
+		return err
+	}
+	if _, err := os.Stat(ix.Path); errors.Is(err, os.ErrNotExist) {
+		// An empty result, which git spells as no file: so is the index.
+		if err := os.Remove(r.IndexPath()); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+		return nil
+	}
+	if err := r.InstallIndex(ix); err != nil {
+		os.Remove(ix.Path)
+		return fmt.Errorf("HEAD and the files are at %s, but the index could not be replaced (%w); run git reset -q to make it match HEAD", commit, err)
+	}
+	return nil
+}
+
+// BlobRequest is one blob to stream, with the work-tree path whose
+// .gitattributes and filters apply to it.
+type BlobRequest struct {
+	Blob string
+	Path string
+}
+
+// StreamBlobs writes the content of each blob of reqs, in order, to the
+// writer to(i) returns, then calls done(i). With filters the content is
+// what git checkout would write at the request's path (smudge and clean
+// filters, core.autocrlf, core.eol, .gitattributes text/eol/ident/
+// working-tree-encoding, as in the work tree now); without, the bytes as
+// stored. One git cat-file --batch process serves all requests; nothing
+// is written to the work tree, the index or the object store.
+//
+// git 2.39's `cat-file --batch --filters` prints the unfiltered size in
+// its header while writing the filtered content, so that stream cannot be
+// framed by size: after each request a second one names a random object
+// id that does not exist, and the content ends where git's "<id> missing"
+// answer for it starts. The id is drawn after the blobs were written, so
+// no content can contain it.
+func (r *Repo) StreamBlobs(ctx context.Context, reqs []BlobRequest, filters bool, to func(i int) (io.Writer, error), done func(i int) error) error {
+	if len(reqs) == 0 {
+		return nil
+	}
+	for _, q := range reqs {
+		if !r.validID(q.Blob) {
+			return fmt.Errorf("malformed blob id %q for %s", q.Blob, q.Path)
+		}
+		if filters && (q.Path == "" || strings.IndexByte(q.Path, 0) >= 0) {
+			return fmt.Errorf("no path to filter %s with", q.Blob)
+		}
+	}
+	var nonce string
+	args := []string{"cat-file", "--batch"}
+	if filters {
+		b := make([]byte, len(r.ZeroID())/2)
+		if _, err := rand.Read(b); err != nil {
+			return err
+		}
+		nonce = hex.EncodeToString(b)
+		args = append(args, "--filters", "-z")
+	}
+	cat, err := r.startProc(ctx, args...)
+	if err != nil {
+		return err
+	}
+	defer cat.close()
+	// Requests go in from their own goroutine while the answers are read
+	// here: git answers each before reading the next, and a pipe holds
+	// only so much.
+	wrote := make(chan error, 1)
+	go func() {
+		var in bytes.Buffer
+		for _, q := range reqs {
+			if filters {
+				in.WriteString(q.Blob + " " + q.Path + "\x00" + nonce + " -\x00")
+			} else {
+				in.WriteString(q.Blob + "\n")
+			}
+		}
+		_, err := cat.in.Write(in.Bytes())
+		cat.in.Close()
+		wrote <- err
+	}()
+	marker := []byte(nonce + " missing\n")
+	for i, q := range reqs {
+		header, err := cat.out.ReadString('\n')
+		if err != nil {
+			return cat.fail(err)
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 || f[0] != q.Blob || f[1] != "blob" {
+			return fmt.Errorf("git cat-file: %s (for %s) is not a blob: %s", q.Blob, q.Path, strings.TrimSpace(header))
+		}
+		size, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || size < 0 {
+			return fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
+		}
+		w, err := to(i)
+		if err != nil {
+			return err
+		}
+		if filters {
+			err = copyUntil(w, cat.out, marker)
+		} else {
+			if _, err = io.CopyN(w, cat.out, size); err == nil {
+				if b, rerr := cat.out.ReadByte(); rerr != nil || b != '\n' {
+					err = fmt.Errorf("git cat-file: no newline after the content of %s", q.Blob)
+				}
+			}
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+				return cat.fail(err)
+			}
+			return err
+		}
+		if err := done(i); err != nil {
+			return err
+		}
+	}
+	if err := <-wrote; err != nil {
+		return cat.fail(err)
+	}
+	return cat.close()
+}
+
+// copyUntil copies from src to w the bytes before "\n" followed by the
+// line marker (which ends with a newline), and consumes both.
+func copyUntil(w io.Writer, src interface {
+	ReadSlice(byte) ([]byte, error)
+}, marker []byte) error {
+	held := false // a newline read but not yet written: git's separator?
+	for {
+		seg, err := src.ReadSlice('\n')
+		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
+			if errors.Is(err, io.EOF) {
+				return io.ErrUnexpectedEOF
+			}
+			return err
+		}
+		full := err != nil
+		if held && !full && bytes.Equal(seg, marker) {
+			return nil
+		}
+		if held {
+			if _, err := w.Write([]byte{'\n'}); err != nil {
+				return err
+			}
+			held = false
+		}
+		if !full {
+			seg, held = seg[:len(seg)-1], true
+		}
+		if _, err := w.Write(seg); err != nil {
+			return err
+		}
+	}
+}
+
+// NewBlobHash returns a hash that, once given size bytes of content,
+// sums to the id git gives a blob of that content (git hash-object
+// --no-filters), in the repository's object format.
+func (r *Repo) NewBlobHash(size int64) hash.Hash {
+	var h hash.Hash
+	if r.ObjectFormat == "sha256" {
+		h = sha256.New()
+	} else {
+		h = sha1.New()
+	}
+	fmt.Fprintf(h, "blob %d\x00", size)
+	return h
+}
+
+// CheckoutRaw is CheckoutTo without any filter: each blob's bytes are
+// written as stored into dir/<path>, replacing a file already there
+// (folders made as needed, files 0600; the caller sets the mode where it
+// puts them). One git cat-file --batch process serves all entries.
+func (r *Repo) CheckoutRaw(ctx context.Context, dir string, entries []IndexEntry) error {
+	if len(entries) == 0 {
+		return nil
+	}
+	for _, e := range entries {
+		if !r.validID(e.Blob) {
+			return fmt.Errorf("malformed blob id %q for %s", e.Blob, e.Path)
+		}
+	}
+	cat, err := r.startProc(ctx, "cat-file", "--batch")
+	if err != nil {
+		return err
+	}
+	defer cat.close()
+	for _, e := range entries {
+		if _, err := io.WriteString(cat.in, e.Blob+"\n"); err != nil {
+			return cat.fail(err)
+		}
+		header, err := cat.out.ReadString('\n')
+		if err != nil {
+			return cat.fail(err)
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 || f[1] != "blob" {
+			return fmt.Errorf("git cat-file: %s (for %s) is not a blob: %s", e.Blob, e.Path, strings.TrimSpace(header))
+		}
+		size, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil || size < 0 {
+			return fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
+		}
+		target := filepath.Join(dir, filepath.FromSlash(e.Path))
+		if err := os.MkdirAll(filepath.Dir(target), 0o700); err != nil {
+			return err
+		}
+		if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := writeN(target, cat.out, size); err != nil {
+			return err
+		}
+		if b, err := cat.out.ReadByte(); err != nil || b != '\n' {
+			return fmt.Errorf("git cat-file: no newline after the content of %s", e.Blob)
+		}
+	}
+	return cat.close()
+}
+
+// writeN writes the next n bytes of src into a new file at target.
+func writeN(target string, src io.Reader, n int64) (err error) {
+	f, err := os.OpenFile(target, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if _, err := io.CopyN(f, src, n); err != nil {
+		return fmt.Errorf("writing %s: %w", target, err)
+	}
+	return nil
+}

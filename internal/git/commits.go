@@ -1,0 +1,286 @@
+package git
+
+// This file holds commits: writing them, their messages, ancestry, and searches of history.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CommitInfo is one commit found by FindCommits.
+type CommitInfo struct {
+	ID      string
+	Parents []string  // parent ids, first parent first
+	Time    time.Time // committer date
+	Message string    // full message, subject first
+}
+
+// Subject is the first line of the message.
+func (c CommitInfo) Subject() string {
+	s, _, _ := strings.Cut(c.Message, "\n")
+	return s
+}
+
+// CommitQuery selects commits for FindCommits.
+type CommitQuery struct {
+	Revs     []string // starting points ("HEAD", commit ids)
+	Globs    []string // ref globs ("refs/autodev/checkpoints/*")
+	Branches []string // branch globs ("autodev/pre-restore-*")
+	Grep     string   // regular expression the message must match ("" for all)
+	Limit    int      // 0 for no limit
+	NoWalk   bool     // only the starting points themselves, not their history
+}
+
+// FindCommits lists the commits reachable from the query's starting
+// points, parents before children (with NoWalk: the starting points, in
+// the order given). No starting point means no commits.
+func (r *Repo) FindCommits(ctx context.Context, q CommitQuery) ([]CommitInfo, error) {
+	args := []string{"log", "-z", "--format=%H%n%P%n%cI%n%B"}
+	if !q.NoWalk {
+		args = append(args, "--reverse", "--topo-order")
+	}
+	if q.Grep != "" {
+		args = append(args, "--extended-regexp", "--grep="+q.Grep)
+	}
+	if q.NoWalk {
+		args = append(args, "--no-walk")
+	}
+	if q.Limit > 0 {
+		args = append(args, fmt.Sprintf("--max-count=%d", q.Limit))
+	}
+	for _, g := range q.Globs {
+		args = append(args, "--glob="+g)
+	}
+	for _, b := range q.Branches {
+		args = append(args, "--branches="+b)
+	}
+	if len(q.Revs)+len(q.Globs)+len(q.Branches) == 0 {
+		return nil, nil
+	}
+	args = append(args, q.Revs...)
+	args = append(args, "--")
+	out, err := r.git(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var list []CommitInfo
+	for _, rec := range splitZ(out) {
+		id, rest, _ := strings.Cut(rec, "\n")
+		parents, rest, _ := strings.Cut(rest, "\n")
+		date, msg, _ := strings.Cut(rest, "\n")
+		t, _ := time.Parse(time.RFC3339, date)
+		list = append(list, CommitInfo{ID: id, Parents: strings.Fields(parents), Time: t, Message: strings.TrimRight(msg, "\n")})
+	}
+	return list, nil
+}
+
+// writeCommit writes the commit object git commit-tree would write for
+// req, here and without a git process, when that is plainly the same
+// object: both identities given and clean, full object ids, no NUL in the
+// message, no date or encoding that git would take from the environment
+// or config, and loose objects that this process may write (fastOK). It
+// is the one commit writer: CommitTree uses it. ok is false when git must write it.
+func (r *Repo) writeCommit(req CommitRequest) (id string, ok bool, err error) {
+	if !r.validID(req.Tree) || !cleanIdent(req.Author) || !cleanIdent(req.Committer) || strings.IndexByte(req.Message, 0) >= 0 {
+		return "", false, nil
+	}
+	for _, p := range req.Parents {
+		if !r.validID(p) {
+			return "", false, nil
+		}
+	}
+	if os.Getenv("GIT_TEST_DATE_NOW") != "" {
+		return "", false, nil
+	}
+	now := time.Now() // one clock reading for both, as git does
+	authorDate, ok1 := gitDate(os.Getenv("GIT_AUTHOR_DATE"), now)
+	committerDate, ok2 := gitDate(os.Getenv("GIT_COMMITTER_DATE"), now)
+	if !ok1 || !ok2 {
+		return "", false, nil
+	}
+	if !r.fastOK() || r.configMentions("encoding") {
+		return "", false, nil
+	}
+	var b bytes.Buffer
+	b.WriteString("tree " + req.Tree + "\n")
+	for _, p := range req.Parents {
+		b.WriteString("parent " + p + "\n")
+	}
+	fmt.Fprintf(&b, "author %s <%s> %s\n", req.Author.Name, req.Author.Email, authorDate)
+	fmt.Fprintf(&b, "committer %s <%s> %s\n\n", req.Committer.Name, req.Committer.Email, committerDate)
+	b.WriteString(req.Message)
+	if id, err = r.writeObject("commit", b.Bytes()); err != nil {
+		return "", true, err
+	}
+	return id, true, nil
+}
+
+// cleanIdent reports whether git would record the identity as given: a
+// name and email with nothing git strips or refuses.
+func cleanIdent(id Identity) bool {
+	crud := func(c byte) bool {
+		return c <= 32 || strings.IndexByte(".,:;<>\"\\'", c) >= 0
+	}
+	for _, s := range []string{id.Name, id.Email} {
+		if s == "" || crud(s[0]) || crud(s[len(s)-1]) || strings.ContainsAny(s, "<>\n\x00") {
+			return false
+		}
+	}
+	return true
+}
+
+// gitDate is the date git records for a GIT_AUTHOR_DATE or
+// GIT_COMMITTER_DATE value ("<seconds> <+hhmm>"): now in the local zone
+// when empty; the forms "<seconds> <+hhmm>", "@<seconds> <+hhmm>" and RFC
+// 3339 ("2026-01-02T03:04:05Z"); ok is false for any other form, which
+// git parses itself.
+func gitDate(v string, now time.Time) (string, bool) {
+	zone := func(off int) string {
+		sign := byte('+')
+		if off < 0 {
+			sign, off = '-', -off
+		}
+		return fmt.Sprintf("%c%02d%02d", sign, off/3600, off%3600/60)
+	}
+	if v == "" {
+		_, off := now.Zone()
+		return fmt.Sprintf("%d %s", now.Unix(), zone(off)), true
+	}
+	if t, err := time.Parse(time.RFC3339, v); err == nil && t.Nanosecond() == 0 && t.Unix() > 0 {
+		_, off := t.Zone()
+		return fmt.Sprintf("%d %s", t.Unix(), zone(off)), true
+	}
+	secs, tz, ok := strings.Cut(strings.TrimPrefix(v, "@"), " ")
+	if !ok || len(tz) != 5 || (tz[0] != '+' && tz[0] != '-') {
+		return "", false
+	}
+	n, err := strconv.ParseInt(secs, 10, 64)
+	if err != nil || n <= 0 || strconv.FormatInt(n, 10) != secs {
+		return "", false
+	}
+	for i := 1; i < 5; i++ {
+		if tz[i] < '0' || tz[i] > '9' {
+			return "", false
+		}
+	}
+	return secs + " " + tz, true
+}
+
+// Identity is an author or committer. A zero Identity means "the user's own,
+// from git config" (git fails clearly when none is set).
+type Identity struct {
+	Name  string
+	Email string
+}
+
+// CommitRequest describes a commit object to create with commit-tree.
+type CommitRequest struct {
+	Tree    string
+	Parents []string
+	Message string
+	// Author and Committer, when set, override git config for this commit.
+	Author    Identity
+	Committer Identity
+}
+
+// CommitTree writes a commit object (never signed, no hook) and returns its id.
+func (r *Repo) CommitTree(ctx context.Context, req CommitRequest) (string, error) {
+	if id, ok, err := r.writeCommit(req); ok || err != nil {
+		return id, err
+	}
+	args := []string{"commit-tree", "--no-gpg-sign"}
+	for _, p := range req.Parents {
+		args = append(args, "-p", p)
+	}
+	args = append(args, "-F", "-", req.Tree)
+	var env []string
+	if req.Author.Name != "" {
+		env = append(env, "GIT_AUTHOR_NAME="+req.Author.Name, "GIT_AUTHOR_EMAIL="+req.Author.Email)
+	}
+	if req.Committer.Name != "" {
+		env = append(env, "GIT_COMMITTER_NAME="+req.Committer.Name, "GIT_COMMITTER_EMAIL="+req.Committer.Email)
+	}
+	out, err := r.run(ctx, cmd{args: args, env: env, stdin: strings.NewReader(req.Message)})
+	return strings.TrimSpace(string(out)), err
+}
+
+// CommitMessage returns the full message of a commit.
+func (r *Repo) CommitMessage(ctx context.Context, commit string) (string, error) {
+	// log.showSignature=true would put gpg's report on stdout: turn it off.
+	out, err := r.git(ctx, "log", "-1", "--no-show-signature", "--format=%B", "--end-of-options", commit, "--")
+	return strings.TrimRight(string(out), "\n"), err
+}
+
+// ReadCommit returns a commit's parents and message: read here when it is
+// a loose object, else by git.
+func (r *Repo) ReadCommit(ctx context.Context, id string) (parents []string, msg string, err error) {
+	if r.fastOK() {
+		typ, data, ok, err := r.readLoose(id)
+		if err == nil && ok && typ == "commit" {
+			head, body, _ := bytes.Cut(data, []byte("\n\n"))
+			for _, l := range strings.Split(string(head), "\n") {
+				if p, ok := strings.CutPrefix(l, "parent "); ok {
+					parents = append(parents, p)
+				}
+			}
+			return parents, strings.TrimRight(string(body), "\n"), nil
+		}
+	}
+	out, err := r.git(ctx, "log", "-1", "--no-show-signature", "--format=%P%x00%B", "--end-of-options", id, "--")
+	if err != nil {
+		return nil, "", err
+	}
+	ps, m, _ := strings.Cut(string(out), "\x00")
+	return strings.Fields(ps), strings.TrimRight(m, "\n"), nil
+}
+
+// ChainCommit is one commit of a first-parent chain: its id, its tree, its
+// parents and its message.
+type ChainCommit struct {
+	ID, Tree string
+	Parents  []string
+	Message  string
+}
+
+// ReadChain lists the first-parent chain from ref, newest first, in one
+// git process. A missing ref is an empty chain.
+func (r *Repo) ReadChain(ctx context.Context, ref string) ([]ChainCommit, error) {
+	if _, ok, err := r.ReadRef(ctx, ref); err != nil || !ok {
+		return nil, err
+	}
+	out, err := r.git(ctx, "log", "--first-parent", "--no-show-signature", "--format=%H %T %P%x01%B%x02", "--end-of-options", ref, "--")
+	if err != nil {
+		return nil, err
+	}
+	var cs []ChainCommit
+	for _, rec := range strings.Split(string(out), "\x02") {
+		rec = strings.TrimLeft(rec, "\n")
+		if rec == "" {
+			continue
+		}
+		head, msg, ok := strings.Cut(rec, "\x01")
+		f := strings.Fields(head)
+		if !ok || len(f) < 2 {
+			return nil, fmt.Errorf("git log of %s: unexpected record %q", ref, head)
+		}
+		cs = append(cs, ChainCommit{ID: f[0], Tree: f[1], Parents: f[2:], Message: strings.TrimRight(msg, "\n")})
+	}
+	return cs, nil
+}
+
+// IsAncestor reports whether a is an ancestor of (or equal to) b.
+func (r *Repo) IsAncestor(ctx context.Context, a, b string) (bool, error) {
+	_, err := r.git(ctx, "merge-base", "--is-ancestor", a, b)
+	if err != nil {
+		if ExitCode(err) == 1 {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
