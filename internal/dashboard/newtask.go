@@ -7,6 +7,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // TaskCommandPrefix is the git config section of the commands the tasks
@@ -73,7 +74,15 @@ func (s *Server) newTask(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, errors.New("the dashboard is shutting down"), nil)
 		return
 	}
-	t, err := ws.Queue(r.Context(), nudge.QueueOptions{Note: name, Command: []string{"sh", "-c", cmd.Command}})
+	// Recorded in the operation log as the command line's git nudge queue
+	// is, so op undo takes the pending task back the same way.
+	command := []string{"sh", "-c", cmd.Command}
+	var t *nudge.Task
+	err = s.record(r, ws.Repo, oplog.Spec{Tool: "nudge", Kind: "queue", Args: append([]string{"queue", "-m", name, "--"}, command...)}, func() error {
+		var err error
+		t, err = ws.Queue(r.Context(), nudge.QueueOptions{Note: name, Command: command})
+		return err
+	})
 	if err != nil {
 		failed(w, err)
 		return

@@ -52,6 +52,10 @@ func TestNewTaskFromConfiguredCommand(t *testing.T) {
 	if task.ID != "t2" || task.State != "pending" || task.Note != "shout" || strings.Join(task.Command, " ") != "sh -c tr a-z A-Z < a.txt > a.tmp && mv a.tmp a.txt" {
 		t.Fatalf("new task record: %s", body)
 	}
+	// The page's new task is in the operation log, as git nudge queue is.
+	if _, _, ops := s.do("GET", "/api/ops", true, nil); !strings.Contains(string(ops), `"kind":"queue"`) || !strings.Contains(string(ops), `"shout"`) {
+		t.Fatalf("the new task is not in the op log:\n%s", ops)
+	}
 	s.waitState("t2", "ready")
 	_, _, body = s.do("GET", "/api/nudge/tasks/t2/diff", true, nil)
 	if !strings.Contains(string(body), `+OLD`) {
