@@ -39,6 +39,11 @@ import (
 // errSlowPath says: ask git, this process does not handle the case.
 var errSlowPath = errors.New("not handled in-process")
 
+// InProcess reports whether this process reads and writes git's files
+// itself in this repository (fastOK): callers that read ref files directly
+// read them through git when it says no (reftable, for one).
+func (r *Repo) InProcess() bool { return r.fastOK() }
+
 // fastOK is the one rule for when this process reads and writes git's
 // files itself (refs, HEAD, loose objects, pack indexes, the index's
 // cache-tree) instead of asking git: files ref storage (the config does

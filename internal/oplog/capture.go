@@ -117,7 +117,14 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 	var err error
 	// Read from the ref files in this process where possible (no git
 	// process: recording must cost next to nothing).
-	if s.refs, s.head, err = l.Repo.RefsAndHead(ctx, sc.refs...); err != nil {
+	prefixes := sc.refs
+	if sc.newRefs != "" && !l.Repo.InProcess() {
+		// The folder listing below reads loose ref files, which a
+		// repository git's own files are not read in (reftable) lacks:
+		// read the whole folder through git instead.
+		prefixes = append(append([]string{}, prefixes...), sc.newRefs)
+	}
+	if s.refs, s.head, err = l.Repo.RefsAndHead(ctx, prefixes...); err != nil {
 		return nil, err
 	}
 	for n := range s.refs {
@@ -125,7 +132,7 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 			delete(s.refs, n)
 		}
 	}
-	if sc.newRefs != "" {
+	if sc.newRefs != "" && l.Repo.InProcess() {
 		l.readNewRefs(sc.newRefs, s, prev)
 	}
 	s.jids = map[string]fileID{}

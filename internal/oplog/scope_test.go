@@ -68,3 +68,39 @@ func TestRecordingReadsOnlyItsScope(t *testing.T) {
 		t.Errorf("snapshot refs = %+v, want only refs/nudgethis/snapshots/t2", snap.Refs)
 	}
 }
+
+// Where git's files are not read in this process, a snapshot's new ref
+// is read through git instead of from a folder listing (a reftable
+// repository has no loose ref files to list). The git here predates
+// reftable, so core.fsync stands in to take the same path.
+func TestSnapshotRefRecordedThroughGit(t *testing.T) {
+	ctx := context.Background()
+	dir := testutil.Repo(t)
+	c := testutil.Commit(t, dir, map[string]string{"a.txt": "a\n"}, "start")
+	testutil.Git(t, dir, "config", "core.fsync", "committed")
+	testutil.Git(t, dir, "update-ref", "refs/nudgethis/snapshots/t1", c)
+	repo, err := git.Discover(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if repo.InProcess() {
+		t.Fatal("core.fsync is set, yet git's files would be read in this process")
+	}
+	l := Open(repo)
+	rec, err := l.Begin(ctx, Spec{Tool: "nudge", Kind: "snapshot", Args: []string{"snapshot"}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, dir, ".nudgethis/tasks/t2.json", `{"id":"t2"}`)
+	testutil.Git(t, dir, "update-ref", "refs/nudgethis/snapshots/t2", c)
+	if err := rec.Finish(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	ops, err := l.Read(ctx)
+	if err != nil || len(ops) != 1 {
+		t.Fatalf("log: %v, %d ops", err, len(ops))
+	}
+	if refs := ops[0].Refs; len(refs) != 1 || refs[0].Name != "refs/nudgethis/snapshots/t2" || refs[0].New != c {
+		t.Errorf("snapshot refs = %+v, want only the new refs/nudgethis/snapshots/t2", refs)
+	}
+}
