@@ -8,13 +8,14 @@ import (
 )
 
 // InDir reports whether a live process other than this one has its
-// working directory or its root inside dir (read from /proc; where there
-// is no /proc it reports false). A process the caller cannot inspect is
-// not counted.
+// working directory or its root inside dir (read from /proc). Where /proc
+// cannot be read it cannot tell, and reports true: a caller deciding
+// whether a folder may be reused must not reuse it then. A process the
+// caller cannot inspect is not counted.
 func InDir(dir string) bool {
 	ents, err := os.ReadDir("/proc")
-	if err != nil {
-		return false
+	if err != nil || len(ents) == 0 {
+		return true
 	}
 	real := dir
 	if r, err := filepath.EvalSymlinks(dir); err == nil {
@@ -39,8 +40,10 @@ func InDir(dir string) bool {
 	return false
 }
 
-// Umask returns the process's file mode creation mask (read from
-// /proc/self/status, without changing it; 022 where that cannot be read).
+// Umask returns the process's file mode creation mask, without changing
+// it: read from /proc/self/status, or else from the mode a new folder
+// asked for as 0777 gets (the mask is process-wide, so setting and restoring it
+// would race with other goroutines creating files).
 func Umask() os.FileMode {
 	b, err := os.ReadFile("/proc/self/status")
 	if err == nil {
@@ -52,5 +55,24 @@ func Umask() os.FileMode {
 			}
 		}
 	}
-	return 0o022
+	return umaskByProbe()
+}
+
+// umaskByProbe is Umask where /proc cannot be read: the bits a new folder
+// asked for as 0777 lacks (022 if even that fails).
+func umaskByProbe() os.FileMode {
+	parent, err := os.MkdirTemp("", "umask-probe-")
+	if err != nil {
+		return 0o022
+	}
+	defer os.RemoveAll(parent)
+	probe := filepath.Join(parent, "d")
+	if err := os.Mkdir(probe, 0o777); err != nil {
+		return 0o022
+	}
+	st, err := os.Stat(probe)
+	if err != nil {
+		return 0o022
+	}
+	return 0o777 &^ st.Mode().Perm()
 }
