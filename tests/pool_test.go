@@ -15,7 +15,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 )
 
 // The pool of task worktrees (SPEC 4): a worktree a task littered, parked
@@ -196,7 +195,6 @@ func TestPoolReuseIsFresh(t *testing.T) {
 
 	// The workspace moves on: the next snapshot differs from t1's.
 	s.write(map[string]*spec{"a.txt": file("a2\n"), "added.txt": file("added\n"), "dir/deep/c.txt": nil})
-	time.Sleep(10 * time.Millisecond)
 	s.ok(s.nudge("start", "--no-setup"), "start t2")
 	if got := s.poolList(); len(got) != 0 {
 		t.Fatalf("start did not take the pooled worktree: pool = %v", got)
