@@ -1,8 +1,10 @@
 package git
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,4 +34,21 @@ func TestFastPathFollowsIncludes(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A ref with a reflog is updated by git, which appends to the reflog.
+func TestSetRefFastLeavesReflogsAndLinksToGit(t *testing.T) {
+	t.Parallel()
+	r := newApplyRepo(t)
+	ctx := context.Background()
+	c := gitT(t, r.WorkTree, "commit-tree", "-m", "x", r.EmptyTree())
+	gitT(t, r.WorkTree, "update-ref", "--create-reflog", "refs/nudgethis-oplog/main", c)
+	c2 := gitT(t, r.WorkTree, "commit-tree", "-p", c, "-m", "y", r.EmptyTree())
+	if err := r.SetRefFast(ctx, "refs/nudgethis-oplog/main", c2, c); err != nil {
+		t.Fatal(err)
+	}
+	if log := gitT(t, r.WorkTree, "reflog", "show", "--format=%H", "refs/nudgethis-oplog/main"); !strings.HasPrefix(log, c2) {
+		t.Errorf("the reflog was not appended to:\n%s", log)
+	}
+
 }

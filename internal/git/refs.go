@@ -487,6 +487,9 @@ func (r *Repo) SetRefFast(ctx context.Context, name, newID, old string) error {
 		}
 	}
 	p := filepath.Join(r.CommonDir, filepath.FromSlash(name))
+	if r.refNeedsGit(name) {
+		return r.SetRef(ctx, SetRefRequest{Name: name, New: newID, Old: old})
+	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return r.SetRef(ctx, SetRefRequest{Name: name, New: newID, Old: old})
 	}
@@ -523,6 +526,16 @@ func (r *Repo) SetRefFast(ctx context.Context, name, newID, old string) error {
 		return err
 	}
 	return nil
+}
+
+// refNeedsGit reports whether an update of name must be left to git: the
+// ref has a reflog (or a config may ask for one: core.logAllRefUpdates),
+// which git appends to and this process does not.
+func (r *Repo) refNeedsGit(name string) bool {
+	if _, err := os.Lstat(filepath.Join(r.CommonDir, "logs", filepath.FromSlash(name))); err == nil {
+		return true
+	}
+	return r.configMentions("logallrefupdates")
 }
 
 // RefsUnder lists refs under every prefix in one git process.
