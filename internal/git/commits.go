@@ -103,7 +103,7 @@ func (r *Repo) writeCommit(req CommitRequest) (id string, ok bool, err error) {
 	if !ok1 || !ok2 {
 		return "", false, nil
 	}
-	if !r.fastOK() || r.configMentions("encoding") {
+	if !r.fastOK() || r.ConfigMayMention("encoding") {
 		return "", false, nil
 	}
 	var b bytes.Buffer

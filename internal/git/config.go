@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // ConfigGet returns the last value of key; ok is false when it is unset.
@@ -146,11 +147,10 @@ func (r *Repo) ConfigValues(ctx context.Context, re string) (map[string][]string
 // name or value holds one of words (lower case): false only when no config
 // file git reads mentions any of them or includes another file, and no
 // config comes from the environment (git -c, GIT_CONFIG_COUNT,
-// GIT_CONFIG). A cheap, conservative test that spares a git config call
-// in the common case.
-func (r *Repo) ConfigMayMention(words ...string) bool { return r.configMentions(words...) }
-
-func (r *Repo) configMentions(words ...string) bool {
+// GIT_CONFIG), and git's system-wide file is known (systemConfigFile). A
+// cheap, conservative test that spares a git config call in the common
+// case.
+func (r *Repo) ConfigMayMention(words ...string) bool {
 	for _, k := range []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG"} {
 		if os.Getenv(k) != "" {
 			return true
@@ -176,8 +176,10 @@ func (r *Repo) configMentions(words ...string) bool {
 	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
 		if s := os.Getenv("GIT_CONFIG_SYSTEM"); s != "" {
 			files = append(files, s)
+		} else if s, known := systemConfigFile(); known {
+			files = append(files, s)
 		} else {
-			files = append(files, "/etc/gitconfig")
+			return true // git's system file is somewhere we cannot tell
 		}
 	}
 	for _, f := range files {
@@ -197,3 +199,38 @@ func (r *Repo) configMentions(words ...string) bool {
 	}
 	return false
 }
+
+// systemConfigFile is the system-wide config file the git on PATH reads
+// when GIT_CONFIG_SYSTEM is not set: /etc/gitconfig for a git installed
+// under /usr (distribution packages). A git built with another prefix
+// (Homebrew, /usr/local, Xcode) reads <prefix>/etc/gitconfig, which is
+// not known without asking it, so known is false there and callers assume
+// the file may say anything.
+func systemConfigFile() (file string, known bool) {
+	systemConfigOnce.Do(func() {
+		for _, d := range filepath.SplitList(os.Getenv("PATH")) {
+			if d == "" || !filepath.IsAbs(d) {
+				continue
+			}
+			p, err := filepath.EvalSymlinks(filepath.Join(d, "git"))
+			if err != nil {
+				continue
+			}
+			if st, err := os.Stat(p); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+				continue
+			}
+			switch filepath.Dir(p) {
+			case "/usr/bin", "/bin", "/usr/lib/git-core", "/usr/libexec/git-core":
+				systemConfig, systemConfigKnown = "/etc/gitconfig", true
+			}
+			return
+		}
+	})
+	return systemConfig, systemConfigKnown
+}
+
+var (
+	systemConfigOnce  sync.Once
+	systemConfig      string
+	systemConfigKnown bool
+)

@@ -82,7 +82,7 @@ func (r *Repo) fastAllowed() bool {
 	if err != nil || !st.IsDir() || st.Mode()&fs.ModeSetgid != 0 {
 		return false
 	}
-	if !r.configMentions("sharedrepository", "fsync") {
+	if !r.ConfigMayMention("sharedrepository", "fsync") {
 		return true
 	}
 	// Some file mentions one of them or includes another file (a work

@@ -535,7 +535,7 @@ func (r *Repo) refNeedsGit(name string) bool {
 	if _, err := os.Lstat(filepath.Join(r.CommonDir, "logs", filepath.FromSlash(name))); err == nil {
 		return true
 	}
-	return r.configMentions("logallrefupdates")
+	return r.ConfigMayMention("logallrefupdates")
 }
 
 // RefsUnder lists refs under every prefix in one git process.

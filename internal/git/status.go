@@ -302,7 +302,7 @@ func (r *Repo) UntrackedUnder(ctx context.Context, dirs []string, limit int, kee
 // file it does not know of (one named by an unusual environment) is only
 // a missed speed-up, never a wrong answer.
 func (r *Repo) mayConfigureFSMonitor() bool {
-	return r.configMentions("fsmonitor")
+	return r.ConfigMayMention("fsmonitor")
 }
 
 // IgnoredIncludes lists the untracked files that match the gitignore-style

@@ -40,7 +40,7 @@ what its git dir says without a git process (an operation in progress).`,
 compare-and-swap updates one at a time or in one transaction (one
 conflict error), and the one way to read HEAD.`,
 		Names: []string{
-			"Repo.refsFast", "Repo.packedRefs", "Repo.walkLoose", "refDirStamp", "refDir", "refDirs", "outermost", "goodRefComponent", "Repo.RefsAndHead", "Repo.headFast", "Repo.ReadRefFast", "Repo.readOneRef", "Repo.SetRefFast", "Repo.headBranch", "Repo.headCommit",
+			"Repo.refsFast", "Repo.packedRefs", "Repo.walkLoose", "refDirStamp", "refDir", "refDirs", "outermost", "goodRefComponent", "Repo.RefsAndHead", "Repo.headFast", "Repo.ReadRefFast", "Repo.readOneRef", "Repo.SetRefFast", "Repo.refNeedsGit", "Repo.headBranch", "Repo.headCommit",
 			"ErrRefConflict", "SetRefRequest", "Repo.SetRef", "isRefLockFailure", "Repo.DeleteRef",
 			"RefUpdate", "RefLockError", "RefLockError.Error", "RefLockError.Unwrap", "lockedRefRe", "Repo.UpdateRefs",
 			"Ref", "Repo.ListRefs", "Repo.ReadRef", "Repo.RefsUnder", "Repo.RefsAt",
@@ -165,7 +165,7 @@ a folder as git would, or byte for byte, and reset --hard.`,
 		File:   "config.go",
 		Header: `This file holds reading git's configuration.`,
 		Names: []string{
-			"Repo.ConfigMayMention", "Repo.configMentions",
+			"Repo.ConfigMayMention", "systemConfigFile", "systemConfigOnce", "systemConfig", "systemConfigKnown",
 			"Repo.ConfigGet", "Repo.ConfigGetAll", "Repo.ConfigBool", "Repo.ConfigInt", "Repo.ConfigGetRegexp",
 			"Repo.ConfigValues", "ConfigEntry", "Repo.ConfigFileEntries", "Repo.UserIdentityKnown",
 		},
@@ -185,7 +185,7 @@ or printed as a patch, a diffstat or status letters.`,
 (loose objects, pack index lookups), and the one rule for when that is
 allowed instead of asking git.`,
 		Names: []string{
-			"errSlowPath", "Repo.fastOK", "Repo.fastAllowed", "Repo.looseObjectDir", "Repo.writeObject",
+			"errSlowPath", "Repo.InProcess", "Repo.fastOK", "Repo.fastAllowed", "Repo.looseObjectDir", "Repo.writeObject",
 			"writeLooseObject", "createObjectTemp", "Repo.loosePath", "Repo.WriteObjects", "Repo.readLoose",
 			"Repo.looseType", "Repo.packedType", "idxLookup", "Repo.hasObject", "readSmall",
 		},
