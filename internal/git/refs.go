@@ -259,10 +259,15 @@ func (r *Repo) packedRefs(b []byte, each func(name, id string)) bool {
 }
 
 // walkLoose adds the loose refs under name (a folder of the common dir).
-// A folder whose modification time and inode are those of an earlier
-// walk in this process is not read again (git writes a ref by renaming
-// its lock into place, which changes its folder's time), unless that time
-// was too recent to tell a later change in the same clock tick apart.
+// A folder whose inode, modification and change times are those of an
+// earlier walk in this process is not listed again (git writes a ref by
+// renaming its lock into place, which changes its folder's times), unless
+// those times were too recent to tell a later change in the same clock
+// tick apart. Each ref file of a folder not listed again is still looked at
+// (one lstat): a file rewritten in place, by someone other than git, changes
+// its own times and not its folder's, and is read again. Change times
+// cannot be set back, so a task that resets a modification time does not
+// make a stale answer stick (the dashboard is one long-lived process).
 func (r *Repo) walkLoose(name string, into map[string]string) bool {
 	dir := filepath.Join(r.CommonDir, filepath.FromSlash(name))
 	fi, err := os.Stat(dir)
@@ -272,16 +277,16 @@ func (r *Repo) walkLoose(name string, into map[string]string) bool {
 	if !fi.IsDir() {
 		return true
 	}
-	stamp := refDirStamp{mtime: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		stamp.ino = uint64(st.Ino)
-	}
+	stamp, _ := folderID(dir)
 	refDirs.Lock()
 	e, ok := refDirs.m[dir]
 	refDirs.Unlock()
 	if ok && e.stamp == stamp {
-		for n, v := range e.files {
-			into[n] = v
+		for n, f := range e.files {
+			if id, ok := idOfPath(filepath.Join(r.CommonDir, filepath.FromSlash(n))); !ok || id != f.stamp {
+				return r.relist(name, dir, into)
+			}
+			into[n] = f.value
 		}
 		for _, sub := range e.subdirs {
 			if !r.walkLoose(sub, into) {
@@ -290,6 +295,16 @@ func (r *Repo) walkLoose(name string, into map[string]string) bool {
 		}
 		return true
 	}
+	return r.relist(name, dir, into)
+}
+
+// relist lists and reads the ref folder name (at dir) afresh, adding its
+// refs to into, and keeps what it found for walkLoose.
+func (r *Repo) relist(name, dir string, into map[string]string) bool {
+	stamp, ok := folderID(dir)
+	if !ok {
+		return true // gone, or not a folder
+	}
 	ents, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 		return true
@@ -297,7 +312,8 @@ func (r *Repo) walkLoose(name string, into map[string]string) bool {
 	if err != nil {
 		return false
 	}
-	e = &refDir{stamp: stamp, files: map[string]string{}}
+	e := &refDir{stamp: stamp, files: map[string]refFile{}}
+	recent := time.Now().UnixNano()-stamp.Ctime <= refCacheRecent
 	for _, d := range ents {
 		n := name + "/" + d.Name()
 		if strings.HasSuffix(d.Name(), ".lock") || !goodRefComponent(d.Name()) {
@@ -310,7 +326,12 @@ func (r *Repo) walkLoose(name string, into map[string]string) bool {
 				return false
 			}
 		case d.Type().IsRegular():
-			b, err := readSmall(filepath.Join(r.CommonDir, filepath.FromSlash(n)))
+			p := filepath.Join(r.CommonDir, filepath.FromSlash(n))
+			id, ok := idOfPath(p)
+			if !ok {
+				return false
+			}
+			b, err := readSmall(p)
 			if err != nil {
 				return false // moved while read (or unreadable): let git answer
 			}
@@ -319,35 +340,46 @@ func (r *Repo) walkLoose(name string, into map[string]string) bool {
 				return false // a symbolic ref, or a broken one
 			}
 			into[n] = v
-			e.files[n] = v
+			if time.Now().UnixNano()-id.Ctime <= refCacheRecent {
+				recent = true
+			}
+			e.files[n] = refFile{value: v, stamp: id}
 		default:
 			return false
 		}
 	}
-	// Kept only when the folder's time is safely in the past: a change
-	// within the same tick of the file system's clock would not show.
-	if time.Now().UnixNano()-stamp.mtime > int64(time.Second) {
-		refDirs.Lock()
-		if refDirs.m == nil {
-			refDirs.m = map[string]*refDir{}
-		}
-		refDirs.m[dir] = e
-		refDirs.Unlock()
+	// Kept only when every time is safely in the past: a change within the
+	// same tick of the file system's clock would not show.
+	refDirs.Lock()
+	if refDirs.m == nil {
+		refDirs.m = map[string]*refDir{}
 	}
+	if recent {
+		delete(refDirs.m, dir)
+	} else {
+		refDirs.m[dir] = e
+	}
+	refDirs.Unlock()
 	return true
 }
 
-type refDirStamp struct {
-	ino   uint64
-	mtime int64
+// refFile is one ref file as a walk read it.
+type refFile struct {
+	value string
+	stamp fileID
 }
 
 // refDir is what one walk found in a ref folder.
 type refDir struct {
-	stamp   refDirStamp
-	files   map[string]string
+	stamp   fileID
+	files   map[string]refFile
 	subdirs []string
 }
+
+// refCacheRecent is how recent (in nanoseconds) a change time may be for
+// a ref folder's listing not to be kept: within it, a later change in the
+// same tick of the file system's clock would not show.
+var refCacheRecent = int64(time.Second)
 
 var refDirs struct {
 	sync.Mutex

@@ -71,6 +71,17 @@ func idOfPath(path string) (fileID, bool) {
 		Mtime: s.Mtim.Nano(), Ctime: s.Ctim.Nano()}, true
 }
 
+// folderID is idOfPath for a folder (followed if a link); ok is false when
+// there is none at path.
+func folderID(path string) (fileID, bool) {
+	var s unix.Stat_t
+	if err := unix.Stat(path, &s); err != nil || s.Mode&unix.S_IFMT != unix.S_IFDIR {
+		return fileID{}, false
+	}
+	return fileID{Dev: uint64(s.Dev), Ino: uint64(s.Ino), Size: s.Size,
+		Mtime: s.Mtim.Nano(), Ctime: s.Ctim.Nano()}, true
+}
+
 // statCache is the copy a Status call uses, and what to record after it.
 type statCache struct {
 	dir, index, record string

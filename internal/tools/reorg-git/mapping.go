@@ -40,7 +40,7 @@ what its git dir says without a git process (an operation in progress).`,
 compare-and-swap updates one at a time or in one transaction (one
 conflict error), and the one way to read HEAD.`,
 		Names: []string{
-			"Repo.refsFast", "Repo.packedRefs", "Repo.walkLoose", "refDirStamp", "refDir", "refDirs", "outermost", "goodRefComponent", "Repo.RefsAndHead", "Repo.headFast", "Repo.ReadRefFast", "Repo.readOneRef", "Repo.SetRefFast", "Repo.refNeedsGit", "Repo.headBranch", "Repo.headCommit",
+			"Repo.refsFast", "Repo.packedRefs", "Repo.walkLoose", "refDir", "refDirs", "outermost", "goodRefComponent", "Repo.RefsAndHead", "Repo.headFast", "Repo.ReadRefFast", "Repo.readOneRef", "Repo.SetRefFast", "Repo.refNeedsGit", "Repo.relist", "refFile", "refCacheRecent", "Repo.headBranch", "Repo.headCommit",
 			"ErrRefConflict", "SetRefRequest", "Repo.SetRef", "isRefLockFailure", "Repo.DeleteRef",
 			"RefUpdate", "RefLockError", "RefLockError.Error", "RefLockError.Unwrap", "lockedRefRe", "Repo.UpdateRefs",
 			"Ref", "Repo.ListRefs", "Repo.ReadRef", "Repo.RefsUnder", "Repo.RefsAt",
@@ -195,7 +195,7 @@ allowed instead of asking git.`,
 		Header: `This file holds the stat cache: a private copy of the index whose
 refreshed stat data status may use, and when it can be trusted.`,
 		Names: []string{
-			"statCacheDir", "statCacheRecord", "fileID", "idOfPath", "statCache", "Repo.openStatCache",
+			"statCacheDir", "statCacheRecord", "fileID", "idOfPath", "folderID", "statCache", "Repo.openStatCache",
 			"statCache.load", "statCache.save", "statCache.forget", "Repo.statusWithCache", "hasSubmoduleEntry",
 		},
 	},
