@@ -217,7 +217,7 @@ func Text(s string) string {
 // ShellJoin spells a command's arguments the way a POSIX shell would read
 // them back: an argument made only of characters no shell treats specially
 // is written as it is, any other in single quotes (a single quote inside
-// becomes '\''), and an empty one as ''. `sh -c 'a; b'` therefore shows as
+// becomes '\”), and an empty one as ”. `sh -c 'a; b'` therefore shows as
 // typed instead of as `sh -c a; b`. The result is meant for display; pass it
 // through Text before it reaches a terminal.
 func ShellJoin(args []string) string {
