@@ -216,10 +216,11 @@ func Text(s string) string {
 
 // ShellJoin spells a command's arguments the way a POSIX shell would read
 // them back: an argument made only of characters no shell treats specially
-// is written as it is, any other in single quotes (a single quote inside
-// becomes '\”), and an empty one as ”. `sh -c 'a; b'` therefore shows as
-// typed instead of as `sh -c a; b`. The result is meant for display; pass it
-// through Text before it reaches a terminal.
+// is written as it is, any other inside single quotes (each single quote in
+// it written as quote, backslash, quote, quote), and an empty one as two
+// single quotes. So `sh -c 'a; b'` shows as typed instead of as
+// `sh -c a; b`. The result is meant for display; pass it through Text
+// before it reaches a terminal.
 func ShellJoin(args []string) string {
 	var b strings.Builder
 	for i, a := range args {
