@@ -18,6 +18,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // IndexPath is the file of the user's index for this worktree.
@@ -249,7 +251,7 @@ func excludeGlobs(p string) []string {
 type IndexFile struct {
 	Data   []byte
 	Absent bool
-	stat   fs.FileInfo
+	id     fileID // the file read (zero: not known)
 	// Tree is the index's tree when it is known without a git process
 	// ("" otherwise). Plain is false when the index holds what a tree
 	// cannot (conflict stages, intent-to-add or skip-worktree entries, a
@@ -276,7 +278,11 @@ func (r *Repo) ReadIndexFile() (*IndexFile, error) {
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, err
 	}
-	ix := &IndexFile{Data: data, stat: st}
+	ix := &IndexFile{Data: data}
+	var us unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &us) == nil {
+		ix.id = fileID{Dev: uint64(us.Dev), Ino: uint64(us.Ino), Size: us.Size, Mtime: us.Mtim.Nano(), Ctime: us.Ctim.Nano()}
+	}
 	ix.Tree, ix.Plain = indexCacheTree(data, r.hashLen())
 	if ix.Tree != "" && !r.hasObject(ix.Tree) {
 		ix.Tree = ""
@@ -284,13 +290,21 @@ func (r *Repo) ReadIndexFile() (*IndexFile, error) {
 	return ix, nil
 }
 
-// Unchanged reports whether the index file is still the one read.
+// Unchanged reports whether the index file is still the one read: the
+// same file (git replaces it by rename), size and times, and times not so
+// recent that a later version in the same clock tick, with an inode reused
+// after the rename, could look the same (then it says no, and the caller
+// reads it again).
 func (ix *IndexFile) Unchanged(r *Repo) bool {
-	st, err := os.Stat(r.IndexPath())
 	if ix.Absent {
+		_, err := os.Stat(r.IndexPath())
 		return errors.Is(err, fs.ErrNotExist)
 	}
-	return err == nil && os.SameFile(st, ix.stat) && st.ModTime().Equal(ix.stat.ModTime()) && st.Size() == ix.stat.Size()
+	now, ok := idOfPath(r.IndexPath())
+	if !ok || ix.id == (fileID{}) || now != ix.id {
+		return false
+	}
+	return time.Since(time.Unix(0, now.Ctime)) > 2*time.Second
 }
 
 // indexEntry is one entry of an index file as walkIndex meets it.

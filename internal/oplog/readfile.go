@@ -3,12 +3,20 @@ package oplog
 import (
 	"os"
 	"syscall"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 // fileID tells whether a journal file was replaced (journals are written
-// to a temp file renamed into place: a new inode) or changed.
+// to a temp file renamed into place: a new inode) or changed: device,
+// inode, size, modification and change time. The zero fileID means "not
+// known": a file changed within journal.Racy of being looked at gets it,
+// since a later version in the same clock tick (on a file system with
+// coarse times, or with an inode reused after a rename) could look the
+// same, so it is always read again.
 type fileID struct {
-	ino, size, mtime int64
+	dev, ino, size, mtime, ctime int64
 }
 
 // readJournal reads a small file with the fewest system calls (open,
@@ -59,9 +67,13 @@ func journalID(path string) (fileID, bool) {
 }
 
 func statID(fi os.FileInfo) fileID {
-	id := fileID{size: fi.Size(), mtime: fi.ModTime().UnixNano()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		id.ino = int64(st.Ino)
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}
+	}
+	id := fileID{dev: int64(st.Dev), ino: int64(st.Ino), size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: changeTime(st)}
+	if settled := time.Now().Add(-journal.Racy).UnixNano(); id.mtime >= settled || id.ctime >= settled {
+		return fileID{}
 	}
 	return id
 }
