@@ -8,8 +8,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha1"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -240,14 +238,7 @@ func copyUntil(w io.Writer, src interface {
 // sums to the id git gives a blob of that content (git hash-object
 // --no-filters), in the repository's object format.
 func (r *Repo) NewBlobHash(size int64) hash.Hash {
-	var h hash.Hash
-	if r.ObjectFormat == "sha256" {
-		h = sha256.New()
-	} else {
-		h = sha1.New()
-	}
-	fmt.Fprintf(h, "blob %d\x00", size)
-	return h
+	return r.newObjectHash("blob", size)
 }
 
 // CheckoutRaw is CheckoutTo without any filter: each blob's bytes are

@@ -166,16 +166,24 @@ func (r *Repo) ReadBlob(ctx context.Context, id string) ([]byte, error) {
 // ObjectID is the id git gives an object of type typ holding data: the
 // one place object ids are hashed.
 func (r *Repo) ObjectID(typ string, data []byte) string {
+	h := r.newObjectHash(typ, int64(len(data)))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// newObjectHash is a hash in the repository's object format, already
+// given the header of an object of type typ and size bytes: the one place
+// the format and the header are chosen.
+func (r *Repo) newObjectHash(typ string, size int64) hash.Hash {
 	var h hash.Hash
 	if r.ObjectFormat == "sha256" {
 		h = sha256.New()
 	} else {
 		h = sha1.New()
 	}
-	h.Write(strconv.AppendInt([]byte(typ+" "), int64(len(data)), 10))
+	h.Write(strconv.AppendInt([]byte(typ+" "), size, 10))
 	h.Write([]byte{0})
-	h.Write(data)
-	return hex.EncodeToString(h.Sum(nil))
+	return h
 }
 
 // ObjectTypes returns the type of each id ("" when it does not exist):

@@ -187,22 +187,10 @@ func (l *Log) readNewRefs(folder string, s, prev *state) {
 		if err != nil {
 			continue
 		}
-		if v := strings.TrimSpace(string(b)); isObjectID(v) {
+		if v := strings.TrimSpace(string(b)); l.Repo.ValidID(v) {
 			s.refs[folder+n] = v
 		}
 	}
-}
-
-func isObjectID(v string) bool {
-	if len(v) != 40 && len(v) != 64 {
-		return false
-	}
-	for _, c := range v {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }
 
 // readFiles records each path's mode and raw bytes (written as blobs, in

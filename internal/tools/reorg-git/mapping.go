@@ -55,7 +55,7 @@ conflict error), and the one way to read HEAD.`,
 back, asking what the object store holds, importing objects, and the
 modes and size limit of the entries that point at them.`,
 		Names: []string{
-			"Repo.ObjectID", "Repo.ObjectTypes", "Repo.writeBlobsData",
+			"Repo.ObjectID", "Repo.newObjectHash", "Repo.ObjectTypes", "Repo.writeBlobsData",
 			"ModeFile", "ModeExec", "ModeSymlink", "ModeGitlink", "ModeTree", "AbsentMode", "MaxFileSize",
 			"ObjectInfo", "Repo.ObjectInfos", "Repo.ObjectSizes", "Repo.ObjectType", "Repo.HasObject",
 			"Repo.BlobID", "Repo.WriteBlob", "Repo.WriteBlobs", "Repo.WriteBlobsData", "Repo.ReadBlob",
