@@ -63,6 +63,7 @@ func Serve(ctx context.Context, opts Options, so ServeOptions) error {
 	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(l) }()
+	go s.warm(ctx)
 	addr := s.URL(so.Page)
 	fmt.Fprintf(so.Stdout, "Dashboard: %s\n", addr)
 	if so.Open && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" && !isDarwin() {
