@@ -311,7 +311,13 @@ func (c *UndoCmd) Run(k *kong.Kong, env *cli.Env) error {
 	if c.JSON {
 		return env.JSON(UndoDocument(target, inv))
 	}
-	env.Printf("Undid %s (%s) as %s: %s.\n", target.ID, target.Kind, inv.ID, pathenc.Text(inv.Summary))
+	// The summary starts with "undid <id>", which the line already says.
+	summary := strings.TrimPrefix(strings.TrimPrefix(inv.Summary, "undid "+target.ID), "; ")
+	if summary == "" {
+		env.Printf("Undid %s (%s) as %s.\n", target.ID, target.Kind, inv.ID)
+	} else {
+		env.Printf("Undid %s (%s) as %s: %s.\n", target.ID, target.Kind, inv.ID, pathenc.Text(summary))
+	}
 	if target.Kind == "drop" {
 		env.Printf("The task's record and refs are back; its worktree is not (git nudge start makes a new one).\n")
 	}
