@@ -38,6 +38,7 @@ var (
 	tasksN     = flag.Int("tasks", 1000, "tasks in the workspace for the git nudge list measurement (0: skip)")
 	massTouch  = flag.Bool("masstouch", true, "measure snapshot and git status after touching every file")
 	poolOnly   = flag.Bool("pool-only", false, "measure only task start with a pooled worktree (taskStart)")
+	startRows  = flag.Bool("start", true, "measure task start with a pooled worktree against git worktree add (slow at 100,000 files)")
 	opsN       = flag.Int("ops", 1000, "operations in the log for the op log measurement (0: skip)")
 	bigApplyN  = flag.Int("bigapply", 2000, "files changed by the big-patch apply measurement, and ten times as many for the scaling one (0: skip)")
 )
@@ -162,8 +163,10 @@ func (b *bench) run() error {
 		if err := b.recordingCost(dir, n); err != nil {
 			return err
 		}
-		if err := b.taskStart(dir, n); err != nil {
-			return err
+		if *startRows || *poolOnly {
+			if err := b.taskStart(dir, n); err != nil {
+				return err
+			}
 		}
 	}
 	if *poolOnly {
