@@ -432,7 +432,7 @@ func (b *bench) checkpoint(dir string, n int) error {
 		return err
 	}
 	ours, base := got[0], got[1]
-	b.rows = append(b.rows, row{name: fmt.Sprintf("checkpoint, %d files", n), ours: ours, base: base, baseName: "git add -A && git commit -q", target: "<= 1.25x"})
+	b.rows = append(b.rows, row{name: fmt.Sprintf("checkpoint, %d files", n), ours: ours, base: base, baseName: "git add -A && git commit -q", target: "<= 1.1x"})
 	return nil
 }
 
