@@ -107,7 +107,7 @@ const orDash = (s) => (s == null || s === "") ? "—" : s;
 const short = (c) => (c || "").slice(0, 7);
 function noteOf(t) {
   if (t.note) return t.note.split("\n")[0];
-  if (t.command && t.command.length) return "$ " + t.command.join(" ");
+  if (t.command && t.command.length) return "$ " + shellJoin(t.command);
   return "";
 }
 
@@ -245,7 +245,7 @@ async function renderTask(t, fresh) {
   field("head", t.head || "(no commit yet)");
   field("snapshot", t.snapshot + (t.clean ? " (clean)" : " (dirty)"));
   field("worktree", t.worktree);
-  if (t.command && t.command.length) field("command", t.command.join(" ") + (t.exit_code != null ? "  (exit status " + t.exit_code + ")" : ""));
+  if (t.command && t.command.length) field("command", shellJoin(t.command) + (t.exit_code != null ? "  (exit status " + t.exit_code + ")" : ""));
   field("result", t.result);
   field("applied", t.applied_at);
   field("undone", t.undone_at);
@@ -462,6 +462,12 @@ async function newRun(name) {
 }
 
 // ---- operations ----
+// shellJoin spells arguments as a shell would read them back (the
+// command line's pathenc.ShellJoin): sh -c 'a; b', not sh -c a; b.
+function shellJoin(args) {
+  return args.map((a) => a !== "" && /^[A-Za-z0-9_@%+=:,.\/-]+$/.test(a) ? a : "'" + a.replace(/'/g, "'\\''") + "'").join(" ");
+}
+
 async function loadOps() {
   const r = await api("GET", "/api/ops");
   const body = $("#ops tbody");
@@ -470,7 +476,7 @@ async function loadOps() {
   body.replaceChildren(...r.body.map((o) => el("tr", { "data-id": o.id },
     el("td", { text: o.id }),
     el("td", { text: ago(o.time, now) }),
-    el("td", { text: "git " + o.tool + " " + o.args.join(" ") }),
+    el("td", { text: "git " + o.tool + " " + shellJoin(o.args) }),
     el("td", { text: o.summary }),
     el("td", { text: o.undone_by ? "undone by " + o.undone_by : o.state }),
     el("td", null, o.undoable ?
@@ -484,7 +490,11 @@ async function undoOp(id) {
   const r = await api("POST", "/api/ops/" + encodeURIComponent(id) + "/undo");
   state.busy = false;
   let box;
-  if (r.ok) box = el("div", { class: "result", text: "Undid " + r.body.undoes + " as " + r.body.id + ": " + r.body.summary + ". Undo " + r.body.id + " to redo it." });
+  if (r.ok) {
+    // The summary starts with "undid <id>", which the sentence already says.
+    const rest = r.body.summary.replace("undid " + r.body.undoes, "").replace(/^; /, "");
+    box = el("div", { class: "result", text: "Undid " + r.body.undoes + " as " + r.body.id + (rest ? ": " + rest : "") + ". Undo " + r.body.id + " to redo it." });
+  }
   else box = errorBox(r.body, "Undo " + id + ": ");
   box.id = "op-result";
   $("#op-result").replaceWith(box);
