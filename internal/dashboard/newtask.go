@@ -2,7 +2,6 @@ package dashboard
 
 import (
 	"errors"
-	"fmt"
 	"net/http"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
@@ -57,14 +56,8 @@ func (s *Server) newTask(w http.ResponseWriter, r *http.Request) {
 		failed(w, err)
 		return
 	}
-	var cmd *Command
-	for i := range cmds {
-		if cmds[i].Name == name {
-			cmd = &cmds[i]
-		}
-	}
+	cmd := findCommand(w, cmds, TaskCommandPrefix, name)
 	if cmd == nil {
-		writeError(w, http.StatusNotFound, fmt.Errorf("no command %q: git config %s%s '<command>' sets one", name, TaskCommandPrefix, name), nil)
 		return
 	}
 	s.mu.Lock()

@@ -106,14 +106,8 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		failed(w, err)
 		return
 	}
-	var cmd *Command
-	for i := range cmds {
-		if cmds[i].Name == name {
-			cmd = &cmds[i]
-		}
-	}
+	cmd := findCommand(w, cmds, CommandPrefix, name)
 	if cmd == nil {
-		writeError(w, http.StatusNotFound, fmt.Errorf("no command %q: git config %s%s '<command>' sets one", name, CommandPrefix, name), nil)
 		return
 	}
 	if active, _, err := ws.RunActive(); err != nil {
@@ -216,4 +210,17 @@ func (s *Server) runLog(r *http.Request) (*os.File, error) {
 		return nil, err
 	}
 	return os.OpenFile(filepath.Join(dir, "dashboard-run.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+}
+
+// findCommand is the configured command called name among cmds (git config
+// <prefix><name>), or nil after answering 404: the page can start only
+// commands configured by name, for tasks and runs alike.
+func findCommand(w http.ResponseWriter, cmds []Command, prefix, name string) *Command {
+	for i := range cmds {
+		if cmds[i].Name == name {
+			return &cmds[i]
+		}
+	}
+	writeError(w, http.StatusNotFound, fmt.Errorf("no command %q: git config %s%s '<command>' sets one", name, prefix, name), nil)
+	return nil
 }
