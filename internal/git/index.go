@@ -155,6 +155,12 @@ func (r *Repo) IndexEntries(ctx context.Context, paths []string) ([]IndexEntry, 
 		}
 		found[path] = IndexEntry{Path: path, Mode: f[0], Blob: f[1]}
 	}
+	return inPathOrder(paths, found), nil
+}
+
+// inPathOrder lists found's entries in the order of paths, with an empty
+// Mode and Blob for a path found lacks (IndexEntries, FilesAt).
+func inPathOrder(paths []string, found map[string]IndexEntry) []IndexEntry {
 	entries := make([]IndexEntry, len(paths))
 	for i, p := range paths {
 		if e, ok := found[p]; ok {
@@ -163,7 +169,7 @@ func (r *Repo) IndexEntries(ctx context.Context, paths []string) ([]IndexEntry, 
 			entries[i] = IndexEntry{Path: p}
 		}
 	}
-	return entries, nil
+	return entries
 }
 
 // IndexLocked reports whether the user's index.lock exists (a git process

@@ -141,15 +141,7 @@ func (r *Repo) TreeEntries(ctx context.Context, commit string, paths []string) (
 		}
 		found[path] = IndexEntry{Path: path, Mode: f[0], Blob: f[2]}
 	}
-	entries := make([]IndexEntry, len(paths))
-	for i, p := range paths {
-		if e, ok := found[p]; ok {
-			entries[i] = e
-		} else {
-			entries[i] = IndexEntry{Path: p}
-		}
-	}
-	return entries, nil
+	return inPathOrder(paths, found), nil
 }
 
 // WriteEmptyTree stores the empty tree object (git only pretends to have it

@@ -114,7 +114,7 @@ raw bytes of an index file.`,
 		Names: []string{
 			"IndexFile", "Repo.ReadIndexFile", "IndexFile.Unchanged", "indexEntry", "walkIndex", "indexCacheTree", "Repo.IndexFromTree", "Repo.IndexKinds", "Repo.RefreshIndex", "statArgs",
 			"Index", "Index.env", "Repo.ReadTree", "Repo.WriteTree", "Repo.AddAll", "excludeGlobs",
-			"IndexEntry", "Repo.UpdateIndexEntries", "Repo.IndexEntries", "Repo.indexEntriesOf", "parseIndex",
+			"IndexEntry", "Repo.UpdateIndexEntries", "Repo.IndexEntries", "inPathOrder", "Repo.indexEntriesOf", "parseIndex",
 			"Repo.IndexPath", "Repo.CopyIndex", "Repo.InstallIndex", "ErrIndexLocked", "Repo.ResetIndexTo",
 			"Repo.IndexLocked", "IndexLockedError", "IndexLockedError.Error", "IndexLockedError.Is",
 			"Repo.ReadIndexBytes", "Repo.WriteIndexBytes", "Repo.IndexBytesTree",
