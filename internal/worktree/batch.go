@@ -527,20 +527,7 @@ func (b *Batch) SyncDirs(dirs []string) error {
 		if !ok {
 			return b.t.SyncDir(d)
 		}
-		f, err := h.fs.Open(".")
-		if err != nil {
-			if notExist(err) {
-				return nil
-			}
-			return err
-		}
-		defer f.Close()
-		if s, ok := f.(interface{ Sync() error }); ok {
-			if err := s.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-				return fmt.Errorf("fsync of folder %q: %w", d, err)
-			}
-		}
-		return nil
+		return syncFolder(h.fs, ".", d)
 	})
 }
 

@@ -525,7 +525,14 @@ func (t *Tree) SyncDir(dir string) error {
 			return err // gone (pruned) or not a folder: nothing to sync
 		}
 	}
-	f, err := t.fs.Open(dir)
+	return syncFolder(t.fs, dir, dir)
+}
+
+// syncFolder fsyncs the folder at p in fs (name is how errors call it): a
+// folder already gone is nothing to sync, and a file system that cannot
+// fsync a folder (EINVAL) is let be. SyncDir and Batch.SyncDirs share it.
+func syncFolder(fs billy.Filesystem, p, name string) error {
+	f, err := fs.Open(p)
 	if err != nil {
 		if notExist(err) {
 			return nil
@@ -535,7 +542,7 @@ func (t *Tree) SyncDir(dir string) error {
 	defer f.Close()
 	if s, ok := f.(interface{ Sync() error }); ok {
 		if err := s.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-			return fmt.Errorf("fsync of folder %q: %w", dir, err)
+			return fmt.Errorf("fsync of folder %q: %w", name, err)
 		}
 	}
 	return nil
