@@ -52,3 +52,36 @@ func TestSetRefFastLeavesReflogsAndLinksToGit(t *testing.T) {
 	}
 
 }
+
+// core.logAllRefUpdates=true (what git init writes) starts reflogs only for
+// branches, remote-tracking refs and notes: the suite's own refs stay in
+// this process. "always" starts one for every ref, so git writes them all,
+// and a new ref gets its reflog as git update-ref would give it.
+func TestRefNeedsGitFollowsLogAllRefUpdates(t *testing.T) {
+	t.Parallel()
+	r := newApplyRepo(t)
+	gitT(t, r.WorkTree, "config", "core.logAllRefUpdates", "true")
+	for name, want := range map[string]bool{
+		"refs/nudgethis-oplog/main":   false,
+		"refs/nudgethis/snapshots/t1": false,
+		"refs/heads/feature":          true,
+		"refs/remotes/origin/main":    true,
+		"refs/notes/commits":          true,
+	} {
+		if got := r.refNeedsGit(name); got != want {
+			t.Errorf("logAllRefUpdates=true: refNeedsGit(%s) = %v, want %v", name, got, want)
+		}
+	}
+	gitT(t, r.WorkTree, "config", "core.logAllRefUpdates", "always")
+	if !r.refNeedsGit("refs/nudgethis-oplog/main") {
+		t.Error("logAllRefUpdates=always: the op log's ref would be updated without its reflog")
+	}
+	ctx := context.Background()
+	c := gitT(t, r.WorkTree, "commit-tree", "-m", "x", r.EmptyTree())
+	if err := r.SetRefFast(ctx, "refs/nudgethis/snapshots/t1", c, r.ZeroID()); err != nil {
+		t.Fatal(err)
+	}
+	if log := gitT(t, r.WorkTree, "reflog", "show", "--format=%H", "refs/nudgethis/snapshots/t1"); !strings.HasPrefix(log, c) {
+		t.Errorf("logAllRefUpdates=always: no reflog for a new ref:\n%s", log)
+	}
+}

@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 )
@@ -325,6 +326,13 @@ func (r *Repo) writeObject(typ string, data []byte) (string, error) {
 // folder 0777 and the file 0444, less the umask) and git's default of no
 // fsync for loose objects; fastOK leaves a shared repository, or a config
 // that mentions fsync, to git.
+// zlibWriters are reused: a new zlib writer allocates over a megabyte of
+// tables, which cost more than compressing a small object.
+var zlibWriters = sync.Pool{New: func() any {
+	zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return zw
+}}
+
 func writeLooseObject(dir, typ, id string, body []byte) error {
 	if len(id) < 4 {
 		return fmt.Errorf("writing object: bad id %q", id)
@@ -335,11 +343,14 @@ func writeLooseObject(dir, typ, id string, body []byte) error {
 		return nil
 	}
 	var z bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&z, zlib.BestSpeed)
+	zw := zlibWriters.Get().(*zlib.Writer)
+	zw.Reset(&z)
 	zw.Write(strconv.AppendInt([]byte(typ+" "), int64(len(body)), 10))
 	zw.Write([]byte{0})
 	zw.Write(body)
-	if err := zw.Close(); err != nil {
+	err := zw.Close()
+	zlibWriters.Put(zw)
+	if err != nil {
 		return err
 	}
 	f, err := createObjectTemp(fan)

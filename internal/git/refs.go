@@ -519,7 +519,7 @@ func (r *Repo) SetRefFast(ctx context.Context, name, newID, old string) error {
 		}
 	}
 	p := filepath.Join(r.CommonDir, filepath.FromSlash(name))
-	if r.refNeedsGit(name) {
+	if r.refNeedsGit(name) || !r.hasObjectFast(newID) {
 		return r.SetRef(ctx, SetRefRequest{Name: name, New: newID, Old: old})
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -560,14 +560,34 @@ func (r *Repo) SetRefFast(ctx context.Context, name, newID, old string) error {
 	return nil
 }
 
+// hasObjectFast reports whether id is a loose object or a whole (not
+// deltified) entry of a pack, as git update-ref would check before
+// pointing a ref at it; false also when it cannot tell, and git decides.
+func (r *Repo) hasObjectFast(id string) bool {
+	if _, err := os.Lstat(r.loosePath(id)); err == nil {
+		return true
+	}
+	return r.packedType(id) != ""
+}
+
 // refNeedsGit reports whether an update of name must be left to git: the
-// ref has a reflog (or a config may ask for one: core.logAllRefUpdates),
-// which git appends to and this process does not.
+// ref has a reflog, or git would start one for it, which git appends to
+// and this process does not. core.logAllRefUpdates, which git init sets
+// to true in every repository with a work tree, starts reflogs only for
+// branches, remote-tracking refs, notes and HEAD; only "always" starts
+// one for every ref, and that value cannot be in force unless some config
+// source spells the word (ConfigMayMention also answers true for
+// includes and config from the environment).
 func (r *Repo) refNeedsGit(name string) bool {
 	if _, err := os.Lstat(filepath.Join(r.CommonDir, "logs", filepath.FromSlash(name))); err == nil {
 		return true
 	}
-	return r.ConfigMayMention("logallrefupdates")
+	for _, p := range []string{"refs/heads/", "refs/remotes/", "refs/notes/"} {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return r.ConfigMayMention("always")
 }
 
 // RefsUnder lists refs under every prefix in one git process.

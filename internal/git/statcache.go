@@ -128,7 +128,9 @@ func (r *Repo) openStatCache() *statCache {
 		}
 	}
 	// A new copy, from the open file (the index is replaced by rename,
-	// never rewritten in place, so these are the bytes checked above).
+	// never rewritten in place, so these are the bytes checked above),
+	// copied by the kernel (copy_file_range: a *os.File limited by
+	// io.LimitReader; the file's offset is still 0, only ReadAt read it).
 	if err := os.Mkdir(c.dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
 		return nil
 	}
@@ -141,7 +143,7 @@ func (r *Repo) openStatCache() *statCache {
 		return nil
 	}
 	defer os.Remove(tmp.Name())
-	_, err = io.Copy(tmp, io.NewSectionReader(user, 0, ust.Size()))
+	_, err = tmp.ReadFrom(io.LimitReader(user, ust.Size()))
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

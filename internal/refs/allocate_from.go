@@ -25,7 +25,7 @@ func (k Kind) createFrom(ctx context.Context, r *git.Repo, object string, next i
 	}
 	for tries := 0; tries < 1000; tries++ {
 		id := k.Letter + strconv.Itoa(next)
-		err := r.SetRef(ctx, git.SetRefRequest{Name: k.Ref(id), New: object, Old: r.ZeroID()})
+		err := r.SetRefFast(ctx, k.Ref(id), object, r.ZeroID())
 		if err == nil {
 			return id, nil
 		}

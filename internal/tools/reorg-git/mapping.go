@@ -40,7 +40,7 @@ what its git dir says without a git process (an operation in progress).`,
 compare-and-swap updates one at a time or in one transaction (one
 conflict error), and the one way to read HEAD.`,
 		Names: []string{
-			"Repo.refsFast", "Repo.packedRefs", "Repo.walkLoose", "refDir", "refDirs", "outermost", "goodRefComponent", "Repo.RefsAndHead", "Repo.headFast", "Repo.ReadRefFast", "Repo.readOneRef", "Repo.SetRefFast", "Repo.refNeedsGit", "Repo.relist", "refFile", "refCacheRecent", "Repo.headBranch", "Repo.headCommit",
+			"Repo.refsFast", "Repo.packedRefs", "Repo.walkLoose", "refDir", "refDirs", "outermost", "goodRefComponent", "Repo.RefsAndHead", "Repo.headFast", "Repo.ReadRefFast", "Repo.readOneRef", "Repo.SetRefFast", "Repo.refNeedsGit", "Repo.hasObjectFast", "Repo.relist", "refFile", "refCacheRecent", "Repo.headBranch", "Repo.headCommit",
 			"ErrRefConflict", "SetRefRequest", "Repo.SetRef", "isRefLockFailure", "Repo.DeleteRef",
 			"RefUpdate", "RefLockError", "RefLockError.Error", "RefLockError.Unwrap", "lockedRefRe", "Repo.UpdateRefs",
 			"Ref", "Repo.ListRefs", "Repo.ReadRef", "Repo.RefsUnder", "Repo.RefsAt",
@@ -186,7 +186,7 @@ or printed as a patch, a diffstat or status letters.`,
 allowed instead of asking git.`,
 		Names: []string{
 			"errSlowPath", "Repo.InProcess", "Repo.fastOK", "Repo.fastAllowed", "Repo.looseObjectDir", "Repo.writeObject",
-			"writeLooseObject", "createObjectTemp", "Repo.loosePath", "Repo.WriteObjects", "Repo.readLoose",
+			"writeLooseObject", "zlibWriters", "createObjectTemp", "Repo.loosePath", "Repo.WriteObjects", "Repo.readLoose",
 			"Repo.looseType", "Repo.packedType", "idxLookup", "Repo.hasObject", "readSmall",
 		},
 	},
