@@ -5,12 +5,16 @@ package git
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
 // ConfigGet returns the last value of key; ok is false when it is unset.
@@ -151,36 +155,9 @@ func (r *Repo) ConfigValues(ctx context.Context, re string) (map[string][]string
 // cheap, conservative test that spares a git config call in the common
 // case.
 func (r *Repo) ConfigMayMention(words ...string) bool {
-	for _, k := range []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG"} {
-		if os.Getenv(k) != "" {
-			return true
-		}
-	}
-	files := []string{filepath.Join(r.CommonDir, "config"), filepath.Join(r.GitDir, "config.worktree")}
-	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
-		files = append(files, g)
-	} else {
-		if home, err := os.UserHomeDir(); err == nil {
-			files = append(files, filepath.Join(home, ".gitconfig"))
-		}
-		xdg := os.Getenv("XDG_CONFIG_HOME")
-		if xdg == "" {
-			if home, err := os.UserHomeDir(); err == nil {
-				xdg = filepath.Join(home, ".config")
-			}
-		}
-		if xdg != "" {
-			files = append(files, filepath.Join(xdg, "git", "config"))
-		}
-	}
-	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
-		if s := os.Getenv("GIT_CONFIG_SYSTEM"); s != "" {
-			files = append(files, s)
-		} else if s, known := systemConfigFile(); known {
-			files = append(files, s)
-		} else {
-			return true // git's system file is somewhere we cannot tell
-		}
+	files, ok := r.configFiles()
+	if !ok {
+		return true
 	}
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -198,6 +175,96 @@ func (r *Repo) ConfigMayMention(words ...string) bool {
 		}
 	}
 	return false
+}
+
+// configFiles lists the config files git reads, in git's order (system,
+// XDG, global, the repository's, this worktree's); ok is false when
+// config may also come from the environment (git -c, GIT_CONFIG_COUNT,
+// GIT_CONFIG) or git's system-wide file is not known (systemConfigFile).
+func (r *Repo) configFiles() (files []string, ok bool) {
+	for _, k := range []string{"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_CONFIG"} {
+		if os.Getenv(k) != "" {
+			return nil, false
+		}
+	}
+	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		if s := os.Getenv("GIT_CONFIG_SYSTEM"); s != "" {
+			files = append(files, s)
+		} else if s, known := systemConfigFile(); known {
+			files = append(files, s)
+		} else {
+			return nil, false // git's system file is somewhere we cannot tell
+		}
+	}
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		files = append(files, g)
+	} else if home, err := os.UserHomeDir(); err == nil {
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		files = append(files, filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig"))
+	}
+	return append(files, filepath.Join(r.CommonDir, "config"), filepath.Join(r.GitDir, "config.worktree")), true
+}
+
+// configLast is the value git config --type=bool-or-str --get would give
+// for section.key (no subsection) from git's config files, worked out in
+// this process: found is false when no file sets it; ok is false when it
+// cannot be worked out here (config from the environment, an include, a
+// worktree config file, a file that does not parse, a value that is
+// neither text nor a plain boolean), and the caller asks git.
+func (r *Repo) configLast(section, key string) (val string, found, ok bool) {
+	files, ok := r.configFiles()
+	if !ok {
+		return "", false, false
+	}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", false, false
+		}
+		if strings.HasSuffix(f, "config.worktree") || bytes.Contains(bytes.ToLower(data), []byte("include")) {
+			return "", false, false
+		}
+		var cfg gitconfig.Config
+		if err := gitconfig.NewDecoder(bytes.NewReader(data)).Decode(&cfg); err != nil {
+			return "", false, false
+		}
+		for _, sec := range cfg.Sections {
+			if !strings.EqualFold(sec.Name, section) {
+				continue
+			}
+			for _, o := range sec.Options {
+				if strings.EqualFold(o.Key, key) {
+					val, found = o.Value, true
+				}
+			}
+		}
+	}
+	if !found {
+		return "", false, true
+	}
+	switch strings.ToLower(val) {
+	case "true", "yes", "on":
+		return "true", true, true
+	case "false", "no", "off":
+		return "false", true, true
+	case "":
+		// "key" alone means true and "key =" false; the decoder gives
+		// both as "".
+		return "", false, false
+	}
+	if n, err := strconv.Atoi(val); err == nil {
+		return strconv.FormatBool(n != 0), true, true
+	}
+	if val[0] >= '0' && val[0] <= '9' || val[0] == '-' || val[0] == '+' {
+		return "", false, false // a number with a unit suffix, perhaps
+	}
+	return val, true, true
 }
 
 // systemConfigFile is the system-wide config file the git on PATH reads

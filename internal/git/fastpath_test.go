@@ -3,6 +3,7 @@ package git
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -83,5 +84,59 @@ func TestRefNeedsGitFollowsLogAllRefUpdates(t *testing.T) {
 	}
 	if log := gitT(t, r.WorkTree, "reflog", "show", "--format=%H", "refs/nudgethis/snapshots/t1"); !strings.HasPrefix(log, c) {
 		t.Errorf("logAllRefUpdates=always: no reflog for a new ref:\n%s", log)
+	}
+}
+
+// configLast, where it answers, answers what git config --type=bool-or-str
+// --get does, for the spellings a config file allows; where it cannot be
+// sure it says so, and git is asked.
+func TestConfigLastAgreesWithGit(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, text string
+		here       bool // configLast answers without git
+	}{
+		{"unset", "[user]\n\tname = x\n", true},
+		{"path", "[core]\n\tfsmonitor = /opt/hooks/fsmon\n", true},
+		{"quoted with spaces", "[core]\n\tfsmonitor = \"/opt/my hooks/fsmon\" ; comment\n", true},
+		{"escaped quote", "[core]\n\tfsmonitor = \"/opt/a\\\"b\"\n", true},
+		{"key case", "[CORE]\n\tFsMonitor = /x\n", true},
+		{"last wins", "[core]\n\tfsmonitor = /a\n[user]\n\tname = y\n[core]\n\tfsmonitor = /b\n", true},
+		{"yes", "[core]\n\tfsmonitor = yes\n", true},
+		{"off", "[core]\n\tfsmonitor = Off\n", true},
+		{"number", "[core]\n\tfsmonitor = 0\n", true},
+		{"number true", "[core]\n\tfsmonitor = 2\n", true},
+		{"subsection ignored", "[core \"x\"]\n\tfsmonitor = /sub\n", true},
+		{"bare key", "[core]\n\tfsmonitor\n", false},
+		{"empty", "[core]\n\tfsmonitor =\n", false},
+		{"unit suffix", "[core]\n\tfsmonitor = 1k\n", false},
+		{"include", "[include]\n\tpath = /nonexistent\n[core]\n\tfsmonitor = /x\n", false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			r := newApplyRepo(t)
+			cfg := filepath.Join(r.CommonDir, "config")
+			old, err := os.ReadFile(cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(cfg, append(old, c.text...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			val, found, here := r.configLast("core", "fsmonitor")
+			if here != c.here {
+				t.Fatalf("configLast answered here = %v, want %v (value %q)", here, c.here, val)
+			}
+			if !here {
+				return
+			}
+			cmd := exec.Command("git", "config", "--type=bool-or-str", "--get", "core.fsmonitor")
+			cmd.Dir = r.WorkTree
+			out, err := cmd.Output()
+			gitFound := err == nil
+			if gitFound != found || strings.TrimSuffix(string(out), "\n") != val {
+				t.Errorf("configLast = %q (found %v); git config = %q (err %v)", val, found, out, err)
+			}
+		})
 	}
 }

@@ -184,20 +184,25 @@ func (r *Repo) FSMonitorSetting(ctx context.Context) (string, error) {
 	if !r.mayConfigureFSMonitor() {
 		return "", nil // no git process for the common case
 	}
-	// Every child is given -c core.fsmonitor=false: the value wanted is
-	// the last one from a file (any scope but "command").
-	out, err := r.git(ctx, "config", "--show-scope", "--type=bool-or-str", "--get-all", "core.fsmonitor")
-	var ge *Error
-	if errors.As(err, &ge) && ge.ExitCode == 1 {
+	v, found, here := r.configLast("core", "fsmonitor")
+	if here && !found {
 		return "", nil // unset
 	}
-	if err != nil {
-		return "", err
-	}
-	v := ""
-	for _, l := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
-		if scope, val, ok := strings.Cut(l, "\t"); ok && scope != "command" {
-			v = val
+	if !here {
+		// Every child is given -c core.fsmonitor=false: the value wanted
+		// is the last one from a file (any scope but "command").
+		out, err := r.git(ctx, "config", "--show-scope", "--type=bool-or-str", "--get-all", "core.fsmonitor")
+		var ge *Error
+		if errors.As(err, &ge) && ge.ExitCode == 1 {
+			return "", nil // unset
+		}
+		if err != nil {
+			return "", err
+		}
+		for _, l := range strings.Split(strings.TrimRight(string(out), "\n"), "\n") {
+			if scope, val, ok := strings.Cut(l, "\t"); ok && scope != "command" {
+				v = val
+			}
 		}
 	}
 	if v == "" || v == "false" {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
 // This file guards the repository's shared git settings against tasks.
@@ -323,7 +324,7 @@ const (
 // ones have a worktree handed out (prepared) that someone may be working
 // in, with no process of ours to tell.
 func (w *Workspace) guardSuspects(own *Task, kind guardCheckKind) (active, passive []*Task, err error) {
-	tasks, err := w.List()
+	tasks, err := w.suspectRecords()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -355,6 +356,62 @@ func (w *Workspace) guardSuspects(own *Task, kind guardCheckKind) (active, passi
 		}
 	}
 	return active, passive, nil
+}
+
+// suspectWords are what the record of a task that may be a suspect holds
+// (its state's name, or a pending check).
+var suspectWords = [][]byte{
+	[]byte(`"` + StatePreparing + `"`), []byte(`"` + StateRunning + `"`), []byte(`"` + StatePrepared + `"`),
+	[]byte(`"guard_pending"`),
+}
+
+// suspectRecords loads, newest first, the records of the tasks that may be
+// suspects: those whose bytes hold one of suspectWords, and those a live
+// process holds. The others are only checked to be valid JSON (a corrupt
+// record is an error naming it, as for List): a snapshot with
+// core.fsmonitor asks this each time, and decoding every task ever made
+// would cost more than its git status.
+func (w *Workspace) suspectRecords() ([]*Task, error) {
+	ids, err := w.taskIDs()
+	if err != nil {
+		return nil, err
+	}
+	var tasks []*Task
+	var data []byte
+	for _, id := range ids {
+		path := w.TaskPath(id)
+		data, err = journal.ReadFile(path, data)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		suspect := w.busy(id)
+		for _, word := range suspectWords {
+			suspect = suspect || bytes.Contains(data, word)
+		}
+		if !suspect {
+			if err := journal.Decode(path, data, &struct{}{}); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		var t Task
+		if err := journal.Decode(path, data, &t); err != nil {
+			return nil, err
+		}
+		if t.ID != id {
+			return nil, &journal.CorruptError{Path: path, Err: fmt.Errorf("record is for %q, not %q", t.ID, id)}
+		}
+		tasks = append(tasks, &t)
+	}
+	sort.Slice(tasks, func(i, j int) bool {
+		a, _ := refs.Task.Number(tasks[i].ID)
+		b, _ := refs.Task.Number(tasks[j].ID)
+		return a > b
+	})
+	return tasks, nil
 }
 
 // live reports whether t is being prepared or run right now.

@@ -165,7 +165,7 @@ a folder as git would, or byte for byte, and reset --hard.`,
 		File:   "config.go",
 		Header: `This file holds reading git's configuration.`,
 		Names: []string{
-			"Repo.ConfigMayMention", "systemConfigFile", "systemConfigOnce", "systemConfig", "systemConfigKnown",
+			"Repo.ConfigMayMention", "Repo.configFiles", "Repo.configLast", "systemConfigFile", "systemConfigOnce", "systemConfig", "systemConfigKnown",
 			"Repo.ConfigGet", "Repo.ConfigGetAll", "Repo.ConfigBool", "Repo.ConfigInt", "Repo.ConfigGetRegexp",
 			"Repo.ConfigValues", "ConfigEntry", "Repo.ConfigFileEntries", "Repo.UserIdentityKnown",
 		},
