@@ -4,14 +4,19 @@ package git
 // what its git dir says without a git process (an operation in progress).
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
+	"golang.org/x/sys/unix"
 )
 
 // ErrNotRepository is returned by Discover outside any git repository.
@@ -85,6 +90,9 @@ func discoverKey(dir string) string {
 }
 
 func discover(ctx context.Context, dir string) (*Repo, error) {
+	if r, ok := discoverFast(dir); ok {
+		return r, nil
+	}
 	args := []string{"rev-parse", "--path-format=absolute",
 		"--git-dir", "--git-common-dir", "--show-object-format", "--is-bare-repository", "--show-toplevel"}
 	x := command(ctx, discoverEnv(os.Environ()), dir, args)
@@ -112,6 +120,163 @@ func discover(ctx context.Context, dir string) (*Repo, error) {
 		WorkTree:     filepath.Clean(lines[4]),
 	}
 	return r, nil
+}
+
+// discoverFast is what discover's git rev-parse answers, worked out in
+// this process for the usual layout: no variable that changes how git
+// finds a repository, a work tree whose .git is a folder or a gitfile
+// (linked worktrees, submodules) owned by the user, a repository config
+// that parses and says nothing about bare, core.worktree, includes or
+// extensions other than the object format. Paths are resolved as git
+// prints them (symbolic links followed). ok is false for anything else,
+// and git is asked (its own messages then say what is wrong).
+func discoverFast(dir string) (*Repo, bool) {
+	for _, v := range []string{"GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_CEILING_DIRECTORIES",
+		"GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT"} {
+		if _, set := os.LookupEnv(v); set {
+			return nil, false
+		}
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, false
+	}
+	d, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, false
+	}
+	dev, ok := deviceOf(d)
+	if !ok {
+		return nil, false
+	}
+	for {
+		dotgit := filepath.Join(d, ".git")
+		fi, err := os.Lstat(dotgit)
+		switch {
+		case err == nil && fi.IsDir():
+			return repoAt(d, dotgit)
+		case err == nil && fi.Mode().IsRegular():
+			data, err := os.ReadFile(dotgit)
+			target, found := strings.CutPrefix(strings.TrimRight(string(data), "\r\n"), "gitdir: ")
+			if err != nil || !found || target == "" || strings.ContainsAny(target, "\n\x00") {
+				return nil, false
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(d, target)
+			}
+			return repoAt(d, target)
+		case err == nil || !errors.Is(err, fs.ErrNotExist):
+			return nil, false // a link or something else named .git
+		}
+		if filepath.Base(d) == ".git" || isGitDir(d) {
+			return nil, false // inside a git dir, or a bare repository
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return nil, false // none: git says so in its words
+		}
+		if pdev, ok := deviceOf(parent); !ok || pdev != dev {
+			return nil, false // git stops at a file system boundary
+		}
+		d = parent
+	}
+}
+
+// repoAt completes discoverFast for the work tree top whose git dir is
+// gitDir.
+func repoAt(top, gitDir string) (*Repo, bool) {
+	gitDir, err := filepath.EvalSymlinks(gitDir)
+	if err != nil || !isGitDir(gitDir) {
+		return nil, false
+	}
+	common := gitDir
+	if data, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+		c := strings.TrimRight(string(data), "\r\n")
+		if c == "" || strings.ContainsAny(c, "\n\x00") {
+			return nil, false
+		}
+		if !filepath.IsAbs(c) {
+			c = filepath.Join(gitDir, c)
+		}
+		if common, err = filepath.EvalSymlinks(c); err != nil {
+			return nil, false
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return nil, false
+	}
+	for _, p := range []string{filepath.Join(common, "objects"), filepath.Join(common, "refs")} {
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			return nil, false
+		}
+	}
+	// git checks who owns the repository (safe.directory): anything not
+	// the user's is left to it.
+	for _, p := range []string{top, gitDir, common} {
+		if !ownedByMe(p) {
+			return nil, false
+		}
+	}
+	format, ok := plainRepoConfig(filepath.Join(common, "config"))
+	if !ok {
+		return nil, false
+	}
+	return &Repo{GitDir: gitDir, CommonDir: common, WorkTree: top, ObjectFormat: format}, true
+}
+
+// isGitDir is git's test for a git dir: a HEAD, and objects and refs (or
+// a commondir file, in a linked worktree's git dir).
+func isGitDir(d string) bool {
+	if _, err := os.Stat(filepath.Join(d, "HEAD")); err != nil {
+		return false
+	}
+	if _, err := os.Stat(filepath.Join(d, "commondir")); err == nil {
+		return true
+	}
+	st, err := os.Stat(filepath.Join(d, "objects"))
+	return err == nil && st.IsDir()
+}
+
+// plainRepoConfig reads a repository's config file: the object format, and
+// ok false when it says anything discovery would have to follow (bare,
+// core.worktree, an include, an extension other than the object format).
+func plainRepoConfig(path string) (format string, ok bool) {
+	data, err := os.ReadFile(path)
+	if err != nil || bytes.Contains(bytes.ToLower(data), []byte("include")) {
+		return "", false
+	}
+	var cfg gitconfig.Config
+	if err := gitconfig.NewDecoder(bytes.NewReader(data)).Decode(&cfg); err != nil {
+		return "", false
+	}
+	format = "sha1"
+	for _, sec := range cfg.Sections {
+		switch {
+		case strings.EqualFold(sec.Name, "core"):
+			for _, o := range sec.Options {
+				switch strings.ToLower(o.Key) {
+				case "worktree":
+					return "", false
+				case "bare":
+					if !strings.EqualFold(o.Value, "false") {
+						return "", false
+					}
+				}
+			}
+		case strings.EqualFold(sec.Name, "extensions"):
+			for _, o := range sec.Options {
+				if !strings.EqualFold(o.Key, "objectformat") {
+					return "", false
+				}
+				switch v := strings.ToLower(o.Value); v {
+				case "sha1", "sha256":
+					format = v
+				default:
+					return "", false
+				}
+			}
+		}
+	}
+	return format, true
 }
 
 // discoverEnv is the environment policy for discovery, which must see what
@@ -196,4 +361,19 @@ func (r *Repo) hashLen() int {
 		return 32
 	}
 	return 20
+}
+
+// deviceOf is the file system p is on.
+func deviceOf(p string) (uint64, bool) {
+	var s unix.Stat_t
+	if err := unix.Stat(p, &s); err != nil {
+		return 0, false
+	}
+	return uint64(s.Dev), true
+}
+
+// ownedByMe reports whether p belongs to this process's user.
+func ownedByMe(p string) bool {
+	var s unix.Stat_t
+	return unix.Stat(p, &s) == nil && int(s.Uid) == os.Geteuid()
 }

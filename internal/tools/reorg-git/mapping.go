@@ -29,7 +29,7 @@ command lines.`,
 what its git dir says without a git process (an operation in progress).`,
 		Names: []string{
 			"memo", "discoverKey", "discover",
-			"ErrNotRepository", "ErrBare", "Repo", "Discover", "discoverEnv",
+			"ErrNotRepository", "ErrBare", "Repo", "Discover", "discoverEnv", "discoverFast", "repoAt", "isGitDir", "plainRepoConfig", "deviceOf", "ownedByMe",
 			"Repo.ZeroID", "Repo.EmptyTree", "Repo.ValidID", "Repo.validID", "Repo.hashLen",
 			"Repo.OperationInProgress", "samePath",
 		},
