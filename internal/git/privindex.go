@@ -9,13 +9,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 )
 
 // privateIndex makes a temporary index file holding entries and returns its
@@ -218,10 +222,17 @@ func (r *Repo) emptyPrivateIndex(name string) (Index, func(), error) {
 // (core.fileMode=false, core.symlinks=false, the autocrlf rule for files
 // committed with CRLF) see them as git add would. It works in a small index
 // of its own (one update-index call, read back here); the user's index is
-// not read or written.
-func (r *Repo) HashWorkTreePaths(ctx context.Context, seeds []IndexEntry, paths []string) ([]IndexEntry, error) {
+// not read or written. attrsChanged tells that a .gitattributes file
+// differs between the work tree and the index (git status lists it): git
+// may then read the index's copy, which only git does.
+func (r *Repo) HashWorkTreePaths(ctx context.Context, seeds []IndexEntry, paths []string, attrsChanged bool) ([]IndexEntry, error) {
 	if len(paths) == 0 {
 		return nil, nil
+	}
+	if !attrsChanged {
+		if out, ok := r.hashHere(paths); ok {
+			return out, nil
+		}
 	}
 	ix, remove, err := r.emptyPrivateIndex("nudge-hash")
 	if err != nil {
@@ -260,6 +271,144 @@ func (r *Repo) HashWorkTreePaths(ctx context.Context, seeds []IndexEntry, paths 
 		return nil, err
 	}
 	return parseIndex(data, r.hashLen())
+}
+
+// hashHere is HashWorkTreePaths in this process, where git would convert
+// nothing: no attributes (no .gitattributes in any folder of the paths,
+// no info/attributes, no global attributes file), core.autocrlf off,
+// core.fileMode and core.symlinks on, no sparse checkout, objects written
+// here (fastOK). Every path is then stored as its bytes: a file with git's
+// mode (executable when its owner may run it), a symbolic link as its
+// target. A path beyond a symbolic link, or whose folder is gone, holds
+// nothing (as git sees it); files are opened under the work tree's root,
+// never following a link. ok is false, and git hashes all of them, for
+// anything else (a folder or submodule, a special file, a file over 32
+// MiB, a .gitattributes among the paths).
+func (r *Repo) hashHere(paths []string) ([]IndexEntry, bool) {
+	if !r.fastOK() || !r.plainCheckin() {
+		return nil, false
+	}
+	root, err := os.OpenRoot(r.WorkTree)
+	if err != nil {
+		return nil, false
+	}
+	defer root.Close()
+	// folders: whether a folder is a real one without a .gitattributes
+	// (0 not known yet, 1 yes, 2 not a folder: what is under it is gone).
+	folders := map[string]int{}
+	var folderState func(dir string) (int, bool)
+	folderState = func(dir string) (int, bool) {
+		if st := folders[dir]; st != 0 {
+			return st, true
+		}
+		st := 1
+		if dir != "." {
+			up, ok := folderState(path.Dir(dir))
+			if !ok {
+				return 0, false
+			}
+			if up == 2 {
+				st = 2
+			} else if fi, err := root.Lstat(dir); err != nil || !fi.IsDir() {
+				if err != nil && !errors.Is(err, fs.ErrNotExist) {
+					return 0, false
+				}
+				st = 2
+			}
+		}
+		if st == 1 {
+			if _, err := root.Lstat(path.Join(dir, ".gitattributes")); !errors.Is(err, fs.ErrNotExist) {
+				return 0, false
+			}
+		}
+		folders[dir] = st
+		return st, true
+	}
+	out := make([]IndexEntry, 0, len(paths))
+	for _, p := range paths {
+		if p == "" || strings.HasSuffix(p, "/") || path.Clean(p) != p || !fs.ValidPath(p) || path.Base(p) == ".gitattributes" {
+			return nil, false
+		}
+		st, ok := folderState(path.Dir(p))
+		if !ok {
+			return nil, false
+		}
+		if st == 2 {
+			continue // beyond a link, or its folder is gone
+		}
+		fi, err := root.Lstat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, false
+		}
+		var data []byte
+		mode := "100644"
+		switch {
+		case fi.Mode().IsRegular():
+			if fi.Size() > 32<<20 {
+				return nil, false
+			}
+			f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+			if err != nil {
+				return nil, false
+			}
+			data, err = io.ReadAll(f)
+			f.Close()
+			if err != nil {
+				return nil, false
+			}
+			if fi.Mode()&0o100 != 0 {
+				mode = "100755"
+			}
+		case fi.Mode()&fs.ModeSymlink != 0:
+			target, err := root.Readlink(p)
+			if err != nil {
+				return nil, false
+			}
+			data, mode = []byte(target), ModeSymlink
+		default:
+			return nil, false
+		}
+		id, err := r.writeObject("blob", data)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, IndexEntry{Mode: mode, Blob: id, Path: p})
+	}
+	// In the index's order, as git's answer comes.
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, true
+}
+
+// plainCheckin reports whether git would store work-tree files as their
+// bytes, whatever their path: the repository-wide half of hashHere's test.
+func (r *Repo) plainCheckin() bool {
+	if _, err := os.Lstat(filepath.Join(r.CommonDir, "info", "attributes")); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if r.ConfigMayMention("attributesfile", "sparse") {
+		return false
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		if _, err := os.Lstat(filepath.Join(xdg, "git", "attributes")); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	} else {
+		return false
+	}
+	for _, c := range []struct{ key, want string }{{"autocrlf", "false"}, {"filemode", "true"}, {"symlinks", "true"}} {
+		v, found, ok := r.configLast("core", c.key)
+		if !ok || found && v != c.want {
+			return false
+		}
+	}
+	return true
 }
 
 // privateIndexArgs keep a private index self-contained: never split into a

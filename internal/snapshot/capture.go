@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -237,7 +238,11 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 		touched = append(touched, e.Path)
 	}
 	ed.Preload(append(touched, hash...))
-	hashed, err := repo.HashWorkTreePaths(ctx, seeds, hash)
+	attrsChanged := false
+	for _, e := range entries {
+		attrsChanged = attrsChanged || path.Base(strings.TrimSuffix(e.Path, "/")) == ".gitattributes"
+	}
+	hashed, err := repo.HashWorkTreePaths(ctx, seeds, hash, attrsChanged)
 	if err != nil {
 		return res, err
 	}

@@ -130,7 +130,7 @@ behind, and hashing work-tree files through one.`,
 			"Repo.PrivateIndex", "Repo.privateIndex", "Repo.newPrivateIndex", "Repo.emptyPrivateIndex",
 			"privateIndexSeq", "privateIndexArgs",
 			"LeftoverIndex", "Repo.LeftoverIndexes", "Repo.RemoveLeftover",
-			"Repo.HashIndexed", "Repo.HashWorkTreePaths",
+			"Repo.HashIndexed", "Repo.HashWorkTreePaths", "Repo.hashHere", "Repo.plainCheckin",
 		},
 	},
 	{
