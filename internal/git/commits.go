@@ -216,12 +216,12 @@ func (r *Repo) CommitMessage(ctx context.Context, commit string) (string, error)
 	return strings.TrimRight(string(out), "\n"), err
 }
 
-// ReadCommit returns a commit's parents and message: read here when it is
-// a loose object, else by git.
+// ReadCommit returns a commit's parents and message: read here when it
+// can be (readObjectHere), else by git.
 func (r *Repo) ReadCommit(ctx context.Context, id string) (parents []string, msg string, err error) {
 	if r.fastOK() {
-		typ, data, ok, err := r.readLoose(id)
-		if err == nil && ok && typ == "commit" {
+		typ, data, ok := r.readObjectHere(id)
+		if ok && typ == "commit" {
 			head, body, _ := bytes.Cut(data, []byte("\n\n"))
 			for _, l := range strings.Split(string(head), "\n") {
 				if p, ok := strings.CutPrefix(l, "parent "); ok {

@@ -55,6 +55,9 @@ func (r *Repo) ConfigBool(ctx context.Context, key string, def bool) (bool, erro
 
 // ConfigInt returns key read as an integer (with k/m/g suffixes), or def when unset.
 func (r *Repo) ConfigInt(ctx context.Context, key string, def int64) (int64, error) {
+	if i := strings.LastIndexByte(key, '.'); i >= 0 && !r.ConfigMayMention(strings.ToLower(key[i+1:])) {
+		return def, nil // no config file names it: unset, without a git process
+	}
 	out, err := r.line(ctx, "config", "--type=int", "--get", key)
 	if err != nil {
 		if ExitCode(err) == 1 {

@@ -519,7 +519,7 @@ func (r *Repo) SetRefFast(ctx context.Context, name, newID, old string) error {
 		}
 	}
 	p := filepath.Join(r.CommonDir, filepath.FromSlash(name))
-	if r.refNeedsGit(name) || !r.hasObjectFast(newID) {
+	if r.refNeedsGit(name) || !r.hasObject(newID) {
 		return r.SetRef(ctx, SetRefRequest{Name: name, New: newID, Old: old})
 	}
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -558,16 +558,6 @@ func (r *Repo) SetRefFast(ctx context.Context, name, newID, old string) error {
 		return err
 	}
 	return nil
-}
-
-// hasObjectFast reports whether id is a loose object or a whole (not
-// deltified) entry of a pack, as git update-ref would check before
-// pointing a ref at it; false also when it cannot tell, and git decides.
-func (r *Repo) hasObjectFast(id string) bool {
-	if _, err := os.Lstat(r.loosePath(id)); err == nil {
-		return true
-	}
-	return r.packedType(id) != ""
 }
 
 // refNeedsGit reports whether an update of name must be left to git: the

@@ -55,7 +55,9 @@ type TreeEditor struct {
 func (r *Repo) StartTreeEdit(ctx context.Context, base string) (*TreeEditor, error) {
 	b := &treeBuilder{r: r, ctx: ctx}
 	var err error
-	if base != "" {
+	if base != "" && !r.fastOK() {
+		// Else the folders are read in this process (readTreeHere), and
+		// cat-file starts only if one cannot be.
 		if b.cat, err = r.startProc(ctx, "cat-file", "--batch"); err != nil {
 			return nil, err
 		}
@@ -223,6 +225,23 @@ func (b *treeBuilder) load(root *editNode) error {
 				continue
 			}
 			want = append(want, n)
+		}
+		if len(want) > 0 && b.cat == nil {
+			var rest []*editNode
+			for _, n := range want {
+				if id, entries, ok := b.readTreeHere(n.baseRef); ok {
+					n.baseID, n.base = id, entries
+					b.cache[n.baseRef] = cachedTree{id, entries}
+				} else {
+					rest = append(rest, n)
+				}
+			}
+			if want = rest; len(want) > 0 {
+				var err error
+				if b.cat, err = b.r.startProc(b.ctx, "cat-file", "--batch"); err != nil {
+					return err
+				}
+			}
 		}
 		if len(want) > 0 {
 			var req bytes.Buffer
@@ -422,6 +441,33 @@ func (b *treeBuilder) write(trees []builtTree) error {
 		return b.mk.fail(err)
 	}
 	return nil
+}
+
+// readTreeHere reads the tree ref names (a tree's id, or "<commit>^{tree}")
+// in this process; ok is false when it cannot, and cat-file is asked.
+func (b *treeBuilder) readTreeHere(ref string) (string, []treeEntry, bool) {
+	id := ref
+	if c, ok := strings.CutSuffix(ref, "^{tree}"); ok {
+		typ, data, ok := b.r.readObjectHere(c)
+		if !ok || typ != "commit" {
+			return "", nil, false
+		}
+		line, _, _ := bytes.Cut(data, []byte("\n"))
+		t, ok := bytes.CutPrefix(line, []byte("tree "))
+		if !ok {
+			return "", nil, false
+		}
+		id = string(t)
+	}
+	typ, data, ok := b.r.readObjectHere(id)
+	if !ok || typ != "tree" {
+		return "", nil, false
+	}
+	entries, err := parseTree(data, b.r.hashLen())
+	if err != nil {
+		return "", nil, false
+	}
+	return id, entries, true
 }
 
 // readTreeReply reads cat-file's answer for one requested tree-ish.

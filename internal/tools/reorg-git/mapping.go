@@ -40,7 +40,7 @@ what its git dir says without a git process (an operation in progress).`,
 compare-and-swap updates one at a time or in one transaction (one
 conflict error), and the one way to read HEAD.`,
 		Names: []string{
-			"Repo.refsFast", "Repo.packedRefs", "Repo.walkLoose", "refDir", "refDirs", "outermost", "goodRefComponent", "Repo.RefsAndHead", "Repo.headFast", "Repo.ReadRefFast", "Repo.readOneRef", "Repo.SetRefFast", "Repo.refNeedsGit", "Repo.hasObjectFast", "Repo.relist", "refFile", "refCacheRecent", "Repo.headBranch", "Repo.headCommit",
+			"Repo.refsFast", "Repo.packedRefs", "Repo.walkLoose", "refDir", "refDirs", "outermost", "goodRefComponent", "Repo.RefsAndHead", "Repo.headFast", "Repo.ReadRefFast", "Repo.readOneRef", "Repo.SetRefFast", "Repo.refNeedsGit", "Repo.relist", "refFile", "refCacheRecent", "Repo.headBranch", "Repo.headCommit",
 			"ErrRefConflict", "SetRefRequest", "Repo.SetRef", "isRefLockFailure", "Repo.DeleteRef",
 			"RefUpdate", "RefLockError", "RefLockError.Error", "RefLockError.Unwrap", "lockedRefRe", "Repo.UpdateRefs",
 			"Ref", "Repo.ListRefs", "Repo.ReadRef", "Repo.RefsUnder", "Repo.RefsAt",
@@ -92,7 +92,7 @@ edits path by path, written with one long-lived git process per kind of
 work instead of an index.`,
 		Names: []string{
 			"TreeEdit", "TreeEdit.removes", "Repo.EditTree",
-			"TreeEditor", "Repo.StartTreeEdit", "TreeEditor.Preload", "TreeEditor.Close", "TreeEditor.Apply",
+			"TreeEditor", "Repo.StartTreeEdit", "treeBuilder.readTreeHere", "TreeEditor.Preload", "TreeEditor.Close", "TreeEditor.Apply",
 			"editNode", "editNode.isFolder", "treeEntry", "treeBuilder", "cachedTree", "builtTree",
 			"treeBuilder.close", "treeBuilder.load", "treeBuilder.compute", "treeBuilder.encode",
 			"treeNameLess", "treeBuilder.write", "treeBuilder.readTreeReply", "parseTree",
@@ -188,6 +188,15 @@ allowed instead of asking git.`,
 			"errSlowPath", "Repo.InProcess", "Repo.fastOK", "Repo.fastAllowed", "Repo.looseObjectDir", "Repo.writeObject",
 			"writeLooseObject", "zlibWriters", "createObjectTemp", "Repo.loosePath", "Repo.WriteObjects", "Repo.readLoose",
 			"Repo.looseType", "Repo.packedType", "idxLookup", "Repo.hasObject", "readSmall",
+		},
+	},
+	{
+		File: "packread.go",
+		Header: `This file holds reading objects from packs in this process: the entry
+an index names, deltas resolved against their bases.`,
+		Names: []string{
+			"Repo.readObjectHere", "Repo.readObjectDepth", "packObjectTypes", "maxDeltaDepth", "Repo.packEntry",
+			"inflateN", "applyDelta",
 		},
 	},
 	{

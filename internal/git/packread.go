@@ -1,0 +1,225 @@
+package git
+
+// This file holds reading objects from packs in this process: the entry
+// an index names, deltas resolved against their bases.
+
+import (
+	"bufio"
+	"compress/zlib"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// readObjectHere reads an object in this process, loose or packed; ok is
+// false when it cannot say (fastOK does not hold, the object is in no
+// pack whose index it reads, a pack it does not understand), and git is
+// to be asked. What it returns hashes to id.
+func (r *Repo) readObjectHere(id string) (typ string, data []byte, ok bool) {
+	if !r.fastOK() || !r.validID(id) {
+		return "", nil, false
+	}
+	return r.readObjectDepth(id, 0)
+}
+
+func (r *Repo) readObjectDepth(id string, depth int) (string, []byte, bool) {
+	typ, data, found, err := r.readLoose(id)
+	if err != nil {
+		return "", nil, false
+	}
+	if !found {
+		raw, err := hex.DecodeString(id)
+		if err != nil {
+			return "", nil, false
+		}
+		idxs, _ := filepath.Glob(filepath.Join(r.CommonDir, "objects", "pack", "pack-*.idx"))
+		for _, idx := range idxs {
+			off, hit, err := idxLookup(idx, raw)
+			if err != nil {
+				return "", nil, false
+			}
+			if !hit {
+				continue
+			}
+			f, err := os.Open(strings.TrimSuffix(idx, ".idx") + ".pack")
+			if err != nil {
+				return "", nil, false
+			}
+			typ, data, err = r.packEntry(f, int64(off), depth)
+			f.Close()
+			if err != nil {
+				return "", nil, false
+			}
+			found = true
+			break
+		}
+	}
+	if !found || r.ObjectID(typ, data) != id {
+		return "", nil, false
+	}
+	return typ, data, true
+}
+
+// packObjectTypes are the pack entry types of whole objects.
+var packObjectTypes = [...]string{1: "commit", 2: "tree", 3: "blob", 4: "tag"}
+
+// maxDeltaDepth bounds a delta chain (git's own default is 50).
+const maxDeltaDepth = 100
+
+// packEntry reads the entry at off of the pack f.
+func (r *Repo) packEntry(f *os.File, off int64, depth int) (string, []byte, error) {
+	if depth > maxDeltaDepth {
+		return "", nil, errors.New("delta chain too deep")
+	}
+	br := bufio.NewReaderSize(io.NewSectionReader(f, off, 1<<62), 4096)
+	c, err := br.ReadByte()
+	if err != nil {
+		return "", nil, err
+	}
+	kind := (c >> 4) & 7
+	size := uint64(c & 15)
+	for shift := 4; c&0x80 != 0; shift += 7 {
+		if shift > 56 {
+			return "", nil, errors.New("bad pack entry header")
+		}
+		if c, err = br.ReadByte(); err != nil {
+			return "", nil, err
+		}
+		size |= uint64(c&0x7f) << shift
+	}
+	switch kind {
+	case 1, 2, 3, 4:
+		data, err := inflateN(br, size)
+		return packObjectTypes[kind], data, err
+	case 6: // a delta against the entry rel bytes before this one
+		if c, err = br.ReadByte(); err != nil {
+			return "", nil, err
+		}
+		rel := uint64(c & 0x7f)
+		for c&0x80 != 0 {
+			if c, err = br.ReadByte(); err != nil {
+				return "", nil, err
+			}
+			if rel > 1<<55 {
+				return "", nil, errors.New("bad delta offset")
+			}
+			rel = (rel+1)<<7 | uint64(c&0x7f)
+		}
+		if rel == 0 || rel > uint64(off) {
+			return "", nil, errors.New("bad delta offset")
+		}
+		delta, err := inflateN(br, size)
+		if err != nil {
+			return "", nil, err
+		}
+		typ, base, err := r.packEntry(f, off-int64(rel), depth+1)
+		if err != nil {
+			return "", nil, err
+		}
+		out, err := applyDelta(base, delta)
+		return typ, out, err
+	case 7: // a delta against the object named
+		raw := make([]byte, r.hashLen())
+		if _, err := io.ReadFull(br, raw); err != nil {
+			return "", nil, err
+		}
+		delta, err := inflateN(br, size)
+		if err != nil {
+			return "", nil, err
+		}
+		typ, base, ok := r.readObjectDepth(hex.EncodeToString(raw), depth+1)
+		if !ok {
+			return "", nil, errors.New("delta base not readable here")
+		}
+		out, err := applyDelta(base, delta)
+		return typ, out, err
+	}
+	return "", nil, fmt.Errorf("pack entry of type %d", kind)
+}
+
+// inflateN inflates exactly size bytes.
+func inflateN(r io.Reader, size uint64) ([]byte, error) {
+	if size > 256<<20 {
+		return nil, errors.New("object too large to read here")
+	}
+	zr, err := zlib.NewReader(r)
+	if err != nil {
+		return nil, err
+	}
+	data := make([]byte, size)
+	if _, err := io.ReadFull(zr, data); err != nil {
+		return nil, err
+	}
+	return data, nil
+}
+
+// applyDelta rebuilds an object from its base and a git delta.
+func applyDelta(base, delta []byte) ([]byte, error) {
+	bad := errors.New("corrupt delta")
+	varint := func() (uint64, bool) {
+		var v uint64
+		for shift := 0; shift < 64; shift += 7 {
+			if len(delta) == 0 {
+				return 0, false
+			}
+			c := delta[0]
+			delta = delta[1:]
+			v |= uint64(c&0x7f) << shift
+			if c&0x80 == 0 {
+				return v, true
+			}
+		}
+		return 0, false
+	}
+	src, ok1 := varint()
+	dst, ok2 := varint()
+	if !ok1 || !ok2 || src != uint64(len(base)) || dst > 256<<20 {
+		return nil, bad
+	}
+	out := make([]byte, 0, dst)
+	for len(delta) > 0 {
+		c := delta[0]
+		delta = delta[1:]
+		switch {
+		case c&0x80 != 0:
+			var off, n uint64
+			for i := 0; i < 7; i++ {
+				if c&(1<<i) == 0 {
+					continue
+				}
+				if len(delta) == 0 {
+					return nil, bad
+				}
+				if i < 4 {
+					off |= uint64(delta[0]) << (8 * i)
+				} else {
+					n |= uint64(delta[0]) << (8 * (i - 4))
+				}
+				delta = delta[1:]
+			}
+			if n == 0 {
+				n = 0x10000
+			}
+			if off+n > uint64(len(base)) {
+				return nil, bad
+			}
+			out = append(out, base[off:off+n]...)
+		case c != 0:
+			if int(c) > len(delta) {
+				return nil, bad
+			}
+			out = append(out, delta[:c]...)
+			delta = delta[c:]
+		default:
+			return nil, bad
+		}
+	}
+	if uint64(len(out)) != dst {
+		return nil, bad
+	}
+	return out, nil
+}

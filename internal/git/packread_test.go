@@ -1,0 +1,81 @@
+package git
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// Every object of a packed repository (whole entries, deltas against an
+// offset and, packed the other way, deltas against a named base) reads
+// here exactly as git cat-file reads it.
+func TestReadObjectHereAgreesWithGit(t *testing.T) {
+	t.Parallel()
+	for _, ofs := range []string{"true", "false"} {
+		t.Run("deltaBaseOffset="+ofs, func(t *testing.T) {
+			t.Parallel()
+			r := newApplyRepo(t)
+			var text strings.Builder
+			for i := 0; i < 300; i++ {
+				fmt.Fprintf(&text, "line %d of a file that changes a little each commit\n", i)
+			}
+			for i := 0; i < 12; i++ {
+				body := strings.Replace(text.String(), fmt.Sprintf("line %d ", i*7), fmt.Sprintf("LINE %d ", i), 1)
+				for _, p := range []string{"a.txt", "dir/b.txt", fmt.Sprintf("dir/sub/c%d.txt", i%3)} {
+					full := filepath.Join(r.WorkTree, filepath.FromSlash(p))
+					os.MkdirAll(filepath.Dir(full), 0o755)
+					if err := os.WriteFile(full, []byte(body+p), 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				gitT(t, r.WorkTree, "add", "-A")
+				gitT(t, r.WorkTree, "commit", "-qm", fmt.Sprintf("commit %d", i))
+			}
+			gitT(t, r.WorkTree, "-c", "repack.useDeltaBaseOffset="+ofs, "repack", "-adf", "-q", "--depth=20", "--window=50")
+			list := gitT(t, r.WorkTree, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")
+			n := 0
+			for _, l := range strings.Split(strings.TrimSpace(list), "\n") {
+				id, typ, _ := strings.Cut(l, " ")
+				gotTyp, got, ok := r.readObjectHere(id)
+				if !ok {
+					t.Errorf("%s: not read here", id)
+					continue
+				}
+				want, err := exec.Command("git", "-C", r.WorkTree, "cat-file", typ, id).Output()
+				if err != nil {
+					t.Fatal(err)
+				}
+				if gotTyp != typ || !bytes.Equal(got, want) {
+					t.Errorf("%s: read %s of %d bytes, git: %s of %d bytes", id, gotTyp, len(got), typ, len(want))
+				}
+				n++
+			}
+			if n < 40 {
+				t.Fatalf("only %d objects compared", n)
+			}
+			// Deltas were made (else the test reads only whole entries).
+			verify := gitT(t, r.WorkTree, "verify-pack", "-v", filepath.Join(r.CommonDir, "objects", "pack", firstPack(t, r)))
+			if !strings.Contains(verify, "chain length = ") {
+				t.Fatalf("no deltas in the pack:\n%s", verify)
+			}
+		})
+	}
+	// An id in no pack, or a corrupt pack: not read here.
+	r := newApplyRepo(t)
+	if _, _, ok := r.readObjectHere(strings.Repeat("ab", 20)); ok {
+		t.Error("a missing object was read")
+	}
+}
+
+func firstPack(t *testing.T, r *Repo) string {
+	t.Helper()
+	m, _ := filepath.Glob(filepath.Join(r.CommonDir, "objects", "pack", "pack-*.idx"))
+	if len(m) == 0 {
+		t.Fatal("no pack")
+	}
+	return filepath.Base(m[0])
+}
