@@ -20,6 +20,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 )
@@ -335,11 +336,14 @@ func writeLooseObject(dir, typ, id string, body []byte) error {
 		return nil
 	}
 	var z bytes.Buffer
-	zw, _ := zlib.NewWriterLevel(&z, zlib.BestSpeed)
+	zw := zlibWriters.Get().(*zlib.Writer)
+	zw.Reset(&z)
 	zw.Write(strconv.AppendInt([]byte(typ+" "), int64(len(body)), 10))
 	zw.Write([]byte{0})
 	zw.Write(body)
-	if err := zw.Close(); err != nil {
+	err := zw.Close()
+	zlibWriters.Put(zw)
+	if err != nil {
 		return err
 	}
 	f, err := createObjectTemp(fan)
@@ -369,6 +373,14 @@ func writeLooseObject(dir, typ, id string, body []byte) error {
 	}
 	return nil
 }
+
+// zlibWriters are reused from one loose object to the next: a new
+// compressor allocates over a megabyte, which cost more than compressing
+// the small objects a command writes (a few per checkpoint).
+var zlibWriters = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return w
+}}
 
 // createObjectTemp creates a new temporary file in dir, read-only (0444
 // less the umask, as git's temporary objects) but open for writing.
