@@ -175,7 +175,7 @@ func (j *Journal) appended() ([]byte, error) {
 		return nil, nil
 	}
 	for i := range j.read {
-		if !sameEntry(j.Entries[i], j.read[i]) {
+		if !sameEntry(&j.Entries[i], &j.read[i]) {
 			return nil, nil
 		}
 	}
@@ -187,7 +187,7 @@ func (j *Journal) appended() ([]byte, error) {
 }
 
 // sameEntry reports whether a and b encode the same.
-func sameEntry(a, b Entry) bool {
+func sameEntry(a, b *Entry) bool {
 	if a.ID != b.ID || a.Commit != b.Commit || a.Label != b.Label || a.Type != b.Type || a.Time != b.Time ||
 		a.Worktree != b.Worktree || a.Branch != b.Branch || !samePtr(a.Task, b.Task) || !samePtr(a.Mode, b.Mode) ||
 		len(a.Extra) != len(b.Extra) {
