@@ -41,6 +41,7 @@ var (
 	startRows  = flag.Bool("start", true, "measure task start with a pooled worktree against git worktree add (slow at 100,000 files)")
 	opsN       = flag.Int("ops", 1000, "operations in the log for the op log measurement (0: skip)")
 	bigApplyN  = flag.Int("bigapply", 2000, "files changed by the big-patch apply measurement, and ten times as many for the scaling one (0: skip)")
+	ckptOnly   = flag.Bool("checkpoint-only", false, "measure only checkpoint against git add -A && git commit, and the recording cost rows")
 )
 
 func main() {
@@ -135,6 +136,15 @@ func (b *bench) run() error {
 			}
 			continue
 		}
+		if *ckptOnly {
+			if err := b.checkpoint(dir, n); err != nil {
+				return err
+			}
+			if err := b.recordingCost(dir, n); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := b.snapshot(dir, n); err != nil {
 			return err
 		}
@@ -169,7 +179,7 @@ func (b *bench) run() error {
 			}
 		}
 	}
-	if *poolOnly {
+	if *poolOnly || *ckptOnly {
 		b.print(time.Since(start))
 		return nil
 	}

@@ -87,8 +87,12 @@ func (ws *Workspace) captureTree(ctx context.Context, head git.Head, headTree st
 	} else if err == nil {
 		// The staged state, before git add -A folds the work tree in. An
 		// index with unmerged entries has no tree: nothing staged can be
-		// kept apart from the work tree then (as with git stash).
-		if t, err := r.WriteTree(ctx, ix); err == nil {
+		// kept apart from the work tree then (as with git stash). A
+		// cache-tree that covers the whole index (the usual case after
+		// a commit or a checkpoint) names it without a git process.
+		if t := r.CachedTree(ix); t != "" {
+			c.IndexTree = t
+		} else if t, err := r.WriteTree(ctx, ix); err == nil {
 			c.IndexTree = t
 		}
 	}

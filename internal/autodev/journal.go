@@ -1,10 +1,13 @@
 package autodev
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
@@ -61,6 +64,12 @@ type Journal struct {
 	Entries []Entry
 	// Missing is true when checkpoints.json does not exist.
 	Missing bool
+	// file is checkpoints.json as read or last written, and read the
+	// entries it holds (a copy): a save that only appends to them adds
+	// the new entries' text to file instead of encoding every entry
+	// again (nil: encode them all).
+	file []byte
+	read []Entry
 }
 
 // RebuildAdvice is what to do about a corrupt checkpoints.json: it is
@@ -94,7 +103,7 @@ func (ws *Workspace) loadJournal() (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Journal{Entries: entries}, nil
+	return &Journal{Entries: entries, file: data, read: slices.Clone(entries)}, nil
 }
 
 // decodeEntries parses checkpoints.json with the journal codec, which keeps
@@ -141,11 +150,62 @@ func (ws *Workspace) saveJournal(j *Journal) error {
 	if entries == nil {
 		entries = []Entry{}
 	}
-	if err := journal.Write(ws.CheckpointsPath(), entries); err != nil {
+	data, err := j.appended()
+	if err == nil && data == nil {
+		data, err = journal.Encode(entries)
+	}
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", ws.CheckpointsPath(), err)
+	}
+	if err := journal.WriteBytes(ws.CheckpointsPath(), data); err != nil {
+		j.file, j.read = nil, nil
 		return err
 	}
 	j.Missing = false
+	j.file, j.read = data, slices.Clone(entries)
 	return nil
+}
+
+// appended is checkpoints.json with the entries added since it was read
+// or written (the usual change: a checkpoint appended), or nil when the
+// entries it held changed or it is not known; the whole list is encoded
+// then.
+func (j *Journal) appended() ([]byte, error) {
+	if j.file == nil || len(j.Entries) <= len(j.read) {
+		return nil, nil
+	}
+	for i := range j.read {
+		if !sameEntry(&j.Entries[i], &j.read[i]) {
+			return nil, nil
+		}
+	}
+	data, ok, err := journal.AppendArray(j.file, j.Entries[len(j.read):])
+	if !ok {
+		return nil, err
+	}
+	return data, err
+}
+
+// sameEntry reports whether a and b encode the same.
+func sameEntry(a, b *Entry) bool {
+	if a.ID != b.ID || a.Commit != b.Commit || a.Label != b.Label || a.Type != b.Type || a.Time != b.Time ||
+		a.Worktree != b.Worktree || a.Branch != b.Branch || !samePtr(a.Task, b.Task) || !samePtr(a.Mode, b.Mode) ||
+		len(a.Extra) != len(b.Extra) {
+		return false
+	}
+	for k, v := range a.Extra {
+		if w, ok := b.Extra[k]; !ok || !bytes.Equal(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+func samePtr(a, b *string) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
 }
 
 // Find returns the newest entry with id.

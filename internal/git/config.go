@@ -43,6 +43,9 @@ func (r *Repo) ConfigGetAll(ctx context.Context, key string) ([]string, error) {
 
 // ConfigBool returns key read as a boolean (git's spelling rules), or def when unset.
 func (r *Repo) ConfigBool(ctx context.Context, key string, def bool) (bool, error) {
+	if r.configUnset(key) {
+		return def, nil
+	}
 	out, err := r.line(ctx, "config", "--type=bool", "--get", key)
 	if err != nil {
 		if ExitCode(err) == 1 {
@@ -55,8 +58,8 @@ func (r *Repo) ConfigBool(ctx context.Context, key string, def bool) (bool, erro
 
 // ConfigInt returns key read as an integer (with k/m/g suffixes), or def when unset.
 func (r *Repo) ConfigInt(ctx context.Context, key string, def int64) (int64, error) {
-	if i := strings.LastIndexByte(key, '.'); i >= 0 && !r.ConfigMayMention(strings.ToLower(key[i+1:])) {
-		return def, nil // no config file names it: unset, without a git process
+	if r.configUnset(key) {
+		return def, nil
 	}
 	out, err := r.line(ctx, "config", "--type=int", "--get", key)
 	if err != nil {
@@ -66,6 +69,17 @@ func (r *Repo) ConfigInt(ctx context.Context, key string, def int64) (int64, err
 		return def, err
 	}
 	return strconv.ParseInt(out, 10, 64)
+}
+
+// configUnset reports, without a git process, that key cannot be set: a
+// config file that sets it spells its name (the part after the last dot;
+// git reads names without regard to case, and a name cannot be split
+// across lines), so when no config source may mention that name
+// (ConfigMayMention), git config would answer "unset". It answers false
+// whenever it cannot tell, and the caller asks git.
+func (r *Repo) configUnset(key string) bool {
+	name := strings.ToLower(key[strings.LastIndex(key, ".")+1:])
+	return name != "" && !r.ConfigMayMention(name)
 }
 
 // ConfigGetRegexp returns every key matching pattern (git config

@@ -326,13 +326,6 @@ func (r *Repo) writeObject(typ string, data []byte) (string, error) {
 // folder 0777 and the file 0444, less the umask) and git's default of no
 // fsync for loose objects; fastOK leaves a shared repository, or a config
 // that mentions fsync, to git.
-// zlibWriters are reused: a new zlib writer allocates over a megabyte of
-// tables, which cost more than compressing a small object.
-var zlibWriters = sync.Pool{New: func() any {
-	zw, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
-	return zw
-}}
-
 func writeLooseObject(dir, typ, id string, body []byte) error {
 	if len(id) < 4 {
 		return fmt.Errorf("writing object: bad id %q", id)
@@ -380,6 +373,14 @@ func writeLooseObject(dir, typ, id string, body []byte) error {
 	}
 	return nil
 }
+
+// zlibWriters are reused from one loose object to the next: a new
+// compressor allocates over a megabyte, which cost more than compressing
+// the small objects a command writes (a few per checkpoint).
+var zlibWriters = sync.Pool{New: func() any {
+	w, _ := zlib.NewWriterLevel(nil, zlib.BestSpeed)
+	return w
+}}
 
 // createObjectTemp creates a new temporary file in dir, read-only (0444
 // less the umask, as git's temporary objects) but open for writing.

@@ -114,10 +114,14 @@ func (r *Repo) ReadRef(ctx context.Context, name string) (id string, ok bool, er
 
 // HeadTree reads where HEAD points and its tree: the one way HEAD is read
 // (Head is HeadTree without the tree; Status reports HEAD as its own git
-// call saw it). On a born branch or a detached HEAD it costs one git
-// call; an unborn branch costs two more. tree is "" when HEAD has no
+// call saw it). When HEAD's commit is a loose object it costs no git call
+// (headTreeFast); otherwise, on a born branch or a detached HEAD it costs
+// one; an unborn branch costs two more. tree is "" when HEAD has no
 // commit.
 func (r *Repo) HeadTree(ctx context.Context) (h Head, tree string, err error) {
+	if h, tree, ok := r.headTreeFast(); ok {
+		return h, tree, nil
+	}
 	out, err := r.git(ctx, "rev-parse", "HEAD^{commit}", "HEAD^{tree}", "--symbolic-full-name", "HEAD", "--")
 	if err == nil {
 		lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")

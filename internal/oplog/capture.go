@@ -49,8 +49,10 @@ const (
 func (s Spec) scope() scope {
 	switch {
 	case s.Tool == "autodev":
-		// git-autodev never touches git-nudge's refs or task records.
-		return scope{refs: []string{"refs/heads/", "refs/autodev/"}, autodev: true, tasks: noTasks}
+		// git-autodev never touches git-nudge's refs or task records,
+		// and only ever adds checkpoint refs (each pins a new id): their
+		// loose files are listed, and only the new ones read after it.
+		return scope{refs: []string{"refs/heads/"}, newRefs: "refs/autodev/checkpoints/", autodev: true, tasks: noTasks}
 	case s.Tool == "nudge" && s.Kind == "snapshot":
 		// A snapshot adds a task: its ref and its new record.
 		return scope{refs: []string{"refs/heads/"}, newRefs: "refs/nudgethis/snapshots/", tasks: newTasks}
