@@ -259,6 +259,35 @@ func idxLookup(path string, raw []byte) (uint64, bool, error) {
 	return 0, false, nil
 }
 
+// headInProcess is Head read from the files (fastOK): HEAD naming a
+// branch whose ref file or packed-refs entry holds a commit, or detached
+// at a commit. ok is false whenever git should answer instead: an unborn
+// branch, a symbolic ref behind HEAD, an object whose type cannot be read
+// here (a deltified packed one) or that is not a commit (rev-parse would
+// peel a tag).
+func (r *Repo) headInProcess() (h Head, ok bool) {
+	v, ok := r.headFast()
+	if !ok {
+		return h, false
+	}
+	if name, sym := strings.CutPrefix(v, "ref: "); sym {
+		id, found, handled := r.readOneRef(name)
+		if !handled || !found {
+			return h, false
+		}
+		h.Branch, v = name, id
+	}
+	t, loose := r.looseType(v)
+	if !loose {
+		t = r.packedType(v)
+	}
+	if t != "commit" {
+		return Head{}, false
+	}
+	h.Commit = v
+	return h, true
+}
+
 // readSmall reads a small file (a loose ref) with open, read, close only.
 func readSmall(path string) ([]byte, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)

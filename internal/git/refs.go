@@ -660,6 +660,9 @@ func (h Head) ShortBranch() string { return strings.TrimPrefix(h.Branch, "refs/h
 // Head reads HEAD: the branch it names (if any) and the commit (if any).
 // It is HeadTree without the tree.
 func (r *Repo) Head(ctx context.Context) (Head, error) {
+	if h, ok := r.headInProcess(); ok {
+		return h, nil
+	}
 	h, _, err := r.HeadTree(ctx)
 	return h, err
 }
