@@ -133,7 +133,7 @@ func (o *fileOps) checkoutRawIDsByCheckout(ctx context.Context, entries []git.In
 func (w *Workspace) pinRawBytes(ctx context.Context, id string, pins []git.TreeEdit) error {
 	r := w.Repo
 	ref := refs.UndoBytes + id
-	old, ok, err := r.ReadRef(ctx, ref)
+	old, ok, err := r.ReadRefFast(ctx, ref)
 	if err != nil {
 		return err
 	}
