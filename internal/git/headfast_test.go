@@ -60,3 +60,29 @@ func TestHeadInProcessAgreesWithGit(t *testing.T) {
 		t.Errorf("Head on an unborn branch = %+v, %v", h, err)
 	}
 }
+
+// Without a sparse checkout mentioned in any config file, which paths lie
+// outside it is answered without a git process; with one, git is asked.
+// Not parallel: it empties PATH to prove no git runs.
+func TestOutsideSparseCheckoutWithoutConfig(t *testing.T) {
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	t.Setenv("PATH", os.Getenv("PATH"))
+	r := newApplyRepo(t)
+	ctx := context.Background()
+	path := os.Getenv("PATH")
+	os.Setenv("PATH", t.TempDir())
+	out, err := r.OutsideSparseCheckout(ctx, []string{"a.txt"})
+	os.Setenv("PATH", path)
+	if err != nil || out != nil {
+		t.Errorf("OutsideSparseCheckout without git = %v, %v; want nil, nil", out, err)
+	}
+	writeT(t, r.WorkTree, "a.txt", "a\n", 0o644)
+	writeT(t, r.WorkTree, "b/c.txt", "c\n", 0o644)
+	gitT(t, r.WorkTree, "add", ".")
+	gitT(t, r.WorkTree, "commit", "-qm", "ab")
+	gitT(t, r.WorkTree, "sparse-checkout", "set", "--no-cone", "/a.txt")
+	out, err = r.OutsideSparseCheckout(ctx, []string{"a.txt", "b/c.txt"})
+	if err != nil || !out["b/c.txt"] || out["a.txt"] {
+		t.Errorf("in a sparse checkout: %v, %v; want b/c.txt outside", out, err)
+	}
+}
