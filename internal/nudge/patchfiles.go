@@ -41,6 +41,15 @@ type fileOps struct {
 	repo     *git.Repo
 	tree     *worktree.Tree
 	fileMode bool // core.fileMode: whether the executable bit counts
+	// hasher hashes the files as git would, one git process kept for
+	// every look of the command.
+	hasher *git.Hasher
+}
+
+// close releases the work tree and ends the hashing process.
+func (o *fileOps) close() {
+	o.tree.Close()
+	_ = o.hasher.Close()
 }
 
 func (w *Workspace) newFileOps(ctx context.Context) (*fileOps, error) {
@@ -52,7 +61,7 @@ func (w *Workspace) newFileOps(ctx context.Context) (*fileOps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fileOps{ws: w, repo: w.Repo, tree: tree, fileMode: fm}, nil
+	return &fileOps{ws: w, repo: w.Repo, tree: tree, fileMode: fm, hasher: w.Repo.NewHasher()}, nil
 }
 
 // seen is one path as found in the work tree.
@@ -62,8 +71,9 @@ type seen struct {
 }
 
 // look reads the state of every path of want, hashing the regular files as
-// git add would (one hash-object process). A file whose hash differs from
-// the expected blob gets a second opinion with the expected entry in a
+// git add would (through the command's one kept hash-object process). A
+// file whose hash differs from the expected blob gets a second opinion
+// with the expected entry in a
 // private index, so that git's "committed CRLF stays CRLF" rule of
 // core.autocrlf is honoured exactly.
 func (o *fileOps) look(ctx context.Context, want []PathState) ([]seen, error) {
@@ -81,7 +91,7 @@ func (o *fileOps) look(ctx context.Context, want []PathState) ([]seen, error) {
 			paths = append(paths, ps.Path)
 		}
 	}
-	ids, err := o.repo.HashFiles(ctx, paths)
+	ids, err := o.hasher.HashFiles(ctx, paths)
 	if err != nil {
 		return nil, err
 	}
