@@ -40,6 +40,7 @@ var (
 	poolOnly   = flag.Bool("pool-only", false, "measure only task start with a pooled worktree (taskStart)")
 	startRows  = flag.Bool("start", true, "measure task start with a pooled worktree against git worktree add (slow at 100,000 files)")
 	opsN       = flag.Int("ops", 1000, "operations in the log for the op log measurement (0: skip)")
+	applyOnly  = flag.Bool("apply-only", false, "measure only apply+undo of the 50-file patch (applyUndo)")
 	bigApplyN  = flag.Int("bigapply", 2000, "files changed by the big-patch apply measurement, and ten times as many for the scaling one (0: skip)")
 )
 
@@ -135,6 +136,12 @@ func (b *bench) run() error {
 			}
 			continue
 		}
+		if *applyOnly {
+			if _, err := b.applyUndo(dir, n); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := b.snapshot(dir, n); err != nil {
 			return err
 		}
@@ -169,7 +176,7 @@ func (b *bench) run() error {
 			}
 		}
 	}
-	if *poolOnly {
+	if *poolOnly || *applyOnly {
 		b.print(time.Since(start))
 		return nil
 	}
