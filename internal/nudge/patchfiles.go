@@ -325,6 +325,39 @@ func order(steps []step) []step {
 	return append(append(first, mid...), last...)
 }
 
+// changedDirs lists the folders whose entries a transition changed, to be
+// fsynced once each: the folder of every path written or removed, and the
+// folder holding each folder made (created) or removed (pruned, and no
+// longer there to flush itself). A
+// leading folder whose own entries did not change holds nothing new to
+// flush: its entry for the next folder down is as it was.
+func changedDirs(steps []step, created, pruned []string) []string {
+	dirs := map[string]bool{}
+	for _, s := range steps {
+		dirs[parentDir(s.Path)] = true
+	}
+	for _, d := range append(append([]string{}, created...), pruned...) {
+		dirs[parentDir(d)] = true
+	}
+	for _, d := range pruned {
+		delete(dirs, d) // gone: nothing left to flush
+	}
+	list := make([]string, 0, len(dirs))
+	for d := range dirs {
+		list = append(list, d)
+	}
+	sort.Strings(list)
+	return list
+}
+
+// parentDir is the folder of p, "" at the top level.
+func parentDir(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
 func leadingDirs(p string) []string {
 	var out []string
 	for i := 0; i < len(p); i++ {
@@ -402,10 +435,10 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	// Removed files' folders are pruned together (each folder read once,
 	// not once per file removed from it), before any write that may need
 	// a pruned folder's place, and after the last removal.
-	var removed []string
+	var removed, pruned []string
 	prune := func() {
 		if len(removed) > 0 {
-			o.tree.PruneAll(removed)
+			pruned = append(pruned, o.tree.PruneAll(removed)...)
 			removed = removed[:0]
 		}
 	}
@@ -493,17 +526,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	prune()
 	faultPoint(faults + "-after-last-write")
 
-	dirs := map[string]bool{"": true}
-	for _, s := range steps {
-		for _, d := range leadingDirs(s.Path) {
-			dirs[d] = true
-		}
-	}
-	list := make([]string, 0, len(dirs))
-	for d := range dirs {
-		list = append(list, d)
-	}
-	if err := batch.SyncDirs(list); err != nil {
+	if err := batch.SyncDirs(changedDirs(steps, batch.Created(), pruned)); err != nil {
 		return touched, err
 	}
 

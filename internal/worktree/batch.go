@@ -542,6 +542,10 @@ func (b *Batch) Abort() {
 	}
 }
 
+// Created lists the folders the batch made for new files, outermost
+// first.
+func (b *Batch) Created() []string { return append([]string{}, b.created...) }
+
 // SyncDirs fsyncs each folder of dirs ("" for the top level) once, many
 // at a time, through the batch's opened folders where it has them.
 func (b *Batch) SyncDirs(dirs []string) error {
