@@ -40,7 +40,8 @@ type fileOps struct {
 	ws       *Workspace // where stage folders go
 	repo     *git.Repo
 	tree     *worktree.Tree
-	fileMode bool // core.fileMode: whether the executable bit counts
+	ctx      context.Context // the command's, for execBitCounts
+	fileMode *bool           // core.fileMode once read (execBitCounts)
 	// hasher hashes the files as git would, one git process kept for
 	// every look of the command.
 	hasher *git.Hasher
@@ -53,15 +54,27 @@ func (o *fileOps) close() {
 }
 
 func (w *Workspace) newFileOps(ctx context.Context) (*fileOps, error) {
-	fm, err := w.Repo.ConfigBool(ctx, "core.filemode", true)
-	if err != nil {
-		return nil, err
-	}
 	tree, err := worktree.Open(w.Repo.WorkTree)
 	if err != nil {
 		return nil, err
 	}
-	return &fileOps{ws: w, repo: w.Repo, tree: tree, fileMode: fm, hasher: w.Repo.NewHasher()}, nil
+	return &fileOps{ws: w, repo: w.Repo, tree: tree, ctx: ctx, hasher: w.Repo.NewHasher()}, nil
+}
+
+// execBitCounts is core.fileMode: whether a file's executable bit counts.
+// It is read (one git process) the first time a bit differs from the
+// expected mode, which most commands never see; a config git cannot read
+// makes the bit count, as git's default does (a refusal, never a file
+// overwritten).
+func (o *fileOps) execBitCounts() bool {
+	if o.fileMode == nil {
+		fm, err := o.repo.ConfigBool(o.ctx, "core.filemode", true)
+		if err != nil {
+			fm = true
+		}
+		o.fileMode = &fm
+	}
+	return *o.fileMode
 }
 
 // seen is one path as found in the work tree.
@@ -149,7 +162,7 @@ func (o *fileOps) judge(s seen, want PathState) verdict {
 		if s.blob != *want.Blob {
 			return vEdited
 		}
-		if o.fileMode && want.Mode != nil && e.Exec != (*want.Mode == modeExec) {
+		if want.Mode != nil && e.Exec != (*want.Mode == modeExec) && o.execBitCounts() {
 			return vMode
 		}
 		return vSame
