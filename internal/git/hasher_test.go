@@ -3,6 +3,7 @@ package git
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 )
@@ -55,5 +56,49 @@ func TestHasherKeepsOneProcess(t *testing.T) {
 	}
 	if err := h.Close(); err != nil {
 		t.Error(fmt.Errorf("close: %w", err))
+	}
+}
+
+// A kept cat-file process streams blobs through git's filters call after
+// call, each call framed by its own nonce; a request for an object that
+// is not there is an error, after which the next call starts afresh.
+func TestBlobStreamerKeepsOneProcess(t *testing.T) {
+	t.Parallel()
+	r := newApplyRepo(t, "core.autocrlf", "true")
+	ctx := context.Background()
+	a, err := r.WriteBlob(ctx, []byte("one\ntwo\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.WriteBlob(ctx, []byte("three\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := r.NewBlobStreamer(true)
+	defer st.Close()
+	stream := func(reqs ...BlobRequest) ([]string, error) {
+		out := make([]string, len(reqs))
+		var buf strings.Builder
+		err := st.Stream(ctx, reqs,
+			func(int) (io.Writer, error) { buf.Reset(); return &buf, nil },
+			func(i int) error { out[i] = buf.String(); return nil })
+		return out, err
+	}
+	got, err := stream(BlobRequest{Blob: a, Path: "a.txt"}, BlobRequest{Blob: b, Path: "b.txt"})
+	if err != nil || got[0] != "one\r\ntwo\r\n" || got[1] != "three\r\n" {
+		t.Fatalf("first call: %q, %v", got, err)
+	}
+	p := st.p
+	if got, err = stream(BlobRequest{Blob: b, Path: "c.txt"}); err != nil || got[0] != "three\r\n" {
+		t.Fatalf("second call: %q, %v", got, err)
+	}
+	if st.p != p {
+		t.Error("the second call started another process")
+	}
+	if _, err := stream(BlobRequest{Blob: strings.Repeat("1", len(a)), Path: "x.txt"}); err == nil {
+		t.Error("a missing blob streamed without an error")
+	}
+	if got, err = stream(BlobRequest{Blob: a, Path: "a.txt"}); err != nil || got[0] != "one\r\ntwo\r\n" {
+		t.Fatalf("after an error: %q, %v", got, err)
 	}
 }

@@ -45,12 +45,16 @@ type fileOps struct {
 	// hasher hashes the files as git would, one git process kept for
 	// every look of the command.
 	hasher *git.Hasher
+	// blobs streams blobs through git's filters (what checkout writes),
+	// one git process kept for every stream of the command.
+	blobs *git.BlobStreamer
 }
 
 // close releases the work tree and ends the hashing process.
 func (o *fileOps) close() {
 	o.tree.Close()
 	_ = o.hasher.Close()
+	_ = o.blobs.Close()
 }
 
 func (w *Workspace) newFileOps(ctx context.Context) (*fileOps, error) {
@@ -58,7 +62,7 @@ func (w *Workspace) newFileOps(ctx context.Context) (*fileOps, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fileOps{ws: w, repo: w.Repo, tree: tree, ctx: ctx, hasher: w.Repo.NewHasher()}, nil
+	return &fileOps{ws: w, repo: w.Repo, tree: tree, ctx: ctx, hasher: w.Repo.NewHasher(), blobs: w.Repo.NewBlobStreamer(true)}, nil
 }
 
 // execBitCounts is core.fileMode: whether a file's executable bit counts.
@@ -607,7 +611,7 @@ func (o *fileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []s
 			fi = append(fi, i)
 		}
 	}
-	if err := o.repo.StreamBlobs(ctx, filtered, true, func(k int) (io.Writer, error) { return create(fi[k]) }, func(k int) error { return done(fi[k]) }); err != nil {
+	if err := o.blobs.Stream(ctx, filtered, func(k int) (io.Writer, error) { return create(fi[k]) }, func(k int) error { return done(fi[k]) }); err != nil {
 		return nil, fmt.Errorf("preparing the new file contents: %w", err)
 	}
 	if err := o.repo.StreamBlobs(ctx, raw, false, func(k int) (io.Writer, error) { return create(ri[k]) }, func(k int) error { return done(ri[k]) }); err != nil {

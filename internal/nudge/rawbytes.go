@@ -101,7 +101,7 @@ func (o *fileOps) checkoutRawIDs(ctx context.Context, entries []git.IndexEntry) 
 	}
 	ids := make([]string, len(entries))
 	var buf bytes.Buffer
-	err := o.repo.StreamBlobs(ctx, reqs, true,
+	err := o.blobs.Stream(ctx, reqs,
 		func(int) (io.Writer, error) { buf.Reset(); return &buf, nil },
 		func(i int) error { ids[i] = o.repo.BlobID(buf.Bytes()); return nil })
 	if err != nil {
