@@ -2,6 +2,7 @@ package nudge
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -23,5 +24,32 @@ func TestChangedDirs(t *testing.T) {
 	want := []string{"", "src/d1/e1", "src/d2", "src/d2/new", "src/d2/new/deep"} // old and old/gone are gone
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("changedDirs = %q, want %q", got, want)
+	}
+}
+
+// Undo refuses, changing nothing, when a previous content it would write
+// back is not in the repository's objects (looked up in this process
+// where it can be).
+func TestUndoRefusesMissingPreviousContent(t *testing.T) {
+	t.Parallel()
+	r, base := baseRepo(t)
+	r.mkTask("t1", base, r.commitOn(base, map[string]change{"mod.txt": put("x\n")}))
+	ws := r.workspace()
+	if _, err := ws.Apply(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	task, err := ws.Load("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := strings.Repeat("2", len(*task.Undo.Before[0].Blob))
+	task.Undo.Before[0].Blob = &missing
+	if err := ws.Save(task); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.workspace().Undo(ctx, "t1")
+	refusal(t, err, "the previous content of mod.txt is missing from the repository's objects")
+	if got, _ := r.read("mod.txt"); got != "x\n" {
+		t.Errorf("mod.txt = %q after a refused undo", got)
 	}
 }
