@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -84,5 +85,56 @@ func TestOutsideSparseCheckoutWithoutConfig(t *testing.T) {
 	out, err = r.OutsideSparseCheckout(ctx, []string{"a.txt", "b/c.txt"})
 	if err != nil || !out["b/c.txt"] || out["a.txt"] {
 		t.Errorf("in a sparse checkout: %v, %v; want b/c.txt outside", out, err)
+	}
+}
+
+// ObjectInfos answered in this process (loose objects, packed ones stored
+// whole) says what git cat-file --batch-check says, deltified and missing
+// objects included (those go to git).
+func TestObjectInfosInProcessAgreesWithGit(t *testing.T) {
+	t.Parallel()
+	r := newApplyRepo(t)
+	if !r.fastOK() {
+		t.Skip("git's files are not read in this process here")
+	}
+	ctx := context.Background()
+	big := strings.Repeat("line of a big file\n", 6000) // > 100 KB: a long size varint
+	writeT(t, r.WorkTree, "big.txt", big, 0o644)
+	writeT(t, r.WorkTree, "big2.txt", big+"one more line\n", 0o644) // likely stored as a delta once packed
+	writeT(t, r.WorkTree, "small.txt", "small\n", 0o644)
+	gitT(t, r.WorkTree, "add", ".")
+	gitT(t, r.WorkTree, "commit", "-qm", "files")
+	ids := strings.Fields(gitT(t, r.WorkTree, "rev-parse", "HEAD", "HEAD^{tree}", "HEAD:big.txt", "HEAD:big2.txt", "HEAD:small.txt"))
+	ids = append(ids, strings.Repeat("3", len(ids[0]))) // missing
+	check := func(stage string) {
+		t.Helper()
+		got, err := r.ObjectInfos(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := r.objectInfosGit(ctx, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range ids {
+			if got[i] != want[i] {
+				t.Errorf("%s, %s: in process %+v, git %+v", stage, ids[i], got[i], want[i])
+			}
+		}
+	}
+	check("loose")
+	if _, ok := r.objectInfoInProcess(ids[2]); !ok {
+		t.Error("a loose blob was not described in this process")
+	}
+	gitT(t, r.WorkTree, "repack", "-adqf")
+	gitT(t, r.WorkTree, "prune-packed")
+	check("packed")
+	if _, ok := r.objectInfoInProcess(ids[4]); !ok {
+		t.Error("a packed, undeltified blob was not described in this process")
+	}
+	_, ok2 := r.objectInfoInProcess(ids[2])
+	_, ok3 := r.objectInfoInProcess(ids[3])
+	if !ok2 && !ok3 {
+		t.Error("neither big blob (one is the other's delta base) was described in this process")
 	}
 }
