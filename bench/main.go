@@ -40,6 +40,7 @@ var (
 	poolOnly   = flag.Bool("pool-only", false, "measure only task start with a pooled worktree (taskStart)")
 	startRows  = flag.Bool("start", true, "measure task start with a pooled worktree against git worktree add (slow at 100,000 files)")
 	opsN       = flag.Int("ops", 1000, "operations in the log for the op log measurement (0: skip)")
+	applyOnly  = flag.Bool("apply-only", false, "measure only apply+undo of the 50-file patch (applyUndo)")
 	bigApplyN  = flag.Int("bigapply", 2000, "files changed by the big-patch apply measurement, and ten times as many for the scaling one (0: skip)")
 	ckptOnly   = flag.Bool("checkpoint-only", false, "measure only checkpoint against git add -A && git commit, and the recording cost rows")
 )
@@ -145,6 +146,12 @@ func (b *bench) run() error {
 			}
 			continue
 		}
+		if *applyOnly {
+			if _, err := b.applyUndo(dir, n); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := b.snapshot(dir, n); err != nil {
 			return err
 		}
@@ -179,7 +186,7 @@ func (b *bench) run() error {
 			}
 		}
 	}
-	if *poolOnly || *ckptOnly {
+	if *poolOnly || *ckptOnly || *applyOnly {
 		b.print(time.Since(start))
 		return nil
 	}

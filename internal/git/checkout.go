@@ -118,6 +118,47 @@ func (r *Repo) StreamBlobs(ctx context.Context, reqs []BlobRequest, filters bool
 	if len(reqs) == 0 {
 		return nil
 	}
+	st := r.NewBlobStreamer(filters)
+	if err := st.Stream(ctx, reqs, to, done); err != nil {
+		return err
+	}
+	return st.Close()
+}
+
+// BlobStreamer is StreamBlobs with its git cat-file process kept between
+// calls: a command that streams blobs twice (apply compares the snapshot's
+// files with what checkout writes, then writes the result's) starts one
+// process. Each call draws its own nonce, after its blobs were written. A
+// BlobStreamer is used by one goroutine at a time; Close ends it.
+type BlobStreamer struct {
+	r       *Repo
+	filters bool
+	p       *proc
+}
+
+// NewBlobStreamer returns a BlobStreamer (with or without git's filters)
+// whose process starts on first use.
+func (r *Repo) NewBlobStreamer(filters bool) *BlobStreamer {
+	return &BlobStreamer{r: r, filters: filters}
+}
+
+// Close ends the git process, if one runs.
+func (s *BlobStreamer) Close() error {
+	if s == nil || s.p == nil {
+		return nil
+	}
+	err := s.p.close()
+	s.p = nil
+	return err
+}
+
+// Stream is StreamBlobs through the kept process. After an error the
+// process is ended (the next call starts another).
+func (s *BlobStreamer) Stream(ctx context.Context, reqs []BlobRequest, to func(i int) (io.Writer, error), done func(i int) error) (err error) {
+	if len(reqs) == 0 {
+		return nil
+	}
+	r, filters := s.r, s.filters
 	for _, q := range reqs {
 		if !r.validID(q.Blob) {
 			return fmt.Errorf("malformed blob id %q for %s", q.Blob, q.Path)
@@ -136,15 +177,19 @@ func (r *Repo) StreamBlobs(ctx context.Context, reqs []BlobRequest, filters bool
 		nonce = hex.EncodeToString(b)
 		args = append(args, "--filters", "-z")
 	}
-	cat, err := r.startProc(ctx, args...)
-	if err != nil {
-		return err
+	if s.p == nil {
+		p, err := r.startProc(ctx, args...)
+		if err != nil {
+			return err
+		}
+		s.p = p
 	}
-	defer cat.close()
+	cat := s.p
 	// Requests go in from their own goroutine while the answers are read
 	// here: git answers each before reading the next, and a pipe holds
 	// only so much.
 	wrote := make(chan error, 1)
+	waited := false
 	go func() {
 		var in bytes.Buffer
 		for _, q := range reqs {
@@ -155,14 +200,40 @@ func (r *Repo) StreamBlobs(ctx context.Context, reqs []BlobRequest, filters bool
 			}
 		}
 		_, err := cat.in.Write(in.Bytes())
-		cat.in.Close()
 		wrote <- err
+	}()
+	// On any error the process is ended (killed: it may be waiting for
+	// room to write answers nobody reads) and the writer waited for; an
+	// answer cut short reports git's own complaint when it made one.
+	defer func() {
+		if err == nil {
+			return
+		}
+		s.p = nil
+		if cat.cmd.Process != nil {
+			_ = cat.cmd.Process.Kill()
+		}
+		if !waited {
+			<-wrote
+		}
+		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+			if ferr := cat.fail(err); ExitCode(ferr) > 0 {
+				err = ferr
+			} else {
+				err = cat.wrap(err)
+			}
+			return
+		}
+		_ = cat.fail(err)
 	}()
 	marker := []byte(nonce + " missing\n")
 	for i, q := range reqs {
 		header, err := cat.out.ReadString('\n')
 		if err != nil {
-			return cat.fail(err)
+			if errors.Is(err, io.EOF) {
+				return io.ErrUnexpectedEOF
+			}
+			return err
 		}
 		f := strings.Fields(header)
 		if len(f) != 3 || f[0] != q.Blob || f[1] != "blob" {
@@ -186,19 +257,14 @@ func (r *Repo) StreamBlobs(ctx context.Context, reqs []BlobRequest, filters bool
 			}
 		}
 		if err != nil {
-			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-				return cat.fail(err)
-			}
 			return err
 		}
 		if err := done(i); err != nil {
 			return err
 		}
 	}
-	if err := <-wrote; err != nil {
-		return cat.fail(err)
-	}
-	return cat.close()
+	waited = true
+	return <-wrote
 }
 
 // copyUntil copies from src to w the bytes before "\n" followed by the

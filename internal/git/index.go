@@ -717,9 +717,9 @@ func (r *Repo) SubmodulePaths(ctx context.Context) ([]string, error) {
 // skip-worktree in a sparse checkout (core.sparseCheckout): they are
 // outside its cone, and git neither writes nor looks at them in the work
 // tree. Without a sparse checkout it returns nil at the cost of one config
-// read.
+// read (none when no config file mentions the setting: ConfigMayMention).
 func (r *Repo) OutsideSparseCheckout(ctx context.Context, paths []string) (map[string]bool, error) {
-	if len(paths) == 0 {
+	if len(paths) == 0 || !r.ConfigMayMention("sparsecheckout") {
 		return nil, nil
 	}
 	sparse, err := r.ConfigBool(ctx, "core.sparseCheckout", false)

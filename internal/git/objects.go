@@ -90,15 +90,43 @@ type ObjectInfo struct {
 }
 
 // ObjectInfos looks up many objects with one `git cat-file --batch-check`.
+// Loose and undeltified packed objects are described in this process
+// (objectInfoInProcess); git is asked only about the others.
 func (r *Repo) ObjectInfos(ctx context.Context, ids []string) ([]ObjectInfo, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	var in bytes.Buffer
 	for _, id := range ids {
 		if !r.validID(id) {
 			return nil, fmt.Errorf("malformed object id %q", id)
 		}
+	}
+	infos := make([]ObjectInfo, len(ids))
+	var ask []string
+	var at []int
+	for i, id := range ids {
+		if info, ok := r.objectInfoInProcess(id); ok {
+			infos[i] = info
+			continue
+		}
+		ask, at = append(ask, id), append(at, i)
+	}
+	if len(ask) > 0 {
+		asked, err := r.objectInfosGit(ctx, ask)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range at {
+			infos[i] = asked[k]
+		}
+	}
+	return infos, nil
+}
+
+// objectInfosGit is ObjectInfos answered by one git cat-file --batch-check.
+func (r *Repo) objectInfosGit(ctx context.Context, ids []string) ([]ObjectInfo, error) {
+	var in bytes.Buffer
+	for _, id := range ids {
 		in.WriteString(id)
 		in.WriteByte('\n')
 	}

@@ -207,6 +207,71 @@ func (r *Repo) packedType(id string) string {
 	return ""
 }
 
+// objectInfoInProcess describes a loose object (its header) or a packed
+// one stored whole (its entry's header: type and size); ok is false for
+// anything else (a deltified entry, whose size is its delta's; an object
+// not found here; a repository fastOK leaves to git).
+func (r *Repo) objectInfoInProcess(id string) (ObjectInfo, bool) {
+	if !r.fastOK() || !r.validID(id) {
+		return ObjectInfo{}, false
+	}
+	if f, err := os.Open(r.loosePath(id)); err == nil {
+		defer f.Close()
+		zr, err := zlib.NewReader(bufio.NewReaderSize(f, 512))
+		if err != nil {
+			return ObjectInfo{}, false
+		}
+		var buf [32]byte
+		n, _ := io.ReadFull(zr, buf[:])
+		head, _, found := bytes.Cut(buf[:n], []byte{0})
+		t, size, ok := strings.Cut(string(head), " ")
+		sz, err := strconv.ParseInt(size, 10, 64)
+		if !found || !ok || err != nil || sz < 0 {
+			return ObjectInfo{}, false
+		}
+		switch t {
+		case "blob", "tree", "commit", "tag":
+			return ObjectInfo{Type: t, Size: sz}, true
+		}
+		return ObjectInfo{}, false
+	}
+	raw, err := hex.DecodeString(id)
+	if err != nil {
+		return ObjectInfo{}, false
+	}
+	idxs, _ := filepath.Glob(filepath.Join(r.CommonDir, "objects", "pack", "pack-*.idx"))
+	for _, idx := range idxs {
+		off, found, err := idxLookup(idx, raw)
+		if err != nil || !found {
+			continue
+		}
+		f, err := os.Open(strings.TrimSuffix(idx, ".idx") + ".pack")
+		if err != nil {
+			return ObjectInfo{}, false
+		}
+		var b [16]byte
+		n, _ := f.ReadAt(b[:], int64(off))
+		f.Close()
+		if n == 0 {
+			return ObjectInfo{}, false
+		}
+		t := map[byte]string{1: "commit", 2: "tree", 3: "blob", 4: "tag"}[(b[0]>>4)&7]
+		size, shift := int64(b[0]&0x0f), uint(4)
+		for i := 0; b[i]&0x80 != 0; i++ {
+			if i+1 >= n || shift > 56 {
+				return ObjectInfo{}, false
+			}
+			size |= int64(b[i+1]&0x7f) << shift
+			shift += 7
+		}
+		if t == "" {
+			return ObjectInfo{}, false
+		}
+		return ObjectInfo{Type: t, Size: size}, true
+	}
+	return ObjectInfo{}, false
+}
+
 // idxLookup finds raw in a version 2 pack index and returns its offset.
 func idxLookup(path string, raw []byte) (uint64, bool, error) {
 	f, err := os.Open(path)

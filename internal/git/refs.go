@@ -438,23 +438,47 @@ func (r *Repo) RefsAndHead(ctx context.Context, prefixes ...string) (map[string]
 	return m, h, err
 }
 
-// headFast reads HEAD from its file.
+// headFast reads HEAD from its file (never through a link: a symbolic-link
+// HEAD is git's to read).
 func (r *Repo) headFast() (string, bool) {
 	if !r.fastOK() {
 		return "", false
 	}
-	b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD"))
+	b, err := readSmall(filepath.Join(r.GitDir, "HEAD"))
 	if err != nil {
 		return "", false
 	}
 	v := strings.TrimRight(string(b), "\n")
-	if t, ok := strings.CutPrefix(v, "ref: "); ok && strings.HasPrefix(t, "refs/") && !strings.ContainsAny(t, " \n") {
+	if t, ok := strings.CutPrefix(v, "ref: "); ok && strings.HasPrefix(t, "refs/") {
+		for _, c := range strings.Split(t, "/") {
+			if !goodRefComponent(c) || strings.HasSuffix(c, ".lock") {
+				return "", false
+			}
+		}
 		return "ref: " + t, true
 	}
 	if r.validID(v) {
 		return v, true
 	}
 	return "", false
+}
+
+// headFromFiles is HEAD read from the files: the branch it names and that
+// branch's loose or packed ref, or the detached commit; ok is false when
+// git should answer (headFast cannot, an unborn branch).
+func (r *Repo) headFromFiles() (h Head, ok bool) {
+	v, ok := r.headFast()
+	if !ok {
+		return h, false
+	}
+	if name, sym := strings.CutPrefix(v, "ref: "); sym {
+		id, found, handled := r.readOneRef(name)
+		if !handled || !found {
+			return h, false
+		}
+		return Head{Branch: name, Commit: id}, true
+	}
+	return Head{Commit: v}, true
 }
 
 // ReadRefFast is ReadRef answered from the ref files when it can.
@@ -674,6 +698,17 @@ func (h Head) ShortBranch() string { return strings.TrimPrefix(h.Branch, "refs/h
 // Head reads HEAD: the branch it names (if any) and the commit (if any).
 // It is HeadTree without the tree.
 func (r *Repo) Head(ctx context.Context) (Head, error) {
+	if h, ok := r.headFromFiles(); ok {
+		// rev-parse HEAD^{commit} would peel a tag: only a commit is
+		// taken as it is.
+		t, loose := r.looseType(h.Commit)
+		if !loose {
+			t = r.packedType(h.Commit)
+		}
+		if t == "commit" {
+			return h, nil
+		}
+	}
 	h, _, err := r.HeadTree(ctx)
 	return h, err
 }
@@ -740,47 +775,20 @@ func (r *Repo) LastHeadMove() (commit, message string, ok bool) {
 }
 
 // headTreeFast is HeadTree read from the files, with no git process: HEAD
-// (a regular file naming a branch under refs/heads/, or a commit id), the
-// branch's loose or packed ref, and the tree line of its commit when that
-// commit is a loose object (what a checkpoint or a commit just made
-// leaves). ok is false whenever git should answer instead: the in-process
-// rule says no (fastOK), an unborn branch, a symbolic-link HEAD, a commit
-// only in a pack, or replace refs, which git would follow to another
-// commit's tree.
+// and its branch (headFromFiles) and the tree line of its commit, loose or
+// packed (readObjectHere). ok is false whenever git should answer instead:
+// the in-process rule says no (fastOK), an unborn branch, a symbolic-link
+// HEAD, an object not read here, or replace refs, which git would follow
+// to another commit's tree.
 func (r *Repo) headTreeFast() (h Head, tree string, ok bool) {
-	if !r.fastOK() || os.Getenv("GIT_REPLACE_REF_BASE") != "" {
+	if os.Getenv("GIT_REPLACE_REF_BASE") != "" {
 		return Head{}, "", false
 	}
-	b, err := readSmall(filepath.Join(r.GitDir, "HEAD"))
-	if err != nil {
+	if h, ok = r.headFromFiles(); !ok || r.mayReplace() {
 		return Head{}, "", false
 	}
-	v := strings.TrimRight(string(b), "\n")
-	if branch, isRef := strings.CutPrefix(v, "ref: "); isRef {
-		rest, under := strings.CutPrefix(branch, "refs/heads/")
-		if !under {
-			return Head{}, "", false
-		}
-		for _, c := range strings.Split(rest, "/") {
-			if !goodRefComponent(c) || strings.HasSuffix(c, ".lock") {
-				return Head{}, "", false
-			}
-		}
-		id, exists, handled := r.readOneRef(branch)
-		if !handled || !exists {
-			return Head{}, "", false
-		}
-		h = Head{Branch: branch, Commit: id}
-	} else if r.validID(v) {
-		h.Commit = v
-	} else {
-		return Head{}, "", false
-	}
-	if r.mayReplace() {
-		return Head{}, "", false
-	}
-	typ, data, found, err := r.readLoose(h.Commit)
-	if err != nil || !found || typ != "commit" {
+	typ, data, found := r.readObjectHere(h.Commit)
+	if !found || typ != "commit" {
 		return Head{}, "", false
 	}
 	line, _, _ := bytes.Cut(data, []byte("\n"))

@@ -139,7 +139,7 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 	if err != nil {
 		return nil, err
 	}
-	defer ops.tree.Close()
+	defer ops.close()
 	head, err := w.Repo.Head(ctx)
 	if err != nil {
 		return nil, err

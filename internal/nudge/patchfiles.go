@@ -40,19 +40,45 @@ type fileOps struct {
 	ws       *Workspace // where stage folders go
 	repo     *git.Repo
 	tree     *worktree.Tree
-	fileMode bool // core.fileMode: whether the executable bit counts
+	ctx      context.Context // the command's, for execBitCounts
+	fileMode *bool           // core.fileMode once read (execBitCounts)
+	// hasher hashes the files as git would, one git process kept for
+	// every look of the command.
+	hasher *git.Hasher
+	// blobs streams blobs through git's filters (what checkout writes),
+	// one git process kept for every stream of the command.
+	blobs *git.BlobStreamer
+}
+
+// close releases the work tree and ends the hashing process.
+func (o *fileOps) close() {
+	o.tree.Close()
+	_ = o.hasher.Close()
+	_ = o.blobs.Close()
 }
 
 func (w *Workspace) newFileOps(ctx context.Context) (*fileOps, error) {
-	fm, err := w.Repo.ConfigBool(ctx, "core.filemode", true)
-	if err != nil {
-		return nil, err
-	}
 	tree, err := worktree.Open(w.Repo.WorkTree)
 	if err != nil {
 		return nil, err
 	}
-	return &fileOps{ws: w, repo: w.Repo, tree: tree, fileMode: fm}, nil
+	return &fileOps{ws: w, repo: w.Repo, tree: tree, ctx: ctx, hasher: w.Repo.NewHasher(), blobs: w.Repo.NewBlobStreamer(true)}, nil
+}
+
+// execBitCounts is core.fileMode: whether a file's executable bit counts.
+// It is read (one git process) the first time a bit differs from the
+// expected mode, which most commands never see; a config git cannot read
+// makes the bit count, as git's default does (a refusal, never a file
+// overwritten).
+func (o *fileOps) execBitCounts() bool {
+	if o.fileMode == nil {
+		fm, err := o.repo.ConfigBool(o.ctx, "core.filemode", true)
+		if err != nil {
+			fm = true
+		}
+		o.fileMode = &fm
+	}
+	return *o.fileMode
 }
 
 // seen is one path as found in the work tree.
@@ -62,8 +88,9 @@ type seen struct {
 }
 
 // look reads the state of every path of want, hashing the regular files as
-// git add would (one hash-object process). A file whose hash differs from
-// the expected blob gets a second opinion with the expected entry in a
+// git add would (through the command's one kept hash-object process). A
+// file whose hash differs from the expected blob gets a second opinion
+// with the expected entry in a
 // private index, so that git's "committed CRLF stays CRLF" rule of
 // core.autocrlf is honoured exactly.
 func (o *fileOps) look(ctx context.Context, want []PathState) ([]seen, error) {
@@ -81,7 +108,7 @@ func (o *fileOps) look(ctx context.Context, want []PathState) ([]seen, error) {
 			paths = append(paths, ps.Path)
 		}
 	}
-	ids, err := o.repo.HashFiles(ctx, paths)
+	ids, err := o.hasher.HashFiles(ctx, paths)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +166,7 @@ func (o *fileOps) judge(s seen, want PathState) verdict {
 		if s.blob != *want.Blob {
 			return vEdited
 		}
-		if o.fileMode && want.Mode != nil && e.Exec != (*want.Mode == modeExec) {
+		if want.Mode != nil && e.Exec != (*want.Mode == modeExec) && o.execBitCounts() {
 			return vMode
 		}
 		return vSame
@@ -315,6 +342,39 @@ func order(steps []step) []step {
 	return append(append(first, mid...), last...)
 }
 
+// changedDirs lists the folders whose entries a transition changed, to be
+// fsynced once each: the folder of every path written or removed, and the
+// folder holding each folder made (created) or removed (pruned, and no
+// longer there to flush itself). A
+// leading folder whose own entries did not change holds nothing new to
+// flush: its entry for the next folder down is as it was.
+func changedDirs(steps []step, created, pruned []string) []string {
+	dirs := map[string]bool{}
+	for _, s := range steps {
+		dirs[parentDir(s.Path)] = true
+	}
+	for _, d := range append(append([]string{}, created...), pruned...) {
+		dirs[parentDir(d)] = true
+	}
+	for _, d := range pruned {
+		delete(dirs, d) // gone: nothing left to flush
+	}
+	list := make([]string, 0, len(dirs))
+	for d := range dirs {
+		list = append(list, d)
+	}
+	sort.Strings(list)
+	return list
+}
+
+// parentDir is the folder of p, "" at the top level.
+func parentDir(p string) string {
+	if i := strings.LastIndexByte(p, '/'); i >= 0 {
+		return p[:i]
+	}
+	return ""
+}
+
 func leadingDirs(p string) []string {
 	var out []string
 	for i := 0; i < len(p); i++ {
@@ -392,10 +452,10 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	// Removed files' folders are pruned together (each folder read once,
 	// not once per file removed from it), before any write that may need
 	// a pruned folder's place, and after the last removal.
-	var removed []string
+	var removed, pruned []string
 	prune := func() {
 		if len(removed) > 0 {
-			o.tree.PruneAll(removed)
+			pruned = append(pruned, o.tree.PruneAll(removed)...)
 			removed = removed[:0]
 		}
 	}
@@ -483,17 +543,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	prune()
 	faultPoint(faults + "-after-last-write")
 
-	dirs := map[string]bool{"": true}
-	for _, s := range steps {
-		for _, d := range leadingDirs(s.Path) {
-			dirs[d] = true
-		}
-	}
-	list := make([]string, 0, len(dirs))
-	for d := range dirs {
-		list = append(list, d)
-	}
-	if err := batch.SyncDirs(list); err != nil {
+	if err := batch.SyncDirs(changedDirs(steps, batch.Created(), pruned)); err != nil {
 		return touched, err
 	}
 
@@ -561,7 +611,7 @@ func (o *fileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []s
 			fi = append(fi, i)
 		}
 	}
-	if err := o.repo.StreamBlobs(ctx, filtered, true, func(k int) (io.Writer, error) { return create(fi[k]) }, func(k int) error { return done(fi[k]) }); err != nil {
+	if err := o.blobs.Stream(ctx, filtered, func(k int) (io.Writer, error) { return create(fi[k]) }, func(k int) error { return done(fi[k]) }); err != nil {
 		return nil, fmt.Errorf("preparing the new file contents: %w", err)
 	}
 	if err := o.repo.StreamBlobs(ctx, raw, false, func(k int) (io.Writer, error) { return create(ri[k]) }, func(k int) error { return done(ri[k]) }); err != nil {

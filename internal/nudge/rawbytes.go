@@ -101,7 +101,7 @@ func (o *fileOps) checkoutRawIDs(ctx context.Context, entries []git.IndexEntry) 
 	}
 	ids := make([]string, len(entries))
 	var buf bytes.Buffer
-	err := o.repo.StreamBlobs(ctx, reqs, true,
+	err := o.blobs.Stream(ctx, reqs,
 		func(int) (io.Writer, error) { buf.Reset(); return &buf, nil },
 		func(i int) error { ids[i] = o.repo.BlobID(buf.Bytes()); return nil })
 	if err != nil {
@@ -133,7 +133,7 @@ func (o *fileOps) checkoutRawIDsByCheckout(ctx context.Context, entries []git.In
 func (w *Workspace) pinRawBytes(ctx context.Context, id string, pins []git.TreeEdit) error {
 	r := w.Repo
 	ref := refs.UndoBytes + id
-	old, ok, err := r.ReadRef(ctx, ref)
+	old, ok, err := r.ReadRefFast(ctx, ref)
 	if err != nil {
 		return err
 	}

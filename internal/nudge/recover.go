@@ -59,7 +59,7 @@ func (w *Workspace) Recover(ctx context.Context, id string) (*Recovery, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer ops.tree.Close()
+	defer ops.close()
 	var before, after []PathState
 	for i := range t.Undo.Before {
 		b, a := t.Undo.Before[i], t.Undo.After[i]

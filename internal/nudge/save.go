@@ -171,7 +171,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	if err != nil {
 		return rep, err
 	}
-	defer ops.tree.Close()
+	defer ops.close()
 	wantList := make([]PathState, len(paths))
 	for i, p := range paths {
 		wantList[i] = want[p]

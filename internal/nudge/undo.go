@@ -127,12 +127,14 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 			writers = append(writers, s)
 		}
 	}
-	infos, err := w.Repo.ObjectInfos(ctx, blobs)
+	// Only whether each is a blob is asked: loose and undeltified packed
+	// objects are looked up in this process (ObjectTypes).
+	types, err := w.Repo.ObjectTypes(ctx, blobs)
 	if err != nil {
 		return nil, nil, "", err
 	}
-	for i, info := range infos {
-		if info.Missing || info.Type != "blob" {
+	for i, id := range blobs {
+		if types[id] != "blob" {
 			add(fmt.Sprintf("the previous content of %s is missing from the repository's objects", qp(writers[i].Path)),
 				fmt.Sprintf("git nudge show %s lists undo.before; restore what you can by hand.", t.ID))
 		}

@@ -420,7 +420,11 @@ func (l *Log) prune(ctx context.Context, newest string) error {
 	if n, _ := Number(newest); n%10 != 0 {
 		return nil // measured every tenth operation at most
 	}
-	keep, err := l.Repo.ConfigInt(ctx, "op.keep", DefaultKeep)
+	// No config file that could set op.keep: its default, no git process.
+	keep, err := int64(DefaultKeep), error(nil)
+	if l.Repo.ConfigMayMention("keep") {
+		keep, err = l.Repo.ConfigInt(ctx, "op.keep", DefaultKeep)
+	}
 	if err != nil || keep <= 0 {
 		keep = DefaultKeep
 	}

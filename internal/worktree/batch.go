@@ -288,7 +288,7 @@ func (b *Batch) Create(p string, exec bool) (*Pending, error) {
 	pd.replace, pd.perm = cur.Kind == File, execPerm(cur.Perm, exec)
 	if b.stage != nil {
 		pd.tmp = strconv.Itoa(len(b.files))
-		pd.f, err = b.stage.OpenFile(pd.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+		pd.f, err = b.createStaged(pd.dirPath, pd.tmp, perm)
 	} else if pd.tmp, err = tempName(""); err == nil {
 		pd.f, err = pd.dir.fs.OpenFile(pd.tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	}
@@ -298,6 +298,40 @@ func (b *Batch) Create(p string, exec bool) (*Pending, error) {
 	pd.buf = bufio.NewWriterSize(pd.f, 32<<10)
 	b.files = append(b.files, pd)
 	return pd, nil
+}
+
+// createStaged creates the stage file name, its inode made in the target
+// folder dir when that folder exists and the platform allows it (see
+// tmpfileIn), else in the stage folder. The work tree is not changed
+// either way: the folder is only opened (through the batch's checked
+// handles, as Commit will), never written to.
+func (b *Batch) createStaged(dir, name string, perm fs.FileMode) (*os.File, error) {
+	if h, _, _, err := b.open(dir, false); err == nil && h != nil {
+		if f, err := h.dirFile(); err == nil {
+			if f, err := tmpfileIn(f, b.stageDir, name, perm); err == nil {
+				return f, nil
+			}
+		}
+	}
+	return b.stage.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+}
+
+// dirFile is the open folder itself (for renameat and O_TMPFILE), opened
+// once.
+func (h *dirHandle) dirFile() (*os.File, error) {
+	if h.file != nil {
+		return h.file, nil
+	}
+	rfs, ok := h.fs.(*RootFS)
+	if !ok {
+		return nil, errors.New("its folder cannot be renamed into")
+	}
+	f, err := rfs.root.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	h.file = f
+	return f, nil
 }
 
 // syncWorkers is how many fsyncs a batch has in flight at once.
@@ -444,18 +478,11 @@ func (b *Batch) Commit(p *Pending) error {
 		p.committed = true
 		return nil
 	}
-	if p.dir.file == nil {
-		rfs, ok := p.dir.fs.(*RootFS)
-		if !ok {
-			return fmt.Errorf("writing %s: its folder cannot be renamed into", p.Path)
-		}
-		f, err := rfs.root.Open(".")
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", p.Path, err)
-		}
-		p.dir.file = f
+	dirf, err := p.dir.dirFile()
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", p.Path, err)
 	}
-	err := renameAt(b.stageDir, p.tmp, p.dir.file, p.base)
+	err = renameAt(b.stageDir, p.tmp, dirf, p.base)
 	if errors.Is(err, syscall.EXDEV) {
 		// The folder is on another filesystem than the stage: copy
 		// into a temp file next to the target instead.
@@ -514,6 +541,10 @@ func (b *Batch) Abort() {
 		b.t.pruneOne(b.created[i])
 	}
 }
+
+// Created lists the folders the batch made for new files, outermost
+// first.
+func (b *Batch) Created() []string { return append([]string{}, b.created...) }
 
 // SyncDirs fsyncs each folder of dirs ("" for the top level) once, many
 // at a time, through the batch's opened folders where it has them.

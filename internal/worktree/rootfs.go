@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/go-git/go-billy/v5"
 )
@@ -28,6 +29,10 @@ import (
 type RootFS struct {
 	root *os.Root
 	dir  string // the top level's path as opened, for Root()
+	// top is the top level as an open folder (topFile), for lstatFast.
+	topOnce sync.Once
+	top     *os.File
+	topErr  error
 }
 
 // OpenRootFS opens the folder dir as a RootFS.
@@ -40,7 +45,12 @@ func OpenRootFS(dir string) (*RootFS, error) {
 }
 
 // Close releases the top level's descriptor.
-func (r *RootFS) Close() error { return r.root.Close() }
+func (r *RootFS) Close() error {
+	if r.top != nil {
+		_ = r.top.Close()
+	}
+	return r.root.Close()
+}
 
 var (
 	_ billy.Filesystem = (*RootFS)(nil)

@@ -188,6 +188,16 @@ func (t *Tree) Lstat(p string) (Entry, error) {
 	if err := ValidPath(p); err != nil {
 		return Entry{}, err
 	}
+	if rfs, ok := t.fs.(*RootFS); ok {
+		if fi, ok := rfs.lstatFast(p); ok {
+			if fi == nil {
+				return Entry{Kind: Absent}, nil
+			}
+			e := Entry{Kind: kindOf(fi), Size: fi.Size(), Perm: fi.Mode().Perm(), stamp: stampOf(fi)}
+			e.Exec = e.Kind == File && fi.Mode()&0o100 != 0
+			return e, nil
+		}
+	}
 	for _, d := range leading(p) {
 		fi, err := t.fs.Lstat(d)
 		if err != nil {

@@ -1,0 +1,55 @@
+package nudge
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The folders fsynced after a transition are those whose entries changed:
+// each written or removed path's folder, and the folder holding each
+// folder made or pruned; a leading folder left as it was is not among
+// them.
+func TestChangedDirs(t *testing.T) {
+	t.Parallel()
+	blob, mode := "1111111111111111111111111111111111111111", modeFile
+	file := PathState{Mode: &mode, Blob: &blob}
+	steps := []step{
+		{Path: "src/d1/e1/a.txt", From: file, To: file},              // changed in place
+		{Path: "top.txt", From: PathState{}, To: file},               // added at the top level
+		{Path: "src/d2/new/deep/b.txt", From: PathState{}, To: file}, // added in new folders
+		{Path: "old/gone/c.txt", From: file, To: PathState{}},        // removed, its folders pruned
+	}
+	got := changedDirs(steps, []string{"src/d2/new", "src/d2/new/deep"}, []string{"old/gone", "old"})
+	want := []string{"", "src/d1/e1", "src/d2", "src/d2/new", "src/d2/new/deep"} // old and old/gone are gone
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("changedDirs = %q, want %q", got, want)
+	}
+}
+
+// Undo refuses, changing nothing, when a previous content it would write
+// back is not in the repository's objects (looked up in this process
+// where it can be).
+func TestUndoRefusesMissingPreviousContent(t *testing.T) {
+	t.Parallel()
+	r, base := baseRepo(t)
+	r.mkTask("t1", base, r.commitOn(base, map[string]change{"mod.txt": put("x\n")}))
+	ws := r.workspace()
+	if _, err := ws.Apply(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	task, err := ws.Load("t1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := strings.Repeat("2", len(*task.Undo.Before[0].Blob))
+	task.Undo.Before[0].Blob = &missing
+	if err := ws.Save(task); err != nil {
+		t.Fatal(err)
+	}
+	_, err = r.workspace().Undo(ctx, "t1")
+	refusal(t, err, "the previous content of mod.txt is missing from the repository's objects")
+	if got, _ := r.read("mod.txt"); got != "x\n" {
+		t.Errorf("mod.txt = %q after a refused undo", got)
+	}
+}
