@@ -17,11 +17,13 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash"
+	"io"
 	"io/fs"
 	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
@@ -79,18 +81,24 @@ func (r *Repo) editIndex(ctx context.Context, entries []IndexEntry, known *Known
 			os.Remove(lock)
 		}
 	}()
-	data, err := os.ReadFile(path)
+	src, err := os.Open(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return false, nil
 		}
 		return false, err
 	}
-	var st unix.Stat_t
-	if err := unix.Stat(path, &st); err != nil {
+	id := fileIDOf(src)
+	data, _, _, ok := r.recalledIndex(path, src, id)
+	if !ok {
+		data = make([]byte, id.Size)
+		_, err = io.ReadFull(src, data)
+	}
+	src.Close()
+	if err != nil || id == (fileID{}) {
 		return false, err
 	}
-	out, err := r.editIndexData(ctx, data, st.Mtim.Sec, entries, known)
+	out, tree, plain, err := r.editIndexData(ctx, data, id.Mtime/1e9, entries, known)
 	if errors.Is(err, errIndexFallback) {
 		return false, nil
 	}
@@ -110,6 +118,11 @@ func (r *Repo) editIndex(ctx context.Context, entries []IndexEntry, known *Known
 		os.Remove(lock)
 		return false, err
 	}
+	// The operation log reads it next: from memory, if it is still this
+	// file (rename changed its ctime, so its identity is taken now).
+	if nid, ok := idOfPath(path); ok {
+		rememberIndex(path, nid, out, tree, plain)
+	}
 	return true, nil
 }
 
@@ -121,56 +134,57 @@ type indexPos struct {
 	flagged  bool // extended flags (intent-to-add, skip-worktree) or assume-unchanged
 }
 
-// editIndexData returns the index file data with entries applied, or
-// errIndexFallback. indexMtime is the file's modification time (seconds):
+// editIndexData returns the index file data with entries applied (with
+// its tree when its cache-tree is valid and the index plain, see
+// IndexFile), or errIndexFallback. indexMtime is the file's modification time (seconds):
 // entries as recent are racily clean and are smudged, as git does when it
 // writes an index, so that their files are compared by content next time.
-func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64, entries []IndexEntry, known *KnownFolders) ([]byte, error) {
+func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64, entries []IndexEntry, known *KnownFolders) (out []byte, tree string, plain bool, err error) {
 	hashLen := r.hashLen()
 	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
-		return nil, errIndexFallback
+		return nil, "", false, errIndexFallback
 	}
 	version := binary.BigEndian.Uint32(data[4:8])
 	if version != 2 && version != 3 {
-		return nil, errIndexFallback
+		return nil, "", false, errIndexFallback
 	}
 	end := len(data) - hashLen
 	sum := data[end:]
 	if bytes.Equal(sum, make([]byte, hashLen)) {
-		return nil, errIndexFallback // index.skipHash: left to git
+		return nil, "", false, errIndexFallback // index.skipHash: left to git
 	}
 	h := r.indexHash()
 	h.Write(data[:end])
 	if !bytes.Equal(h.Sum(nil), sum) {
-		return nil, errIndexFallback // git reports a corrupt index in its words
+		return nil, "", false, errIndexFallback // git reports a corrupt index in its words
 	}
 	count := int(binary.BigEndian.Uint32(data[8:12]))
 	pos := make([]indexPos, 0, count)
-	plain := true
+	plain = true
 	off := 12
 	for i := 0; i < count; i++ {
 		fixed := 40 + hashLen + 2
 		if off+fixed > end {
-			return nil, errIndexFallback
+			return nil, "", false, errIndexFallback
 		}
 		flags := binary.BigEndian.Uint16(data[off+40+hashLen:])
 		mode := binary.BigEndian.Uint32(data[off+24:])
 		p := indexPos{off: off, stage: int(flags>>12) & 3, flagged: flags&0x8000 != 0}
 		if flags&0x4000 != 0 {
 			if version < 3 {
-				return nil, errIndexFallback
+				return nil, "", false, errIndexFallback
 			}
 			p.flagged = true
 			fixed += 2
 		}
 		nul := bytes.IndexByte(data[off+fixed:end], 0)
 		if nul < 0 {
-			return nil, errIndexFallback
+			return nil, "", false, errIndexFallback
 		}
 		p.name = data[off+fixed : off+fixed+nul]
 		p.end = off + (fixed+nul+8)&^7
 		if p.end > end {
-			return nil, errIndexFallback
+			return nil, "", false, errIndexFallback
 		}
 		if p.flagged || p.stage != 0 || mode&0o170000 == 0o040000 {
 			plain = false
@@ -189,7 +203,7 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		size := int(binary.BigEndian.Uint32(data[off+4:]))
 		body := off + 8
 		if size < 0 || body+size > end {
-			return nil, errIndexFallback
+			return nil, "", false, errIndexFallback
 		}
 		switch sig {
 		case "TREE":
@@ -198,12 +212,12 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 			untrExt = data[body : body+size]
 		case "EOIE", "IEOT":
 		default:
-			return nil, errIndexFallback
+			return nil, "", false, errIndexFallback
 		}
 		off = body + size
 	}
 	if off != end {
-		return nil, errIndexFallback
+		return nil, "", false, errIndexFallback
 	}
 
 	// The edits, in index order (by name).
@@ -219,23 +233,23 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 	seen := map[string]bool{}
 	for _, e := range entries {
 		if seen[e.Path] || e.Path == "" {
-			return nil, errIndexFallback
+			return nil, "", false, errIndexFallback
 		}
 		seen[e.Path] = true
 		ed := edit{name: e.Path, remove: e.Mode == "" || e.Mode == "0" || e.Blob == ""}
 		if !ed.remove {
 			m, err := strconv.ParseUint(e.Mode, 8, 32)
 			if err != nil {
-				return nil, errIndexFallback
+				return nil, "", false, errIndexFallback
 			}
 			switch m {
 			case 0o100644, 0o100755, 0o120000, 0o160000:
 			default:
-				return nil, errIndexFallback
+				return nil, "", false, errIndexFallback
 			}
 			oid, err := hex.DecodeString(e.Blob)
 			if err != nil || len(oid) != hashLen {
-				return nil, errIndexFallback
+				return nil, "", false, errIndexFallback
 			}
 			ed.mode, ed.oid = uint32(m), oid
 		}
@@ -251,7 +265,7 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		ed.after = ed.at
 		for ed.after < len(pos) && string(pos[ed.after].name) == ed.name {
 			if pos[ed.after].stage != 0 || pos[ed.after].flagged {
-				return nil, errIndexFallback // a conflict, or an entry git flags
+				return nil, "", false, errIndexFallback // a conflict, or an entry git flags
 			}
 			ed.was = true
 			ed.after++
@@ -259,10 +273,10 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		// A file in the way of a folder, or the other way round: git
 		// replaces the other entries, which is left to it.
 		if k := find(ed.name + "/"); k < len(pos) && bytes.HasPrefix(pos[k].name, []byte(ed.name+"/")) {
-			return nil, errIndexFallback
+			return nil, "", false, errIndexFallback
 		}
 		if untrExt != nil && (ed.remove || !ed.was) {
-			return nil, errIndexFallback
+			return nil, "", false, errIndexFallback
 		}
 		for d := ed.name; ; {
 			slash := strings.LastIndexByte(d, '/')
@@ -271,7 +285,7 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 			}
 			d = d[:slash]
 			if k := find(d); k < len(pos) && string(pos[k].name) == d {
-				return nil, errIndexFallback
+				return nil, "", false, errIndexFallback
 			}
 		}
 	}
@@ -280,6 +294,8 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 	// was valid and the caller (or one tree read) says what the folders
 	// became; else invalidated along them, as git does.
 	var newTree []byte
+	var validRoot bool
+	var rootTree string
 	if treeExt != nil {
 		newCount := count
 		for _, ed := range eds {
@@ -308,7 +324,7 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		}
 		root, ok := parseCacheTree(treeExt, hashLen)
 		if !ok {
-			return nil, errIndexFallback
+			return nil, "", false, errIndexFallback
 		}
 		updated := false
 		if plain && root.count == count {
@@ -342,11 +358,13 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 			}
 		}
 		newTree = root.encode(nil)
+		validRoot = updated
+		rootTree = hex.EncodeToString(root.oid)
 	}
 
 	// The new file: every entry copied (racily clean ones smudged), the
 	// edited ones replaced, inserted or left out.
-	out := make([]byte, 0, len(data)+len(eds)*(64+hashLen))
+	out = make([]byte, 0, len(data)+len(eds)*(64+hashLen))
 	out = append(out, data[:12]...)
 	n := count
 	smudge := func(from, to int) {
@@ -398,7 +416,10 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 	}
 	h = r.indexHash()
 	h.Write(out)
-	return h.Sum(out), nil
+	if plain && newTree != nil && validRoot {
+		tree = rootTree
+	}
+	return h.Sum(out), tree, plain, nil
 }
 
 func (r *Repo) indexHash() hash.Hash {
@@ -597,4 +618,47 @@ func (n *cacheTree) update(folders map[string]FolderEdit, delta map[string]int, 
 		}
 	}
 	return true
+}
+
+// indexMemo is the last user index this process read (ReadIndexFile) or
+// wrote (editIndex), so that the next reader of the same file takes it
+// from memory: the file must have the same identity and the same trailing
+// checksum (a hash of all its bytes), read again each time.
+var indexMemo struct {
+	sync.Mutex
+	path  string
+	id    fileID
+	data  []byte
+	tree  string
+	plain bool
+}
+
+func rememberIndex(path string, id fileID, data []byte, tree string, plain bool) {
+	indexMemo.Lock()
+	defer indexMemo.Unlock()
+	indexMemo.path, indexMemo.id, indexMemo.data, indexMemo.tree, indexMemo.plain = path, id, data, tree, plain
+}
+
+// recalledIndex returns the remembered index when f (open at path, of
+// identity id) is the same file with the same checksum.
+func (r *Repo) recalledIndex(path string, f *os.File, id fileID) (data []byte, tree string, plain, ok bool) {
+	indexMemo.Lock()
+	defer indexMemo.Unlock()
+	n := r.hashLen()
+	if indexMemo.path != path || id == (fileID{}) || indexMemo.id != id || len(indexMemo.data) < n || int64(len(indexMemo.data)) != id.Size {
+		return nil, "", false, false
+	}
+	sum := make([]byte, n)
+	if _, err := f.ReadAt(sum, id.Size-int64(n)); err != nil || !bytes.Equal(sum, indexMemo.data[len(indexMemo.data)-n:]) || bytes.Equal(sum, make([]byte, n)) {
+		return nil, "", false, false
+	}
+	return indexMemo.data, indexMemo.tree, indexMemo.plain, true
+}
+
+func fileIDOf(f *os.File) fileID {
+	var s unix.Stat_t
+	if unix.Fstat(int(f.Fd()), &s) != nil {
+		return fileID{}
+	}
+	return fileID{Dev: uint64(s.Dev), Ino: uint64(s.Ino), Size: s.Size, Mtime: s.Mtim.Nano(), Ctime: s.Ctim.Nano()}
 }

@@ -204,3 +204,46 @@ func dumpCacheTree(n *cacheTree) string {
 	walk(n, 0)
 	return b.String()
 }
+
+// ReadIndexFile right after SetIndexEntries takes the written index from
+// memory: the same bytes as the file, the tree git would write; once git
+// has changed the file, it reads the file again.
+func TestReadIndexFileAfterEdit(t *testing.T) {
+	t.Parallel()
+	dir := testutil.Repo(t)
+	testutil.WriteFile(t, dir, "a/b.txt", "b\n")
+	testutil.WriteFile(t, dir, "c.txt", "c\n")
+	testutil.Git(t, dir, "add", "-A")
+	testutil.Git(t, dir, "commit", "-q", "-m", "base")
+	testutil.Git(t, dir, "read-tree", "HEAD")
+	ctx := context.Background()
+	r, err := Discover(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadIndexFile(); err != nil { // remembered as read
+		t.Fatal(err)
+	}
+	blob := testutil.Git(t, dir, "rev-parse", "HEAD:c.txt")
+	if err := r.SetIndexEntries(ctx, []IndexEntry{{Path: "a/new.txt", Mode: "100644", Blob: blob}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string) {
+		t.Helper()
+		ix, err := r.ReadIndexFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, _ := os.ReadFile(filepath.Join(dir, ".git", "index"))
+		if !bytes.Equal(ix.Data, file) {
+			t.Errorf("%s: ReadIndexFile's bytes differ from the file's", what)
+		}
+		if want := testutil.Git(t, dir, "write-tree"); ix.Tree != want || !ix.Plain {
+			t.Errorf("%s: tree %q plain %v, want %s", what, ix.Tree, ix.Plain, want)
+		}
+	}
+	check("after the edit")
+	testutil.Git(t, dir, "update-index", "--add", "--cacheinfo", "100644,"+blob+",d.txt")
+	testutil.Git(t, dir, "write-tree")
+	check("after git changed the index")
+}
