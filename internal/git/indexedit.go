@@ -105,7 +105,19 @@ func (r *Repo) editIndex(ctx context.Context, entries []IndexEntry, known *Known
 	if err != nil {
 		return false, err
 	}
-	if _, err := f.Write(out); err != nil {
+	// The checksum is worked out while the entries are written.
+	sum := make(chan []byte, 1)
+	go func() {
+		h := r.indexHash()
+		h.Write(out)
+		sum <- h.Sum(nil)
+	}()
+	_, err = f.Write(out)
+	out = append(out, <-sum...)
+	if err != nil {
+		return false, err
+	}
+	if _, err := f.Write(out[len(out)-r.hashLen():]); err != nil {
 		return false, err
 	}
 	if err := f.Close(); err != nil {
@@ -134,9 +146,10 @@ type indexPos struct {
 	flagged  bool // extended flags (intent-to-add, skip-worktree) or assume-unchanged
 }
 
-// editIndexData returns the index file data with entries applied (with
-// its tree when its cache-tree is valid and the index plain, see
-// IndexFile), or errIndexFallback. indexMtime is the file's modification time (seconds):
+// editIndexData returns the index file data with entries applied, all
+// but the trailing checksum (with room for it), and its tree when its
+// cache-tree is valid and the index plain (see IndexFile); or
+// errIndexFallback. indexMtime is the file's modification time (seconds):
 // entries as recent are racily clean and are smudged, as git does when it
 // writes an index, so that their files are compared by content next time.
 func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64, entries []IndexEntry, known *KnownFolders) (out []byte, tree string, plain bool, err error) {
@@ -153,14 +166,18 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 	if bytes.Equal(sum, make([]byte, hashLen)) {
 		return nil, "", false, errIndexFallback // index.skipHash: left to git
 	}
-	h := r.indexHash()
-	h.Write(data[:end])
-	if !bytes.Equal(h.Sum(nil), sum) {
-		return nil, "", false, errIndexFallback // git reports a corrupt index in its words
-	}
+	// The file's checksum is checked while the rest is worked out (a
+	// corrupt index is left to git, which reports it in its words).
+	verified := make(chan bool, 1)
+	go func() {
+		h := r.indexHash()
+		h.Write(data[:end])
+		verified <- bytes.Equal(h.Sum(nil), sum)
+	}()
 	count := int(binary.BigEndian.Uint32(data[8:12]))
 	pos := make([]indexPos, 0, count)
 	plain = true
+	var racy []int // entries as recent as the index file
 	off := 12
 	for i := 0; i < count; i++ {
 		fixed := 40 + hashLen + 2
@@ -188,6 +205,9 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		}
 		if p.flagged || p.stage != 0 || mode&0o170000 == 0o040000 {
 			plain = false
+		}
+		if int64(binary.BigEndian.Uint32(data[off+8:])) >= indexMtime {
+			racy = append(racy, len(pos))
 		}
 		pos = append(pos, p)
 		off = p.end
@@ -364,23 +384,29 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 
 	// The new file: every entry copied (racily clean ones smudged), the
 	// edited ones replaced, inserted or left out.
-	out = make([]byte, 0, len(data)+len(eds)*(64+hashLen))
+	room := len(data) + len(newTree) + len(untrExt) + 16
+	for _, ed := range eds {
+		room += (40 + hashLen + 2 + len(ed.name) + 8) &^ 7
+	}
+	out = make([]byte, 0, room)
 	out = append(out, data[:12]...)
 	n := count
-	smudge := func(from, to int) {
-		for _, p := range pos[from:to] {
-			start := len(out)
-			out = append(out, data[p.off:p.end]...)
-			if int64(binary.BigEndian.Uint32(data[p.off+8:])) >= indexMtime {
-				// Its file may have changed in the same second the
-				// index was written: make git look at its content.
-				binary.BigEndian.PutUint32(out[start+36:], 0)
-			}
+	// copyEntries copies entries from to to-1 in one piece, smudging the
+	// racily clean ones: their files may have changed in the same second
+	// the index was written, so git is made to look at their content.
+	copyEntries := func(from, to int) {
+		if from >= to {
+			return
+		}
+		start := len(out) - pos[from].off
+		out = append(out, data[pos[from].off:pos[to-1].end]...)
+		for k := sort.SearchInts(racy, from); k < len(racy) && racy[k] < to; k++ {
+			binary.BigEndian.PutUint32(out[start+pos[racy[k]].off+36:], 0)
 		}
 	}
 	next := 0
 	for _, ed := range eds {
-		smudge(next, ed.at)
+		copyEntries(next, ed.at)
 		next = ed.after
 		if ed.was {
 			n--
@@ -402,7 +428,7 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		binary.BigEndian.PutUint16(e[40+hashLen:], uint16(nl))
 		copy(e[40+hashLen+2:], ed.name)
 	}
-	smudge(next, len(pos))
+	copyEntries(next, len(pos))
 	binary.BigEndian.PutUint32(out[8:12], uint32(n))
 	if newTree != nil {
 		out = append(out, "TREE"...)
@@ -414,12 +440,13 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		out = binary.BigEndian.AppendUint32(out, uint32(len(untrExt)))
 		out = append(out, untrExt...)
 	}
-	h = r.indexHash()
-	h.Write(out)
+	if !<-verified {
+		return nil, "", false, errIndexFallback
+	}
 	if plain && newTree != nil && validRoot {
 		tree = rootTree
 	}
-	return h.Sum(out), tree, plain, nil
+	return out, tree, plain, nil
 }
 
 func (r *Repo) indexHash() hash.Hash {
