@@ -138,12 +138,13 @@ func (r *Repo) editIndex(ctx context.Context, entries []IndexEntry, known *Known
 	return true, nil
 }
 
-// indexPos is one entry of an index file being edited.
+// indexPos is one entry of an index file being edited: where its bytes
+// and its name are (no pointers: a 100,000-entry index is not one more
+// thing for the garbage collector to scan).
 type indexPos struct {
-	off, end int // its bytes
-	name     []byte
-	stage    int
-	flagged  bool // extended flags (intent-to-add, skip-worktree) or assume-unchanged
+	off, end, name, nameEnd int32
+	stage                   uint8
+	flagged                 bool // extended flags (intent-to-add, skip-worktree) or assume-unchanged
 }
 
 // editIndexData returns the index file data with entries applied, all
@@ -154,7 +155,7 @@ type indexPos struct {
 // writes an index, so that their files are compared by content next time.
 func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64, entries []IndexEntry, known *KnownFolders) (out []byte, tree string, plain bool, err error) {
 	hashLen := r.hashLen()
-	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
+	if len(data) < 12+hashLen || len(data) >= 1<<31 || string(data[:4]) != "DIRC" {
 		return nil, "", false, errIndexFallback
 	}
 	version := binary.BigEndian.Uint32(data[4:8])
@@ -186,7 +187,7 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		}
 		flags := binary.BigEndian.Uint16(data[off+40+hashLen:])
 		mode := binary.BigEndian.Uint32(data[off+24:])
-		p := indexPos{off: off, stage: int(flags>>12) & 3, flagged: flags&0x8000 != 0}
+		p := indexPos{off: int32(off), stage: uint8(flags>>12) & 3, flagged: flags&0x8000 != 0}
 		if flags&0x4000 != 0 {
 			if version < 3 {
 				return nil, "", false, errIndexFallback
@@ -198,9 +199,9 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		if nul < 0 {
 			return nil, "", false, errIndexFallback
 		}
-		p.name = data[off+fixed : off+fixed+nul]
-		p.end = off + (fixed+nul+8)&^7
-		if p.end > end {
+		p.name, p.nameEnd = int32(off+fixed), int32(off+fixed+nul)
+		p.end = int32(off + (fixed+nul+8)&^7)
+		if int(p.end) > end {
 			return nil, "", false, errIndexFallback
 		}
 		if p.flagged || p.stage != 0 || mode&0o170000 == 0o040000 {
@@ -210,7 +211,7 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 			racy = append(racy, len(pos))
 		}
 		pos = append(pos, p)
-		off = p.end
+		off = int(p.end)
 	}
 	// Extensions: the cache-tree is kept up to date; the untracked cache
 	// is kept as it is when only tracked files change (git invalidates it
@@ -276,14 +277,15 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		eds = append(eds, ed)
 	}
 	sort.Slice(eds, func(i, j int) bool { return eds[i].name < eds[j].name })
+	nameOf := func(i int) []byte { return data[pos[i].name:pos[i].nameEnd] }
 	find := func(name string) int {
-		return sort.Search(len(pos), func(i int) bool { return string(pos[i].name) >= name })
+		return sort.Search(len(pos), func(i int) bool { return string(nameOf(i)) >= name })
 	}
 	for i := range eds {
 		ed := &eds[i]
 		ed.at = find(ed.name)
 		ed.after = ed.at
-		for ed.after < len(pos) && string(pos[ed.after].name) == ed.name {
+		for ed.after < len(pos) && string(nameOf(ed.after)) == ed.name {
 			if pos[ed.after].stage != 0 || pos[ed.after].flagged {
 				return nil, "", false, errIndexFallback // a conflict, or an entry git flags
 			}
@@ -292,7 +294,7 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		}
 		// A file in the way of a folder, or the other way round: git
 		// replaces the other entries, which is left to it.
-		if k := find(ed.name + "/"); k < len(pos) && bytes.HasPrefix(pos[k].name, []byte(ed.name+"/")) {
+		if k := find(ed.name + "/"); k < len(pos) && bytes.HasPrefix(nameOf(k), []byte(ed.name+"/")) {
 			return nil, "", false, errIndexFallback
 		}
 		if untrExt != nil && (ed.remove || !ed.was) {
@@ -304,7 +306,7 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 				break
 			}
 			d = d[:slash]
-			if k := find(d); k < len(pos) && string(pos[k].name) == d {
+			if k := find(d); k < len(pos) && string(nameOf(k)) == d {
 				return nil, "", false, errIndexFallback
 			}
 		}
@@ -398,10 +400,10 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		if from >= to {
 			return
 		}
-		start := len(out) - pos[from].off
+		start := len(out) - int(pos[from].off)
 		out = append(out, data[pos[from].off:pos[to-1].end]...)
 		for k := sort.SearchInts(racy, from); k < len(racy) && racy[k] < to; k++ {
-			binary.BigEndian.PutUint32(out[start+pos[racy[k]].off+36:], 0)
+			binary.BigEndian.PutUint32(out[start+int(pos[racy[k]].off)+36:], 0)
 		}
 	}
 	next := 0
