@@ -38,6 +38,7 @@ var (
 	tasksN     = flag.Int("tasks", 1000, "tasks in the workspace for the git nudge list measurement (0: skip)")
 	massTouch  = flag.Bool("masstouch", true, "measure snapshot and git status after touching every file")
 	poolOnly   = flag.Bool("pool-only", false, "measure only task start with a pooled worktree (taskStart)")
+	saveOnly   = flag.Bool("save-only", false, "measure only the save rows (save, saveRatio)")
 	startRows  = flag.Bool("start", true, "measure task start with a pooled worktree against git worktree add (slow at 100,000 files)")
 	opsN       = flag.Int("ops", 1000, "operations in the log for the op log measurement (0: skip)")
 	applyOnly  = flag.Bool("apply-only", false, "measure only apply+undo of the 50-file patch (applyUndo)")
@@ -152,6 +153,12 @@ func (b *bench) run() error {
 			}
 			continue
 		}
+		if *saveOnly {
+			if err := b.save(dir, n); err != nil {
+				return err
+			}
+			continue
+		}
 		if err := b.snapshot(dir, n); err != nil {
 			return err
 		}
@@ -191,6 +198,10 @@ func (b *bench) run() error {
 		return nil
 	}
 	b.saveRatio(sizes)
+	if *saveOnly {
+		b.print(time.Since(start))
+		return nil
+	}
 	if len(sizes) >= 2 {
 		small, large := applyBySize[sizes[0]], applyBySize[sizes[len(sizes)-1]]
 		if small.ours.median() > 0 {

@@ -18,8 +18,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // IndexPath is the file of the user's index for this worktree.
@@ -280,18 +278,26 @@ func (r *Repo) ReadIndexFile() (*IndexFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	id := fileIDOf(f)
+	if data, tree, plain, ok := r.recalledIndex(r.IndexPath(), f, id); ok {
+		// Read (or written) by this process a moment ago.
+		ix := &IndexFile{Data: data, id: id, Tree: tree, Plain: plain}
+		if ix.Tree != "" && !r.hasObject(ix.Tree) {
+			ix.Tree = ""
+		}
+		return ix, nil
+	}
 	data := make([]byte, st.Size())
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, err
 	}
-	ix := &IndexFile{Data: data}
-	var us unix.Stat_t
-	if unix.Fstat(int(f.Fd()), &us) == nil {
-		ix.id = fileID{Dev: uint64(us.Dev), Ino: uint64(us.Ino), Size: us.Size, Mtime: us.Mtim.Nano(), Ctime: us.Ctim.Nano()}
-	}
+	ix := &IndexFile{Data: data, id: id}
 	ix.Tree, ix.Plain = indexCacheTree(data, r.hashLen())
 	if ix.Tree != "" && !r.hasObject(ix.Tree) {
 		ix.Tree = ""
+	}
+	if id != (fileID{}) && int64(len(data)) == id.Size {
+		rememberIndex(r.IndexPath(), id, data, ix.Tree, ix.Plain)
 	}
 	return ix, nil
 }

@@ -67,8 +67,13 @@ func idOfPath(path string) (fileID, bool) {
 	if err := unix.Lstat(path, &s); err != nil || s.Mode&unix.S_IFMT != unix.S_IFREG {
 		return fileID{}, false
 	}
+	return idOfStat(&s), true
+}
+
+// idOfStat is the identity stat data gives.
+func idOfStat(s *unix.Stat_t) fileID {
 	return fileID{Dev: uint64(s.Dev), Ino: uint64(s.Ino), Size: s.Size,
-		Mtime: s.Mtim.Nano(), Ctime: s.Ctim.Nano()}, true
+		Mtime: s.Mtim.Nano(), Ctime: s.Ctim.Nano()}
 }
 
 // folderID is idOfPath for a folder (followed if a link); ok is false when
@@ -78,8 +83,7 @@ func folderID(path string) (fileID, bool) {
 	if err := unix.Stat(path, &s); err != nil || s.Mode&unix.S_IFMT != unix.S_IFDIR {
 		return fileID{}, false
 	}
-	return fileID{Dev: uint64(s.Dev), Ino: uint64(s.Ino), Size: s.Size,
-		Mtime: s.Mtim.Nano(), Ctime: s.Ctim.Nano()}, true
+	return idOfStat(&s), true
 }
 
 // statCache is the copy a Status call uses, and what to record after it.

@@ -41,6 +41,27 @@ func (r *Repo) EditTree(ctx context.Context, base string, edits []TreeEdit) (tre
 	return ed.Apply(edits)
 }
 
+// FolderEdit is what an EditTree did to one folder on its edited paths:
+// its tree in the base ("" when the base had no such folder) and after
+// (Empty: it holds nothing, and its parent dropped it).
+type FolderEdit struct {
+	Base, Tree string
+	Empty      bool
+}
+
+// EditTreeFolders is EditTree that also returns, by path ("" for the
+// root), every folder on the edited paths as it was and as it became.
+func (r *Repo) EditTreeFolders(ctx context.Context, base string, edits []TreeEdit) (tree, baseTree string, folders map[string]FolderEdit, err error) {
+	ed, err := r.StartTreeEdit(ctx, base)
+	if err != nil {
+		return "", "", nil, err
+	}
+	defer ed.Close()
+	ed.b.folders = map[string]FolderEdit{}
+	tree, baseTree, err = ed.Apply(edits)
+	return tree, baseTree, ed.b.folders, err
+}
+
 // TreeEditor is an EditTree whose git processes were started ahead of
 // time, so that their start-up overlaps other work.
 type TreeEditor struct {
@@ -144,7 +165,7 @@ func (ed *TreeEditor) Apply(edits []TreeEdit) (tree, baseTree string, err error)
 		baseTree = root.baseID
 	}
 	var out []builtTree
-	tree, _, err = b.compute(root, &out)
+	tree, _, err = b.compute(root, "", &out)
 	if err != nil {
 		return "", "", err
 	}
@@ -183,6 +204,9 @@ type treeBuilder struct {
 	// objects, when set, is the object folder the new trees are written
 	// to directly (see looseObjectDir); otherwise mktree writes them.
 	objects string
+	// folders, when set, receives every folder compute works out, by
+	// path (EditTreeFolders).
+	folders map[string]FolderEdit
 }
 
 type cachedTree struct {
@@ -281,10 +305,10 @@ func (b *treeBuilder) load(root *editNode) error {
 	return nil
 }
 
-// compute works out n's new tree, appending every tree that must be
-// written to out (children before their parent); empty reports a tree
-// with no entries (which a parent drops).
-func (b *treeBuilder) compute(n *editNode, out *[]builtTree) (oid string, empty bool, err error) {
+// compute works out n's new tree (the folder at path dir), appending
+// every tree that must be written to out (children before their parent);
+// empty reports a tree with no entries (which a parent drops).
+func (b *treeBuilder) compute(n *editNode, dir string, out *[]builtTree) (oid string, empty bool, err error) {
 	byName := make(map[string]treeEntry, len(n.base))
 	for _, e := range n.base {
 		byName[e.name] = e
@@ -301,7 +325,11 @@ func (b *treeBuilder) compute(n *editNode, out *[]builtTree) (oid string, empty 
 			}
 			continue
 		}
-		id, subEmpty, err := b.compute(c, out)
+		sub := name
+		if dir != "" {
+			sub = dir + "/" + name
+		}
+		id, subEmpty, err := b.compute(c, sub, out)
 		if err != nil {
 			return "", false, err
 		}
@@ -321,6 +349,9 @@ func (b *treeBuilder) compute(n *editNode, out *[]builtTree) (oid string, empty 
 	}
 	if id != n.baseID {
 		*out = append(*out, builtTree{input: input, body: body, id: id})
+	}
+	if b.folders != nil {
+		b.folders[dir] = FolderEdit{Base: n.baseID, Tree: id, Empty: len(entries) == 0}
 	}
 	return id, len(entries) == 0, nil
 }

@@ -217,7 +217,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		}
 		edits = append(edits, e)
 	}
-	tree, headTree, err := r.EditTree(ctx, base, edits)
+	tree, headTree, folders, err := r.EditTreeFolders(ctx, base, edits)
 	if err != nil {
 		return rep, err
 	}
@@ -275,7 +275,14 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		return rep, err
 	}
 	faultPoint("save-after-ref")
-	if err := w.finishSave(ctx, &saves[len(saves)-1], true); err != nil {
+	// The index entries of the saved paths are the edits themselves, and
+	// what the edits did to HEAD's folders is what they do to the index's
+	// when it holds HEAD's tree (nothing else staged).
+	step := &savedIndex{entries: make([]git.IndexEntry, len(edits)), folders: &git.KnownFolders{Base: headTree, Folders: folders}}
+	for i, e := range edits {
+		step.entries[i] = git.IndexEntry{Path: e.Path, Mode: e.Mode, Blob: e.Object}
+	}
+	if err := w.finishSave(ctx, &saves[len(saves)-1], true, step); err != nil {
 		return rep, err
 	}
 	if err := w.writeSaves(saves); err != nil {
@@ -285,17 +292,31 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	return rep, nil
 }
 
+// savedIndex is what the save that made a commit knows of its index step:
+// the entries of the saved paths and what its edits did to HEAD's folders.
+type savedIndex struct {
+	entries []git.IndexEntry
+	folders *git.KnownFolders
+}
+
 // finishSave does what follows the branch move: the user's index entries of
 // the saved paths are set to the commit's (when indexStep), and the tasks
 // become saved. The entry is marked saved; the caller writes the journal.
-func (w *Workspace) finishSave(ctx context.Context, e *SaveEntry, indexStep bool) error {
+// known, when set, holds those entries (else they are read from the commit).
+func (w *Workspace) finishSave(ctx context.Context, e *SaveEntry, indexStep bool, known *savedIndex) error {
 	r := w.Repo
 	if indexStep {
-		entries, err := r.TreeEntries(ctx, e.Commit, e.Paths)
-		if err != nil {
-			return err
+		var folders *git.KnownFolders
+		var entries []git.IndexEntry
+		if known != nil {
+			entries, folders = known.entries, known.folders
+		} else {
+			var err error
+			if entries, err = r.TreeEntries(ctx, e.Commit, e.Paths); err != nil {
+				return err
+			}
 		}
-		if err := r.UpdateIndexEntries(ctx, git.Index{}, entries); err != nil {
+		if err := r.SetIndexEntries(ctx, entries, folders); err != nil {
 			return fmt.Errorf("the commit %s is on %s, but updating the index failed: %w", short(e.Commit), strings.TrimPrefix(e.Branch, "refs/heads/"), err)
 		}
 	}
@@ -339,7 +360,7 @@ func (w *Workspace) settleSaves(ctx context.Context) ([]string, error) {
 		br := strings.TrimPrefix(e.Branch, "refs/heads/")
 		switch {
 		case ok && at == e.Commit:
-			if err := w.finishSave(ctx, e, true); err != nil {
+			if err := w.finishSave(ctx, e, true, nil); err != nil {
 				return nil, err
 			}
 			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s; it has been completed (index entries of its paths updated, tasks marked saved)", e.ID, br, short(e.Commit)))
@@ -363,7 +384,7 @@ func (w *Workspace) settleSaves(ctx context.Context) ([]string, error) {
 				}
 				// The save landed and more commits followed: finish the
 				// tasks but leave the index alone, it has moved on.
-				if err := w.finishSave(ctx, e, false); err != nil {
+				if err := w.finishSave(ctx, e, false, nil); err != nil {
 					return nil, err
 				}
 				notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, and later commits followed; its tasks are now marked saved, the index was left as it is", e.ID, br, short(e.Commit)))

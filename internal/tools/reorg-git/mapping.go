@@ -92,7 +92,7 @@ edits path by path, written with one long-lived git process per kind of
 work instead of an index.`,
 		Names: []string{
 			"TreeEdit", "TreeEdit.removes", "Repo.EditTree",
-			"TreeEditor", "Repo.StartTreeEdit", "treeBuilder.readTreeHere", "TreeEditor.Preload", "TreeEditor.Close", "TreeEditor.Apply",
+			"TreeEditor", "Repo.StartTreeEdit", "FolderEdit", "Repo.EditTreeFolders", "treeBuilder.readTreeHere", "TreeEditor.Preload", "TreeEditor.Close", "TreeEditor.Apply",
 			"editNode", "editNode.isFolder", "treeEntry", "treeBuilder", "cachedTree", "builtTree",
 			"treeBuilder.close", "treeBuilder.load", "treeBuilder.compute", "treeBuilder.encode",
 			"treeNameLess", "treeBuilder.write", "treeBuilder.readTreeReply", "parseTree",
@@ -191,6 +191,21 @@ allowed instead of asking git.`,
 		},
 	},
 	{
+		File: "indexedit.go",
+		Header: `This file holds the in-process editor of the user's index: a few
+entries set or removed (what ` + "`git update-index --index-info`" + ` does) at
+the cost of copying the file once, and the index's cache-tree kept
+valid along the edited paths, so that neither this step nor the next
+reader of the index's tree (the operation log) pays for every file of
+the repository in a git process. Whatever it does not handle exactly
+is left to git.`,
+		Names: []string{
+			"KnownFolders", "Repo.SetIndexEntries", "errIndexFallback", "Repo.editIndex", "indexPos", "Repo.editIndexData",
+			"Repo.indexHash", "cacheTree", "parseCacheTree", "cacheTree.encode", "cacheTree.child", "cacheTree.insert",
+			"cacheTree.invalidate", "cacheTree.update", "indexMemo", "rememberIndex", "Repo.recalledIndex", "fileIDOf",
+		},
+	},
+	{
 		File: "packread.go",
 		Header: `This file holds reading objects from packs in this process: the entry
 an index names, deltas resolved against their bases.`,
@@ -204,7 +219,7 @@ an index names, deltas resolved against their bases.`,
 		Header: `This file holds the stat cache: a private copy of the index whose
 refreshed stat data status may use, and when it can be trusted.`,
 		Names: []string{
-			"statCacheDir", "statCacheRecord", "fileID", "idOfPath", "folderID", "statCache", "Repo.openStatCache",
+			"statCacheDir", "statCacheRecord", "fileID", "idOfPath", "idOfStat", "folderID", "statCache", "Repo.openStatCache",
 			"statCache.load", "statCache.save", "statCache.forget", "Repo.statusWithCache", "hasSubmoduleEntry",
 		},
 	},

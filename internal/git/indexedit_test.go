@@ -1,0 +1,249 @@
+package git
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/testutil"
+)
+
+// SetIndexEntries must leave the user's index as `git update-index
+// --index-info` of the same entries does (what save did before): the same
+// entries, the same status, and a cache-tree that is either brought up to
+// date exactly as git's write-tree would have it, or invalidated along the
+// paths as git does. Each case runs on two copies of one repository: ours
+// on one, git's on the other.
+func TestSetIndexEntriesMatchesGit(t *testing.T) {
+	t.Parallel()
+	type tc struct {
+		name string
+		prep string // shell run in the repository first
+		// entries: "path mode:blob-of-file" ("path -" removes; the blob is
+		// hashed from the given content)
+		set []string
+		// inProcess: whether the index is edited here (else git does it)
+		inProcess bool
+		// validTree: whether the cache-tree root stays valid
+		validTree bool
+	}
+	cases := []tc{
+		{name: "replace", set: []string{"a/b/c.txt=new c", "e.txt=new e"}, inProcess: true, validTree: true},
+		{name: "add in existing and new folders", set: []string{"a/new.txt=n", "n1/n2/n3.txt=deep", "zz.txt=z"}, inProcess: true, validTree: true},
+		{name: "remove, emptying a folder", set: []string{"x/y/z.txt -", "a/d.txt -", "not/there.txt -"}, inProcess: true, validTree: true},
+		{name: "index differs from HEAD", prep: "echo staged >a/b/other.txt && git add a/b/other.txt && git write-tree >/dev/null", set: []string{"a/b/c.txt=cc", "a/b/new.txt=nn", "e.txt -"}, inProcess: true, validTree: true},
+		{name: "invalid cache-tree", prep: "echo staged >a/b/other.txt && git add a/b/other.txt", set: []string{"a/b/c.txt=cc", "x/y/new.txt=n"}, inProcess: true, validTree: false},
+		{name: "no cache-tree", prep: "rm .git/index && git update-index --index-info <../entries.txt", set: []string{"a/b/c.txt=cc"}, inProcess: true, validTree: false},
+		{name: "racily clean entries", prep: "touch -d '2030-01-01' a/d.txt e.txt && git update-index --refresh >/dev/null && touch -d '2020-01-01' .git/index", set: []string{"a/b/c.txt=cc"}, inProcess: true, validTree: true},
+		{name: "untracked cache, replace only", prep: "git -c core.untrackedCache=true status >/dev/null 2>&1 && git update-index --untracked-cache", set: []string{"a/b/c.txt=cc"}, inProcess: true, validTree: true},
+		{name: "untracked cache, add", prep: "git update-index --untracked-cache", set: []string{"a/new.txt=n"}},
+		{name: "conflict at a path", prep: "printf '100644 %s 1\\ta/d.txt\\n100644 %s 2\\ta/d.txt\\n' $(git rev-parse HEAD:a/d.txt) $(git rev-parse HEAD:e.txt) | (git update-index --force-remove a/d.txt && git update-index --index-info)", set: []string{"a/d.txt=resolved"}},
+		{name: "file in the way of a folder", set: []string{"e.txt/inner.txt=x"}},
+		{name: "index version 4", prep: "git update-index --index-version 4", set: []string{"a/b/c.txt=cc"}},
+		{name: "split index", prep: "git update-index --split-index", set: []string{"a/b/c.txt=cc"}},
+		{name: "sparse index", prep: "git sparse-checkout init --cone --sparse-index && git sparse-checkout set a", set: []string{"a/b/c.txt=cc"}},
+		{name: "skip-worktree entry", prep: "git update-index --skip-worktree a/b/c.txt", set: []string{"a/b/c.txt=cc"}},
+	}
+	base := testutil.Repo(t)
+	for p, c := range map[string]string{"a/b/c.txt": "c\n", "a/d.txt": "d\n", "e.txt": "e\n", "x/y/z.txt": "z\n", "x/w.txt": "w\n", "link": ""} {
+		if p == "link" {
+			if err := os.Symlink("e.txt", filepath.Join(base, p)); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		testutil.WriteFile(t, base, p, c)
+	}
+	testutil.Git(t, base, "add", "-A")
+	testutil.Git(t, base, "commit", "-q", "-m", "base")
+	testutil.Git(t, base, "read-tree", "HEAD") // a full cache-tree
+	entries := testutil.Git(t, base, "ls-files", "-s")
+	if err := os.WriteFile(filepath.Join(filepath.Dir(base), "entries.txt"), []byte(entries+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ours := filepath.Join(filepath.Dir(base), fmt.Sprintf("ours-%d", i))
+			theirs := filepath.Join(filepath.Dir(base), fmt.Sprintf("theirs-%d", i))
+			for _, d := range []string{ours, theirs} {
+				if out, err := exec.Command("cp", "-a", base, d).CombinedOutput(); err != nil {
+					t.Fatalf("cp: %v\n%s", err, out)
+				}
+				if c.prep != "" {
+					cmd := exec.Command("sh", "-c", c.prep)
+					cmd.Dir = d
+					if out, err := cmd.CombinedOutput(); err != nil {
+						t.Fatalf("prep: %v\n%s", err, out)
+					}
+				}
+			}
+			var set []IndexEntry
+			var info strings.Builder
+			for _, s := range c.set {
+				if p, ok := strings.CutSuffix(s, " -"); ok {
+					set = append(set, IndexEntry{Path: p})
+					fmt.Fprintf(&info, "0 %s\t%s\n", strings.Repeat("0", 40), p)
+					continue
+				}
+				p, content, _ := strings.Cut(s, "=")
+				var blob string
+				for _, d := range []string{ours, theirs} {
+					cmd := exec.Command("git", "hash-object", "-w", "--stdin")
+					cmd.Dir, cmd.Stdin = d, strings.NewReader(content+"\n")
+					out, err := cmd.Output()
+					if err != nil {
+						t.Fatal(err)
+					}
+					blob = strings.TrimSpace(string(out))
+				}
+				set = append(set, IndexEntry{Path: p, Mode: "100644", Blob: blob})
+				fmt.Fprintf(&info, "100644 %s\t%s\n", blob, p)
+			}
+			r, err := Discover(context.Background(), ours)
+			if err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.ReadFile(filepath.Join(ours, ".git", "index"))
+			done, err := r.editIndex(context.Background(), set, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if done != c.inProcess {
+				t.Fatalf("edited in this process: %v, want %v", done, c.inProcess)
+			}
+			if c.name == "racily clean entries" {
+				if got := testutil.Git(t, ours, "ls-files", "--debug", "--", "e.txt"); !strings.Contains(got, "size: 0\t") {
+					t.Errorf("a racily clean entry was not smudged:\n%s", got)
+				}
+			}
+			if !done {
+				after, _ := os.ReadFile(filepath.Join(ours, ".git", "index"))
+				if !bytes.Equal(before, after) {
+					t.Fatal("the index changed although git was left to do it")
+				}
+				if _, err := os.Stat(filepath.Join(ours, ".git", "index.lock")); err == nil {
+					t.Fatal("index.lock left behind")
+				}
+				return
+			}
+			cmd := exec.Command("git", "update-index", "--index-info")
+			cmd.Dir, cmd.Stdin = theirs, strings.NewReader(info.String())
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Fatalf("git update-index: %v\n%s", err, out)
+			}
+			for _, args := range [][]string{{"ls-files", "-s"}, {"--no-optional-locks", "status", "--porcelain"}, {"diff-index", "--cached", "HEAD"}} {
+				got, want := testutil.Git(t, ours, args...), testutil.Git(t, theirs, args...)
+				if got != want {
+					t.Errorf("git %s:\nours:\n%s\ngit's:\n%s", strings.Join(args, " "), got, want)
+				}
+			}
+			ourTree := cacheTreeOf(t, ours)
+			if c.validTree {
+				if ourTree == nil || ourTree.count < 0 {
+					t.Fatalf("the cache-tree root is not valid")
+				}
+				testutil.Git(t, theirs, "write-tree") // git fills its cache-tree in
+				if got, want := dumpCacheTree(ourTree), dumpCacheTree(cacheTreeOf(t, theirs)); got != want {
+					t.Errorf("cache-tree:\nours:\n%s\ngit's after write-tree:\n%s", got, want)
+				}
+			} else if got, want := dumpCacheTree(ourTree), dumpCacheTree(cacheTreeOf(t, theirs)); got != want {
+				t.Errorf("cache-tree:\nours:\n%s\ngit's:\n%s", got, want)
+			}
+			// git reads what was written, and builds the same tree from it.
+			if got, want := testutil.Git(t, ours, "write-tree"), testutil.Git(t, theirs, "write-tree"); got != want {
+				t.Errorf("write-tree: ours %s, git's %s", got, want)
+			}
+		})
+	}
+}
+
+// cacheTreeOf reads the TREE extension of dir's index (nil: none).
+func cacheTreeOf(t *testing.T, dir string) *cacheTree {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, err := walkIndex(data, 20, func(indexEntry) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for end := len(data) - 20; off+8 <= end; {
+		size := int(binary.BigEndian.Uint32(data[off+4:]))
+		if string(data[off:off+4]) == "TREE" {
+			ct, ok := parseCacheTree(data[off+8:off+8+size], 20)
+			if !ok {
+				t.Fatal("unreadable cache-tree")
+			}
+			return ct
+		}
+		off += 8 + size
+	}
+	return nil
+}
+
+func dumpCacheTree(n *cacheTree) string {
+	if n == nil {
+		return "(none)"
+	}
+	var b strings.Builder
+	var walk func(n *cacheTree, depth int)
+	walk = func(n *cacheTree, depth int) {
+		fmt.Fprintf(&b, "%s%q %d %s\n", strings.Repeat("  ", depth), n.name, n.count, hex.EncodeToString(n.oid))
+		for _, c := range n.children {
+			walk(c, depth+1)
+		}
+	}
+	walk(n, 0)
+	return b.String()
+}
+
+// ReadIndexFile right after SetIndexEntries takes the written index from
+// memory: the same bytes as the file, the tree git would write; once git
+// has changed the file, it reads the file again.
+func TestReadIndexFileAfterEdit(t *testing.T) {
+	t.Parallel()
+	dir := testutil.Repo(t)
+	testutil.WriteFile(t, dir, "a/b.txt", "b\n")
+	testutil.WriteFile(t, dir, "c.txt", "c\n")
+	testutil.Git(t, dir, "add", "-A")
+	testutil.Git(t, dir, "commit", "-q", "-m", "base")
+	testutil.Git(t, dir, "read-tree", "HEAD")
+	ctx := context.Background()
+	r, err := Discover(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ReadIndexFile(); err != nil { // remembered as read
+		t.Fatal(err)
+	}
+	blob := testutil.Git(t, dir, "rev-parse", "HEAD:c.txt")
+	if err := r.SetIndexEntries(ctx, []IndexEntry{{Path: "a/new.txt", Mode: "100644", Blob: blob}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string) {
+		t.Helper()
+		ix, err := r.ReadIndexFile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		file, _ := os.ReadFile(filepath.Join(dir, ".git", "index"))
+		if !bytes.Equal(ix.Data, file) {
+			t.Errorf("%s: ReadIndexFile's bytes differ from the file's", what)
+		}
+		if want := testutil.Git(t, dir, "write-tree"); ix.Tree != want || !ix.Plain {
+			t.Errorf("%s: tree %q plain %v, want %s", what, ix.Tree, ix.Plain, want)
+		}
+	}
+	check("after the edit")
+	testutil.Git(t, dir, "update-index", "--add", "--cacheinfo", "100644,"+blob+",d.txt")
+	testutil.Git(t, dir, "write-tree")
+	check("after git changed the index")
+}
