@@ -153,58 +153,94 @@ func (r *Repo) readLoose(id string) (typ string, data []byte, ok bool, err error
 
 // looseType reads only the header of a loose object.
 func (r *Repo) looseType(id string) (string, bool) {
+	info, ok := r.looseInfo(id)
+	return info.Type, ok
+}
+
+// looseInfo reads the header of a loose object: its type and size.
+func (r *Repo) looseInfo(id string) (ObjectInfo, bool) {
 	f, err := os.Open(r.loosePath(id))
 	if err != nil {
-		return "", false
+		return ObjectInfo{}, false
 	}
 	defer f.Close()
 	zr, err := zlib.NewReader(bufio.NewReaderSize(f, 512))
 	if err != nil {
-		return "", false
+		return ObjectInfo{}, false
 	}
 	var buf [32]byte
 	n, _ := io.ReadFull(zr, buf[:])
-	t, _, ok := strings.Cut(string(buf[:n]), " ")
-	return t, ok
+	head, _, found := bytes.Cut(buf[:n], []byte{0})
+	t, size, ok := strings.Cut(string(head), " ")
+	sz, err := strconv.ParseInt(size, 10, 64)
+	if !found || !ok || err != nil || sz < 0 {
+		return ObjectInfo{}, false
+	}
+	switch t {
+	case "blob", "tree", "commit", "tag":
+		return ObjectInfo{Type: t, Size: sz}, true
+	}
+	return ObjectInfo{}, false
 }
 
-// packedType looks id up in the pack indexes (version 2) and reads the
-// type of its entry; a deltified entry, or an index it cannot read,
-// answers "" (unknown).
-func (r *Repo) packedType(id string) string {
+// packedAt finds id in the packs' indexes (version 2): the pack holding
+// it and the offset of its entry; ok is false when no index it can read
+// names it.
+func (r *Repo) packedAt(id string) (pack string, off int64, ok bool) {
 	raw, err := hex.DecodeString(id)
 	if err != nil {
-		return ""
+		return "", 0, false
 	}
 	idxs, _ := filepath.Glob(filepath.Join(r.CommonDir, "objects", "pack", "pack-*.idx"))
 	for _, idx := range idxs {
-		off, found, err := idxLookup(idx, raw)
-		if err != nil || !found {
-			continue
+		o, found, err := idxLookup(idx, raw)
+		if err == nil && found {
+			return strings.TrimSuffix(idx, ".idx") + ".pack", int64(o), true
 		}
-		f, err := os.Open(strings.TrimSuffix(idx, ".idx") + ".pack")
-		if err != nil {
-			return ""
-		}
-		var b [1]byte
-		_, err = f.ReadAt(b[:], int64(off))
-		f.Close()
-		if err != nil {
-			return ""
-		}
-		switch (b[0] >> 4) & 7 {
-		case 1:
-			return "commit"
-		case 2:
-			return "tree"
-		case 3:
-			return "blob"
-		case 4:
-			return "tag"
-		}
-		return ""
 	}
-	return ""
+	return "", 0, false
+}
+
+// packedType is the type of id's pack entry; "" (unknown) for a
+// deltified entry, or one it cannot find or read.
+func (r *Repo) packedType(id string) string {
+	info, _ := r.packedInfo(id)
+	return info.Type
+}
+
+// packedInfo reads the header of id's pack entry when the object is
+// stored whole: its type and size (a delta's header gives the delta's).
+func (r *Repo) packedInfo(id string) (ObjectInfo, bool) {
+	pack, off, ok := r.packedAt(id)
+	if !ok {
+		return ObjectInfo{}, false
+	}
+	f, err := os.Open(pack)
+	if err != nil {
+		return ObjectInfo{}, false
+	}
+	var b [16]byte
+	n, _ := f.ReadAt(b[:], off)
+	f.Close()
+	if n == 0 {
+		return ObjectInfo{}, false
+	}
+	t := ""
+	if k := int(b[0]>>4) & 7; k < len(packObjectTypes) {
+		t = packObjectTypes[k] // "" for the delta kinds (6, 7) and unused ones
+	}
+	size, shift := int64(b[0]&0x0f), uint(4)
+	for i := 0; b[i]&0x80 != 0; i++ {
+		if i+1 >= n || shift > 56 {
+			return ObjectInfo{}, false
+		}
+		size |= int64(b[i+1]&0x7f) << shift
+		shift += 7
+	}
+	if t == "" {
+		return ObjectInfo{}, false
+	}
+	return ObjectInfo{Type: t, Size: size}, true
 }
 
 // objectInfoInProcess describes a loose object (its header) or a packed
@@ -215,61 +251,13 @@ func (r *Repo) objectInfoInProcess(id string) (ObjectInfo, bool) {
 	if !r.fastOK() || !r.validID(id) {
 		return ObjectInfo{}, false
 	}
-	if f, err := os.Open(r.loosePath(id)); err == nil {
-		defer f.Close()
-		zr, err := zlib.NewReader(bufio.NewReaderSize(f, 512))
-		if err != nil {
-			return ObjectInfo{}, false
-		}
-		var buf [32]byte
-		n, _ := io.ReadFull(zr, buf[:])
-		head, _, found := bytes.Cut(buf[:n], []byte{0})
-		t, size, ok := strings.Cut(string(head), " ")
-		sz, err := strconv.ParseInt(size, 10, 64)
-		if !found || !ok || err != nil || sz < 0 {
-			return ObjectInfo{}, false
-		}
-		switch t {
-		case "blob", "tree", "commit", "tag":
-			return ObjectInfo{Type: t, Size: sz}, true
-		}
-		return ObjectInfo{}, false
+	if info, ok := r.looseInfo(id); ok {
+		return info, true
 	}
-	raw, err := hex.DecodeString(id)
-	if err != nil {
-		return ObjectInfo{}, false
+	if _, err := os.Lstat(r.loosePath(id)); err == nil {
+		return ObjectInfo{}, false // loose but unreadable here
 	}
-	idxs, _ := filepath.Glob(filepath.Join(r.CommonDir, "objects", "pack", "pack-*.idx"))
-	for _, idx := range idxs {
-		off, found, err := idxLookup(idx, raw)
-		if err != nil || !found {
-			continue
-		}
-		f, err := os.Open(strings.TrimSuffix(idx, ".idx") + ".pack")
-		if err != nil {
-			return ObjectInfo{}, false
-		}
-		var b [16]byte
-		n, _ := f.ReadAt(b[:], int64(off))
-		f.Close()
-		if n == 0 {
-			return ObjectInfo{}, false
-		}
-		t := map[byte]string{1: "commit", 2: "tree", 3: "blob", 4: "tag"}[(b[0]>>4)&7]
-		size, shift := int64(b[0]&0x0f), uint(4)
-		for i := 0; b[i]&0x80 != 0; i++ {
-			if i+1 >= n || shift > 56 {
-				return ObjectInfo{}, false
-			}
-			size |= int64(b[i+1]&0x7f) << shift
-			shift += 7
-		}
-		if t == "" {
-			return ObjectInfo{}, false
-		}
-		return ObjectInfo{Type: t, Size: size}, true
-	}
-	return ObjectInfo{}, false
+	return r.packedInfo(id)
 }
 
 // idxLookup finds raw in a version 2 pack index and returns its offset.
@@ -352,14 +340,8 @@ func (r *Repo) hasObject(id string) bool {
 	if _, err := os.Lstat(r.loosePath(id)); err == nil {
 		return true
 	}
-	raw, _ := hex.DecodeString(id)
-	idxs, _ := filepath.Glob(filepath.Join(r.CommonDir, "objects", "pack", "pack-*.idx"))
-	for _, idx := range idxs {
-		if _, found, err := idxLookup(idx, raw); err == nil && found {
-			return true
-		}
-	}
-	return false
+	_, _, ok := r.packedAt(id)
+	return ok
 }
 
 // Loose objects are written in this process the way git writes them by

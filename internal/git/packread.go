@@ -11,8 +11,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 )
 
 // readObjectHere reads an object in this process, loose or packed; ok is
@@ -32,31 +30,20 @@ func (r *Repo) readObjectDepth(id string, depth int) (string, []byte, bool) {
 		return "", nil, false
 	}
 	if !found {
-		raw, err := hex.DecodeString(id)
+		pack, off, ok := r.packedAt(id)
+		if !ok {
+			return "", nil, false
+		}
+		f, err := os.Open(pack)
 		if err != nil {
 			return "", nil, false
 		}
-		idxs, _ := filepath.Glob(filepath.Join(r.CommonDir, "objects", "pack", "pack-*.idx"))
-		for _, idx := range idxs {
-			off, hit, err := idxLookup(idx, raw)
-			if err != nil {
-				return "", nil, false
-			}
-			if !hit {
-				continue
-			}
-			f, err := os.Open(strings.TrimSuffix(idx, ".idx") + ".pack")
-			if err != nil {
-				return "", nil, false
-			}
-			typ, data, err = r.packEntry(f, int64(off), depth)
-			f.Close()
-			if err != nil {
-				return "", nil, false
-			}
-			found = true
-			break
+		typ, data, err = r.packEntry(f, off, depth)
+		f.Close()
+		if err != nil {
+			return "", nil, false
 		}
+		found = true
 	}
 	if !found || r.ObjectID(typ, data) != id {
 		return "", nil, false

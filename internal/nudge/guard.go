@@ -16,7 +16,6 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
-	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
 // This file guards the repository's shared git settings against tasks.
@@ -372,46 +371,19 @@ var suspectWords = [][]byte{
 // core.fsmonitor asks this each time, and decoding every task ever made
 // would cost more than its git status.
 func (w *Workspace) suspectRecords() ([]*Task, error) {
-	ids, err := w.taskIDs()
-	if err != nil {
-		return nil, err
-	}
-	var tasks []*Task
-	var data []byte
-	for _, id := range ids {
-		path := w.TaskPath(id)
-		data, err = journal.ReadFile(path, data)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue
+	tasks, err := w.scanRecords(func(id string, data []byte) (bool, error) {
+		if w.busy(id) {
+			return true, nil
 		}
-		if err != nil {
-			return nil, err
-		}
-		suspect := w.busy(id)
 		for _, word := range suspectWords {
-			suspect = suspect || bytes.Contains(data, word)
-		}
-		if !suspect {
-			if err := journal.Decode(path, data, &struct{}{}); err != nil {
-				return nil, err
+			if bytes.Contains(data, word) {
+				return true, nil
 			}
-			continue
 		}
-		var t Task
-		if err := journal.Decode(path, data, &t); err != nil {
-			return nil, err
-		}
-		if t.ID != id {
-			return nil, &journal.CorruptError{Path: path, Err: fmt.Errorf("record is for %q, not %q", t.ID, id)}
-		}
-		tasks = append(tasks, &t)
-	}
-	sort.Slice(tasks, func(i, j int) bool {
-		a, _ := refs.Task.Number(tasks[i].ID)
-		b, _ := refs.Task.Number(tasks[j].ID)
-		return a > b
+		return false, journal.Decode(w.TaskPath(id), data, &struct{}{})
 	})
-	return tasks, nil
+	newestFirst(tasks)
+	return tasks, err
 }
 
 // live reports whether t is being prepared or run right now.

@@ -3,6 +3,7 @@ package nudge
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"strings"
@@ -61,6 +62,13 @@ func mayBeUnsettled(data []byte) bool {
 // one of those state names: the cost stays that of reading the files, not
 // of decoding every task ever made.
 func (w *Workspace) unsettled() ([]*Task, error) {
+	return w.scanRecords(func(_ string, data []byte) (bool, error) { return mayBeUnsettled(data), nil })
+}
+
+// scanRecords reads every task record, in id order, and returns those
+// pick chooses from their bytes, decoded in full (a record removed
+// meanwhile is left out). pick may refuse a record with an error.
+func (w *Workspace) scanRecords(pick func(id string, data []byte) (bool, error)) ([]*Task, error) {
 	ids, err := w.taskIDs()
 	if err != nil {
 		return nil, err
@@ -68,21 +76,28 @@ func (w *Workspace) unsettled() ([]*Task, error) {
 	var tasks []*Task
 	var data []byte
 	for _, id := range ids {
-		data, err = journal.ReadFile(w.TaskPath(id), data)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			return nil, err
-		}
-		if !mayBeUnsettled(data) {
+		path := w.TaskPath(id)
+		data, err = journal.ReadFile(path, data)
+		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		t, err := w.Load(id)
 		if err != nil {
 			return nil, err
 		}
-		tasks = append(tasks, t)
+		if ok, err := pick(id, data); err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		var t Task
+		if err := journal.Decode(path, data, &t); err != nil {
+			return nil, err
+		}
+		if t.ID != id {
+			return nil, &journal.CorruptError{Path: path, Err: fmt.Errorf("record is for %q, not %q", t.ID, id)}
+		}
+		tasks = append(tasks, &t)
 	}
 	return tasks, nil
 }

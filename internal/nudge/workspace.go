@@ -252,12 +252,17 @@ func (w *Workspace) List() ([]*Task, error) {
 		}
 		tasks = append(tasks, t)
 	}
+	newestFirst(tasks)
+	return tasks, nil
+}
+
+// newestFirst sorts tasks by id number, highest first.
+func newestFirst(tasks []*Task) {
 	sort.Slice(tasks, func(i, j int) bool {
 		a, _ := refs.Task.Number(tasks[i].ID)
 		b, _ := refs.Task.Number(tasks[j].ID)
 		return a > b
 	})
-	return tasks, nil
 }
 
 // runLockPath is held by the process that prepares or runs task id.

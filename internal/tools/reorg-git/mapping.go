@@ -187,7 +187,7 @@ allowed instead of asking git.`,
 		Names: []string{
 			"errSlowPath", "Repo.InProcess", "Repo.fastOK", "Repo.fastAllowed", "Repo.looseObjectDir", "Repo.writeObject",
 			"writeLooseObject", "zlibWriters", "createObjectTemp", "Repo.loosePath", "Repo.WriteObjects", "Repo.readLoose",
-			"Repo.looseType", "Repo.packedType", "Repo.objectInfoInProcess", "idxLookup", "Repo.hasObject", "readSmall",
+			"Repo.looseType", "Repo.looseInfo", "Repo.packedAt", "Repo.packedInfo", "Repo.packedType", "Repo.objectInfoInProcess", "idxLookup", "Repo.hasObject", "readSmall",
 		},
 	},
 	{
