@@ -1,0 +1,5 @@
+//go:build !race
+
+package git
+
+const raceEnabled = false
