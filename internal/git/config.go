@@ -225,6 +225,14 @@ func (r *Repo) configFiles() (files []string, ok bool) {
 	return append(files, filepath.Join(r.CommonDir, "config"), filepath.Join(r.GitDir, "config.worktree")), true
 }
 
+// plainConfigText reports whether a config file's text is one go-git's
+// decoder reads as git does: no include (which git follows), no value
+// continued on the next line (which the decoder keeps a newline in).
+func plainConfigText(data []byte) bool {
+	return !bytes.Contains(bytes.ToLower(data), []byte("include")) &&
+		!bytes.Contains(data, []byte("\\\n")) && !bytes.Contains(data, []byte("\\\r\n"))
+}
+
 // configLast is the value git config --type=bool-or-str --get would give
 // for section.key (no subsection) from git's config files, worked out in
 // this process: found is false when no file sets it; ok is false when it
@@ -244,7 +252,7 @@ func (r *Repo) configLast(section, key string) (val string, found, ok bool) {
 		if err != nil {
 			return "", false, false
 		}
-		if strings.HasSuffix(f, "config.worktree") || bytes.Contains(bytes.ToLower(data), []byte("include")) {
+		if strings.HasSuffix(f, "config.worktree") || !plainConfigText(data) {
 			return "", false, false
 		}
 		var cfg gitconfig.Config

@@ -72,3 +72,43 @@ func TestDiscoverFastAgreesWithGit(t *testing.T) {
 		}
 	}
 }
+
+// A gitfile's ".." applies to the path with its links followed, as git
+// resolves it; a HEAD that holds neither a ref nor an id is git's to judge.
+func TestDiscoverFastPhysicalPathsAndBadHead(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	testutil.Git(t, base, "init", "-q", "--bare", filepath.Join(base, "x", "store.git"))
+	testutil.Git(t, base, "init", "-q", "--bare", filepath.Join(base, "store.git"))
+	if err := os.MkdirAll(filepath.Join(base, "x", "y"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "x", "y"), filepath.Join(base, "sym")); err != nil {
+		t.Fatal(err)
+	}
+	wt := filepath.Join(base, "wt")
+	os.MkdirAll(wt, 0o755)
+	if err := os.WriteFile(filepath.Join(wt, ".git"), []byte("gitdir: ../sym/../store.git\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := discoverFast(wt); ok {
+		real, _ := filepath.EvalSymlinks(filepath.Join(base, "x", "store.git"))
+		if r.GitDir != real {
+			t.Errorf("gitfile through a link: git dir %s, want %s", r.GitDir, real)
+		}
+	}
+
+	outer := filepath.Join(base, "outer")
+	testutil.Git(t, base, "init", "-q", outer)
+	inner := filepath.Join(outer, "inner")
+	testutil.Git(t, outer, "init", "-q", inner)
+	if err := os.WriteFile(filepath.Join(inner, ".git", "HEAD"), []byte("garbage\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, ok := discoverFast(inner); ok && r.WorkTree != outer {
+		realOuter, _ := filepath.EvalSymlinks(outer)
+		if r.WorkTree != realOuter {
+			t.Errorf("a git dir with a bad HEAD was taken: %s", r.WorkTree)
+		}
+	}
+}

@@ -140,3 +140,42 @@ func TestConfigLastAgreesWithGit(t *testing.T) {
 		})
 	}
 }
+
+// A ref whose leading folder is a packed ref, or that has packed refs
+// under it, is left to git, which refuses it; it is never written beside
+// them.
+func TestSetRefFastLeavesPackedClashesToGit(t *testing.T) {
+	t.Parallel()
+	r := newApplyRepo(t)
+	ctx := context.Background()
+	c := gitT(t, r.WorkTree, "commit-tree", "-m", "x", r.EmptyTree())
+	gitT(t, r.WorkTree, "update-ref", "refs/nudgethis/x", c)
+	gitT(t, r.WorkTree, "update-ref", "refs/nudgethis/y/z", c)
+	gitT(t, r.WorkTree, "pack-refs", "--all")
+	for _, name := range []string{"refs/nudgethis/x/y", "refs/nudgethis/y"} {
+		if err := r.SetRefFast(ctx, name, c, r.ZeroID()); err == nil {
+			t.Errorf("SetRefFast(%s) beside a packed ref succeeded", name)
+		}
+	}
+	if refs := gitT(t, r.WorkTree, "for-each-ref", "--format=%(refname)", "refs/nudgethis/"); refs != "refs/nudgethis/x\nrefs/nudgethis/y/z" {
+		t.Errorf("refs now:\n%s", refs)
+	}
+}
+
+// A value continued on the next line is left to git (the decoder keeps
+// the newline git drops).
+func TestConfigLastLeavesContinuationsToGit(t *testing.T) {
+	t.Parallel()
+	r := newApplyRepo(t)
+	cfg := filepath.Join(r.CommonDir, "config")
+	old, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, append(old, "[core]\n\tfsmonitor = /opt/a\\\nb\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if v, _, here := r.configLast("core", "fsmonitor"); here {
+		t.Errorf("configLast read a continued value here: %q", v)
+	}
+}

@@ -72,6 +72,7 @@ func TestHashHereAgreesWithGit(t *testing.T) {
 		{"filemode off", func(t *testing.T, r *Repo) { gitT(t, r.WorkTree, "config", "core.fileMode", "false") }},
 		{"symlinks off", func(t *testing.T, r *Repo) { gitT(t, r.WorkTree, "config", "core.symlinks", "false") }},
 		{"sparse checkout", func(t *testing.T, r *Repo) { gitT(t, r.WorkTree, "config", "core.sparseCheckout", "true") }},
+		{"attributes from a tree", func(t *testing.T, r *Repo) { gitT(t, r.WorkTree, "config", "attr.tree", "HEAD") }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()

@@ -220,12 +220,13 @@ func (r *Repo) newObjectHash(typ string, size int64) hash.Hash {
 func (r *Repo) ObjectTypes(ctx context.Context, ids []string) (map[string]string, error) {
 	out := map[string]string{}
 	var ask []string
+	here := r.fastOK() && !r.mayReplace() // a replacement may be of another type
 	for _, id := range ids {
 		if !r.validID(id) {
 			out[id] = ""
 			continue
 		}
-		if r.fastOK() {
+		if here {
 			if t, ok := r.looseType(id); ok {
 				out[id] = t
 				continue
@@ -370,8 +371,10 @@ func (r *Repo) ObjectSizes(ctx context.Context, ids []string) (map[string]int64,
 // times (apply and undo check them, check them again right before writing
 // and verify them after) starts one git process instead of one per look.
 // git answers each path as it reads it (hash-object flushes after every
-// id), and reads every file afresh, so an answer is as current as a new
-// process's. A Hasher is used by one goroutine at a time; Close ends it.
+// id) and reads every file afresh, but it reads the .gitattributes files
+// once: a Hasher must not outlive a change of attributes (apply and undo
+// refuse any .gitattributes path, so theirs cannot). A Hasher is used by
+// one goroutine at a time; Close ends it.
 type Hasher struct {
 	r *Repo
 	p *proc

@@ -248,7 +248,7 @@ func (r *Repo) packedInfo(id string) (ObjectInfo, bool) {
 // anything else (a deltified entry, whose size is its delta's; an object
 // not found here; a repository fastOK leaves to git).
 func (r *Repo) objectInfoInProcess(id string) (ObjectInfo, bool) {
-	if !r.fastOK() || !r.validID(id) {
+	if !r.fastOK() || !r.validID(id) || r.mayReplace() {
 		return ObjectInfo{}, false
 	}
 	if info, ok := r.looseInfo(id); ok {

@@ -18,7 +18,8 @@ import (
 // pack whose index it reads, a pack it does not understand), and git is
 // to be asked. What it returns hashes to id.
 func (r *Repo) readObjectHere(id string) (typ string, data []byte, ok bool) {
-	if !r.fastOK() || !r.validID(id) {
+	if !r.fastOK() || !r.validID(id) || r.mayReplace() {
+		// With replace refs git would read another object's content.
 		return "", nil, false
 	}
 	return r.readObjectDepth(id, 0)
@@ -191,12 +192,12 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 			if n == 0 {
 				n = 0x10000
 			}
-			if off+n > uint64(len(base)) {
+			if off+n > uint64(len(base)) || uint64(len(out))+n > dst {
 				return nil, bad
 			}
 			out = append(out, base[off:off+n]...)
 		case c != 0:
-			if int(c) > len(delta) {
+			if int(c) > len(delta) || uint64(len(out))+uint64(c) > dst {
 				return nil, bad
 			}
 			out = append(out, delta[:c]...)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -78,4 +79,22 @@ func firstPack(t *testing.T, r *Repo) string {
 		t.Fatal("no pack")
 	}
 	return filepath.Base(m[0])
+}
+
+// A delta that copies more than the size it declares is refused at the
+// first copy past it, before it allocates (a task can plant a pack).
+func TestApplyDeltaStopsAtDeclaredSize(t *testing.T) {
+	base := bytes.Repeat([]byte("b"), 64<<10)
+	delta := []byte{0x80, 0x80, 0x04, 10}                      // source size 65536, result size 10
+	delta = append(delta, bytes.Repeat([]byte{0x80}, 2000)...) // each: copy 64 KiB from 0
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	out, err := applyDelta(base, delta)
+	runtime.ReadMemStats(&after)
+	if err == nil || out != nil {
+		t.Fatalf("applyDelta of an oversized delta = %d bytes, %v", len(out), err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
+		t.Errorf("refusing the delta allocated %d bytes", n)
+	}
 }

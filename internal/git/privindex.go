@@ -347,19 +347,26 @@ func (r *Repo) hashHere(paths []string) ([]IndexEntry, bool) {
 		mode := "100644"
 		switch {
 		case fi.Mode().IsRegular():
-			if fi.Size() > 32<<20 {
+			if fi.Size() > maxHashHere {
 				return nil, false
 			}
-			f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+			// Non-blocking and checked again once open: a file swapped
+			// for a FIFO or a folder meanwhile is git's to look at.
+			f, err := root.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 			if err != nil {
 				return nil, false
 			}
-			data, err = io.ReadAll(f)
+			ofi, err := f.Stat()
+			if err == nil && ofi.Mode().IsRegular() && ofi.Size() <= maxHashHere {
+				data, err = io.ReadAll(io.LimitReader(f, maxHashHere+1))
+			} else if err == nil {
+				err = errSlowPath
+			}
 			f.Close()
-			if err != nil {
+			if err != nil || len(data) > maxHashHere {
 				return nil, false
 			}
-			if fi.Mode()&0o100 != 0 {
+			if ofi.Mode()&0o100 != 0 {
 				mode = "100755"
 			}
 		case fi.Mode()&fs.ModeSymlink != 0:
@@ -382,14 +389,28 @@ func (r *Repo) hashHere(paths []string) ([]IndexEntry, bool) {
 	return out, true
 }
 
+// maxHashHere is the largest file hashHere reads itself.
+const maxHashHere = 32 << 20
+
 // plainCheckin reports whether git would store work-tree files as their
 // bytes, whatever their path: the repository-wide half of hashHere's test.
+// Attributes can also come from git's system-wide file (as for config: known
+// only for a git under /usr), from a tree (GIT_ATTR_SOURCE, attr.tree) or a
+// file named in the config (core.attributesFile).
 func (r *Repo) plainCheckin() bool {
 	if _, err := os.Lstat(filepath.Join(r.CommonDir, "info", "attributes")); !errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
-	if r.ConfigMayMention("attributesfile", "sparse") {
+	if os.Getenv("GIT_ATTR_SOURCE") != "" || r.ConfigMayMention("attr", "sparse") {
 		return false
+	}
+	if v := strings.ToLower(os.Getenv("GIT_ATTR_NOSYSTEM")); v != "1" && v != "true" && v != "yes" && v != "on" {
+		if _, known := systemConfigFile(); !known {
+			return false
+		}
+		if _, err := os.Lstat("/etc/gitattributes"); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
 	}
 	if home, err := os.UserHomeDir(); err == nil {
 		xdg := os.Getenv("XDG_CONFIG_HOME")

@@ -574,6 +574,12 @@ func (r *Repo) SetRefFast(ctx context.Context, name, newID, old string) error {
 	if (old == r.ZeroID() && exists) || (old != r.ZeroID() && cur != old) {
 		return fail(fmt.Errorf("%w: %s is at %q, expected %s", ErrRefConflict, name, cur, old))
 	}
+	if !exists && r.packedClash(name) {
+		// A packed ref where a folder of name would be, or under name:
+		// git refuses such a ref, in its own words.
+		fail(nil)
+		return r.SetRef(ctx, SetRefRequest{Name: name, New: newID, Old: old})
+	}
 	if _, err := f.WriteString(newID + "\n"); err != nil {
 		return fail(err)
 	}
@@ -781,9 +787,6 @@ func (r *Repo) LastHeadMove() (commit, message string, ok bool) {
 // HEAD, an object not read here, or replace refs, which git would follow
 // to another commit's tree.
 func (r *Repo) headTreeFast() (h Head, tree string, ok bool) {
-	if os.Getenv("GIT_REPLACE_REF_BASE") != "" {
-		return Head{}, "", false
-	}
 	if h, ok = r.headFromFiles(); !ok || r.mayReplace() {
 		return Head{}, "", false
 	}
@@ -799,10 +802,36 @@ func (r *Repo) headTreeFast() (h Head, tree string, ok bool) {
 	return h, string(t), true
 }
 
+// packedClash reports whether packed-refs holds a ref that name cannot
+// exist beside: one of its leading folders as a ref, or a ref under it;
+// true also when packed-refs cannot be read.
+func (r *Repo) packedClash(name string) bool {
+	pb, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		return true
+	}
+	clash := false
+	ok := r.packedRefs(pb, func(n, _ string) {
+		if strings.HasPrefix(n, name+"/") || strings.HasPrefix(name, n+"/") {
+			clash = true
+		}
+	})
+	return clash || !ok
+}
+
 // mayReplace reports whether the repository may hold replace refs (a
 // refs/replace folder, or a packed-refs file naming one): git reads a
 // replaced commit's tree from its replacement.
 func (r *Repo) mayReplace() bool {
+	if os.Getenv("GIT_REPLACE_REF_BASE") != "" {
+		return true
+	}
+	if v := os.Getenv("GIT_NO_REPLACE_OBJECTS"); v != "" {
+		return false // git looks at no replace ref
+	}
 	if _, err := os.Lstat(filepath.Join(r.CommonDir, "refs", "replace")); !errors.Is(err, fs.ErrNotExist) {
 		return true
 	}

@@ -161,8 +161,13 @@ func discoverFast(dir string) (*Repo, bool) {
 			if err != nil || !found || target == "" || strings.ContainsAny(target, "\n\x00") {
 				return nil, false
 			}
+			if !ownedByMe(dotgit) {
+				return nil, false
+			}
 			if !filepath.IsAbs(target) {
-				target = filepath.Join(d, target)
+				// Not Join: ".." must apply to the path with its links
+				// followed, as git resolves it (EvalSymlinks does).
+				target = d + string(filepath.Separator) + target
 			}
 			return repoAt(d, target)
 		case err == nil || !errors.Is(err, fs.ErrNotExist):
@@ -196,7 +201,7 @@ func repoAt(top, gitDir string) (*Repo, bool) {
 			return nil, false
 		}
 		if !filepath.IsAbs(c) {
-			c = filepath.Join(gitDir, c)
+			c = gitDir + string(filepath.Separator) + c // see discoverFast
 		}
 		if common, err = filepath.EvalSymlinks(c); err != nil {
 			return nil, false
@@ -223,10 +228,16 @@ func repoAt(top, gitDir string) (*Repo, bool) {
 	return &Repo{GitDir: gitDir, CommonDir: common, WorkTree: top, ObjectFormat: format}, true
 }
 
-// isGitDir is git's test for a git dir: a HEAD, and objects and refs (or
-// a commondir file, in a linked worktree's git dir).
+// isGitDir is git's test for a git dir: a HEAD that names a ref or holds a
+// commit id, and objects and refs (or a commondir file, in a linked
+// worktree's git dir). A HEAD that is a link is git's to judge.
 func isGitDir(d string) bool {
-	if _, err := os.Stat(filepath.Join(d, "HEAD")); err != nil {
+	b, err := readSmall(filepath.Join(d, "HEAD"))
+	if err != nil {
+		return false
+	}
+	head := strings.TrimRight(string(b), "\n")
+	if !strings.HasPrefix(head, "ref: refs/") && !isHexID(head) {
 		return false
 	}
 	if _, err := os.Stat(filepath.Join(d, "commondir")); err == nil {
@@ -241,7 +252,7 @@ func isGitDir(d string) bool {
 // core.worktree, an include, an extension other than the object format).
 func plainRepoConfig(path string) (format string, ok bool) {
 	data, err := os.ReadFile(path)
-	if err != nil || bytes.Contains(bytes.ToLower(data), []byte("include")) {
+	if err != nil || !plainConfigText(data) {
 		return "", false
 	}
 	var cfg gitconfig.Config
@@ -330,16 +341,7 @@ func (r *Repo) validID(id string) bool {
 	if r.ObjectFormat == "sha256" {
 		n = 64
 	}
-	if len(id) != n {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
+	return len(id) == n && isHexID(id)
 }
 
 // ValidID reports whether id is a full object id in this repository's
@@ -372,8 +374,25 @@ func deviceOf(p string) (uint64, bool) {
 	return uint64(s.Dev), true
 }
 
-// ownedByMe reports whether p belongs to this process's user.
+// ownedByMe reports whether p belongs to this process's user. Under sudo
+// git also accepts SUDO_UID's files: that case is left to git.
 func ownedByMe(p string) bool {
+	if os.Geteuid() == 0 && os.Getenv("SUDO_UID") != "" {
+		return false
+	}
 	var s unix.Stat_t
 	return unix.Stat(p, &s) == nil && int(s.Uid) == os.Geteuid()
+}
+
+// isHexID reports whether s is a full object id of either length.
+func isHexID(s string) bool {
+	if len(s) != 40 && len(s) != 64 {
+		return false
+	}
+	for _, c := range s {
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -25,6 +25,13 @@ func TestChangedDirs(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("changedDirs = %q, want %q", got, want)
 	}
+	// d/x, d's only entry, becomes a folder: removing the file prunes d,
+	// writing d/x/y makes d and d/x again; d holds a new entry.
+	got = changedDirs([]step{{Path: "d/x", From: file, To: PathState{}}, {Path: "d/x/y", From: PathState{}, To: file}},
+		[]string{"d", "d/x"}, []string{"d"})
+	if want := []string{"", "d", "d/x"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("changedDirs, file to folder = %q, want %q", got, want)
+	}
 }
 
 // Undo refuses, changing nothing, when a previous content it would write

@@ -356,8 +356,16 @@ func changedDirs(steps []step, created, pruned []string) []string {
 	for _, d := range append(append([]string{}, created...), pruned...) {
 		dirs[parentDir(d)] = true
 	}
+	made := map[string]bool{}
+	for _, d := range created {
+		made[d] = true
+	}
 	for _, d := range pruned {
-		delete(dirs, d) // gone: nothing left to flush
+		if !made[d] {
+			delete(dirs, d) // gone: nothing left to flush
+		}
+		// Pruned, then made again by a later write (a file d/x that
+		// became a folder d/x/): it is there, with a new entry.
 	}
 	list := make([]string, 0, len(dirs))
 	for d := range dirs {
