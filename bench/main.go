@@ -321,6 +321,12 @@ func (b *bench) must(dir, script string) error {
 func (b *bench) generate(n int) (string, error) {
 	dir := filepath.Join(b.work, fmt.Sprintf("repo-%d", n))
 	fmt.Fprintf(os.Stderr, "generating %d files in %s\n", n, dir)
+	// A repository left by an earlier run with the same -work folder is
+	// made again (fast-import refuses to move its branch, and its tasks,
+	// checkpoints and op log would skew the rows).
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
 	if err := b.must(b.work, "git init -q "+dir); err != nil {
 		return "", err
 	}
