@@ -114,10 +114,10 @@ func (r *Repo) ReadRef(ctx context.Context, name string) (id string, ok bool, er
 
 // HeadTree reads where HEAD points and its tree: the one way HEAD is read
 // (Head is HeadTree without the tree; Status reports HEAD as its own git
-// call saw it). When HEAD's commit is a loose object it costs no git call
-// (headTreeFast); otherwise, on a born branch or a detached HEAD it costs
-// one; an unborn branch costs two more. tree is "" when HEAD has no
-// commit.
+// call saw it). Where HEAD, its branch and its commit are read in this
+// process it costs no git call (headTreeFast); otherwise, on a born branch
+// or a detached HEAD it costs one; an unborn branch costs two more. tree
+// is "" when HEAD has no commit.
 func (r *Repo) HeadTree(ctx context.Context) (h Head, tree string, err error) {
 	if h, tree, ok := r.headTreeFast(); ok {
 		return h, tree, nil
