@@ -104,10 +104,13 @@ func (r *Repo) ObjectInfos(ctx context.Context, ids []string) ([]ObjectInfo, err
 	infos := make([]ObjectInfo, len(ids))
 	var ask []string
 	var at []int
+	here := r.fastOK() && !r.mayReplace() // objectInfoInProcess's checks, once
 	for i, id := range ids {
-		if info, ok := r.objectInfoInProcess(id); ok {
-			infos[i] = info
-			continue
+		if here {
+			if info, ok := r.objectInfoHere(id); ok {
+				infos[i] = info
+				continue
+			}
 		}
 		ask, at = append(ask, id), append(at, i)
 	}
@@ -227,12 +230,8 @@ func (r *Repo) ObjectTypes(ctx context.Context, ids []string) (map[string]string
 			continue
 		}
 		if here {
-			if t, ok := r.looseType(id); ok {
-				out[id] = t
-				continue
-			}
-			if t := r.packedType(id); t != "" {
-				out[id] = t
+			if info, ok := r.objectInfoHere(id); ok {
+				out[id] = info.Type
 				continue
 			}
 		}

@@ -151,12 +151,6 @@ func (r *Repo) readLoose(id string) (typ string, data []byte, ok bool, err error
 	return t, body, true, nil
 }
 
-// looseType reads only the header of a loose object.
-func (r *Repo) looseType(id string) (string, bool) {
-	info, ok := r.looseInfo(id)
-	return info.Type, ok
-}
-
 // looseInfo reads the header of a loose object: its type and size.
 func (r *Repo) looseInfo(id string) (ObjectInfo, bool) {
 	f, err := os.Open(r.loosePath(id))
@@ -201,13 +195,6 @@ func (r *Repo) packedAt(id string) (pack string, off int64, ok bool) {
 	return "", 0, false
 }
 
-// packedType is the type of id's pack entry; "" (unknown) for a
-// deltified entry, or one it cannot find or read.
-func (r *Repo) packedType(id string) string {
-	info, _ := r.packedInfo(id)
-	return info.Type
-}
-
 // packedInfo reads the header of id's pack entry when the object is
 // stored whole: its type and size (a delta's header gives the delta's).
 func (r *Repo) packedInfo(id string) (ObjectInfo, bool) {
@@ -222,25 +209,12 @@ func (r *Repo) packedInfo(id string) (ObjectInfo, bool) {
 	var b [16]byte
 	n, _ := f.ReadAt(b[:], off)
 	f.Close()
-	if n == 0 {
-		return ObjectInfo{}, false
+	kind, size, _, ok := packHeader(b[:n])
+	if !ok || kind >= len(packObjectTypes) || packObjectTypes[kind] == "" {
+		return ObjectInfo{}, false // a delta's header gives the delta's size
 	}
-	t := ""
-	if k := int(b[0]>>4) & 7; k < len(packObjectTypes) {
-		t = packObjectTypes[k] // "" for the delta kinds (6, 7) and unused ones
-	}
-	size, shift := int64(b[0]&0x0f), uint(4)
-	for i := 0; b[i]&0x80 != 0; i++ {
-		if i+1 >= n || shift > 56 {
-			return ObjectInfo{}, false
-		}
-		size |= int64(b[i+1]&0x7f) << shift
-		shift += 7
-	}
-	if t == "" {
-		return ObjectInfo{}, false
-	}
-	return ObjectInfo{Type: t, Size: size}, true
+	t := packObjectTypes[kind]
+	return ObjectInfo{Type: t, Size: int64(size)}, true
 }
 
 // objectInfoInProcess describes a loose object (its header) or a packed
@@ -251,6 +225,12 @@ func (r *Repo) objectInfoInProcess(id string) (ObjectInfo, bool) {
 	if !r.fastOK() || !r.validID(id) || r.mayReplace() {
 		return ObjectInfo{}, false
 	}
+	return r.objectInfoHere(id)
+}
+
+// objectInfoHere is objectInfoInProcess once its repository-wide checks
+// hold (a caller describing many objects makes them once).
+func (r *Repo) objectInfoHere(id string) (ObjectInfo, bool) {
 	if info, ok := r.looseInfo(id); ok {
 		return info, true
 	}

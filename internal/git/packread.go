@@ -64,27 +64,19 @@ func (r *Repo) packEntry(f *os.File, off int64, depth int) (string, []byte, erro
 		return "", nil, errors.New("delta chain too deep")
 	}
 	br := bufio.NewReaderSize(io.NewSectionReader(f, off, 1<<62), 4096)
-	c, err := br.ReadByte()
-	if err != nil {
-		return "", nil, err
+	head, _ := br.Peek(16) // a short read near the end is judged by packHeader
+	kind, size, n, ok := packHeader(head)
+	if !ok {
+		return "", nil, errors.New("bad pack entry header")
 	}
-	kind := (c >> 4) & 7
-	size := uint64(c & 15)
-	for shift := 4; c&0x80 != 0; shift += 7 {
-		if shift > 56 {
-			return "", nil, errors.New("bad pack entry header")
-		}
-		if c, err = br.ReadByte(); err != nil {
-			return "", nil, err
-		}
-		size |= uint64(c&0x7f) << shift
-	}
+	br.Discard(n)
 	switch kind {
 	case 1, 2, 3, 4:
 		data, err := inflateN(br, size)
 		return packObjectTypes[kind], data, err
 	case 6: // a delta against the entry rel bytes before this one
-		if c, err = br.ReadByte(); err != nil {
+		c, err := br.ReadByte()
+		if err != nil {
 			return "", nil, err
 		}
 		rel := uint64(c & 0x7f)
@@ -127,6 +119,26 @@ func (r *Repo) packEntry(f *os.File, off int64, depth int) (string, []byte, erro
 		return typ, out, err
 	}
 	return "", nil, fmt.Errorf("pack entry of type %d", kind)
+}
+
+// packHeader reads the header of a pack entry at the start of b: its kind
+// (1-4 an object's type, 6 and 7 deltas), its size (a delta's own size
+// for a delta) and the header's length.
+func packHeader(b []byte) (kind int, size uint64, n int, ok bool) {
+	if len(b) == 0 {
+		return 0, 0, 0, false
+	}
+	c := b[0]
+	kind, size, n = int(c>>4)&7, uint64(c&15), 1
+	for shift := 4; c&0x80 != 0; shift += 7 {
+		if shift > 56 || n >= len(b) {
+			return 0, 0, 0, false
+		}
+		c = b[n]
+		n++
+		size |= uint64(c&0x7f) << shift
+	}
+	return kind, size, n, true
 }
 
 // inflateN inflates exactly size bytes.

@@ -707,11 +707,7 @@ func (r *Repo) Head(ctx context.Context) (Head, error) {
 	if h, ok := r.headFromFiles(); ok {
 		// rev-parse HEAD^{commit} would peel a tag: only a commit is
 		// taken as it is.
-		t, loose := r.looseType(h.Commit)
-		if !loose {
-			t = r.packedType(h.Commit)
-		}
-		if t == "commit" {
+		if info, ok := r.objectInfoHere(h.Commit); ok && info.Type == "commit" {
 			return h, nil
 		}
 	}

@@ -187,7 +187,7 @@ allowed instead of asking git.`,
 		Names: []string{
 			"errSlowPath", "Repo.InProcess", "Repo.fastOK", "Repo.fastAllowed", "Repo.looseObjectDir", "Repo.writeObject",
 			"writeLooseObject", "zlibWriters", "createObjectTemp", "Repo.loosePath", "Repo.WriteObjects", "Repo.readLoose",
-			"Repo.looseType", "Repo.looseInfo", "Repo.packedAt", "Repo.packedInfo", "Repo.packedType", "Repo.objectInfoInProcess", "idxLookup", "Repo.hasObject", "readSmall",
+			"Repo.looseInfo", "Repo.packedAt", "Repo.packedInfo", "Repo.objectInfoInProcess", "Repo.objectInfoHere", "idxLookup", "Repo.hasObject", "readSmall",
 		},
 	},
 	{
@@ -210,7 +210,7 @@ is left to git.`,
 		Header: `This file holds reading objects from packs in this process: the entry
 an index names, deltas resolved against their bases.`,
 		Names: []string{
-			"Repo.readObjectHere", "Repo.readObjectDepth", "packObjectTypes", "maxDeltaDepth", "Repo.packEntry",
+			"Repo.readObjectHere", "Repo.readObjectDepth", "packObjectTypes", "maxDeltaDepth", "Repo.packEntry", "packHeader",
 			"inflateN", "applyDelta",
 		},
 	},
