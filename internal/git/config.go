@@ -92,12 +92,17 @@ func (r *Repo) ConfigGetRegexp(ctx context.Context, pattern string) ([]ConfigEnt
 		}
 		return nil, err
 	}
+	return configEntries(out), nil
+}
+
+// configEntries reads git config -z output: "key\nvalue\0" records.
+func configEntries(out []byte) []ConfigEntry {
 	var list []ConfigEntry
 	for _, rec := range splitZ(out) {
 		k, v, _ := strings.Cut(rec, "\n")
 		list = append(list, ConfigEntry{Key: k, Value: v})
 	}
-	return list, nil
+	return list
 }
 
 // ConfigEntry is one key = value line of a config file, with the key as
@@ -122,12 +127,7 @@ func (r *Repo) ConfigFileEntries(ctx context.Context, file string) ([]ConfigEntr
 	if err != nil {
 		return nil, err
 	}
-	var es []ConfigEntry
-	for _, rec := range splitZ(out) {
-		k, v, _ := strings.Cut(rec, "\n")
-		es = append(es, ConfigEntry{Key: k, Value: v})
-	}
-	return es, nil
+	return configEntries(out), nil
 }
 
 // UserIdentityKnown reports whether git knows the user's author and
@@ -149,17 +149,13 @@ func (r *Repo) UserIdentityKnown(ctx context.Context) (bool, error) {
 // ConfigValues returns every value of the keys matching the regular
 // expression re, keyed by git's canonical (lower-case) key name, in order.
 func (r *Repo) ConfigValues(ctx context.Context, re string) (map[string][]string, error) {
-	out, err := r.git(ctx, "config", "-z", "--get-regexp", re)
+	entries, err := r.ConfigGetRegexp(ctx, re)
 	if err != nil {
-		if ExitCode(err) == 1 {
-			return map[string][]string{}, nil
-		}
 		return nil, err
 	}
 	vals := map[string][]string{}
-	for _, rec := range splitZ(out) {
-		k, v, _ := strings.Cut(rec, "\n")
-		vals[k] = append(vals[k], v)
+	for _, e := range entries {
+		vals[e.Key] = append(vals[e.Key], e.Value)
 	}
 	return vals, nil
 }

@@ -348,14 +348,6 @@ func splitZ(b []byte) []string {
 	return strings.Split(s, "\x00")
 }
 
-func literal(ps []string) []string {
-	out := make([]string, len(ps))
-	for i, p := range ps {
-		out[i] = ":(literal,top)" + p
-	}
-	return out
-}
-
 // maxPathArgs is how many paths a command line may name; more could pass
 // the system's limit on argument size (ARG_MAX), so callers read more
 // broadly and filter instead.
@@ -406,9 +398,6 @@ func literalSpecs(paths []string) []string {
 	}
 	return specs
 }
-
-// pathChunk bounds how many pathspecs go on one command line.
-const pathChunk = 1000
 
 // proc is a long-lived git child spoken to through pipes.
 type proc struct {

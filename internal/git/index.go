@@ -664,7 +664,7 @@ func parseIndex(data []byte, hashLen int) ([]IndexEntry, error) {
 func (r *Repo) indexEntriesOf(ctx context.Context, flags []string, paths []string) ([]string, error) {
 	var recs []string
 	for len(paths) > 0 {
-		n := min(len(paths), pathChunk)
+		n := min(len(paths), maxPathArgs)
 		args := append(append([]string{"ls-files", "-z"}, flags...), "--")
 		out, err := r.git(ctx, append(args, literalSpecs(paths[:n])...)...)
 		if err != nil {

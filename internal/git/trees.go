@@ -97,7 +97,7 @@ func (r *Repo) FilesAt(ctx context.Context, commit string, paths []string) (map[
 	if commit == "" || len(paths) == 0 {
 		return m, nil
 	}
-	args := append([]string{"ls-tree", "-z", "--full-tree", commit, "--"}, literal(paths)...)
+	args := append([]string{"ls-tree", "-z", "--full-tree", commit, "--"}, literalSpecs(paths)...)
 	out, err := r.git(ctx, args...)
 	if err != nil {
 		return nil, err

@@ -243,9 +243,7 @@ func (b *Batch) Lstat(p string) (Entry, error) {
 		}
 		return Entry{}, err
 	}
-	e := Entry{Kind: kindOf(fi), Size: fi.Size(), Perm: fi.Mode().Perm(), stamp: stampOf(fi)}
-	e.Exec = e.Kind == File && fi.Mode()&0o100 != 0
-	return e, nil
+	return entryOf(fi), nil
 }
 
 // Create starts the new content of the regular file p (its mode

@@ -193,9 +193,7 @@ func (t *Tree) Lstat(p string) (Entry, error) {
 			if fi == nil {
 				return Entry{Kind: Absent}, nil
 			}
-			e := Entry{Kind: kindOf(fi), Size: fi.Size(), Perm: fi.Mode().Perm(), stamp: stampOf(fi)}
-			e.Exec = e.Kind == File && fi.Mode()&0o100 != 0
-			return e, nil
+			return entryOf(fi), nil
 		}
 	}
 	for _, d := range leading(p) {
@@ -217,9 +215,14 @@ func (t *Tree) Lstat(p string) (Entry, error) {
 		}
 		return Entry{}, err
 	}
+	return entryOf(fi), nil
+}
+
+// entryOf is the Entry for what fi describes.
+func entryOf(fi fs.FileInfo) Entry {
 	e := Entry{Kind: kindOf(fi), Size: fi.Size(), Perm: fi.Mode().Perm(), stamp: stampOf(fi)}
 	e.Exec = e.Kind == File && fi.Mode()&0o100 != 0
-	return e, nil
+	return e
 }
 
 // mkdirs creates the leading folders of p that are missing, refusing to go

@@ -20,7 +20,7 @@ command lines.`,
 			"ErrEnough", "stopWriter", "stopWriter.Write",
 			"proc", "Repo.startProc", "proc.close", "proc.fail", "proc.wrap",
 			"splitZ", "zSplitter", "zSplitter.Write",
-			"maxPathArgs", "pathChunk", "literalSpecs", "literal", "quoteStdinPath",
+			"maxPathArgs", "literalSpecs", "quoteStdinPath",
 		},
 	},
 	{
@@ -167,7 +167,7 @@ a folder as git would, or byte for byte, and reset --hard.`,
 		Names: []string{
 			"Repo.ConfigMayMention", "Repo.configFiles", "Repo.configLast", "plainConfigText", "systemConfigFile", "systemConfigOnce", "systemConfig", "systemConfigKnown",
 			"Repo.ConfigGet", "Repo.ConfigGetAll", "Repo.ConfigBool", "Repo.ConfigInt", "Repo.configUnset", "Repo.ConfigGetRegexp",
-			"Repo.ConfigValues", "ConfigEntry", "Repo.ConfigFileEntries", "Repo.UserIdentityKnown",
+			"Repo.ConfigValues", "ConfigEntry", "configEntries", "Repo.ConfigFileEntries", "Repo.UserIdentityKnown",
 		},
 	},
 	{
