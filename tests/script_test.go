@@ -5,6 +5,7 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
 	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
+	"github.com/nudgethis/git-nudge/internal/git"
 )
 
 func TestMain(m *testing.M) {
@@ -56,6 +58,17 @@ func Params(dir string) testscript.Params {
 			e.Setenv("LC_ALL", "C")
 			return nil
 		},
-		Cmds: Commands(),
+		Cmds:      Commands(),
+		Condition: condition,
 	}
+}
+
+// condition answers the scripts' own conditions: [mtimefs] is true when
+// the scripts' folders are on a filesystem where the snapshot lets git
+// status keep an untracked cache (git.UntrackedCacheFS).
+func condition(cond string) (bool, error) {
+	if cond == "mtimefs" {
+		return git.UntrackedCacheFS(os.TempDir()), nil
+	}
+	return false, fmt.Errorf("unknown condition %q", cond)
 }

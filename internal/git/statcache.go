@@ -226,6 +226,25 @@ func (r *Repo) statusWithCache(run func(env []string, locks bool) ([]byte, error
 	return out, true
 }
 
+// untrackedCacheHere reports whether git status may keep an untracked
+// cache in the stat cache copy. The untracked cache is git's own: it
+// remembers each folder's untracked entries with the folder's stat data
+// and the ids of the ignore files that applied, and reads a folder again
+// only when its stat data or those files changed; git status's answer is
+// the same with or without it, as long as creating or removing an entry
+// changes its folder's mtime. Git leaves checking that to the user (`git
+// update-index --test-untracked-cache`, which takes seconds), so here it is
+// used only on local filesystems known to do so, and never when the
+// user's config says core.untrackedCache=false or cannot be read in this
+// process. The user's own index never gets one from us.
+func (r *Repo) untrackedCacheHere() bool {
+	v, found, ok := r.configLast("core", "untrackedcache")
+	if !ok || found && v == "false" {
+		return false
+	}
+	return UntrackedCacheFS(r.WorkTree)
+}
+
 // hasSubmoduleEntry reports whether porcelain v2 output lists a submodule.
 func hasSubmoduleEntry(out []byte) bool {
 	for len(out) > 0 {

@@ -159,9 +159,14 @@ type StatusEntry struct {
 // It also returns HEAD as the same git call saw it.
 func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
 	run := func(env []string, locks bool) ([]byte, error) {
-		return r.run(ctx, cmd{args: []string{"status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
-			"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=none"},
-			fsmonitor: r.StatusFSMonitor, env: env, locks: locks})
+		args := []string{"status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
+			"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=none"}
+		if locks && r.untrackedCacheHere() {
+			// The stat cache copy keeps an untracked cache too (see
+			// untrackedCacheHere): it is ours, never the user's index.
+			args = append([]string{"-c", "core.untrackedCache=true"}, args...)
+		}
+		return r.run(ctx, cmd{args: args, fsmonitor: r.StatusFSMonitor, env: env, locks: locks})
 	}
 	if r.StatusStatCache {
 		if out, ok := r.statusWithCache(run); ok {

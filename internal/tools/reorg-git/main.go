@@ -22,7 +22,8 @@
 // reported. -allow-unmapped leaves unmapped declarations where they are
 // instead of failing. -dir names another package folder (tests use it).
 //
-// Test files (*_test.go) are not moved. Comments between declarations move
+// Test files (*_test.go) and files for some platforms only (*_linux.go,
+// or a //go:build line) are not moved. Comments between declarations move
 // with the declaration that follows them. An old file's own header comment
 // that starts "This file holds" describes the old layout and is dropped
 // (each new file gets the header mapping.go gives it); any other header
@@ -106,7 +107,7 @@ func run(dir string, targets []target, check, allowUnmapped bool) error {
 	}
 	var srcs []*source
 	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
+		if strings.HasSuffix(f, "_test.go") || platformFile(f) {
 			continue
 		}
 		s, err := parse(f)
@@ -276,6 +277,15 @@ func countMapped(names []string, where map[string]string) int {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
+}
+
+// platformFile reports whether file is built for some platforms only.
+func platformFile(file string) bool {
+	if strings.HasSuffix(file, "_linux.go") {
+		return true
+	}
+	src, err := os.ReadFile(file)
+	return err == nil && bytes.HasPrefix(src, []byte("//go:build"))
 }
 
 // parse reads one file into its declarations, each with the source text

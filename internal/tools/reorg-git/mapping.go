@@ -220,7 +220,7 @@ an index names, deltas resolved against their bases.`,
 refreshed stat data status may use, and when it can be trusted.`,
 		Names: []string{
 			"statCacheDir", "statCacheRecord", "fileID", "idOfPath", "idOfStat", "folderID", "statCache", "Repo.openStatCache",
-			"statCache.load", "statCache.save", "statCache.forget", "Repo.statusWithCache", "hasSubmoduleEntry",
+			"statCache.load", "statCache.save", "statCache.forget", "Repo.statusWithCache", "hasSubmoduleEntry", "Repo.untrackedCacheHere",
 		},
 	},
 }
