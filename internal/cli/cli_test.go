@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -261,5 +262,46 @@ func TestJSONEscapesTerminalControls(t *testing.T) {
 	var back map[string]string
 	if err := json.Unmarshal(out.Bytes(), &back); err != nil || back["path"] != name {
 		t.Errorf("read back %q (%v), want %q", back["path"], err, name)
+	}
+}
+
+// TestOnlyCommand: a command line that names a command first is parsed
+// with that command alone in the model; help, completion and no command
+// get the whole model, and a line the smaller model refuses is refused
+// with the whole model's message.
+func TestOnlyCommand(t *testing.T) {
+	p := Program{Name: "git-test", Description: "A test program.", Model: &testCLI{}}
+	env := &Env{Ctx: context.Background(), Stdout: io.Discard, Stderr: io.Discard}
+	exit := func(int) {}
+	only := p.onlyCommand([]string{"pass", "3"})
+	if only == nil {
+		t.Fatal("pass 3: the whole model")
+	}
+	k, err := p.Parser(env, exit, only)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range k.Model.Children {
+		names = append(names, c.Name)
+	}
+	if strings.Join(names, " ") != "pass" {
+		t.Errorf("commands in the smaller model: %v, want [pass]", names)
+	}
+	for _, args := range [][]string{nil, {"pass", "-h"}, {"--help"}, {"nosuch"}, {"--version"}, {"-h", "pass"}} {
+		if p.onlyCommand(args) != nil {
+			t.Errorf("%q: a smaller model, want the whole one", args)
+		}
+	}
+	if p.onlyCommand([]string{"hello", "--", "-h"}) == nil {
+		t.Errorf(`"-h" after "--" is not a request for help`)
+	}
+	// A mistyped flag is refused with the whole model's message.
+	_, _, small := runTest("pass", "--vresion")
+	full := new(bytes.Buffer)
+	fk, _ := p.Parser(&Env{Ctx: context.Background(), Stdout: io.Discard, Stderr: full}, exit)
+	_, ferr := fk.Parse([]string{"pass", "--vresion"})
+	if ferr == nil || !strings.Contains(small, ferr.Error()) {
+		t.Errorf("pass --vresion: stderr %q, want the whole model's error %v", small, ferr)
 	}
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"os"
+	"reflect"
+	"regexp"
 	"strings"
 
 	"github.com/alecthomas/kong"
@@ -29,9 +31,10 @@ type Program struct {
 func (p Program) Display() string { return strings.Replace(p.Name, "-", " ", 1) }
 
 // Parser builds the kong parser for p writing to env's streams. exit is
-// called by kong for --help, --version and completion.
-func (p Program) Parser(env *Env, exit func(int)) (*kong.Kong, error) {
-	return kong.New(p.Model,
+// called by kong for --help, --version and completion. Extra options (see
+// onlyCommand) come last.
+func (p Program) Parser(env *Env, exit func(int), extra ...kong.Option) (*kong.Kong, error) {
+	return kong.New(p.Model, append([]kong.Option{
 		kong.Name(p.Name),
 		kong.Description(p.Description),
 		kong.UsageOnError(),
@@ -40,7 +43,54 @@ func (p Program) Parser(env *Env, exit func(int)) (*kong.Kong, error) {
 		kong.Vars{"version": p.Name + " version " + VersionString()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: false}),
 		kong.Bind(env),
-	)
+	}, extra...)...)
+}
+
+// onlyCommand returns the option that leaves every top-level command but
+// the one args start with out of the model (building the whole model,
+// every command's flags and help, is a measurable part of a short
+// command's run), or nil when the whole model is needed: no command named
+// first, help asked for (before any "--"), shell completion. A command
+// line the smaller model refuses is parsed again with the whole one, so
+// errors and suggestions are the same.
+func (p Program) onlyCommand(args []string) kong.Option {
+	if len(args) == 0 || os.Getenv("COMP_LINE") != "" {
+		return nil
+	}
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "--help" {
+			return nil
+		}
+	}
+	t := reflect.TypeOf(p.Model)
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
+		return nil
+	}
+	t = t.Elem()
+	var others []string
+	found := false
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if _, isCmd := f.Tag.Lookup("cmd"); !isCmd {
+			continue
+		}
+		name := f.Tag.Get("name")
+		if name == "" {
+			name = strings.ToLower(f.Name) // one-word command names
+		}
+		if name == args[0] && f.Tag.Get("aliases") == "" {
+			found = true
+			continue
+		}
+		others = append(others, regexp.QuoteMeta(f.Name))
+	}
+	if !found || len(others) == 0 {
+		return nil
+	}
+	return kong.IgnoreFields("^" + regexp.QuoteMeta(t.Name()) + `\.(` + strings.Join(others, "|") + ")$")
 }
 
 type exitCode int
@@ -67,15 +117,25 @@ func (p Program) Main(args []string, env *Env) (code int) {
 		}
 	}
 	exit := func(c int) { panic(exitCode(c)) }
-	parser, err := p.Parser(env, exit)
-	if err != nil {
-		fmt.Fprintf(env.Stderr, "%s: internal error building the command line: %v\n", p.Name, err)
-		return ExitFailed
+	var parser *kong.Kong
+	var kctx *kong.Context
+	var err error
+	if only := p.onlyCommand(args); only != nil {
+		if parser, err = p.Parser(env, exit, only); err == nil {
+			kctx, err = parser.Parse(args)
+		}
 	}
-	if os.Getenv("COMP_LINE") != "" {
-		kongplete.Complete(parser, kongplete.WithExitFunc(exit))
+	if kctx == nil {
+		parser, err = p.Parser(env, exit)
+		if err != nil {
+			fmt.Fprintf(env.Stderr, "%s: internal error building the command line: %v\n", p.Name, err)
+			return ExitFailed
+		}
+		if os.Getenv("COMP_LINE") != "" {
+			kongplete.Complete(parser, kongplete.WithExitFunc(exit))
+		}
+		kctx, err = parser.Parse(args)
 	}
-	kctx, err := parser.Parse(args)
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %v\n", p.Display(), err)
 		fmt.Fprintf(env.Stderr, "Run '%s -h' for usage.\n", p.Display())

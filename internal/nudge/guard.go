@@ -393,20 +393,18 @@ func (w *Workspace) live(t *Task) bool {
 
 // settlePending clears the pending check of tasks no longer prepared or
 // run (their changes, if any, were just dealt with), own's in memory.
-func (w *Workspace) settlePending(own *Task, kind guardCheckKind, warn io.Writer) {
+// pending, when not nil, lists the tasks whose records mentioned a pending
+// check when the guard's reading was made (guardRead); otherwise every
+// record is read now.
+func (w *Workspace) settlePending(own *Task, kind guardCheckKind, warn io.Writer, pending []string) {
 	if own != nil && kind == checkOwn {
 		own.GuardPending = false
 	}
-	ids, err := w.taskIDs()
-	if err != nil {
-		return
+	if pending == nil {
+		pending = w.pendingRecords()
 	}
-	for _, id := range ids {
+	for _, id := range pending {
 		if own != nil && id == own.ID {
-			continue
-		}
-		data, err := os.ReadFile(w.TaskPath(id))
-		if err != nil || !bytes.Contains(data, []byte(`"guard_pending": true`)) {
 			continue
 		}
 		t, err := w.Load(id)
@@ -420,6 +418,46 @@ func (w *Workspace) settlePending(own *Task, kind guardCheckKind, warn io.Writer
 	}
 }
 
+// pendingRecords lists the tasks whose record mentions a pending check
+// (never nil).
+func (w *Workspace) pendingRecords() []string {
+	ids, err := w.taskIDs()
+	if err != nil {
+		return []string{}
+	}
+	out := []string{}
+	for _, id := range ids {
+		data, err := os.ReadFile(w.TaskPath(id))
+		if err == nil && bytes.Contains(data, []byte(`"guard_pending": true`)) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// guardReading is what guardCheck reads before it decides anything: the
+// trusted state, the settings now, the tasks with a pending check. It
+// writes nothing, so it can be made while the work tree is captured.
+type guardReading struct {
+	prev    guardState
+	prevErr error
+	now     []guardFile
+	nowErr  error
+	pending []string
+}
+
+// guardRead makes the reading guardCheck of kind starts with (nothing
+// more once it is known that guardCheck returns at once).
+func (w *Workspace) guardRead(kind guardCheckKind) *guardReading {
+	g := &guardReading{}
+	g.prevErr = journal.Read(w.guardPath(), &g.prev)
+	if g.prevErr == nil || errors.Is(g.prevErr, fs.ErrNotExist) && kind != checkApply {
+		g.now, g.nowErr = w.scanGuard()
+		g.pending = w.pendingRecords()
+	}
+	return g
+}
+
 // guardCheck compares the shared git settings with the trusted state (see
 // the top of this file). Differences found while a task could be writing
 // (an active suspect) are reported on warn, put back, and recorded in the
@@ -430,6 +468,12 @@ func (w *Workspace) settlePending(own *Task, kind guardCheckKind, warn io.Writer
 // simply trusted. It never fails the command: what it cannot do is
 // reported and recorded. The workspace lock is held.
 func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKind, warn io.Writer) {
+	w.guardCheckRead(ctx, own, kind, warn, nil)
+}
+
+// guardCheckRead is guardCheck from a reading made earlier (guardRead;
+// nil: read now).
+func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardCheckKind, warn io.Writer, g *guardReading) {
 	if warn == nil {
 		warn = w.Warn
 	}
@@ -447,8 +491,10 @@ func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKi
 			}
 		}
 	}
-	var prev guardState
-	err := journal.Read(w.guardPath(), &prev)
+	if g == nil {
+		g = w.guardRead(kind)
+	}
+	prev, err := g.prev, g.prevErr
 	havePrev := err == nil
 	if !havePrev && kind == checkApply {
 		return // nothing trusted yet, and apply records none
@@ -458,7 +504,7 @@ func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKi
 		w.recordGuard(own, fmt.Sprintf("the record of the trusted git settings is unreadable (%v); check .git/config and .git/hooks by hand, then delete %s", err, w.guardPath()), warn)
 		return
 	}
-	now, err := w.scanGuard()
+	now, err := g.now, g.nowErr
 	if err != nil {
 		fmt.Fprintf(warn, "git nudge: WARNING: cannot compare the repository's shared git settings: %v\n", err)
 		w.recordGuard(own, "the repository's shared git settings could not be compared: "+err.Error(), warn)
@@ -469,7 +515,7 @@ func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKi
 		changes = append(changes, w.taskWorktreeConfig(ctx, own)...)
 	}
 	if havePrev && len(changes) == 0 {
-		w.settlePending(own, kind, warn)
+		w.settlePending(own, kind, warn, g.pending)
 		return
 	}
 	active, passive, err := w.guardSuspects(own, kind)
@@ -494,7 +540,7 @@ func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKi
 	}
 	if !havePrev || len(active)+len(passive) == 0 {
 		trust() // no task could have written them: they are the user's
-		w.settlePending(own, kind, warn)
+		w.settlePending(own, kind, warn, g.pending)
 		return
 	}
 	if len(active) == 0 && kind == checkApply {
@@ -538,7 +584,7 @@ func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKi
 			fmt.Fprintf(warn, "git nudge: WARNING: recording this in %s: %v\n", t.ID, err)
 		}
 	}
-	w.settlePending(own, kind, warn)
+	w.settlePending(own, kind, warn, g.pending)
 }
 
 // recordGuard adds line to own's record, so that its apply refuses.

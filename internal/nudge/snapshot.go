@@ -45,6 +45,11 @@ func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task
 		hc <- highest{n, err}
 	}()
 	r.StatusFSMonitor = w.statusFSMonitor(ctx)
+	// The shared settings and the task records the guard needs are read
+	// while the work tree is captured; the guard acts on them (writes
+	// anything) only once the capture has succeeded.
+	guardc := make(chan *guardReading, 1)
+	go func() { guardc <- w.guardRead(checkSnapshot) }()
 	// The workspace's own stat cache (git/statcache.go), under the
 	// workspace lock; not with fsmonitor, whose new token every run
 	// would make git rewrite the whole copy each time.
@@ -52,13 +57,14 @@ func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task
 	res, opts, err := snapshot.CaptureConfigured(ctx, r)
 	r.StatusFSMonitor, r.StatusStatCache = "", false
 	h := <-hc
+	g := <-guardc
 	if err != nil {
 		return nil, err
 	}
 	if h.err != nil {
 		return nil, h.err
 	}
-	w.guardCheck(ctx, pending, checkSnapshot, w.Warn)
+	w.guardCheckRead(ctx, pending, checkSnapshot, w.Warn, g)
 	head := res.Head
 	commit := head.Commit
 	if !res.Clean || head.Unborn() {
