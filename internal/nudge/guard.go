@@ -418,6 +418,9 @@ func (w *Workspace) settlePending(own *Task, kind guardCheckKind, warn io.Writer
 	}
 }
 
+// guardPendingTrue is how a record with a pending check says so.
+var guardPendingTrue = []byte(`"guard_pending": true`)
+
 // pendingRecords lists the tasks whose record mentions a pending check
 // (never nil).
 func (w *Workspace) pendingRecords() []string {
@@ -428,7 +431,7 @@ func (w *Workspace) pendingRecords() []string {
 	out := []string{}
 	for _, id := range ids {
 		data, err := os.ReadFile(w.TaskPath(id))
-		if err == nil && bytes.Contains(data, []byte(`"guard_pending": true`)) {
+		if err == nil && bytes.Contains(data, guardPendingTrue) {
 			out = append(out, id)
 		}
 	}
@@ -447,13 +450,18 @@ type guardReading struct {
 }
 
 // guardRead makes the reading guardCheck of kind starts with (nothing
-// more once it is known that guardCheck returns at once).
-func (w *Workspace) guardRead(kind guardCheckKind) *guardReading {
+// more once it is known that guardCheck returns at once). pending, when
+// not nil, are the tasks with a pending check as already read under the
+// lock held since (Workspace.pendingAtLock).
+func (w *Workspace) guardRead(kind guardCheckKind, pending []string) *guardReading {
 	g := &guardReading{}
 	g.prevErr = journal.Read(w.guardPath(), &g.prev)
 	if g.prevErr == nil || errors.Is(g.prevErr, fs.ErrNotExist) && kind != checkApply {
 		g.now, g.nowErr = w.scanGuard()
-		g.pending = w.pendingRecords()
+		g.pending = pending
+		if g.pending == nil {
+			g.pending = w.pendingRecords()
+		}
 	}
 	return g
 }
@@ -492,7 +500,7 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 		}
 	}
 	if g == nil {
-		g = w.guardRead(kind)
+		g = w.guardRead(kind, nil)
 	}
 	prev, err := g.prev, g.prevErr
 	havePrev := err == nil

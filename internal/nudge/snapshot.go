@@ -49,7 +49,9 @@ func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task
 	// while the work tree is captured; the guard acts on them (writes
 	// anything) only once the capture has succeeded.
 	guardc := make(chan *guardReading, 1)
-	go func() { guardc <- w.guardRead(checkSnapshot) }()
+	pendingAtLock := w.pendingAtLock // used once: later changes are ours
+	w.pendingAtLock = nil
+	go func() { guardc <- w.guardRead(checkSnapshot, pendingAtLock) }()
 	// The workspace's own stat cache (git/statcache.go), under the
 	// workspace lock; not with fsmonitor, whose new token every run
 	// would make git rewrite the whole copy each time.

@@ -57,13 +57,6 @@ func mayBeUnsettled(data []byte) bool {
 	}
 }
 
-// unsettled loads the records that may be in a state Reconcile settles.
-// Every command runs it, so a record is only decoded when its bytes hold
-// one of those state names: the cost stays that of reading the files, not
-// of decoding every task ever made.
-func (w *Workspace) unsettled() ([]*Task, error) {
-	return w.scanRecords(func(_ string, data []byte) (bool, error) { return mayBeUnsettled(data), nil })
-}
 
 // scanRecords reads every task record, in id order, and returns those
 // pick chooses from their bytes, decoded in full (a record removed

@@ -1,6 +1,7 @@
 package nudge
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -39,6 +40,11 @@ type Workspace struct {
 	// Warn receives warnings a command gives on the side (changes to the
 	// shared git settings it found and put back); nil shows none.
 	Warn io.Writer
+	// pendingAtLock lists the tasks whose records mentioned a pending
+	// guard check when Reconcile last read every record (under the lock);
+	// nil when it has not. A snapshot's guard uses it instead of reading
+	// every record again.
+	pendingAtLock []string
 }
 
 // Open discovers the repository containing dir and prepares .nudgethis.
@@ -301,10 +307,22 @@ func phaseOf(state string) string {
 // removed.
 func (w *Workspace) Reconcile() error {
 	w.cleanStages()
-	tasks, err := w.unsettled()
+	// Every command runs this, so a record is only decoded when its bytes
+	// hold the name of a state settled here: the cost stays that of
+	// reading the files, not of decoding every task ever made. The same
+	// bytes tell which tasks have a guard check pending.
+	pending := []string{}
+	tasks, err := w.scanRecords(func(id string, data []byte) (bool, error) {
+		if bytes.Contains(data, guardPendingTrue) {
+			pending = append(pending, id)
+		}
+		return mayBeUnsettled(data), nil
+	})
 	if err != nil {
+		w.pendingAtLock = nil
 		return err
 	}
+	w.pendingAtLock = pending
 	for _, t := range tasks {
 		switch t.State {
 		case StateApplying, StateUndoing:
