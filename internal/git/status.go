@@ -162,12 +162,6 @@ type StatusEntry struct {
 func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
 	args := []string{"status", "--porcelain=v2", "-z", "--branch", "--no-ahead-behind",
 		"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=none"}
-	if r.StatusFSMonitor != "" {
-		// With a monitor, preloading starts up to 20 threads that only
-		// skip the entries the monitor vouches for; the few it does not
-		// are looked at by the refresh that follows anyway.
-		args = append([]string{"-c", "core.preloadIndex=false"}, args...)
-	}
 	run := func(env []string, locks bool) ([]byte, error) {
 		return r.run(ctx, cmd{args: args, fsmonitor: r.StatusFSMonitor,
 			env: append(env, hugePagesEnv()...), locks: locks})
