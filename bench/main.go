@@ -44,6 +44,7 @@ var (
 	applyOnly  = flag.Bool("apply-only", false, "measure only apply+undo of the 50-file patch (applyUndo)")
 	bigApplyN  = flag.Int("bigapply", 2000, "files changed by the big-patch apply measurement, and ten times as many for the scaling one (0: skip)")
 	ckptOnly   = flag.Bool("checkpoint-only", false, "measure only checkpoint against git add -A && git commit, and the recording cost rows")
+	snapOnly   = flag.Bool("snapshot-only", false, "measure only the snapshot rows (plain, with core.fsmonitor, and after a mass touch unless -masstouch=false)")
 )
 
 func main() {
@@ -170,6 +171,9 @@ func (b *bench) run() error {
 				return err
 			}
 		}
+		if *snapOnly {
+			continue
+		}
 		r, err := b.applyUndo(dir, n)
 		if err != nil {
 			return err
@@ -193,7 +197,7 @@ func (b *bench) run() error {
 			}
 		}
 	}
-	if *poolOnly || *ckptOnly || *applyOnly {
+	if *poolOnly || *ckptOnly || *applyOnly || *snapOnly {
 		b.print(time.Since(start))
 		return nil
 	}
