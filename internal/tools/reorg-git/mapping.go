@@ -147,7 +147,7 @@ behind, and hashing work-tree files through one.`,
 untracked and ignored files, and whether anything differs.`,
 		Names: []string{
 			"Repo.IgnoredAt", "IgnoredAtLimit",
-			"StatusEntry", "Repo.Status", "parseStatusV2", "Repo.FSMonitorSetting", "Repo.mayConfigureFSMonitor",
+			"StatusEntry", "Repo.Status", "hugePagesEnv", "parseStatusV2", "Repo.FSMonitorSetting", "Repo.mayConfigureFSMonitor",
 			"ErrTooMany", "Repo.UntrackedUnder", "Repo.UntrackedFiles",
 			"Repo.IgnoredIncludes", "Repo.IgnoredInTheWay", "Repo.Dirty", "Repo.DirtyPaths",
 		},
