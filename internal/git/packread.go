@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 )
 
 // readObjectHere reads an object in this process, loose or packed; ok is
@@ -146,7 +147,15 @@ func inflateN(r io.Reader, size uint64) ([]byte, error) {
 	if size > 256<<20 {
 		return nil, errors.New("object too large to read here")
 	}
-	zr, err := zlib.NewReader(r)
+	var zr io.ReadCloser
+	var err error
+	if pooled, ok := zlibReaders.Get().(io.ReadCloser); ok {
+		if err = pooled.(zlib.Resetter).Reset(r, nil); err == nil {
+			zr = pooled
+		}
+	} else {
+		zr, err = zlib.NewReader(r)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -154,8 +163,14 @@ func inflateN(r io.Reader, size uint64) ([]byte, error) {
 	if _, err := io.ReadFull(zr, data); err != nil {
 		return nil, err
 	}
+	zlibReaders.Put(zr)
 	return data, nil
 }
+
+// zlibReaders are reused from one packed object to the next: a new
+// decompressor allocates tens of kilobytes, more than inflating the small
+// trees a check reads.
+var zlibReaders sync.Pool
 
 // applyDelta rebuilds an object from its base and a git delta.
 func applyDelta(base, delta []byte) ([]byte, error) {

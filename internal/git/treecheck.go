@@ -3,6 +3,7 @@ package git
 // This file holds the checks of a tree's entries before anything is written from it.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -33,94 +34,220 @@ type TreeProblem struct {
 // ids, a folder entry that is not a tree, missing trees. base may be ""
 // (check every tree). Each distinct tree object is read once, so a tree
 // that refers to one subtree many times costs one read. Trees are given as
-// tree-ish expressions ("<commit>^{tree}") or ids.
+// tree-ish expressions ("<commit>^{tree}") or ids. Trees are read in this
+// process where it can (readObjectHere's rule), the others from one
+// `git cat-file --batch`, started only when needed; either way one folder
+// level at a time, so that the cost is a few round trips, not one per
+// tree.
 func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem, error) {
-	cat, err := r.startProc(ctx, "cat-file", "--batch")
-	if err != nil {
-		return nil, err
+	here := r.fastOK() && !r.mayReplace()
+	var cat *proc
+	defer func() {
+		if cat != nil {
+			_ = cat.close()
+		}
+	}()
+	type answer struct {
+		kind    string // "tree", "missing", "corrupt" or the object's type
+		entries []treeEntry
 	}
-	defer cat.close()
-	read := func(treeish string) (kind string, entries []treeEntry, err error) {
-		if _, err := io.WriteString(cat.in, treeish+"\n"); err != nil {
-			return "", nil, cat.fail(err)
+	// readHere answers treeish in this process; ok is false when git is
+	// to be asked (not readable here, or missing here).
+	readHere := func(treeish string) (answer, bool) {
+		if !here {
+			return answer{}, false
 		}
-		header, err := cat.out.ReadString('\n')
+		id := treeish
+		if c, ok := strings.CutSuffix(treeish, "^{tree}"); ok {
+			if !r.validID(c) {
+				return answer{}, false
+			}
+			typ, data, ok := r.readObjectDepth(c, 0)
+			if !ok || typ != "commit" {
+				return answer{}, false
+			}
+			line, _, _ := bytes.Cut(data, []byte("\n"))
+			t, ok := bytes.CutPrefix(line, []byte("tree "))
+			if !ok {
+				return answer{}, false
+			}
+			id = string(t)
+		}
+		if !r.validID(id) {
+			return answer{}, false
+		}
+		typ, data, ok := r.readObjectDepth(id, 0)
+		if !ok {
+			return answer{}, false
+		}
+		if typ != "tree" {
+			return answer{kind: typ}, true
+		}
+		entries, err := parseTree(data, r.hashLen())
 		if err != nil {
-			return "", nil, cat.fail(err)
+			return answer{kind: "corrupt"}, true
 		}
-		f := strings.Fields(header)
-		if len(f) == 2 && f[1] == "missing" {
-			return "missing", nil, nil
+		return answer{kind: "tree", entries: entries}, true
+	}
+	// readGit reads the answers of git cat-file for every treeish, sent
+	// in one go (from their own goroutine: a pipe holds only so much).
+	readGit := func(treeishes []string) ([]answer, error) {
+		if cat == nil {
+			var err error
+			if cat, err = r.startProc(ctx, "cat-file", "--batch"); err != nil {
+				return nil, err
+			}
 		}
-		if len(f) != 3 {
-			return "", nil, fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
+		wrote := make(chan error, 1)
+		go func() {
+			var req bytes.Buffer
+			for _, t := range treeishes {
+				req.WriteString(t + "\n")
+			}
+			_, err := cat.in.Write(req.Bytes())
+			wrote <- err
+		}()
+		out := make([]answer, len(treeishes))
+		var rerr error
+		for i := range treeishes {
+			header, err := cat.out.ReadString('\n')
+			if err != nil {
+				rerr = err
+				break
+			}
+			f := strings.Fields(header)
+			if len(f) == 2 && f[1] == "missing" {
+				out[i] = answer{kind: "missing"}
+				continue
+			}
+			if len(f) != 3 {
+				rerr = fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
+				break
+			}
+			size, err := strconv.Atoi(f[2])
+			if err != nil || size < 0 {
+				rerr = fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
+				break
+			}
+			data := make([]byte, size+1)
+			if _, err := io.ReadFull(cat.out, data); err != nil {
+				rerr = err
+				break
+			}
+			if f[1] != "tree" {
+				out[i] = answer{kind: f[1]}
+				continue
+			}
+			entries, err := parseTree(data[:size], r.hashLen())
+			if err != nil {
+				out[i] = answer{kind: "corrupt"}
+				continue
+			}
+			out[i] = answer{kind: "tree", entries: entries}
 		}
-		size, err := strconv.Atoi(f[2])
-		if err != nil || size < 0 {
-			return "", nil, fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
+		if rerr != nil {
+			if cat.cmd.Process != nil {
+				_ = cat.cmd.Process.Kill()
+			}
+			<-wrote
+			err := cat.fail(rerr)
+			cat = nil
+			return nil, err
 		}
-		data := make([]byte, size+1)
-		if _, err := io.ReadFull(cat.out, data); err != nil {
-			return "", nil, cat.fail(err)
+		if werr := <-wrote; werr != nil {
+			err := cat.fail(werr)
+			cat = nil
+			return nil, err
 		}
-		if f[1] != "tree" {
-			return f[1], nil, nil
+		return out, nil
+	}
+	// readAll answers every treeish: here where possible, the rest from
+	// git in one batch.
+	readAll := func(treeishes []string) ([]answer, error) {
+		out := make([]answer, len(treeishes))
+		var rest []string
+		var restIdx []int
+		for i, t := range treeishes {
+			a, ok := readHere(t)
+			if ok {
+				out[i] = a
+				continue
+			}
+			rest = append(rest, t)
+			restIdx = append(restIdx, i)
 		}
-		entries, err = parseTree(data[:size], r.hashLen())
-		if err != nil {
-			return "corrupt", nil, nil
+		if len(rest) > 0 {
+			got, err := readGit(rest)
+			if err != nil {
+				return nil, err
+			}
+			for k, i := range restIdx {
+				out[i] = got[k]
+			}
 		}
-		return "tree", entries, nil
+		return out, nil
 	}
 
 	type job struct{ folder, tree, base string }
 	var problems []TreeProblem
 	seen := map[string]bool{}
-	queue := []job{{tree: tree, base: base}}
-	for len(queue) > 0 {
-		j := queue[0]
-		queue = queue[1:]
-		kind, entries, err := read(j.tree)
+	level := []job{{tree: tree, base: base}}
+	for len(level) > 0 {
+		// The level's trees and their bases, read together.
+		var want []string
+		for _, j := range level {
+			want = append(want, j.tree)
+			if j.base != "" {
+				want = append(want, j.base)
+			}
+		}
+		got, err := readAll(want)
 		if err != nil {
 			return nil, err
 		}
-		switch kind {
-		case "tree":
-		case "missing":
-			problems = append(problems, TreeProblem{Folder: j.folder, Code: "missingTree"})
-			continue
-		default:
-			problems = append(problems, TreeProblem{Folder: j.folder, Code: "badTree", Mode: kind})
-			continue
-		}
-		baseDirs := map[string]string{}
-		if j.base != "" {
-			bkind, bentries, err := read(j.base)
-			if err != nil {
-				return nil, err
+		var next []job
+		k := 0
+		for _, j := range level {
+			a := got[k]
+			k++
+			var b answer
+			if j.base != "" {
+				b = got[k]
+				k++
 			}
-			if bkind == "tree" {
-				for _, e := range bentries {
+			switch a.kind {
+			case "tree":
+			case "missing":
+				problems = append(problems, TreeProblem{Folder: j.folder, Code: "missingTree"})
+				continue
+			default:
+				problems = append(problems, TreeProblem{Folder: j.folder, Code: "badTree", Mode: a.kind})
+				continue
+			}
+			baseDirs := map[string]string{}
+			if b.kind == "tree" {
+				for _, e := range b.entries {
 					if e.mode == "40000" {
 						baseDirs[e.name] = e.oid
 					}
 				}
 			}
+			problems = append(problems, checkEntries(j.folder, a.entries, r.ZeroID())...)
+			for _, e := range a.entries {
+				if e.mode != "40000" && e.mode != "040000" {
+					continue
+				}
+				if b, ok := baseDirs[e.name]; ok && b == e.oid {
+					continue // the same folder as the base's: nothing changed in it
+				}
+				if seen[e.oid] || !validEntryName(e.name) {
+					continue
+				}
+				seen[e.oid] = true
+				next = append(next, job{folder: joinFolder(j.folder, e.name), tree: e.oid, base: baseDirs[e.name]})
+			}
 		}
-		problems = append(problems, checkEntries(j.folder, entries, r.ZeroID())...)
-		for _, e := range entries {
-			if e.mode != "40000" && e.mode != "040000" {
-				continue
-			}
-			if b, ok := baseDirs[e.name]; ok && b == e.oid {
-				continue // the same folder as the base's: nothing changed in it
-			}
-			if seen[e.oid] || !validEntryName(e.name) {
-				continue
-			}
-			seen[e.oid] = true
-			queue = append(queue, job{folder: joinFolder(j.folder, e.name), tree: e.oid, base: baseDirs[e.name]})
-		}
+		level = next
 	}
 	return problems, nil
 }
