@@ -48,6 +48,39 @@ type fileOps struct {
 	// blobs streams blobs through git's filters (what checkout writes),
 	// one git process kept for every stream of the command.
 	blobs *git.BlobStreamer
+	// plain records, per path, whether git converts nothing for it
+	// (git.PlainFiles), worked out once per command like the hasher's
+	// reading of the attributes: then files are hashed, and blobs read,
+	// in this process, and no git process is started for them.
+	plain map[string]bool
+	// reader reads blobs in this process (plain paths only).
+	reader *git.BlobReader
+}
+
+// plainFor reports whether git converts nothing for any of paths (see
+// git.PlainFiles), asking only about paths not seen before.
+func (o *fileOps) plainFor(paths []string) bool {
+	if o.plain == nil {
+		o.plain = map[string]bool{}
+	}
+	var fresh []string
+	for _, p := range paths {
+		if _, ok := o.plain[p]; !ok {
+			fresh = append(fresh, p)
+		}
+	}
+	if len(fresh) > 0 {
+		v := o.repo.PlainFiles(fresh)
+		for _, p := range fresh {
+			o.plain[p] = v
+		}
+	}
+	for _, p := range paths {
+		if !o.plain[p] {
+			return false
+		}
+	}
+	return true
 }
 
 // close releases the work tree and ends the hashing process.
@@ -107,6 +140,17 @@ func (o *fileOps) look(ctx context.Context, want []PathState) ([]seen, error) {
 			idx = append(idx, i)
 			paths = append(paths, ps.Path)
 		}
+	}
+	if o.plainFor(paths) {
+		// git would store the bytes as they are: their id is git's.
+		ids, err := o.rawIDs(paths)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range idx {
+			out[i].blob = ids[j]
+		}
+		return out, nil
 	}
 	ids, err := o.hasher.HashFiles(ctx, paths)
 	if err != nil {
@@ -610,7 +654,34 @@ func (o *fileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []s
 	}
 	var filtered, raw []git.BlobRequest
 	var fi, ri []int
+	var paths []string
+	for _, s := range writes {
+		paths = append(paths, s.Path)
+	}
+	here := o.plainFor(paths)
+	if here && o.reader == nil {
+		o.reader = o.repo.NewBlobReader()
+	}
 	for i, s := range writes {
+		id := *s.To.Blob
+		if s.To.RawBlob != nil {
+			id = *s.To.RawBlob
+		}
+		if here {
+			// Checkout would write the blob's bytes as they are (and
+			// kept raw bytes are written as they are anyway).
+			if data, ok := o.reader.Read(id); ok {
+				w, err := create(i)
+				if err != nil {
+					return nil, err
+				}
+				if _, err := w.Write(data); err != nil {
+					return nil, err
+				}
+				_ = done(i)
+				continue
+			}
+		}
 		if s.To.RawBlob != nil {
 			raw = append(raw, git.BlobRequest{Blob: *s.To.RawBlob, Path: s.Path})
 			ri = append(ri, i)

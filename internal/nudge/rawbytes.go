@@ -92,6 +92,18 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 // here. Entries holding a .gitattributes, whose rules would govern the
 // others in a checkout, are checked out into a temp folder by git instead.
 func (o *fileOps) checkoutRawIDs(ctx context.Context, entries []git.IndexEntry) ([]string, error) {
+	paths := make([]string, len(entries))
+	for i, e := range entries {
+		paths[i] = e.Path
+	}
+	if o.plainFor(paths) {
+		// Checkout writes each blob's bytes as they are.
+		ids := make([]string, len(entries))
+		for i, e := range entries {
+			ids[i] = e.Blob
+		}
+		return ids, nil
+	}
 	reqs := make([]git.BlobRequest, len(entries))
 	for i, e := range entries {
 		if e.Path == ".gitattributes" || strings.HasSuffix(e.Path, "/.gitattributes") {
