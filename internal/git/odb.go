@@ -23,6 +23,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 )
 
 // The functions below read and write git's on-disk formats in this process, for the
@@ -135,10 +136,11 @@ func (r *Repo) readLoose(id string) (typ string, data []byte, ok bool, err error
 		return "", nil, false, err
 	}
 	defer f.Close()
-	zr, err := zlib.NewReader(bufio.NewReader(f))
+	zr, err := getZlibReader(bufio.NewReader(f))
 	if err != nil {
 		return "", nil, false, fmt.Errorf("loose object %s: %w", id, err)
 	}
+	defer zlibReaders.Put(zr)
 	all, err := io.ReadAll(io.LimitReader(zr, 64<<20))
 	if err != nil {
 		return "", nil, false, fmt.Errorf("loose object %s: %w", id, err)
@@ -158,10 +160,11 @@ func (r *Repo) looseInfo(id string) (ObjectInfo, bool) {
 		return ObjectInfo{}, false
 	}
 	defer f.Close()
-	zr, err := zlib.NewReader(bufio.NewReaderSize(f, 512))
+	zr, err := getZlibReader(bufio.NewReaderSize(f, 512))
 	if err != nil {
 		return ObjectInfo{}, false
 	}
+	defer zlibReaders.Put(zr)
 	var buf [32]byte
 	n, _ := io.ReadFull(zr, buf[:])
 	head, _, found := bytes.Cut(buf[:n], []byte{0})
@@ -185,14 +188,45 @@ func (r *Repo) packedAt(id string) (pack string, off int64, ok bool) {
 	if err != nil {
 		return "", 0, false
 	}
-	idxs, _ := filepath.Glob(filepath.Join(r.CommonDir, "objects", "pack", "pack-*.idx"))
-	for _, idx := range idxs {
-		o, found, err := idxLookup(idx, raw)
-		if err == nil && found {
-			return strings.TrimSuffix(idx, ".idx") + ".pack", int64(o), true
+	idxs, cached := packIndexes(r.CommonDir, false)
+	for {
+		for _, idx := range idxs {
+			o, found, err := idxLookup(idx, raw)
+			if err == nil && found {
+				return strings.TrimSuffix(idx, ".idx") + ".pack", int64(o), true
+			}
 		}
+		if !cached {
+			return "", 0, false
+		}
+		// Not in the packs listed a moment ago: list them again.
+		idxs, cached = packIndexes(r.CommonDir, true)
 	}
-	return "", 0, false
+}
+
+// packList remembers the pack indexes of one repository for a moment: a
+// command reading many objects here lists the pack folder once, not once
+// per object. An object found in none of them makes packedAt list the
+// folder again (a pack made meanwhile), and a pack removed meanwhile
+// fails to open (skipped, git is asked): neither gives a wrong answer.
+var packList struct {
+	sync.Mutex
+	dir  string
+	at   time.Time
+	idxs []string
+}
+
+// packIndexes lists the pack indexes of commonDir; cached reports a list
+// remembered from earlier (fresh asks for a new listing).
+func packIndexes(commonDir string, fresh bool) (idxs []string, cached bool) {
+	packList.Lock()
+	defer packList.Unlock()
+	if !fresh && packList.dir == commonDir && time.Since(packList.at) < time.Second {
+		return packList.idxs, true
+	}
+	idxs, _ = filepath.Glob(filepath.Join(commonDir, "objects", "pack", "pack-*.idx"))
+	packList.dir, packList.at, packList.idxs = commonDir, time.Now(), idxs
+	return idxs, false
 }
 
 // packedInfo reads the header of id's pack entry when the object is

@@ -147,30 +147,33 @@ func inflateN(r io.Reader, size uint64) ([]byte, error) {
 	if size > 256<<20 {
 		return nil, errors.New("object too large to read here")
 	}
-	var zr io.ReadCloser
-	var err error
-	if pooled, ok := zlibReaders.Get().(io.ReadCloser); ok {
-		if err = pooled.(zlib.Resetter).Reset(r, nil); err == nil {
-			zr = pooled
-		}
-	} else {
-		zr, err = zlib.NewReader(r)
-	}
+	zr, err := getZlibReader(r)
 	if err != nil {
 		return nil, err
 	}
+	defer zlibReaders.Put(zr)
 	data := make([]byte, size)
 	if _, err := io.ReadFull(zr, data); err != nil {
 		return nil, err
 	}
-	zlibReaders.Put(zr)
 	return data, nil
 }
 
-// zlibReaders are reused from one packed object to the next: a new
+// zlibReaders are reused from one object read here to the next: a new
 // decompressor allocates tens of kilobytes, more than inflating the small
-// trees a check reads.
+// objects (trees, blobs of a patch, headers) a command reads. getZlibReader
+// takes one, reset to read r; put it back with zlibReaders.Put.
 var zlibReaders sync.Pool
+
+func getZlibReader(r io.Reader) (io.ReadCloser, error) {
+	if zr, ok := zlibReaders.Get().(io.ReadCloser); ok {
+		if err := zr.(zlib.Resetter).Reset(r, nil); err != nil {
+			return nil, err
+		}
+		return zr, nil
+	}
+	return zlib.NewReader(r)
+}
 
 // applyDelta rebuilds an object from its base and a git delta.
 func applyDelta(base, delta []byte) ([]byte, error) {

@@ -484,7 +484,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	if len(reasons) > 0 {
 		return false, &changedError{reasons: reasons}
 	}
-	if reasons, err := o.rawChanged(ctx, steps, since); err != nil || len(reasons) > 0 {
+	if reasons, err := o.rawChanged(ctx, steps, cur, since); err != nil || len(reasons) > 0 {
 		if err != nil {
 			return false, err
 		}

@@ -176,7 +176,11 @@ func (w *Workspace) pinRawBytes(ctx context.Context, id string, pins []git.TreeE
 // file is written: one sentence per path whose bytes on disk are no longer
 // those the plan read (a change git's hashing does not see, such as line
 // endings, would otherwise make undo bring back the older bytes).
-func (o *fileOps) rawChanged(ctx context.Context, steps []step, since string) ([]string, error) {
+//
+// cur is what the re-check just saw of each step: where git converts
+// nothing (plainFor), the ids it hashed are those of the bytes on disk,
+// and the files are not read a second time.
+func (o *fileOps) rawChanged(ctx context.Context, steps []step, cur []seen, since string) ([]string, error) {
 	var idx []int
 	var paths []string
 	for i, s := range steps {
@@ -185,9 +189,16 @@ func (o *fileOps) rawChanged(ctx context.Context, steps []step, since string) ([
 			paths = append(paths, s.Path)
 		}
 	}
-	ids, err := o.rawIDs(paths)
-	if err != nil {
-		return nil, err
+	var ids []string
+	if o.plainFor(paths) && len(cur) == len(steps) {
+		for _, i := range idx {
+			ids = append(ids, cur[i].blob)
+		}
+	} else {
+		var err error
+		if ids, err = o.rawIDs(paths); err != nil {
+			return nil, err
+		}
 	}
 	var reasons []string
 	for j, i := range idx {
