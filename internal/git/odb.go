@@ -136,19 +136,52 @@ func (r *Repo) readLoose(id string) (typ string, data []byte, ok bool, err error
 		return "", nil, false, err
 	}
 	defer f.Close()
-	zr, err := getZlibReader(bufio.NewReader(f))
+	// The compressed object is read whole (it is small), then inflated
+	// into a body of the size its header gives: no growing buffers.
+	var src io.Reader = bufio.NewReader(f)
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 && fi.Size() <= 1<<20 {
+		raw := make([]byte, fi.Size())
+		if _, err := io.ReadFull(f, raw); err != nil {
+			return "", nil, false, fmt.Errorf("loose object %s: %w", id, err)
+		}
+		src = bytes.NewReader(raw)
+	}
+	zr, err := getZlibReader(src)
 	if err != nil {
 		return "", nil, false, fmt.Errorf("loose object %s: %w", id, err)
 	}
 	defer zlibReaders.Put(zr)
-	all, err := io.ReadAll(io.LimitReader(zr, 64<<20))
-	if err != nil {
+	var hbuf [32]byte
+	head := hbuf[:0]
+	var one [1]byte
+	for {
+		if _, err := io.ReadFull(zr, one[:]); err != nil {
+			return "", nil, false, fmt.Errorf("loose object %s: %w", id, err)
+		}
+		if one[0] == 0 {
+			break
+		}
+		if len(head) == len(hbuf) {
+			return "", nil, false, fmt.Errorf("loose object %s: malformed header", id)
+		}
+		head = append(head, one[0])
+	}
+	t, size, _ := strings.Cut(string(head), " ")
+	n, err := strconv.Atoi(size)
+	if err != nil || n < 0 || n > 64<<20 {
+		return "", nil, false, fmt.Errorf("loose object %s: malformed header", id)
+	}
+	body := make([]byte, n)
+	if _, err := io.ReadFull(zr, body); err != nil {
 		return "", nil, false, fmt.Errorf("loose object %s: %w", id, err)
 	}
-	head, body, found := bytes.Cut(all, []byte{0})
-	t, size, _ := strings.Cut(string(head), " ")
-	if n, err := strconv.Atoi(size); !found || err != nil || n != len(body) {
-		return "", nil, false, fmt.Errorf("loose object %s: malformed header", id)
+	// Nothing may follow the body (as before: the header's size is the
+	// content's).
+	if k, err := zr.Read(one[:]); k != 0 || (err != io.EOF && err != nil) {
+		if err == nil || err == io.EOF {
+			err = errors.New("malformed header")
+		}
+		return "", nil, false, fmt.Errorf("loose object %s: %w", id, err)
 	}
 	return t, body, true, nil
 }

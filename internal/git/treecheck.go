@@ -5,6 +5,8 @@ package git
 import (
 	"bytes"
 	"context"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -83,7 +85,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 		if typ != "tree" {
 			return answer{kind: typ}, true
 		}
-		entries, err := parseTree(data, r.hashLen())
+		entries, err := parseTreeRawIDs(data, r.hashLen())
 		if err != nil {
 			return answer{kind: "corrupt"}, true
 		}
@@ -138,7 +140,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 				out[i] = answer{kind: f[1]}
 				continue
 			}
-			entries, err := parseTree(data[:size], r.hashLen())
+			entries, err := parseTreeRawIDs(data[:size], r.hashLen())
 			if err != nil {
 				out[i] = answer{kind: "corrupt"}
 				continue
@@ -188,6 +190,9 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 		return out, nil
 	}
 
+	// Entries are parsed with their ids as raw bytes (parseTreeRawIDs);
+	// only the folders read next are written out in hex.
+	rawZero := string(make([]byte, r.hashLen()))
 	type job struct{ folder, tree, base string }
 	var problems []TreeProblem
 	seen := map[string]bool{}
@@ -232,7 +237,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 					}
 				}
 			}
-			problems = append(problems, checkEntries(j.folder, a.entries, r.ZeroID())...)
+			problems = append(problems, checkEntries(j.folder, a.entries, rawZero)...)
 			for _, e := range a.entries {
 				if e.mode != "40000" && e.mode != "040000" {
 					continue
@@ -244,7 +249,11 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 					continue
 				}
 				seen[e.oid] = true
-				next = append(next, job{folder: joinFolder(j.folder, e.name), tree: e.oid, base: baseDirs[e.name]})
+				base := ""
+				if b, ok := baseDirs[e.name]; ok {
+					base = hex.EncodeToString([]byte(b))
+				}
+				next = append(next, job{folder: joinFolder(j.folder, e.name), tree: hex.EncodeToString([]byte(e.oid)), base: base})
 			}
 		}
 		level = next
@@ -259,7 +268,44 @@ func joinFolder(folder, name string) string {
 	return folder + "/" + name
 }
 
-// checkEntries applies git fsck's rules to the entries of one tree.
+// parseTreeRawIDs is parseTree with each entry's id kept as its raw bytes
+// (a string of hashLen bytes), and the common modes not copied: the check
+// of a tree looks at every entry but follows only a few.
+func parseTreeRawIDs(data []byte, hashLen int) ([]treeEntry, error) {
+	out := make([]treeEntry, 0, 64)
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp < 0 {
+			return nil, errors.New("corrupt tree object")
+		}
+		nul := bytes.IndexByte(data[sp:], 0)
+		if nul < 0 || sp+nul+1+hashLen > len(data) {
+			return nil, errors.New("corrupt tree object")
+		}
+		nul += sp
+		var mode string
+		switch m := data[:sp]; string(m) { // no copy: compared only
+		case "100644":
+			mode = "100644"
+		case "40000":
+			mode = "40000"
+		case "100755":
+			mode = "100755"
+		default:
+			mode = string(m)
+		}
+		out = append(out, treeEntry{
+			mode: mode,
+			name: string(data[sp+1 : nul]),
+			oid:  string(data[nul+1 : nul+1+hashLen]),
+		})
+		data = data[nul+1+hashLen:]
+	}
+	return out, nil
+}
+
+// checkEntries applies git fsck's rules to the entries of one tree (ids
+// compared with zero in whatever form the entries hold them).
 func checkEntries(folder string, entries []treeEntry, zero string) []TreeProblem {
 	var out []TreeProblem
 	names := map[string]bool{}

@@ -476,15 +476,58 @@ func (e *changedError) Error() string { return strings.Join(e.reasons, "; ") }
 // verification that every path now holds To. touched reports whether any
 // file may have been changed when an error is returned. faults prefixes the
 // fault points ("apply" or "undo").
-func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged, since, faults string) (touched bool, err error) {
-	reasons, cur, err := o.check(ctx, steps, since)
+//
+// recorded, when not nil, is called before the work tree is first
+// touched (and before the re-check) and must return only once the
+// in-flight record is durable: the new contents are written to the stage
+// and fsynced meanwhile (nothing in the work tree changes), unless a
+// removal must clear the way first, which waits for the record like
+// every other change.
+func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged, since, faults string, recorded func() error) (touched bool, err error) {
+	ordered := order(steps)
+	batch, err := o.tree.NewBatch(stageDir)
 	if err != nil {
 		return false, err
 	}
-	if len(reasons) > 0 {
-		return false, &changedError{reasons: reasons}
+	defer batch.Close()
+	early := len(ordered) > 0 && !present(ordered[0].To)
+	var writes []step
+	for _, s := range ordered {
+		if present(s.To) {
+			writes = append(writes, s)
+		}
 	}
-	if reasons, err := o.rawChanged(ctx, steps, cur, since); err != nil || len(reasons) > 0 {
+	// Every new content to a temp file in the stage, all of them fsynced
+	// together; a failure here leaves the targets as they were.
+	var pending []*worktree.Pending
+	stageAll := func() error {
+		var err error
+		pending, err = o.prepare(ctx, batch, writes, staged)
+		if err == nil {
+			err = batch.Sync()
+		}
+		if err != nil {
+			batch.Abort()
+		}
+		return err
+	}
+	if !early {
+		if err := stageAll(); err != nil {
+			return false, err
+		}
+	}
+	if recorded != nil {
+		if err := recorded(); err != nil {
+			batch.Abort()
+			return false, err
+		}
+	}
+	reasons, cur, err := o.check(ctx, steps, since)
+	if err == nil && len(reasons) == 0 {
+		reasons, err = o.rawChanged(ctx, steps, cur, since)
+	}
+	if err != nil || len(reasons) > 0 {
+		batch.Abort()
 		if err != nil {
 			return false, err
 		}
@@ -495,12 +538,6 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 		rechecked[s.Path] = cur[i]
 	}
 
-	ordered := order(steps)
-	batch, err := o.tree.NewBatch(stageDir)
-	if err != nil {
-		return false, err
-	}
-	defer batch.Close()
 	// Removed files' folders are pruned together (each folder read once,
 	// not once per file removed from it), before any write that may need
 	// a pruned folder's place, and after the last removal.
@@ -544,6 +581,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	for ; i < len(ordered) && !present(ordered[i].To); i++ {
 		if err := remove(ordered[i]); err != nil {
 			prune()
+			batch.Abort()
 			return touched, err
 		}
 		if n++; n == 1 {
@@ -551,20 +589,11 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 		}
 	}
 	prune()
-	var writes []step
-	j := i
-	for ; j < len(ordered) && present(ordered[j].To); j++ {
-		writes = append(writes, ordered[j])
-	}
-	// Every new content to a temp file next to its target, all of them
-	// fsynced together; a failure here leaves the targets as they were.
-	pending, err := o.prepare(ctx, batch, writes, staged)
-	if err == nil {
-		err = batch.Sync()
-	}
-	if err != nil {
-		batch.Abort()
-		return touched, err
+	j := i + len(writes)
+	if early {
+		if err := stageAll(); err != nil {
+			return touched, err
+		}
 	}
 	for k, s := range writes {
 		now, err := batch.Lstat(s.Path)
@@ -595,28 +624,31 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	prune()
 	faultPoint(faults + "-after-last-write")
 
-	if err := batch.SyncDirs(changedDirs(steps, batch.Created(), pruned)); err != nil {
-		return touched, err
-	}
-
+	// The folders are flushed while the files are read back (from the
+	// page cache: the verification does not wait for the disk).
+	dirsSynced := make(chan error, 1)
+	go func() { dirsSynced <- batch.SyncDirs(changedDirs(steps, batch.Created(), pruned)) }()
 	to := make([]PathState, len(steps))
 	for i, s := range steps {
 		to[i] = s.To
 	}
 	after, err := o.look(ctx, to)
+	var wrong []string
+	if err == nil {
+		for i, s := range steps {
+			if v := o.judge(after[i], s.To); v != vSame {
+				wrong = append(wrong, qp(s.Path))
+			}
+		}
+		if len(wrong) == 0 {
+			wrong, err = o.rawWrong(ctx, steps)
+		}
+	}
+	if serr := <-dirsSynced; serr != nil {
+		return touched, serr
+	}
 	if err != nil {
 		return touched, err
-	}
-	var wrong []string
-	for i, s := range steps {
-		if v := o.judge(after[i], s.To); v != vSame {
-			wrong = append(wrong, qp(s.Path))
-		}
-	}
-	if len(wrong) == 0 {
-		if wrong, err = o.rawWrong(ctx, steps); err != nil {
-			return touched, err
-		}
 	}
 	if len(wrong) > 0 {
 		return touched, fmt.Errorf("after writing, these paths do not hold the recorded version: %s", strings.Join(wrong, ", "))

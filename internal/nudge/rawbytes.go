@@ -30,7 +30,11 @@ import (
 // writes for the snapshot's blob, steps[i].From.RawBlob, writing those
 // blobs and pinning them under refs/nudgethis/undo/<id>. It returns a
 // sentence per path whose bytes changed while they were being read.
-func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, steps []step, since string) ([]string, error) {
+//
+// cur is what the plan's check just saw of each step (nil if it looked at
+// none): where git converts nothing, its ids are those of the bytes on
+// disk, and the files are not read again.
+func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, steps []step, cur []seen, since string) ([]string, error) {
 	var idx []int
 	var paths []string
 	var entries []git.IndexEntry
@@ -44,9 +48,16 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 	if len(idx) == 0 {
 		return nil, w.pinRawBytes(ctx, t.ID, nil)
 	}
-	disk, err := ops.rawIDs(paths)
-	if err != nil {
-		return nil, err
+	var disk []string
+	if ops.plainFor(paths) && len(cur) == len(steps) {
+		for _, i := range idx {
+			disk = append(disk, cur[i].blob)
+		}
+	} else {
+		var err error
+		if disk, err = ops.rawIDs(paths); err != nil {
+			return nil, err
+		}
 	}
 	checkout, err := ops.checkoutRawIDs(ctx, entries)
 	if err != nil {
