@@ -128,7 +128,7 @@ func (r *Repo) readLoose(id string) (typ string, data []byte, ok bool, err error
 	if !r.validID(id) {
 		return "", nil, false, fmt.Errorf("not an object id: %q", id)
 	}
-	f, err := os.Open(r.loosePath(id))
+	f, err := openObjectFile(r.loosePath(id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", nil, false, nil
 	}
@@ -188,7 +188,7 @@ func (r *Repo) readLoose(id string) (typ string, data []byte, ok bool, err error
 
 // looseInfo reads the header of a loose object: its type and size.
 func (r *Repo) looseInfo(id string) (ObjectInfo, bool) {
-	f, err := os.Open(r.loosePath(id))
+	f, err := openObjectFile(r.loosePath(id))
 	if err != nil {
 		return ObjectInfo{}, false
 	}
@@ -269,7 +269,7 @@ func (r *Repo) packedInfo(id string) (ObjectInfo, bool) {
 	if !ok {
 		return ObjectInfo{}, false
 	}
-	f, err := os.Open(pack)
+	f, err := openObjectFile(pack)
 	if err != nil {
 		return ObjectInfo{}, false
 	}
@@ -309,7 +309,7 @@ func (r *Repo) objectInfoHere(id string) (ObjectInfo, bool) {
 
 // idxLookup finds raw in a version 2 pack index and returns its offset.
 func idxLookup(path string, raw []byte) (uint64, bool, error) {
-	f, err := os.Open(path)
+	f, err := openObjectFile(path)
 	if err != nil {
 		return 0, false, err
 	}
@@ -358,6 +358,24 @@ func idxLookup(path string, raw []byte) (uint64, bool, error) {
 		}
 	}
 	return 0, false, nil
+}
+
+// openObjectFile opens a file of the object folder (a loose object, a
+// pack or its index) for reading, as os.Open does but without offering
+// it to the runtime's poller, which os.Open tries for every file and a
+// regular file always refuses: four system calls fewer for each of the
+// hundreds of objects a command may read here.
+func openObjectFile(path string) (*os.File, error) {
+	for {
+		fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err == syscall.EINTR {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		return os.NewFile(uintptr(fd), path), nil
+	}
 }
 
 // readSmall reads a small file (a loose ref) with open, read, close only.

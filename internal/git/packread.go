@@ -36,7 +36,7 @@ func (r *Repo) readObjectDepth(id string, depth int) (string, []byte, bool) {
 		if !ok {
 			return "", nil, false
 		}
-		f, err := os.Open(pack)
+		f, err := openObjectFile(pack)
 		if err != nil {
 			return "", nil, false
 		}
