@@ -50,8 +50,8 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 		}
 	}()
 	type answer struct {
-		kind    string // "tree", "missing", "corrupt" or the object's type
-		entries []treeEntry
+		kind string // "tree", "missing" or the object's type
+		data []byte // a tree's content, parsed where it is used
 	}
 	// readHere answers treeish in this process; ok is false when git is
 	// to be asked (not readable here, or missing here).
@@ -85,11 +85,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 		if typ != "tree" {
 			return answer{kind: typ}, true
 		}
-		entries, err := parseTreeRawIDs(data, r.hashLen())
-		if err != nil {
-			return answer{kind: "corrupt"}, true
-		}
-		return answer{kind: "tree", entries: entries}, true
+		return answer{kind: "tree", data: data}, true
 	}
 	// readGit reads the answers of git cat-file for every treeish, sent
 	// in one go (from their own goroutine: a pipe holds only so much).
@@ -140,12 +136,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 				out[i] = answer{kind: f[1]}
 				continue
 			}
-			entries, err := parseTreeRawIDs(data[:size], r.hashLen())
-			if err != nil {
-				out[i] = answer{kind: "corrupt"}
-				continue
-			}
-			out[i] = answer{kind: "tree", entries: entries}
+			out[i] = answer{kind: "tree", data: data[:size]}
 		}
 		if rerr != nil {
 			if cat.cmd.Process != nil {
@@ -220,6 +211,13 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 				b = got[k]
 				k++
 			}
+			var entries []treeEntry
+			if a.kind == "tree" {
+				var err error
+				if entries, err = parseTreeRawIDs(a.data, r.hashLen()); err != nil {
+					a.kind = "corrupt"
+				}
+			}
 			switch a.kind {
 			case "tree":
 			case "missing":
@@ -229,16 +227,12 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 				problems = append(problems, TreeProblem{Folder: j.folder, Code: "badTree", Mode: a.kind})
 				continue
 			}
-			baseDirs := map[string]string{}
+			var baseDirs map[string]string
 			if b.kind == "tree" {
-				for _, e := range b.entries {
-					if e.mode == "40000" {
-						baseDirs[e.name] = e.oid
-					}
-				}
+				baseDirs = treeFolders(b.data, r.hashLen())
 			}
-			problems = append(problems, checkEntries(j.folder, a.entries, rawZero)...)
-			for _, e := range a.entries {
+			problems = append(problems, checkEntries(j.folder, entries, rawZero)...)
+			for _, e := range entries {
 				if e.mode != "40000" && e.mode != "040000" {
 					continue
 				}
@@ -302,6 +296,29 @@ func parseTreeRawIDs(data []byte, hashLen int) ([]treeEntry, error) {
 		data = data[nul+1+hashLen:]
 	}
 	return out, nil
+}
+
+// treeFolders returns the folder entries (mode 40000) of a tree's
+// content, by name, with raw ids; nothing else of it is copied. A tree
+// that cannot be parsed has none.
+func treeFolders(data []byte, hashLen int) map[string]string {
+	out := map[string]string{}
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp < 0 {
+			return nil
+		}
+		nul := bytes.IndexByte(data[sp:], 0)
+		if nul < 0 || sp+nul+1+hashLen > len(data) {
+			return nil
+		}
+		nul += sp
+		if string(data[:sp]) == "40000" {
+			out[string(data[sp+1:nul])] = string(data[nul+1 : nul+1+hashLen])
+		}
+		data = data[nul+1+hashLen:]
+	}
+	return out
 }
 
 // checkEntries applies git fsck's rules to the entries of one tree (ids
