@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 )
 
 // readObjectHere reads an object in this process, loose or packed; ok is
@@ -35,7 +36,7 @@ func (r *Repo) readObjectDepth(id string, depth int) (string, []byte, bool) {
 		if !ok {
 			return "", nil, false
 		}
-		f, err := os.Open(pack)
+		f, err := openObjectFile(pack)
 		if err != nil {
 			return "", nil, false
 		}
@@ -146,15 +147,32 @@ func inflateN(r io.Reader, size uint64) ([]byte, error) {
 	if size > 256<<20 {
 		return nil, errors.New("object too large to read here")
 	}
-	zr, err := zlib.NewReader(r)
+	zr, err := getZlibReader(r)
 	if err != nil {
 		return nil, err
 	}
+	defer zlibReaders.Put(zr)
 	data := make([]byte, size)
 	if _, err := io.ReadFull(zr, data); err != nil {
 		return nil, err
 	}
 	return data, nil
+}
+
+// zlibReaders are reused from one object read here to the next: a new
+// decompressor allocates tens of kilobytes, more than inflating the small
+// objects (trees, blobs of a patch, headers) a command reads. getZlibReader
+// takes one, reset to read r; put it back with zlibReaders.Put.
+var zlibReaders sync.Pool
+
+func getZlibReader(r io.Reader) (io.ReadCloser, error) {
+	if zr, ok := zlibReaders.Get().(io.ReadCloser); ok {
+		if err := zr.(zlib.Resetter).Reset(r, nil); err != nil {
+			return nil, err
+		}
+		return zr, nil
+	}
+	return zlib.NewReader(r)
 }
 
 // applyDelta rebuilds an object from its base and a git delta.

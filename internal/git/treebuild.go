@@ -539,7 +539,7 @@ func parseTree(data []byte, hashLen int) ([]treeEntry, error) {
 		out = append(out, treeEntry{
 			mode: string(data[:sp]),
 			name: string(data[sp+1 : nul]),
-			oid:  fmt.Sprintf("%x", data[nul+1:nul+1+hashLen]),
+			oid:  hex.EncodeToString(data[nul+1 : nul+1+hashLen]),
 		})
 		data = data[nul+1+hashLen:]
 	}

@@ -3,7 +3,10 @@ package git
 // This file holds the checks of a tree's entries before anything is written from it.
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -33,94 +36,221 @@ type TreeProblem struct {
 // ids, a folder entry that is not a tree, missing trees. base may be ""
 // (check every tree). Each distinct tree object is read once, so a tree
 // that refers to one subtree many times costs one read. Trees are given as
-// tree-ish expressions ("<commit>^{tree}") or ids.
+// tree-ish expressions ("<commit>^{tree}") or ids. Trees are read in this
+// process where it can (readObjectHere's rule), the others from one
+// `git cat-file --batch`, started only when needed; either way one folder
+// level at a time, so that the cost is a few round trips, not one per
+// tree.
 func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem, error) {
-	cat, err := r.startProc(ctx, "cat-file", "--batch")
-	if err != nil {
-		return nil, err
+	here := r.fastOK() && !r.mayReplace()
+	var cat *proc
+	defer func() {
+		if cat != nil {
+			_ = cat.close()
+		}
+	}()
+	type answer struct {
+		kind string // "tree", "missing" or the object's type
+		data []byte // a tree's content, parsed where it is used
 	}
-	defer cat.close()
-	read := func(treeish string) (kind string, entries []treeEntry, err error) {
-		if _, err := io.WriteString(cat.in, treeish+"\n"); err != nil {
-			return "", nil, cat.fail(err)
+	// readHere answers treeish in this process; ok is false when git is
+	// to be asked (not readable here, or missing here).
+	readHere := func(treeish string) (answer, bool) {
+		if !here {
+			return answer{}, false
 		}
-		header, err := cat.out.ReadString('\n')
-		if err != nil {
-			return "", nil, cat.fail(err)
+		id := treeish
+		if c, ok := strings.CutSuffix(treeish, "^{tree}"); ok {
+			if !r.validID(c) {
+				return answer{}, false
+			}
+			typ, data, ok := r.readObjectDepth(c, 0)
+			if !ok || typ != "commit" {
+				return answer{}, false
+			}
+			line, _, _ := bytes.Cut(data, []byte("\n"))
+			t, ok := bytes.CutPrefix(line, []byte("tree "))
+			if !ok {
+				return answer{}, false
+			}
+			id = string(t)
 		}
-		f := strings.Fields(header)
-		if len(f) == 2 && f[1] == "missing" {
-			return "missing", nil, nil
+		if !r.validID(id) {
+			return answer{}, false
 		}
-		if len(f) != 3 {
-			return "", nil, fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
+		typ, data, ok := r.readObjectDepth(id, 0)
+		if !ok {
+			return answer{}, false
 		}
-		size, err := strconv.Atoi(f[2])
-		if err != nil || size < 0 {
-			return "", nil, fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
+		if typ != "tree" {
+			return answer{kind: typ}, true
 		}
-		data := make([]byte, size+1)
-		if _, err := io.ReadFull(cat.out, data); err != nil {
-			return "", nil, cat.fail(err)
-		}
-		if f[1] != "tree" {
-			return f[1], nil, nil
-		}
-		entries, err = parseTree(data[:size], r.hashLen())
-		if err != nil {
-			return "corrupt", nil, nil
-		}
-		return "tree", entries, nil
+		return answer{kind: "tree", data: data}, true
 	}
-
-	type job struct{ folder, tree, base string }
-	var problems []TreeProblem
-	seen := map[string]bool{}
-	queue := []job{{tree: tree, base: base}}
-	for len(queue) > 0 {
-		j := queue[0]
-		queue = queue[1:]
-		kind, entries, err := read(j.tree)
-		if err != nil {
+	// readGit reads the answers of git cat-file for every treeish, sent
+	// in one go (from their own goroutine: a pipe holds only so much).
+	readGit := func(treeishes []string) ([]answer, error) {
+		if cat == nil {
+			var err error
+			if cat, err = r.startProc(ctx, "cat-file", "--batch"); err != nil {
+				return nil, err
+			}
+		}
+		wrote := make(chan error, 1)
+		go func() {
+			var req bytes.Buffer
+			for _, t := range treeishes {
+				req.WriteString(t + "\n")
+			}
+			_, err := cat.in.Write(req.Bytes())
+			wrote <- err
+		}()
+		out := make([]answer, len(treeishes))
+		var rerr error
+		for i := range treeishes {
+			header, err := cat.out.ReadString('\n')
+			if err != nil {
+				rerr = err
+				break
+			}
+			f := strings.Fields(header)
+			if len(f) == 2 && f[1] == "missing" {
+				out[i] = answer{kind: "missing"}
+				continue
+			}
+			if len(f) != 3 {
+				rerr = fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
+				break
+			}
+			size, err := strconv.Atoi(f[2])
+			if err != nil || size < 0 {
+				rerr = fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
+				break
+			}
+			data := make([]byte, size+1)
+			if _, err := io.ReadFull(cat.out, data); err != nil {
+				rerr = err
+				break
+			}
+			if f[1] != "tree" {
+				out[i] = answer{kind: f[1]}
+				continue
+			}
+			out[i] = answer{kind: "tree", data: data[:size]}
+		}
+		if rerr != nil {
+			if cat.cmd.Process != nil {
+				_ = cat.cmd.Process.Kill()
+			}
+			<-wrote
+			err := cat.fail(rerr)
+			cat = nil
 			return nil, err
 		}
-		switch kind {
-		case "tree":
-		case "missing":
-			problems = append(problems, TreeProblem{Folder: j.folder, Code: "missingTree"})
-			continue
-		default:
-			problems = append(problems, TreeProblem{Folder: j.folder, Code: "badTree", Mode: kind})
-			continue
+		if werr := <-wrote; werr != nil {
+			err := cat.fail(werr)
+			cat = nil
+			return nil, err
 		}
-		baseDirs := map[string]string{}
-		if j.base != "" {
-			bkind, bentries, err := read(j.base)
+		return out, nil
+	}
+	// readAll answers every treeish: here where possible, the rest from
+	// git in one batch.
+	readAll := func(treeishes []string) ([]answer, error) {
+		out := make([]answer, len(treeishes))
+		var rest []string
+		var restIdx []int
+		for i, t := range treeishes {
+			a, ok := readHere(t)
+			if ok {
+				out[i] = a
+				continue
+			}
+			rest = append(rest, t)
+			restIdx = append(restIdx, i)
+		}
+		if len(rest) > 0 {
+			got, err := readGit(rest)
 			if err != nil {
 				return nil, err
 			}
-			if bkind == "tree" {
-				for _, e := range bentries {
-					if e.mode == "40000" {
-						baseDirs[e.name] = e.oid
-					}
+			for k, i := range restIdx {
+				out[i] = got[k]
+			}
+		}
+		return out, nil
+	}
+
+	// Entries are parsed with their ids as raw bytes (parseTreeRawIDs);
+	// only the folders read next are written out in hex.
+	rawZero := string(make([]byte, r.hashLen()))
+	type job struct{ folder, tree, base string }
+	var problems []TreeProblem
+	seen := map[string]bool{}
+	level := []job{{tree: tree, base: base}}
+	for len(level) > 0 {
+		// The level's trees and their bases, read together.
+		var want []string
+		for _, j := range level {
+			want = append(want, j.tree)
+			if j.base != "" {
+				want = append(want, j.base)
+			}
+		}
+		got, err := readAll(want)
+		if err != nil {
+			return nil, err
+		}
+		var next []job
+		k := 0
+		for _, j := range level {
+			a := got[k]
+			k++
+			var b answer
+			if j.base != "" {
+				b = got[k]
+				k++
+			}
+			var entries []treeEntry
+			if a.kind == "tree" {
+				var err error
+				if entries, err = parseTreeRawIDs(a.data, r.hashLen()); err != nil {
+					a.kind = "corrupt"
 				}
 			}
-		}
-		problems = append(problems, checkEntries(j.folder, entries, r.ZeroID())...)
-		for _, e := range entries {
-			if e.mode != "40000" && e.mode != "040000" {
+			switch a.kind {
+			case "tree":
+			case "missing":
+				problems = append(problems, TreeProblem{Folder: j.folder, Code: "missingTree"})
+				continue
+			default:
+				problems = append(problems, TreeProblem{Folder: j.folder, Code: "badTree", Mode: a.kind})
 				continue
 			}
-			if b, ok := baseDirs[e.name]; ok && b == e.oid {
-				continue // the same folder as the base's: nothing changed in it
+			var baseDirs map[string]string
+			if b.kind == "tree" {
+				baseDirs = treeFolders(b.data, r.hashLen())
 			}
-			if seen[e.oid] || !validEntryName(e.name) {
-				continue
+			problems = append(problems, checkEntries(j.folder, entries, rawZero)...)
+			for _, e := range entries {
+				if e.mode != "40000" && e.mode != "040000" {
+					continue
+				}
+				if b, ok := baseDirs[e.name]; ok && b == e.oid {
+					continue // the same folder as the base's: nothing changed in it
+				}
+				if seen[e.oid] || !validEntryName(e.name) {
+					continue
+				}
+				seen[e.oid] = true
+				base := ""
+				if b, ok := baseDirs[e.name]; ok {
+					base = hex.EncodeToString([]byte(b))
+				}
+				next = append(next, job{folder: joinFolder(j.folder, e.name), tree: hex.EncodeToString([]byte(e.oid)), base: base})
 			}
-			seen[e.oid] = true
-			queue = append(queue, job{folder: joinFolder(j.folder, e.name), tree: e.oid, base: baseDirs[e.name]})
 		}
+		level = next
 	}
 	return problems, nil
 }
@@ -132,7 +262,67 @@ func joinFolder(folder, name string) string {
 	return folder + "/" + name
 }
 
-// checkEntries applies git fsck's rules to the entries of one tree.
+// parseTreeRawIDs is parseTree with each entry's id kept as its raw bytes
+// (a string of hashLen bytes), and the common modes not copied: the check
+// of a tree looks at every entry but follows only a few.
+func parseTreeRawIDs(data []byte, hashLen int) ([]treeEntry, error) {
+	out := make([]treeEntry, 0, 64)
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp < 0 {
+			return nil, errors.New("corrupt tree object")
+		}
+		nul := bytes.IndexByte(data[sp:], 0)
+		if nul < 0 || sp+nul+1+hashLen > len(data) {
+			return nil, errors.New("corrupt tree object")
+		}
+		nul += sp
+		var mode string
+		switch m := data[:sp]; string(m) { // no copy: compared only
+		case "100644":
+			mode = "100644"
+		case "40000":
+			mode = "40000"
+		case "100755":
+			mode = "100755"
+		default:
+			mode = string(m)
+		}
+		out = append(out, treeEntry{
+			mode: mode,
+			name: string(data[sp+1 : nul]),
+			oid:  string(data[nul+1 : nul+1+hashLen]),
+		})
+		data = data[nul+1+hashLen:]
+	}
+	return out, nil
+}
+
+// treeFolders returns the folder entries (mode 40000) of a tree's
+// content, by name, with raw ids; nothing else of it is copied. A tree
+// that cannot be parsed has none.
+func treeFolders(data []byte, hashLen int) map[string]string {
+	out := map[string]string{}
+	for len(data) > 0 {
+		sp := bytes.IndexByte(data, ' ')
+		if sp < 0 {
+			return nil
+		}
+		nul := bytes.IndexByte(data[sp:], 0)
+		if nul < 0 || sp+nul+1+hashLen > len(data) {
+			return nil
+		}
+		nul += sp
+		if string(data[:sp]) == "40000" {
+			out[string(data[sp+1:nul])] = string(data[nul+1 : nul+1+hashLen])
+		}
+		data = data[nul+1+hashLen:]
+	}
+	return out
+}
+
+// checkEntries applies git fsck's rules to the entries of one tree (ids
+// compared with zero in whatever form the entries hold them).
 func checkEntries(folder string, entries []treeEntry, zero string) []TreeProblem {
 	var out []TreeProblem
 	names := map[string]bool{}

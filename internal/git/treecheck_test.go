@@ -1,6 +1,14 @@
 package git
 
-import "testing"
+import (
+	"context"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
 
 func TestIsDotGitName(t *testing.T) {
 	for name, want := range map[string]bool{
@@ -47,4 +55,67 @@ func TestCheckEntries(t *testing.T) {
 	same(codes(treeEntry{"100644", "", id}), "emptyName")
 	same(codes(treeEntry{"100644", "a/b", id}), "fullPathname")
 	same(codes(treeEntry{"40000", ".GIT", id}), "hasDotgit")
+}
+
+// CheckTree says the same whether it reads the trees in this process or
+// asks git cat-file (a replace ref makes it ask git), on a crafted result:
+// a folder with a duplicate entry and a null id, a folder entry naming a
+// blob, one naming a missing tree, an unchanged folder (not read again),
+// all a few levels down.
+func TestCheckTreeHereAgreesWithGit(t *testing.T) {
+	t.Parallel()
+	r := newApplyRepo(t)
+	if !r.fastOK() {
+		t.Skip("git's files are not read in this process here")
+	}
+	ctx := context.Background()
+	dir := r.WorkTree
+	blob := strings.TrimSpace(gitT(t, dir, "hash-object", "-w", "--stdin"))
+	raw := func(id string) string {
+		b, err := hex.DecodeString(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	tree := func(entries ...string) string {
+		t.Helper()
+		path := filepath.Join(t.TempDir(), "tree")
+		if err := os.WriteFile(path, []byte(strings.Join(entries, "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(gitT(t, dir, "hash-object", "-t", "tree", "-w", "--literally", path))
+	}
+	ent := func(mode, name, id string) string { return mode + " " + name + "\x00" + raw(id) }
+	zero := strings.Repeat("0", len(blob))
+	missing := strings.Repeat("7", len(blob))
+	same := tree(ent("100644", "kept.txt", blob))
+	bad := tree(ent("100644", "x", blob), ent("100644", "x", blob), ent("100644", "z", zero))
+	deep := tree(ent("40000", "bad", bad), ent("40000", "gone", missing), ent("40000", "notatree", blob))
+	base := tree(ent("40000", "same", same), ent("100644", "top.txt", blob))
+	result := tree(ent("40000", "deep", deep), ent("40000", "same", same), ent("100644", "top.txt", blob))
+
+	here, err := r.CheckTree(ctx, result, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(r.CommonDir, "refs", "replace"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	viaGit, err := r.CheckTree(ctx, result, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(here) == 0 || !reflect.DeepEqual(here, viaGit) {
+		t.Errorf("in this process: %+v\ngit:             %+v", here, viaGit)
+	}
+	codes := map[string]bool{}
+	for _, p := range here {
+		codes[p.Folder+":"+p.Code] = true
+	}
+	for _, want := range []string{"deep/bad:duplicateEntries", "deep/bad:nullSha1", "deep/gone:missingTree", "deep/notatree:badTree"} {
+		if !codes[want] {
+			t.Errorf("no %s in %+v", want, here)
+		}
+	}
 }

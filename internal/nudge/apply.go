@@ -176,12 +176,33 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 	prev := *t
 	d.begin(t, steps, head)
 	t.Error = nil
-	if err := w.Save(t); err != nil {
-		return nil, err
+	// The in-flight record is written (and fsynced) while the new
+	// contents are staged and fsynced; the work tree is first touched
+	// only once the record is durable (recorded).
+	saved := make(chan error, 1)
+	go func() { saved <- w.Save(t) }()
+	var saveErr error
+	waited := false
+	recorded := func() error {
+		if !waited {
+			waited = true
+			if saveErr = <-saved; saveErr != nil {
+				return saveErr
+			}
+			faultPoint(d.verb + "-after-journal")
+		}
+		return saveErr
 	}
-	faultPoint(d.verb + "-after-journal")
-
-	touched, err := ops.transition(ctx, steps, stageDir, staged, d.since, d.verb)
+	touched, err := ops.transition(ctx, steps, stageDir, staged, d.since, d.verb, recorded)
+	if !waited {
+		// Stopped before asking: the record's write is awaited before
+		// the record is set back.
+		waited = true
+		saveErr = <-saved
+	}
+	if saveErr != nil {
+		return nil, saveErr
+	}
 	if err != nil {
 		return nil, w.stopped(t, &prev, d.verb, touched, err, d.changedNext(id))
 	}
@@ -302,28 +323,62 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		add(r, switchNext(t.Branch, t.Head))
 		onBranch = false
 	}
-	if t.Result != nil && len(t.Files) > 0 {
-		// A crafted result is refused whole, before its paths are looked at.
-		malformed, err := w.malformedResult(ctx, t)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		for _, r := range malformed {
-			add(r, fmt.Sprintf("Apply writes nothing of a malformed result. Capture %s again from its worktree (git nudge capture %s) or from a well-formed commit (git nudge capture %s --from REV).", t.ID, t.ID, t.ID))
-		}
-		if len(malformed) > 0 {
-			return nil, rf.reasons, rf.next(), nil
-		}
-	}
 	if t.Result == nil || len(t.Files) == 0 {
 		add(t.ID+"'s result changes no files: there is nothing to apply", "")
 		return nil, rf.reasons, rf.next(), nil
 	}
+	// A crafted result is refused whole, before its paths are judged: its
+	// trees are checked (reading objects only) while the paths are looked
+	// at, and a malformed one throws away whatever that found.
+	type malformedAnswer struct {
+		reasons []string
+		err     error
+	}
+	malformedc := make(chan malformedAnswer, 1)
+	go func() {
+		m, err := w.malformedResult(ctx, t)
+		malformedc <- malformedAnswer{m, err}
+	}()
+	early := reasonList{reasons: append([]string{}, rf.reasons...), nexts: append([]string{}, rf.nexts...)}
+	malformedDone := false
+	var malformed malformedAnswer
+	// refusedWhole reports, once the check is done, whether the result is
+	// malformed, setting rf to the reasons of such a refusal.
+	refusedWhole := func() (bool, error) {
+		if !malformedDone {
+			malformedDone = true
+			malformed = <-malformedc
+		}
+		if malformed.err != nil {
+			return false, malformed.err
+		}
+		if len(malformed.reasons) == 0 {
+			return false, nil
+		}
+		rf = early
+		for _, r := range malformed.reasons {
+			add(r, fmt.Sprintf("Apply writes nothing of a malformed result. Capture %s again from its worktree (git nudge capture %s) or from a well-formed commit (git nudge capture %s --from REV).", t.ID, t.ID, t.ID))
+		}
+		return true, nil
+	}
+	// failed is an error of the plan, unless the result is malformed:
+	// then the refusal, as when the check came first.
+	failed := func(err error) ([]step, []string, string, error) {
+		if whole, merr := refusedWhole(); merr == nil && whole {
+			return nil, rf.reasons, rf.next(), nil
+		}
+		return nil, nil, "", err
+	}
+	defer func() {
+		if !malformedDone {
+			<-malformedc
+		}
+	}()
 	// The rules recorded when the task was created, which the task could
 	// not change; patterns the config adds since only protect more.
 	opts, err := snapshot.LoadOptions(ctx, w.Repo)
 	if err != nil {
-		return nil, nil, "", err
+		return failed(err)
 	}
 	if t.Rules != nil {
 		opts.Protect = append(append([]string{}, t.Rules.Protect...), opts.Protect...)
@@ -380,7 +435,7 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 	}
 	infos, err := w.Repo.ObjectInfos(ctx, blobs)
 	if err != nil {
-		return nil, nil, "", err
+		return failed(err)
 	}
 	for i, info := range infos {
 		p := qp(wants[i].path)
@@ -395,25 +450,33 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 	}
 	steps, outside, err := w.outsideCone(ctx, steps)
 	if err != nil {
-		return nil, nil, "", err
+		return failed(err)
 	}
 	for _, r := range outside {
 		add(r, sparseNext)
 	}
+	var seenNow []seen
 	if onBranch {
-		edited, _, err := ops.check(ctx, steps, "since the snapshot")
+		var edited []string
+		edited, seenNow, err = ops.check(ctx, steps, "since the snapshot")
 		if err != nil {
-			return nil, nil, "", err
+			return failed(err)
 		}
 		for _, r := range edited {
 			add(r, editedNext)
 		}
 	}
-	if len(rf.reasons) == 0 {
-		// Bytes that checkout would not write back are kept for undo.
-		changed, err := w.keepRawBytes(ctx, ops, t, steps, "since the snapshot")
+	if whole, err := refusedWhole(); err != nil || whole {
 		if err != nil {
 			return nil, nil, "", err
+		}
+		return nil, rf.reasons, rf.next(), nil
+	}
+	if len(rf.reasons) == 0 {
+		// Bytes that checkout would not write back are kept for undo.
+		changed, err := w.keepRawBytes(ctx, ops, t, steps, seenNow, "since the snapshot")
+		if err != nil {
+			return failed(err)
 		}
 		for _, r := range changed {
 			add(r, editedNext)

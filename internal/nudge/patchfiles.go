@@ -48,6 +48,39 @@ type fileOps struct {
 	// blobs streams blobs through git's filters (what checkout writes),
 	// one git process kept for every stream of the command.
 	blobs *git.BlobStreamer
+	// plain records, per path, whether git converts nothing for it
+	// (git.PlainFiles), worked out once per command like the hasher's
+	// reading of the attributes: then files are hashed, and blobs read,
+	// in this process, and no git process is started for them.
+	plain map[string]bool
+	// reader reads blobs in this process (plain paths only).
+	reader *git.BlobReader
+}
+
+// plainFor reports whether git converts nothing for any of paths (see
+// git.PlainFiles), asking only about paths not seen before.
+func (o *fileOps) plainFor(paths []string) bool {
+	if o.plain == nil {
+		o.plain = map[string]bool{}
+	}
+	var fresh []string
+	for _, p := range paths {
+		if _, ok := o.plain[p]; !ok {
+			fresh = append(fresh, p)
+		}
+	}
+	if len(fresh) > 0 {
+		v := o.repo.PlainFiles(fresh)
+		for _, p := range fresh {
+			o.plain[p] = v
+		}
+	}
+	for _, p := range paths {
+		if !o.plain[p] {
+			return false
+		}
+	}
+	return true
 }
 
 // close releases the work tree and ends the hashing process.
@@ -107,6 +140,17 @@ func (o *fileOps) look(ctx context.Context, want []PathState) ([]seen, error) {
 			idx = append(idx, i)
 			paths = append(paths, ps.Path)
 		}
+	}
+	if o.plainFor(paths) {
+		// git would store the bytes as they are: their id is git's.
+		ids, err := o.rawIDs(paths)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range idx {
+			out[i].blob = ids[j]
+		}
+		return out, nil
 	}
 	ids, err := o.hasher.HashFiles(ctx, paths)
 	if err != nil {
@@ -432,15 +476,58 @@ func (e *changedError) Error() string { return strings.Join(e.reasons, "; ") }
 // verification that every path now holds To. touched reports whether any
 // file may have been changed when an error is returned. faults prefixes the
 // fault points ("apply" or "undo").
-func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged, since, faults string) (touched bool, err error) {
-	reasons, cur, err := o.check(ctx, steps, since)
+//
+// recorded, when not nil, is called before the work tree is first
+// touched (and before the re-check) and must return only once the
+// in-flight record is durable: the new contents are written to the stage
+// and fsynced meanwhile (nothing in the work tree changes), unless a
+// removal must clear the way first, which waits for the record like
+// every other change.
+func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged, since, faults string, recorded func() error) (touched bool, err error) {
+	ordered := order(steps)
+	batch, err := o.tree.NewBatch(stageDir)
 	if err != nil {
 		return false, err
 	}
-	if len(reasons) > 0 {
-		return false, &changedError{reasons: reasons}
+	defer batch.Close()
+	early := len(ordered) > 0 && !present(ordered[0].To)
+	var writes []step
+	for _, s := range ordered {
+		if present(s.To) {
+			writes = append(writes, s)
+		}
 	}
-	if reasons, err := o.rawChanged(ctx, steps, since); err != nil || len(reasons) > 0 {
+	// Every new content to a temp file in the stage, all of them fsynced
+	// together; a failure here leaves the targets as they were.
+	var pending []*worktree.Pending
+	stageAll := func() error {
+		var err error
+		pending, err = o.prepare(ctx, batch, writes, staged)
+		if err == nil {
+			err = batch.Sync()
+		}
+		if err != nil {
+			batch.Abort()
+		}
+		return err
+	}
+	if !early {
+		if err := stageAll(); err != nil {
+			return false, err
+		}
+	}
+	if recorded != nil {
+		if err := recorded(); err != nil {
+			batch.Abort()
+			return false, err
+		}
+	}
+	reasons, cur, err := o.check(ctx, steps, since)
+	if err == nil && len(reasons) == 0 {
+		reasons, err = o.rawChanged(ctx, steps, cur, since)
+	}
+	if err != nil || len(reasons) > 0 {
+		batch.Abort()
 		if err != nil {
 			return false, err
 		}
@@ -451,12 +538,6 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 		rechecked[s.Path] = cur[i]
 	}
 
-	ordered := order(steps)
-	batch, err := o.tree.NewBatch(stageDir)
-	if err != nil {
-		return false, err
-	}
-	defer batch.Close()
 	// Removed files' folders are pruned together (each folder read once,
 	// not once per file removed from it), before any write that may need
 	// a pruned folder's place, and after the last removal.
@@ -500,6 +581,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	for ; i < len(ordered) && !present(ordered[i].To); i++ {
 		if err := remove(ordered[i]); err != nil {
 			prune()
+			batch.Abort()
 			return touched, err
 		}
 		if n++; n == 1 {
@@ -507,20 +589,11 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 		}
 	}
 	prune()
-	var writes []step
-	j := i
-	for ; j < len(ordered) && present(ordered[j].To); j++ {
-		writes = append(writes, ordered[j])
-	}
-	// Every new content to a temp file next to its target, all of them
-	// fsynced together; a failure here leaves the targets as they were.
-	pending, err := o.prepare(ctx, batch, writes, staged)
-	if err == nil {
-		err = batch.Sync()
-	}
-	if err != nil {
-		batch.Abort()
-		return touched, err
+	j := i + len(writes)
+	if early {
+		if err := stageAll(); err != nil {
+			return touched, err
+		}
 	}
 	for k, s := range writes {
 		now, err := batch.Lstat(s.Path)
@@ -551,28 +624,31 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	prune()
 	faultPoint(faults + "-after-last-write")
 
-	if err := batch.SyncDirs(changedDirs(steps, batch.Created(), pruned)); err != nil {
-		return touched, err
-	}
-
+	// The folders are flushed while the files are read back (from the
+	// page cache: the verification does not wait for the disk).
+	dirsSynced := make(chan error, 1)
+	go func() { dirsSynced <- batch.SyncDirs(changedDirs(steps, batch.Created(), pruned)) }()
 	to := make([]PathState, len(steps))
 	for i, s := range steps {
 		to[i] = s.To
 	}
 	after, err := o.look(ctx, to)
+	var wrong []string
+	if err == nil {
+		for i, s := range steps {
+			if v := o.judge(after[i], s.To); v != vSame {
+				wrong = append(wrong, qp(s.Path))
+			}
+		}
+		if len(wrong) == 0 {
+			wrong, err = o.rawWrong(ctx, steps)
+		}
+	}
+	if serr := <-dirsSynced; serr != nil {
+		return touched, serr
+	}
 	if err != nil {
 		return touched, err
-	}
-	var wrong []string
-	for i, s := range steps {
-		if v := o.judge(after[i], s.To); v != vSame {
-			wrong = append(wrong, qp(s.Path))
-		}
-	}
-	if len(wrong) == 0 {
-		if wrong, err = o.rawWrong(ctx, steps); err != nil {
-			return touched, err
-		}
 	}
 	if len(wrong) > 0 {
 		return touched, fmt.Errorf("after writing, these paths do not hold the recorded version: %s", strings.Join(wrong, ", "))
@@ -610,7 +686,34 @@ func (o *fileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []s
 	}
 	var filtered, raw []git.BlobRequest
 	var fi, ri []int
+	var paths []string
+	for _, s := range writes {
+		paths = append(paths, s.Path)
+	}
+	here := o.plainFor(paths)
+	if here && o.reader == nil {
+		o.reader = o.repo.NewBlobReader()
+	}
 	for i, s := range writes {
+		id := *s.To.Blob
+		if s.To.RawBlob != nil {
+			id = *s.To.RawBlob
+		}
+		if here {
+			// Checkout would write the blob's bytes as they are (and
+			// kept raw bytes are written as they are anyway).
+			if data, ok := o.reader.Read(id); ok {
+				w, err := create(i)
+				if err != nil {
+					return nil, err
+				}
+				if _, err := w.Write(data); err != nil {
+					return nil, err
+				}
+				_ = done(i)
+				continue
+			}
+		}
 		if s.To.RawBlob != nil {
 			raw = append(raw, git.BlobRequest{Blob: *s.To.RawBlob, Path: s.Path})
 			ri = append(ri, i)

@@ -30,7 +30,11 @@ import (
 // writes for the snapshot's blob, steps[i].From.RawBlob, writing those
 // blobs and pinning them under refs/nudgethis/undo/<id>. It returns a
 // sentence per path whose bytes changed while they were being read.
-func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, steps []step, since string) ([]string, error) {
+//
+// cur is what the plan's check just saw of each step (nil if it looked at
+// none): where git converts nothing, its ids are those of the bytes on
+// disk, and the files are not read again.
+func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, steps []step, cur []seen, since string) ([]string, error) {
 	var idx []int
 	var paths []string
 	var entries []git.IndexEntry
@@ -44,9 +48,16 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 	if len(idx) == 0 {
 		return nil, w.pinRawBytes(ctx, t.ID, nil)
 	}
-	disk, err := ops.rawIDs(paths)
-	if err != nil {
-		return nil, err
+	var disk []string
+	if ops.plainFor(paths) && len(cur) == len(steps) {
+		for _, i := range idx {
+			disk = append(disk, cur[i].blob)
+		}
+	} else {
+		var err error
+		if disk, err = ops.rawIDs(paths); err != nil {
+			return nil, err
+		}
 	}
 	checkout, err := ops.checkoutRawIDs(ctx, entries)
 	if err != nil {
@@ -92,6 +103,18 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 // here. Entries holding a .gitattributes, whose rules would govern the
 // others in a checkout, are checked out into a temp folder by git instead.
 func (o *fileOps) checkoutRawIDs(ctx context.Context, entries []git.IndexEntry) ([]string, error) {
+	paths := make([]string, len(entries))
+	for i, e := range entries {
+		paths[i] = e.Path
+	}
+	if o.plainFor(paths) {
+		// Checkout writes each blob's bytes as they are.
+		ids := make([]string, len(entries))
+		for i, e := range entries {
+			ids[i] = e.Blob
+		}
+		return ids, nil
+	}
 	reqs := make([]git.BlobRequest, len(entries))
 	for i, e := range entries {
 		if e.Path == ".gitattributes" || strings.HasSuffix(e.Path, "/.gitattributes") {
@@ -164,7 +187,11 @@ func (w *Workspace) pinRawBytes(ctx context.Context, id string, pins []git.TreeE
 // file is written: one sentence per path whose bytes on disk are no longer
 // those the plan read (a change git's hashing does not see, such as line
 // endings, would otherwise make undo bring back the older bytes).
-func (o *fileOps) rawChanged(ctx context.Context, steps []step, since string) ([]string, error) {
+//
+// cur is what the re-check just saw of each step: where git converts
+// nothing (plainFor), the ids it hashed are those of the bytes on disk,
+// and the files are not read a second time.
+func (o *fileOps) rawChanged(ctx context.Context, steps []step, cur []seen, since string) ([]string, error) {
 	var idx []int
 	var paths []string
 	for i, s := range steps {
@@ -173,9 +200,16 @@ func (o *fileOps) rawChanged(ctx context.Context, steps []step, since string) ([
 			paths = append(paths, s.Path)
 		}
 	}
-	ids, err := o.rawIDs(paths)
-	if err != nil {
-		return nil, err
+	var ids []string
+	if o.plainFor(paths) && len(cur) == len(steps) {
+		for _, i := range idx {
+			ids = append(ids, cur[i].blob)
+		}
+	} else {
+		var err error
+		if ids, err = o.rawIDs(paths); err != nil {
+			return nil, err
+		}
 	}
 	var reasons []string
 	for j, i := range idx {

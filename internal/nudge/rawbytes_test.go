@@ -69,7 +69,7 @@ func TestApplyRawBytesChangedBeforeWrite(t *testing.T) {
 	}
 	defer w.removeStage(filepath.Base(stageDir))
 	r.write("a.txt", "one\r\ntwo\r\n", 0o644) // the same blob for git
-	touched, err := ops.transition(ctx, steps, stageDir, "", "since the snapshot", "apply")
+	touched, err := ops.transition(ctx, steps, stageDir, "", "since the snapshot", "apply", nil)
 	var ce *changedError
 	if touched || !errors.As(err, &ce) {
 		t.Fatalf("transition: touched=%v err=%v, want a changedError before any write", touched, err)

@@ -567,9 +567,18 @@ func (t *Tree) ReadFile(p string, open func(size int64) io.Writer) error {
 	if err := ValidPath(p); err != nil {
 		return err
 	}
-	f, err := t.fs.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
-	if err != nil {
-		return err
+	var f io.ReadCloser
+	if rfs, ok := t.fs.(*RootFS); ok {
+		if of, ok := rfs.openReadFast(p); ok {
+			f = of
+		}
+	}
+	if f == nil {
+		bf, err := t.fs.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
+		if err != nil {
+			return err
+		}
+		f = bf
 	}
 	defer f.Close()
 	st, ok := f.(interface{ Stat() (fs.FileInfo, error) })
@@ -583,9 +592,16 @@ func (t *Tree) ReadFile(p string, open func(size int64) io.Writer) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file", p)
 	}
-	_, err = io.Copy(open(fi.Size()), f)
+	// One reused buffer (io.Copy would let the file make a new one for
+	// every call): apply and undo read every file of a patch several
+	// times.
+	bp := readBufs.Get().(*[]byte)
+	defer readBufs.Put(bp)
+	_, err = io.CopyBuffer(open(fi.Size()), struct{ io.Reader }{f}, *bp)
 	return err
 }
+
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // Close releases the folders the batch opened.
 func (b *Batch) Close() {

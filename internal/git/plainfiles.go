@@ -1,0 +1,84 @@
+package git
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"syscall"
+)
+
+// PlainFiles reports whether git converts nothing, either way, for any of
+// paths (work-tree paths, slash-separated): hashing a file (git add,
+// hash-object) stores its bytes as they are, and checking a blob out
+// (checkout, cat-file --filters) writes its bytes as they are. That holds
+// when no attributes can apply (no .gitattributes in the work tree's top
+// folder nor in any folder leading to a path, no info/attributes, no
+// global or system attributes file, no attribute setting in the config;
+// see plainCheckin), core.autocrlf is off (the only conversion without
+// attributes), and this process reads git's files itself (fastOK). Then
+// the id git gives a file is the id of its bytes, and the bytes checkout
+// writes for a blob are the blob's. A .gitattributes among paths, a
+// leading folder that cannot be looked at (a file or symlink in the way,
+// a permission error) or anything unusual answers false: ask git.
+func (r *Repo) PlainFiles(paths []string) bool {
+	if !r.fastOK() || !r.plainCheckin() {
+		return false
+	}
+	root, err := os.OpenRoot(r.WorkTree)
+	if err != nil {
+		return false
+	}
+	defer root.Close()
+	looked := map[string]bool{}
+	for _, p := range paths {
+		if p == "" || path.Base(p) == ".gitattributes" || !fs.ValidPath(p) {
+			return false
+		}
+		dir := path.Dir(p)
+		for {
+			if looked[dir] {
+				break
+			}
+			looked[dir] = true
+			if _, err := root.Lstat(path.Join(dir, ".gitattributes")); !errors.Is(err, fs.ErrNotExist) {
+				// There, or not known: git would read it.
+				if err == nil || !errors.Is(err, syscall.ENOTDIR) {
+					return false
+				}
+			}
+			if dir == "." {
+				break
+			}
+			dir = path.Dir(dir)
+		}
+	}
+	return true
+}
+
+// BlobReader reads blobs in this process where it can (loose objects and
+// packs, see readObjectHere), the repository-wide conditions worked out
+// once.
+type BlobReader struct {
+	r  *Repo
+	ok bool
+}
+
+// NewBlobReader returns a BlobReader for r.
+func (r *Repo) NewBlobReader() *BlobReader {
+	return &BlobReader{r: r, ok: r.fastOK() && !r.mayReplace()}
+}
+
+// Read returns the content of blob id; ok is false when it cannot be read
+// here (not a blob, not found, a pack it does not read), and git is to be
+// asked. What it returns hashes to id.
+func (b *BlobReader) Read(id string) (data []byte, ok bool) {
+	if !b.ok || !b.r.validID(id) {
+		return nil, false
+	}
+	typ, data, ok := b.r.readObjectDepth(id, 0)
+	if !ok || typ != "blob" {
+		return nil, false
+	}
+	return data, true
+}
