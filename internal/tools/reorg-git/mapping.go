@@ -103,7 +103,7 @@ work instead of an index.`,
 		Header: `This file holds the checks of a tree's entries before anything is written from it.`,
 		Names: []string{
 			"TreeProblem", "Repo.CheckTree", "joinFolder", "checkEntries", "isTreeMode",
-			"validEntryName", "isDotGitName",
+			"validEntryName", "isDotGitName", "parseTreeRawIDs", "treeFolders",
 		},
 	},
 	{
@@ -188,6 +188,7 @@ allowed instead of asking git.`,
 			"errSlowPath", "Repo.InProcess", "Repo.fastOK", "Repo.fastAllowed", "Repo.looseObjectDir", "Repo.writeObject",
 			"writeLooseObject", "zlibWriters", "createObjectTemp", "Repo.loosePath", "Repo.WriteObjects", "Repo.readLoose",
 			"Repo.looseInfo", "Repo.packedAt", "Repo.packedInfo", "Repo.objectInfoInProcess", "Repo.objectInfoHere", "idxLookup", "Repo.hasObject", "readSmall",
+			"packList", "packIndexes", "openObjectFile",
 		},
 	},
 	{
@@ -211,7 +212,15 @@ is left to git.`,
 an index names, deltas resolved against their bases.`,
 		Names: []string{
 			"Repo.readObjectHere", "Repo.readObjectDepth", "packObjectTypes", "maxDeltaDepth", "Repo.packEntry", "packHeader",
-			"inflateN", "applyDelta",
+			"inflateN", "applyDelta", "zlibReaders", "getZlibReader",
+		},
+	},
+	{
+		File: "plainfiles.go",
+		Header: `This file holds when git converts nothing for a set of paths, and
+reading blobs in this process for them.`,
+		Names: []string{
+			"Repo.PlainFiles", "BlobReader", "Repo.NewBlobReader", "BlobReader.Read",
 		},
 	},
 	{
