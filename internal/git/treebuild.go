@@ -440,12 +440,11 @@ func (b *treeBuilder) write(trees []builtTree) error {
 	if b.objects != "" {
 		// Written here: mktree would look up the type of every entry
 		// (one loose-object read each for freshly hashed files).
-		for _, t := range trees {
-			if err := writeLooseObject(b.objects, "tree", t.id, t.body); err != nil {
-				return err
-			}
+		ids, bodies := make([]string, len(trees)), make([][]byte, len(trees))
+		for i, t := range trees {
+			ids[i], bodies[i] = t.id, t.body
 		}
-		return nil
+		return writeLooseObjects(b.objects, "tree", ids, bodies)
 	}
 	errc := make(chan error, 1)
 	go func() {

@@ -186,7 +186,7 @@ or printed as a patch, a diffstat or status letters.`,
 allowed instead of asking git.`,
 		Names: []string{
 			"errSlowPath", "Repo.InProcess", "Repo.fastOK", "Repo.fastAllowed", "Repo.looseObjectDir", "Repo.writeObject",
-			"writeLooseObject", "zlibWriters", "createObjectTemp", "Repo.loosePath", "Repo.WriteObjects", "Repo.readLoose",
+			"writeLooseObject", "zlibWriters", "createObjectTemp", "looseWriters", "writeLooseObjects", "Repo.loosePath", "Repo.WriteObjects", "Repo.readLoose",
 			"Repo.looseInfo", "Repo.packedAt", "Repo.packedInfo", "Repo.objectInfoInProcess", "Repo.objectInfoHere", "idxLookup", "Repo.hasObject", "readSmall",
 			"packList", "packIndexes", "openObjectFile",
 		},
