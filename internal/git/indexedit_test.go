@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,6 +34,8 @@ func TestSetIndexEntriesMatchesGit(t *testing.T) {
 		inProcess bool
 		// validTree: whether the cache-tree root stays valid
 		validTree bool
+		// smudged: a path whose entry must be smudged (racily clean)
+		smudged string
 	}
 	cases := []tc{
 		{name: "replace", set: []string{"a/b/c.txt=new c", "e.txt=new e"}, inProcess: true, validTree: true},
@@ -41,7 +44,14 @@ func TestSetIndexEntriesMatchesGit(t *testing.T) {
 		{name: "index differs from HEAD", prep: "echo staged >a/b/other.txt && git add a/b/other.txt && git write-tree >/dev/null", set: []string{"a/b/c.txt=cc", "a/b/new.txt=nn", "e.txt -"}, inProcess: true, validTree: true},
 		{name: "invalid cache-tree", prep: "echo staged >a/b/other.txt && git add a/b/other.txt", set: []string{"a/b/c.txt=cc", "x/y/new.txt=n"}, inProcess: true, validTree: false},
 		{name: "no cache-tree", prep: "rm .git/index && git update-index --index-info <../entries.txt", set: []string{"a/b/c.txt=cc"}, inProcess: true, validTree: false},
-		{name: "racily clean entries", prep: "touch -d '2030-01-01' a/d.txt e.txt && git update-index --refresh >/dev/null && touch -d '2020-01-01' .git/index", set: []string{"a/b/c.txt=cc"}, inProcess: true, validTree: true},
+		{name: "racily clean entries", prep: "touch -d '2030-01-01' a/d.txt e.txt && git update-index --refresh >/dev/null && touch -d '2020-01-01' .git/index", set: []string{"a/b/c.txt=cc"}, inProcess: true, validTree: true, smudged: "e.txt"},
+		// More racily clean entries than pieces are written one by one.
+		{name: "many racily clean entries", prep: "mkdir m && for i in $(seq 300); do echo $i >m/f$i; done && git add m && git commit -qm m && touch -d '2030-01-01' m/* && git update-index --refresh >/dev/null && touch -d '2020-01-01' .git/index", set: []string{"a/b/c.txt=cc", "m/f150=new"}, inProcess: true, validTree: true, smudged: "m/f299"},
+		// git reads an index without checking its trailing checksum (only
+		// fsck does), and so does the editor: the entries are what count.
+		{name: "wrong trailing checksum", prep: "printf '\\000\\000\\000\\001' | dd of=.git/index bs=1 seek=$(($(stat -c %s .git/index) - 4)) conv=notrunc 2>/dev/null", set: []string{"a/b/c.txt=cc", "a/new.txt=n"}, inProcess: true, validTree: true},
+		// A name of 0xfff bytes or more has no length in its flags.
+		{name: "path longer than 4095 bytes", prep: "git update-index --add --cacheinfo 100644,$(git rev-parse HEAD:e.txt),a/$(printf 'x%.0s' $(seq 5000)) && git write-tree >/dev/null", set: []string{"a/b/c.txt=cc", "e.txt=ee"}, inProcess: true, validTree: true},
 		{name: "untracked cache, replace only", prep: "git -c core.untrackedCache=true status >/dev/null 2>&1 && git update-index --untracked-cache", set: []string{"a/b/c.txt=cc"}, inProcess: true, validTree: true},
 		{name: "untracked cache, add", prep: "git update-index --untracked-cache", set: []string{"a/new.txt=n"}},
 		{name: "conflict at a path", prep: "printf '100644 %s 1\\ta/d.txt\\n100644 %s 2\\ta/d.txt\\n' $(git rev-parse HEAD:a/d.txt) $(git rev-parse HEAD:e.txt) | (git update-index --force-remove a/d.txt && git update-index --index-info)", set: []string{"a/d.txt=resolved"}},
@@ -118,8 +128,8 @@ func TestSetIndexEntriesMatchesGit(t *testing.T) {
 			if done != c.inProcess {
 				t.Fatalf("edited in this process: %v, want %v", done, c.inProcess)
 			}
-			if c.name == "racily clean entries" {
-				if got := testutil.Git(t, ours, "ls-files", "--debug", "--", "e.txt"); !strings.Contains(got, "size: 0\t") {
+			if c.smudged != "" {
+				if got := testutil.Git(t, ours, "ls-files", "--debug", "--", c.smudged); !strings.Contains(got, "size: 0\t") {
 					t.Errorf("a racily clean entry was not smudged:\n%s", got)
 				}
 			}
@@ -235,7 +245,7 @@ func TestReadIndexFileAfterEdit(t *testing.T) {
 			t.Fatal(err)
 		}
 		file, _ := os.ReadFile(filepath.Join(dir, ".git", "index"))
-		if !bytes.Equal(ix.Data, file) {
+		if !bytes.Equal(ix.Bytes(), file) {
 			t.Errorf("%s: ReadIndexFile's bytes differ from the file's", what)
 		}
 		if want := testutil.Git(t, dir, "write-tree"); ix.Tree != want || !ix.Plain {
@@ -246,4 +256,40 @@ func TestReadIndexFileAfterEdit(t *testing.T) {
 	testutil.Git(t, dir, "update-index", "--add", "--cacheinfo", "100644,"+blob+",d.txt")
 	testutil.Git(t, dir, "write-tree")
 	check("after git changed the index")
+}
+
+// An entry whose name length in its flags disagrees with where its name
+// ends is one git would read differently (git takes the length from the
+// flags): the editor leaves such an index to git, whatever its checksum
+// says.
+func TestEditIndexNameLengthAsGitReadsIt(t *testing.T) {
+	t.Parallel()
+	dir := testutil.Repo(t)
+	testutil.WriteFile(t, dir, "abc.txt", "a\n")
+	testutil.WriteFile(t, dir, "d.txt", "d\n")
+	testutil.Git(t, dir, "add", "-A")
+	ctx := context.Background()
+	r, err := Discover(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(r.IndexPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	blob := testutil.Git(t, dir, "rev-parse", ":d.txt")
+	set := []IndexEntry{{Path: "d.txt", Mode: "100644", Blob: blob}}
+	if _, _, _, err := r.editIndexData(ctx, data, 0, set, nil); err != nil {
+		t.Fatalf("the index as git wrote it: %v", err)
+	}
+	// The first entry ("abc.txt") says its name is 6 bytes long, with a
+	// valid checksum over the changed bytes.
+	flags := 12 + 40 + 20
+	binary.BigEndian.PutUint16(data[flags:], binary.BigEndian.Uint16(data[flags:])-1)
+	h := r.indexHash()
+	h.Write(data[:len(data)-20])
+	copy(data[len(data)-20:], h.Sum(nil))
+	if _, _, _, err := r.editIndexData(ctx, data, 0, set, nil); !errors.Is(err, errIndexFallback) {
+		t.Fatalf("an entry git reads another way: err %v, want it left to git", err)
+	}
 }
