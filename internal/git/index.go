@@ -297,7 +297,7 @@ func (r *Repo) ReadIndexFile() (*IndexFile, error) {
 		}
 		return ix, nil
 	}
-	data := make([]byte, st.Size())
+	data := bigBuffer(int(st.Size()))
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, err
 	}

@@ -100,7 +100,7 @@ func (r *Repo) editIndex(ctx context.Context, entries []IndexEntry, known *Known
 	if d, _, _, ok := r.recalledIndex(path, src, id); ok {
 		data = d.bytes()
 	} else {
-		data = make([]byte, id.Size)
+		data = bigBuffer(int(id.Size))
 		_, err = io.ReadFull(src, data)
 	}
 	if err != nil || id == (fileID{}) {
