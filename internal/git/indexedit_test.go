@@ -3,6 +3,7 @@ package git
 import (
 	"bytes"
 	"context"
+	"crypto/sha1"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -142,6 +143,13 @@ func TestSetIndexEntriesMatchesGit(t *testing.T) {
 					t.Fatal("index.lock left behind")
 				}
 				return
+			}
+			// The file written in pieces carries the checksum of its bytes
+			// (git fsck checks it).
+			if after, err := os.ReadFile(filepath.Join(ours, ".git", "index")); err != nil {
+				t.Fatal(err)
+			} else if sum := sha1.Sum(after[:len(after)-20]); !bytes.Equal(sum[:], after[len(after)-20:]) {
+				t.Errorf("the index's trailing checksum is not the hash of its bytes")
 			}
 			cmd := exec.Command("git", "update-index", "--index-info")
 			cmd.Dir, cmd.Stdin = theirs, strings.NewReader(info.String())
