@@ -20,6 +20,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,32 +97,38 @@ func (r *Repo) editIndex(ctx context.Context, entries []IndexEntry, known *Known
 		}
 	}()
 	id := fileIDOf(src)
-	var data []byte
-	if d, _, _, ok := r.recalledIndex(path, src, id); ok {
-		data = d.bytes()
-	} else {
-		data = bigBuffer(int(id.Size))
-		_, err = io.ReadFull(src, data)
-	}
-	if err != nil || id == (fileID{}) {
-		return false, err
-	}
-	out, tree, plain, err := r.editIndexData(ctx, data, id.Mtime/1e9, entries, known)
-	if errors.Is(err, errIndexFallback) {
+	if id == (fileID{}) {
 		return false, nil
 	}
-	if err != nil {
-		return false, err
-	}
-	// The checksum is worked out while the pieces are written.
+	var out [][]byte
+	var tree string
+	var plain bool
 	sum := make(chan []byte, 1)
-	go func() {
-		h := r.indexHash()
-		for _, p := range out {
-			h.Write(p)
+	d, _, _, recalled := r.recalledIndex(path, src, id)
+	if p := takePrepared(path, id, entries, known); recalled && p != nil && p.data == d {
+		// Worked out ahead (PrepareIndexEntries) on this very file.
+		out, tree, plain = p.out[:len(p.out)-1], p.tree, p.plain
+		sum <- p.out[len(p.out)-1]
+	} else {
+		var data []byte
+		if recalled {
+			data = d.bytes()
+		} else {
+			data = bigBuffer(int(id.Size))
+			if _, err := io.ReadFull(src, data); err != nil {
+				return false, err
+			}
 		}
-		sum <- h.Sum(nil)
-	}()
+		out, tree, plain, err = r.editIndexData(ctx, data, id.Mtime/1e9, entries, known, true)
+		if errors.Is(err, errIndexFallback) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		// The checksum is worked out while the pieces are written.
+		go func() { sum <- r.indexSum(out) }()
+	}
 	for _, p := range out {
 		if _, err = f.Write(p); err != nil {
 			break
@@ -174,10 +181,12 @@ type indexPos struct {
 // editIndexData returns the index file data with entries applied, all
 // but the trailing checksum, in pieces (see pieces), and its tree when its
 // cache-tree is valid and the index plain (see IndexFile); or
-// errIndexFallback. indexMtime is the file's modification time (seconds):
+// errIndexFallback. gitOK false: the trees are not read (from the object
+// store or by git) when known does not say what the edits did to them;
+// errIndexFallback instead. indexMtime is the file's modification time (seconds):
 // entries as recent are racily clean and are smudged, as git does when it
 // writes an index, so that their files are compared by content next time.
-func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64, entries []IndexEntry, known *KnownFolders) (out [][]byte, tree string, plain bool, err error) {
+func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64, entries []IndexEntry, known *KnownFolders, gitOK bool) (out [][]byte, tree string, plain bool, err error) {
 	hashLen := r.hashLen()
 	if len(data) < 12+hashLen || len(data) >= 1<<31 || string(data[:4]) != "DIRC" {
 		return nil, "", false, errIndexFallback
@@ -379,6 +388,8 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 			var folders map[string]FolderEdit
 			if known != nil && known.Base == base {
 				folders = known.Folders
+			} else if !gitOK {
+				return nil, "", false, errIndexFallback
 			} else if r.hasObject(base) {
 				edits := make([]TreeEdit, len(eds))
 				for i, ed := range eds {
@@ -500,6 +511,91 @@ func (b *pieces) join() []byte {
 		out = append(out, p...)
 	}
 	return out
+}
+
+// indexSum is the trailing checksum of an index file made of pieces.
+func (r *Repo) indexSum(pieces [][]byte) []byte {
+	h := r.indexHash()
+	for _, p := range pieces {
+		h.Write(p)
+	}
+	return h.Sum(nil)
+}
+
+// PrepareIndexEntries starts working out SetIndexEntries(entries, known)
+// in the background, on the index this process last read or wrote (the
+// operation log reads it before every command that changes it), so that
+// the step itself only writes the file: the caller does it while its git
+// processes run. Nothing is written here; SetIndexEntries, under
+// index.lock, uses the result only when the index is still that file
+// (the same identity and trailing checksum, as it would use the
+// remembered bytes), with the same entries and known; otherwise it works
+// everything out again.
+func (r *Repo) PrepareIndexEntries(ctx context.Context, entries []IndexEntry, known *KnownFolders) {
+	if !r.fastOK() || len(entries) == 0 {
+		return
+	}
+	path := r.IndexPath()
+	indexMemo.Lock()
+	if indexMemo.path != path || indexMemo.data == nil || indexMemo.id == (fileID{}) {
+		indexMemo.Unlock()
+		return
+	}
+	p := &indexPrep{path: path, id: indexMemo.id, data: indexMemo.data,
+		entries: append([]IndexEntry(nil), entries...), known: known, done: make(chan struct{})}
+	indexMemo.Unlock()
+	prepared.Lock()
+	prepared.p = p
+	prepared.Unlock()
+	go func() {
+		defer close(p.done)
+		// No git and no object reads here (gitOK false): the caller's
+		// own run beside it.
+		out, tree, plain, err := r.editIndexData(ctx, p.data.bytes(), p.id.Mtime/1e9, p.entries, p.known, false)
+		if err != nil {
+			return
+		}
+		p.out, p.tree, p.plain = append(out, r.indexSum(out)), tree, plain
+	}()
+}
+
+// prepared is the edit PrepareIndexEntries started last.
+var prepared struct {
+	sync.Mutex
+	p *indexPrep
+}
+
+type indexPrep struct {
+	path    string
+	id      fileID
+	data    *indexData // the bytes it was worked out from
+	entries []IndexEntry
+	known   *KnownFolders
+	done    chan struct{}
+	out     [][]byte // the new file's pieces, its checksum last (nil: left to the step)
+	tree    string
+	plain   bool
+}
+
+// takePrepared returns the prepared edit of these entries on the file of
+// identity id at path, once worked out (nil: none, or it failed).
+func takePrepared(path string, id fileID, entries []IndexEntry, known *KnownFolders) *indexPrep {
+	prepared.Lock()
+	p := prepared.p
+	if p == nil || p.path != path {
+		prepared.Unlock()
+		return nil // another repository's
+	}
+	prepared.p = nil
+	prepared.Unlock()
+	if p.id != id || p.known != known || !slices.Equal(p.entries, entries) {
+		return nil
+	}
+	<-p.done
+	if p.out == nil {
+		return nil
+	}
+	return p
 }
 
 func (r *Repo) indexHash() hash.Hash {

@@ -287,7 +287,7 @@ func TestEditIndexNameLengthAsGitReadsIt(t *testing.T) {
 	}
 	blob := testutil.Git(t, dir, "rev-parse", ":d.txt")
 	set := []IndexEntry{{Path: "d.txt", Mode: "100644", Blob: blob}}
-	if _, _, _, err := r.editIndexData(ctx, data, 0, set, nil); err != nil {
+	if _, _, _, err := r.editIndexData(ctx, data, 0, set, nil, true); err != nil {
 		t.Fatalf("the index as git wrote it: %v", err)
 	}
 	// The first entry ("abc.txt") says its name is 6 bytes long, with a
@@ -297,7 +297,98 @@ func TestEditIndexNameLengthAsGitReadsIt(t *testing.T) {
 	h := r.indexHash()
 	h.Write(data[:len(data)-20])
 	copy(data[len(data)-20:], h.Sum(nil))
-	if _, _, _, err := r.editIndexData(ctx, data, 0, set, nil); !errors.Is(err, errIndexFallback) {
+	if _, _, _, err := r.editIndexData(ctx, data, 0, set, nil, true); !errors.Is(err, errIndexFallback) {
 		t.Fatalf("an entry git reads another way: err %v, want it left to git", err)
 	}
+}
+
+// PrepareIndexEntries works the edit out ahead; SetIndexEntries uses that
+// only for the same entries on the very file it was worked out from. When
+// the index changed in between (git add), or other entries are set, the
+// step works everything out again, so nothing staged meanwhile is lost.
+func TestPrepareIndexEntries(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	setup := func(t *testing.T) (string, *Repo, []IndexEntry, *KnownFolders) {
+		dir := testutil.Repo(t)
+		testutil.WriteFile(t, dir, "a/b.txt", "b\n")
+		testutil.WriteFile(t, dir, "c.txt", "c\n")
+		testutil.Git(t, dir, "add", "-A")
+		testutil.Git(t, dir, "commit", "-q", "-m", "base")
+		testutil.Git(t, dir, "read-tree", "HEAD") // a full cache-tree
+		r, err := Discover(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r.ReadIndexFile(); err != nil { // as the op log reads it
+			t.Fatal(err)
+		}
+		blob := testutil.Git(t, dir, "rev-parse", "HEAD:c.txt")
+		set := []IndexEntry{{Path: "a/b.txt", Mode: "100644", Blob: blob}}
+		head := testutil.Git(t, dir, "rev-parse", "HEAD^{tree}")
+		_, _, folders, err := r.EditTreeFolders(ctx, head, []TreeEdit{{Path: "a/b.txt", Mode: "100644", Object: blob}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return dir, r, set, &KnownFolders{Base: head, Folders: folders}
+	}
+	check := func(t *testing.T, dir, want string) {
+		t.Helper()
+		if got := testutil.Git(t, dir, "ls-files", "-s"); got != want {
+			t.Errorf("index entries:\n%s\nwant:\n%s", got, want)
+		}
+		testutil.Git(t, dir, "fsck", "--no-dangling", "--no-progress")
+		if got, tree := testutil.Git(t, dir, "write-tree"), cacheTreeOf(t, dir); tree == nil || tree.count < 0 || hex.EncodeToString(tree.oid) != got {
+			t.Errorf("the cache-tree does not hold the index's tree %s", got)
+		}
+	}
+	t.Run("unchanged index", func(t *testing.T) {
+		dir, r, set, known := setup(t)
+		r.PrepareIndexEntries(ctx, set, known)
+		prepared.Lock()
+		p := prepared.p
+		prepared.Unlock()
+		if p == nil {
+			t.Fatal("nothing prepared")
+		}
+		<-p.done
+		if p.out == nil {
+			t.Fatal("the edit was not worked out ahead")
+		}
+		if err := r.SetIndexEntries(ctx, set, known); err != nil {
+			t.Fatal(err)
+		}
+		prepared.Lock()
+		left := prepared.p
+		prepared.Unlock()
+		if left != nil {
+			t.Error("the prepared edit was not taken")
+		}
+		blob := set[0].Blob
+		check(t, dir, fmt.Sprintf("100644 %s 0\ta/b.txt\n100644 %s 0\tc.txt", blob, blob))
+	})
+	t.Run("index changed by git meanwhile", func(t *testing.T) {
+		dir, r, set, known := setup(t)
+		r.PrepareIndexEntries(ctx, set, known)
+		testutil.WriteFile(t, dir, "d.txt", "d\n")
+		testutil.Git(t, dir, "add", "d.txt")
+		if err := r.SetIndexEntries(ctx, set, known); err != nil {
+			t.Fatal(err)
+		}
+		blob, d := set[0].Blob, testutil.Git(t, dir, "hash-object", "d.txt")
+		want := fmt.Sprintf("100644 %s 0\ta/b.txt\n100644 %s 0\tc.txt\n100644 %s 0\td.txt", blob, blob, d)
+		if got := testutil.Git(t, dir, "ls-files", "-s"); got != want {
+			t.Errorf("index entries:\n%s\nwant:\n%s", got, want)
+		}
+	})
+	t.Run("other entries", func(t *testing.T) {
+		dir, r, set, known := setup(t)
+		r.PrepareIndexEntries(ctx, set, known)
+		other := []IndexEntry{{Path: "c.txt", Mode: "100755", Blob: set[0].Blob}}
+		if err := r.SetIndexEntries(ctx, other, nil); err != nil {
+			t.Fatal(err)
+		}
+		b := testutil.Git(t, dir, "rev-parse", "HEAD:a/b.txt")
+		check(t, dir, fmt.Sprintf("100644 %s 0\ta/b.txt\n100755 %s 0\tc.txt", b, set[0].Blob))
+	})
 }
