@@ -20,11 +20,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -865,6 +867,30 @@ func (r *Repo) recalledIndex(path string, f *os.File, id fileID) (data *indexDat
 		return nil, "", false, false
 	}
 	return m, indexMemo.tree, indexMemo.plain, true
+}
+
+const hugePage = 2 << 20
+
+// bigBuffer returns n zero bytes for a file about to be read whole (the
+// user's index: 10 MB at 100,000 files). On Linux the part of it that
+// covers whole 2 MB pages is asked for as huge pages: a fresh buffer
+// otherwise costs a page fault per 4 KB, 2,500 for 10 MB, which on a
+// loaded machine took longer than the read itself (a 10 MB index read
+// into a fresh buffer, one process each: 10.6 ms median, 36.8 ms at the
+// 90th percentile, against 7.3 and 17.9 ms with huge pages).
+func bigBuffer(n int) []byte {
+	b := make([]byte, n)
+	if runtime.GOOS != "linux" || n < 2*hugePage {
+		return b
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	start := int((hugePage - p%hugePage) % hugePage)
+	end := n - int((p+uintptr(n))%hugePage)
+	if end > start {
+		const madvHugepage = 14                      // MADV_HUGEPAGE on Linux
+		_ = unix.Madvise(b[start:end], madvHugepage) // only advice
+	}
+	return b
 }
 
 func fileIDOf(f *os.File) fileID {
