@@ -253,15 +253,25 @@ func excludeGlobs(p string) []string {
 // identity (to tell later whether it was replaced) and, when its
 // cache-tree covers it whole, its tree.
 type IndexFile struct {
-	Data   []byte
 	Absent bool
-	id     fileID // the file read (zero: not known)
+	data   *indexData // nil: absent
+	id     fileID     // the file read (zero: not known)
 	// Tree is the index's tree when it is known without a git process
 	// ("" otherwise). Plain is false when the index holds what a tree
 	// cannot (conflict stages, intent-to-add or skip-worktree entries, a
 	// split or sparse index): its bytes are then what to keep.
 	Tree  string
 	Plain bool
+}
+
+// Bytes are the index file's bytes (nil when it is absent). An index this
+// process has just written is joined from its pieces here, when first
+// asked for.
+func (ix *IndexFile) Bytes() []byte {
+	if ix.data == nil {
+		return nil
+	}
+	return ix.data.bytes()
 }
 
 // ReadIndexFile reads the user's index and what its cache-tree says.
@@ -281,23 +291,23 @@ func (r *Repo) ReadIndexFile() (*IndexFile, error) {
 	id := fileIDOf(f)
 	if data, tree, plain, ok := r.recalledIndex(r.IndexPath(), f, id); ok {
 		// Read (or written) by this process a moment ago.
-		ix := &IndexFile{Data: data, id: id, Tree: tree, Plain: plain}
+		ix := &IndexFile{data: data, id: id, Tree: tree, Plain: plain}
 		if ix.Tree != "" && !r.hasObject(ix.Tree) {
 			ix.Tree = ""
 		}
 		return ix, nil
 	}
-	data := make([]byte, st.Size())
+	data := bigBuffer(int(st.Size()))
 	if _, err := io.ReadFull(f, data); err != nil {
 		return nil, err
 	}
-	ix := &IndexFile{Data: data, id: id}
+	ix := &IndexFile{data: flatIndexData(data), id: id}
 	ix.Tree, ix.Plain = indexCacheTree(data, r.hashLen())
 	if ix.Tree != "" && !r.hasObject(ix.Tree) {
 		ix.Tree = ""
 	}
 	if id != (fileID{}) && int64(len(data)) == id.Size {
-		rememberIndex(r.IndexPath(), id, data, ix.Tree, ix.Plain)
+		rememberIndex(r.IndexPath(), id, ix.data, ix.Tree, ix.Plain)
 	}
 	return ix, nil
 }

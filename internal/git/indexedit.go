@@ -20,10 +20,13 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -88,36 +91,56 @@ func (r *Repo) editIndex(ctx context.Context, entries []IndexEntry, known *Known
 		}
 		return false, err
 	}
+	// The file read stays open until it has been replaced: see the end.
+	keep := false
+	defer func() {
+		if !keep {
+			src.Close()
+		}
+	}()
 	id := fileIDOf(src)
-	data, _, _, ok := r.recalledIndex(path, src, id)
-	if !ok {
-		data = make([]byte, id.Size)
-		_, err = io.ReadFull(src, data)
-	}
-	src.Close()
-	if err != nil || id == (fileID{}) {
-		return false, err
-	}
-	out, tree, plain, err := r.editIndexData(ctx, data, id.Mtime/1e9, entries, known)
-	if errors.Is(err, errIndexFallback) {
+	if id == (fileID{}) {
 		return false, nil
 	}
-	if err != nil {
-		return false, err
-	}
-	// The checksum is worked out while the entries are written.
+	var out [][]byte
+	var tree string
+	var plain bool
 	sum := make(chan []byte, 1)
-	go func() {
-		h := r.indexHash()
-		h.Write(out)
-		sum <- h.Sum(nil)
-	}()
-	_, err = f.Write(out)
-	out = append(out, <-sum...)
+	d, _, _, recalled := r.recalledIndex(path, src, id)
+	if p := takePrepared(path, id, entries, known); recalled && p != nil && p.data == d {
+		// Worked out ahead (PrepareIndexEntries) on this very file.
+		out, tree, plain = p.out[:len(p.out)-1], p.tree, p.plain
+		sum <- p.out[len(p.out)-1]
+	} else {
+		var data []byte
+		if recalled {
+			data = d.bytes()
+		} else {
+			data = bigBuffer(int(id.Size))
+			if _, err := io.ReadFull(src, data); err != nil {
+				return false, err
+			}
+		}
+		out, tree, plain, err = r.editIndexData(ctx, data, id.Mtime/1e9, entries, known, true)
+		if errors.Is(err, errIndexFallback) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		// The checksum is worked out while the pieces are written.
+		go func() { sum <- r.indexSum(out) }()
+	}
+	for _, p := range out {
+		if _, err = f.Write(p); err != nil {
+			break
+		}
+	}
+	out = append(out, <-sum)
 	if err != nil {
 		return false, err
 	}
-	if _, err := f.Write(out[len(out)-r.hashLen():]); err != nil {
+	if _, err := f.Write(out[len(out)-1]); err != nil {
 		return false, err
 	}
 	if err := f.Close(); err != nil {
@@ -130,10 +153,20 @@ func (r *Repo) editIndex(ctx context.Context, entries []IndexEntry, known *Known
 		os.Remove(lock)
 		return false, err
 	}
+	// The replaced file's blocks are freed when its last reference goes.
+	// That happens here, beside the journal writes that follow, rather
+	// than inside the rename: on ext4 without a journal and mounted with
+	// discard, freeing 10 MB waits for the device to discard them.
+	keep = true
+	go src.Close()
 	// The operation log reads it next: from memory, if it is still this
 	// file (rename changed its ctime, so its identity is taken now).
 	if nid, ok := idOfPath(path); ok {
-		rememberIndex(path, nid, out, tree, plain)
+		size := 0
+		for _, p := range out {
+			size += len(p)
+		}
+		rememberIndex(path, nid, &indexData{pieces: out, size: size}, tree, plain)
 	}
 	return true, nil
 }
@@ -148,12 +181,14 @@ type indexPos struct {
 }
 
 // editIndexData returns the index file data with entries applied, all
-// but the trailing checksum (with room for it), and its tree when its
+// but the trailing checksum, in pieces (see pieces), and its tree when its
 // cache-tree is valid and the index plain (see IndexFile); or
-// errIndexFallback. indexMtime is the file's modification time (seconds):
+// errIndexFallback. gitOK false: the trees are not read (from the object
+// store or by git) when known does not say what the edits did to them;
+// errIndexFallback instead. indexMtime is the file's modification time (seconds):
 // entries as recent are racily clean and are smudged, as git does when it
 // writes an index, so that their files are compared by content next time.
-func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64, entries []IndexEntry, known *KnownFolders) (out []byte, tree string, plain bool, err error) {
+func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64, entries []IndexEntry, known *KnownFolders, gitOK bool) (out [][]byte, tree string, plain bool, err error) {
 	hashLen := r.hashLen()
 	if len(data) < 12+hashLen || len(data) >= 1<<31 || string(data[:4]) != "DIRC" {
 		return nil, "", false, errIndexFallback
@@ -167,14 +202,10 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 	if bytes.Equal(sum, make([]byte, hashLen)) {
 		return nil, "", false, errIndexFallback // index.skipHash: left to git
 	}
-	// The file's checksum is checked while the rest is worked out (a
-	// corrupt index is left to git, which reports it in its words).
-	verified := make(chan bool, 1)
-	go func() {
-		h := r.indexHash()
-		h.Write(data[:end])
-		verified <- bytes.Equal(h.Sum(nil), sum)
-	}()
+	// The file's checksum is not checked, as git does not check it when
+	// it reads an index (only fsck does): what is read is checked for
+	// structure instead, the way git parses it, and anything else is left
+	// to git.
 	count := int(binary.BigEndian.Uint32(data[8:12]))
 	pos := make([]indexPos, 0, count)
 	plain = true
@@ -195,8 +226,13 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 			p.flagged = true
 			fixed += 2
 		}
-		nul := bytes.IndexByte(data[off+fixed:end], 0)
-		if nul < 0 {
+		// The name's length is in the flags (git reads it from there,
+		// up to 0xfff), and a NUL ends it.
+		nul := int(flags & 0xfff)
+		if nul == 0xfff {
+			nul = bytes.IndexByte(data[off+fixed:end], 0)
+		}
+		if nul < 0 || off+fixed+nul >= end || data[off+fixed+nul] != 0 {
 			return nil, "", false, errIndexFallback
 		}
 		p.name, p.nameEnd = int32(off+fixed), int32(off+fixed+nul)
@@ -354,6 +390,8 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 			var folders map[string]FolderEdit
 			if known != nil && known.Base == base {
 				folders = known.Folders
+			} else if !gitOK {
+				return nil, "", false, errIndexFallback
 			} else if r.hasObject(base) {
 				edits := make([]TreeEdit, len(eds))
 				for i, ed := range eds {
@@ -384,26 +422,30 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		rootTree = hex.EncodeToString(root.oid)
 	}
 
-	// The new file: every entry copied (racily clean ones smudged), the
-	// edited ones replaced, inserted or left out.
-	room := len(data) + len(newTree) + len(untrExt) + 16
-	for _, ed := range eds {
-		room += (40 + hashLen + 2 + len(ed.name) + 8) &^ 7
-	}
-	out = make([]byte, 0, room)
-	out = append(out, data[:12]...)
+	// The new file, in pieces: runs of entries as they are in data (a
+	// racily clean one copied and smudged), the edited ones replaced,
+	// inserted or left out, then the extensions. Nothing is copied that
+	// does not change: the pieces go to the file as they are.
+	var b pieces
+	header := append([]byte(nil), data[:12]...)
+	b.add(header)
 	n := count
-	// copyEntries copies entries from to to-1 in one piece, smudging the
-	// racily clean ones: their files may have changed in the same second
-	// the index was written, so git is made to look at their content.
+	// copyEntries adds entries from to to-1, smudging the racily clean
+	// ones: their files may have changed in the same second the index
+	// was written, so git is made to look at their content.
 	copyEntries := func(from, to int) {
-		if from >= to {
-			return
-		}
-		start := len(out) - int(pos[from].off)
-		out = append(out, data[pos[from].off:pos[to-1].end]...)
-		for k := sort.SearchInts(racy, from); k < len(racy) && racy[k] < to; k++ {
-			binary.BigEndian.PutUint32(out[start+int(pos[racy[k]].off)+36:], 0)
+		for from < to {
+			k := sort.SearchInts(racy, from)
+			if k == len(racy) || racy[k] >= to {
+				b.add(data[pos[from].off:pos[to-1].end])
+				return
+			}
+			at := racy[k]
+			b.add(data[pos[from].off:pos[at].off])
+			e := append([]byte(nil), data[pos[at].off:pos[at].end]...)
+			binary.BigEndian.PutUint32(e[36:], 0)
+			b.add(e)
+			from = at + 1
 		}
 	}
 	next := 0
@@ -417,10 +459,7 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 			continue
 		}
 		n++
-		start := len(out)
-		size := (40 + hashLen + 2 + len(ed.name) + 8) &^ 7
-		out = append(out, make([]byte, size)...)
-		e := out[start:]
+		e := make([]byte, (40+hashLen+2+len(ed.name)+8)&^7)
 		binary.BigEndian.PutUint32(e[24:], ed.mode)
 		copy(e[40:], ed.oid)
 		nl := len(ed.name)
@@ -429,26 +468,136 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 		}
 		binary.BigEndian.PutUint16(e[40+hashLen:], uint16(nl))
 		copy(e[40+hashLen+2:], ed.name)
+		b.add(e)
 	}
 	copyEntries(next, len(pos))
-	binary.BigEndian.PutUint32(out[8:12], uint32(n))
+	binary.BigEndian.PutUint32(header[8:12], uint32(n))
+	var ext []byte
 	if newTree != nil {
-		out = append(out, "TREE"...)
-		out = binary.BigEndian.AppendUint32(out, uint32(len(newTree)))
-		out = append(out, newTree...)
+		ext = append(ext, "TREE"...)
+		ext = binary.BigEndian.AppendUint32(ext, uint32(len(newTree)))
+		ext = append(ext, newTree...)
 	}
 	if untrExt != nil {
-		out = append(out, "UNTR"...)
-		out = binary.BigEndian.AppendUint32(out, uint32(len(untrExt)))
-		out = append(out, untrExt...)
+		ext = append(ext, "UNTR"...)
+		ext = binary.BigEndian.AppendUint32(ext, uint32(len(untrExt)))
+		ext = append(ext, untrExt...)
 	}
-	if !<-verified {
-		return nil, "", false, errIndexFallback
+	b.add(ext)
+	if len(b.list) > 256 {
+		// Many racily clean entries: one piece (one write) instead.
+		b = pieces{list: [][]byte{b.join()}, size: b.size}
 	}
 	if plain && newTree != nil && validRoot {
 		tree = rootTree
 	}
-	return out, tree, plain, nil
+	return b.list, tree, plain, nil
+}
+
+// pieces are the bytes of a file in order, kept where they already are.
+type pieces struct {
+	list [][]byte
+	size int
+}
+
+func (b *pieces) add(p []byte) {
+	if len(p) > 0 {
+		b.list = append(b.list, p)
+		b.size += len(p)
+	}
+}
+
+func (b *pieces) join() []byte {
+	out := make([]byte, 0, b.size)
+	for _, p := range b.list {
+		out = append(out, p...)
+	}
+	return out
+}
+
+// indexSum is the trailing checksum of an index file made of pieces.
+func (r *Repo) indexSum(pieces [][]byte) []byte {
+	h := r.indexHash()
+	for _, p := range pieces {
+		h.Write(p)
+	}
+	return h.Sum(nil)
+}
+
+// PrepareIndexEntries starts working out SetIndexEntries(entries, known)
+// in the background, on the index this process last read or wrote (the
+// operation log reads it before every command that changes it), so that
+// the step itself only writes the file: the caller does it while its git
+// processes run. Nothing is written here; SetIndexEntries, under
+// index.lock, uses the result only when the index is still that file
+// (the same identity and trailing checksum, as it would use the
+// remembered bytes), with the same entries and known; otherwise it works
+// everything out again.
+func (r *Repo) PrepareIndexEntries(ctx context.Context, entries []IndexEntry, known *KnownFolders) {
+	if !r.fastOK() || len(entries) == 0 {
+		return
+	}
+	path := r.IndexPath()
+	indexMemo.Lock()
+	if indexMemo.path != path || indexMemo.data == nil || indexMemo.id == (fileID{}) {
+		indexMemo.Unlock()
+		return
+	}
+	p := &indexPrep{path: path, id: indexMemo.id, data: indexMemo.data,
+		entries: append([]IndexEntry(nil), entries...), known: known, done: make(chan struct{})}
+	indexMemo.Unlock()
+	prepared.Lock()
+	prepared.p = p
+	prepared.Unlock()
+	go func() {
+		defer close(p.done)
+		// No git and no object reads here (gitOK false): the caller's
+		// own run beside it.
+		out, tree, plain, err := r.editIndexData(ctx, p.data.bytes(), p.id.Mtime/1e9, p.entries, p.known, false)
+		if err != nil {
+			return
+		}
+		p.out, p.tree, p.plain = append(out, r.indexSum(out)), tree, plain
+	}()
+}
+
+// prepared is the edit PrepareIndexEntries started last.
+var prepared struct {
+	sync.Mutex
+	p *indexPrep
+}
+
+type indexPrep struct {
+	path    string
+	id      fileID
+	data    *indexData // the bytes it was worked out from
+	entries []IndexEntry
+	known   *KnownFolders
+	done    chan struct{}
+	out     [][]byte // the new file's pieces, its checksum last (nil: left to the step)
+	tree    string
+	plain   bool
+}
+
+// takePrepared returns the prepared edit of these entries on the file of
+// identity id at path, once worked out (nil: none, or it failed).
+func takePrepared(path string, id fileID, entries []IndexEntry, known *KnownFolders) *indexPrep {
+	prepared.Lock()
+	p := prepared.p
+	if p == nil || p.path != path {
+		prepared.Unlock()
+		return nil // another repository's
+	}
+	prepared.p = nil
+	prepared.Unlock()
+	if p.id != id || p.known != known || !slices.Equal(p.entries, entries) {
+		return nil
+	}
+	<-p.done
+	if p.out == nil {
+		return nil
+	}
+	return p
 }
 
 func (r *Repo) indexHash() hash.Hash {
@@ -657,12 +806,47 @@ var indexMemo struct {
 	sync.Mutex
 	path  string
 	id    fileID
-	data  []byte
+	data  *indexData
 	tree  string
 	plain bool
 }
 
-func rememberIndex(path string, id fileID, data []byte, tree string, plain bool) {
+// indexData is an index file's bytes: as read, or as written, in the
+// pieces editIndex wrote (runs of the file it edited, the new entries,
+// the checksum last), joined only when someone asks for them whole.
+type indexData struct {
+	once   sync.Once
+	pieces [][]byte
+	size   int
+	flat   []byte
+}
+
+func flatIndexData(b []byte) *indexData {
+	return &indexData{pieces: [][]byte{b}, size: len(b)}
+}
+
+func (d *indexData) bytes() []byte {
+	d.once.Do(func() {
+		if len(d.pieces) == 1 {
+			d.flat = d.pieces[0]
+			return
+		}
+		b := pieces{list: d.pieces, size: d.size}
+		d.flat = b.join()
+	})
+	return d.flat
+}
+
+// tail is the last n bytes (the checksum).
+func (d *indexData) tail(n int) []byte {
+	if last := d.pieces[len(d.pieces)-1]; len(last) >= n {
+		return last[len(last)-n:]
+	}
+	b := d.bytes()
+	return b[len(b)-n:]
+}
+
+func rememberIndex(path string, id fileID, data *indexData, tree string, plain bool) {
 	indexMemo.Lock()
 	defer indexMemo.Unlock()
 	indexMemo.path, indexMemo.id, indexMemo.data, indexMemo.tree, indexMemo.plain = path, id, data, tree, plain
@@ -670,18 +854,43 @@ func rememberIndex(path string, id fileID, data []byte, tree string, plain bool)
 
 // recalledIndex returns the remembered index when f (open at path, of
 // identity id) is the same file with the same checksum.
-func (r *Repo) recalledIndex(path string, f *os.File, id fileID) (data []byte, tree string, plain, ok bool) {
+func (r *Repo) recalledIndex(path string, f *os.File, id fileID) (data *indexData, tree string, plain, ok bool) {
 	indexMemo.Lock()
 	defer indexMemo.Unlock()
 	n := r.hashLen()
-	if indexMemo.path != path || id == (fileID{}) || indexMemo.id != id || len(indexMemo.data) < n || int64(len(indexMemo.data)) != id.Size {
+	m := indexMemo.data
+	if indexMemo.path != path || id == (fileID{}) || indexMemo.id != id || m == nil || m.size < n || int64(m.size) != id.Size {
 		return nil, "", false, false
 	}
 	sum := make([]byte, n)
-	if _, err := f.ReadAt(sum, id.Size-int64(n)); err != nil || !bytes.Equal(sum, indexMemo.data[len(indexMemo.data)-n:]) || bytes.Equal(sum, make([]byte, n)) {
+	if _, err := f.ReadAt(sum, id.Size-int64(n)); err != nil || !bytes.Equal(sum, m.tail(n)) || bytes.Equal(sum, make([]byte, n)) {
 		return nil, "", false, false
 	}
-	return indexMemo.data, indexMemo.tree, indexMemo.plain, true
+	return m, indexMemo.tree, indexMemo.plain, true
+}
+
+const hugePage = 2 << 20
+
+// bigBuffer returns n zero bytes for a file about to be read whole (the
+// user's index: 10 MB at 100,000 files). On Linux the part of it that
+// covers whole 2 MB pages is asked for as huge pages: a fresh buffer
+// otherwise costs a page fault per 4 KB, 2,500 for 10 MB, which on a
+// loaded machine took longer than the read itself (a 10 MB index read
+// into a fresh buffer, one process each: 10.6 ms median, 36.8 ms at the
+// 90th percentile, against 7.3 and 17.9 ms with huge pages).
+func bigBuffer(n int) []byte {
+	b := make([]byte, n)
+	if runtime.GOOS != "linux" || n < 2*hugePage {
+		return b
+	}
+	p := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	start := int((hugePage - p%hugePage) % hugePage)
+	end := n - int((p+uintptr(n))%hugePage)
+	if end > start {
+		const madvHugepage = 14                      // MADV_HUGEPAGE on Linux
+		_ = unix.Madvise(b[start:end], madvHugepage) // only advice
+	}
+	return b
 }
 
 func fileIDOf(f *os.File) fileID {

@@ -226,6 +226,15 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 			Reasons: []string{"HEAD already holds these files exactly as applied (were they committed by hand?), so a save would be an empty commit"},
 			Next:    "Nothing was committed. git nudge drop --force ID forgets such a task and leaves the files as they are."}
 	}
+	// The index entries of the saved paths are the edits themselves, and
+	// what the edits did to HEAD's folders is what they do to the index's
+	// when it holds HEAD's tree (nothing else staged). The new index is
+	// worked out while the commit and the branch are written.
+	step := &savedIndex{entries: make([]git.IndexEntry, len(edits)), folders: &git.KnownFolders{Base: headTree, Folders: folders}}
+	for i, e := range edits {
+		step.entries[i] = git.IndexEntry{Path: e.Path, Mode: e.Mode, Blob: e.Object}
+	}
+	r.PrepareIndexEntries(ctx, step.entries, step.folders)
 	ids := make([]string, len(tasks))
 	for i, t := range tasks {
 		ids[i] = t.ID
@@ -275,13 +284,6 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		return rep, err
 	}
 	faultPoint("save-after-ref")
-	// The index entries of the saved paths are the edits themselves, and
-	// what the edits did to HEAD's folders is what they do to the index's
-	// when it holds HEAD's tree (nothing else staged).
-	step := &savedIndex{entries: make([]git.IndexEntry, len(edits)), folders: &git.KnownFolders{Base: headTree, Folders: folders}}
-	for i, e := range edits {
-		step.entries[i] = git.IndexEntry{Path: e.Path, Mode: e.Mode, Blob: e.Object}
-	}
 	if err := w.finishSave(ctx, &saves[len(saves)-1], true, step); err != nil {
 		return rep, err
 	}

@@ -658,9 +658,9 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 				if ix.Absent {
 					continue
 				}
-				datas = append(datas, ix.Data)
+				datas = append(datas, ix.Bytes())
 				sets = append(sets, []*string{&c.Old, &c.New}[i])
-				if t, err := l.Repo.IndexBytesTree(ctx, ix.Data); err == nil {
+				if t, err := l.Repo.IndexBytesTree(ctx, ix.Bytes()); err == nil {
 					op.Pins = append(op.Pins, t)
 				}
 			}
@@ -718,7 +718,7 @@ func (l *Log) indexChange(ctx context.Context, b, a *git.IndexFile) *BlobChange 
 			return &BlobChange{File: "index", OldTree: bt, NewTree: at}
 		}
 	}
-	if b.Absent == a.Absent && bytes.Equal(b.Data, a.Data) {
+	if b.Absent == a.Absent && bytes.Equal(b.Bytes(), a.Bytes()) {
 		return nil
 	}
 	return &BlobChange{File: "index"}
@@ -730,7 +730,7 @@ func (l *Log) indexTree(ctx context.Context, ix *git.IndexFile) (string, error) 
 	if ix.Tree != "" {
 		return ix.Tree, nil
 	}
-	t, err := l.Repo.IndexBytesTree(ctx, ix.Data)
+	t, err := l.Repo.IndexBytesTree(ctx, ix.Bytes())
 	if err == nil {
 		ix.Tree = t
 	}

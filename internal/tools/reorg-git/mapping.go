@@ -112,7 +112,7 @@ work instead of an index.`,
 user's index (its path, lock and installing a new one), and the
 raw bytes of an index file.`,
 		Names: []string{
-			"IndexFile", "Repo.ReadIndexFile", "IndexFile.Unchanged", "indexEntry", "walkIndex", "indexCacheTree", "Repo.CachedTree", "Repo.IndexFromTree", "Repo.IndexKinds", "Repo.RefreshIndex", "statArgs",
+			"IndexFile", "IndexFile.Bytes", "Repo.ReadIndexFile", "IndexFile.Unchanged", "indexEntry", "walkIndex", "indexCacheTree", "Repo.CachedTree", "Repo.IndexFromTree", "Repo.IndexKinds", "Repo.RefreshIndex", "statArgs",
 			"Index", "Index.env", "Repo.ReadTree", "Repo.WriteTree", "Repo.AddAll", "excludeGlobs",
 			"IndexEntry", "Repo.UpdateIndexEntries", "Repo.IndexEntries", "inPathOrder", "Repo.indexEntriesOf", "parseIndex",
 			"Repo.IndexPath", "Repo.CopyIndex", "Repo.InstallIndex", "ErrIndexLocked", "Repo.ResetIndexTo",
@@ -204,6 +204,8 @@ is left to git.`,
 			"KnownFolders", "Repo.SetIndexEntries", "errIndexFallback", "Repo.editIndex", "indexPos", "Repo.editIndexData",
 			"Repo.indexHash", "cacheTree", "parseCacheTree", "cacheTree.encode", "cacheTree.child", "cacheTree.insert",
 			"cacheTree.invalidate", "cacheTree.update", "indexMemo", "rememberIndex", "Repo.recalledIndex", "fileIDOf",
+			"pieces", "pieces.add", "pieces.join", "Repo.indexSum", "Repo.PrepareIndexEntries", "prepared", "indexPrep", "takePrepared",
+			"indexData", "flatIndexData", "indexData.bytes", "indexData.tail", "hugePage", "bigBuffer",
 		},
 	},
 	{
