@@ -306,3 +306,20 @@ func TestUnknownFieldsSurviveRewrite(t *testing.T) {
 		t.Errorf("MarshalKnown without extra = %s", b)
 	}
 }
+
+// TestCheckObjectAgreesWithDecode: CheckObject accepts and refuses
+// exactly what Decode into a struct accepts and refuses, with the same
+// kind of error.
+func TestCheckObjectAgreesWithDecode(t *testing.T) {
+	for _, in := range []string{
+		`{}`, " \n{\"a\": [1, {\"b\": null}]}\n ", `{"a":1}}`, `{"a":1} x`, `{`, ``, `   `,
+		`[]`, `"x"`, `null`, `1`, `{"a":}`, "{\"a\":\"\xff\"}", `{"a":1,}`,
+	} {
+		want := journal.Decode("p", []byte(in), &struct{}{})
+		got := journal.CheckObject("p", []byte(in))
+		var wc, gc *journal.CorruptError
+		if (want == nil) != (got == nil) || errors.As(want, &wc) != errors.As(got, &gc) {
+			t.Errorf("%q: CheckObject %v, Decode %v", in, got, want)
+		}
+	}
+}

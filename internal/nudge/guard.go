@@ -380,7 +380,7 @@ func (w *Workspace) suspectRecords() ([]*Task, error) {
 				return true, nil
 			}
 		}
-		return false, journal.Decode(w.TaskPath(id), data, &struct{}{})
+		return false, journal.CheckObject(w.TaskPath(id), data)
 	})
 	newestFirst(tasks)
 	return tasks, err
