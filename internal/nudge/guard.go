@@ -371,19 +371,75 @@ var suspectWords = [][]byte{
 // core.fsmonitor asks this each time, and decoding every task ever made
 // would cost more than its git status.
 func (w *Workspace) suspectRecords() ([]*Task, error) {
+	if s := w.suspectsAtLock; s != nil {
+		w.suspectsAtLock = nil // once: what this command writes later is ours
+		return w.suspectRecordsFrom(s)
+	}
 	tasks, err := w.scanRecords(func(id string, data []byte) (bool, error) {
 		if w.busy(id) {
 			return true, nil
 		}
-		for _, word := range suspectWords {
-			if bytes.Contains(data, word) {
-				return true, nil
-			}
+		if hasSuspectWord(data) {
+			return true, nil
 		}
 		return false, journal.CheckObject(w.TaskPath(id), data)
 	})
 	newestFirst(tasks)
 	return tasks, err
+}
+
+// hasSuspectWord reports whether a record's bytes hold one of suspectWords.
+func hasSuspectWord(data []byte) bool {
+	for _, word := range suspectWords {
+		if bytes.Contains(data, word) {
+			return true
+		}
+	}
+	return false
+}
+
+// suspectScan is what suspectRecords learns from every record's bytes,
+// noted by Reconcile while it reads them under the workspace lock
+// (Workspace.wantSuspects).
+type suspectScan struct {
+	ids     []string        // every record read, in id order
+	suspect map[string]bool // those holding one of suspectWords
+	bad     error           // the first other record that is not a JSON object
+}
+
+func (s *suspectScan) note(path, id string, data []byte) {
+	s.ids = append(s.ids, id)
+	if hasSuspectWord(data) {
+		s.suspect[id] = true
+	} else if err := journal.CheckObject(path, data); err != nil && s.bad == nil {
+		s.bad = err
+	}
+}
+
+// suspectRecordsFrom is suspectRecords from a scan Reconcile made: the
+// records it saw with a suspect word, and any other a live process holds
+// now, are loaded again (Reconcile may have settled some since).
+func (w *Workspace) suspectRecordsFrom(s *suspectScan) ([]*Task, error) {
+	if s.bad != nil {
+		return nil, s.bad
+	}
+	var tasks []*Task
+	for _, id := range s.ids {
+		if !s.suspect[id] && !w.busy(id) {
+			continue
+		}
+		t, err := w.Load(id)
+		var unknown *UnknownTaskError
+		if errors.As(err, &unknown) {
+			continue // removed meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		tasks = append(tasks, t)
+	}
+	newestFirst(tasks)
+	return tasks, nil
 }
 
 // live reports whether t is being prepared or run right now.

@@ -16,6 +16,10 @@ var Identity = git.Identity{Name: "nudge", Email: "nudge@localhost"}
 // Snapshot captures the workspace into a new task (state snapshotted),
 // holding the workspace lock.
 func (w *Workspace) Snapshot(ctx context.Context, note string) (*Task, error) {
+	if v, err := w.Repo.FSMonitorSetting(ctx); err == nil && v != "" {
+		// statusFSMonitor's question, answered from Reconcile's reading.
+		w.wantSuspects = true
+	}
 	l, err := w.Lock(ctx, "git-nudge snapshot")
 	if err != nil {
 		return nil, err
@@ -45,6 +49,7 @@ func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task
 		hc <- highest{n, err}
 	}()
 	r.StatusFSMonitor = w.statusFSMonitor(ctx)
+	w.suspectsAtLock = nil // for statusFSMonitor only
 	// The shared settings and the task records the guard needs are read
 	// while the work tree is captured; the guard acts on them (writes
 	// anything) only once the capture has succeeded.

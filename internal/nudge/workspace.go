@@ -45,6 +45,12 @@ type Workspace struct {
 	// nil when it has not. A snapshot's guard uses it instead of reading
 	// every record again.
 	pendingAtLock []string
+	// wantSuspects asks Reconcile to note, from the same bytes, what
+	// suspectRecords needs (suspectsAtLock): a snapshot with fsmonitor
+	// asks that before its git status, and reading every record again
+	// costs a measurable part of it.
+	wantSuspects   bool
+	suspectsAtLock *suspectScan
 }
 
 // Open discovers the repository containing dir and prepares .nudgethis.
@@ -312,17 +318,24 @@ func (w *Workspace) Reconcile() error {
 	// reading the files, not of decoding every task ever made. The same
 	// bytes tell which tasks have a guard check pending.
 	pending := []string{}
+	var sus *suspectScan
+	if w.wantSuspects {
+		sus = &suspectScan{suspect: map[string]bool{}}
+	}
 	tasks, err := w.scanRecords(func(id string, data []byte) (bool, error) {
 		if bytes.Contains(data, guardPendingTrue) {
 			pending = append(pending, id)
 		}
+		if sus != nil {
+			sus.note(w.TaskPath(id), id, data)
+		}
 		return mayBeUnsettled(data), nil
 	})
 	if err != nil {
-		w.pendingAtLock = nil
+		w.pendingAtLock, w.suspectsAtLock = nil, nil
 		return err
 	}
-	w.pendingAtLock = pending
+	w.pendingAtLock, w.suspectsAtLock = pending, sus
 	for _, t := range tasks {
 		switch t.State {
 		case StateApplying, StateUndoing:
