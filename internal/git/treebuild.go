@@ -524,7 +524,13 @@ func (b *treeBuilder) readTreeReply(treeish string) (string, []treeEntry, error)
 
 // parseTree decodes a binary tree object: "<mode> <name>\0<raw id>"...
 func parseTree(data []byte, hashLen int) ([]treeEntry, error) {
-	var out []treeEntry
+	return parseTreeEntries(data, hashLen, hex.EncodeToString)
+}
+
+// parseTreeEntries decodes a binary tree object, each raw id given to id;
+// the common modes are not copied.
+func parseTreeEntries(data []byte, hashLen int, id func([]byte) string) ([]treeEntry, error) {
+	out := make([]treeEntry, 0, 64)
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')
 		if sp < 0 {
@@ -535,10 +541,21 @@ func parseTree(data []byte, hashLen int) ([]treeEntry, error) {
 			return nil, errors.New("corrupt tree object")
 		}
 		nul += sp
+		var mode string
+		switch m := data[:sp]; string(m) { // no copy: compared only
+		case "100644":
+			mode = "100644"
+		case "40000":
+			mode = "40000"
+		case "100755":
+			mode = "100755"
+		default:
+			mode = string(m)
+		}
 		out = append(out, treeEntry{
-			mode: string(data[:sp]),
+			mode: mode,
 			name: string(data[sp+1 : nul]),
-			oid:  hex.EncodeToString(data[nul+1 : nul+1+hashLen]),
+			oid:  id(data[nul+1 : nul+1+hashLen]),
 		})
 		data = data[nul+1+hashLen:]
 	}

@@ -6,7 +6,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -263,39 +262,10 @@ func joinFolder(folder, name string) string {
 }
 
 // parseTreeRawIDs is parseTree with each entry's id kept as its raw bytes
-// (a string of hashLen bytes), and the common modes not copied: the check
-// of a tree looks at every entry but follows only a few.
+// (a string of hashLen bytes): the check of a tree looks at every entry
+// but follows only a few.
 func parseTreeRawIDs(data []byte, hashLen int) ([]treeEntry, error) {
-	out := make([]treeEntry, 0, 64)
-	for len(data) > 0 {
-		sp := bytes.IndexByte(data, ' ')
-		if sp < 0 {
-			return nil, errors.New("corrupt tree object")
-		}
-		nul := bytes.IndexByte(data[sp:], 0)
-		if nul < 0 || sp+nul+1+hashLen > len(data) {
-			return nil, errors.New("corrupt tree object")
-		}
-		nul += sp
-		var mode string
-		switch m := data[:sp]; string(m) { // no copy: compared only
-		case "100644":
-			mode = "100644"
-		case "40000":
-			mode = "40000"
-		case "100755":
-			mode = "100755"
-		default:
-			mode = string(m)
-		}
-		out = append(out, treeEntry{
-			mode: mode,
-			name: string(data[sp+1 : nul]),
-			oid:  string(data[nul+1 : nul+1+hashLen]),
-		})
-		data = data[nul+1+hashLen:]
-	}
-	return out, nil
+	return parseTreeEntries(data, hashLen, func(raw []byte) string { return string(raw) })
 }
 
 // treeFolders returns the folder entries (mode 40000) of a tree's

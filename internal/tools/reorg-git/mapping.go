@@ -95,7 +95,7 @@ work instead of an index.`,
 			"TreeEditor", "Repo.StartTreeEdit", "FolderEdit", "Repo.EditTreeFolders", "treeBuilder.readTreeHere", "TreeEditor.Preload", "TreeEditor.Close", "TreeEditor.Apply",
 			"editNode", "editNode.isFolder", "treeEntry", "treeBuilder", "cachedTree", "builtTree",
 			"treeBuilder.close", "treeBuilder.load", "treeBuilder.compute", "treeBuilder.encode",
-			"treeNameLess", "treeBuilder.write", "treeBuilder.readTreeReply", "parseTree",
+			"treeNameLess", "treeBuilder.write", "treeBuilder.readTreeReply", "parseTree", "parseTreeEntries",
 		},
 	},
 	{
