@@ -53,7 +53,77 @@ func (r *Repo) PlainFiles(paths []string) bool {
 			dir = path.Dir(dir)
 		}
 	}
-	return true
+	return !r.headHasAttributes(looked)
+}
+
+// headHasAttributes reports whether HEAD's tree holds a .gitattributes in
+// one of dirs, or it cannot tell (an unborn branch, an object not read
+// here): git also reads one from the index when the work tree lacks it
+// (deleted there, or skip-worktree), and the index of a checkout holds
+// HEAD's unless the user staged otherwise. Read here, a folder at a time.
+func (r *Repo) headHasAttributes(dirs map[string]bool) bool {
+	_, root, ok := r.headTreeFast()
+	if !ok {
+		return true
+	}
+	type folder struct {
+		id      string // "" when HEAD has no such folder
+		unknown bool
+	}
+	read := map[string][]treeEntry{}
+	entriesOf := func(id string) ([]treeEntry, bool) {
+		if entries, ok := read[id]; ok {
+			return entries, true
+		}
+		typ, data, found := r.readObjectHere(id)
+		if !found || typ != "tree" {
+			return nil, false
+		}
+		entries, err := parseTree(data, r.hashLen())
+		if err != nil {
+			return nil, false
+		}
+		read[id] = entries
+		return entries, true
+	}
+	seen := map[string]folder{".": {id: root}}
+	var look func(dir string) folder
+	look = func(dir string) folder {
+		if f, ok := seen[dir]; ok {
+			return f
+		}
+		f := look(path.Dir(dir))
+		if f.id != "" && !f.unknown {
+			entries, ok := entriesOf(f.id)
+			f = folder{unknown: !ok}
+			for _, e := range entries {
+				if e.name == path.Base(dir) && e.mode == "40000" {
+					f.id = e.oid
+				}
+			}
+		}
+		seen[dir] = f
+		return f
+	}
+	for dir := range dirs {
+		f := look(dir)
+		if f.unknown {
+			return true
+		}
+		if f.id == "" {
+			continue // not in HEAD: nothing of it to read
+		}
+		entries, ok := entriesOf(f.id)
+		if !ok {
+			return true
+		}
+		for _, e := range entries {
+			if e.name == ".gitattributes" {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // BlobReader reads blobs in this process where it can (loose objects and

@@ -14,6 +14,7 @@ import (
 func TestPlainFilesAgreesWithGit(t *testing.T) {
 	t.Parallel()
 	r := newApplyRepo(t)
+	gitT(t, r.WorkTree, "commit", "-q", "--allow-empty", "-m", "base")
 	writeT(t, r.WorkTree, "a.txt", "one\r\ntwo\n", 0o644)
 	writeT(t, r.WorkTree, "deep/a/b/c.bin", "x\r\n\x00", 0o644)
 	paths := []string{"a.txt", "deep/a/b/c.bin", "new/not/there.txt"}
@@ -65,6 +66,16 @@ func TestPlainFilesAgreesWithGit(t *testing.T) {
 		{"attributes file in the config", []string{"deep/a/b/c.bin"}, func(t *testing.T, r *Repo) {
 			gitT(t, r.WorkTree, "config", "core.attributesFile", filepath.Join(r.WorkTree, "attrs"))
 		}},
+		{"a committed gitattributes deleted from the work tree", []string{"deep/a/b/c.bin"}, func(t *testing.T, r *Repo) {
+			// git reads it from the index then.
+			writeT(t, r.WorkTree, "deep/a/.gitattributes", "*.bin text\n", 0o644)
+			gitT(t, r.WorkTree, "add", "deep/a/.gitattributes")
+			gitT(t, r.WorkTree, "commit", "-qm", "attributes")
+			os.Remove(filepath.Join(r.WorkTree, "deep/a/.gitattributes"))
+		}},
+		{"an unborn branch", []string{"deep/a/b/c.bin"}, func(t *testing.T, r *Repo) {
+			// No HEAD to look in; the index could hold a .gitattributes.
+		}},
 		{"a leading folder that cannot be read", []string{"locked/x.txt"}, func(t *testing.T, r *Repo) {
 			if os.Geteuid() == 0 {
 				t.Skip("root reads every folder")
@@ -77,6 +88,9 @@ func TestPlainFilesAgreesWithGit(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			r := newApplyRepo(t)
+			if c.name != "an unborn branch" {
+				gitT(t, r.WorkTree, "commit", "-q", "--allow-empty", "-m", "base")
+			}
 			writeT(t, r.WorkTree, "deep/a/b/c.bin", "x\r\n", 0o644)
 			c.setup(t, r)
 			if r.PlainFiles(c.paths) {

@@ -222,7 +222,7 @@ an index names, deltas resolved against their bases.`,
 		Header: `This file holds when git converts nothing for a set of paths, and
 reading blobs in this process for them.`,
 		Names: []string{
-			"Repo.PlainFiles", "BlobReader", "Repo.NewBlobReader", "BlobReader.Read",
+			"Repo.PlainFiles", "Repo.headHasAttributes", "BlobReader", "Repo.NewBlobReader", "BlobReader.Read",
 		},
 	},
 	{
