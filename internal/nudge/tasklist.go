@@ -57,7 +57,6 @@ func mayBeUnsettled(data []byte) bool {
 	}
 }
 
-
 // scanRecords reads every task record, in id order, and returns those
 // pick chooses from their bytes, decoded in full (a record removed
 // meanwhile is left out). pick may refuse a record with an error.
