@@ -760,6 +760,21 @@ func copyStaged(staged string, s step, w io.Writer) error {
 	return nil
 }
 
+// rawIDsSeen is rawIDs of paths, the files of steps idx (of n steps),
+// taken from what a check just saw of each step (cur) where git converts
+// nothing for them: its ids are then those of the bytes on disk, and the
+// files are not read again.
+func (o *fileOps) rawIDsSeen(paths []string, idx []int, cur []seen, n int) ([]string, error) {
+	if !o.plainFor(paths) || len(cur) != n {
+		return o.rawIDs(paths)
+	}
+	ids := make([]string, 0, len(idx))
+	for _, i := range idx {
+		ids = append(ids, cur[i].blob)
+	}
+	return ids, nil
+}
+
 // rawIDs returns the id of the bytes on disk of each work-tree file at
 // paths, unfiltered (what git hash-object --no-filters gives), computed
 // here instead of by a git process.

@@ -48,16 +48,9 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 	if len(idx) == 0 {
 		return nil, w.pinRawBytes(ctx, t.ID, nil)
 	}
-	var disk []string
-	if ops.plainFor(paths) && len(cur) == len(steps) {
-		for _, i := range idx {
-			disk = append(disk, cur[i].blob)
-		}
-	} else {
-		var err error
-		if disk, err = ops.rawIDs(paths); err != nil {
-			return nil, err
-		}
+	disk, err := ops.rawIDsSeen(paths, idx, cur, len(steps))
+	if err != nil {
+		return nil, err
 	}
 	checkout, err := ops.checkoutRawIDs(ctx, entries)
 	if err != nil {
@@ -200,16 +193,9 @@ func (o *fileOps) rawChanged(ctx context.Context, steps []step, cur []seen, sinc
 			paths = append(paths, s.Path)
 		}
 	}
-	var ids []string
-	if o.plainFor(paths) && len(cur) == len(steps) {
-		for _, i := range idx {
-			ids = append(ids, cur[i].blob)
-		}
-	} else {
-		var err error
-		if ids, err = o.rawIDs(paths); err != nil {
-			return nil, err
-		}
+	ids, err := o.rawIDsSeen(paths, idx, cur, len(steps))
+	if err != nil {
+		return nil, err
 	}
 	var reasons []string
 	for j, i := range idx {
