@@ -36,12 +36,7 @@ func (r *Repo) readObjectDepth(id string, depth int) (string, []byte, bool) {
 		if !ok {
 			return "", nil, false
 		}
-		f, err := openObjectFile(pack)
-		if err != nil {
-			return "", nil, false
-		}
-		typ, data, err = r.packEntry(f, off, depth)
-		f.Close()
+		typ, data, err = r.packEntry(pack, off, depth)
 		if err != nil {
 			return "", nil, false
 		}

@@ -828,12 +828,27 @@ func (r *Repo) mayReplace() bool {
 	if v := os.Getenv("GIT_NO_REPLACE_OBJECTS"); v != "" {
 		return false // git looks at no replace ref
 	}
-	if _, err := os.Lstat(filepath.Join(r.CommonDir, "refs", "replace")); !errors.Is(err, fs.ErrNotExist) {
-		return true
+	replaceMemo.Lock()
+	defer replaceMemo.Unlock()
+	if replaceMemo.dir == r.CommonDir && time.Since(replaceMemo.at) < time.Second {
+		return replaceMemo.may
 	}
-	pb, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs"))
-	if errors.Is(err, fs.ErrNotExist) {
-		return false
+	may := true
+	if _, err := os.Lstat(filepath.Join(r.CommonDir, "refs", "replace")); errors.Is(err, fs.ErrNotExist) {
+		pb, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs"))
+		may = !errors.Is(err, fs.ErrNotExist) && (err != nil || bytes.Contains(pb, []byte(" refs/replace/")))
 	}
-	return err != nil || bytes.Contains(pb, []byte(" refs/replace/"))
+	replaceMemo.dir, replaceMemo.at, replaceMemo.may = r.CommonDir, time.Now(), may
+	return may
+}
+
+// replaceMemo keeps mayReplace's answer for a moment (as packList keeps
+// the pack listing): a command reading hundreds of objects here looks for
+// replace refs once, not once per object (reading all of packed-refs
+// each time). git itself reads them once, when it starts.
+var replaceMemo struct {
+	sync.Mutex
+	dir string
+	at  time.Time
+	may bool
 }
