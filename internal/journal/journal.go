@@ -94,6 +94,7 @@ func Write(path string, v any) error {
 // WriteBytes atomically replaces path with data (see Write). A new file is
 // mode 0644 whatever the umask; a rewrite keeps the mode the file had.
 func WriteBytes(path string, data []byte) (err error) {
+	aboutToChange(path)
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -122,10 +123,7 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 	if err := os.Remove(w.runLockPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	if err := os.Remove(w.TaskPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
+	return journal.Remove(w.TaskPath(id))
 }
 
 // isWorktree reports whether git knows dir as one of the repository's

@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
@@ -42,6 +43,10 @@ const (
 	allTasks taskScope = iota // every task record, before and after
 	newTasks                  // only records that did not exist before (snapshot)
 	noTasks
+	// writtenTasks: the records this process changes, each read right
+	// before it changes it (journal.Watch) and again after the command;
+	// no other record is read.
+	writtenTasks
 )
 
 // scope is what s's kind may change (see scope). A kind not listed reads
@@ -57,7 +62,14 @@ func (s Spec) scope() scope {
 		// A snapshot adds a task: its ref and its new record.
 		return scope{refs: []string{"refs/heads/"}, newRefs: "refs/nudgethis/snapshots/", tasks: newTasks}
 	case s.Tool == "nudge":
-		return scope{refs: []string{"refs/heads/", "refs/nudgethis/"}, saves: true, tasks: allTasks}
+		// The other commands of git-nudge change the records of the
+		// tasks they act on (and those a lock's reconciling or the
+		// guard settles): all of them through this process's journal
+		// writes, which tell the recording first. Reading every record
+		// before and after cost each command time that grew with the
+		// number of tasks, and counted another process's changes made
+		// meanwhile (a long run holds no log lock) as this command's.
+		return scope{refs: []string{"refs/heads/", "refs/nudgethis/"}, saves: true, tasks: writtenTasks}
 	}
 	return scope{refs: refPrefixes, autodev: true, saves: true, tasks: allTasks}
 }
@@ -69,6 +81,9 @@ type state struct {
 	taskNames map[string]bool
 	// refNames are the loose refs of the scope's newRefs folder.
 	refNames map[string]bool
+	// written are the task records the command changed (writtenTasks
+	// scope), set on the state read before it, for the read after it.
+	written  []string
 	head     string
 	refs     map[string]string
 	journals map[string][]byte
@@ -90,6 +105,12 @@ func journalFiles(top string, sc scope, s, prev *state) []string {
 		fs = append(fs, ".autodev/checkpoints.json", ".autodev/state.json")
 	}
 	if sc.tasks == noTasks {
+		return fs
+	}
+	if sc.tasks == writtenTasks {
+		if prev != nil {
+			fs = append(fs, prev.written...)
+		}
 		return fs
 	}
 	ents, _ := os.ReadDir(filepath.Join(top, ".nudgethis", "tasks"))
@@ -308,6 +329,35 @@ type Recording struct {
 	before *state
 	dirty  []string
 	hint   *changeHint
+	// writtenTasks scope: the journal watch, and the records noted.
+	stopWatch func()
+	mu        sync.Mutex
+	written   map[string]bool
+}
+
+// noteJournal is the journal watch of a writtenTasks recording: a task
+// record of this work tree about to change is read as it is, the first
+// time (what the command replaces); a record that does not exist yet is
+// noted as new.
+func (r *Recording) noteJournal(path string) {
+	rel, err := filepath.Rel(r.log.Repo.WorkTree, path)
+	if err != nil {
+		return
+	}
+	rel = filepath.ToSlash(rel)
+	dir, name, _ := strings.Cut(rel, "/tasks/")
+	if dir != ".nudgethis" || strings.Contains(name, "/") || !strings.HasSuffix(name, ".json") {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.written[rel] {
+		return
+	}
+	r.written[rel] = true
+	if b, id, ok := readJournal(path); ok {
+		r.before.journals[rel], r.before.jids[rel] = b, id
+	}
 }
 
 // changeHint is what a hinted command said it was about to change: the
@@ -396,6 +446,10 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 	rec := &Recording{log: l, spec: spec, op: op, before: before, dirty: dirty}
 	if err := l.writePending(rec); err != nil {
 		return nil, err
+	}
+	if spec.scope().tasks == writtenTasks {
+		rec.written = map[string]bool{}
+		rec.stopWatch = journal.Watch(rec.noteJournal)
 	}
 	faultPoint("oplog-after-pending")
 	return rec, nil
@@ -517,6 +571,12 @@ func Unfinished(pending, ops []*Op) []*Op {
 // Finish reads the state again and rewrites the operation with every
 // change, done (cmdErr nil) or failed.
 func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
+	if r.stopWatch != nil {
+		r.stopWatch()
+		r.mu.Lock()
+		r.before.written = sortedKeys(r.written)
+		r.mu.Unlock()
+	}
 	faultPoint("oplog-before-finish")
 	l := r.log
 	paths := append([]string{}, r.spec.Paths...)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
@@ -102,5 +103,78 @@ func TestSnapshotRefRecordedThroughGit(t *testing.T) {
 	}
 	if refs := ops[0].Refs; len(refs) != 1 || refs[0].Name != "refs/nudgethis/snapshots/t2" || refs[0].New != c {
 		t.Errorf("snapshot refs = %+v, want only the new refs/nudgethis/snapshots/t2", refs)
+	}
+}
+
+// A git-nudge command other than snapshot records the task records this
+// process changes (read as they were right before it changed them: the
+// journal watch), records removed and made included, and nothing another
+// process changed meanwhile: the records it never wrote are not read at
+// all.
+func TestRecordingNotesTheRecordsItWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := testutil.Repo(t)
+	testutil.Commit(t, dir, map[string]string{"a.txt": "a\n"}, "start")
+	testutil.WriteFile(t, dir, ".nudgethis/tasks/t1.json", `{"id":"t1"}`)
+	testutil.WriteFile(t, dir, ".nudgethis/tasks/t2.json", `{"id":"t2","state":"ready"}`)
+	testutil.WriteFile(t, dir, ".nudgethis/tasks/t3.json", `{"id":"t3"}`)
+	repo, err := git.Discover(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Open(repo)
+	rec, err := l.Begin(ctx, Spec{Tool: "nudge", Kind: "apply", Args: []string{"apply", "t2"}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tasks := filepath.Join(dir, ".nudgethis", "tasks")
+	// Another process rewrites t1 (not through this process's journal
+	// writes); this one rewrites t2 twice, removes t3 and makes t4.
+	testutil.WriteFile(t, dir, ".nudgethis/tasks/t1.json", `{"id":"t1","state":"dropped"}`)
+	for _, s := range []string{"applying", "applied"} {
+		if err := journal.WriteBytes(filepath.Join(tasks, "t2.json"), []byte(`{"id":"t2","state":"`+s+`"}`)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := journal.Remove(filepath.Join(tasks, "t3.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := journal.WriteBytes(filepath.Join(tasks, "t4.json"), []byte(`{"id":"t4"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Finish(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Once finished, the recording no longer watches.
+	if err := journal.WriteBytes(filepath.Join(tasks, "t1.json"), []byte(`{"id":"t1","state":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	ops, err := l.Read(ctx)
+	if err != nil || len(ops) != 1 {
+		t.Fatalf("log: %v, %d ops", err, len(ops))
+	}
+	got := map[string][2]string{}
+	for _, j := range ops[0].Journals {
+		var old, new string
+		if j.Old != "" {
+			old = testutil.Git(t, dir, "cat-file", "blob", j.Old)
+		}
+		if j.New != "" {
+			new = testutil.Git(t, dir, "cat-file", "blob", j.New)
+		}
+		got[j.File] = [2]string{old, new}
+	}
+	want := map[string][2]string{
+		".nudgethis/tasks/t2.json": {`{"id":"t2","state":"ready"}`, `{"id":"t2","state":"applied"}`},
+		".nudgethis/tasks/t3.json": {`{"id":"t3"}`, ""},
+		".nudgethis/tasks/t4.json": {"", `{"id":"t4"}`},
+	}
+	if len(got) != len(want) {
+		t.Errorf("journals recorded: %q, want %q", got, want)
+	}
+	for f, w := range want {
+		if got[f] != w {
+			t.Errorf("%s: recorded %q, want %q", f, got[f], w)
+		}
 	}
 }

@@ -286,7 +286,7 @@ func (l *Log) write(ctx context.Context, inv *Op) error {
 			return err
 		}
 		if j.New == "" {
-			if err := os.Remove(p); err != nil && !os.IsNotExist(err) {
+			if err := journal.Remove(p); err != nil {
 				return err
 			}
 			continue
