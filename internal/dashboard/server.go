@@ -407,17 +407,12 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 		failed(w, err)
 		return
 	}
-	spec := oplog.Spec{Tool: "nudge", Kind: action, Args: []string{action, id}}
-	if action == "apply" || action == "undo" {
-		if t, err := ws.Load(id); err == nil {
-			for _, f := range t.Files {
-				spec.Paths = append(spec.Paths, f.Path)
-			}
-		}
-	}
+	// Apply and undo tell the recording what they change (FilesHinted).
+	spec := oplog.Spec{Tool: "nudge", Kind: action, Args: []string{action, id}, FilesHinted: action == "apply" || action == "undo"}
 	var out any
-	err = s.record(r, ws.Repo, spec, func() error {
+	err = s.recordCtx(r, ws.Repo, spec, func(ctx context.Context) error {
 		var err error
+		ws.Files = opcmd.FilesWatch(ctx)
 		switch action {
 		case "apply":
 			out, err = ws.Apply(r.Context(), id)

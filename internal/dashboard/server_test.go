@@ -236,6 +236,14 @@ func TestTaskActionsAndRefusals(t *testing.T) {
 	if got := readFile(t, h.dir, "a.txt"); got != "new\n" {
 		t.Fatalf("a.txt after apply: %q", got)
 	}
+	// Recorded as the command line records it: the file with its blob
+	// before and after (what apply told the recording).
+	ops := nudge(t, h.dir, "op", "log")
+	id, _, _ := strings.Cut(ops, " ")
+	want := "file a.txt: 100644 " + testutil.Git(t, h.dir, "rev-parse", "HEAD:a.txt") + " -> 100644 " + testutil.Git(t, h.dir, "hash-object", "a.txt")
+	if show := nudge(t, h.dir, "op", "show", id); !strings.Contains(show, "kind apply, done") || !strings.Contains(show, want) {
+		t.Fatalf("op show %s:\n%s\nwant a line %q", id, show, want)
+	}
 	// Refusals: 409 with the command line's error document.
 	code, _, body = h.do("POST", "/api/nudge/tasks/t1/apply", true, nil)
 	doc := errorDoc(t, body)

@@ -114,6 +114,56 @@ func (o *fileOps) execBitCounts() bool {
 	return *o.fileMode
 }
 
+// FilesWatch is told by apply and undo what they change in the work tree
+// (the operation log records from it instead of reading the files again):
+// Before, right before the first file is touched, each path of the patch
+// with what it holds, just checked; After, once every file is written and
+// verified, what they hold then. A state is the file's mode and the blob
+// of its raw bytes, an object the repository has (the task's own
+// versions); nil is no file; a path missing from the map was not known
+// without reading it (where git converts the files' bytes, nothing is).
+type FilesWatch struct {
+	Before func(paths []string, states map[string]*FileState)
+	After  func(states map[string]*FileState)
+}
+
+// FileState is a file as FilesWatch reports it.
+type FileState struct {
+	Mode string
+	Blob string
+}
+
+// fileStates is what the look saw of each step's path, where it says for
+// certain: a path judged absent, or a regular file whose raw bytes' id
+// (the bytes on disk: git converts nothing for these paths) is one of
+// the ids in the step's state want (its blob or kept raw bytes).
+func (o *fileOps) fileStates(steps []step, cur []seen, want func(step) PathState) map[string]*FileState {
+	states := map[string]*FileState{}
+	if len(cur) != len(steps) {
+		return states
+	}
+	var paths []string
+	for _, s := range steps {
+		paths = append(paths, s.Path)
+	}
+	plain := o.plainFor(paths)
+	for i, s := range steps {
+		e, ps := cur[i].entry, want(s)
+		switch {
+		case e.Kind == worktree.Absent && !present(ps):
+			states[s.Path] = nil
+		case e.Kind == worktree.File && present(ps) && plain &&
+			(cur[i].blob == *ps.Blob || ps.RawBlob != nil && cur[i].blob == *ps.RawBlob):
+			mode := modeFile
+			if e.Exec {
+				mode = modeExec
+			}
+			states[s.Path] = &FileState{Mode: mode, Blob: cur[i].blob}
+		}
+	}
+	return states
+}
+
 // seen is one path as found in the work tree.
 type seen struct {
 	entry worktree.Entry
@@ -537,6 +587,13 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	for i, s := range steps {
 		rechecked[s.Path] = cur[i]
 	}
+	if w := o.ws.Files; w != nil && w.Before != nil {
+		var paths []string
+		for _, s := range steps {
+			paths = append(paths, s.Path)
+		}
+		w.Before(paths, o.fileStates(steps, cur, func(s step) PathState { return s.From }))
+	}
 
 	// Removed files' folders are pruned together (each folder read once,
 	// not once per file removed from it), before any write that may need
@@ -652,6 +709,9 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	}
 	if len(wrong) > 0 {
 		return touched, fmt.Errorf("after writing, these paths do not hold the recorded version: %s", strings.Join(wrong, ", "))
+	}
+	if w := o.ws.Files; w != nil && w.After != nil {
+		w.After(o.fileStates(steps, after, func(s step) PathState { return s.To }))
 	}
 	return touched, nil
 }

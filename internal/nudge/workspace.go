@@ -40,6 +40,9 @@ type Workspace struct {
 	// Warn receives warnings a command gives on the side (changes to the
 	// shared git settings it found and put back); nil shows none.
 	Warn io.Writer
+	// Files, when set, is told by apply and undo which work-tree files
+	// they change and what those hold (see FilesWatch).
+	Files *FilesWatch
 	// pendingAtLock lists the tasks whose records mentioned a pending
 	// guard check when Reconcile last read every record (under the lock);
 	// nil when it has not. A snapshot's guard uses it instead of reading

@@ -305,6 +305,13 @@ type Spec struct {
 	// does); the recording then walks no work tree of its own. A hinted
 	// command that never calls Changing changed no work-tree file.
 	Hinted bool
+	// FilesHinted: the command names the work-tree files it changes, and
+	// what they hold, right before it changes any (Recording.Files: apply
+	// and undo, which have just checked each one), and what they hold once
+	// written and verified (Recording.FilesDone); the recording reads only
+	// the files whose state it was not told. A command that never calls
+	// Files changed no work-tree file.
+	FilesHinted bool
 }
 
 // leavesIndex are the commands that never change the user's index (SPEC
@@ -333,6 +340,52 @@ type Recording struct {
 	stopWatch func()
 	mu        sync.Mutex
 	written   map[string]bool
+	// FilesHinted: what the files named hold after the command (FilesDone).
+	filesAfter map[string]*File
+}
+
+// Files tells a FilesHinted recording, right before the command changes
+// any work-tree file, the files it may change: each path of paths with
+// what it holds now in states (mode and the blob of its raw bytes, an
+// object the repository has; nil for no file), or, missing from states,
+// read here now. The pending record is written again with them, so that
+// op show can tell, for a process that died, where each file stands.
+func (r *Recording) Files(ctx context.Context, paths []string, states map[string]*File) {
+	if r == nil || !r.spec.FilesHinted {
+		return
+	}
+	var read []string
+	for _, p := range paths {
+		if st, ok := states[p]; ok {
+			r.before.files[p] = st
+		} else {
+			read = append(read, p)
+		}
+	}
+	if err := r.log.readFiles(ctx, read, r.before.files); err != nil {
+		// Unknown before: recorded as unreadable rather than guessed.
+		for _, p := range read {
+			if _, ok := r.before.files[p]; !ok {
+				r.before.files[p] = &File{Mode: "unreadable"}
+			}
+		}
+	}
+	r.op.Files = r.op.Files[:0]
+	for _, p := range sortedKeys(r.before.files) {
+		r.op.Files = append(r.op.Files, fileChange(p, r.before.files[p], nil))
+	}
+	// Best effort: the first pending record stands if this one fails.
+	_ = r.log.writePending(r)
+}
+
+// FilesDone tells a FilesHinted recording what files named by Files hold
+// now that the command wrote and verified them (as Files's states); the
+// others are read when the operation is finished.
+func (r *Recording) FilesDone(states map[string]*File) {
+	if r == nil || !r.spec.FilesHinted {
+		return
+	}
+	r.filesAfter = states
 }
 
 // noteJournal is the journal watch of a writtenTasks recording: a task
@@ -612,12 +665,23 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 			}
 		}
 	}
+	known := r.filesAfter
+	if cmdErr != nil {
+		known = nil // stopped part-way: what the files hold is read
+	}
 	for p := range r.before.files {
-		paths = append(paths, p)
+		if _, ok := known[p]; !ok {
+			paths = append(paths, p)
+		}
 	}
 	after, err := l.read(ctx, paths, r.before, r.spec.touchesIndex(), r.spec.scope())
 	if err != nil {
 		return err
+	}
+	for p, f := range known {
+		if _, ok := r.before.files[p]; ok {
+			after.files[p] = f
+		}
 	}
 	if walk {
 		oldC := commitOf(r.before.head, r.before.refs)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
@@ -37,6 +38,7 @@ func (c *ApplyCmd) Run(env *cli.Env) error {
 		return err
 	}
 	ws.Warn = env.Stderr
+	ws.Files = opcmd.FilesWatch(env.Ctx)
 	out, err := ws.ApplyWith(env.Ctx, c.ID, nudge.ApplyOptions{AcceptConfigChange: c.AcceptConfigChange, Unvalidated: c.Unvalidated})
 	if err != nil {
 		return refusalOf(err)

@@ -33,17 +33,10 @@ func record(env *cli.Env, command string, args []string, run func() error) error
 	if err != nil {
 		return run() // the command reports it
 	}
+	// Apply and undo tell the recording which files they change, and what
+	// those hold, once they have checked them (ApplyCmd, UndoCmd).
 	plan := opcmd.Plan{Repo: ws.Repo, Long: long[command],
-		Spec: oplog.Spec{Tool: "nudge", Kind: command, Args: args}}
-	if command == "apply" || command == "undo" {
-		if ids := opcmd.Positionals(args); len(ids) > 0 {
-			if t, err := ws.Load(ids[0]); err == nil {
-				for _, f := range t.Files {
-					plan.Spec.Paths = append(plan.Spec.Paths, f.Path)
-				}
-			}
-		}
-	}
+		Spec: oplog.Spec{Tool: "nudge", Kind: command, Args: args, FilesHinted: command == "apply" || command == "undo"}}
 	return opcmd.Around(env, plan, run)
 }
 

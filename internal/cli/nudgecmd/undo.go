@@ -2,6 +2,7 @@ package nudgecmd
 
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 )
 
 // UndoCmd is `git nudge undo ID [--json]`.
@@ -25,6 +26,7 @@ func (c *UndoCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	ws.Files = opcmd.FilesWatch(env.Ctx)
 	out, err := ws.Undo(env.Ctx, c.ID)
 	if err != nil {
 		return refusalOf(err)

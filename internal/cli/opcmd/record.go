@@ -1,10 +1,12 @@
 package opcmd
 
 import (
+	"context"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -84,4 +86,29 @@ func Positionals(args []string) []string {
 		out = append(out, a)
 	}
 	return out
+}
+
+// FilesWatch hands what git nudge apply and undo say they change in the
+// work tree to the recording ctx carries (oplog.Spec.FilesHinted); nil
+// when there is none.
+func FilesWatch(ctx context.Context) *nudge.FilesWatch {
+	rec := oplog.RecordingFrom(ctx)
+	if rec == nil {
+		return nil
+	}
+	files := func(states map[string]*nudge.FileState) map[string]*oplog.File {
+		m := make(map[string]*oplog.File, len(states))
+		for p, st := range states {
+			if st == nil {
+				m[p] = nil
+			} else {
+				m[p] = &oplog.File{Mode: st.Mode, Blob: st.Blob}
+			}
+		}
+		return m
+	}
+	return &nudge.FilesWatch{
+		Before: func(paths []string, states map[string]*nudge.FileState) { rec.Files(ctx, paths, files(states)) },
+		After:  func(states map[string]*nudge.FileState) { rec.FilesDone(files(states)) },
+	}
 }
