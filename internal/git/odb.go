@@ -218,13 +218,14 @@ func (r *Repo) looseInfo(id string) (ObjectInfo, bool) {
 }
 
 // packedAt finds id in the packs' indexes (version 2): the pack holding
-// it (open and shared: read it with ReadAt, never close it) and the
-// offset of its entry; ok is false when no index it can read names it.
-func (r *Repo) packedAt(id string) (pack *os.File, off int64, ok bool) {
+// it, open, and the offset of its entry; ok is false when no index it can
+// read names it. The pack stays open until release is called (once).
+func (r *Repo) packedAt(id string) (pack *os.File, off int64, release func(), ok bool) {
 	raw, err := hex.DecodeString(id)
 	if err != nil {
-		return nil, 0, false
+		return nil, 0, nil, false
 	}
+	packsAcquire()
 	packs, cached := packsOf(r.CommonDir, false)
 	for {
 		for _, p := range packs {
@@ -233,34 +234,46 @@ func (r *Repo) packedAt(id string) (pack *os.File, off int64, ok bool) {
 			}
 			o, found, err := p.lookup(raw)
 			if err == nil && found {
-				return p.pack, int64(o), true
+				return p.pack, int64(o), packsRelease, true
 			}
 		}
 		if !cached {
-			return nil, 0, false
+			packsRelease()
+			return nil, 0, nil, false
 		}
 		// Not in the packs listed a moment ago: list them again.
 		packs, cached = packsOf(r.CommonDir, true)
 	}
 }
 
-// packList remembers the packs of one repository for a moment: a command
+// packList remembers the packs of the repositories this process reads
+// objects of (a few, the latest used), each for a moment: a command
 // reading many objects here lists the pack folder once, not once per
-// object, and opens each pack and its index once (the index's fan-out
-// table read once), not once per object. An object found in none of them
-// makes packedAt list the folder again (a pack made meanwhile). A pack
-// and its index are opened together and stay open while listed: a repack
-// that removes them meanwhile leaves this process reading the pair it
-// opened, and the next listing closes them (a read that loses that race
-// fails, and git is asked). Whatever is read here is checked against the
-// object's id, so none of this can give a wrong answer.
+// object, and opens each pack and its index once (its fan-out table read
+// once), not once per object. An object found in none of them makes
+// packedAt list the folder again (a pack made meanwhile). A pack that is
+// no longer listed (repacked away) is closed, but only once no read is in
+// progress (readers), so that a read never loses its file half-way; until
+// then this process reads the pack and index it opened, a consistent
+// pair. Whatever is read here is checked against the object's id, so none
+// of this can give a wrong answer: at worst git is asked.
 var packList struct {
 	sync.Mutex
-	dir   string
+	dirs    map[string]*packDir
+	readers int        // lookups and reads in progress (packsAcquire)
+	closing []*os.File // files dropped while readers were at work
+}
+
+// packDir is the listing of one repository's packs.
+type packDir struct {
 	at    time.Time
+	used  time.Time
 	packs []*packFile          // in listing order; nil for one that did not open
 	open  map[string]*packFile // by index path
 }
+
+// maxPackDirs bounds the repositories whose packs stay open.
+const maxPackDirs = 4
 
 // packFile is an open pack and its version 2 index.
 type packFile struct {
@@ -268,41 +281,86 @@ type packFile struct {
 	fan       [256]uint32 // the index's fan-out table
 }
 
+// packsAcquire and packsRelease bracket a use of packList's files.
+func packsAcquire() {
+	packList.Lock()
+	packList.readers++
+	packList.Unlock()
+}
+
+func packsRelease() {
+	packList.Lock()
+	defer packList.Unlock()
+	packList.readers--
+	if packList.readers == 0 {
+		for _, f := range packList.closing {
+			f.Close()
+		}
+		packList.closing = nil
+	}
+}
+
+// dropPack closes p's files, or has them closed when no read is at work.
+func dropPack(p *packFile) {
+	if p == nil {
+		return
+	}
+	if packList.readers == 0 {
+		p.idx.Close()
+		p.pack.Close()
+		return
+	}
+	packList.closing = append(packList.closing, p.idx, p.pack)
+}
+
 // packsOf lists the packs of commonDir; cached reports a list remembered
-// from earlier (fresh asks for a new listing).
+// from earlier (fresh asks for a new listing). The caller holds a use
+// (packsAcquire).
 func packsOf(commonDir string, fresh bool) (packs []*packFile, cached bool) {
 	packList.Lock()
 	defer packList.Unlock()
-	if !fresh && packList.dir == commonDir && time.Since(packList.at) < time.Second {
-		return packList.packs, true
+	now := time.Now()
+	d := packList.dirs[commonDir]
+	if d != nil && !fresh && now.Sub(d.at) < time.Second {
+		d.used = now
+		return d.packs, true
 	}
 	idxs, _ := filepath.Glob(filepath.Join(commonDir, "objects", "pack", "pack-*.idx"))
-	if packList.dir != commonDir {
-		closePacks(packList.open, nil)
-		packList.open = nil
-	}
-	open := map[string]*packFile{}
-	packs = make([]*packFile, len(idxs))
+	nd := &packDir{at: now, used: now, open: map[string]*packFile{}, packs: make([]*packFile, len(idxs))}
 	for i, idx := range idxs {
-		p, ok := packList.open[idx]
+		p, ok := (*packFile)(nil), false
+		if d != nil {
+			p, ok = d.open[idx]
+		}
 		if !ok {
 			p = openPack(idx)
 		}
-		packs[i], open[idx] = p, p
+		nd.packs[i], nd.open[idx] = p, p
 	}
-	closePacks(packList.open, open)
-	packList.dir, packList.at, packList.packs, packList.open = commonDir, time.Now(), packs, open
-	return packs, false
-}
-
-// closePacks closes the packs of old that keep does not hold.
-func closePacks(old, keep map[string]*packFile) {
-	for idx, p := range old {
-		if _, ok := keep[idx]; !ok && p != nil {
-			p.idx.Close()
-			p.pack.Close()
+	if d != nil {
+		for idx, p := range d.open {
+			if _, ok := nd.open[idx]; !ok {
+				dropPack(p)
+			}
 		}
 	}
+	if packList.dirs == nil {
+		packList.dirs = map[string]*packDir{}
+	}
+	packList.dirs[commonDir] = nd
+	for len(packList.dirs) > maxPackDirs {
+		oldest := ""
+		for dir, e := range packList.dirs {
+			if dir != commonDir && (oldest == "" || e.used.Before(packList.dirs[oldest].used)) {
+				oldest = dir
+			}
+		}
+		for _, p := range packList.dirs[oldest].open {
+			dropPack(p)
+		}
+		delete(packList.dirs, oldest)
+	}
+	return nd.packs, false
 }
 
 // openPack opens the index idx (version 2, its fan-out table read) and
@@ -333,12 +391,13 @@ func openPack(idx string) *packFile {
 // packedInfo reads the header of id's pack entry when the object is
 // stored whole: its type and size (a delta's header gives the delta's).
 func (r *Repo) packedInfo(id string) (ObjectInfo, bool) {
-	pack, off, ok := r.packedAt(id)
+	pack, off, release, ok := r.packedAt(id)
 	if !ok {
 		return ObjectInfo{}, false
 	}
 	var b [16]byte
 	n, _ := pack.ReadAt(b[:], off)
+	release()
 	kind, size, _, ok := packHeader(b[:n])
 	if !ok || kind >= len(packObjectTypes) || packObjectTypes[kind] == "" {
 		return ObjectInfo{}, false // a delta's header gives the delta's size
@@ -389,35 +448,34 @@ func (p *packFile) lookup(raw []byte) (uint64, bool, error) {
 	}
 	hl := int64(len(raw))
 	names := int64(8 + 256*4)
-	var pos uint32
-	found := false
+	var k int
+	var found bool
 	if int64(hi-lo)*hl <= maxBucketRead {
 		bucket := make([]byte, int64(hi-lo)*hl)
 		if _, err := p.idx.ReadAt(bucket, names+int64(lo)*hl); err != nil {
 			return 0, false, err
 		}
-		k, ok := sort.Find(int(hi-lo), func(i int) int {
+		k, found = sort.Find(int(hi-lo), func(i int) int {
 			return bytes.Compare(raw, bucket[int64(i)*hl:int64(i+1)*hl])
 		})
-		found, pos = ok, lo+uint32(k)
 	} else {
 		buf := make([]byte, hl)
-		var err error
-		k, ok := sort.Find(int(hi-lo), func(i int) int {
-			if err != nil {
+		var rerr error
+		k, found = sort.Find(int(hi-lo), func(i int) int {
+			if rerr != nil {
 				return 0
 			}
-			_, err = p.idx.ReadAt(buf, names+int64(lo+uint32(i))*hl)
+			_, rerr = p.idx.ReadAt(buf, names+int64(lo+uint32(i))*hl)
 			return bytes.Compare(raw, buf)
 		})
-		if err != nil {
-			return 0, false, err
+		if rerr != nil {
+			return 0, false, rerr
 		}
-		found, pos = ok, lo+uint32(k)
 	}
 	if !found {
 		return 0, false, nil
 	}
+	pos := lo + uint32(k)
 	offs := names + int64(n)*hl + int64(n)*4
 	var o [8]byte
 	if _, err := p.idx.ReadAt(o[:4], offs+int64(pos)*4); err != nil {
@@ -478,7 +536,10 @@ func (r *Repo) hasObject(id string) bool {
 	if _, err := os.Lstat(r.loosePath(id)); err == nil {
 		return true
 	}
-	_, _, ok := r.packedAt(id)
+	_, _, release, ok := r.packedAt(id)
+	if ok {
+		release()
+	}
 	return ok
 }
 

@@ -32,11 +32,12 @@ func (r *Repo) readObjectDepth(id string, depth int) (string, []byte, bool) {
 		return "", nil, false
 	}
 	if !found {
-		pack, off, ok := r.packedAt(id)
+		pack, off, release, ok := r.packedAt(id)
 		if !ok {
 			return "", nil, false
 		}
 		typ, data, err = r.packEntry(pack, off, depth)
+		release()
 		if err != nil {
 			return "", nil, false
 		}

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -97,4 +99,79 @@ func TestApplyDeltaStopsAtDeclaredSize(t *testing.T) {
 	if n := after.TotalAlloc - before.TotalAlloc; n > 4<<20 {
 		t.Errorf("refusing the delta allocated %d bytes", n)
 	}
+}
+
+// Packs stay open between reads here (packList): a repack that replaces
+// them, while other goroutines keep reading, never makes a read give a
+// wrong answer or fail for good. Reads racing the repack may fall back to
+// git (ok false); once it is over, every object, old and new, is read here
+// again, as git reads it.
+func TestReadObjectHereAcrossRepack(t *testing.T) {
+	r := newApplyRepo(t)
+	objects := func() map[string]string {
+		list := gitT(t, r.WorkTree, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")
+		m := map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(list), "\n") {
+			id, typ, _ := strings.Cut(l, " ")
+			m[id] = typ
+		}
+		return m
+	}
+	commit := func(i int) {
+		writeT(t, r.WorkTree, fmt.Sprintf("d%d/f.txt", i%3), strings.Repeat(fmt.Sprintf("line %d\n", i), 40+i), 0o644)
+		gitT(t, r.WorkTree, "add", "-A")
+		gitT(t, r.WorkTree, "commit", "-qm", fmt.Sprintf("c%d", i))
+	}
+	check := func(want map[string]string) {
+		t.Helper()
+		for id, typ := range want {
+			gotTyp, got, ok := r.readObjectHere(id)
+			if !ok {
+				t.Errorf("%s: not read here", id)
+				continue
+			}
+			body := gitT(t, r.WorkTree, "cat-file", typ, id)
+			if gotTyp != typ || strings.TrimSuffix(string(got), "\n") != body {
+				t.Errorf("%s: read %s %q, git: %s %q", id, gotTyp, got, typ, body)
+			}
+		}
+	}
+	for i := 0; i < 4; i++ {
+		commit(i)
+	}
+	gitT(t, r.WorkTree, "repack", "-adq")
+	check(objects())
+
+	stop := make(chan struct{})
+	var wrong atomic.Int32
+	var wg sync.WaitGroup
+	ids := objects()
+	for g := 0; g < 4; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for id, typ := range ids {
+					if gotTyp, data, ok := r.readObjectHere(id); ok && (gotTyp != typ || r.ObjectID(gotTyp, data) != id) {
+						wrong.Add(1)
+					}
+				}
+			}
+		}()
+	}
+	for i := 4; i < 8; i++ {
+		commit(i)
+		gitT(t, r.WorkTree, "repack", "-adq")
+	}
+	close(stop)
+	wg.Wait()
+	if n := wrong.Load(); n > 0 {
+		t.Fatalf("%d reads during the repacks gave a wrong object", n)
+	}
+	check(objects())
 }

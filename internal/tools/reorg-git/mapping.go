@@ -188,7 +188,7 @@ allowed instead of asking git.`,
 			"errSlowPath", "Repo.InProcess", "Repo.fastOK", "Repo.fastAllowed", "Repo.looseObjectDir", "Repo.writeObject",
 			"writeLooseObject", "zlibWriters", "createObjectTemp", "looseWriters", "writeLooseObjects", "Repo.loosePath", "Repo.WriteObjects", "Repo.readLoose",
 			"Repo.looseInfo", "Repo.packedAt", "Repo.packedInfo", "Repo.objectInfoInProcess", "Repo.objectInfoHere", "maxBucketRead", "packFile.lookup", "Repo.hasObject", "readSmall",
-			"packList", "packFile", "packsOf", "closePacks", "openPack", "openObjectFile",
+			"packList", "packDir", "maxPackDirs", "packFile", "packsAcquire", "packsRelease", "dropPack", "packsOf", "openPack", "openObjectFile",
 		},
 	},
 	{
