@@ -388,27 +388,9 @@ func openPack(idx string) *packFile {
 	return p
 }
 
-// packedInfo reads the header of id's pack entry when the object is
-// stored whole: its type and size (a delta's header gives the delta's).
-func (r *Repo) packedInfo(id string) (ObjectInfo, bool) {
-	pack, off, release, ok := r.packedAt(id)
-	if !ok {
-		return ObjectInfo{}, false
-	}
-	var b [16]byte
-	n, _ := pack.ReadAt(b[:], off)
-	release()
-	kind, size, _, ok := packHeader(b[:n])
-	if !ok || kind >= len(packObjectTypes) || packObjectTypes[kind] == "" {
-		return ObjectInfo{}, false // a delta's header gives the delta's size
-	}
-	t := packObjectTypes[kind]
-	return ObjectInfo{Type: t, Size: int64(size)}, true
-}
-
 // objectInfoInProcess describes a loose object (its header) or a packed
-// one stored whole (its entry's header: type and size); ok is false for
-// anything else (a deltified entry, whose size is its delta's; an object
+// one (its entry's header, a delta's own first bytes and its chain's
+// headers: see packEntryInfo); ok is false for anything else (an object
 // not found here; a repository fastOK leaves to git).
 func (r *Repo) objectInfoInProcess(id string) (ObjectInfo, bool) {
 	if !r.fastOK() || !r.validID(id) || r.mayReplace() {
@@ -420,13 +402,27 @@ func (r *Repo) objectInfoInProcess(id string) (ObjectInfo, bool) {
 // objectInfoHere is objectInfoInProcess once its repository-wide checks
 // hold (a caller describing many objects makes them once).
 func (r *Repo) objectInfoHere(id string) (ObjectInfo, bool) {
+	return r.objectInfoDepth(id, 0)
+}
+
+// objectInfoDepth is objectInfoHere for the base of a delta depth deltas
+// down.
+func (r *Repo) objectInfoDepth(id string, depth int) (ObjectInfo, bool) {
 	if info, ok := r.looseInfo(id); ok {
 		return info, true
 	}
 	if _, err := os.Lstat(r.loosePath(id)); err == nil {
 		return ObjectInfo{}, false // loose but unreadable here
 	}
-	return r.packedInfo(id)
+	if depth > maxDeltaDepth {
+		return ObjectInfo{}, false
+	}
+	pack, off, release, ok := r.packedAt(id)
+	if !ok {
+		return ObjectInfo{}, false
+	}
+	defer release()
+	return r.packEntryInfo(pack, off, depth)
 }
 
 // maxBucketRead is the most of an index's object names lookup reads at

@@ -72,28 +72,15 @@ func (r *Repo) packEntry(f *os.File, off int64, depth int) (string, []byte, erro
 		data, err := inflateN(br, size)
 		return packObjectTypes[kind], data, err
 	case 6: // a delta against the entry rel bytes before this one
-		c, err := br.ReadByte()
-		if err != nil {
-			return "", nil, err
-		}
-		rel := uint64(c & 0x7f)
-		for c&0x80 != 0 {
-			if c, err = br.ReadByte(); err != nil {
-				return "", nil, err
-			}
-			if rel > 1<<55 {
-				return "", nil, errors.New("bad delta offset")
-			}
-			rel = (rel+1)<<7 | uint64(c&0x7f)
-		}
-		if rel == 0 || rel > uint64(off) {
+		rel, ok := deltaOffset(br, off)
+		if !ok {
 			return "", nil, errors.New("bad delta offset")
 		}
 		delta, err := inflateN(br, size)
 		if err != nil {
 			return "", nil, err
 		}
-		typ, base, err := r.packEntry(f, off-int64(rel), depth+1)
+		typ, base, err := r.packEntry(f, off-rel, depth+1)
 		if err != nil {
 			return "", nil, err
 		}
@@ -236,4 +223,90 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 		return nil, bad
 	}
 	return out, nil
+}
+
+// packEntryInfo describes the entry at off of the pack f: a whole entry
+// by its header; a delta by its base's type (the chain followed by
+// headers only) and the size the delta declares for its result (its
+// first bytes inflated).
+func (r *Repo) packEntryInfo(f *os.File, off int64, depth int) (ObjectInfo, bool) {
+	if depth > maxDeltaDepth {
+		return ObjectInfo{}, false
+	}
+	br := bufio.NewReaderSize(io.NewSectionReader(f, off, 1<<62), 512)
+	head, _ := br.Peek(16)
+	kind, size, n, ok := packHeader(head)
+	if !ok {
+		return ObjectInfo{}, false
+	}
+	br.Discard(n)
+	switch kind {
+	case 1, 2, 3, 4:
+		return ObjectInfo{Type: packObjectTypes[kind], Size: int64(size)}, true
+	case 6, 7:
+	default:
+		return ObjectInfo{}, false
+	}
+	var base func() (ObjectInfo, bool)
+	if kind == 6 {
+		rel, ok := deltaOffset(br, off)
+		if !ok {
+			return ObjectInfo{}, false
+		}
+		base = func() (ObjectInfo, bool) { return r.packEntryInfo(f, off-rel, depth+1) }
+	} else {
+		raw := make([]byte, r.hashLen())
+		if _, err := io.ReadFull(br, raw); err != nil {
+			return ObjectInfo{}, false
+		}
+		base = func() (ObjectInfo, bool) { return r.objectInfoDepth(hex.EncodeToString(raw), depth+1) }
+	}
+	// The delta starts with the base's size and the result's (varints).
+	zr, err := getZlibReader(br)
+	if err != nil {
+		return ObjectInfo{}, false
+	}
+	var b [20]byte
+	m, _ := io.ReadFull(zr, b[:min(len(b), int(min(size, 20)))])
+	zlibReaders.Put(zr)
+	d := b[:m]
+	var sizes [2]uint64
+	for i := range sizes {
+		for shift := 0; ; shift += 7 {
+			if len(d) == 0 || shift > 56 {
+				return ObjectInfo{}, false
+			}
+			c := d[0]
+			d = d[1:]
+			sizes[i] |= uint64(c&0x7f) << shift
+			if c&0x80 == 0 {
+				break
+			}
+		}
+	}
+	info, ok := base()
+	if !ok {
+		return ObjectInfo{}, false
+	}
+	return ObjectInfo{Type: info.Type, Size: int64(sizes[1])}, true
+}
+
+// deltaOffset reads an offset delta's distance back to its base, which
+// must lie before off.
+func deltaOffset(br *bufio.Reader, off int64) (int64, bool) {
+	c, err := br.ReadByte()
+	if err != nil {
+		return 0, false
+	}
+	rel := uint64(c & 0x7f)
+	for c&0x80 != 0 {
+		if c, err = br.ReadByte(); err != nil || rel > 1<<55 {
+			return 0, false
+		}
+		rel = (rel+1)<<7 | uint64(c&0x7f)
+	}
+	if rel == 0 || rel > uint64(off) {
+		return 0, false
+	}
+	return int64(rel), true
 }

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -39,10 +40,15 @@ func TestReadObjectHereAgreesWithGit(t *testing.T) {
 				gitT(t, r.WorkTree, "commit", "-qm", fmt.Sprintf("commit %d", i))
 			}
 			gitT(t, r.WorkTree, "-c", "repack.useDeltaBaseOffset="+ofs, "repack", "-adf", "-q", "--depth=20", "--window=50")
-			list := gitT(t, r.WorkTree, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")
+			list := gitT(t, r.WorkTree, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(objectsize)")
 			n := 0
 			for _, l := range strings.Split(strings.TrimSpace(list), "\n") {
-				id, typ, _ := strings.Cut(l, " ")
+				f := strings.Fields(l)
+				id, typ := f[0], f[1]
+				// Described here too (a delta by its chain), as git does.
+				if info, ok := r.objectInfoHere(id); !ok || info.Type != typ || strconv.FormatInt(info.Size, 10) != f[2] {
+					t.Errorf("%s: described here as %+v (%v), git: %s %s", id, info, ok, typ, f[2])
+				}
 				gotTyp, got, ok := r.readObjectHere(id)
 				if !ok {
 					t.Errorf("%s: not read here", id)

@@ -1,5 +1,8 @@
 package git
 
+// This file holds when git converts nothing for a set of paths, and
+// reading blobs in this process for them.
+
 import (
 	"errors"
 	"io/fs"

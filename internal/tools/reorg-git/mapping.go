@@ -187,7 +187,7 @@ allowed instead of asking git.`,
 		Names: []string{
 			"errSlowPath", "Repo.InProcess", "Repo.fastOK", "Repo.fastAllowed", "Repo.looseObjectDir", "Repo.writeObject",
 			"writeLooseObject", "zlibWriters", "createObjectTemp", "looseWriters", "writeLooseObjects", "Repo.loosePath", "Repo.WriteObjects", "Repo.readLoose",
-			"Repo.looseInfo", "Repo.packedAt", "Repo.packedInfo", "Repo.objectInfoInProcess", "Repo.objectInfoHere", "maxBucketRead", "packFile.lookup", "Repo.hasObject", "readSmall",
+			"Repo.looseInfo", "Repo.packedAt", "Repo.objectInfoDepth", "Repo.objectInfoInProcess", "Repo.objectInfoHere", "maxBucketRead", "packFile.lookup", "Repo.hasObject", "readSmall",
 			"packList", "packDir", "maxPackDirs", "packFile", "packsAcquire", "packsRelease", "dropPack", "packsOf", "openPack", "openObjectFile",
 		},
 	},
@@ -213,7 +213,7 @@ is left to git.`,
 		Header: `This file holds reading objects from packs in this process: the entry
 an index names, deltas resolved against their bases.`,
 		Names: []string{
-			"Repo.readObjectHere", "Repo.readObjectDepth", "packObjectTypes", "maxDeltaDepth", "Repo.packEntry", "packHeader",
+			"Repo.readObjectHere", "Repo.readObjectDepth", "packObjectTypes", "maxDeltaDepth", "Repo.packEntry", "Repo.packEntryInfo", "deltaOffset", "packHeader",
 			"inflateN", "applyDelta", "zlibReaders", "getZlibReader",
 		},
 	},
