@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -790,13 +791,33 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 			}
 		}
 	}
-	ids, err := l.Repo.WriteBlobsData(ctx, datas)
-	if err != nil {
-		return err
+	// The blobs are written while the record, its tree and its commit are
+	// worked out (their ids are the hashes of their bytes); the log's ref
+	// moves only once they are written (append waits for it).
+	ids := make([]string, len(datas))
+	for i, d := range datas {
+		ids[i] = l.Repo.ObjectID("blob", d)
 	}
 	for i, p := range sets {
 		*p = ids[i]
 	}
+	written := make(chan error, 1)
+	go func() {
+		got, err := l.Repo.WriteBlobsData(ctx, datas)
+		if err == nil && !slices.Equal(got, ids) {
+			err = errors.New("git stored the operation's blobs under other ids")
+		}
+		written <- err
+	}()
+	var writeErr error
+	waited := false
+	blobsWritten := func() error {
+		if !waited {
+			waited, writeErr = true, <-written
+		}
+		return writeErr
+	}
+	defer blobsWritten()
 	op.State = Done
 	if cmdErr != nil {
 		op.State = Failed
@@ -809,7 +830,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 		return l.removePending(r)
 	}
 	op.ID = ""
-	if err := l.append(ctx, op); err != nil {
+	if err := l.append(ctx, op, blobsWritten); err != nil {
 		var ce *CorruptError
 		if errors.As(err, &ce) {
 			// Never written over: the operation goes unrecorded.

@@ -307,10 +307,25 @@ var identity = git.Identity{Name: "git-nudge oplog", Email: "oplog@localhost"}
 // The common case starts no git process: the tip is a loose commit read
 // here, the objects are written as loose objects and the ref is swapped
 // with git's lock protocol (see internal/git/odb.go).
-func (l *Log) append(ctx context.Context, op *Op) error {
+//
+// ready, when set, waits for the objects op names that the caller is
+// still writing: before the commit is made (and the ref moved), or before
+// the tree when git makes it (git mktree checks that its entries exist).
+func (l *Log) append(ctx context.Context, op *Op, ready func() error) error {
+	if ready != nil && !l.Repo.InProcess() {
+		if err := ready(); err != nil {
+			return err
+		}
+	}
 	tree, err := l.Repo.BlobTree(ctx, op.blobs(), op.trees())
 	if err != nil {
 		return err
+	}
+	if ready != nil {
+		// What the record names is written before anything names it.
+		if err := ready(); err != nil {
+			return err
+		}
 	}
 	// The refs the suite changes point at commits; a value that is not
 	// one is left unpinned (a commit's parents must be commits).

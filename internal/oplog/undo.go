@@ -181,7 +181,7 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 	inv.PID = 0
 	inv.Summary = summary(inv)
 	inv.ID = ""
-	if err := l.append(ctx, inv); err != nil {
+	if err := l.append(ctx, inv, nil); err != nil {
 		return target, inv, errors.Join(werr, err)
 	}
 	if err := l.removePending(rec); err != nil {
