@@ -332,8 +332,8 @@ func packsOf(commonDir string, fresh bool) (packs []*packFile, cached bool) {
 		if d != nil {
 			p, ok = d.open[idx]
 		}
-		if !ok {
-			p = openPack(idx)
+		if !ok || p == nil {
+			p = openPack(idx) // one that did not open is tried again
 		}
 		nd.packs[i], nd.open[idx] = p, p
 	}
