@@ -60,6 +60,7 @@ func (r *Repo) CheckoutTo(ctx context.Context, dir string, entries []IndexEntry)
 // git's. A user's index.lock present before the reset is an
 // *IndexLockedError, and nothing is changed.
 func (r *Repo) ResetHard(ctx context.Context, commit, reason string) error {
+	r.refsAboutToChange("HEAD")
 	if !r.validID(commit) {
 		return fmt.Errorf("ResetHard needs a full commit id, not %q", commit)
 	}

@@ -36,6 +36,7 @@ type SetRefRequest struct {
 // comparison is a *RefLockError naming the ref (errors.Is(err,
 // ErrRefConflict) holds), as for UpdateRefs.
 func (r *Repo) SetRef(ctx context.Context, req SetRefRequest) error {
+	r.refsAboutToChange(req.Name)
 	args := []string{"update-ref"}
 	if req.Reason != "" {
 		args = append(args, "-m", req.Reason)
@@ -70,6 +71,7 @@ func isRefLockFailure(stderr string) bool {
 
 // DeleteRef deletes a ref, only if it still points at old (when old != "").
 func (r *Repo) DeleteRef(ctx context.Context, name, old string) error {
+	r.refsAboutToChange(name)
 	args := []string{"update-ref", "-d", "--", name}
 	if old != "" {
 		args = append(args, old)
@@ -175,6 +177,11 @@ var lockedRefRe = regexp.MustCompile(`cannot lock ref '([^']+)'`)
 // UpdateRefs applies every update in one transaction: all of them happen or
 // none does. A failed comparison is a *RefLockError naming the ref.
 func (r *Repo) UpdateRefs(ctx context.Context, reason string, ups ...RefUpdate) error {
+	names := make([]string, len(ups))
+	for i, u := range ups {
+		names[i] = u.Name
+	}
+	r.refsAboutToChange(names...)
 	var in bytes.Buffer
 	for _, u := range ups {
 		if u.NoDeref {
@@ -538,6 +545,7 @@ func (r *Repo) readOneRef(name string) (v string, ok, handled bool) {
 // exclusively, compared, written, renamed into place), for refs that keep
 // no reflog. It falls back to git when it cannot.
 func (r *Repo) SetRefFast(ctx context.Context, name, newID, old string) error {
+	r.refsAboutToChange(name)
 	if !r.fastOK() || !strings.HasPrefix(name, "refs/") || !r.validID(newID) || !r.validID(old) {
 		return r.SetRef(ctx, SetRefRequest{Name: name, New: newID, Old: old})
 	}
@@ -659,6 +667,7 @@ func (r *Repo) HeadTargetKnowing(ctx context.Context, refs map[string]string) (s
 // SetHeadTarget points HEAD at target ("ref: <branch>" or a commit id),
 // without touching the index or the work tree.
 func (r *Repo) SetHeadTarget(ctx context.Context, target string) error {
+	r.refsAboutToChange("HEAD")
 	if b, ok := strings.CutPrefix(target, "ref: "); ok {
 		_, err := r.git(ctx, "symbolic-ref", "HEAD", b)
 		return err

@@ -33,9 +33,13 @@ type scope struct {
 	// snapshot's): its loose files are listed, and only those that did not
 	// exist before are read after the command.
 	newRefs string
-	autodev bool // .autodev/checkpoints.json and state.json
-	saves   bool // .nudgethis/saves.json
-	tasks   taskScope
+	// writtenRefs: of the refs under refs, only HEAD's branch and the refs
+	// this process changes (git.WatchRefs, each read right before it
+	// changes) are read, not every ref under them.
+	writtenRefs bool
+	autodev     bool // .autodev/checkpoints.json and state.json
+	saves       bool // .nudgethis/saves.json
+	tasks       taskScope
 }
 
 type taskScope int
@@ -70,10 +74,19 @@ func (s Spec) scope() scope {
 		// before and after cost each command time that grew with the
 		// number of tasks, and counted another process's changes made
 		// meanwhile (a long run holds no log lock) as this command's.
-		return scope{refs: []string{"refs/heads/", "refs/nudgethis/"}, saves: true, tasks: writtenTasks}
+		// Likewise the refs: every ref these commands change goes through
+		// this process's git layer, which tells the recording first.
+		// A long command (run, start, work, validate) still reads every
+		// ref under the scope before and after: the task it runs may
+		// move a branch, and that is part of what the run did.
+		return scope{refs: []string{"refs/heads/", "refs/nudgethis/"}, writtenRefs: !longKinds[s.Kind], saves: true, tasks: writtenTasks}
 	}
 	return scope{refs: refPrefixes, autodev: true, saves: true, tasks: allTasks}
 }
+
+// longKinds are git-nudge's commands that run a task's or the user's
+// commands (and hold no log lock while they do).
+var longKinds = map[string]bool{"run": true, "start": true, "work": true, "validate": true}
 
 // state is what a command may change, read before and after it.
 type state struct {
@@ -83,14 +96,16 @@ type state struct {
 	// refNames are the loose refs of the scope's newRefs folder.
 	refNames map[string]bool
 	// written are the task records the command changed (writtenTasks
-	// scope), set on the state read before it, for the read after it.
-	written  []string
-	head     string
-	refs     map[string]string
-	journals map[string][]byte
-	jids     map[string]fileID
-	index    *git.IndexFile
-	files    map[string]*File
+	// scope), and writtenRefs the refs (writtenRefs scope), set on the
+	// state read before it, for the read after it.
+	written     []string
+	writtenRefs []string
+	head        string
+	refs        map[string]string
+	journals    map[string][]byte
+	jids        map[string]fileID
+	index       *git.IndexFile
+	files       map[string]*File
 }
 
 // journalFiles lists the journals of the work tree in sc: task records,
@@ -148,7 +163,18 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 		// read the whole folder through git instead.
 		prefixes = append(append([]string{}, prefixes...), sc.newRefs)
 	}
-	if s.refs, s.head, err = l.Repo.RefsAndHead(ctx, prefixes...); err != nil {
+	if sc.writtenRefs {
+		var names []string
+		if prev != nil {
+			names = prev.writtenRefs
+			if b, ok := strings.CutPrefix(prev.head, "ref: "); ok {
+				names = append(names, b)
+			}
+		}
+		if s.refs, s.head, err = l.headAndRefs(ctx, names); err != nil {
+			return nil, err
+		}
+	} else if s.refs, s.head, err = l.Repo.RefsAndHead(ctx, prefixes...); err != nil {
 		return nil, err
 	}
 	for n := range s.refs {
@@ -188,6 +214,35 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 		return nil, err
 	}
 	return s, nil
+}
+
+// headAndRefs reads HEAD, the branch it names and the refs names.
+func (l *Log) headAndRefs(ctx context.Context, names []string) (map[string]string, string, error) {
+	h, err := l.Repo.Head(ctx)
+	if err != nil {
+		return nil, "", err
+	}
+	head := h.Commit
+	if h.Branch != "" {
+		head = "ref: " + h.Branch
+		names = append(names, h.Branch)
+	}
+	refs := map[string]string{}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		v, ok, err := l.Repo.ReadRefFast(ctx, n)
+		if err != nil {
+			return nil, "", err
+		}
+		if ok {
+			refs[n] = v
+		}
+	}
+	return refs, head, nil
 }
 
 // readNewRefs lists the loose refs of folder into s.refNames and, after
@@ -337,10 +392,12 @@ type Recording struct {
 	before *state
 	dirty  []string
 	hint   *changeHint
-	// writtenTasks scope: the journal watch, and the records noted.
-	stopWatch func()
-	mu        sync.Mutex
-	written   map[string]bool
+	// writtenTasks and writtenRefs scopes: the watches, and the records
+	// and refs noted.
+	stopWatch   func()
+	mu          sync.Mutex
+	written     map[string]bool
+	writtenRefs map[string]bool
 	// FilesHinted: what the files named hold after the command (FilesDone).
 	filesAfter map[string]*File
 }
@@ -412,6 +469,37 @@ func (r *Recording) noteJournal(path string) {
 	if b, id, ok := readJournal(path); ok {
 		r.before.journals[rel], r.before.jids[rel] = b, id
 	}
+}
+
+// noteRefs is the ref watch of a writtenRefs recording: a ref of this
+// repository under the scope's folders about to change is read as it is,
+// the first time (what the command replaces); HEAD and its branch are
+// read before and after anyway.
+func (r *Recording) noteRefs(gitDir, commonDir string, names []string) {
+	if commonDir != r.log.Repo.CommonDir {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, n := range names {
+		if r.writtenRefs[n] || !underAny(n, r.spec.scope().refs) {
+			continue
+		}
+		r.writtenRefs[n] = true
+		if v, ok, err := r.log.Repo.ReadRefFast(context.Background(), n); err == nil && ok {
+			r.before.refs[n] = v
+		}
+	}
+}
+
+// underAny reports whether ref name is under one of the folders prefixes.
+func underAny(name string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // changeHint is what a hinted command said it was about to change: the
@@ -501,9 +589,21 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 	if err := l.writePending(rec); err != nil {
 		return nil, err
 	}
+	var stops []func()
 	if spec.scope().tasks == writtenTasks {
 		rec.written = map[string]bool{}
-		rec.stopWatch = journal.Watch(rec.noteJournal)
+		stops = append(stops, journal.Watch(rec.noteJournal))
+	}
+	if spec.scope().writtenRefs {
+		rec.writtenRefs = map[string]bool{}
+		stops = append(stops, git.WatchRefs(rec.noteRefs))
+	}
+	if len(stops) > 0 {
+		rec.stopWatch = func() {
+			for _, stop := range stops {
+				stop()
+			}
+		}
 	}
 	faultPoint("oplog-after-pending")
 	return rec, nil
@@ -629,6 +729,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 		r.stopWatch()
 		r.mu.Lock()
 		r.before.written = sortedKeys(r.written)
+		r.before.writtenRefs = sortedKeys(r.writtenRefs)
 		r.mu.Unlock()
 	}
 	faultPoint("oplog-before-finish")

@@ -178,3 +178,84 @@ func TestRecordingNotesTheRecordsItWrites(t *testing.T) {
 		}
 	}
 }
+
+// Likewise the refs: a git-nudge command that runs no task records the
+// refs this process changes (read as they were right before), and HEAD's
+// branch, and nothing another process changed meanwhile; a run (a long
+// command) still records every change under its folders, what its task
+// did included.
+func TestRecordingNotesTheRefsItWrites(t *testing.T) {
+	ctx := context.Background()
+	dir := testutil.Repo(t)
+	c1 := testutil.Commit(t, dir, map[string]string{"a.txt": "a\n"}, "one")
+	c2 := testutil.Commit(t, dir, map[string]string{"a.txt": "b\n"}, "two")
+	testutil.Git(t, dir, "update-ref", "refs/nudgethis/snapshots/t1", c1)
+	testutil.Git(t, dir, "update-ref", "refs/nudgethis/results/t3", c1)
+	repo, err := git.Discover(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Open(repo)
+	refsOf := func(op *Op) map[string][2]string {
+		m := map[string][2]string{}
+		for _, r := range op.Refs {
+			m[r.Name] = [2]string{r.Old, r.New}
+		}
+		return m
+	}
+
+	rec, err := l.Begin(ctx, Spec{Tool: "nudge", Kind: "apply", Args: []string{"apply", "t2"}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Git(t, dir, "update-ref", "refs/nudgethis/snapshots/t1", c2) // another process
+	if err := repo.SetRef(ctx, git.SetRefRequest{Name: "refs/nudgethis/undo/t2", New: c1, Old: repo.ZeroID()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.SetRefFast(ctx, "refs/nudgethis/undo/t2", c2, c1); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.DeleteRef(ctx, "refs/nudgethis/results/t3", c1); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.SetRef(ctx, git.SetRefRequest{Name: "refs/heads/main", New: c1, Old: c2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Finish(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	ops, err := l.Read(ctx)
+	if err != nil || len(ops) != 1 {
+		t.Fatalf("log: %v, %d ops", err, len(ops))
+	}
+	got := refsOf(ops[0])
+	want := map[string][2]string{
+		"refs/nudgethis/undo/t2":    {"", c2},
+		"refs/nudgethis/results/t3": {c1, ""},
+		"refs/heads/main":           {c2, c1},
+	}
+	if len(got) != len(want) {
+		t.Errorf("refs recorded: %v, want %v", got, want)
+	}
+	for n, w := range want {
+		if got[n] != w {
+			t.Errorf("%s: recorded %v, want %v", n, got[n], w)
+		}
+	}
+
+	// A run records what changed under its folders, whoever changed it.
+	rec, err = l.Begin(ctx, Spec{Tool: "nudge", Kind: "run", Args: []string{"run", "--", "true"}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.Git(t, dir, "update-ref", "refs/heads/agent", c2)
+	if err := rec.Finish(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ops, err = l.Read(ctx); err != nil || len(ops) != 2 {
+		t.Fatalf("log: %v, %d ops", err, len(ops))
+	}
+	if got := refsOf(ops[0]); got["refs/heads/agent"] != [2]string{"", c2} {
+		t.Errorf("run recorded %v, want refs/heads/agent created", got)
+	}
+}

@@ -226,6 +226,14 @@ reading blobs in this process for them.`,
 		},
 	},
 	{
+		File: "refwatch.go",
+		Header: `This file holds telling watchers, in this process, which refs are about
+to change.`,
+		Names: []string{
+			"refWatchers", "WatchRefs", "Repo.refsAboutToChange",
+		},
+	},
+	{
 		File: "statcache.go",
 		Header: `This file holds the stat cache: a private copy of the index whose
 refreshed stat data status may use, and when it can be trusted.`,
