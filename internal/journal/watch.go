@@ -2,7 +2,8 @@ package journal
 
 import (
 	"os"
-	"sync"
+
+	"github.com/nudgethis/git-nudge/internal/watch"
 )
 
 // A watcher is told, in this process, the path of every journal file about
@@ -10,40 +11,16 @@ import (
 // changes: the operation log reads what such a file held then, instead of
 // reading every task record before each command in case the command
 // changes one (a cost that grew with the number of tasks).
-var watchers struct {
-	sync.Mutex
-	next int
-	fns  map[int]func(path string)
-}
+var watchers watch.List[func(path string)]
 
 // Watch calls fn with the path of each journal this process is about to
 // change, until stop is called. fn runs in the goroutine changing the file
 // (several at once, possibly) and must not change journals itself.
-func Watch(fn func(path string)) (stop func()) {
-	watchers.Lock()
-	defer watchers.Unlock()
-	if watchers.fns == nil {
-		watchers.fns = map[int]func(string){}
-	}
-	k := watchers.next
-	watchers.next++
-	watchers.fns[k] = fn
-	return func() {
-		watchers.Lock()
-		defer watchers.Unlock()
-		delete(watchers.fns, k)
-	}
-}
+func Watch(fn func(path string)) (stop func()) { return watchers.Add(fn) }
 
 // aboutToChange tells every watcher that path is about to change.
 func aboutToChange(path string) {
-	watchers.Lock()
-	fns := make([]func(string), 0, len(watchers.fns))
-	for _, fn := range watchers.fns {
-		fns = append(fns, fn)
-	}
-	watchers.Unlock()
-	for _, fn := range fns {
+	for _, fn := range watchers.All() {
 		fn(path)
 	}
 }
