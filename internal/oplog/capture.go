@@ -58,14 +58,22 @@ const (
 // everything.
 func (s Spec) scope() scope {
 	switch {
-	case s.Tool == "autodev":
+	case s.Tool == "autodev" && s.Kind == "run":
 		// git-autodev never touches git-nudge's refs or task records,
 		// and only ever adds checkpoint refs (each pins a new id): their
 		// loose files are listed, and only the new ones read after it.
+		// A run reads every branch before and after: what the command it
+		// runs does to them is part of the run.
 		return scope{refs: []string{"refs/heads/"}, newRefs: "refs/autodev/checkpoints/", autodev: true, tasks: noTasks}
+	case s.Tool == "autodev":
+		// The branches and checkpoint refs the command changes, told by
+		// this process's git layer (a checkpoint ref per checkpoint made:
+		// listing them all cost a checkpoint 20 ms at 5,000).
+		return scope{refs: []string{"refs/heads/", "refs/autodev/checkpoints/"}, writtenRefs: true, autodev: true, tasks: noTasks}
 	case s.Tool == "nudge" && s.Kind == "snapshot":
-		// A snapshot adds a task: its ref and its new record.
-		return scope{refs: []string{"refs/heads/"}, newRefs: "refs/nudgethis/snapshots/", tasks: newTasks}
+		// A snapshot adds a task: its ref (told by the git layer) and its
+		// new record.
+		return scope{refs: []string{"refs/heads/", "refs/nudgethis/snapshots/"}, writtenRefs: true, tasks: newTasks}
 	case s.Tool == "nudge":
 		// The other commands of git-nudge change the records of the
 		// tasks they act on (and those a lock's reconciling or the
@@ -595,7 +603,13 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 		stops = append(stops, journal.Watch(rec.noteJournal))
 	}
 	if spec.scope().writtenRefs {
+		// The refs read already (HEAD's branch) keep the value read
+		// now: a ref the command moves twice, first through HEAD
+		// (ResetHard), is recorded from where it started.
 		rec.writtenRefs = map[string]bool{}
+		for n := range before.refs {
+			rec.writtenRefs[n] = true
+		}
 		stops = append(stops, git.WatchRefs(rec.noteRefs))
 	}
 	if len(stops) > 0 {

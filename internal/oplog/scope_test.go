@@ -54,7 +54,10 @@ func TestRecordingReadsOnlyItsScope(t *testing.T) {
 	}
 	testutil.WriteFile(t, dir, ".nudgethis/tasks/t1.json", `{"id":"t1","state":"dropped"}`)
 	testutil.WriteFile(t, dir, ".nudgethis/tasks/t2.json", `{"id":"t2"}`)
-	testutil.Git(t, dir, "update-ref", "refs/nudgethis/snapshots/t2", c)
+	testutil.Git(t, dir, "update-ref", "refs/nudgethis/snapshots/t1", c) // someone else
+	if err := repo.SetRefFast(ctx, "refs/nudgethis/snapshots/t2", c, repo.ZeroID()); err != nil {
+		t.Fatal(err)
+	}
 	if err := rec.Finish(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -70,10 +73,10 @@ func TestRecordingReadsOnlyItsScope(t *testing.T) {
 	}
 }
 
-// Where git's files are not read in this process, a snapshot's new ref
-// is read through git instead of from a folder listing (a reftable
-// repository has no loose ref files to list). The git here predates
-// reftable, so core.fsync stands in to take the same path.
+// Where git's files are not read in this process, the ref a snapshot
+// makes (its name told by the git layer) is read through git: a reftable
+// repository has no loose ref files. The git here predates reftable, so
+// core.fsync stands in to take the same path.
 func TestSnapshotRefRecordedThroughGit(t *testing.T) {
 	ctx := context.Background()
 	dir := testutil.Repo(t)
@@ -93,7 +96,9 @@ func TestSnapshotRefRecordedThroughGit(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.WriteFile(t, dir, ".nudgethis/tasks/t2.json", `{"id":"t2"}`)
-	testutil.Git(t, dir, "update-ref", "refs/nudgethis/snapshots/t2", c)
+	if err := repo.SetRef(ctx, git.SetRefRequest{Name: "refs/nudgethis/snapshots/t2", New: c, Old: repo.ZeroID()}); err != nil {
+		t.Fatal(err)
+	}
 	if err := rec.Finish(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -243,6 +248,28 @@ func TestRecordingNotesTheRefsItWrites(t *testing.T) {
 		}
 	}
 
+	// A branch moved twice, first through HEAD (a reset), is recorded
+	// from where it was when the command started.
+	rec, err = l.Begin(ctx, Spec{Tool: "nudge", Kind: "save", Args: []string{"save"}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.ResetHard(ctx, c2, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.SetRef(ctx, git.SetRefRequest{Name: "refs/heads/main", New: c1, Old: c2}); err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Finish(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if ops, err = l.Read(ctx); err != nil || len(ops) != 2 {
+		t.Fatalf("log: %v, %d ops", err, len(ops))
+	}
+	if got := refsOf(ops[0]); len(got) != 0 {
+		t.Errorf("a branch moved away and back recorded as %v", got)
+	}
+
 	// A run records what changed under its folders, whoever changed it.
 	rec, err = l.Begin(ctx, Spec{Tool: "nudge", Kind: "run", Args: []string{"run", "--", "true"}}, time.Now())
 	if err != nil {
@@ -252,7 +279,7 @@ func TestRecordingNotesTheRefsItWrites(t *testing.T) {
 	if err := rec.Finish(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	if ops, err = l.Read(ctx); err != nil || len(ops) != 2 {
+	if ops, err = l.Read(ctx); err != nil || len(ops) != 3 {
 		t.Fatalf("log: %v, %d ops", err, len(ops))
 	}
 	if got := refsOf(ops[0]); got["refs/heads/agent"] != [2]string{"", c2} {
