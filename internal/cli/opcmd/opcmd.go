@@ -265,8 +265,13 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	for _, r := range o.Refs {
 		env.Printf("  ref %s: %s -> %s\n", r.Name, val(r.Old), val(r.New))
 	}
-	if o.Index != nil {
-		env.Printf("  index: %s -> %s\n", val(o.Index.Old), val(o.Index.New))
+	if c := o.Index; c != nil {
+		if c.Trees() {
+			// Recorded as the trees of its entries (stat data aside).
+			env.Printf("  index: tree %s -> tree %s\n", val(c.OldTree), val(c.NewTree))
+		} else {
+			env.Printf("  index: %s -> %s\n", val(c.Old), val(c.New))
+		}
 	}
 	for _, j := range o.Journals {
 		env.Printf("  journal %s: %s -> %s\n", j.File, val(j.Old), val(j.New))
