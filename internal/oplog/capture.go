@@ -58,7 +58,7 @@ const (
 // everything.
 func (s Spec) scope() scope {
 	switch {
-	case s.Tool == "autodev" && s.Kind == "run":
+	case s.Tool == "autodev" && s.Long:
 		// git-autodev never touches git-nudge's refs or task records,
 		// and only ever adds checkpoint refs (each pins a new id): their
 		// loose files are listed, and only the new ones read after it.
@@ -87,14 +87,10 @@ func (s Spec) scope() scope {
 		// A long command (run, start, work, validate) still reads every
 		// ref under the scope before and after: the task it runs may
 		// move a branch, and that is part of what the run did.
-		return scope{refs: []string{"refs/heads/", "refs/nudgethis/"}, writtenRefs: !longKinds[s.Kind], saves: true, tasks: writtenTasks}
+		return scope{refs: []string{"refs/heads/", "refs/nudgethis/"}, writtenRefs: !s.Long, saves: true, tasks: writtenTasks}
 	}
 	return scope{refs: refPrefixes, autodev: true, saves: true, tasks: allTasks}
 }
-
-// longKinds are git-nudge's commands that run a task's or the user's
-// commands (and hold no log lock while they do).
-var longKinds = map[string]bool{"run": true, "start": true, "work": true, "validate": true}
 
 // state is what a command may change, read before and after it.
 type state struct {
@@ -376,6 +372,11 @@ type Spec struct {
 	// the files whose state it was not told. A command that never calls
 	// Files changed no work-tree file.
 	FilesHinted bool
+	// Long: the command runs a task's or the user's commands and holds no
+	// log lock meanwhile (opcmd.Plan.Long): its recording reads every ref
+	// of its scope before and after, since what those commands do to a
+	// branch is part of what it did.
+	Long bool
 }
 
 // leavesIndex are the commands that never change the user's index (SPEC

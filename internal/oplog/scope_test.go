@@ -271,7 +271,7 @@ func TestRecordingNotesTheRefsItWrites(t *testing.T) {
 	}
 
 	// A run records what changed under its folders, whoever changed it.
-	rec, err = l.Begin(ctx, Spec{Tool: "nudge", Kind: "run", Args: []string{"run", "--", "true"}}, time.Now())
+	rec, err = l.Begin(ctx, Spec{Tool: "nudge", Kind: "run", Args: []string{"run", "--", "true"}, Long: true}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

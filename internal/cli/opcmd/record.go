@@ -39,6 +39,7 @@ func Around(env *cli.Env, plan Plan, run func() error) error {
 		}
 		defer lock.Release()
 	}
+	plan.Spec.Long = plan.Long
 	rec, err := l.Begin(env.Ctx, plan.Spec, env.Now())
 	if err != nil {
 		env.Warnf("git %s: not recorded in the operation log: %s\n", plan.Spec.Tool, firstLine(err.Error()))
