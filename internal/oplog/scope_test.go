@@ -14,6 +14,19 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testutil.Main(m)) }
 
+// finished finishes rec and returns the log, which must hold n operations.
+func finished(t *testing.T, l *Log, rec *Recording, n int) []*Op {
+	t.Helper()
+	if err := rec.Finish(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	ops, err := l.Read(context.Background())
+	if err != nil || len(ops) != n {
+		t.Fatalf("log: %v, %d ops, want %d", err, len(ops), n)
+	}
+	return ops
+}
+
 // Each kind reads only what it can change: a task record or a git-nudge
 // ref changed by someone else while git-autodev checkpoints is not
 // recorded as the checkpoint's change (nor read before and after it), and
@@ -37,13 +50,7 @@ func TestRecordingReadsOnlyItsScope(t *testing.T) {
 	// Someone else's change meanwhile.
 	testutil.WriteFile(t, dir, ".nudgethis/tasks/t1.json", `{"id":"t1","state":"applied"}`)
 	testutil.Git(t, dir, "update-ref", "refs/nudgethis/results/t1", c)
-	if err := rec.Finish(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	ops, err := l.Read(ctx)
-	if err != nil || len(ops) != 1 {
-		t.Fatalf("log: %v, %d ops", err, len(ops))
-	}
+	ops := finished(t, l, rec, 1)
 	if len(ops[0].Journals) != 0 || len(ops[0].Refs) != 0 {
 		t.Errorf("checkpoint recorded changes outside its scope: journals %+v refs %+v", ops[0].Journals, ops[0].Refs)
 	}
@@ -58,12 +65,7 @@ func TestRecordingReadsOnlyItsScope(t *testing.T) {
 	if err := repo.SetRefFast(ctx, "refs/nudgethis/snapshots/t2", c, repo.ZeroID()); err != nil {
 		t.Fatal(err)
 	}
-	if err := rec.Finish(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if ops, err = l.Read(ctx); err != nil || len(ops) != 2 {
-		t.Fatalf("log: %v, %d ops", err, len(ops))
-	}
+	ops = finished(t, l, rec, 2)
 	snap := ops[0]
 	if len(snap.Journals) != 1 || snap.Journals[0].File != filepath.ToSlash(".nudgethis/tasks/t2.json") || snap.Journals[0].Old != "" {
 		t.Errorf("snapshot journals = %+v, want only the new t2.json", snap.Journals)
@@ -99,13 +101,7 @@ func TestSnapshotRefRecordedThroughGit(t *testing.T) {
 	if err := repo.SetRef(ctx, git.SetRefRequest{Name: "refs/nudgethis/snapshots/t2", New: c, Old: repo.ZeroID()}); err != nil {
 		t.Fatal(err)
 	}
-	if err := rec.Finish(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	ops, err := l.Read(ctx)
-	if err != nil || len(ops) != 1 {
-		t.Fatalf("log: %v, %d ops", err, len(ops))
-	}
+	ops := finished(t, l, rec, 1)
 	if refs := ops[0].Refs; len(refs) != 1 || refs[0].Name != "refs/nudgethis/snapshots/t2" || refs[0].New != c {
 		t.Errorf("snapshot refs = %+v, want only the new refs/nudgethis/snapshots/t2", refs)
 	}
@@ -226,13 +222,7 @@ func TestRecordingNotesTheRefsItWrites(t *testing.T) {
 	if err := repo.SetRef(ctx, git.SetRefRequest{Name: "refs/heads/main", New: c1, Old: c2}); err != nil {
 		t.Fatal(err)
 	}
-	if err := rec.Finish(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	ops, err := l.Read(ctx)
-	if err != nil || len(ops) != 1 {
-		t.Fatalf("log: %v, %d ops", err, len(ops))
-	}
+	ops := finished(t, l, rec, 1)
 	got := refsOf(ops[0])
 	want := map[string][2]string{
 		"refs/nudgethis/undo/t2":    {"", c2},
@@ -260,12 +250,7 @@ func TestRecordingNotesTheRefsItWrites(t *testing.T) {
 	if err := repo.SetRef(ctx, git.SetRefRequest{Name: "refs/heads/main", New: c1, Old: c2}); err != nil {
 		t.Fatal(err)
 	}
-	if err := rec.Finish(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if ops, err = l.Read(ctx); err != nil || len(ops) != 2 {
-		t.Fatalf("log: %v, %d ops", err, len(ops))
-	}
+	ops = finished(t, l, rec, 2)
 	if got := refsOf(ops[0]); len(got) != 0 {
 		t.Errorf("a branch moved away and back recorded as %v", got)
 	}
@@ -276,12 +261,7 @@ func TestRecordingNotesTheRefsItWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.Git(t, dir, "update-ref", "refs/heads/agent", c2)
-	if err := rec.Finish(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if ops, err = l.Read(ctx); err != nil || len(ops) != 3 {
-		t.Fatalf("log: %v, %d ops", err, len(ops))
-	}
+	ops = finished(t, l, rec, 3)
 	if got := refsOf(ops[0]); got["refs/heads/agent"] != [2]string{"", c2} {
 		t.Errorf("run recorded %v, want refs/heads/agent created", got)
 	}
