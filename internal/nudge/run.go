@@ -96,10 +96,11 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	}
 	defer hold.Release()
 	if !w.hasWorktree(t) {
-		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: hold.File(), signals: o.Signals}
+		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: hold.File(), signals: o.Signals, run: true}
 		if err := w.prepareHeld(ctx, t, l, so); err != nil {
 			return t, 0, err
 		}
+		faultPoint("run-after-prepare")
 		if l, err = w.Lock(ctx, "git-nudge run"); err != nil {
 			return t, 0, err
 		}

@@ -36,6 +36,9 @@ type StartOptions struct {
 	// signals received while a setup command runs are passed on to its
 	// process group (run, work).
 	signals <-chan os.Signal
+	// run: a run (or the queue) goes on to run its command in the
+	// worktree, and saves the task running itself.
+	run bool
 }
 
 // Start gives a task a worktree: it takes a snapshot first when id is "",
@@ -131,7 +134,13 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 		return errors.Join(perr, err)
 	}
 	defer l.Release()
-	t.PID, t.CommandPID = nil, nil
+	// Prepared for a run, the record stays preparing, with this process's
+	// pid, until the run saves it running: a kill in between leaves it
+	// interrupted during preparation (settled as failed), never prepared,
+	// a state the queue would not take up again.
+	if perr != nil || !o.run {
+		t.PID, t.CommandPID = nil, nil
+	}
 	w.guardCheck(ctx, t, checkOwn, o.Output)
 	if perr != nil {
 		msg := perr.Error()
@@ -141,6 +150,9 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 			t.Worktree = nil
 		}
 		return errors.Join(perr, w.Save(t))
+	}
+	if o.run {
+		return nil
 	}
 	t.State = StatePrepared
 	return w.Save(t)
