@@ -223,25 +223,34 @@ func dumpCacheTree(n *cacheTree) string {
 	return b.String()
 }
 
-// ReadIndexFile right after SetIndexEntries takes the written index from
-// memory: the same bytes as the file, the tree git would write; once git
-// has changed the file, it reads the file again.
-func TestReadIndexFileAfterEdit(t *testing.T) {
-	t.Parallel()
+// readIndexRepo is a repository with a/b.txt and c.txt committed, its index
+// read back from HEAD (a full cache-tree) and read once by the Repo
+// returned, as the op log reads it before a command.
+func readIndexRepo(t *testing.T) (string, *Repo) {
+	t.Helper()
 	dir := testutil.Repo(t)
 	testutil.WriteFile(t, dir, "a/b.txt", "b\n")
 	testutil.WriteFile(t, dir, "c.txt", "c\n")
 	testutil.Git(t, dir, "add", "-A")
 	testutil.Git(t, dir, "commit", "-q", "-m", "base")
 	testutil.Git(t, dir, "read-tree", "HEAD")
-	ctx := context.Background()
-	r, err := Discover(ctx, dir)
+	r, err := Discover(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.ReadIndexFile(); err != nil { // remembered as read
+	if _, err := r.ReadIndexFile(); err != nil {
 		t.Fatal(err)
 	}
+	return dir, r
+}
+
+// ReadIndexFile right after SetIndexEntries takes the written index from
+// memory: the same bytes as the file, the tree git would write; once git
+// has changed the file, it reads the file again.
+func TestReadIndexFileAfterEdit(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir, r := readIndexRepo(t)
 	blob := testutil.Git(t, dir, "rev-parse", "HEAD:c.txt")
 	if err := r.SetIndexEntries(ctx, []IndexEntry{{Path: "a/new.txt", Mode: "100644", Blob: blob}}, nil); err != nil {
 		t.Fatal(err)
@@ -312,19 +321,7 @@ func TestEditIndexNameLengthAsGitReadsIt(t *testing.T) {
 func TestPrepareIndexEntries(t *testing.T) {
 	ctx := context.Background()
 	setup := func(t *testing.T) (string, *Repo, []IndexEntry, *KnownFolders) {
-		dir := testutil.Repo(t)
-		testutil.WriteFile(t, dir, "a/b.txt", "b\n")
-		testutil.WriteFile(t, dir, "c.txt", "c\n")
-		testutil.Git(t, dir, "add", "-A")
-		testutil.Git(t, dir, "commit", "-q", "-m", "base")
-		testutil.Git(t, dir, "read-tree", "HEAD") // a full cache-tree
-		r, err := Discover(ctx, dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := r.ReadIndexFile(); err != nil { // as the op log reads it
-			t.Fatal(err)
-		}
+		dir, r := readIndexRepo(t)
 		blob := testutil.Git(t, dir, "rev-parse", "HEAD:c.txt")
 		set := []IndexEntry{{Path: "a/b.txt", Mode: "100644", Blob: blob}}
 		head := testutil.Git(t, dir, "rev-parse", "HEAD^{tree}")
