@@ -46,7 +46,6 @@ type taskScope int
 
 const (
 	allTasks taskScope = iota // every task record, before and after
-	newTasks                  // only records that did not exist before (snapshot)
 	noTasks
 	// writtenTasks: the records this process changes, each read right
 	// before it changes it (journal.Watch) and again after the command;
@@ -72,8 +71,10 @@ func (s Spec) scope() scope {
 		return scope{refs: []string{"refs/heads/", "refs/autodev/checkpoints/"}, writtenRefs: true, autodev: true, tasks: noTasks}
 	case s.Tool == "nudge" && s.Kind == "snapshot":
 		// A snapshot adds a task: its ref (told by the git layer) and its
-		// new record.
-		return scope{refs: []string{"refs/heads/", "refs/nudgethis/snapshots/"}, writtenRefs: true, tasks: newTasks}
+		// new record, and may settle others under its lock (Reconcile,
+		// the guard): every record through this process's journal
+		// writes, which tell the recording first.
+		return scope{refs: []string{"refs/heads/", "refs/nudgethis/snapshots/"}, writtenRefs: true, tasks: writtenTasks}
 	case s.Tool == "nudge":
 		// The other commands of git-nudge change the records of the
 		// tasks they act on (and those a lock's reconciling or the
@@ -94,9 +95,6 @@ func (s Spec) scope() scope {
 
 // state is what a command may change, read before and after it.
 type state struct {
-	// taskNames are the task records that existed (newTasks scope: their
-	// contents are not read).
-	taskNames map[string]bool
 	// refNames are the loose refs of the scope's newRefs folder.
 	refNames map[string]bool
 	// written are the task records the command changed (writtenTasks
@@ -113,10 +111,8 @@ type state struct {
 }
 
 // journalFiles lists the journals of the work tree in sc: task records,
-// saves.json, checkpoints.json, state.json. In the newTasks scope, the
-// records are listed into s.taskNames and only those prev did not have
-// are returned.
-func journalFiles(top string, sc scope, s, prev *state) []string {
+// saves.json, checkpoints.json, state.json.
+func journalFiles(top string, sc scope, prev *state) []string {
 	var fs []string
 	if sc.saves {
 		fs = append(fs, ".nudgethis/saves.json")
@@ -134,18 +130,9 @@ func journalFiles(top string, sc scope, s, prev *state) []string {
 		return fs
 	}
 	ents, _ := os.ReadDir(filepath.Join(top, ".nudgethis", "tasks"))
-	if sc.tasks == newTasks {
-		s.taskNames = map[string]bool{}
-	}
 	for _, e := range ents {
 		if !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
 			continue
-		}
-		if sc.tasks == newTasks {
-			s.taskNames[e.Name()] = true
-			if prev == nil || prev.taskNames[e.Name()] {
-				continue
-			}
 		}
 		fs = append(fs, ".nudgethis/tasks/"+e.Name())
 	}
@@ -190,7 +177,7 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 		l.readNewRefs(sc.newRefs, s, prev)
 	}
 	s.jids = map[string]fileID{}
-	for _, j := range journalFiles(l.Repo.WorkTree, sc, s, prev) {
+	for _, j := range journalFiles(l.Repo.WorkTree, sc, prev) {
 		p := filepath.Join(l.Repo.WorkTree, j)
 		if prev != nil {
 			// A journal whose file was not replaced or changed is not

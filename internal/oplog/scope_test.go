@@ -30,7 +30,8 @@ func finished(t *testing.T, l *Log, rec *Recording, n int) []*Op {
 // Each kind reads only what it can change: a task record or a git-nudge
 // ref changed by someone else while git-autodev checkpoints is not
 // recorded as the checkpoint's change (nor read before and after it), and
-// a snapshot records the task record it adds but reads no other.
+// a snapshot records the task record it writes but reads no other (t1
+// changed by someone else meanwhile).
 func TestRecordingReadsOnlyItsScope(t *testing.T) {
 	ctx := context.Background()
 	dir := testutil.Repo(t)
@@ -60,7 +61,10 @@ func TestRecordingReadsOnlyItsScope(t *testing.T) {
 		t.Fatal(err)
 	}
 	testutil.WriteFile(t, dir, ".nudgethis/tasks/t1.json", `{"id":"t1","state":"dropped"}`)
-	testutil.WriteFile(t, dir, ".nudgethis/tasks/t2.json", `{"id":"t2"}`)
+	// The snapshot's own record, written as the command writes it.
+	if err := journal.WriteBytes(filepath.Join(dir, ".nudgethis", "tasks", "t2.json"), []byte(`{"id":"t2"}`)); err != nil {
+		t.Fatal(err)
+	}
 	testutil.Git(t, dir, "update-ref", "refs/nudgethis/snapshots/t1", c) // someone else
 	if err := repo.SetRefFast(ctx, "refs/nudgethis/snapshots/t2", c, repo.ZeroID()); err != nil {
 		t.Fatal(err)
