@@ -4,6 +4,8 @@ import (
 	"os"
 	"syscall"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // FileKey is one version of a file as stat sees it: a long-lived reader
@@ -11,10 +13,13 @@ import (
 // the same. Journals are written by rename, so each write makes a new
 // inode while the old one still exists: the key changes with every
 // write, whatever the file system's timestamp granularity.
+// The change time is part of it: no process can set it back, so a file
+// rewritten in place and given its old modification time again still
+// gets a new key.
 type FileKey struct {
-	Dev, Ino uint64
-	Size     int64
-	Mtime    int64 // nanoseconds
+	Dev, Ino     uint64
+	Size         int64
+	Mtime, Ctime int64 // nanoseconds
 }
 
 // Racy is how recent a file's modification time may be for a key to be
@@ -34,17 +39,28 @@ func StatKey(path string) (key FileKey, ok bool) {
 	return KeyOf(fi)
 }
 
+// StatKeyAt is StatKey of the file name in the folder dir: many files of
+// one folder are looked at without resolving the folder's path each time.
+func StatKeyAt(dir *os.File, name string) (key FileKey, ok bool) {
+	var st unix.Stat_t
+	if err := unix.Fstatat(int(dir.Fd()), name, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return FileKey{}, false
+	}
+	return FileKey{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: st.Size, Mtime: st.Mtim.Nano(), Ctime: st.Ctim.Nano()}, true
+}
+
 // KeyOf is the key of a file already stat'ed.
 func KeyOf(fi os.FileInfo) (key FileKey, ok bool) {
 	st, isSys := fi.Sys().(*syscall.Stat_t)
 	if !isSys {
 		return FileKey{}, false
 	}
-	return FileKey{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: fi.Size(), Mtime: fi.ModTime().UnixNano()}, true
+	return FileKey{Dev: uint64(st.Dev), Ino: uint64(st.Ino), Size: fi.Size(), Mtime: fi.ModTime().UnixNano(), Ctime: ChangeTime(st)}, true
 }
 
 // Settled reports whether a file with key k, read at time at, can be
 // trusted unchanged for as long as its key stays k (see Racy).
 func (k FileKey) Settled(at time.Time) bool {
-	return k.Mtime < at.Add(-Racy).UnixNano()
+	before := at.Add(-Racy).UnixNano()
+	return k.Mtime < before && k.Ctime < before
 }

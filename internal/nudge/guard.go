@@ -383,7 +383,7 @@ func (w *Workspace) suspectRecords() ([]*Task, error) {
 			return true, nil
 		}
 		return false, journal.CheckObject(w.TaskPath(id), data)
-	})
+	}, w.busy)
 	newestFirst(tasks)
 	return tasks, err
 }
@@ -485,7 +485,12 @@ func (w *Workspace) pendingRecords() []string {
 		return []string{}
 	}
 	out := []string{}
+	q := w.quietRecordsOf() // a quiet record has no pending check
+	defer q.close()
 	for _, id := range ids {
+		if _, _, isQuiet := q.known(id, w.TaskPath(id)); isQuiet {
+			continue
+		}
 		data, err := os.ReadFile(w.TaskPath(id))
 		if err == nil && bytes.Contains(data, guardPendingTrue) {
 			out = append(out, id)

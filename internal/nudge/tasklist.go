@@ -6,27 +6,36 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"sort"
 	"strings"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
-// taskIDs lists the ids that have a record, from the file names alone.
+// taskIDs lists the ids that have a record, from the file names alone,
+// in the order of their names.
 func (w *Workspace) taskIDs() ([]string, error) {
-	ents, err := os.ReadDir(w.tasksDir())
+	f, err := os.Open(w.tasksDir())
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
 		return nil, err
 	}
-	var ids []string
-	for _, e := range ents {
-		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && refs.Task.Valid(id) {
+	defer f.Close()
+	names, err := f.Readdirnames(-1) // no entry's type needed
+	if err != nil {
+		return nil, err
+	}
+	ids := names[:0]
+	for _, name := range names {
+		if id, ok := strings.CutSuffix(name, ".json"); ok && refs.Task.Valid(id) {
 			ids = append(ids, id)
 		}
 	}
+	sort.Strings(ids)
 	return ids, nil
 }
 
@@ -59,16 +68,25 @@ func mayBeUnsettled(data []byte) bool {
 
 // scanRecords reads every task record, in id order, and returns those
 // pick chooses from their bytes, decoded in full (a record removed
-// meanwhile is left out). pick may refuse a record with an error.
-func (w *Workspace) scanRecords(pick func(id string, data []byte) (bool, error)) ([]*Task, error) {
+// meanwhile is left out). pick may refuse a record with an error. A
+// record listed as quiet (quietRecords) is not read: quietOne, when set,
+// is told its id and may ask for it to be read and picked all the same.
+func (w *Workspace) scanRecords(pick func(id string, data []byte) (bool, error), quietOne func(id string) bool) ([]*Task, error) {
 	ids, err := w.taskIDs()
 	if err != nil {
 		return nil, err
 	}
+	q := w.quietRecordsOf()
+	defer q.close()
+	at := time.Now() // file times are the system's, not w.Now's
 	var tasks []*Task
 	var data []byte
 	for _, id := range ids {
 		path := w.TaskPath(id)
+		key, haveKey, isQuiet := q.known(id, path)
+		if isQuiet && (quietOne == nil || !quietOne(id)) {
+			continue
+		}
 		data, err = journal.ReadFile(path, data)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -76,6 +94,7 @@ func (w *Workspace) scanRecords(pick func(id string, data []byte) (bool, error))
 		if err != nil {
 			return nil, err
 		}
+		q.note(id, key, haveKey, quiet(path, data), at)
 		if ok, err := pick(id, data); err != nil || !ok {
 			if err != nil {
 				return nil, err
@@ -91,5 +110,7 @@ func (w *Workspace) scanRecords(pick func(id string, data []byte) (bool, error))
 		}
 		tasks = append(tasks, &t)
 	}
+	q.keep(ids)
+	q.save(ids)
 	return tasks, nil
 }

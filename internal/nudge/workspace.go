@@ -181,7 +181,9 @@ func (w *Workspace) checkVersions(write bool) error {
 func (w *Workspace) tasksDir() string { return filepath.Join(w.Dir, "tasks") }
 
 // TaskPath is the record file of id.
-func (w *Workspace) TaskPath(id string) string { return filepath.Join(w.tasksDir(), id+".json") }
+func (w *Workspace) TaskPath(id string) string {
+	return w.Dir + string(filepath.Separator) + "tasks" + string(filepath.Separator) + id + ".json" // w.Dir is clean
+}
 
 // WorktreeDir is where task id's linked worktree lives.
 func (w *Workspace) WorktreeDir(id string) string { return filepath.Join(w.Dir, "worktrees", id) }
@@ -317,9 +319,10 @@ func phaseOf(state string) string {
 func (w *Workspace) Reconcile() error {
 	w.cleanStages()
 	// Every command runs this, so a record is only decoded when its bytes
-	// hold the name of a state settled here: the cost stays that of
-	// reading the files, not of decoding every task ever made. The same
-	// bytes tell which tasks have a guard check pending.
+	// hold the name of a state settled here, and only read when it is not
+	// listed as quiet (quietRecords): the cost is a stat of each record,
+	// not a read and a decoding of every task ever made. The same bytes
+	// tell which tasks have a guard check pending.
 	pending := []string{}
 	var sus *suspectScan
 	if w.wantSuspects {
@@ -333,6 +336,11 @@ func (w *Workspace) Reconcile() error {
 			sus.note(w.TaskPath(id), id, data)
 		}
 		return mayBeUnsettled(data), nil
+	}, func(id string) bool {
+		if sus != nil {
+			sus.ids = append(sus.ids, id) // a quiet record: no suspect, valid
+		}
+		return false
 	})
 	if err != nil {
 		w.pendingAtLock, w.suspectsAtLock = nil, nil

@@ -71,7 +71,7 @@ func statID(fi os.FileInfo) fileID {
 	if !ok {
 		return fileID{}
 	}
-	id := fileID{dev: int64(st.Dev), ino: int64(st.Ino), size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: changeTime(st)}
+	id := fileID{dev: int64(st.Dev), ino: int64(st.Ino), size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: journal.ChangeTime(st)}
 	if settled := time.Now().Add(-journal.Racy).UnixNano(); id.mtime >= settled || id.ctime >= settled {
 		return fileID{}
 	}

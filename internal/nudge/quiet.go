@@ -1,0 +1,248 @@
+package nudge
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/refs"
+)
+
+// Every mutating command's lock reconciles (Reconcile), and a snapshot's
+// guard may look for suspects: both look for the few records that hold an
+// unsettled state, a pending check or a suspect's state, among every task
+// ever made. Most records are "quiet" (none of those, and a JSON object)
+// and stay so: quietCacheName lists them with the key of the file each
+// was read from (journal.FileKey: device, inode, size, modification and
+// change times), and a record whose file still has that key is not read
+// again (DECISIONS, 2026-12-01 "quiet records"). Records are written by
+// rename, so any new version has a new key; a key is only listed once it
+// is older than journal.Racy when read, so a later version in the same
+// timestamp tick cannot share it. The file is a cache: written without a
+// flush, ignored whole when anything in it does not parse, rebuilt from
+// the records when missing.
+const quietCacheName = "quiet-records"
+
+// quietCacheMax bounds what is read of the cache (about 60 bytes a task).
+const quietCacheMax = 64 << 20
+
+// quietHeader starts the cache and names what "quiet" means: a binary
+// that looks for other words in the records ignores a cache made by one
+// that looked for these.
+var quietHeader = func() string {
+	h := sha256.New()
+	for _, words := range [][][]byte{unsettledStates, suspectWords, {guardPendingTrue}} {
+		for _, w := range words {
+			h.Write(w)
+			h.Write([]byte{0})
+		}
+		h.Write([]byte{1})
+	}
+	return "git-nudge quiet records " + hex.EncodeToString(h.Sum(nil)[:8])
+}()
+
+// quiet reports whether a record's bytes need none of the scans' attention.
+func quiet(path string, data []byte) bool {
+	return !mayBeUnsettled(data) && !hasSuspectWord(data) && !bytes.Contains(data, guardPendingTrue) &&
+		journal.CheckObject(path, data) == nil
+}
+
+// quietRecords is the cache as read, and what a scan learns.
+type quietRecords struct {
+	path  string
+	tasks *os.File // the tasks folder, to stat records in (nil: by path)
+	keys  map[string]journal.FileKey
+	// changes counts the listings added or removed; rewrite is set when
+	// the file must be written whatever their number.
+	changes int
+	rewrite bool
+}
+
+// quietRewriteAfter is how many changed listings make a scan rewrite the
+// cache: fewer cost a read each (a record made by one of the last
+// commands, about 15 µs), a rewrite costs about as much as fifty of them.
+const quietRewriteAfter = 32
+
+// quietRecordsOf reads the workspace's cache; a missing or unreadable one
+// is empty. close must be called.
+func (w *Workspace) quietRecordsOf() *quietRecords {
+	q := &quietRecords{path: filepath.Join(w.Dir, quietCacheName), keys: map[string]journal.FileKey{}}
+	if f, err := os.Open(w.tasksDir()); err == nil {
+		q.tasks = f
+	}
+	data, err := readSmallRegular(q.path, quietCacheMax)
+	if err != nil {
+		q.rewrite = !errors.Is(err, fs.ErrNotExist) || q.tasks != nil
+		return q
+	}
+	if keys, ok := parseQuiet(data); ok {
+		q.keys = keys
+	} else {
+		q.rewrite = true // replace what cannot be used
+	}
+	return q
+}
+
+func (q *quietRecords) close() {
+	if q.tasks != nil {
+		q.tasks.Close()
+	}
+}
+
+// known reports whether id's record, at path, is quiet as listed: its
+// file's key is the one it was read with. key is the key now (ok false if
+// none).
+func (q *quietRecords) known(id, path string) (key journal.FileKey, ok, quietNow bool) {
+	if q.tasks != nil {
+		key, ok = journal.StatKeyAt(q.tasks, id+".json")
+	} else {
+		key, ok = journal.StatKey(path)
+	}
+	if !ok {
+		return key, false, false
+	}
+	listed, isListed := q.keys[id]
+	return key, true, isListed && listed == key
+}
+
+// note records what a read of id's record found: key is its file's key
+// taken before the read (a file replaced in between is listed under the
+// older key, so the next scan reads it again), at when the read began.
+func (q *quietRecords) note(id string, key journal.FileKey, haveKey, isQuiet bool, at time.Time) {
+	if isQuiet && haveKey && key.Settled(at) {
+		if old, ok := q.keys[id]; !ok || old != key {
+			q.keys[id] = key
+			q.changes++
+		}
+		return
+	}
+	if _, ok := q.keys[id]; ok {
+		delete(q.keys, id)
+		q.changes++
+	}
+}
+
+// keep drops the listed records that are not in ids (dropped tasks).
+func (q *quietRecords) keep(ids []string) {
+	if len(q.keys) == 0 {
+		return
+	}
+	present := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		present[id] = true
+	}
+	for id := range q.keys {
+		if !present[id] {
+			delete(q.keys, id)
+			q.changes++
+		}
+	}
+}
+
+// save writes the cache when it must be, or enough changed: a temp file
+// renamed into place, not flushed (after a crash it is rebuilt), and not
+// a journal (the operation log has nothing to record of it).
+func (q *quietRecords) save(ids []string) {
+	if !q.rewrite && q.changes < quietRewriteAfter {
+		return
+	}
+	b := make([]byte, 0, 64*(len(q.keys)+2))
+	b = append(append(b, quietHeader...), '\n')
+	n := 0
+	for _, id := range ids { // in id order
+		k, ok := q.keys[id]
+		if !ok {
+			continue
+		}
+		b = append(b, id...)
+		for _, v := range [...]int64{int64(k.Dev), int64(k.Ino), k.Size, k.Mtime, k.Ctime} {
+			b = strconv.AppendInt(append(b, ' '), v, 10)
+		}
+		b = append(b, '\n')
+		n++
+	}
+	b = strconv.AppendInt(append(b, "end "...), int64(n), 10)
+	b = append(b, '\n')
+	f, err := os.CreateTemp(filepath.Dir(q.path), "."+quietCacheName+".tmp-*")
+	if err != nil {
+		return
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), q.path)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return
+	}
+	q.changes, q.rewrite = 0, false
+}
+
+// parseQuiet reads the cache's lines; ok is false unless every line is as
+// save writes it, and the count at the end agrees (a file cut short by a
+// crash is not used).
+func parseQuiet(data []byte) (map[string]journal.FileKey, bool) {
+	line, rest, _ := bytes.Cut(data, []byte{'\n'})
+	if string(line) != quietHeader {
+		return nil, false
+	}
+	keys := make(map[string]journal.FileKey, bytes.Count(rest, []byte{'\n'}))
+	for len(rest) > 0 {
+		var found bool
+		line, rest, found = bytes.Cut(rest, []byte{'\n'})
+		if !found {
+			return nil, false
+		}
+		id, nums, _ := bytes.Cut(line, []byte{' '})
+		if string(id) == "end" {
+			n, err := strconv.Atoi(string(nums))
+			return keys, err == nil && n == len(keys) && len(rest) == 0
+		}
+		var v [5]int64
+		for i := range v {
+			var num []byte
+			num, nums, _ = bytes.Cut(nums, []byte{' '})
+			x, err := strconv.ParseInt(string(num), 10, 64)
+			if err != nil {
+				return nil, false
+			}
+			v[i] = x
+		}
+		if len(nums) != 0 || !refs.Task.Valid(string(id)) {
+			return nil, false
+		}
+		keys[string(id)] = journal.FileKey{Dev: uint64(v[0]), Ino: uint64(v[1]), Size: v[2], Mtime: v[3], Ctime: v[4]}
+	}
+	return nil, false
+}
+
+// readSmallRegular reads path if it is a regular file (never through a
+// symlink, never blocking on a fifo) of at most max bytes.
+func readSmallRegular(path string, max int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() || fi.Size() > max {
+		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, max)
+	}
+	return io.ReadAll(io.LimitReader(f, max))
+}

@@ -1,0 +1,142 @@
+package nudge
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// quietListed is what the workspace's quiet-records cache lists (nil when
+// it cannot be used).
+func quietListed(t *testing.T, w *Workspace) []string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(w.Dir, quietCacheName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, ok := parseQuiet(data)
+	if !ok {
+		return nil
+	}
+	var ids []string
+	for id := range keys {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
+}
+
+// Records listed as quiet are not read again while their files are the
+// same; any other version of a record is: replaced as git-nudge writes
+// (a crashed apply), or rewritten in place with its old modification time
+// put back (only the change time tells). A cache cut short is not used.
+func TestQuietRecordsCache(t *testing.T) {
+	t.Parallel()
+	r, base := baseRepo(t)
+	w := r.workspace()
+	// t1-t3 to look at, t4 prepared, and enough others for a scan that
+	// finds them quiet to rewrite the cache (quietRewriteAfter).
+	var others []string
+	for n := 10; n < 10+quietRewriteAfter; n++ {
+		others = append(others, "t"+strconv.Itoa(n))
+	}
+	for _, id := range append([]string{"t1", "t2", "t3", "t4"}, others...) {
+		r.mkTask(id, base, base)
+	}
+	t3 := r.load("t3")
+	t3.State = StateApplied
+	t4 := r.load("t4")
+	t4.State = StatePrepared
+	for _, task := range []*Task{t3, t4} {
+		if err := w.Save(task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A record is listed only once its file is older than journal.Racy.
+	if err := w.Reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if got := quietListed(t, w); len(got) != 0 {
+		t.Fatalf("records listed while too recent to trust: %v", got)
+	}
+	time.Sleep(2100 * time.Millisecond)
+	if err := w.Reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := quietListed(t, w), sorted(append([]string{"t1", "t2", "t3"}, others...)); !slices.Equal(got, want) {
+		t.Fatalf("listed %v, want %v (a prepared task is never quiet)", got, want)
+	}
+
+	// t2 replaced by a record left in applying by a process that died.
+	t2 := r.load("t2")
+	t2.State, t2.Undo = StateApplying, &Undo{Branch: t2.Branch, Head: t2.Head}
+	if err := w.Save(t2); err != nil {
+		t.Fatal(err)
+	}
+	// t3 rewritten in place, the same size, its modification time put back.
+	path := w.TaskPath("t3")
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := bytes.Replace(data, []byte(`"state": "applied"`), []byte(`"state": "undoing"`), 1)
+	if bytes.Equal(edited, data) {
+		t.Fatalf("no state to edit in %s", data)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt(edited, 0); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"t2", "t3"} {
+		if got := r.load(id); got.State != StateRecoveryRequired {
+			t.Errorf("%s is %s after reconciling, want %s", id, got.State, StateRecoveryRequired)
+		}
+	}
+	if got := r.load("t1"); got.State != StateReady {
+		t.Errorf("t1 is %s, want it untouched", got.State)
+	}
+
+	// A cache cut short (no end line) is not used, and is written again.
+	cache := filepath.Join(w.Dir, quietCacheName)
+	data, err = os.ReadFile(cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := data[:bytes.LastIndex(data, []byte("end "))]
+	if _, ok := parseQuiet(cut); ok {
+		t.Fatal("a cache without its end line parsed")
+	}
+	if err := os.WriteFile(cache, cut, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := quietListed(t, w), sorted(append([]string{"t1"}, others...)); !slices.Equal(got, want) {
+		t.Errorf("after a cut cache, listed %v, want %v (t2, t3 were just rewritten)", got, want)
+	}
+}
+
+func sorted(s []string) []string {
+	sort.Strings(s)
+	return s
+}

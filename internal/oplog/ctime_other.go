@@ -1,7 +1,0 @@
-//go:build unix && !linux
-
-package oplog
-
-import "syscall"
-
-func changeTime(st *syscall.Stat_t) int64 { return st.Ctimespec.Nano() }
