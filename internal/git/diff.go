@@ -24,9 +24,10 @@ type TreeChange struct {
 
 // DiffTrees lists every path that differs between the trees of a and b
 // (commits or trees), recursively, without rename detection, mode-only
-// changes included.
-func (r *Repo) DiffTrees(ctx context.Context, a, b string) ([]TreeChange, error) {
-	out, err := r.git(ctx, "diff-tree", "-r", "--no-renames", "--no-abbrev", "-z", "--raw", "--no-ext-diff", "--no-textconv", a, b, "--")
+// changes included; with pathspecs, only the paths they match.
+func (r *Repo) DiffTrees(ctx context.Context, a, b string, pathspecs ...string) ([]TreeChange, error) {
+	args := append([]string{"diff-tree", "-r", "--no-renames", "--no-abbrev", "-z", "--raw", "--no-ext-diff", "--no-textconv", a, b, "--"}, pathspecs...)
+	out, err := r.git(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -99,8 +100,9 @@ const (
 
 // DiffTreesTo writes the difference between the trees of a and b (no
 // rename detection, no external diff or textconv) to w in the given
-// format, leaving out the paths in exclude.
-func (r *Repo) DiffTreesTo(ctx context.Context, w io.Writer, a, b string, format DiffFormat, color bool, exclude []string) error {
+// format, for the paths pathspecs match (all when none; git runs at the
+// top of the work tree) and leaving out the paths in exclude.
+func (r *Repo) DiffTreesTo(ctx context.Context, w io.Writer, a, b string, format DiffFormat, color bool, pathspecs, exclude []string) error {
 	// core.quotePath on, whatever the user set: with it off git prints
 	// C1 and bidirectional controls in names raw, and a task chose them.
 	args := []string{"-c", "core.quotePath=true", "diff-tree", "-r", "--no-renames", "--no-ext-diff", "--no-textconv"}
@@ -119,7 +121,11 @@ func (r *Repo) DiffTreesTo(ctx context.Context, w io.Writer, a, b string, format
 	} else {
 		args = append(args, "--color=never")
 	}
-	args = append(args, a, b, "--", ".")
+	args = append(args, a, b, "--")
+	if len(pathspecs) == 0 {
+		pathspecs = []string{"."}
+	}
+	args = append(args, pathspecs...)
 	for _, e := range exclude {
 		args = append(args, ":(exclude,top,literal)"+e)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
@@ -36,6 +37,58 @@ type DiffOptions struct {
 	// files are too large to print), never mixed into the patch; nil sends
 	// it to the output itself.
 	Notices io.Writer
+	// Pathspecs limit the patch to the paths they match (Pathspecs makes
+	// them from what the user typed); none: every path.
+	Pathspecs []string
+}
+
+// Pathspecs turns paths typed in callerDir into git pathspecs from the top
+// of the work tree, as git diff reads them: relative to the current
+// folder (in a task's worktree, to the same folder of the task), globs
+// allowed. One that starts with ":" is passed as it is (git's pathspec
+// magic, read from the top). A path outside the work tree is an error.
+func (w *Workspace) Pathspecs(callerDir string, paths []string) ([]string, error) {
+	if len(paths) == 0 {
+		return nil, nil
+	}
+	top := w.Repo.WorkTree
+	if w.InTask != "" {
+		top = w.WorktreeDir(w.InTask)
+	}
+	if r, err := filepath.EvalSymlinks(top); err == nil {
+		top = r
+	}
+	prefix := ""
+	if callerDir != "" {
+		if r, err := filepath.EvalSymlinks(callerDir); err == nil {
+			callerDir = r
+		}
+		if rel, err := filepath.Rel(top, callerDir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			prefix = rel
+		}
+	}
+	specs := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if strings.HasPrefix(p, ":") {
+			specs = append(specs, p)
+			continue
+		}
+		var rel string
+		if filepath.IsAbs(p) {
+			r, err := filepath.Rel(top, p)
+			if err != nil {
+				return nil, outsidePathError(p, top)
+			}
+			rel = r
+		} else {
+			rel = filepath.Join(prefix, p)
+		}
+		if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return nil, outsidePathError(p, top)
+		}
+		specs = append(specs, ":(top)"+filepath.ToSlash(rel))
+	}
+	return specs, nil
 }
 
 // NoResultError is returned for a task without a result to review.
@@ -97,20 +150,26 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 		if large, err = w.largeFiles(ctx, t.Files); err != nil {
 			return err
 		}
+		if len(large) > 0 && len(o.Pathspecs) > 0 {
+			// Name only those the paths asked for.
+			if large, err = w.matching(ctx, t, large, o.Pathspecs); err != nil {
+				return err
+			}
+		}
 	}
 	exclude := make([]string, 0, len(large))
 	for _, f := range large {
 		exclude = append(exclude, f.Path)
 	}
 	if limit <= 0 {
-		if err := w.Repo.DiffTreesTo(ctx, out, t.Base(), *t.Result, o.Format, o.Color, exclude); err != nil {
+		if err := w.Repo.DiffTreesTo(ctx, out, t.Base(), *t.Result, o.Format, o.Color, o.Pathspecs, exclude); err != nil {
 			return err
 		}
 		w.largeNotices(notices, t, large)
 		return nil
 	}
 	bw := &boundedWriter{w: out, limit: limit}
-	if err := w.Repo.DiffTreesTo(ctx, bw, t.Base(), *t.Result, o.Format, o.Color, exclude); err != nil {
+	if err := w.Repo.DiffTreesTo(ctx, bw, t.Base(), *t.Result, o.Format, o.Color, o.Pathspecs, exclude); err != nil {
 		return err
 	}
 	if err := bw.flush(); err != nil {
@@ -134,6 +193,29 @@ func (w *Workspace) largeNotices(notices io.Writer, t *Task, large []FileChange)
 		fmt.Fprintf(notices, "%s: %s is over 16 MiB and is not shown (git diff %s %s -- <path> shows it)\n",
 			f.Status, qp(f.Path), baseRef(t), refs.Results+t.ID)
 	}
+}
+
+func outsidePathError(p, top string) error {
+	return fmt.Errorf("%s is outside the work tree %s: paths are read from the current folder, as git diff reads them", QuotePath(p), QuotePath(top))
+}
+
+// matching returns the files of t's patch among files that pathspecs match.
+func (w *Workspace) matching(ctx context.Context, t *Task, files []FileChange, pathspecs []string) ([]FileChange, error) {
+	changes, err := w.Repo.DiffTrees(ctx, t.Base(), *t.Result, pathspecs...)
+	if err != nil {
+		return nil, err
+	}
+	matched := make(map[string]bool, len(changes))
+	for _, c := range changes {
+		matched[c.Path] = true
+	}
+	var out []FileChange
+	for _, f := range files {
+		if matched[f.Path] {
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
 
 // largeFiles returns the files whose old or new content is over 16 MiB.
