@@ -45,6 +45,7 @@ var (
 	applyOnly  = flag.Bool("apply-only", false, "measure only apply+undo of the 50-file patch (applyUndo)")
 	bigApplyN  = flag.Int("bigapply", 2000, "files changed by the big-patch apply measurement, and ten times as many for the scaling one (0: skip)")
 	ckptOnly   = flag.Bool("checkpoint-only", false, "measure only checkpoint against git add -A && git commit, and the recording cost rows")
+	tasksOnly  = flag.Bool("tasks-only", false, "measure only the rows of a workspace with -tasks tasks (git nudge list, snapshot)")
 	snapOnly   = flag.Bool("snapshot-only", false, "measure only the snapshot rows (plain, with core.fsmonitor, and after a mass touch unless -masstouch=false)")
 )
 
@@ -127,6 +128,13 @@ func (b *bench) run() error {
 			return fmt.Errorf("bad -sizes: %v", err)
 		}
 		sizes = append(sizes, n)
+	}
+	if *tasksOnly {
+		if err := b.taskList(*tasksN); err != nil {
+			return err
+		}
+		b.print(time.Since(start))
+		return nil
 	}
 	applyBySize := map[int]row{}
 	for _, n := range sizes {
@@ -949,6 +957,26 @@ git reset -q --hard`
 	}
 	b.rows = append(b.rows, row{name: fmt.Sprintf("git nudge list, %d tasks", n), ours: got[0], base: got[1],
 		baseName: fmt.Sprintf("git stash list, %d entries", n), target: "<= 1.5x"})
+
+	// What the tasks ever made cost a mutating command (its lock's
+	// reconciling, the quiet-records cache): a snapshot there against one
+	// in a copy of the workspace that keeps only t1.
+	one := filepath.Join(b.work, "tasklist-one")
+	script = `set -e
+rm -rf ` + one + ` && cp -a ` + dir + ` ` + one + `
+find ` + one + `/.nudgethis/tasks -name 't*.json' ! -name t1.json -delete
+rm -f ` + one + `/.nudgethis/quiet-records`
+	if err := b.must(b.work, script); err != nil {
+		return err
+	}
+	got, err = b.alternate(dir,
+		step{cmd: "git nudge snapshot >/dev/null"},
+		step{cmd: "cd " + one + " && git nudge snapshot >/dev/null"})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("snapshot with %d tasks made", n), ours: got[0], base: got[1],
+		baseName: "snapshot with 1 task made", target: "(info)"})
 	return nil
 }
 
