@@ -173,7 +173,9 @@ func (q *quietRecords) save(ids []string) {
 	}
 	b = strconv.AppendInt(append(b, "end "...), int64(n), 10)
 	b = append(b, '\n')
-	f, err := os.CreateTemp(filepath.Dir(q.path), "."+quietCacheName+".tmp-*")
+	dir := filepath.Dir(q.path)
+	removeStaleTemps(dir, "."+quietCacheName+".tmp-")
+	f, err := os.CreateTemp(dir, "."+quietCacheName+".tmp-*")
 	if err != nil {
 		return
 	}
@@ -189,6 +191,18 @@ func (q *quietRecords) save(ids []string) {
 		return
 	}
 	q.changes, q.rewrite = 0, false
+}
+
+// removeStaleTemps removes the temp files (name starting with prefix) that
+// a process killed while saving left in dir: those over a minute old (one
+// being written now lives for a millisecond).
+func removeStaleTemps(dir, prefix string) {
+	matches, _ := filepath.Glob(filepath.Join(dir, prefix+"*"))
+	for _, m := range matches {
+		if fi, err := os.Lstat(m); err == nil && fi.Mode().IsRegular() && time.Since(fi.ModTime()) > time.Minute {
+			_ = os.Remove(m)
+		}
+	}
 }
 
 // parseQuiet reads the cache's lines; ok is false unless every line is as

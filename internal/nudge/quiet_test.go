@@ -128,11 +128,30 @@ func TestQuietRecordsCache(t *testing.T) {
 	if err := os.WriteFile(cache, cut, 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A temp file left by a process killed while saving the cache goes
+	// with the next save (an old one only).
+	stale := filepath.Join(w.Dir, "."+quietCacheName+".tmp-123")
+	fresh := filepath.Join(w.Dir, "."+quietCacheName+".tmp-456")
+	for _, p := range []string{stale, fresh} {
+		if err := os.WriteFile(p, []byte("partial"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * time.Minute)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
 	if err := w.Reconcile(); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := quietListed(t, w), sorted(append([]string{"t1"}, others...)); !slices.Equal(got, want) {
 		t.Errorf("after a cut cache, listed %v, want %v (t2, t3 were just rewritten)", got, want)
+	}
+	if _, err := os.Lstat(stale); err == nil {
+		t.Error("a stale temp file of the cache was left")
+	}
+	if _, err := os.Lstat(fresh); err != nil {
+		t.Errorf("a recent temp file (another process saving) was removed: %v", err)
 	}
 }
 
