@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/refs"
@@ -19,16 +20,85 @@ import (
 // the refusal for applied and recovery_required tasks, whose files stay in
 // the work tree exactly as they are (only the ability to undo is given up).
 func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
+	return w.DropAll(ctx, []string{id}, force)
+}
+
+// DropAll is Drop of each of ids under one lock, all or none: every task
+// is looked at first, and when any is refused (or unknown) nothing is
+// dropped and every reason is given at once.
+func (w *Workspace) DropAll(ctx context.Context, ids []string, force bool) error {
 	l, err := w.Lock(ctx, "git-nudge drop")
 	if err != nil {
 		return err
 	}
 	defer l.Release()
-	t, err := w.Load(id)
-	if err != nil {
-		return err
+	var tasks []*Task
+	var refused []*RefusedError
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		t, err := w.Load(id)
+		if err != nil {
+			if len(ids) > 1 {
+				return fmt.Errorf("%w; nothing was dropped", err)
+			}
+			return err
+		}
+		if r := w.dropRefusal(ctx, t, force); r != nil {
+			refused = append(refused, r)
+		}
+		tasks = append(tasks, t)
 	}
-	refuse := func(reason, next string) error {
+	if r := joinRefusals(refused); r != nil {
+		return r
+	}
+	for i, t := range tasks {
+		if err := w.remove(ctx, t, force); err != nil {
+			if i == 0 {
+				return err
+			}
+			var done []string
+			for _, d := range tasks[:i] {
+				done = append(done, d.ID)
+			}
+			return fmt.Errorf("%s dropped; dropping %s failed: %w", strings.Join(done, ", "), t.ID, err)
+		}
+	}
+	return nil
+}
+
+// joinRefusals is one refusal for several tasks: each reason and each
+// next step names its task (nil when none is refused; the refusal itself
+// when one is).
+func joinRefusals(refused []*RefusedError) *RefusedError {
+	switch len(refused) {
+	case 0:
+		return nil
+	case 1:
+		return refused[0]
+	}
+	var ids, reasons, next []string
+	for _, r := range refused {
+		id := strings.TrimPrefix(r.What, "cannot drop ")
+		ids = append(ids, id)
+		for _, reason := range r.Reasons {
+			reasons = append(reasons, id+": "+reason)
+		}
+		if r.Next != "" {
+			next = append(next, id+": "+r.Next)
+		}
+	}
+	next = append(next, "Nothing was dropped; leave these out to drop the others.")
+	return &RefusedError{What: "cannot drop " + strings.Join(ids, ", "), Reasons: reasons, Next: strings.Join(next, "\n")}
+}
+
+// dropRefusal says why t cannot be dropped (nil when it can).
+func (w *Workspace) dropRefusal(ctx context.Context, t *Task, force bool) *RefusedError {
+	id := t.ID
+	refuse := func(reason, next string) *RefusedError {
 		return &RefusedError{What: "cannot drop " + id, Reasons: []string{reason}, Next: next}
 	}
 	switch {
@@ -55,6 +125,12 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 				fmt.Sprintf("git nudge capture %s records them as the result (then drop it, or apply it); git nudge drop --force %s deletes them.", id, id))
 		}
 	}
+	return nil
+}
+
+// remove drops t (Drop's work once nothing refuses it).
+func (w *Workspace) remove(ctx context.Context, t *Task, force bool) error {
+	id := t.ID
 	dir := w.WorktreeDir(id)
 	if t.Worktree != nil && filepath.Clean(*t.Worktree) != dir {
 		// Never remove a folder the record names outside .nudgethis.

@@ -6,28 +6,41 @@ import (
 
 // DropCmd is `git nudge drop`.
 type DropCmd struct {
-	ID    string `arg:"" help:"Task to remove."`
-	Force bool   `help:"Also drop an applied or Recovery required task (its files stay in your work tree as they are), or one whose worktree holds uncaptured changes (they are deleted)."`
-	JSON  bool   `name:"json" help:"Print {id, dropped} as one JSON document."`
+	IDs   []string `arg:"" name:"id" help:"Tasks to remove (one or more)."`
+	Force bool     `help:"Also drop an applied or Recovery required task (its files stay in your work tree as they are), or one whose worktree holds uncaptured changes (they are deleted)."`
+	JSON  bool     `name:"json" help:"Print {id, dropped} as one JSON document; for several ids, one array of them."`
 }
 
 // Help is the long help.
 func (c *DropCmd) Help() string {
-	return `Removes a task: its worktree, its snapshot and result refs, its logs and its record; a pending task (git nudge queue) is removed from the queue. Refused while it is applying or undoing, when it is applied (undo or save it first), when it needs recovery, and when its worktree holds changes made after the last capture (git nudge capture records them). --force drops anyway: an applied or Recovery required task's files in your work tree are not touched, but the task can no longer be undone; uncaptured changes in the task's worktree are deleted with it.`
+	return `Removes a task: its worktree, its snapshot and result refs, its logs and its record; a pending task (git nudge queue) is removed from the queue. Refused while it is applying or undoing, when it is applied (undo or save it first), when it needs recovery, and when its worktree holds changes made after the last capture (git nudge capture records them). --force drops anyway: an applied or Recovery required task's files in your work tree are not touched, but the task can no longer be undone; uncaptured changes in the task's worktree are deleted with it. Several ids are dropped together or not at all: when one is refused or unknown, nothing is dropped and every reason is given.`
 }
 
-// Run drops the task.
+// Run drops the tasks.
 func (c *DropCmd) Run(env *cli.Env) error {
 	w, err := openWorkspace(env)
 	if err != nil {
 		return err
 	}
-	if err := w.Drop(env.Ctx, c.ID, c.Force); err != nil {
+	if err := w.DropAll(env.Ctx, c.IDs, c.Force); err != nil {
 		return refusal(err)
 	}
-	if c.JSON {
-		return env.JSON(map[string]any{"id": c.ID, "dropped": true})
+	var dropped []map[string]any
+	seen := map[string]bool{}
+	for _, id := range c.IDs {
+		if !seen[id] {
+			seen[id] = true
+			dropped = append(dropped, map[string]any{"id": id, "dropped": true})
+		}
 	}
-	env.Printf("Dropped %s.\n", c.ID)
+	switch {
+	case c.JSON && len(c.IDs) == 1:
+		return env.JSON(dropped[0])
+	case c.JSON:
+		return env.JSON(dropped)
+	}
+	for _, d := range dropped {
+		env.Printf("Dropped %s.\n", d["id"])
+	}
 	return nil
 }
