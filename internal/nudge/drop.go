@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
@@ -175,20 +176,23 @@ func (w *Workspace) remove(ctx context.Context, t *Task, force bool) error {
 			return err
 		}
 	}
-	for _, ref := range []string{refs.Results + id, refs.Setups + id, refs.Validations + id, refs.Task.Ref(id)} {
-		old, ok, err := w.Repo.ReadRef(ctx, ref)
+	// Its refs, and the bytes its last apply kept for undo
+	// (refs/nudgethis/undo/<id>), in one transaction, each only from the
+	// value just read.
+	var dels []git.RefUpdate
+	for _, ref := range []string{refs.Results + id, refs.Setups + id, refs.Validations + id, refs.Task.Ref(id), refs.UndoBytes + id} {
+		old, ok, err := w.Repo.ReadRefFast(ctx, ref)
 		if err != nil {
 			return err
 		}
 		if ok {
-			if err := w.Repo.DeleteRef(ctx, ref, old); err != nil {
-				return err
-			}
+			dels = append(dels, git.RefUpdate{Name: ref, New: w.Repo.ZeroID(), Old: old})
 		}
 	}
-	// The bytes its last apply kept for undo (refs/nudgethis/undo/<id>).
-	if err := w.pinRawBytes(ctx, id, nil); err != nil {
-		return err
+	if len(dels) > 0 {
+		if err := w.Repo.UpdateRefs(ctx, "git nudge drop "+id, dels...); err != nil {
+			return err
+		}
 	}
 	if err := os.RemoveAll(filepath.Dir(w.sandboxObjects(id))); err != nil {
 		return err
