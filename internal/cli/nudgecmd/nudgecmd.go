@@ -25,7 +25,7 @@ type CLI struct {
 	Diff     DiffCmd     `cmd:"" help:"Show a task's patch, from its snapshot to its result."`
 	List     ListCmd     `cmd:"" help:"List the workspace's tasks, newest first."`
 	Show     ShowCmd     `cmd:"" help:"Show everything recorded about a task."`
-	Drop     DropCmd     `cmd:"" help:"Remove a task's worktree, refs, logs and record."`
+	Drop     DropCmd     `cmd:"" help:"Remove tasks: each one's worktree, refs, logs and record."`
 	Pool     PoolCmd     `cmd:"" help:"List, fill or clear the pool of reusable task worktrees."`
 	Apply    ApplyCmd    `cmd:"" help:"Write a ready task's patch onto the work tree (never staged or committed)."`
 	Undo     UndoCmd     `cmd:"" help:"Put an applied task's files back as they were before the apply."`
