@@ -37,6 +37,11 @@ case ":$PATH:" in
 *) echo "Note: $bin is not on your PATH. Add it, for example:"
    echo "  export PATH=\"$bin:\$PATH\"" ;;
 esac
+case "$PREFIX" in
+/usr|/usr/local) ;;
+*) echo "Completions: for zsh, put this line in ~/.zshrc, before compinit:"
+   echo "  fpath=(\"$zshc\" \$fpath)" ;;
+esac
 case ":${MANPATH:-}:" in
 *":$PREFIX/share/man:"*|"::") ;;
 *) echo "Note: MANPATH is set and lacks $PREFIX/share/man; add it so that git nudge --help finds the page." ;;

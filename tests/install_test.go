@@ -44,6 +44,10 @@ func TestInstallFreshHome(t *testing.T) {
 		if !strings.Contains(out, "Installed git-nudge and git-autodev") {
 			t.Fatalf("round %d: install.sh said:\n%s", round, out)
 		}
+		// zsh looks for completions only on its fpath: the line to add.
+		if want := `fpath=("` + filepath.Join(prefix, "share", "zsh", "site-functions") + `" $fpath)`; !strings.Contains(out, want) {
+			t.Errorf("round %d: install.sh does not print %s:\n%s", round, want, out)
+		}
 		for _, tool := range []string{"git-nudge", "git-autodev"} {
 			sub := strings.TrimPrefix(tool, "git-")
 			if got := strings.TrimSpace(run(elsewhere, nil, "git", sub, "--version")); got != tool+" version "+wantVersion {

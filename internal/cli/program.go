@@ -213,16 +213,22 @@ _git_%[3]s() {
 complete -C %[1]s %[1]s
 `, name, sub, fn)
 	case "zsh":
+		// The file is autoloaded as _git-<sub>: its body runs on the
+		// first completion, so it ends by completing that one too. git's
+		// completion calls _git-<sub> with words starting at "<sub>"
+		// (words[1]), zsh itself with words starting at "git-<sub>":
+		// either way the arguments are words[2,-1].
 		s = fmt.Sprintf(`#compdef %[1]s
 # zsh completion for %[1]s (and "git %[2]s" through git's user-command hook)
 autoload -U +X bashcompinit && bashcompinit
 complete -C %[1]s %[1]s
 _git-%[2]s() {
-	local line="%[1]s ${words[3,-1]}"
+	local line="%[1]s ${words[2,-1]}"
 	local -a reply
 	reply=( ${(f)"$(COMP_LINE="$line" COMP_POINT=${#line} command %[1]s 2>/dev/null)"} )
 	compadd -- $reply
 }
+_git-%[2]s "$@"
 `, name, sub)
 	case "fish":
 		s = fmt.Sprintf(`# fish completion for %[1]s and "git %[2]s"
