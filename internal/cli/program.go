@@ -22,6 +22,8 @@ type Program struct {
 	ManSections []ManSection
 	// SeeAlso lists related man pages ("git-worktree(1)").
 	SeeAlso []string
+	// ExitNote, when set, follows the man page's common EXIT STATUS text.
+	ExitNote string
 	// Around, when set, runs each parsed command (its name, the command
 	// line) through run: the operation log records mutating commands there.
 	Around func(env *Env, command string, args []string, run func() error) error
