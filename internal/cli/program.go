@@ -118,6 +118,11 @@ func (p Program) Main(args []string, env *Env) (code int) {
 			journal.SetBinaryVersion(v)
 		}
 	}
+	// "git nudge help run" is "git nudge run --help" (git itself turns
+	// "git nudge --help" into the man page; "help" is no command of ours).
+	if len(args) > 0 && args[0] == "help" {
+		args = append(append([]string{}, args[1:]...), "--help")
+	}
 	exit := func(c int) { panic(exitCode(c)) }
 	var parser *kong.Kong
 	var kctx *kong.Context
