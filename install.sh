@@ -17,7 +17,12 @@ man1="$PREFIX/share/man/man1"
 bashc="$PREFIX/share/bash-completion/completions"
 zshc="$PREFIX/share/zsh/site-functions"
 fishc="$PREFIX/share/fish/vendor_completions.d"
-mkdir -p "$bin" "$man1" "$bashc" "$zshc" "$fishc"
+# fish loads a completion file only for the command it is named after, so
+# "git nudge <Tab>" (a completion of git) would find nothing before
+# git-nudge itself had been completed once: a copy in vendor_conf.d, read
+# when fish starts, registers it for git too.
+fishconf="$PREFIX/share/fish/vendor_conf.d"
+mkdir -p "$bin" "$man1" "$bashc" "$zshc" "$fishc" "$fishconf"
 
 for tool in git-nudge git-autodev; do
 	go build -trimpath -ldflags "-X github.com/nudgethis/git-nudge/internal/cli.Version=$version" \
@@ -28,6 +33,7 @@ for tool in git-nudge git-autodev; do
 	"$bin/$tool" completion bash >"$bashc/$tool"
 	"$bin/$tool" completion zsh >"$zshc/_$tool"
 	"$bin/$tool" completion fish >"$fishc/$tool.fish"
+	cp "$fishc/$tool.fish" "$fishconf/$tool.fish"
 done
 
 echo "Installed git-nudge and git-autodev $version into $bin"
@@ -36,6 +42,11 @@ case ":$PATH:" in
 *":$bin:"*) ;;
 *) echo "Note: $bin is not on your PATH. Add it, for example:"
    echo "  export PATH=\"$bin:\$PATH\"" ;;
+esac
+case "$PREFIX" in
+/usr|/usr/local) ;;
+*) echo "Completions: for zsh, put this line in ~/.zshrc, before compinit:"
+   echo "  fpath=(\"$zshc\" \$fpath)" ;;
 esac
 case ":${MANPATH:-}:" in
 *":$PREFIX/share/man:"*|"::") ;;

@@ -44,6 +44,10 @@ func TestInstallFreshHome(t *testing.T) {
 		if !strings.Contains(out, "Installed git-nudge and git-autodev") {
 			t.Fatalf("round %d: install.sh said:\n%s", round, out)
 		}
+		// zsh looks for completions only on its fpath: the line to add.
+		if want := `fpath=("` + filepath.Join(prefix, "share", "zsh", "site-functions") + `" $fpath)`; !strings.Contains(out, want) {
+			t.Errorf("round %d: install.sh does not print %s:\n%s", round, want, out)
+		}
 		for _, tool := range []string{"git-nudge", "git-autodev"} {
 			sub := strings.TrimPrefix(tool, "git-")
 			if got := strings.TrimSpace(run(elsewhere, nil, "git", sub, "--version")); got != tool+" version "+wantVersion {
@@ -61,6 +65,7 @@ func TestInstallFreshHome(t *testing.T) {
 				filepath.Join("share", "bash-completion", "completions", tool):       "complete -C " + tool + " " + tool,
 				filepath.Join("share", "zsh", "site-functions", "_"+tool):            "#compdef " + tool,
 				filepath.Join("share", "fish", "vendor_completions.d", tool+".fish"): "complete -f -c " + tool,
+				filepath.Join("share", "fish", "vendor_conf.d", tool+".fish"):        "complete -f -c git -n '__fish_seen_subcommand_from " + sub + "'",
 			} {
 				b, err := os.ReadFile(filepath.Join(prefix, file))
 				if err != nil || !strings.Contains(string(b), marker) {
@@ -76,6 +81,20 @@ func TestInstallFreshHome(t *testing.T) {
 			}
 			t.Errorf("round %d: bin holds %v, want exactly git-nudge and git-autodev", round, names)
 		}
+	}
+
+	// fish completes "git nudge ..." in a fresh shell: git's completion
+	// does not load git-nudge's file, the copy fish reads at start does.
+	if _, err := exec.LookPath("fish"); err == nil {
+		dataDirs := "XDG_DATA_DIRS=" + filepath.Join(prefix, "share")
+		got := run(elsewhere, []string{dataDirs, "XDG_DATA_HOME=" + filepath.Join(home, "data")}, "fish", "-c", `complete -C "git nudge diff --"; complete -C "git autodev restore --"`)
+		for _, want := range []string{"--name-status", "--rebuild"} {
+			if !strings.Contains(got, want) {
+				t.Errorf("fish completes neither git nudge nor git autodev flags (%s missing):\n%s", want, got)
+			}
+		}
+	} else {
+		t.Log("fish is not installed: its completion of git nudge not checked")
 	}
 
 	// man finds the pages through MANPATH, so `git nudge --help` (which git

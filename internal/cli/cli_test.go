@@ -197,6 +197,19 @@ func TestProgramMain(t *testing.T) {
 	}
 }
 
+// A program's own exit status rules follow the common ones.
+func TestManPageExitNote(t *testing.T) {
+	p := Program{Name: "git-test", Description: "A test program.", Model: &testCLI{}, ExitNote: "Outside a repository it exits 0."}
+	page, err := p.ManPage()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exit := page[strings.Index(page, ".SH EXIT STATUS"):]
+	if i := strings.Index(exit, ".SH ENVIRONMENT"); i < 0 || !strings.Contains(exit[:i], "Outside a repository it exits 0.") {
+		t.Errorf("EXIT STATUS lacks the program's note:\n%s", exit)
+	}
+}
+
 func TestManPageDate(t *testing.T) {
 	p := Program{Name: "git-test", Description: "A test program.", Model: &testCLI{}}
 	page, err := p.ManPage()

@@ -73,6 +73,9 @@ func (p Program) ManPage() (string, error) {
 	}
 	m.section("EXIT STATUS")
 	m.paragraphs("0 when the command did what was asked; 1 when it refused or failed, with a message on stderr that says what to do next; 2 when the command line itself is wrong. A command that runs another program (run) exits with that program's status.")
+	if p.ExitNote != "" {
+		m.paragraphs(p.ExitNote)
+	}
 	m.section("ENVIRONMENT")
 	m.paragraphs("NO_COLOR turns colour off. Git's own variables and options (GIT_DIR, GIT_WORK_TREE, git -C, git -c) choose the repository and configuration as they do for git.")
 	if len(p.SeeAlso) > 0 {

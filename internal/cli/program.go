@@ -22,6 +22,8 @@ type Program struct {
 	ManSections []ManSection
 	// SeeAlso lists related man pages ("git-worktree(1)").
 	SeeAlso []string
+	// ExitNote, when set, follows the man page's common EXIT STATUS text.
+	ExitNote string
 	// Around, when set, runs each parsed command (its name, the command
 	// line) through run: the operation log records mutating commands there.
 	Around func(env *Env, command string, args []string, run func() error) error
@@ -115,6 +117,11 @@ func (p Program) Main(args []string, env *Env) (code int) {
 		if v := env.Getenv(strings.ToUpper(strings.ReplaceAll(p.Name, "-", "_")) + "_TEST_VERSION"); v != "" {
 			journal.SetBinaryVersion(v)
 		}
+	}
+	// "git nudge help run" is "git nudge run --help" (git itself turns
+	// "git nudge --help" into the man page; "help" is no command of ours).
+	if len(args) > 0 && args[0] == "help" {
+		args = append(append([]string{}, args[1:]...), "--help")
 	}
 	exit := func(c int) { panic(exitCode(c)) }
 	var parser *kong.Kong
@@ -213,16 +220,22 @@ _git_%[3]s() {
 complete -C %[1]s %[1]s
 `, name, sub, fn)
 	case "zsh":
+		// The file is autoloaded as _git-<sub>: its body runs on the
+		// first completion, so it ends by completing that one too. git's
+		// completion calls _git-<sub> with words starting at "<sub>"
+		// (words[1]), zsh itself with words starting at "git-<sub>":
+		// either way the arguments are words[2,-1].
 		s = fmt.Sprintf(`#compdef %[1]s
 # zsh completion for %[1]s (and "git %[2]s" through git's user-command hook)
 autoload -U +X bashcompinit && bashcompinit
 complete -C %[1]s %[1]s
 _git-%[2]s() {
-	local line="%[1]s ${words[3,-1]}"
+	local line="%[1]s ${words[2,-1]}"
 	local -a reply
 	reply=( ${(f)"$(COMP_LINE="$line" COMP_POINT=${#line} command %[1]s 2>/dev/null)"} )
 	compadd -- $reply
 }
+_git-%[2]s "$@"
 `, name, sub)
 	case "fish":
 		s = fmt.Sprintf(`# fish completion for %[1]s and "git %[2]s"

@@ -81,6 +81,14 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 	case t.State == StateSnapshotted:
 	case t.State == StateFailed && t.Result == nil && t.Command == nil:
 		// Its preparation failed: a leftover worktree is made afresh.
+	case (t.State == StateReady || t.State == StateFailed) && t.Result != nil && !w.hasWorktree(t):
+		// A result recorded with capture --from (or a worktree removed
+		// since): there is no worktree to name.
+		return nil, &RefusedError{
+			What:    "cannot start " + id,
+			Reasons: []string{fmt.Sprintf("it is %s, with a result already recorded and no worktree", StateLabel(t.State))},
+			Next:    fmt.Sprintf("Review the result with git nudge diff %s, or take a new snapshot with git nudge start (no id) to start a fresh task.", id),
+		}
 	case t.State == StatePrepared || t.State == StateReady || t.State == StateFailed:
 		return nil, &RefusedError{
 			What:    "cannot start " + id,

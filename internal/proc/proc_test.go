@@ -6,9 +6,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
-	"time"
 )
 
 func TestExitStatus(t *testing.T) {
@@ -31,16 +31,48 @@ func TestExitStatus(t *testing.T) {
 	}
 }
 
+// readyWriter keeps what the program prints and closes ready once it has
+// printed "ready\n" (its trap is set by then).
+type readyWriter struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	ready chan struct{}
+	once  sync.Once
+}
+
+func (w *readyWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if strings.Contains(w.buf.String(), "ready\n") {
+		w.once.Do(func() { close(w.ready) })
+	}
+	return n, err
+}
+
+func (w *readyWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// The signal is sent once the program says its trap is set (a fixed
+// sleep before it let a slow start die of the signal itself).
 func TestOutputAndForwardedSignal(t *testing.T) {
 	sigs := make(chan os.Signal, 1)
-	var out bytes.Buffer
+	out := &readyWriter{ready: make(chan struct{})}
+	done := make(chan struct{})
+	defer close(done)
 	go func() {
-		time.Sleep(200 * time.Millisecond)
-		sigs <- syscall.SIGTERM
+		select {
+		case <-out.ready:
+			sigs <- syscall.SIGTERM
+		case <-done:
+		}
 	}()
 	code, err := Run(Spec{
 		Argv:    []string{"sh", "-c", `trap 'echo got TERM; exit 7' TERM; echo ready; while :; do sleep 0.05; done`},
-		Stdout:  &out,
+		Stdout:  out,
 		Signals: sigs,
 	})
 	if err != nil || code != 7 || !strings.Contains(out.String(), "ready\ngot TERM") {

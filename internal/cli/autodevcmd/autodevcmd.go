@@ -43,8 +43,9 @@ git autodev commits checkpoints authored by autodev <autodev@localhost> with hoo
 		ManSections: []cli.ManSection{{Title: "Files", Text: `.autodev/ at the top of the work tree (ignored by git through its own .gitignore): checkpoints.json (the checkpoint journal), state.json (the run state), memory.md (RESTORE: lines), lock, run.lock.
 
 Every checkpoint is pinned by refs/autodev/checkpoints/<id>; parked work lives on autodev/pre-restore-<time> and autodev/parked-<time> branches.`}},
-		Around:  record,
-		SeeAlso: []string{"git-nudge(1)", "git-reset(1)", "git-branch(1)"},
+		Around:   record,
+		SeeAlso:  []string{"git-nudge(1)", "git-reset(1)", "git-branch(1)"},
+		ExitNote: "Outside a git repository, or in one without a work tree, every command says that checkpoints are disabled and exits 0 (run still runs its program and exits with its status), so that a hook never fails because of it. git autodev hook exits 0 on everything but a usage error.",
 	}
 }
 

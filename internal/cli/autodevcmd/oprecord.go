@@ -30,6 +30,14 @@ func record(env *cli.Env, command string, args []string, run func() error) error
 		if len(opcmd.Positionals(args)) == 0 && !hasFlag(args, "--rebuild") {
 			return run() // the list: read-only
 		}
+	case "op":
+		// Outside a repository (or without a work tree) op says what
+		// every other git autodev command says, and exits 0 (SPEC 3.1).
+		ws, err := open(env, hasFlag(args, "--json"))
+		if ws == nil {
+			return err
+		}
+		return run()
 	default:
 		return run()
 	}

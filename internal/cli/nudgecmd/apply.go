@@ -48,7 +48,7 @@ func (c *ApplyCmd) Run(env *cli.Env) error {
 	}
 	env.Printf("Applied %s: %s changed in the work tree.\n", out.ID, countFiles(len(out.Files)))
 	printFiles(env, out.Files)
-	env.Printf("Nothing was staged or committed. Review with git diff; git nudge undo %s puts these files back, git nudge save commits them.\n", out.ID)
+	env.Printf("Nothing was staged or committed. Review with git status and git diff (new files are untracked); git nudge undo %s puts these files back, git nudge save commits them.\n", out.ID)
 	return nil
 }
 

@@ -49,7 +49,7 @@ func (c *QueueCmd) Run(env *cli.Env) error {
 
 // WorkCmd is `git nudge work`.
 type WorkCmd struct {
-	Max        int  `name:"max" default:"1" placeholder:"N" help:"Run up to N pending tasks at once (their output then goes only to their logs)."`
+	Max        int  `name:"max" default:"1" placeholder:"N" help:"Run up to N pending tasks at once (default 1; with more, their output goes only to their logs)."`
 	NoValidate bool `name:"no-validate" help:"Do not run the git config nudge.validate commands after each capture."`
 	JSON       bool `name:"json" help:"Print what ran as one JSON document: {ran: [{id, state, exit_code, error}], interrupted, pending}."`
 }

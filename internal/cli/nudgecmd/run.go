@@ -62,7 +62,11 @@ func (c *RunCmd) Run(env *cli.Env) error {
 		Skip: fw.Skip, NoValidate: c.NoValidate,
 	})
 	if t != nil && t.Result != nil {
-		env.Warnf("git nudge: %s %s: %s changed; review with git nudge diff %s\n", t.ID, nudge.StateLabel(t.State), countFiles(len(t.Files)), t.ID)
+		if len(t.Files) == 0 {
+			env.Warnf("git nudge: %s %s: 0 files changed, nothing to review\n", t.ID, nudge.StateLabel(t.State))
+		} else {
+			env.Warnf("git nudge: %s %s: %s changed; review with git nudge diff %s\n", t.ID, nudge.StateLabel(t.State), countFiles(len(t.Files)), t.ID)
+		}
 		warnLeftOut(env, t)
 	}
 	if t != nil {

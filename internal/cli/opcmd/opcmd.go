@@ -216,7 +216,8 @@ type ShowCmd struct {
 }
 
 // Run prints every change of the operation.
-func (c *ShowCmd) Run(env *cli.Env) error {
+func (c *ShowCmd) Run(k *kong.Kong, env *cli.Env) error {
+	tool := Tool(strings.TrimPrefix(k.Model.Name, "git-"))
 	l, err := open(env)
 	if err != nil {
 		return err
@@ -227,7 +228,7 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 		if rerr != nil {
 			return rerr
 		}
-		return &cli.Refusal{What: "unknown operation " + pathenc.Quote(c.ID), Reasons: []string{"this worktree's log (" + l.Ref + ") has no such operation"}, Next: "op log lists them"}
+		return &cli.Refusal{What: "unknown operation " + pathenc.Quote(c.ID), Reasons: []string{"this worktree's log (" + l.Ref + ") has no such operation"}, Next: "git " + string(tool) + " op log lists them"}
 	}
 	var holds []oplog.Holds
 	interrupted := oplog.Interrupted(o, proc.Gone)
