@@ -58,7 +58,7 @@ func (c *RecoverCmd) Run(env *cli.Env) error {
 		env.Printf("%s was not interrupted, so there is nothing to recover; the report above is for reference.\n", rep.ID)
 		return nil
 	}
-	env.Printf("Resolve the files by hand, then start a new task from the result (git nudge snapshot). Nothing is retried automatically; the record of %s is kept.\n", rep.ID)
+	env.Printf("Resolve the files by hand, then start a new task from the result (git nudge snapshot). Nothing is retried automatically; the record of %s is kept until git nudge drop --force %s removes it.\n", rep.ID, rep.ID)
 	return nil
 }
 

@@ -327,7 +327,12 @@ func (c *UndoCmd) Run(k *kong.Kong, env *cli.Env) error {
 	if target.Kind == "drop" {
 		env.Printf("The task's record and refs are back; its worktree is not (git nudge start makes a new one).\n")
 	}
-	env.Printf("git %s op undo %s redoes it.\n", tool, inv.ID)
+	if target.Kind == "op-undo" && target.Undoes != "" {
+		// This redid target.Undoes: undoing inv takes that back again.
+		env.Printf("git %s op undo %s undoes %s again.\n", tool, inv.ID, target.Undoes)
+	} else {
+		env.Printf("git %s op undo %s redoes it.\n", tool, inv.ID)
+	}
 	return nil
 }
 
