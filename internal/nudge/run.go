@@ -210,7 +210,19 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool
 			Reasons: []string{"it is pending: its command runs when git nudge work gets to it"},
 			Next:    fmt.Sprintf("git nudge work runs the pending tasks; git nudge drop %s removes it from the queue.", id),
 		}
-	case StateSnapshotted, StatePrepared, StateReady, StateFailed:
+	case StateReady, StateFailed:
+		if t.Result != nil && !w.hasWorktree(t) {
+			// A result recorded with capture --from (or a worktree
+			// removed since): a fresh worktree starts from the snapshot,
+			// and its capture would replace that result unseen.
+			return nil, &RefusedError{
+				What:    "cannot run in " + id,
+				Reasons: []string{fmt.Sprintf("it is %s, with a result already recorded and no worktree: a run would start from the snapshot again and replace that result", StateLabel(t.State))},
+				Next:    fmt.Sprintf("Review the result with git nudge diff %s (apply it, or capture another with git nudge capture %s --from REV), or start a fresh task from the current workspace: git nudge run -- CMD", id, id),
+			}
+		}
+		return t, nil
+	case StateSnapshotted, StatePrepared:
 		return t, nil
 	}
 	return nil, &RefusedError{
