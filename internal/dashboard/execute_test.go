@@ -16,6 +16,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
 	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
 	"github.com/nudgethis/git-nudge/internal/dashboard"
+	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	nudgepkg "github.com/nudgethis/git-nudge/internal/nudge"
 )
@@ -224,5 +225,48 @@ func TestServerLockCarriesVersion(t *testing.T) {
 	var ov *journal.OtherVersionError
 	if !errors.As(err, &ov) {
 		t.Fatalf("another version opened the workspace while the server ran: %v", err)
+	}
+}
+
+// The executor runs beside the page's recorded actions, in one process
+// whose operation-log watchers are process-wide: what it writes (the
+// queued task's record and refs) is never told to them, so an action
+// recorded meanwhile cannot take it for its own changes (and put it back
+// on op undo).
+func TestServerExecutorIsNotWatched(t *testing.T) {
+	dir := workspace(t)
+	s := startServe(t, dir, false)
+	gate := filepath.Join(t.TempDir(), "go")
+	nudge(t, dir, "queue", "-m", "gated", "--", "sh", "-c", "while [ ! -e '"+gate+"' ]; do sleep 0.05; done; echo queued > q.txt")
+	s.waitState("t2", "running")
+	// From here on only the executor writes: its capture of t2, its
+	// result ref and record.
+	var mu sync.Mutex
+	var told []string
+	ours := func(p string) bool { return strings.HasPrefix(p, dir+string(filepath.Separator)) }
+	stopJournals := journal.Watch(func(path string) {
+		if ours(path) {
+			mu.Lock()
+			told = append(told, path)
+			mu.Unlock()
+		}
+	})
+	defer stopJournals()
+	stopRefs := git.WatchRefs(func(_, commonDir string, names []string) {
+		if ours(commonDir) {
+			mu.Lock()
+			told = append(told, names...)
+			mu.Unlock()
+		}
+	})
+	defer stopRefs()
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s.waitState("t2", "ready")
+	mu.Lock()
+	defer mu.Unlock()
+	if len(told) != 0 {
+		t.Fatalf("the executor's writes were told to the watchers: %v", told)
 	}
 }

@@ -22,6 +22,9 @@ func WatchRefs(fn func(gitDir, commonDir string, names []string)) (stop func()) 
 
 // refsAboutToChange tells every watcher that r is about to change names.
 func (r *Repo) refsAboutToChange(names ...string) {
+	if r.Unwatched {
+		return
+	}
 	for _, fn := range refWatchers.All() {
 		fn(r.GitDir, r.CommonDir, names)
 	}

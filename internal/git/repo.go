@@ -41,6 +41,10 @@ type Repo struct {
 	// private copy of the index whose refreshed stat data is kept: only
 	// for the workspace's own snapshot, under its lock.
 	StatusStatCache bool
+	// Unwatched keeps the refs r changes from the ref watchers
+	// (WatchRefs): for work that is no command's in a process that
+	// records others, the dashboard's queue executor.
+	Unwatched bool
 }
 
 // Discover finds the repository that git itself would use when started in

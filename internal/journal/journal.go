@@ -91,10 +91,25 @@ func Write(path string, v any) error {
 	return WriteBytes(path, data)
 }
 
+// WriteUnwatched is Write without telling the watchers (Watch): for work
+// that is no command's in a process that records others (the dashboard's
+// queue executor).
+func WriteUnwatched(path string, v any) error {
+	data, err := encode(v, "  ")
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", path, err)
+	}
+	return writeBytes(path, data)
+}
+
 // WriteBytes atomically replaces path with data (see Write). A new file is
 // mode 0644 whatever the umask; a rewrite keeps the mode the file had.
-func WriteBytes(path string, data []byte) (err error) {
+func WriteBytes(path string, data []byte) error {
 	aboutToChange(path)
+	return writeBytes(path, data)
+}
+
+func writeBytes(path string, data []byte) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -54,6 +54,19 @@ type Workspace struct {
 	// costs a measurable part of it.
 	wantSuspects   bool
 	suspectsAtLock *suspectScan
+	// Unwatched keeps what this workspace writes (its task records, and
+	// through Repo.Unwatched its refs) from the operation log's watchers:
+	// set by SetUnwatched for the dashboard's queue executor, whose work
+	// runs beside the page's recorded actions in one process and is no
+	// part of them.
+	Unwatched bool
+}
+
+// SetUnwatched keeps what w writes from the operation log's watchers (see
+// Unwatched).
+func (w *Workspace) SetUnwatched() {
+	w.Unwatched = true
+	w.Repo.Unwatched = true
 }
 
 // Open discovers the repository containing dir and prepares .nudgethis.
@@ -243,6 +256,9 @@ func (w *Workspace) Save(t *Task) error {
 	t.Updated = w.Now().UTC()
 	if t.State == StatePreparing || t.State == StateRunning {
 		t.GuardPending = true // see guardCheck
+	}
+	if w.Unwatched {
+		return journal.WriteUnwatched(w.TaskPath(t.ID), t)
 	}
 	return journal.Write(w.TaskPath(t.ID), t)
 }
