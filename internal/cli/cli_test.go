@@ -174,10 +174,14 @@ func TestProgramMain(t *testing.T) {
 	if code, _, errs := runTest("pass", "9"); code != 9 || errs != "" {
 		t.Errorf("pass 9: %d %q", code, errs)
 	}
-	for _, args := range [][]string{{"--bogus"}, {"nosuch"}, {"pass", "notanumber"}, {"pass"}} {
-		code, _, errs := runTest(args...)
-		if code != 2 || !strings.Contains(errs, "Run 'git test -h' for usage.") {
-			t.Errorf("%v: exit %d, stderr %q; want 2 and a pointer to --help", args, code, errs)
+	// A usage error points to the help of the command it happened in.
+	for _, c := range []struct {
+		args []string
+		help string
+	}{{[]string{"--bogus"}, "git test"}, {[]string{"nosuch"}, "git test"}, {[]string{"pass", "notanumber"}, "git test pass"}, {[]string{"pass"}, "git test pass"}} {
+		code, _, errs := runTest(c.args...)
+		if code != 2 || !strings.Contains(errs, "Run '"+c.help+" -h' for usage.") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and a pointer to %s -h", c.args, code, errs, c.help)
 		}
 	}
 	if code, out, _ := runTest("--version"); code != 0 || out != "git-test version "+VersionString()+"\n" {

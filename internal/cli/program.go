@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"reflect"
@@ -46,6 +47,22 @@ func (p Program) Parser(env *Env, exit func(int), extra ...kong.Option) (*kong.K
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: false}),
 		kong.Bind(env),
 	}, extra...)...)
+}
+
+// commandPath is the command a parse error happened in ("op undo"), "" when
+// none was reached: its own help is where to look.
+func commandPath(err error) string {
+	var pe *kong.ParseError
+	if !errors.As(err, &pe) || pe.Context == nil {
+		return ""
+	}
+	var names []string
+	for n := pe.Context.Selected(); n != nil; n = n.Parent {
+		if n.Type == kong.CommandNode {
+			names = append([]string{n.Name}, names...)
+		}
+	}
+	return strings.Join(names, " ")
 }
 
 // onlyCommand returns the option that leaves every top-level command but
@@ -145,7 +162,7 @@ func (p Program) Main(args []string, env *Env) (code int) {
 	}
 	if err != nil {
 		fmt.Fprintf(env.Stderr, "%s: %v\n", p.Display(), err)
-		fmt.Fprintf(env.Stderr, "Run '%s -h' for usage.\n", p.Display())
+		fmt.Fprintf(env.Stderr, "Run '%s -h' for usage.\n", strings.TrimSpace(p.Display()+" "+commandPath(err)))
 		if jsonArg(args) {
 			WriteErrorJSON(env.Stdout, err, ExitUsage)
 		}
