@@ -82,7 +82,8 @@ func (w *Workspace) quietRecordsOf() *quietRecords {
 	}
 	data, err := readSmallRegular(q.path, quietCacheMax)
 	if err != nil {
-		q.rewrite = !errors.Is(err, fs.ErrNotExist) || q.tasks != nil
+		// Built when missing, except by a command that only reads.
+		q.rewrite = !errors.Is(err, fs.ErrNotExist) || q.tasks != nil && !w.readOnly
 		return q
 	}
 	if keys, ok := parseQuiet(data); ok {

@@ -60,6 +60,9 @@ type Workspace struct {
 	// runs beside the page's recorded actions in one process and is no
 	// part of them.
 	Unwatched bool
+	// readOnly is set by OpenReadOnly: a cache missing in .nudgethis
+	// (quiet-records) is not created (SPEC 1.15).
+	readOnly bool
 }
 
 // SetUnwatched keeps what w writes from the operation log's watchers (see
@@ -98,6 +101,7 @@ func OpenReadOnly(ctx context.Context, dir string, now func() time.Time) (*Works
 			return nil, err
 		}
 	}
+	w.readOnly = true
 	return w, nil
 }
 
