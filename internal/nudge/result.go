@@ -118,6 +118,9 @@ func (w *Workspace) captureWorktree(ctx context.Context, t *Task) (string, []Ski
 	if err != nil {
 		return "", nil, err
 	}
+	if err := w.safeTaskWorktree(ctx, t, wr); err != nil {
+		return "", nil, err
+	}
 	// The rules recorded when the task was created: the task can rewrite
 	// the shared git config, so its nudge.protect is not asked now.
 	var res snapshot.Result
