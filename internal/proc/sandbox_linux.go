@@ -62,7 +62,10 @@ func confine(writable []string) error {
 		rules = append(rules, landlock.PathAccess(sandboxFileWrites, files...))
 	}
 	cfg := landlock.Config{HandledAccessFS: sandboxWrites}
-	return cfg.RestrictPaths(rules...)
+	if err := cfg.RestrictPaths(rules...); err != nil {
+		return err
+	}
+	return refuseTerminalInjection()
 }
 
 // sandboxFileWrites are the rights of sandboxWrites that apply to a file
