@@ -347,6 +347,110 @@ func (w *Workspace) safeTaskWorktree(ctx context.Context, t *Task, wr *git.Repo)
 	return nil
 }
 
+// privateGitDir makes, in a fresh stage folder of .nudgethis (which a
+// sandboxed task cannot write), the git folder the capture's git commands
+// use for the task worktree wr instead of the worktree's own: a copy of
+// its HEAD and index, a commondir naming the repository, and its
+// config.worktree only when that holds nothing but the sparse-checkout
+// keys (checked on the copy). The worktree's own folder stays writable by
+// the task, and a process it left running could rewrite config.worktree
+// (a filter driver) between any check and the git commands that read it;
+// the copy cannot be. The caller removes it (removeStage).
+func (w *Workspace) privateGitDir(ctx context.Context, wr *git.Repo) (string, error) {
+	dir, err := w.newStage()
+	if err != nil {
+		return "", err
+	}
+	fail := func(err error) (string, error) {
+		_ = w.removeStage(filepath.Base(dir))
+		return "", err
+	}
+	root, err := os.OpenRoot(wr.GitDir)
+	if err != nil {
+		return fail(err)
+	}
+	defer root.Close()
+	head, err := readPlain(root, "HEAD", 4096)
+	if err != nil {
+		return fail(fmt.Errorf("the HEAD of the worktree %s: %w", wr.WorkTree, err))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "HEAD"), head, 0o600); err != nil {
+		return fail(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "commondir"), []byte(w.Repo.CommonDir+"\n"), 0o600); err != nil {
+		return fail(err)
+	}
+	if err := copyPlain(root, "index", filepath.Join(dir, "index")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fail(fmt.Errorf("the index of the worktree %s: %w", wr.WorkTree, err))
+	}
+	cw := filepath.Join(dir, "config.worktree")
+	if err := copyPlain(root, "config.worktree", cw); err == nil && !onlySparseKeys(ctx, w.Repo, cw) {
+		if err := os.Remove(cw); err != nil {
+			return fail(err)
+		}
+	}
+	return dir, nil
+}
+
+// readPlain reads name in root when it is a regular file of at most max
+// bytes (a symlink is refused; nothing outside root is reached).
+func readPlain(root *os.Root, name string, max int64) ([]byte, error) {
+	if st, err := root.Lstat(name); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a plain file", name)
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > max {
+		return nil, fmt.Errorf("%s is not a plain file", name)
+	}
+	return io.ReadAll(io.LimitReader(f, max))
+}
+
+// copyPlain copies name in root, a regular file (a symlink is
+// refused; nothing outside root is reached), to dst.
+func copyPlain(root *os.Root, name, dst string) error {
+	if st, err := root.Lstat(name); err != nil {
+		return err
+	} else if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a plain file", name)
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a plain file", name)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, f); err != nil {
+		out.Close()
+		return err
+	}
+	// The copy keeps the index's mtime: git compares it with the files'
+	// to tell racily clean entries.
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Chtimes(dst, st.ModTime(), st.ModTime())
+}
+
 // guardCheckKind says which command checks, and so how much it may do.
 type guardCheckKind int
 
