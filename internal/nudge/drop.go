@@ -137,7 +137,10 @@ func (w *Workspace) remove(ctx context.Context, t *Task, force bool) error {
 		// Never remove a folder the record names outside .nudgethis.
 		dir = ""
 	}
-	if dir != "" && !force && w.hasWorktree(t) && w.park(ctx, id, dir) {
+	// A worktree a sandboxed command ran in is never pooled: Landlock's
+	// grant follows its folders wherever they are moved, so a process the
+	// command left running could write in the next task's worktree.
+	if dir != "" && !force && w.hasWorktree(t) && !t.Sandbox && w.park(ctx, id, dir) {
 		// Parked in the pool (pool.go), nothing uncaptured in it.
 		dir = ""
 	}

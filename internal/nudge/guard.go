@@ -278,28 +278,177 @@ func (w *Workspace) taskWorktreeConfig(ctx context.Context, own *Task) []guardCh
 		if got != want {
 			continue
 		}
-		rel := "worktrees/" + e.Name() + "/config.worktree"
-		abs := filepath.Join(w.Repo.CommonDir, filepath.FromSlash(rel))
-		st, err := os.Lstat(abs)
-		if err != nil {
-			return nil
+		if c := w.adminConfigChange(ctx, e.Name()); c != nil {
+			return []guardChange{*c}
 		}
-		f := guardFile{Path: rel, Mode: git.ModeFile}
-		if st.Mode()&fs.ModeSymlink != 0 {
-			target, _ := os.Readlink(abs)
-			f.Mode, f.data = git.ModeSymlink, []byte(target)
-		} else if st.Mode().IsRegular() && st.Size() <= git.MaxFileSize {
-			f.data, _ = os.ReadFile(abs)
-		} else {
-			f.Mode, f.data = "special", []byte(st.Mode().String())
-		}
-		if f.Mode == git.ModeFile && onlySparseKeys(ctx, w.Repo, abs) {
-			return nil
-		}
-		f.Blob = w.Repo.BlobID(f.data)
-		return []guardChange{{Path: rel, New: &f}}
+		return nil
 	}
 	return nil
+}
+
+// adminConfigChange is the config.worktree in the git admin folder
+// worktrees/<name>, reported as added (nil when there is none, or when it
+// holds only the sparse-checkout keys git worktree add writes there).
+func (w *Workspace) adminConfigChange(ctx context.Context, name string) *guardChange {
+	rel := "worktrees/" + name + "/config.worktree"
+	abs := filepath.Join(w.Repo.CommonDir, filepath.FromSlash(rel))
+	st, err := os.Lstat(abs)
+	if err != nil {
+		return nil
+	}
+	f := guardFile{Path: rel, Mode: git.ModeFile}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(abs)
+		f.Mode, f.data = git.ModeSymlink, []byte(target)
+	} else if st.Mode().IsRegular() && st.Size() <= git.MaxFileSize {
+		f.data, _ = os.ReadFile(abs)
+	} else {
+		f.Mode, f.data = "special", []byte(st.Mode().String())
+	}
+	if f.Mode == git.ModeFile && onlySparseKeys(ctx, w.Repo, abs) {
+		return nil
+	}
+	f.Blob = w.Repo.BlobID(f.data)
+	return &guardChange{Path: rel, New: &f}
+}
+
+// safeTaskWorktree checks, before git nudge runs any git command in the
+// task worktree wr (opened from the task's worktree folder), that its git
+// folder is the worktree's own admin folder (worktrees/<name> of the
+// common folder, naming this worktree back), and sets aside a
+// config.worktree found there: with extensions.worktreeConfig on, git
+// reads it as configuration in that worktree, so a filter driver a task
+// wrote there would run as the user (outside any sandbox) in capture,
+// drop or validation. The guard puts it back at the end of a run; this
+// holds also when the run was killed (a sandboxed command can kill its
+// git-nudge) and for worktrees handed out by git nudge start.
+func (w *Workspace) safeTaskWorktree(ctx context.Context, t *Task, wr *git.Repo) error {
+	admin := filepath.Join(w.Repo.CommonDir, "worktrees")
+	rel, err := filepath.Rel(admin, wr.GitDir)
+	own := err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !strings.ContainsRune(rel, filepath.Separator)
+	if own {
+		b, err := os.ReadFile(filepath.Join(wr.GitDir, "gitdir"))
+		own = err == nil && samePathOnDisk(filepath.Dir(filepath.Clean(strings.TrimSpace(string(b)))), wr.WorkTree)
+	}
+	if !own {
+		return fmt.Errorf("the worktree of %s uses %s as its git folder, not its own folder in %s (its .git file was rewritten); no git command was run there. git nudge drop --force %s removes it", t.ID, wr.GitDir, admin, t.ID)
+	}
+	c := w.adminConfigChange(ctx, rel)
+	if c == nil {
+		return nil
+	}
+	qdir, problems := w.putBack(ctx, []guardChange{*c})
+	if len(problems) > 0 {
+		return fmt.Errorf("the worktree of %s has a config.worktree in its git folder (%s), which git would read as configuration there, and it could not be set aside: %s", t.ID, w.displayGuardPath(c.Path), strings.Join(problems, "; "))
+	}
+	if warn := w.Warn; warn != nil {
+		fmt.Fprintf(warn, "git nudge: removed %s, which git would read as configuration in the worktree of %s (a task has no use for it); what was found is kept in %s\n", w.displayGuardPath(c.Path), t.ID, qdir)
+	}
+	return nil
+}
+
+// privateGitDir makes, in a fresh stage folder of .nudgethis (which a
+// sandboxed task cannot write), the git folder the capture's git commands
+// use for the task worktree wr instead of the worktree's own: a copy of
+// its HEAD and index, a commondir naming the repository, and its
+// config.worktree only when that holds nothing but the sparse-checkout
+// keys (checked on the copy). The worktree's own folder stays writable by
+// the task, and a process it left running could rewrite config.worktree
+// (a filter driver) between any check and the git commands that read it;
+// the copy cannot be. The caller removes it (removeStage).
+func (w *Workspace) privateGitDir(ctx context.Context, wr *git.Repo) (string, error) {
+	dir, err := w.newStage()
+	if err != nil {
+		return "", err
+	}
+	fail := func(err error) (string, error) {
+		_ = w.removeStage(filepath.Base(dir))
+		return "", err
+	}
+	root, err := os.OpenRoot(wr.GitDir)
+	if err != nil {
+		return fail(err)
+	}
+	defer root.Close()
+	head, err := readPlain(root, "HEAD", 4096)
+	if err != nil {
+		return fail(fmt.Errorf("the HEAD of the worktree %s: %w", wr.WorkTree, err))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "HEAD"), head, 0o600); err != nil {
+		return fail(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "commondir"), []byte(w.Repo.CommonDir+"\n"), 0o600); err != nil {
+		return fail(err)
+	}
+	if err := copyPlain(root, "index", filepath.Join(dir, "index")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fail(fmt.Errorf("the index of the worktree %s: %w", wr.WorkTree, err))
+	}
+	cw := filepath.Join(dir, "config.worktree")
+	if err := copyPlain(root, "config.worktree", cw); err == nil && !onlySparseKeys(ctx, w.Repo, cw) {
+		if err := os.Remove(cw); err != nil {
+			return fail(err)
+		}
+	}
+	return dir, nil
+}
+
+// readPlain reads name in root when it is a regular file of at most max
+// bytes (a symlink is refused; nothing outside root is reached).
+func readPlain(root *os.Root, name string, max int64) ([]byte, error) {
+	if st, err := root.Lstat(name); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a plain file", name)
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > max {
+		return nil, fmt.Errorf("%s is not a plain file", name)
+	}
+	return io.ReadAll(io.LimitReader(f, max))
+}
+
+// copyPlain copies name in root, a regular file (a symlink is
+// refused; nothing outside root is reached), to dst.
+func copyPlain(root *os.Root, name, dst string) error {
+	if st, err := root.Lstat(name); err != nil {
+		return err
+	} else if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a plain file", name)
+	}
+	f, err := root.Open(name)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a plain file", name)
+	}
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, f); err != nil {
+		out.Close()
+		return err
+	}
+	// The copy keeps the index's mtime: git compares it with the files'
+	// to tell racily clean entries.
+	if err := out.Close(); err != nil {
+		return err
+	}
+	return os.Chtimes(dst, st.ModTime(), st.ModTime())
 }
 
 // guardCheckKind says which command checks, and so how much it may do.

@@ -3,6 +3,7 @@ package nudge
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/refs"
@@ -118,6 +119,15 @@ func (w *Workspace) captureWorktree(ctx context.Context, t *Task) (string, []Ski
 	if err != nil {
 		return "", nil, err
 	}
+	if err := w.safeTaskWorktree(ctx, t, wr); err != nil {
+		return "", nil, err
+	}
+	private, err := w.privateGitDir(ctx, wr)
+	if err != nil {
+		return "", nil, err
+	}
+	defer func() { _ = w.removeStage(filepath.Base(private)) }()
+	wr = w.Repo.WorktreeRepo(wr.WorkTree, private)
 	// The rules recorded when the task was created: the task can rewrite
 	// the shared git config, so its nudge.protect is not asked now.
 	var res snapshot.Result

@@ -204,6 +204,17 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 	if o.Output != nil {
 		out = io.MultiWriter(log, o.Output)
 	}
+	// After a sandboxed run, validation runs the task's code (its tests,
+	// build files, scripts) in the same sandbox: a task must not escape it
+	// by writing what validation executes.
+	var plan *sandboxPlan
+	if t.Sandbox {
+		on := true
+		if plan, err = w.planSandbox(ctx, &on, o.Environ); err != nil {
+			return results, err
+		}
+		fmt.Fprintf(out, "git-nudge: validating in the sandbox the task ran in (Landlock ABI %d, %d nudge.sandbox.allowWrite path(s))\n", plan.abi, len(plan.extra))
+	}
 	var interrupted bool
 	for _, c := range cmds {
 		if ctx.Err() != nil || interrupted {
@@ -235,10 +246,26 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 			}
 		}()
 		start := time.Now()
-		code, err := child{
+		ch := child{
 			argv: []string{"sh", "-c", c}, dir: *t.Worktree, env: w.childEnv(o.Environ, t, *t.Worktree),
 			stdout: out, stderr: out, group: true, lock: hold, signals: sigs,
-		}.run()
+		}
+		var done func() []string
+		var err error
+		if plan != nil {
+			ch, done, err = w.sandboxed(ctx, plan, t.ID, *t.Worktree, ch)
+		}
+		code := 127
+		if err == nil {
+			code, err = ch.run()
+		} else {
+			err = fmt.Errorf("%w: %v", ErrCommandNotStarted, err)
+		}
+		if done != nil {
+			if put := done(); len(put) > 0 {
+				fmt.Fprintf(out, "git-nudge: the validation command changed %s, which git reads as configuration or as the way to the repository; put back as it was\n", strings.Join(put, ", "))
+			}
+		}
 		close(stop)
 		res.DurationMS = time.Since(start).Milliseconds()
 		select {

@@ -42,7 +42,8 @@ func SandboxABI() (int, error) {
 // confine takes from this process, and all it will execute, the right to
 // write anywhere but beneath writable. It fails rather than confine less.
 func confine(writable []string) error {
-	if _, err := SandboxABI(); err != nil {
+	abi, err := SandboxABI()
+	if err != nil {
 		return err
 	}
 	var dirs, files []string
@@ -62,9 +63,22 @@ func confine(writable []string) error {
 		rules = append(rules, landlock.PathAccess(sandboxFileWrites, files...))
 	}
 	cfg := landlock.Config{HandledAccessFS: sandboxWrites}
-	return cfg.RestrictPaths(rules...)
+	if abi >= scopeABI {
+		// No signal to a process outside the sandbox (git-nudge itself,
+		// which puts the worktree's git files back after the command;
+		// the user's shell or editor), no connection to an abstract UNIX
+		// socket made outside it (an X11 display, a D-Bus bus).
+		cfg.Scoped = ll.ScopeSignal | ll.ScopeAbstractUnixSocket
+	}
+	if err := cfg.Restrict(rules...); err != nil {
+		return err
+	}
+	return refuseTerminalInjection()
 }
 
 // sandboxFileWrites are the rights of sandboxWrites that apply to a file
 // (rather than a folder's entries).
 const sandboxFileWrites = landlock.AccessFSSet(ll.AccessFSWriteFile | ll.AccessFSTruncate)
+
+// scopeABI is the first Landlock ABI with IPC scopes (Linux 6.12).
+const scopeABI = 6

@@ -47,7 +47,15 @@ func (c *DiffCmd) Run(env *cli.Env) error {
 	case !terminal:
 		format = nudge.DiffBinaryPatch
 	}
-	return w.Diff(env.Ctx, c.ID, env.Stdout, nudge.DiffOptions{
+	out := env.Stdout
+	if terminal {
+		// The patch holds the task's file contents: on a terminal, escape
+		// sequences in them are shown, never obeyed (git's colours pass).
+		safe := cli.SafePatchWriter(env.Stdout, env.Color)
+		defer safe.Close()
+		out = safe
+	}
+	return w.Diff(env.Ctx, c.ID, out, nudge.DiffOptions{
 		Format: format, Color: env.Color, Limit: diffLimit(c.MaxBytes, terminal), Notices: env.Stderr, Pathspecs: specs,
 	})
 }
