@@ -77,6 +77,29 @@ func TestCrashRestoreKilledDuringReset(t *testing.T) {
 		if len(left) > 0 {
 			hits++
 		}
+		// A kill while git moved HEAD leaves git's own lock, which no
+		// command can prove stale: status names it, restore refuses
+		// changing nothing, and it is removed as the user is told to.
+		for _, lock := range []string{"HEAD.lock", "refs/heads/main.lock"} {
+			path := filepath.Join(s.dir, ".git", filepath.FromSlash(lock))
+			if _, err := os.Lstat(path); err != nil {
+				continue
+			}
+			if !strings.Contains(st.stdout, "HEAD locked: .git/"+lock) {
+				t.Fatalf("iteration %d: .git/%s left by the kill, status does not name it:\n%s", i, lock, st.stdout)
+			}
+			before := s.git("status", "--porcelain")
+			r := s.autodev("restore", target)
+			if r.code == 0 || !strings.Contains(r.stderr, "nothing was changed") {
+				t.Fatalf("iteration %d: restore with .git/%s there: %s", i, lock, r)
+			}
+			if after := s.git("status", "--porcelain"); after != before {
+				t.Fatalf("iteration %d: the refused restore changed the tree:\n%s\nwas\n%s", i, after, before)
+			}
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+		}
 		again := s.ok(s.autodev("restore", target), fmt.Sprintf("iteration %d: restore again after the kill (%v left %v)", i, delay, left))
 		for _, name := range left {
 			if !strings.Contains(again.stderr, "removed .git/"+name) {

@@ -271,6 +271,10 @@ func (ws *Workspace) guardReset(ctx context.Context, target Entry) error {
 	if op := ws.Repo.OperationInProgress(); op != "" {
 		return &RestoreError{Reason: fmt.Sprintf("a %s is in progress, and resetting would throw away its state; finish the %s (or abort it with git %s --abort), then restore again; nothing was changed", op, op, op)}
 	}
+	if l := ws.Repo.HeadRefLock(); l != "" {
+		// git reset --hard would rewrite the files, then fail to move HEAD.
+		return &RestoreError{Reason: fmt.Sprintf("%s exists: a git command is moving HEAD or its branch, or one was killed while it did, and the reset could not move HEAD; if no git command is running in this repository, remove %s, then restore again; nothing was changed", ws.shown(l), ws.shown(l))}
+	}
 	hidden, err := ws.Repo.HiddenLocalEdits(ctx)
 	if err != nil {
 		return err

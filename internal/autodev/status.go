@@ -38,6 +38,9 @@ type Report struct {
 	// IndexLock is the user's index.lock when it exists and is not
 	// provably autodev's ("" otherwise): a restore refuses while it is there.
 	IndexLock string
+	// RefLock is git's lock on HEAD or its branch when it exists
+	// (git.Repo.HeadRefLock), as shown: a restore refuses while it is there.
+	RefLock string
 }
 
 // RestorePoints is the number offered for a rewind: the checkpoints, when
@@ -93,6 +96,9 @@ func (ws *Workspace) Status(ctx context.Context) (Report, error) {
 		return rep, err
 	}
 	rep.IndexLock = ws.ForeignIndexLock(rep.Leftovers)
+	if l := ws.Repo.HeadRefLock(); l != "" {
+		rep.RefLock = ws.shown(l)
+	}
 	return rep, nil
 }
 

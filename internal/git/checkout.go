@@ -58,7 +58,8 @@ func (r *Repo) CheckoutTo(ctx context.Context, dir string, entries []IndexEntry)
 // killed half-way leaves only files that are recognisably ours, never the
 // user's index.lock, which a later command could not tell from a running
 // git's. A user's index.lock present before the reset is an
-// *IndexLockedError, and nothing is changed.
+// *IndexLockedError, a lock of HEAD or its branch (HeadRefLock) a
+// *RefLockedError, and nothing is changed.
 func (r *Repo) ResetHard(ctx context.Context, commit, reason string) error {
 	r.refsAboutToChange("HEAD")
 	if !r.validID(commit) {
@@ -66,6 +67,10 @@ func (r *Repo) ResetHard(ctx context.Context, commit, reason string) error {
 	}
 	if r.IndexLocked() {
 		return &IndexLockedError{Path: r.IndexPath() + ".lock"}
+	}
+	if l := r.HeadRefLock(); l != "" {
+		// git would rewrite the files, then fail to move HEAD.
+		return &RefLockedError{Path: l}
 	}
 	ix, err := r.CopyIndex("autodev")
 	if err != nil {

@@ -340,6 +340,33 @@ func (r *Repo) OperationInProgress() string {
 	return ""
 }
 
+// HeadRefLock is the lock file git holds while it moves HEAD or the branch
+// HEAD names (HEAD.lock, refs/heads/<branch>.lock) when one exists, else
+// "". A git killed while it moved the ref leaves it, and every later move
+// fails on it: git reset --hard then rewrites the files and the index but
+// not HEAD. It only looks at files: no git process.
+func (r *Repo) HeadRefLock() string {
+	locks := []string{filepath.Join(r.GitDir, "HEAD.lock")}
+	if b, err := os.ReadFile(filepath.Join(r.GitDir, "HEAD")); err == nil {
+		if ref, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "ref: "); ok && strings.HasPrefix(ref, "refs/") && !strings.Contains(ref, "..") {
+			locks = append(locks, filepath.Join(r.CommonDir, filepath.FromSlash(ref)+".lock"))
+		}
+	}
+	for _, l := range locks {
+		if _, err := os.Lstat(l); err == nil {
+			return l
+		}
+	}
+	return ""
+}
+
+// RefLockedError is HeadRefLock's file found before a reset.
+type RefLockedError struct{ Path string }
+
+func (e *RefLockedError) Error() string {
+	return fmt.Sprintf("%s exists: another git command is moving HEAD or its branch, or one was killed while it did; if no git command is running in this repository, remove %s, then try again", e.Path, e.Path)
+}
+
 func (r *Repo) validID(id string) bool {
 	n := 40
 	if r.ObjectFormat == "sha256" {

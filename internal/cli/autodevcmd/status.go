@@ -48,6 +48,9 @@ func (c *StatusCmd) Run(env *cli.Env) error {
 	if rep.IndexLock != "" {
 		env.Printf("Index locked: %s exists and is not autodev's: a git command is changing the index, or one was killed; restore refuses until it is gone (remove it if no git command is running)\n", rep.IndexLock)
 	}
+	if rep.RefLock != "" {
+		env.Printf("HEAD locked: %s exists: a git command is moving HEAD or its branch, or one was killed while it did; restore refuses until it is gone (remove it if no git command is running)\n", rep.RefLock)
+	}
 	return nil
 }
 
@@ -145,5 +148,6 @@ func statusDocument(rep autodev.Report) map[string]any {
 		"unrecorded_parked":   unrecordedJSON(rep.Unrecorded),
 		"leftovers":           leftoversJSON(rep.Leftovers),
 		"index_lock":          nullable(rep.IndexLock),
+		"ref_lock":            nullable(rep.RefLock),
 	}
 }

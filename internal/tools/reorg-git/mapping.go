@@ -31,7 +31,7 @@ what its git dir says without a git process (an operation in progress).`,
 			"memo", "discoverKey", "discover",
 			"ErrNotRepository", "ErrBare", "Repo", "Discover", "discoverEnv", "discoverFast", "repoAt", "isGitDir", "isHexID", "plainRepoConfig", "deviceOf", "ownedByMe",
 			"Repo.ZeroID", "Repo.EmptyTree", "Repo.ValidID", "Repo.validID", "Repo.hashLen",
-			"Repo.OperationInProgress", "samePath",
+			"Repo.OperationInProgress", "Repo.HeadRefLock", "RefLockedError", "RefLockedError.Error", "samePath",
 		},
 	},
 	{
