@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
@@ -392,49 +393,51 @@ func (w *Workspace) privateGitDir(ctx context.Context, wr *git.Repo) (string, er
 	return dir, nil
 }
 
-// readPlain reads name in root when it is a regular file of at most max
-// bytes (a symlink is refused; nothing outside root is reached).
-func readPlain(root *os.Root, name string, max int64) ([]byte, error) {
+// openPlain opens name in root for reading when it is a regular file: a
+// symlink is refused (nothing outside root is reached), and a fifo swapped
+// in after the look never blocks the open.
+func openPlain(root *os.Root, name string) (*os.File, fs.FileInfo, error) {
 	if st, err := root.Lstat(name); err != nil {
-		return nil, err
+		return nil, nil, err
 	} else if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a plain file", name)
+		return nil, nil, fmt.Errorf("%s is not a plain file", name)
 	}
-	f, err := root.Open(name)
+	f, err := root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a plain file", name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return f, st, nil
+}
+
+// readPlain reads name in root when it is a regular file of at most max
+// bytes (see openPlain).
+func readPlain(root *os.Root, name string, max int64) ([]byte, error) {
+	f, st, err := openPlain(root, name)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > max {
-		return nil, fmt.Errorf("%s is not a plain file", name)
+	if st.Size() > max {
+		return nil, fmt.Errorf("%s is over %d bytes", name, max)
 	}
 	return io.ReadAll(io.LimitReader(f, max))
 }
 
-// copyPlain copies name in root, a regular file (a symlink is
-// refused; nothing outside root is reached), to dst.
+// copyPlain copies name in root, a regular file (see openPlain), to dst.
 func copyPlain(root *os.Root, name, dst string) error {
-	if st, err := root.Lstat(name); err != nil {
-		return err
-	} else if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a plain file", name)
-	}
-	f, err := root.Open(name)
+	f, st, err := openPlain(root, name)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("%s is not a plain file", name)
-	}
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err

@@ -5,13 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
@@ -244,20 +241,13 @@ func parseQuiet(data []byte) (map[string]journal.FileKey, bool) {
 	return nil, false
 }
 
-// readSmallRegular reads path if it is a regular file (never through a
-// symlink, never blocking on a fifo) of at most max bytes.
+// readSmallRegular reads path if it is a regular file (see openPlain) of
+// at most max bytes.
 func readSmallRegular(path string, max int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	root, err := os.OpenRoot(filepath.Dir(path))
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > max {
-		return nil, fmt.Errorf("%s: not a regular file of at most %d bytes", path, max)
-	}
-	return io.ReadAll(io.LimitReader(f, max))
+	defer root.Close()
+	return readPlain(root, filepath.Base(path), max)
 }
