@@ -105,13 +105,7 @@ func (c *WorkCmd) Run(env *cli.Env) error {
 			return jerr
 		}
 	} else {
-		ready := 0
-		for _, t := range report.Ran {
-			if t.State == nudge.StateReady {
-				ready++
-			}
-		}
-		env.Printf("Ran %d task(s): %d ready, %d not; %d still pending.\n", len(report.Ran), ready, len(report.Ran)-ready, report.Pending)
+		env.Printf("Ran %d task(s): %s; %d still pending.\n", len(report.Ran), outcomes(report.Ran), report.Pending)
 	}
 	if err != nil {
 		return refusal(err)
@@ -125,4 +119,22 @@ func (c *WorkCmd) Run(env *cli.Env) error {
 		}
 	}
 	return nil
+}
+
+// outcomes counts the states tasks ended in: "2 ready, 1 failed" (ready
+// always, then the others in the order first met).
+func outcomes(tasks []nudge.WorkedTask) string {
+	counts := map[string]int{}
+	order := []string{nudge.StateReady}
+	for _, t := range tasks {
+		if counts[t.State] == 0 && t.State != nudge.StateReady {
+			order = append(order, t.State)
+		}
+		counts[t.State]++
+	}
+	parts := make([]string, len(order))
+	for i, st := range order {
+		parts[i] = fmt.Sprintf("%d %s", counts[st], nudge.StateLabel(st))
+	}
+	return strings.Join(parts, ", ")
 }
