@@ -55,17 +55,9 @@ func (w *Workspace) Pathspecs(callerDir string, paths []string) ([]string, error
 	if w.InTask != "" {
 		top = w.WorktreeDir(w.InTask)
 	}
-	if r, err := filepath.EvalSymlinks(top); err == nil {
-		top = r
-	}
-	prefix := ""
-	if callerDir != "" {
-		if r, err := filepath.EvalSymlinks(callerDir); err == nil {
-			callerDir = r
-		}
-		if rel, err := filepath.Rel(top, callerDir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			prefix = rel
-		}
+	top, prefix, ok := callerRel(top, callerDir)
+	if !ok {
+		prefix = "" // from elsewhere (or no folder given): from the top
 	}
 	specs := make([]string, 0, len(paths))
 	for _, p := range paths {
@@ -83,7 +75,7 @@ func (w *Workspace) Pathspecs(callerDir string, paths []string) ([]string, error
 		} else {
 			rel = filepath.Join(prefix, p)
 		}
-		if rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if rel != "" && !filepath.IsLocal(rel) { // "": an empty path, the top
 			return nil, outsidePathError(p, top)
 		}
 		specs = append(specs, ":(top)"+filepath.ToSlash(rel))

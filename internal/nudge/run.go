@@ -290,6 +290,20 @@ func (w *Workspace) recordCommandPID(ctx context.Context, t *Task, pid int) {
 	_ = w.Save(t)
 }
 
+// callerRel is where callerDir is below top ("." at the top itself), both
+// with symlinks resolved, and the resolved top; ok is false when
+// callerDir is not top or a folder below it.
+func callerRel(top, callerDir string) (realTop, rel string, ok bool) {
+	if r, err := filepath.EvalSymlinks(top); err == nil {
+		top = r
+	}
+	if r, err := filepath.EvalSymlinks(callerDir); err == nil {
+		callerDir = r
+	}
+	rel, err := filepath.Rel(top, callerDir)
+	return top, rel, err == nil && filepath.IsLocal(rel)
+}
+
 // commandDir is the folder of worktree where a command started from
 // callerDir begins: the folder at the same place relative to the top of
 // the work tree as callerDir, so that ./script.sh means what it means in
@@ -300,15 +314,8 @@ func (w *Workspace) commandDir(worktree, callerDir string) (dir, moved string) {
 	if callerDir == "" {
 		return worktree, ""
 	}
-	top := w.Repo.WorkTree
-	if r, err := filepath.EvalSymlinks(top); err == nil {
-		top = r
-	}
-	if r, err := filepath.EvalSymlinks(callerDir); err == nil {
-		callerDir = r
-	}
-	rel, err := filepath.Rel(top, callerDir)
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || filepath.IsAbs(rel) {
+	_, rel, ok := callerRel(w.Repo.WorkTree, callerDir)
+	if !ok || rel == "." {
 		return worktree, ""
 	}
 	parts := strings.Split(rel, string(filepath.Separator))
