@@ -21,70 +21,77 @@ import (
 // the refusal for applied and recovery_required tasks, whose files stay in
 // the work tree exactly as they are (only the ability to undo is given up).
 func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
-	return w.DropAll(ctx, []string{id}, force)
+	_, err := w.DropAll(ctx, []string{id}, force)
+	return err
 }
 
-// DropAll is Drop of each of ids under one lock, all or none: every task
-// is looked at first, and when any is refused (or unknown) nothing is
-// dropped and every reason is given at once.
-func (w *Workspace) DropAll(ctx context.Context, ids []string, force bool) error {
+// DropAll is Drop of each of ids (a repeated one counts once) under one
+// lock, all or none: every task is looked at first, and when any is
+// refused (or unknown) nothing is dropped and every reason is given at
+// once. It returns the ids dropped, in order.
+func (w *Workspace) DropAll(ctx context.Context, ids []string, force bool) ([]string, error) {
 	l, err := w.Lock(ctx, "git-nudge drop")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer l.Release()
 	var tasks []*Task
+	var refusedIDs []string
 	var refused []*RefusedError
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
+	unique := distinct(ids)
+	for _, id := range unique {
 		t, err := w.Load(id)
 		if err != nil {
 			if len(ids) > 1 {
-				return fmt.Errorf("%w; nothing was dropped", err)
+				return nil, fmt.Errorf("%w; nothing was dropped", err)
 			}
-			return err
+			return nil, err
 		}
 		if r := w.dropRefusal(ctx, t, force); r != nil {
-			refused = append(refused, r)
+			refusedIDs, refused = append(refusedIDs, id), append(refused, r)
 		}
 		tasks = append(tasks, t)
 	}
-	if r := joinRefusals(refused); r != nil {
-		return r
+	if r := joinRefusals(refusedIDs, refused); r != nil {
+		return nil, r
 	}
 	for i, t := range tasks {
 		if err := w.remove(ctx, t, force); err != nil {
 			if i == 0 {
-				return err
+				return nil, err
 			}
-			var done []string
-			for _, d := range tasks[:i] {
-				done = append(done, d.ID)
-			}
-			return fmt.Errorf("%s dropped; dropping %s failed: %w", strings.Join(done, ", "), t.ID, err)
+			return nil, fmt.Errorf("%s dropped; dropping %s failed: %w", strings.Join(unique[:i], ", "), t.ID, err)
 		}
 	}
-	return nil
+	return unique, nil
 }
 
-// joinRefusals is one refusal for several tasks: each reason and each
-// next step names its task (nil when none is refused; the refusal itself
-// when one is).
-func joinRefusals(refused []*RefusedError) *RefusedError {
+// distinct is ids without repeats, in the order first given.
+func distinct(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// joinRefusals is one refusal for several tasks, refused[i] being ids[i]'s:
+// each reason and each next step names its task (nil when none is
+// refused; the refusal itself when one is).
+func joinRefusals(ids []string, refused []*RefusedError) *RefusedError {
 	switch len(refused) {
 	case 0:
 		return nil
 	case 1:
 		return refused[0]
 	}
-	var ids, reasons, next []string
-	for _, r := range refused {
-		id := strings.TrimPrefix(r.What, "cannot drop ")
-		ids = append(ids, id)
+	var reasons, next []string
+	for i, r := range refused {
+		id := ids[i]
 		for _, reason := range r.Reasons {
 			reasons = append(reasons, id+": "+reason)
 		}

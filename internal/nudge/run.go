@@ -211,10 +211,7 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool
 			Next:    fmt.Sprintf("git nudge work runs the pending tasks; git nudge drop %s removes it from the queue.", id),
 		}
 	case StateReady, StateFailed:
-		if t.Result != nil && !w.hasWorktree(t) {
-			// A result recorded with capture --from (or a worktree
-			// removed since): a fresh worktree starts from the snapshot,
-			// and its capture would replace that result unseen.
+		if w.resultWithoutWorktree(t) {
 			return nil, &RefusedError{
 				What:    "cannot run in " + id,
 				Reasons: []string{fmt.Sprintf("it is %s, with a result already recorded and no worktree: a run would start from the snapshot again and replace that result", StateLabel(t.State))},

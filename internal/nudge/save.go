@@ -431,12 +431,7 @@ func (w *Workspace) saveCandidates(head git.Head, ids []string, refuse *RefusedE
 		return out, nil
 	}
 	var out []*Task
-	seen := map[string]bool{}
-	for _, id := range ids {
-		if seen[id] {
-			continue
-		}
-		seen[id] = true
+	for _, id := range distinct(ids) {
 		t, err := w.Load(id)
 		if err != nil {
 			var u *UnknownTaskError

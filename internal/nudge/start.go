@@ -81,9 +81,8 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 	case t.State == StateSnapshotted:
 	case t.State == StateFailed && t.Result == nil && t.Command == nil:
 		// Its preparation failed: a leftover worktree is made afresh.
-	case (t.State == StateReady || t.State == StateFailed) && t.Result != nil && !w.hasWorktree(t):
-		// A result recorded with capture --from (or a worktree removed
-		// since): there is no worktree to name.
+	case w.resultWithoutWorktree(t):
+		// There is no worktree to name.
 		return nil, &RefusedError{
 			What:    "cannot start " + id,
 			Reasons: []string{fmt.Sprintf("it is %s, with a result already recorded and no worktree", StateLabel(t.State))},
@@ -103,6 +102,14 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 		}
 	}
 	return t, nil
+}
+
+// resultWithoutWorktree reports whether t, ready or failed, has a result
+// but no worktree: one recorded with capture --from (or a worktree removed
+// since). Neither start nor run may give it a fresh worktree: that starts
+// from the snapshot again, and a run's capture would replace the result.
+func (w *Workspace) resultWithoutWorktree(t *Task) bool {
+	return (t.State == StateReady || t.State == StateFailed) && t.Result != nil && !w.hasWorktree(t)
 }
 
 // hasWorktree reports whether t's worktree folder exists.

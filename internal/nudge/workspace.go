@@ -54,23 +54,16 @@ type Workspace struct {
 	// costs a measurable part of it.
 	wantSuspects   bool
 	suspectsAtLock *suspectScan
-	// Unwatched keeps what this workspace writes (its task records, and
-	// through Repo.Unwatched its refs) from the operation log's watchers:
-	// set by SetUnwatched for the dashboard's queue executor, whose work
-	// runs beside the page's recorded actions in one process and is no
-	// part of them.
-	Unwatched bool
 	// readOnly is set by OpenReadOnly: a cache missing in .nudgethis
 	// (quiet-records) is not created (SPEC 1.15).
 	readOnly bool
 }
 
-// SetUnwatched keeps what w writes from the operation log's watchers (see
-// Unwatched).
-func (w *Workspace) SetUnwatched() {
-	w.Unwatched = true
-	w.Repo.Unwatched = true
-}
+// SetUnwatched keeps what w writes (its task records, and its refs) from
+// the operation log's watchers, through w.Repo.Unwatched: for the
+// dashboard's queue executor, whose work runs beside the page's recorded
+// actions in one process and is no part of them.
+func (w *Workspace) SetUnwatched() { w.Repo.Unwatched = true }
 
 // Open discovers the repository containing dir and prepares .nudgethis.
 // Started inside a task worktree (.nudgethis/worktrees/<id>), it opens the
@@ -261,7 +254,7 @@ func (w *Workspace) Save(t *Task) error {
 	if t.State == StatePreparing || t.State == StateRunning {
 		t.GuardPending = true // see guardCheck
 	}
-	if w.Unwatched {
+	if w.Repo.Unwatched {
 		return journal.WriteUnwatched(w.TaskPath(t.ID), t)
 	}
 	return journal.Write(w.TaskPath(t.ID), t)

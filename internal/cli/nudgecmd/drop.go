@@ -22,16 +22,13 @@ func (c *DropCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	if err := w.DropAll(env.Ctx, c.IDs, c.Force); err != nil {
+	ids, err := w.DropAll(env.Ctx, c.IDs, c.Force)
+	if err != nil {
 		return refusal(err)
 	}
-	var dropped []map[string]any
-	seen := map[string]bool{}
-	for _, id := range c.IDs {
-		if !seen[id] {
-			seen[id] = true
-			dropped = append(dropped, map[string]any{"id": id, "dropped": true})
-		}
+	dropped := make([]map[string]any, len(ids))
+	for i, id := range ids {
+		dropped[i] = map[string]any{"id": id, "dropped": true}
 	}
 	switch {
 	case c.JSON && len(c.IDs) == 1:
