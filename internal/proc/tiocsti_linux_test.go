@@ -5,7 +5,6 @@ package proc
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"unsafe"
@@ -34,16 +33,7 @@ func TestSandboxBlocksTerminalInjection(t *testing.T) {
 	if _, err := SandboxABI(); err != nil {
 		t.Skipf("no Landlock here: %v", err)
 	}
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSandboxBlocksTerminalInjection$")
-	cmd.Env = append(os.Environ(), tiocstiChildEnv+"=1")
-	out, err := cmd.CombinedOutput()
-	s := string(out)
-	switch {
-	case strings.Contains(s, "SKIP:"):
-		t.Skip(strings.TrimSpace(s[strings.Index(s, "SKIP:")+5:]))
-	case err != nil && !strings.Contains(s, "RESULT:"):
-		t.Fatalf("child: %v\n%s", err, s)
-	}
+	s := confinedChild(t, "TestSandboxBlocksTerminalInjection", tiocstiChildEnv)
 	if !strings.Contains(s, "RESULT: blocked") {
 		t.Fatalf("a confined command could still inject input into its terminal:\n%s", s)
 	}
