@@ -9,15 +9,13 @@ import (
 )
 
 // fileID tells whether a journal file was replaced (journals are written
-// to a temp file renamed into place: a new inode) or changed: device,
-// inode, size, modification and change time. The zero fileID means "not
-// known": a file changed within journal.Racy of being looked at gets it,
-// since a later version in the same clock tick (on a file system with
-// coarse times, or with an inode reused after a rename) could look the
-// same, so it is always read again.
-type fileID struct {
-	dev, ino, size, mtime, ctime int64
-}
+// to a temp file renamed into place: a new inode) or changed: its
+// journal.FileKey (device, inode, size, modification and change time).
+// The zero fileID means "not known": a file changed within journal.Racy
+// of being looked at gets it, since a later version in the same clock
+// tick (on a file system with coarse times, or with an inode reused after
+// a rename) could look the same, so it is always read again.
+type fileID = journal.FileKey
 
 // readJournal reads a small file with the fewest system calls (open,
 // fstat, read, close: recording reads every journal of the workspace) and
@@ -67,12 +65,8 @@ func journalID(path string) (fileID, bool) {
 }
 
 func statID(fi os.FileInfo) fileID {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileID{}
-	}
-	id := fileID{dev: int64(st.Dev), ino: int64(st.Ino), size: fi.Size(), mtime: fi.ModTime().UnixNano(), ctime: journal.ChangeTime(st)}
-	if settled := time.Now().Add(-journal.Racy).UnixNano(); id.mtime >= settled || id.ctime >= settled {
+	id, ok := journal.KeyOf(fi)
+	if !ok || !id.Settled(time.Now()) {
 		return fileID{}
 	}
 	return id
