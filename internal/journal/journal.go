@@ -83,21 +83,20 @@ func CheckObject(path string, data []byte) error {
 // Write replaces the file at path with v encoded as indented JSON, atomically:
 // a reader sees the old file or the new one, never a mix, and after Write
 // returns the new content survives a power cut. The file is mode 0644.
-func Write(path string, v any) error {
-	data, err := encode(v, "  ")
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", path, err)
-	}
-	return WriteBytes(path, data)
-}
+func Write(path string, v any) error { return write(path, v, true) }
 
 // WriteUnwatched is Write without telling the watchers (Watch): for work
 // that is no command's in a process that records others (the dashboard's
 // queue executor).
-func WriteUnwatched(path string, v any) error {
+func WriteUnwatched(path string, v any) error { return write(path, v, false) }
+
+func write(path string, v any, watched bool) error {
 	data, err := encode(v, "  ")
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", path, err)
+	}
+	if watched {
+		aboutToChange(path)
 	}
 	return writeBytes(path, data)
 }
