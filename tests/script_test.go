@@ -70,5 +70,8 @@ func condition(cond string) (bool, error) {
 	if cond == "mtimefs" {
 		return git.UntrackedCacheFS(os.TempDir()), nil
 	}
+	if cond == "root" {
+		return os.Geteuid() == 0, nil
+	}
 	return false, fmt.Errorf("unknown condition %q", cond)
 }

@@ -58,6 +58,9 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if len(o.Command) == 0 && !o.pending {
 		return nil, 0, errors.New("no command to run: git nudge run -- CMD [ARG...]")
 	}
+	if err := w.checkModes("cannot run"); err != nil {
+		return nil, 0, err
+	}
 	sandbox, err := w.planSandbox(ctx, o.Sandbox, o.Environ)
 	if err != nil {
 		return nil, 0, err

@@ -16,6 +16,9 @@ var Identity = git.Identity{Name: "nudge", Email: "nudge@localhost"}
 // Snapshot captures the workspace into a new task (state snapshotted),
 // holding the workspace lock.
 func (w *Workspace) Snapshot(ctx context.Context, note string) (*Task, error) {
+	if err := w.checkModes("cannot take a snapshot"); err != nil {
+		return nil, err
+	}
 	if v, err := w.Repo.FSMonitorSetting(ctx); err == nil && v != "" {
 		// statusFSMonitor's question, answered from Reconcile's reading.
 		w.wantSuspects = true

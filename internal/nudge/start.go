@@ -46,6 +46,9 @@ type StartOptions struct {
 // ignored files .worktreeinclude lists and runs the nudge.setup commands.
 // A task whose preparation fails is left failed with the reason.
 func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task, error) {
+	if err := w.checkModes("cannot start a task"); err != nil {
+		return nil, err
+	}
 	l, err := w.Lock(ctx, "git-nudge start")
 	if err != nil {
 		return nil, err

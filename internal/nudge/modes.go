@@ -1,0 +1,151 @@
+package nudge
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// This file checks, before a snapshot, a start or a run, that no other
+// user of the machine can write what git and git-nudge trust (SPEC 9): the
+// repository's git folder, its config, object store and hooks, and the
+// state folders .nudgethis and .autodev. A .git/config that another user
+// can write lets that user plant core.fsmonitor, which the next snapshot's
+// git status runs as this user; the guard compares contents, which that
+// user can change between two checks. So such a mode is refused, with the
+// command that fixes it, and nothing is done.
+//
+// Group write is accepted when the group is the user's own private group
+// (named like the user and the user's primary group: the user-private-group
+// convention, where umask 002 is the default and the group holds nobody
+// else). Files owned by root are accepted (root can write anything anyway).
+
+// modeProblem is one path whose owner or mode lets another user write it.
+type modeProblem struct {
+	path   string
+	reason string
+	fix    string
+}
+
+// modeChecker knows the user and which groups count as the user's own.
+type modeChecker struct {
+	uid      int
+	ownGID   int // -1: no group counts as the user's own
+	userName string
+}
+
+func newModeChecker() modeChecker {
+	c := modeChecker{uid: os.Geteuid(), ownGID: -1, userName: strconv.Itoa(os.Geteuid())}
+	if u, err := user.LookupId(strconv.Itoa(c.uid)); err == nil {
+		c.userName = u.Username
+		if g, err := user.LookupGroupId(u.Gid); err == nil && g.Name == u.Username {
+			if gid, err := strconv.Atoi(u.Gid); err == nil && gid == os.Getegid() {
+				c.ownGID = gid
+			}
+		}
+	}
+	return c
+}
+
+// check reports what is wrong with the path abs (nil when nothing is, or
+// when it does not exist). A symlink is judged by its target's folder
+// only through the caller; its own mode means nothing.
+func (c modeChecker) check(abs string) *modeProblem {
+	st, err := os.Lstat(abs)
+	if err != nil {
+		return nil
+	}
+	if st.Mode()&fs.ModeSymlink != 0 {
+		return nil
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok {
+		return nil
+	}
+	if int(sys.Uid) != c.uid && sys.Uid != 0 {
+		owner := strconv.Itoa(int(sys.Uid))
+		if u, err := user.LookupId(owner); err == nil {
+			owner = u.Username
+		}
+		return &modeProblem{path: abs, reason: fmt.Sprintf("it is owned by %s, not by you", owner),
+			fix: fmt.Sprintf("chown %s %s (as root), or move the repository to a folder of your own", c.userName, shellQuote(abs))}
+	}
+	perm := st.Mode().Perm()
+	bad := perm & 0o002
+	if perm&0o020 != 0 && int(sys.Gid) != c.ownGID {
+		bad |= 0o020
+	}
+	if bad == 0 {
+		return nil
+	}
+	who := "other users"
+	if bad&0o002 == 0 {
+		who = "its group"
+	}
+	return &modeProblem{path: abs, reason: fmt.Sprintf("it is writable by %s (mode %04o)", who, perm),
+		fix: "chmod go-w " + shellQuote(abs)}
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '/' || r == '.' || r == '_' || r == '-' || r == '+' || r == ',' || r == ':' || r == '@') {
+			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		}
+	}
+	return s
+}
+
+// modePaths are the paths checked: the common git folder, its config,
+// object store, hooks folder and every hook, the workspace's own git
+// folder when it is a linked worktree, and .nudgethis and .autodev.
+func (w *Workspace) modePaths() []string {
+	cd := w.Repo.CommonDir
+	paths := []string{cd, filepath.Join(cd, "config"), filepath.Join(cd, "objects"), filepath.Join(cd, "hooks")}
+	if ents, err := os.ReadDir(filepath.Join(cd, "hooks")); err == nil {
+		for i, e := range ents {
+			if i >= guardScanLimit {
+				break
+			}
+			paths = append(paths, filepath.Join(cd, "hooks", e.Name()))
+		}
+	}
+	if w.Repo.GitDir != cd {
+		paths = append(paths, w.Repo.GitDir)
+	}
+	paths = append(paths, w.Dir, filepath.Join(w.Repo.WorkTree, ".autodev"))
+	return paths
+}
+
+// checkModes refuses when another user can write what git and git-nudge
+// trust (see the top of this file); what is an empty error otherwise.
+func (w *Workspace) checkModes(what string) error {
+	c := newModeChecker()
+	var probs []*modeProblem
+	for _, p := range w.modePaths() {
+		if pr := c.check(p); pr != nil {
+			probs = append(probs, pr)
+		}
+	}
+	if len(probs) == 0 {
+		return nil
+	}
+	sort.SliceStable(probs, func(i, j int) bool { return probs[i].path < probs[j].path })
+	ref := &RefusedError{What: what}
+	var fixes []string
+	for _, p := range probs {
+		ref.Reasons = append(ref.Reasons, fmt.Sprintf("%s: %s, so another user could change what git runs as you", QuotePath(p.path), p.reason))
+		fixes = append(fixes, p.fix)
+	}
+	ref.Next = "Make them yours alone, then try again:"
+	for _, f := range fixes {
+		ref.Next += "\n  " + f
+	}
+	return ref
+}
