@@ -40,6 +40,11 @@ type RunOptions struct {
 	// it leaves running is stopped when it exits.
 	Group bool
 
+	// KeepRefs keeps the refs an unsandboxed CMD made or moved outside
+	// its own where it left them (they are still listed); otherwise they
+	// are moved aside (quarantine.go).
+	KeepRefs bool
+
 	// NoValidate skips the nudge.validate commands after the capture
 	// (recorded as skipped).
 	NoValidate bool
@@ -119,6 +124,8 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	t.Error = nil
 	t.PID, t.CommandPID = &pid, nil
 	t.Sandbox = sandbox != nil
+	t.RefChanges = nil
+	refsBefore := w.refsBeforeRun(ctx, sandbox != nil, o.Stderr)
 	err = w.Save(t)
 	l.Release()
 	if err != nil {
@@ -138,6 +145,9 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	t.PID, t.CommandPID = nil, nil
 	w.guardCheck(ctx, t, checkOwn, o.Stderr)
 	capErr := w.captureLocked(ctx, t, "")
+	if refsBefore != nil {
+		t.RefChanges = w.quarantineRefs(ctx, t, refsBefore, o.KeepRefs, o.Stderr)
+	}
 	switch {
 	case runErr != nil:
 		msg := runErr.Error()

@@ -101,6 +101,10 @@ type Task struct {
 	// the settings check that follows: a task whose run was killed is
 	// still checked for, by the next command.
 	GuardPending bool `json:"guard_pending,omitempty"`
+	// RefChanges are the refs outside its own that the task's last
+	// unsandboxed run made, moved or deleted, and what was done about
+	// each (quarantine.go).
+	RefChanges []RefChange `json:"ref_changes,omitempty"`
 	// ResultSkipped is what capturing the result left out of it.
 	ResultSkipped []Skipped    `json:"result_skipped,omitempty"`
 	Worktree      *string      `json:"worktree"`

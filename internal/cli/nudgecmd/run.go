@@ -13,6 +13,7 @@ type RunCmd struct {
 	Message    string   `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no task is given."`
 	Sandbox    bool     `name:"sandbox" xor:"sandbox" help:"Run CMD confined with Linux Landlock: it may write only in its worktree, that worktree's git folder, a private object folder (imported when captured), a private TMPDIR and the git config nudge.sandbox.allowWrite paths (refused where Landlock is missing). Default: git config nudge.sandbox."`
 	NoSandbox  bool     `name:"no-sandbox" xor:"sandbox" help:"Run CMD unconfined even when git config nudge.sandbox is true."`
+	KeepRefs   bool     `name:"keep-refs" help:"Keep the refs an unsandboxed CMD made, moved or deleted outside its own (branches, tags, the stash, notes, replace refs) as it left them; they are still listed. Default: move them aside under refs/nudgethis/quarantine/<id>/ and put back the old ones."`
 	NoValidate bool     `name:"no-validate" help:"Do not run the git config nudge.validate commands after the capture (recorded as skipped)."`
 	Command    []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command to run in the task's worktree, after --."`
 }
@@ -59,7 +60,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message, Dir: env.Dir, Sandbox: sandboxFlag(c.Sandbox, c.NoSandbox),
 		Environ: os.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 		Signals: fw.Signals, Group: fw.Group,
-		Skip: fw.Skip, NoValidate: c.NoValidate,
+		Skip: fw.Skip, NoValidate: c.NoValidate, KeepRefs: c.KeepRefs,
 	})
 	if t != nil && t.Result != nil {
 		if len(t.Files) == 0 {

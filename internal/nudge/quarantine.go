@@ -1,0 +1,318 @@
+package nudge
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+)
+
+// This file keeps what an unsandboxed task did to the repository's refs
+// from being silent (SPEC 9). A task's worktree shares the repository's
+// refs: a `git stash push`, `git checkout -b`, `git tag`, `git notes add`
+// or `git replace` run there lands in the user's repository. Before CMD
+// runs, git nudge run lists every ref (git for-each-ref, loose and packed
+// alike) outside its own namespaces; when CMD has ended, what differs is
+// listed and moved aside:
+//
+//   - a ref the task made is moved to QuarantinePrefix<id>/<ref> and
+//     removed from its place;
+//   - a ref the task moved is put back to its old value, the task's value
+//     kept at QuarantinePrefix<id>/<ref> (refs/stash is put back by
+//     dropping the entries the task pushed, so that `git stash list` is
+//     the user's again);
+//   - a ref the task deleted is made again at its old value.
+//
+// --keep-refs keeps the task's refs (they are still listed). The task's
+// own worktree HEAD is its own: when it names a ref moved aside, it is
+// detached at the same commit.
+//
+// The limit: a ref the user changes in the workspace while the task runs
+// cannot be told from the task's. One exception is made: the branch
+// checked out in the workspace, when it moved to where the workspace's
+// own HEAD log says the workspace moved it (a commit made there), is kept
+// as the user's. Everything else changed meanwhile is treated as the
+// task's, listed, and kept under the quarantine ref, so nothing is lost.
+
+// QuarantinePrefix is where refs a task made or moved are kept.
+const QuarantinePrefix = "refs/nudgethis/quarantine/"
+
+// RefChange is one ref an unsandboxed run changed outside its own.
+type RefChange struct {
+	Ref string `json:"ref"`
+	Old string `json:"old,omitempty"` // "" when the task made it
+	New string `json:"new,omitempty"` // "" when the task deleted it
+	// Action says what was done: "moved aside", "put back", "kept"
+	// (--keep-refs, or the user's own commit), "failed: ...".
+	Action string `json:"action"`
+	// KeptAs is the quarantine ref holding the task's value.
+	KeptAs string `json:"kept_as,omitempty"`
+}
+
+// refsOutsideOwn lists the refs a task's run is compared on: every ref but
+// the suite's own (refs/nudgethis/, its op log, git-autodev's checkpoints,
+// which only the suite writes and whose ids are create-only).
+func (w *Workspace) refsOutsideOwn(ctx context.Context) (map[string]string, error) {
+	all, err := w.Repo.RefsUnder(ctx, "refs/")
+	if err != nil {
+		return nil, err
+	}
+	for n := range all {
+		if strings.HasPrefix(n, "refs/nudgethis/") || strings.HasPrefix(n, "refs/nudgethis-oplog/") || strings.HasPrefix(n, "refs/autodev/") {
+			delete(all, n)
+		}
+	}
+	return all, nil
+}
+
+// refsBeforeRun lists the refs before an unsandboxed CMD runs (nil for a
+// sandboxed one, which cannot write refs, or when they cannot be listed:
+// said on warn).
+func (w *Workspace) refsBeforeRun(ctx context.Context, sandboxed bool, warn io.Writer) map[string]string {
+	if sandboxed {
+		return nil
+	}
+	m, err := w.refsOutsideOwn(ctx)
+	if err != nil {
+		if warn != nil {
+			fmt.Fprintf(warn, "git nudge: WARNING: cannot list the refs before the run, so what it does to them will not be compared: %v\n", err)
+		}
+		return nil
+	}
+	return m
+}
+
+// diffRefs lists what changed from before to after, sorted by ref.
+func diffRefs(before, after map[string]string) []RefChange {
+	var out []RefChange
+	for n, v := range after {
+		if o, ok := before[n]; !ok {
+			out = append(out, RefChange{Ref: n, New: v})
+		} else if o != v {
+			out = append(out, RefChange{Ref: n, Old: o, New: v})
+		}
+	}
+	for n, o := range before {
+		if _, ok := after[n]; !ok {
+			out = append(out, RefChange{Ref: n, Old: o})
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Ref < out[j].Ref })
+	return out
+}
+
+// quarantineRefs compares the refs with before (refsOutsideOwn before CMD
+// ran), moves aside or puts back what t's run changed (see the top of this
+// file) unless keep, reports it on warn and returns it. The workspace
+// lock is held.
+func (w *Workspace) quarantineRefs(ctx context.Context, t *Task, before map[string]string, keep bool, warn io.Writer) []RefChange {
+	if warn == nil {
+		warn = io.Discard
+	}
+	after, err := w.refsOutsideOwn(ctx)
+	if err != nil {
+		fmt.Fprintf(warn, "git nudge: WARNING: cannot list the refs to compare them with those before the run: %v\n", err)
+		return nil
+	}
+	changes := diffRefs(before, after)
+	if len(changes) == 0 {
+		return nil
+	}
+	r := w.Repo
+	zero := r.ZeroID()
+	userBranch, userCommit := w.userHeadMove(ctx)
+	var aside []string // refs moved aside, for the task's HEAD
+	for i := range changes {
+		c := &changes[i]
+		kept := QuarantinePrefix + t.ID + "/" + c.Ref
+		switch {
+		case c.Ref == userBranch && c.New != "" && c.New == userCommit:
+			c.Action = "kept (the workspace's own HEAD moved there: taken as your commit)"
+			continue
+		case keep:
+			c.Action = "kept (--keep-refs)"
+			continue
+		}
+		var err error
+		switch {
+		case c.Old == "": // made by the task
+			c.KeptAs = kept
+			err = r.UpdateRefs(ctx, "git nudge: moved aside a ref "+t.ID+" made",
+				git.RefUpdate{Name: kept, New: c.New, Old: zero},
+				git.RefUpdate{Name: c.Ref, New: zero, Old: c.New})
+			if err == nil {
+				c.Action = "moved aside"
+				aside = append(aside, c.Ref)
+			}
+		case c.New == "": // deleted by the task
+			if ok, _ := r.HasObject(ctx, c.Old); !ok {
+				err = fmt.Errorf("its old commit %s is no longer in the object store", c.Old)
+			} else {
+				err = r.UpdateRefs(ctx, "git nudge: put back a ref "+t.ID+" deleted",
+					git.RefUpdate{Name: c.Ref, New: c.Old, Old: zero})
+			}
+			if err == nil {
+				c.Action = "put back"
+			}
+		default: // moved by the task
+			c.KeptAs = kept
+			err = r.UpdateRefs(ctx, "git nudge: kept a ref "+t.ID+" moved",
+				git.RefUpdate{Name: kept, New: c.New, Old: zero})
+			if err == nil {
+				if c.Ref == "refs/stash" {
+					err = w.dropStashTo(ctx, c.Old, c.New)
+				} else {
+					err = r.UpdateRefs(ctx, "git nudge: put back a ref "+t.ID+" moved",
+						git.RefUpdate{Name: c.Ref, New: c.Old, Old: c.New})
+				}
+			}
+			if err == nil {
+				c.Action = "put back"
+			}
+		}
+		if err != nil {
+			c.Action = "failed: " + firstLine(err.Error())
+		}
+	}
+	w.detachTaskHead(t, aside, after)
+	fmt.Fprintf(warn, "git nudge: %s changed refs outside its own while it ran:\n", t.ID)
+	for _, c := range changes {
+		fmt.Fprintf(warn, "  %s\n", describeRefChange(c))
+	}
+	if !keep {
+		fmt.Fprintf(warn, "git nudge: the task's versions are kept under %s%s/ (git for-each-ref %s%s/ lists them); git nudge run --keep-refs keeps such refs in place.\n", QuarantinePrefix, t.ID, QuarantinePrefix, t.ID)
+	}
+	return changes
+}
+
+// describeRefChange is one line for people.
+func describeRefChange(c RefChange) string {
+	var what string
+	switch {
+	case c.Old == "":
+		what = fmt.Sprintf("%s made at %s", QuotePath(c.Ref), short(c.New))
+	case c.New == "":
+		what = fmt.Sprintf("%s deleted (was %s)", QuotePath(c.Ref), short(c.Old))
+	default:
+		what = fmt.Sprintf("%s moved from %s to %s", QuotePath(c.Ref), short(c.Old), short(c.New))
+	}
+	what += ": " + c.Action
+	if c.KeptAs != "" && !strings.HasPrefix(c.Action, "failed") {
+		what += ", the task's value kept as " + QuotePath(c.KeptAs)
+	}
+	return what
+}
+
+// userHeadMove is the branch checked out in the workspace and where the
+// workspace's own HEAD log last moved it ("" when HEAD is detached or has
+// no log).
+func (w *Workspace) userHeadMove(ctx context.Context) (branch, commit string) {
+	h, err := w.Repo.HeadTarget(ctx)
+	if err != nil {
+		return "", ""
+	}
+	b, ok := strings.CutPrefix(h, "ref: ")
+	if !ok {
+		return "", ""
+	}
+	c, _, ok := w.Repo.LastHeadMove()
+	if !ok {
+		return "", ""
+	}
+	return b, c
+}
+
+// dropStashTo takes the stash back to old by dropping the entries pushed
+// on it since (as git stash drop does), so that its log holds only the
+// user's entries again; at most 1000 are dropped.
+func (w *Workspace) dropStashTo(ctx context.Context, old, cur string) error {
+	for i := 0; i < 1000 && cur != old; i++ {
+		if err := w.Repo.DropReflogTop(ctx, "refs/stash"); err != nil {
+			return err
+		}
+		v, ok, err := w.Repo.ReadRef(ctx, "refs/stash")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			break
+		}
+		cur = v
+	}
+	if cur != old {
+		return w.Repo.UpdateRefs(ctx, "git nudge: put back the stash", git.RefUpdate{Name: "refs/stash", New: old, Old: ""})
+	}
+	return nil
+}
+
+// detachTaskHead detaches the HEAD of t's worktree when it names one of
+// the refs moved aside (a `git checkout -b` there), at the commit that ref
+// had, so that the worktree keeps working. It writes the HEAD file of the
+// worktree's own admin folder (found from the common folder, never from
+// the worktree's .git file, which the task could rewrite).
+func (w *Workspace) detachTaskHead(t *Task, aside []string, values map[string]string) {
+	if len(aside) == 0 || t.Worktree == nil {
+		return
+	}
+	admin := w.taskAdminDir(t)
+	if admin == "" {
+		return
+	}
+	root, err := os.OpenRoot(admin)
+	if err != nil {
+		return
+	}
+	defer root.Close()
+	head, err := readPlain(root, "HEAD", 4096)
+	if err != nil {
+		return
+	}
+	target, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
+	if !ok {
+		return
+	}
+	for _, a := range aside {
+		if a != target {
+			continue
+		}
+		if err := root.WriteFile("HEAD.nudge-detach", []byte(values[a]+"\n"), 0o644); err == nil {
+			if root.Rename("HEAD.nudge-detach", "HEAD") != nil {
+				_ = root.Remove("HEAD.nudge-detach")
+			}
+		}
+		return
+	}
+}
+
+// taskAdminDir is the git admin folder (worktrees/<name> of the common
+// folder) whose gitdir names t's worktree, "" when none does.
+func (w *Workspace) taskAdminDir(t *Task) string {
+	want := filepath.Join(*t.Worktree, ".git")
+	if real, err := filepath.EvalSymlinks(*t.Worktree); err == nil {
+		want = filepath.Join(real, ".git")
+	}
+	ents, err := os.ReadDir(filepath.Join(w.Repo.CommonDir, "worktrees"))
+	if err != nil {
+		return ""
+	}
+	for _, e := range ents {
+		admin := filepath.Join(w.Repo.CommonDir, "worktrees", e.Name())
+		b, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+		if err != nil {
+			continue
+		}
+		got := filepath.Clean(strings.TrimSpace(string(b)))
+		if real, err := filepath.EvalSymlinks(filepath.Dir(got)); err == nil {
+			got = filepath.Join(real, ".git")
+		}
+		if got == want {
+			return admin
+		}
+	}
+	return ""
+}
