@@ -63,7 +63,9 @@ func (w *Workspace) guardPath() string { return filepath.Join(w.Dir, "guard.json
 
 // guardRoots are the watched paths, from the common git folder.
 func (w *Workspace) guardRoots() []string {
-	roots := []string{"config", "config.worktree", "hooks", "info/exclude", "info/attributes"}
+	// Version 2 watches all of info/ (grafts, sparse-checkout, refs as
+	// well as exclude and attributes) and shallow, besides version 1's.
+	roots := []string{"config", "config.worktree", "hooks", "info", "shallow"}
 	if w.Repo.GitDir != w.Repo.CommonDir {
 		// The workspace is itself a linked worktree: its own settings.
 		if rel, err := filepath.Rel(w.Repo.CommonDir, w.Repo.GitDir); err == nil && !strings.HasPrefix(rel, "..") {
@@ -211,11 +213,37 @@ func (w *Workspace) trust(ctx context.Context, files []guardFile) error {
 	if err := r.SetRef(ctx, git.SetRefRequest{Name: GuardRef, New: commit, Old: old}); err != nil {
 		return err
 	}
-	st := guardState{Version: 1, Commit: commit, Files: make([]guardFile, 0, len(files))}
+	st := guardState{Version: guardVersion, Commit: commit, Files: make([]guardFile, 0, len(files))}
 	for _, f := range files {
 		st.Files = append(st.Files, guardFile{Path: f.Path, Mode: f.Mode, Blob: f.Blob})
 	}
 	return journal.Write(w.guardPath(), st)
+}
+
+// guardVersion is the version of guard.json written: 2 watches info/
+// whole and shallow (guardRoots).
+const guardVersion = 2
+
+// upgradeTrusted takes, from a trusted state of version 1, the files now
+// present in what version 2 watches besides (info/ other than exclude and
+// attributes, shallow) as trusted: the user's from before the upgrade,
+// not a change. It reports whether it did.
+func upgradeTrusted(prev *guardState, now []guardFile) bool {
+	if prev.Version >= guardVersion {
+		return false
+	}
+	have := map[string]bool{}
+	for _, f := range prev.Files {
+		have[f.Path] = true
+	}
+	for _, f := range now {
+		isNew := f.Path == "shallow" || strings.HasPrefix(f.Path, "info/") && f.Path != "info/exclude" && f.Path != "info/attributes"
+		if isNew && !have[f.Path] {
+			prev.Files = append(prev.Files, guardFile{Path: f.Path, Mode: f.Mode, Blob: f.Blob})
+		}
+	}
+	sort.Slice(prev.Files, func(i, j int) bool { return prev.Files[i].Path < prev.Files[j].Path })
+	return true
 }
 
 // guardChange is one watched file that differs from the trusted state.
@@ -731,11 +759,17 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 		w.recordGuard(own, "the repository's shared git settings could not be compared: "+err.Error(), warn)
 		return
 	}
+	upgraded := havePrev && upgradeTrusted(&prev, now)
 	changes := diffGuard(prev.Files, now)
 	if kind == checkOwn && havePrev {
 		changes = append(changes, w.taskWorktreeConfig(ctx, own)...)
 	}
 	if havePrev && len(changes) == 0 {
+		if upgraded && kind != checkApply {
+			if err := w.trust(ctx, now); err != nil {
+				fmt.Fprintf(warn, "git nudge: WARNING: recording the repository's git settings as trusted: %v\n", err)
+			}
+		}
 		w.settlePending(own, kind, warn, g.pending)
 		return
 	}
@@ -1089,7 +1123,7 @@ func guardReason(t *Task) (string, string) {
 	if len(t.ConfigChanges) == 0 {
 		return "", ""
 	}
-	return fmt.Sprintf("the repository's shared git settings (config, hooks, info/exclude or info/attributes) were changed while %s could change them: %s", t.ID, strings.Join(t.ConfigChanges, "; ")),
+	return fmt.Sprintf("the repository's shared git settings (config, hooks, info/ or shallow) were changed while %s could change them: %s", t.ID, strings.Join(t.ConfigChanges, "; ")),
 		fmt.Sprintf("They were put back (what was found is in .nudgethis/quarantine/). Look at them, then git nudge apply %s --accept-config-change applies the task anyway.", t.ID)
 }
 

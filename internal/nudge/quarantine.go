@@ -190,6 +190,15 @@ func (w *Workspace) quarantineRefs(ctx context.Context, t *Task, before map[stri
 	return changes
 }
 
+// RefChangeLines are t's RefChanges, one line each, for people.
+func RefChangeLines(t *Task) []string {
+	var out []string
+	for _, c := range t.RefChanges {
+		out = append(out, describeRefChange(c))
+	}
+	return out
+}
+
 // describeRefChange is one line for people.
 func describeRefChange(c RefChange) string {
 	var what string

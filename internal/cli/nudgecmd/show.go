@@ -146,6 +146,12 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 			env.Printf("  %s\n", l)
 		}
 	}
+	if lines := nudge.RefChangeLines(t); len(lines) > 0 {
+		env.Printf("Refs changed outside its own by its last run (%d):\n", len(lines))
+		for _, l := range lines {
+			env.Printf("  %s\n", l)
+		}
+	}
 	if t.Result != nil {
 		env.Printf("Files (%d):\n", len(t.Files))
 		for _, f := range t.Files {
