@@ -129,7 +129,7 @@ func (w *Workspace) quarantineRefs(ctx context.Context, t *Task, before map[stri
 	var aside []string // refs moved aside, for the task's HEAD
 	for i := range changes {
 		c := &changes[i]
-		kept := QuarantinePrefix + t.ID + "/" + c.Ref
+		kept := w.freeQuarantineRef(ctx, QuarantinePrefix+t.ID+"/"+c.Ref)
 		switch {
 		case c.Ref == userBranch && c.New != "" && c.New == userCommit:
 			c.Action = "kept (the workspace's own HEAD moved there: taken as your commit)"
@@ -197,6 +197,19 @@ func RefChangeLines(t *Task) []string {
 		out = append(out, describeRefChange(c))
 	}
 	return out
+}
+
+// freeQuarantineRef is name, or name.2, name.3... when a run of the same
+// task before already kept a value there.
+func (w *Workspace) freeQuarantineRef(ctx context.Context, name string) string {
+	try := name
+	for i := 2; i < 100; i++ {
+		if _, ok, err := w.Repo.ReadRef(ctx, try); err != nil || !ok {
+			return try
+		}
+		try = fmt.Sprintf("%s.%d", name, i)
+	}
+	return try
 }
 
 // describeRefChange is one line for people.
