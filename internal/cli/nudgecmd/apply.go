@@ -14,7 +14,7 @@ type ApplyCmd struct {
 	ID   string `arg:"" help:"Task to apply (t1, t2, ...)."`
 	JSON bool   `name:"json" help:"Print {id, state, files} as one JSON document."`
 	// AcceptConfigChange goes past changes to the shared git settings.
-	AcceptConfigChange bool `name:"accept-config-change" help:"Apply although the repository's shared git settings (config, hooks, info/exclude, info/attributes) were changed while the task could change them; they were put back either way."`
+	AcceptConfigChange bool `name:"accept-config-change" help:"Apply although the repository's shared git settings (config, hooks, info/, shallow) were changed while the task could change them; they were put back either way."`
 	Unvalidated        bool `name:"unvalidated" help:"Apply even though the task's git config nudge.validate commands failed."`
 }
 
@@ -26,7 +26,7 @@ Apply refuses, listing every reason and changing nothing, unless HEAD is on the 
 
 Before touching any file, the task record goes to "applying" with an undo record (each path's mode and blob before and after). Files are written atomically (temp file and rename), removals come last, and the result is verified. Nothing is staged or committed and the index is left byte-for-byte as it was; files outside the patch are not touched. git nudge undo takes the apply back; git nudge save commits it.
 
-A task's worktree shares the repository's git folder, so a task can change its config, hooks, info/exclude and info/attributes. git nudge compares them with the state it trusts when a snapshot is taken, a run ends, a result is captured and a task is applied; what changed while a task could change it is listed on stderr and put back (the version found is kept in .nudgethis/quarantine/), and apply refuses that task until you have looked: --accept-config-change applies it anyway. The protection rules (nudge.protect, nudge.skipDir) are the ones recorded when the task was created.
+A task's worktree shares the repository's git folder, so a task can change its config, hooks, what is in info/ and shallow. git nudge compares them with the state it trusts when a snapshot is taken, a run ends, a result is captured and a task is applied; what changed while a task could change it is listed on stderr and put back (the version found is kept in .nudgethis/quarantine/), and apply refuses that task until you have looked: --accept-config-change applies it anyway. The protection rules (nudge.protect, nudge.skipDir) are the ones recorded when the task was created.
 
 A task whose validation (git config nudge.validate) failed is refused, the failed commands listed, unless --unvalidated.`
 }
