@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 // snapshotGitDir returns every entry under the watched parts of .git with
@@ -168,5 +170,57 @@ func TestGuardTaskWorktreeConfig(t *testing.T) {
 	}
 	if len(task.ConfigChanges) == 0 {
 		t.Error("not recorded")
+	}
+}
+
+// TestGuardUpgradeKeepsUserInfo: a trusted state of version 1 (which
+// watched only info/exclude and info/attributes) meets an
+// info/sparse-checkout and a shallow file the user had before the
+// upgrade: they are taken as the user's, not put back, and guard.json is
+// rewritten as version 2; from then on a task adding info/grafts is put
+// back.
+func TestGuardUpgradeKeepsUserInfo(t *testing.T) {
+	t.Parallel()
+	r := newRepo(t)
+	r.write("a.txt", "a\n", 0o644)
+	r.commitAll("base")
+	gitDir := filepath.Join(r.dir, ".git")
+	ws := r.workspace()
+	ctx := context.Background()
+	var out bytes.Buffer
+	ws.guardCheck(ctx, nil, checkSnapshot, &out)
+	// Make the trusted state look as version 1 wrote it.
+	var st guardState
+	if err := journal.Read(ws.guardPath(), &st); err != nil {
+		t.Fatal(err)
+	}
+	st.Version = 1
+	if err := journal.Write(ws.guardPath(), st); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "info", "sparse-checkout"), []byte("/*\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	task := &Task{ID: "t1", State: StateRunning, Worktree: strPtr(filepath.Join(r.dir, "wt"))}
+	out.Reset()
+	ws.guardCheck(ctx, task, checkOwn, &out)
+	if out.Len() != 0 || len(task.ConfigChanges) != 0 {
+		t.Fatalf("the upgrade check reported %q (%q)", out.String(), task.ConfigChanges)
+	}
+	if _, err := os.Stat(filepath.Join(gitDir, "info", "sparse-checkout")); err != nil {
+		t.Fatalf("the user's info/sparse-checkout was removed: %v", err)
+	}
+	if err := journal.Read(ws.guardPath(), &st); err != nil || st.Version != guardVersion {
+		t.Fatalf("guard.json not rewritten as version %d: %d %v", guardVersion, st.Version, err)
+	}
+	if err := os.WriteFile(filepath.Join(gitDir, "info", "grafts"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ws.guardCheck(ctx, task, checkOwn, &out)
+	if !strings.Contains(out.String(), ".git/info/grafts was added") {
+		t.Errorf("report:\n%s", out.String())
+	}
+	if _, err := os.Stat(filepath.Join(gitDir, "info", "grafts")); err == nil {
+		t.Error("info/grafts was not put back")
 	}
 }

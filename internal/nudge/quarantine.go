@@ -173,6 +173,7 @@ func (w *Workspace) quarantineRefs(ctx context.Context, t *Task, before map[stri
 			}
 			if err == nil {
 				c.Action = "put back"
+				aside = append(aside, c.Ref)
 			}
 		}
 		if err != nil {
@@ -273,8 +274,8 @@ func (w *Workspace) dropStashTo(ctx context.Context, old, cur string) error {
 }
 
 // detachTaskHead detaches the HEAD of t's worktree when it names one of
-// the refs moved aside (a `git checkout -b` there), at the commit that ref
-// had, so that the worktree keeps working. It writes the HEAD file of the
+// the refs moved aside or put back (a `git checkout -b` there), at the
+// commit the task left it on, so that the worktree stays as it was. It writes the HEAD file of the
 // worktree's own admin folder (found from the common folder, never from
 // the worktree's .git file, which the task could rewrite).
 func (w *Workspace) detachTaskHead(t *Task, aside []string, values map[string]string) {
