@@ -16,8 +16,8 @@ import (
 // from being silent (SPEC 9). A task's worktree shares the repository's
 // refs: a `git stash push`, `git checkout -b`, `git tag`, `git notes add`
 // or `git replace` run there lands in the user's repository. Before CMD
-// runs, git nudge run lists every ref (git for-each-ref, loose and packed
-// alike) outside its own namespaces; when CMD has ended, what differs is
+// runs, git nudge run lists every ref (loose and packed alike, from the
+// files or with git for-each-ref) outside its own namespaces; when CMD has ended, what differs is
 // listed and moved aside:
 //
 //   - a ref the task made is moved to QuarantinePrefix<id>/<ref> and
@@ -58,7 +58,9 @@ type RefChange struct {
 // the suite's own (refs/nudgethis/, its op log, git-autodev's checkpoints,
 // which only the suite writes and whose ids are create-only).
 func (w *Workspace) refsOutsideOwn(ctx context.Context) (map[string]string, error) {
-	all, err := w.Repo.RefsUnder(ctx, "refs/")
+	// From the ref files in this process where it can (loose and
+	// packed-refs, no git process), else git for-each-ref.
+	all, _, err := w.Repo.RefsAndHead(ctx, "refs/")
 	if err != nil {
 		return nil, err
 	}
