@@ -127,14 +127,14 @@ func (w *Workspace) quarantineRefs(ctx context.Context, t *Task, before map[stri
 	}
 	r := w.Repo
 	zero := r.ZeroID()
-	userBranch, userCommit := w.userHeadMove(ctx)
+	userMoves := w.userHeadMoves()
 	var aside []string // refs moved aside, for the task's HEAD
 	for i := range changes {
 		c := &changes[i]
 		kept := w.freeQuarantineRef(ctx, QuarantinePrefix+t.ID+"/"+c.Ref)
 		switch {
-		case c.Ref == userBranch && c.New != "" && c.New == userCommit:
-			c.Action = "kept (the workspace's own HEAD moved there: taken as your commit)"
+		case c.New != "" && userMoves[c.Ref] == c.New:
+			c.Action = "kept (a worktree of yours has it checked out and its own HEAD log moved it there: taken as your commit)"
 			continue
 		case keep:
 			c.Action = "kept (--keep-refs)"
@@ -233,23 +233,74 @@ func describeRefChange(c RefChange) string {
 	return what
 }
 
-// userHeadMove is the branch checked out in the workspace and where the
-// workspace's own HEAD log last moved it ("" when HEAD is detached or has
-// no log).
-func (w *Workspace) userHeadMove(ctx context.Context) (branch, commit string) {
-	h, err := w.Repo.HeadTarget(ctx)
+// userHeadMoves maps each branch checked out in a worktree that is not a
+// task's (the main one, and linked worktrees outside .nudgethis) to where
+// that worktree's own HEAD log last moved it: a commit made there, which
+// a task's git commands in its own worktree do not log.
+func (w *Workspace) userHeadMoves() map[string]string {
+	out := map[string]string{}
+	admins := []string{w.Repo.CommonDir}
+	if ents, err := os.ReadDir(filepath.Join(w.Repo.CommonDir, "worktrees")); err == nil {
+		for _, e := range ents {
+			admin := filepath.Join(w.Repo.CommonDir, "worktrees", e.Name())
+			b, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+			if err != nil {
+				continue
+			}
+			gd := filepath.Clean(strings.TrimSpace(string(b)))
+			if rel, err := filepath.Rel(w.Dir, gd); err == nil && !strings.HasPrefix(rel, "..") {
+				continue // a task's worktree (or a pooled one)
+			}
+			if real, err := filepath.EvalSymlinks(w.Dir); err == nil {
+				if rel, err := filepath.Rel(real, gd); err == nil && !strings.HasPrefix(rel, "..") {
+					continue
+				}
+			}
+			admins = append(admins, admin)
+		}
+	}
+	for _, admin := range admins {
+		head, err := os.ReadFile(filepath.Join(admin, "HEAD"))
+		if err != nil {
+			continue
+		}
+		branch, ok := strings.CutPrefix(strings.TrimSpace(string(head)), "ref: ")
+		if !ok {
+			continue
+		}
+		if c, ok := lastLogMove(filepath.Join(admin, "logs", "HEAD")); ok {
+			out[branch] = c
+		}
+	}
+	return out
+}
+
+// lastLogMove is the new value of the last entry of the reflog file p.
+func lastLogMove(p string) (string, bool) {
+	f, err := os.Open(p)
 	if err != nil {
-		return "", ""
+		return "", false
 	}
-	b, ok := strings.CutPrefix(h, "ref: ")
-	if !ok {
-		return "", ""
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() {
+		return "", false
 	}
-	c, _, ok := w.Repo.LastHeadMove()
-	if !ok {
-		return "", ""
+	// The last entry is in the last 64 KiB (an entry is one line).
+	off := st.Size() - 64<<10
+	if off < 0 {
+		off = 0
 	}
-	return b, c
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && err != io.EOF {
+		return "", false
+	}
+	lines := strings.Split(strings.TrimRight(string(buf), "\n"), "\n")
+	f2 := strings.Fields(lines[len(lines)-1])
+	if len(f2) < 2 {
+		return "", false
+	}
+	return f2[1], true
 }
 
 // dropStashTo takes the stash back to old by dropping the entries pushed
