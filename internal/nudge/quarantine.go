@@ -33,10 +33,10 @@ import (
 // detached at the same commit.
 //
 // The limit: a ref the user changes in the workspace while the task runs
-// cannot be told from the task's. One exception is made: the branch
-// checked out in the workspace, when it moved to where the workspace's
-// own HEAD log says the workspace moved it (a commit made there), is kept
-// as the user's. Everything else changed meanwhile is treated as the
+// cannot be told from the task's. One exception is made: a branch checked
+// out in a worktree that is not a task's, when it moved to where that
+// worktree's own HEAD log says it moved it (a commit made there), is kept
+// as the user's (userHeadMoves). Everything else changed meanwhile is treated as the
 // task's, listed, and kept under the quarantine ref, so nothing is lost.
 
 // QuarantinePrefix is where refs a task made or moved are kept.
