@@ -26,6 +26,8 @@ After the capture, when the command succeeded, each git config nudge.validate co
 
 CMD starts in the worktree's folder that matches the current directory (run from src/, it starts in <worktree>/src), or in the nearest folder above it that the worktree has. CMD inherits the task's lock: while CMD, or anything it started, still runs after git nudge run itself was killed, the task stays running (git nudge list names the pids) and drop, start, capture and run refuse.
 
+Without the sandbox, CMD shares the repository's refs: every ref it made, moved or deleted outside git nudge's own (a branch, a tag, the stash, notes, replace refs) is listed when it ends and moved aside: made refs to refs/nudgethis/quarantine/<id>/<ref>, moved ones put back with the task's value kept there, deleted ones made again (git nudge show ID lists them; --keep-refs keeps the task's refs in place). A branch that a worktree of yours (not a task's) moved by a commit there, as its own HEAD log says, is kept as yours.
+
 With --sandbox (or git config nudge.sandbox true), CMD runs under Linux Landlock and may write only in its worktree, that worktree's git folder (.git/worktrees/<id>), a private object folder (git there reads the repository's objects and writes new ones aside; they are imported, each checked by git, when the result is captured), a private TMPDIR, /dev/null and terminals, and each git config nudge.sandbox.allowWrite path (absolute or ~/, existing). The workspace, .git/config, hooks, refs, the object store and the home folder are read-only to it; reads and the network are not restricted. Where Landlock is missing the run is refused and nothing runs.`
 }
 
