@@ -33,24 +33,35 @@ type modeProblem struct {
 	fix    string
 }
 
-// modeChecker knows the user and which groups count as the user's own.
+// modeChecker knows the user; the user's name and private group are
+// looked up only when a path needs them (reading the user and group
+// databases cost most of a check that finds nothing).
 type modeChecker struct {
-	uid      int
-	ownGID   int // -1: no group counts as the user's own
-	userName string
+	uid int
 }
 
-func newModeChecker() modeChecker {
-	c := modeChecker{uid: os.Geteuid(), ownGID: -1, userName: strconv.Itoa(os.Geteuid())}
+func newModeChecker() modeChecker { return modeChecker{uid: os.Geteuid()} }
+
+// userName is the user's login name (the uid when it has none).
+func (c modeChecker) userName() string {
 	if u, err := user.LookupId(strconv.Itoa(c.uid)); err == nil {
-		c.userName = u.Username
-		if g, err := user.LookupGroupId(u.Gid); err == nil && g.Name == u.Username {
-			if gid, err := strconv.Atoi(u.Gid); err == nil && gid == os.Getegid() {
-				c.ownGID = gid
-			}
-		}
+		return u.Username
 	}
-	return c
+	return strconv.Itoa(c.uid)
+}
+
+// ownGroup reports whether gid is the user's private group: the user's
+// primary group, named like the user.
+func (c modeChecker) ownGroup(gid int) bool {
+	if gid != os.Getegid() {
+		return false
+	}
+	u, err := user.LookupId(strconv.Itoa(c.uid))
+	if err != nil || u.Gid != strconv.Itoa(gid) {
+		return false
+	}
+	g, err := user.LookupGroupId(u.Gid)
+	return err == nil && g.Name == u.Username
 }
 
 // check reports what is wrong with the path abs (nil when nothing is, or
@@ -74,11 +85,11 @@ func (c modeChecker) check(abs string) *modeProblem {
 			owner = u.Username
 		}
 		return &modeProblem{path: abs, reason: fmt.Sprintf("it is owned by %s, not by you", owner),
-			fix: fmt.Sprintf("chown %s %s (as root), or move the repository to a folder of your own", c.userName, shellQuote(abs))}
+			fix: fmt.Sprintf("chown %s %s (as root), or move the repository to a folder of your own", c.userName(), shellQuote(abs))}
 	}
 	perm := st.Mode().Perm()
 	bad := perm & 0o002
-	if perm&0o020 != 0 && int(sys.Gid) != c.ownGID {
+	if perm&0o020 != 0 && !c.ownGroup(int(sys.Gid)) {
 		bad |= 0o020
 	}
 	if bad == 0 {
