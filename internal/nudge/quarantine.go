@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -89,6 +90,23 @@ func (w *Workspace) refsBeforeRun(ctx context.Context, sandboxed bool, warn io.W
 	return m
 }
 
+// isSymref reports whether the ref name is a symbolic ref now (a loose
+// file holding "ref: ..."; packed refs never are).
+func (w *Workspace) isSymref(name string) bool {
+	for _, dir := range []string{w.Repo.GitDir, w.Repo.CommonDir} {
+		root, err := os.OpenRoot(dir)
+		if err != nil {
+			continue
+		}
+		b, err := readPlain(root, filepath.FromSlash(name), 4096)
+		root.Close()
+		if err == nil {
+			return strings.HasPrefix(string(b), "ref: ")
+		}
+	}
+	return false
+}
+
 // diffRefs lists what changed from before to after, sorted by ref.
 func diffRefs(before, after map[string]string) []RefChange {
 	var out []RefChange
@@ -122,6 +140,9 @@ func (w *Workspace) quarantineRefs(ctx context.Context, t *Task, before map[stri
 		return nil
 	}
 	changes := diffRefs(before, after)
+	// A symbolic ref (refs/remotes/origin/HEAD) follows the ref it names,
+	// which is compared on its own: updating it would move that ref.
+	changes = slices.DeleteFunc(changes, func(c RefChange) bool { return w.isSymref(c.Ref) })
 	if len(changes) == 0 {
 		return nil
 	}
