@@ -1016,8 +1016,11 @@ func sortedKeys[V any](m map[string]V) []string {
 // summary is the one-line description of what op changed.
 func summary(o *Op) string {
 	var parts []string
-	if o.Kind == KindUndo {
+	switch o.Kind {
+	case KindUndo:
 		parts = append(parts, "undid "+o.Undoes)
+	case KindRedo:
+		parts = append(parts, "redid "+o.Redoes)
 	}
 	for _, r := range o.Refs {
 		name := strings.TrimPrefix(strings.TrimPrefix(r.Name, "refs/heads/"), "refs/")
