@@ -106,6 +106,68 @@ var protection = snapshot.Options{}.Protection()
 // every object the record names is there and of its kind. It writes
 // nothing.
 func (l *Log) Untrusted(ctx context.Context, op *Op) ([]string, error) {
+	return l.untrusted(ctx, op, nil)
+}
+
+// untrusted is Untrusted with the types of objects already looked up
+// (known; the rest are looked up here).
+func (l *Log) untrusted(ctx context.Context, op *Op, known map[string]string) ([]string, error) {
+	reasons, want := l.checkNames(op)
+	if len(want) == 0 {
+		return reasons, nil
+	}
+	ids := sortedKeys(want)
+	var ask []string
+	for _, id := range ids {
+		if _, ok := known[id]; !ok {
+			ask = append(ask, id)
+		}
+	}
+	types := known
+	if len(ask) > 0 {
+		got, err := l.Repo.ObjectTypes(ctx, ask)
+		if err != nil {
+			return nil, err
+		}
+		types = got
+		for id, t := range known {
+			types[id] = t
+		}
+	}
+	for _, id := range ids {
+		switch got := types[id]; {
+		case got == "":
+			reasons = append(reasons, fmt.Sprintf("it names the object %s, which this repository does not have", id))
+		case want[id] != "" && got != want[id]:
+			reasons = append(reasons, fmt.Sprintf("it names the object %s as a %s, but it is a %s", id, want[id], got))
+		}
+	}
+	return reasons, nil
+}
+
+// objectTypes looks up, in one go, the objects every record of ops names
+// (the dashboard checks every operation at once).
+func (l *Log) objectTypes(ctx context.Context, ops []*Op) (map[string]string, error) {
+	seen := map[string]bool{}
+	var ids []string
+	for _, o := range ops {
+		_, want := l.checkNames(o)
+		for id := range want {
+			if !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return map[string]string{}, nil
+	}
+	return l.Repo.ObjectTypes(ctx, ids)
+}
+
+// checkNames checks what op's record names, and returns the objects it
+// needs (id -> type, "" for any).
+func (l *Log) checkNames(op *Op) ([]string, map[string]string) {
 	var reasons []string
 	bad := func(format string, a ...any) { reasons = append(reasons, fmt.Sprintf(format, a...)) }
 	want := map[string]string{} // object id -> type
@@ -183,21 +245,5 @@ func (l *Log) Untrusted(ctx context.Context, op *Op) ([]string, error) {
 	for _, t := range op.Pins {
 		need(t, "tree", "a pinned tree")
 	}
-	if len(want) == 0 {
-		return reasons, nil
-	}
-	ids := sortedKeys(want)
-	types, err := l.Repo.ObjectTypes(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	for _, id := range ids {
-		switch got := types[id]; {
-		case got == "":
-			bad("it names the object %s, which this repository does not have", id)
-		case want[id] != "" && got != want[id]:
-			bad("it names the object %s as a %s, but it is a %s", id, want[id], got)
-		}
-	}
-	return reasons, nil
+	return reasons, want
 }

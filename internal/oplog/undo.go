@@ -194,30 +194,37 @@ func (l *Log) Redo(ctx context.Context, args []string, tool string, now time.Tim
 // redoTarget is the undo a redo takes back: the newest undo not yet taken
 // back, provided only undos and redos were recorded after it.
 func redoTarget(ops []*Op, tool string) (*Op, *Refused) {
+	const what = "nothing to redo"
+	redone := false // passed undos already taken back
 	for _, o := range ops {
 		switch {
 		case o.Kind == KindRedo && o.State == Done:
+			redone = true
 			continue
 		case o.Kind == KindUndo && o.State == Done:
 			if o.UndoneBy == "" {
 				return o, nil
 			}
+			redone = true
 			continue
-		}
-		what := "nothing to redo"
-		if undoLike(o) {
+		case undoLike(o):
 			return nil, &Refused{What: what, Reasons: []string{fmt.Sprintf("%s (%s) did not finish (%s); git %s op show %s tells what it changed", o.ID, o.Kind, o.State, tool, o.ID)}}
+		case redone:
+			return nil, &Refused{What: what, Reasons: []string{"every undo recorded since " + o.ID + " has been redone"}}
 		}
-		reason := fmt.Sprintf("%s (git %s %s) was recorded after the last undo: a redo never re-does past a new operation", o.ID, o.Tool, o.Kind)
 		for _, u := range ops {
 			if u.Kind == KindUndo && u.State == Done && u.UndoneBy == "" {
-				return nil, &Refused{What: what, Reasons: []string{reason},
-					Next: fmt.Sprintf("git %s op undo %s re-does what %s undid, when nothing later changed the same things", tool, u.ID, u.ID)}
+				return nil, &Refused{What: what,
+					Reasons: []string{fmt.Sprintf("%s (git %s %s) was recorded after the last undo: a redo never re-does past a new operation", o.ID, o.Tool, o.Kind)},
+					Next:    fmt.Sprintf("git %s op undo %s re-does what %s undid, when nothing later changed the same things", tool, u.ID, u.ID)}
 			}
 		}
-		return nil, &Refused{What: what, Reasons: []string{"no undo since the latest operation " + o.ID}}
+		break
 	}
-	return nil, &Refused{What: "nothing to redo", Reasons: []string{"no operation was undone in this worktree's log"}}
+	if redone {
+		return nil, &Refused{What: what, Reasons: []string{"every undo in this worktree's log has been redone"}}
+	}
+	return nil, &Refused{What: what, Reasons: []string{"no undo is waiting to be redone"}}
 }
 
 // invert records and makes the inverse of target (an undo, or a redo:
@@ -486,7 +493,11 @@ func (l *Log) refusal(ctx context.Context, ops []*Op, target *Op, cur *current, 
 	}
 	// The record is untrusted input: checked whole before anything else
 	// looks at the work tree, and before anything is written.
-	untrusted, err := l.Untrusted(ctx, target)
+	var known map[string]string
+	if cur != nil {
+		known = cur.types
+	}
+	untrusted, err := l.untrusted(ctx, target, known)
 	if err != nil {
 		return nil, err
 	}
@@ -525,7 +536,11 @@ func (l *Log) Undoable(ctx context.Context, ops []*Op) (map[string][]string, err
 	if err != nil {
 		return nil, err
 	}
-	cur := &current{refs: refs, head: head}
+	types, err := l.objectTypes(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	cur := &current{refs: refs, head: head, types: types}
 	out := map[string][]string{}
 	for _, o := range ops {
 		if o.State == Pending {
@@ -547,4 +562,6 @@ func (l *Log) Undoable(ctx context.Context, ops []*Op) (map[string][]string, err
 type current struct {
 	refs map[string]string
 	head string
+	// types are the objects the records name, looked up once.
+	types map[string]string
 }
