@@ -322,6 +322,7 @@ func withoutUndoable(t *testing.T, body []byte) []byte {
 		}
 		delete(o, "undoable")
 		delete(o, "undo_refusal")
+		delete(o, "recovery_required")
 	}
 	b, _ := json.Marshal(ops)
 	return b

@@ -140,6 +140,9 @@ type opUndoJSON struct {
 	opJSON
 	Undoable    bool     `json:"undoable"`
 	UndoRefusal []string `json:"undo_refusal"`
+	// RecoveryRequired: a pending operation whose process is gone, as op
+	// log marks it.
+	RecoveryRequired bool `json:"recovery_required"`
 }
 
 // OpsDocument is LogDocument with each operation's undoable and
@@ -165,7 +168,13 @@ func OpsDocument(ctx context.Context, l *oplog.Log) (any, error) {
 		reasons, checked := checks[o.ID]
 		switch {
 		case o.State == oplog.Pending:
+			// What op undo of its p<pid> says.
+			j.RecoveryRequired = oplog.Interrupted(o, proc.Gone)
 			j.UndoRefusal = []string{"it has not finished (pending)"}
+			var re *cli.Refusal
+			if errors.As(pendingRefusal(l, o.Tool, o.ID), &re) {
+				j.UndoRefusal = append(re.Reasons, re.Next)
+			}
 		case checked && len(reasons) == 0:
 			j.Undoable = true
 		case checked:

@@ -478,7 +478,7 @@ async function loadOps() {
     el("td", { text: ago(o.time, now) }),
     el("td", { text: "git " + o.tool + " " + shellJoin(o.args) }),
     el("td", { text: o.summary }),
-    el("td", { text: o.undone_by ? "undone by " + o.undone_by : o.state }),
+    el("td", { text: o.undone_by ? "undone by " + o.undone_by : (o.recovery_required ? "Recovery required" : o.state) }),
     el("td", null, o.undoable ?
       el("button", { class: "undo", text: "Undo", disabled: state.busy, onclick: () => undoOp(o.id) }) :
       (o.undone_by ? null : el("small", { class: "no-undo", text: "no undo", title: (o.undo_refusal || []).join("\n") }))))));
