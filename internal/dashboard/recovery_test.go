@@ -65,7 +65,9 @@ func TestRecoveryOneTruth(t *testing.T) {
 	dir := interrupted(t)
 	h := serve(t, dir)
 	_, _, body := h.do("GET", "/api/nudge/tasks/t1/recover", true, nil)
-	var rep struct{ Files []struct{ Path, Matches string } }
+	var rep struct {
+		Files []struct{ Path, Matches string }
+	}
 	if err := json.Unmarshal(body, &rep); err != nil || len(rep.Files) == 0 {
 		t.Fatalf("recover: %s", body)
 	}
