@@ -53,16 +53,6 @@ func (w *Workspace) planSandbox(ctx context.Context, want *bool, environ []strin
 			Next: "Nothing was run. Run it without the sandbox (git nudge run --no-sandbox, or git config nudge.sandbox false) only if you trust it with the workspace."}
 	}
 	p := &sandboxPlan{engine: proc.EngineBwrap}
-	if p.bwrap, err = proc.BwrapProbe(); err != nil {
-		if strict {
-			return nil, refuse(err.Error(), "git config nudge.sandbox is strict, so the Landlock fallback (which confines less; see docs/SECURITY.md) is not used")
-		}
-		abi, lerr := proc.SandboxABI()
-		if lerr != nil {
-			return nil, refuse(lerr.Error(), err.Error())
-		}
-		p.engine, p.abi, p.fallback = proc.EngineLandlock, abi, err.Error()
-	}
 	switch net, _, err := w.Repo.ConfigGet(ctx, "nudge.sandbox.network"); {
 	case err != nil:
 		return nil, err
@@ -100,6 +90,16 @@ func (w *Workspace) planSandbox(ctx context.Context, want *bool, environ []strin
 			return nil, refuse(fmt.Sprintf("git config nudge.sandbox.allowWrite %q: %v", raw, err))
 		}
 		p.extra = append(p.extra, filepath.Clean(path))
+	}
+	if p.bwrap, err = proc.BwrapProbe(); err != nil {
+		if strict {
+			return nil, refuse(err.Error(), "git config nudge.sandbox is strict, so the Landlock fallback (which confines less; see docs/SECURITY.md) is not used")
+		}
+		abi, lerr := proc.SandboxABI()
+		if lerr != nil {
+			return nil, refuse(lerr.Error(), err.Error())
+		}
+		p.engine, p.abi, p.fallback = proc.EngineLandlock, abi, err.Error()
 	}
 	return p, nil
 }
