@@ -263,7 +263,7 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 			}
 		}()
 		fmt.Fprint(stderr, sandbox.fallbackGaps())
-		fmt.Fprintf(stderr, "git-nudge: %s\n", sandbox.describe())
+		fmt.Fprintf(stderr, "git nudge: %s\n", sandbox.describe())
 	}
 	code, err := c.run()
 	if err != nil {

@@ -120,6 +120,6 @@ func (p *sandboxPlan) fallbackGaps() string {
 		"processes that leave its process group (setsid) outlive it",
 		"no process limit (nudge.sandbox.maxProcs)",
 	}
-	return fmt.Sprintf("git-nudge: the sandbox falls back to Landlock because %s; Landlock does not confine: %s. Install bubblewrap, or set git config nudge.sandbox strict to refuse instead.\n",
+	return fmt.Sprintf("git nudge: the sandbox falls back to Landlock because %s; Landlock does not confine: %s. Install bubblewrap, or set git config nudge.sandbox strict to refuse instead.\n",
 		p.fallback, strings.Join(gaps, "; "))
 }

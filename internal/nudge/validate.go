@@ -214,7 +214,7 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 			return results, err
 		}
 		fmt.Fprint(out, plan.fallbackGaps())
-		fmt.Fprintf(out, "git-nudge: validating in the sandbox the task ran in: %s\n", plan.describe())
+		fmt.Fprintf(out, "git nudge: validating in the sandbox the task ran in: %s\n", plan.describe())
 	}
 	var interrupted bool
 	for _, c := range cmds {

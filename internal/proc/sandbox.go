@@ -55,7 +55,7 @@ func SandboxMain(args []string) int {
 	engine := EngineLandlock
 	nproc, closeFD := 0, -1
 	bad := func() int {
-		fmt.Fprintf(os.Stderr, "git-nudge: %s: bad arguments %q\n", SandboxArg, args)
+		fmt.Fprintf(os.Stderr, "git nudge: %s: bad arguments %q\n", SandboxArg, args)
 		return 126
 	}
 	for len(args) > 0 && args[0] != "--" {
@@ -86,7 +86,7 @@ func SandboxMain(args []string) int {
 		args = args[2:]
 	}
 	if len(args) < 2 {
-		fmt.Fprintf(os.Stderr, "git-nudge: %s: no command given\n", SandboxArg)
+		fmt.Fprintf(os.Stderr, "git nudge: %s: no command given\n", SandboxArg)
 		return 126
 	}
 	argv := args[1:]
@@ -96,7 +96,7 @@ func SandboxMain(args []string) int {
 	if lp, err := lookPath(argv[0]); err == nil {
 		path = lp
 	} else {
-		fmt.Fprintf(os.Stderr, "git-nudge: %v %q in %s: %v\n", ErrNotStarted, argv[0], dir, err)
+		fmt.Fprintf(os.Stderr, "git nudge: %v %q in %s: %v\n", ErrNotStarted, argv[0], dir, err)
 		return 127
 	}
 	if closeFD >= 3 {
@@ -109,10 +109,10 @@ func SandboxMain(args []string) int {
 		err = confine(writable)
 	}
 	if err != nil {
-		fmt.Fprintf(os.Stderr, "git-nudge: the sandbox could not be set up, so the command was not run: %v\n", err)
+		fmt.Fprintf(os.Stderr, "git nudge: the sandbox could not be set up, so the command was not run: %v\n", err)
 		return 126
 	}
 	err = syscall.Exec(path, argv, os.Environ())
-	fmt.Fprintf(os.Stderr, "git-nudge: %v %q in %s: %v\n", ErrNotStarted, argv[0], dir, err)
+	fmt.Fprintf(os.Stderr, "git nudge: %v %q in %s: %v\n", ErrNotStarted, argv[0], dir, err)
 	return 127
 }
