@@ -55,7 +55,7 @@ func readRunning(path string) (*Running, error) {
 	deadline := time.Now().Add(3 * time.Second)
 	for {
 		var r Running
-		b, err := os.ReadFile(path)
+		b, err := journal.ReadRegular(path)
 		if err == nil {
 			b = runningRecord(b)
 		}

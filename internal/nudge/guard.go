@@ -643,7 +643,7 @@ func (w *Workspace) pendingRecords() []string {
 		if _, _, isQuiet := q.known(id, w.TaskPath(id)); isQuiet {
 			continue
 		}
-		data, err := os.ReadFile(w.TaskPath(id))
+		data, err := journal.ReadRegular(w.TaskPath(id))
 		if err == nil && bytes.Contains(data, guardPendingTrue) {
 			out = append(out, id)
 		}
