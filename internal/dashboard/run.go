@@ -60,7 +60,7 @@ func Serve(ctx context.Context, opts Options, so ServeOptions) error {
 		l.Close()
 		return err
 	}
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := s.HTTPServer()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(l) }()
 	go s.warm(ctx)
