@@ -237,8 +237,10 @@ type Forwarding struct {
 //
 // SIGTERM still always ends the command (rule 1.16): one that no running
 // program takes within TermGrace (the command is busy with something else,
-// or between programs) ends it, and so does a second one (the program
-// ignores the first).
+// or between programs) ends it. A second one (the program ignored the
+// first) is passed on as SIGKILL, so the program and its process group
+// end and the command finishes as for any killed program; should the
+// command still run TermGrace after that, or no program take it, it ends.
 func (e *Env) ForwardSignals() Forwarding {
 	raw := make(chan os.Signal, 8)
 	signal.Notify(raw, os.Interrupt, syscall.SIGTERM)
@@ -257,6 +259,11 @@ func (e *Env) ForwardSignals() Forwarding {
 			}
 			if sig == syscall.SIGTERM {
 				if terms++; terms > 1 {
+					select {
+					case c <- syscall.SIGKILL:
+						time.Sleep(TermGrace)
+					case <-time.After(TermGrace):
+					}
 					dieOfSIGTERM()
 				}
 			}
