@@ -31,7 +31,7 @@ func readJournal(path string) (data []byte, id fileID, ok bool) {
 	// Read through journal.ReadFile: a fifo or device swapped in after
 	// the look is refused, never waited on, and a link never followed
 	// (rule 1.16).
-	data, err = journal.ReadFile(path, make([]byte, 0, fi.Size()+1))
+	data, err = journal.ReadFile(path, nil)
 	if err != nil {
 		return nil, id, false
 	}
