@@ -20,9 +20,10 @@ import (
 const (
 	// DefaultMaxConns is the total cap on open connections.
 	DefaultMaxConns = 256
-	// DefaultMaxConnsPerClient caps one client address (every local user
-	// connects from 127.0.0.1, so the eviction rule above is what keeps
-	// the user in; this keeps one address from taking every slot).
+	// DefaultMaxConnsPerClient caps one client: on Linux the local user
+	// owning the other end (peer_linux.go), elsewhere the address. So
+	// another user can hold at most half the slots, and the eviction
+	// rule keeps room for the user's own new connections.
 	DefaultMaxConnsPerClient = 128
 
 	readHeaderTimeout = 5 * time.Second
@@ -127,8 +128,7 @@ func (ll *limitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		host, _, _ := net.SplitHostPort(c.RemoteAddr().String())
-		tc := &trackedConn{Conn: c, lim: ll.lim, client: host}
+		tc := &trackedConn{Conn: c, lim: ll.lim, client: clientKey(c)}
 		evict, ok := ll.lim.admit(tc)
 		for _, o := range evict {
 			o.Close()
