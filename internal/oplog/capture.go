@@ -297,7 +297,7 @@ func (l *Log) readFilesWrite(ctx context.Context, paths []string, into map[strin
 			if e.Exec {
 				mode = git.ModeExec
 			}
-			b, err := os.ReadFile(filepath.Join(l.Repo.WorkTree, p))
+			b, err := journal.ReadRegular(filepath.Join(l.Repo.WorkTree, p))
 			if err != nil {
 				into[p] = &File{Mode: "unreadable"}
 				continue

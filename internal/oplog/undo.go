@@ -61,7 +61,7 @@ func (l *Log) compareWith(ctx context.Context, op *Op, pending bool, now *curren
 	}
 	for _, j := range op.Journals {
 		now := ""
-		if b, err := os.ReadFile(filepath.Join(l.Repo.WorkTree, j.File)); err == nil {
+		if b, err := journal.ReadRegular(filepath.Join(l.Repo.WorkTree, j.File)); err == nil {
 			now = l.Repo.BlobID(b)
 		}
 		out = append(out, Holds{What: "journal " + j.File, Now: which(now, j.Old, j.New, pending)})
