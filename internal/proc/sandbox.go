@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"syscall"
 )
 
 // SandboxArg is the hidden first argument with which git-nudge re-executes
@@ -73,7 +72,7 @@ func SandboxMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "git-nudge: the sandbox could not be set up, so the command was not run: %v\n", err)
 		return 126
 	}
-	err := syscall.Exec(path, argv, os.Environ())
+	err := Exec(path, argv, os.Environ())
 	fmt.Fprintf(os.Stderr, "git-nudge: %v %q in %s: %v\n", ErrNotStarted, argv[0], dir, err)
 	return 127
 }
