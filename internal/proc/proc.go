@@ -75,7 +75,7 @@ func Run(s Spec) (int, error) {
 			}
 		}
 	}
-	x, err := Start(x) // a script without "#!" runs with /bin/sh
+	x, err := Start(x)     // a script without "#!" runs with /bin/sh
 	pipes.closeWriteEnds() // only the child holds them now
 	if err != nil {
 		pipes.wait()
