@@ -237,6 +237,12 @@ type Forwarding struct {
 func (e *Env) ForwardSignals() Forwarding {
 	c := make(chan os.Signal, 8)
 	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	// A reader of our output that goes away (git nudge run ... | head)
+	// must not end this process while it still has a capture to finish:
+	// with SIGPIPE caught, a write to the closed pipe fails with EPIPE
+	// instead (the program itself gets SIGPIPE's default again on exec).
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
 	fromTerminal := false
 	if f, ok := e.Stdin.(*os.File); ok {
 		fromTerminal = IsTerminal(f)
@@ -245,7 +251,7 @@ func (e *Env) ForwardSignals() Forwarding {
 		Signals: c,
 		Skip:    func(s os.Signal) bool { return fromTerminal && s == os.Interrupt },
 		Group:   !fromTerminal,
-		Stop:    func() { signal.Stop(c) },
+		Stop:    func() { signal.Stop(c); signal.Stop(pipe) },
 	}
 }
 

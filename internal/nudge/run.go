@@ -240,10 +240,10 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 	}
 	stdout, stderr := io.Writer(log), io.Writer(log)
 	if o.Stdout != nil {
-		stdout = io.MultiWriter(o.Stdout, log)
+		stdout = io.MultiWriter(&lenient{w: o.Stdout}, log)
 	}
 	if o.Stderr != nil {
-		stderr = io.MultiWriter(o.Stderr, log)
+		stderr = io.MultiWriter(&lenient{w: o.Stderr}, log)
 	}
 	c := child{
 		argv: o.Command, dir: dir, env: w.childEnv(o.Environ, t, dir),
@@ -335,4 +335,22 @@ func (w *Workspace) commandDir(worktree, callerDir string) (dir, moved string) {
 		dir = next
 	}
 	return dir, ""
+}
+
+// lenient passes writes on to w until w fails once (a reader that went
+// away: git nudge run ... | head), then drops them, never failing: the
+// command's output still reaches run.log, and the command runs to its end
+// and is captured, instead of the whole copy stopping at the first error.
+type lenient struct {
+	w      io.Writer
+	failed bool
+}
+
+func (l *lenient) Write(p []byte) (int, error) {
+	if !l.failed {
+		if _, err := l.w.Write(p); err != nil {
+			l.failed = true
+		}
+	}
+	return len(p), nil
 }
