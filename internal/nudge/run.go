@@ -107,7 +107,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	}
 	dir, moved := w.commandDir(*t.Worktree, o.Dir)
 	if moved != "" && o.Stderr != nil {
-		fmt.Fprintf(o.Stderr, "git-nudge: %s\n", moved)
+		fmt.Fprintf(o.Stderr, "git nudge: %s\n", moved)
 	}
 	pid := os.Getpid()
 	t.State = StateRunning
@@ -259,14 +259,14 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 		}
 		defer func() {
 			if put := done(); len(put) > 0 && o.Stderr != nil {
-				fmt.Fprintf(o.Stderr, "git-nudge: the command changed %s, which git reads as configuration or as the way to the repository; put back as it was before the run\n", strings.Join(put, ", "))
+				fmt.Fprintf(o.Stderr, "git nudge: the command changed %s, which git reads as configuration or as the way to the repository; put back as it was before the run\n", strings.Join(put, ", "))
 			}
 		}()
-		fmt.Fprintf(stderr, "git-nudge: sandbox (Landlock ABI %d): the command may write only in its worktree, its git folder, a private object folder, a private TMPDIR and %d nudge.sandbox.allowWrite path(s)\n", sandbox.abi, len(sandbox.extra))
+		fmt.Fprintf(stderr, "git nudge: sandbox (Landlock ABI %d): the command may write only in its worktree, its git folder, a private object folder, a private TMPDIR and %d nudge.sandbox.allowWrite path(s)\n", sandbox.abi, len(sandbox.extra))
 	}
 	code, err := c.run()
 	if err != nil {
-		fmt.Fprintf(log, "git-nudge: %v\n", err)
+		fmt.Fprintf(log, "git nudge: %v\n", err)
 	}
 	if cerr := log.Close(); err == nil && cerr != nil {
 		err = cerr

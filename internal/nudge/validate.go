@@ -213,7 +213,7 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 		if plan, err = w.planSandbox(ctx, &on, o.Environ); err != nil {
 			return results, err
 		}
-		fmt.Fprintf(out, "git-nudge: validating in the sandbox the task ran in (Landlock ABI %d, %d nudge.sandbox.allowWrite path(s))\n", plan.abi, len(plan.extra))
+		fmt.Fprintf(out, "git nudge: validating in the sandbox the task ran in (Landlock ABI %d, %d nudge.sandbox.allowWrite path(s))\n", plan.abi, len(plan.extra))
 	}
 	var interrupted bool
 	for _, c := range cmds {
@@ -263,7 +263,7 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 		}
 		if done != nil {
 			if put := done(); len(put) > 0 {
-				fmt.Fprintf(out, "git-nudge: the validation command changed %s, which git reads as configuration or as the way to the repository; put back as it was\n", strings.Join(put, ", "))
+				fmt.Fprintf(out, "git nudge: the validation command changed %s, which git reads as configuration or as the way to the repository; put back as it was\n", strings.Join(put, ", "))
 			}
 		}
 		close(stop)
@@ -272,16 +272,16 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 		case <-timedOut:
 			res.TimedOut = true
 			res.Error = fmt.Sprintf("stopped after %s (git config nudge.validateTimeout)", timeout)
-			fmt.Fprintf(out, "git-nudge: %s\n", res.Error)
+			fmt.Fprintf(out, "git nudge: %s\n", res.Error)
 		default:
 		}
 		if err != nil {
 			res.Error = err.Error()
-			fmt.Fprintf(out, "git-nudge: %v\n", err)
+			fmt.Fprintf(out, "git nudge: %v\n", err)
 		} else {
 			res.ExitCode = &code
 			if code != 0 && !res.TimedOut {
-				fmt.Fprintf(out, "git-nudge: exit status %d\n", code)
+				fmt.Fprintf(out, "git nudge: exit status %d\n", code)
 			}
 		}
 		select {

@@ -48,14 +48,14 @@ func SandboxMain(args []string) int {
 	var writable []string
 	for len(args) > 0 && args[0] != "--" {
 		if args[0] != "-w" || len(args) < 2 {
-			fmt.Fprintf(os.Stderr, "git-nudge: %s: bad arguments %q\n", SandboxArg, args)
+			fmt.Fprintf(os.Stderr, "git nudge: %s: bad arguments %q\n", SandboxArg, args)
 			return 126
 		}
 		writable = append(writable, args[1])
 		args = args[2:]
 	}
 	if len(args) < 2 {
-		fmt.Fprintf(os.Stderr, "git-nudge: %s: no command given\n", SandboxArg)
+		fmt.Fprintf(os.Stderr, "git nudge: %s: no command given\n", SandboxArg)
 		return 126
 	}
 	argv := args[1:]
@@ -65,14 +65,14 @@ func SandboxMain(args []string) int {
 	if lp, err := lookPath(argv[0]); err == nil {
 		path = lp
 	} else {
-		fmt.Fprintf(os.Stderr, "git-nudge: %v %q in %s: %v\n", ErrNotStarted, argv[0], dir, err)
+		fmt.Fprintf(os.Stderr, "git nudge: %v %q in %s: %v\n", ErrNotStarted, argv[0], dir, err)
 		return 127
 	}
 	if err := confine(writable); err != nil {
-		fmt.Fprintf(os.Stderr, "git-nudge: the sandbox could not be set up, so the command was not run: %v\n", err)
+		fmt.Fprintf(os.Stderr, "git nudge: the sandbox could not be set up, so the command was not run: %v\n", err)
 		return 126
 	}
 	err := Exec(path, argv, os.Environ())
-	fmt.Fprintf(os.Stderr, "git-nudge: %v %q in %s: %v\n", ErrNotStarted, argv[0], dir, err)
+	fmt.Fprintf(os.Stderr, "git nudge: %v %q in %s: %v\n", ErrNotStarted, argv[0], dir, err)
 	return 127
 }
