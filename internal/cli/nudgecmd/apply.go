@@ -39,7 +39,7 @@ func (c *ApplyCmd) Run(env *cli.Env) error {
 	}
 	ws.Warn = env.Stderr
 	ws.Files = opcmd.FilesWatch(env.Ctx)
-	out, err := ws.ApplyWith(env.Ctx, c.ID, nudge.ApplyOptions{AcceptConfigChange: c.AcceptConfigChange, Unvalidated: c.Unvalidated})
+	out, err := ws.ApplyWith(env.Ctx, c.ID, nudge.ApplyOptions{AcceptConfigChange: c.AcceptConfigChange, Unvalidated: c.Unvalidated, Dir: env.Dir})
 	if err != nil {
 		return refusalOf(err)
 	}
