@@ -156,7 +156,7 @@ func (p Program) Main(args []string, env *Env) (code int) {
 			return ExitFailed
 		}
 		if os.Getenv("COMP_LINE") != "" {
-			kongplete.Complete(parser, kongplete.WithExitFunc(exit))
+			kongplete.Complete(parser, append(predictors(), kongplete.WithExitFunc(exit))...)
 		}
 		if len(args) == 0 {
 			return p.shortHelp(parser, env)

@@ -2,7 +2,6 @@ package proc
 
 import (
 	"errors"
-	"os/exec"
 	"syscall"
 )
 
@@ -31,28 +30,6 @@ func ShellFallback(err error, path string, argv []string) ([]string, bool) {
 		out = append(out, argv[1:]...)
 	}
 	return out, true
-}
-
-// Start is x.Start (x made by exec.Command) with ShellFallback: when the kernel refuses x's file
-// with ENOEXEC, the same command (directory, environment, streams, extra
-// files, process attributes) is started through /bin/sh instead. It
-// returns the command that runs (x, or its /bin/sh twin) so the caller
-// waits for the right one.
-func Start(x *exec.Cmd) (*exec.Cmd, error) {
-	err := x.Start()
-	argv, ok := ShellFallback(err, x.Path, x.Args)
-	if !ok {
-		return x, err
-	}
-	y := exec.Command(Shell, argv[1:]...)
-	y.Dir, y.Env = x.Dir, x.Env
-	y.Stdin, y.Stdout, y.Stderr = x.Stdin, x.Stdout, x.Stderr
-	y.ExtraFiles, y.SysProcAttr = x.ExtraFiles, x.SysProcAttr
-	y.WaitDelay = x.WaitDelay
-	if yerr := y.Start(); yerr != nil {
-		return x, err // the first reason is the one to report
-	}
-	return y, nil
 }
 
 // Exec is syscall.Exec with ShellFallback; like syscall.Exec it returns

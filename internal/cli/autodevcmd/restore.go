@@ -13,7 +13,7 @@ import (
 
 // RestoreCmd is `git autodev restore`.
 type RestoreCmd struct {
-	ID        string `arg:"" optional:"" help:"Checkpoint to restore: its id (c3) or a commit prefix of at least 7 hex digits. Without it, list the checkpoints."`
+	ID        string `arg:"" predictor:"checkpoint" optional:"" help:"Checkpoint to restore: its id (c3) or a commit prefix of at least 7 hex digits. Without it, list the checkpoints."`
 	AnyBranch bool   `name:"any-branch" help:"Restore a checkpoint that was made on another branch than the current one, resetting the current branch to it (refused otherwise)."`
 	Rebuild   bool   `help:"Rebuild a missing .autodev/checkpoints.json from history (autodev commits, checkpoint refs and autodev/pre-restore-* branches). A corrupt one is never replaced: move it aside first."`
 	JSON      bool   `name:"json" help:"Print the result as JSON."`

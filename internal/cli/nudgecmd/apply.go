@@ -11,7 +11,7 @@ import (
 
 // ApplyCmd is `git nudge apply ID [--json]`.
 type ApplyCmd struct {
-	ID   string `arg:"" help:"Task to apply (t1, t2, ...)."`
+	ID   string `arg:"" predictor:"task" help:"Task to apply (t1, t2, ...)."`
 	JSON bool   `name:"json" help:"Print {id, state, files} as one JSON document."`
 	// AcceptConfigChange goes past changes to the shared git settings.
 	AcceptConfigChange bool `name:"accept-config-change" help:"Apply although the repository's shared git settings (config, hooks, info/exclude, info/attributes) were changed while the task could change them; they were put back either way."`

@@ -12,7 +12,7 @@ import (
 
 // ShowCmd is `git nudge show`.
 type ShowCmd struct {
-	ID   string `arg:"" help:"Task to show."`
+	ID   string `arg:"" predictor:"task" help:"Task to show."`
 	JSON bool   `name:"json" help:"Print the whole task record as one JSON document."`
 }
 
