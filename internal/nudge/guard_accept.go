@@ -106,9 +106,15 @@ func (w *Workspace) AcceptGuard(ctx context.Context, n string) (GuardAccepted, e
 	}
 	qdir := filepath.Join(base, n)
 	res.Folder = qdir
-	b, err := os.ReadFile(filepath.Join(qdir, manifestName))
+	qroot, err := os.OpenRoot(qdir)
+	if err != nil {
+		return res, fmt.Errorf("no quarantine folder %s: %v", qdir, err)
+	}
+	defer qroot.Close()
+	// Read as untrusted input: a plain file, bounded, never a fifo.
+	b, err := readPlain(qroot, manifestName, 4<<20)
 	if errors.Is(err, fs.ErrNotExist) {
-		if _, aerr := os.Stat(filepath.Join(qdir, acceptedName)); aerr == nil {
+		if _, aerr := qroot.Lstat(acceptedName); aerr == nil {
 			return res, fmt.Errorf("%s was accepted already", qdir)
 		}
 		return res, fmt.Errorf("%s holds no record of what was found there (%s); put the files back by hand", qdir, manifestName)
@@ -125,14 +131,24 @@ func (w *Workspace) AcceptGuard(ctx context.Context, n string) (GuardAccepted, e
 		return res, err
 	}
 	defer root.Close()
-	qroot, err := os.OpenRoot(qdir)
-	if err != nil {
-		return res, err
+	// Only the watched settings files, nothing else of the git folder.
+	watched := func(p string) bool {
+		if !filepath.IsLocal(filepath.FromSlash(p)) {
+			return false
+		}
+		for _, r := range w.guardRoots() {
+			if p == r || strings.HasPrefix(p, r+"/") {
+				return true
+			}
+		}
+		return false
 	}
-	defer qroot.Close()
 	for _, q := range m.Found {
-		if !filepath.IsLocal(filepath.FromSlash(q.Path)) {
-			return res, fmt.Errorf("%s names %q, outside the git folder; nothing was changed", manifestName, q.Path)
+		if !watched(q.Path) {
+			return res, fmt.Errorf("%s names %q, which is none of the settings files the guard watches; nothing was changed", manifestName, q.Path)
+		}
+		if q.File != nil && q.File.Mode != "100644" && q.File.Mode != "100755" && q.File.Mode != "120000" {
+			return res, fmt.Errorf("%s: %q was not a file when found (%s); nothing was changed", manifestName, q.Path, q.File.Mode)
 		}
 	}
 	for _, q := range m.Found {
