@@ -30,23 +30,24 @@ import (
 )
 
 var (
-	sizesFlag  = flag.String("sizes", "10000,100000", "comma-separated repository sizes (files)")
-	roundsFlag = flag.Int("rounds", 5, "rounds per measurement (medians are reported)")
-	workFlag   = flag.String("work", "", "folder for generated repositories (default: a temporary folder, removed afterwards)")
-	listN      = flag.Int("checkpoints", 10000, "checkpoints in the journal for the restore-list measurement")
-	diffMB     = flag.Int("diffmb", 500, "size in MB of the change whose bounded diff is measured (0: skip)")
-	bulkN      = flag.Int("bulk", 2000, "files added to one folder for the undo-vs-apply measurement (0: skip)")
-	tasksN     = flag.Int("tasks", 1000, "tasks in the workspace for the git nudge list measurement (0: skip)")
-	massTouch  = flag.Bool("masstouch", true, "measure snapshot and git status after touching every file")
-	poolOnly   = flag.Bool("pool-only", false, "measure only task start with a pooled worktree (taskStart)")
-	saveOnly   = flag.Bool("save-only", false, "measure only the save rows (save, saveRatio)")
-	startRows  = flag.Bool("start", true, "measure task start with a pooled worktree against git worktree add (slow at 100,000 files)")
-	opsN       = flag.Int("ops", 1000, "operations in the log for the op log measurement (0: skip)")
-	applyOnly  = flag.Bool("apply-only", false, "measure only apply+undo of the 50-file patch (applyUndo)")
-	bigApplyN  = flag.Int("bigapply", 2000, "files changed by the big-patch apply measurement, and ten times as many for the scaling one (0: skip)")
-	ckptOnly   = flag.Bool("checkpoint-only", false, "measure only checkpoint against git add -A && git commit, and the recording cost rows")
-	tasksOnly  = flag.Bool("tasks-only", false, "measure only the rows of a workspace with -tasks tasks (git nudge list, snapshot)")
-	snapOnly   = flag.Bool("snapshot-only", false, "measure only the snapshot rows (plain, with core.fsmonitor, and after a mass touch unless -masstouch=false)")
+	sizesFlag   = flag.String("sizes", "10000,100000", "comma-separated repository sizes (files)")
+	roundsFlag  = flag.Int("rounds", 5, "rounds per measurement (medians are reported)")
+	workFlag    = flag.String("work", "", "folder for generated repositories (default: a temporary folder, removed afterwards)")
+	listN       = flag.Int("checkpoints", 10000, "checkpoints in the journal for the restore-list measurement")
+	diffMB      = flag.Int("diffmb", 500, "size in MB of the change whose bounded diff is measured (0: skip)")
+	bulkN       = flag.Int("bulk", 2000, "files added to one folder for the undo-vs-apply measurement (0: skip)")
+	tasksN      = flag.Int("tasks", 1000, "tasks in the workspace for the git nudge list measurement (0: skip)")
+	massTouch   = flag.Bool("masstouch", true, "measure snapshot and git status after touching every file")
+	poolOnly    = flag.Bool("pool-only", false, "measure only task start with a pooled worktree (taskStart)")
+	saveOnly    = flag.Bool("save-only", false, "measure only the save rows (save, saveRatio)")
+	startRows   = flag.Bool("start", true, "measure task start with a pooled worktree against git worktree add (slow at 100,000 files)")
+	opsN        = flag.Int("ops", 1000, "operations in the log for the op log measurement (0: skip)")
+	applyOnly   = flag.Bool("apply-only", false, "measure only apply+undo of the 50-file patch (applyUndo)")
+	bigApplyN   = flag.Int("bigapply", 2000, "files changed by the big-patch apply measurement, and ten times as many for the scaling one (0: skip)")
+	ckptOnly    = flag.Bool("checkpoint-only", false, "measure only checkpoint against git add -A && git commit, and the recording cost rows")
+	tasksOnly   = flag.Bool("tasks-only", false, "measure only the rows of a workspace with -tasks tasks (git nudge list, snapshot)")
+	sandboxOnly = flag.Bool("sandbox-only", false, "measure only git nudge run --sandbox -- true against git nudge run -- true, each with a pooled worktree")
+	snapOnly    = flag.Bool("snapshot-only", false, "measure only the snapshot rows (plain, with core.fsmonitor, and after a mass touch unless -masstouch=false)")
 )
 
 func main() {
@@ -148,6 +149,12 @@ func (b *bench) run() error {
 			}
 			continue
 		}
+		if *sandboxOnly {
+			if err := b.sandboxRun(dir, n); err != nil {
+				return err
+			}
+			continue
+		}
 		if *ckptOnly {
 			if err := b.checkpoint(dir, n); err != nil {
 				return err
@@ -204,9 +211,12 @@ func (b *bench) run() error {
 			if err := b.taskStart(dir, n); err != nil {
 				return err
 			}
+			if err := b.sandboxRun(dir, n); err != nil {
+				return err
+			}
 		}
 	}
-	if *poolOnly || *ckptOnly || *applyOnly || *snapOnly {
+	if *poolOnly || *ckptOnly || *applyOnly || *snapOnly || *sandboxOnly {
 		b.print(time.Since(start))
 		return nil
 	}
@@ -1128,6 +1138,32 @@ func (b *bench) taskStart(dir string, n int) error {
 	}
 	b.rows = append(b.rows, row{name: fmt.Sprintf("run -- true with a pooled worktree, %d files", n), ours: got[1], base: got[0],
 		baseName: "git worktree add --detach", target: "<= 0.3x"})
+	return nil
+}
+
+// sandboxRun: git nudge run --sandbox -- true (bubblewrap, or the
+// Landlock fallback where it cannot run) against git nudge run -- true,
+// each taking a pooled worktree (SPEC 9: <= 1.5x). Between rounds,
+// untimed, the last task is dropped (an unsandboxed task's worktree is
+// parked, a sandboxed one's removed) and the pool filled again.
+func (b *bench) sandboxRun(dir string, n int) error {
+	last := filepath.Join(b.work, fmt.Sprintf("sandbox-last-%d", n))
+	if err := b.must(dir, "git config nudge.pool 1 && git nudge pool clear >/dev/null && git nudge pool fill >/dev/null"); err != nil {
+		return err
+	}
+	defer b.must(dir, "git nudge drop $(cat "+last+") >/dev/null 2>&1; git config --unset nudge.pool")
+	prep := func(int) error {
+		return b.must(dir, "{ [ ! -s "+last+" ] || git nudge drop $(cat "+last+") >/dev/null; } && git nudge pool fill >/dev/null && git nudge pool --json | grep -q '\"name\"' || { echo 'no pooled worktree to take'; exit 1; }")
+	}
+	keep := " 2>&1 | sed -n 's/^git nudge: \\(t[0-9]*\\) .*/\\1/p' | head -1 > " + last
+	got, err := b.alternate(dir,
+		step{prep: prep, cmd: "git nudge run -- true" + keep},
+		step{prep: prep, cmd: "git nudge run --sandbox -- true" + keep})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("run --sandbox -- true with a pooled worktree, %d files", n), ours: got[1], base: got[0],
+		baseName: "git nudge run -- true, same", target: "<= 1.5x"})
 	return nil
 }
 

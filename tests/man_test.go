@@ -3,6 +3,7 @@ package tests
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
@@ -23,6 +24,24 @@ func TestManPagesUpToDate(t *testing.T) {
 		}
 		if string(got) != want {
 			t.Errorf("man/%s.1 is stale: run go generate ./... and commit the result", p.Name)
+		}
+	}
+}
+
+// Every subcommand has its own entry: op log, show, undo and redo (and
+// the other command groups' subcommands) were missing from the pages.
+func TestManPagesListSubcommands(t *testing.T) {
+	for _, p := range []cli.Program{nudgecmd.Program(), autodevcmd.Program()} {
+		page, err := p.ManPage()
+		if err != nil {
+			t.Fatal(err)
+		}
+		short := strings.TrimPrefix(p.Name, "git-")
+		for _, sub := range []string{"op log", "op show <id>", "op undo [<id>]", "op redo"} {
+			entry := `\fBgit ` + short + " " + sub
+			if strings.Count(page, entry) < 2 { // SYNOPSIS and COMMANDS
+				t.Errorf("%s.1 has no entry for git %s %s", p.Name, short, sub)
+			}
 		}
 	}
 }

@@ -291,7 +291,7 @@ func browser(s *dashboard.Server, base string) error {
 	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
 		return err
 	}
-	// Log in once (the cookie), then time fresh loads of each page until
+	// Log in once (the page keeps the token in its tab), then time fresh loads of each page until
 	// every row is there and the page answers a script.
 	if err := chromedp.Do(ctx, chromedp.Navigate(s.URL("tasks"))); err != nil {
 		return err

@@ -8,8 +8,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/nudgethis/git-nudge/internal/agenthooks"
+	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
 // HookLogLimit bounds .autodev/hook.log: past it, the file is cut to its
@@ -81,10 +84,26 @@ func (ws *Workspace) LogHook(line string) error {
 	}
 	defer root.Close()
 	name := ".autodev/hook.log"
-	line = strings.ReplaceAll(strings.TrimRight(line, "\n"), "\n", " ")
-	f, err := root.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	// The line carries what a hook payload said (event names, session
+	// ids): control characters are escaped, so that no escape sequence
+	// reaches whoever reads the log on a terminal (rule 1.16).
+	line = pathenc.Text(strings.ReplaceAll(strings.TrimRight(line, "\n"), "\n", " "))
+	line = strings.ReplaceAll(line, "\t", " ")
+	// Never blocks (a fifo there is refused, not waited on) and never
+	// follows a link.
+	f, err := root.OpenFile(name, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
+		if fi, lerr := root.Lstat(name); lerr == nil && !fi.Mode().IsRegular() {
+			return &journal.NotRegularError{Path: filepath.Join(ws.Repo.WorkTree, name), What: kindName(fi.Mode())}
+		}
 		return err
+	}
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		f.Close()
+		if err != nil {
+			return err
+		}
+		return &journal.NotRegularError{Path: filepath.Join(ws.Repo.WorkTree, name), What: kindName(fi.Mode())}
 	}
 	_, werr := f.WriteString(ws.stamp() + " " + line + "\n")
 	st, serr := f.Stat()
@@ -138,4 +157,21 @@ func sessionTrailers(s *agenthooks.Session) []string {
 		t = append(t, "Autodev-Transcript: "+quoteTrailer(s.Transcript))
 	}
 	return t
+}
+
+// kindName names a file mode that is not a regular file's.
+func kindName(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a fifo (named pipe)"
+	case m&os.ModeSymlink != 0:
+		return "a symbolic link"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m.IsDir():
+		return "a folder"
+	}
+	return "not a regular file"
 }

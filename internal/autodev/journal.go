@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"slices"
 	"time"
 
@@ -92,7 +91,7 @@ func (ws *Workspace) LoadJournal() (*Journal, error) {
 
 func (ws *Workspace) loadJournal() (*Journal, error) {
 	path := ws.CheckpointsPath()
-	data, err := os.ReadFile(path)
+	data, err := journal.ReadRegular(path) // rule 1.16: a fifo is an error, not a wait
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Journal{Missing: true}, nil
 	}

@@ -3,7 +3,6 @@ package autodev
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"slices"
 	"sync"
 	"time"
@@ -77,7 +76,7 @@ func (c *JournalCache) copyOf() *Journal {
 // did not have. Anything unusual goes through loadJournal, which names
 // what is wrong.
 func (c *JournalCache) read(ws *Workspace) (*Journal, []byte, error) {
-	data, err := os.ReadFile(ws.CheckpointsPath())
+	data, err := journal.ReadRegular(ws.CheckpointsPath())
 	if err == nil {
 		if entries, ok := c.appended(data); ok {
 			c.last = entries

@@ -5,6 +5,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 // appendMemory adds one line to .autodev/memory.md (creating it), on a
@@ -15,7 +17,7 @@ func (ws *Workspace) appendMemory(line string) error {
 		return err
 	}
 	path := ws.MemoryPath()
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
+	f, err := journal.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644) // rule 1.16
 	if err != nil {
 		return err
 	}

@@ -234,9 +234,50 @@ type Forwarding struct {
 
 // ForwardSignals catches SIGINT and SIGTERM for a command that runs another
 // program, so that they reach that program instead of ending this one.
+//
+// SIGTERM still always ends the command (rule 1.16): one that no running
+// program takes within TermGrace (the command is busy with something else,
+// or between programs) ends it. A second one (the program ignored the
+// first) is passed on as SIGKILL, so the program and its process group
+// end and the command finishes as for any killed program; should the
+// command still run TermGrace after that, or no program take it, it ends.
 func (e *Env) ForwardSignals() Forwarding {
-	c := make(chan os.Signal, 8)
-	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	raw := make(chan os.Signal, 8)
+	signal.Notify(raw, os.Interrupt, syscall.SIGTERM)
+	// Unbuffered: a send succeeds only while a program runs and its
+	// forwarder (proc.Run) takes it.
+	c := make(chan os.Signal)
+	stop := make(chan struct{})
+	go func() {
+		terms := 0
+		for {
+			var sig os.Signal
+			select {
+			case <-stop:
+				return
+			case sig = <-raw:
+			}
+			if sig == syscall.SIGTERM {
+				if terms++; terms > 1 {
+					select {
+					case c <- syscall.SIGKILL:
+						time.Sleep(TermGrace)
+					case <-time.After(TermGrace):
+					}
+					dieOfSIGTERM()
+				}
+			}
+			select {
+			case c <- sig:
+			case <-stop:
+				return
+			case <-time.After(TermGrace):
+				if sig == syscall.SIGTERM {
+					dieOfSIGTERM()
+				}
+			}
+		}
+	}()
 	// A reader of our output that goes away (git nudge run ... | head)
 	// must not end this process while it still has a capture to finish:
 	// with SIGPIPE caught, a write to the closed pipe fails with EPIPE
@@ -247,12 +288,34 @@ func (e *Env) ForwardSignals() Forwarding {
 	if f, ok := e.Stdin.(*os.File); ok {
 		fromTerminal = IsTerminal(f)
 	}
+	var once bool
 	return Forwarding{
 		Signals: c,
 		Skip:    func(s os.Signal) bool { return fromTerminal && s == os.Interrupt },
 		Group:   !fromTerminal,
-		Stop:    func() { signal.Stop(c); signal.Stop(pipe) },
+		Stop: func() {
+			signal.Stop(raw)
+			signal.Stop(pipe)
+			if !once {
+				once = true
+				close(stop)
+			}
+		},
 	}
+}
+
+// TermGrace is how long a SIGTERM waits for a running program to take it
+// before it ends the command itself.
+const TermGrace = 2 * time.Second
+
+// dieOfSIGTERM ends the process as an uncaught SIGTERM would (status 143
+// to a shell). Locks are flocks, which the kernel lets go of, and
+// journals are written by rename, so nothing is left half-written.
+func dieOfSIGTERM() {
+	signal.Reset(syscall.SIGTERM)
+	_ = syscall.Kill(os.Getpid(), syscall.SIGTERM)
+	time.Sleep(time.Second)
+	os.Exit(143)
 }
 
 // ErrorDocument is what a command given --json prints on stdout when it is

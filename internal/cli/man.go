@@ -114,11 +114,15 @@ func (m *man) flag(f *kong.Flag) {
 	m.raw(roffLine(sentence(f.Help)))
 }
 
+// visibleCommands lists n's visible commands, each followed by its own
+// subcommands (op log, op show, op undo, op redo, ...), depth first, so
+// that every command line a user can type has its entry.
 func visibleCommands(n *kong.Node) []*kong.Node {
 	var out []*kong.Node
 	for _, c := range n.Children {
 		if !c.Hidden && c.Type == kong.CommandNode {
 			out = append(out, c)
+			out = append(out, visibleCommands(c)...)
 		}
 	}
 	return out

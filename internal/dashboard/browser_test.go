@@ -159,6 +159,16 @@ func TestBrowser(t *testing.T) {
 	waitFor(t, ctx, "t1's diff", textOf("#diff")+`.includes("+new")`)
 	waitFor(t, ctx, "the Apply button enabled", `!document.querySelector('#btn-apply').disabled && document.querySelector('#btn-undo').disabled`)
 	waitFor(t, ctx, "live updates", textOf("#live")+` === "live"`)
+	// The token left the address bar, no cookie holds it (issue 25,
+	// finding 4), and a reload still works: the tab keeps it.
+	waitFor(t, ctx, "no token in the address, no cookie", `!location.href.includes("token") && document.cookie === ""`)
+	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, ctx, "task t1 after a reload", `document.querySelector('#tasks tbody tr[data-id="t1"]') !== null`)
+	waitFor(t, ctx, "live updates after a reload", textOf("#live")+` === "live"`)
+	click(t, ctx, `#tasks tbody tr[data-id="t1"]`)
+	waitFor(t, ctx, "t1's diff after a reload", textOf("#diff")+`.includes("+new")`)
 	waitFor(t, ctx, "New task offered", `document.querySelector('#newtask-buttons button[data-name="upper-case"]') !== null`)
 	screenshot(t, ctx, "dashboard-tasks.png")
 

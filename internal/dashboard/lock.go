@@ -10,7 +10,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/gofrs/flock"
 	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
@@ -28,21 +27,33 @@ type Running struct {
 
 // serverLock is a held server.lock.
 type serverLock struct {
-	f    *flock.Flock
+	f    *os.File // flock'd
 	path string
 }
 
 // acquire takes server.lock in nudgeDir without waiting. When another
-// live process holds it, it returns that server's record (nil lock).
+// live process holds it, it returns that server's record (nil lock). The
+// file is opened through journal.OpenFile (rule 1.16): a fifo or a link
+// there is an error naming it, not a wait.
 func acquire(nudgeDir string) (*serverLock, *Running, error) {
 	path := filepath.Join(nudgeDir, LockName)
-	f := flock.New(path, flock.SetPermissions(0o600))
-	ok, err := f.TryLock()
+	f, err := journal.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
-		return nil, nil, fmt.Errorf("locking %s: %w", path, err)
+		return nil, nil, err
 	}
-	if ok {
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err == nil {
+		_ = f.Chmod(0o600) // the address it will hold carries the token
 		return &serverLock{f: f, path: path}, nil, nil
+	}
+	f.Close()
+	if !errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, nil, fmt.Errorf("locking %s: %w", path, err)
 	}
 	run, err := readRunning(path)
 	return nil, run, err
@@ -55,7 +66,11 @@ func readRunning(path string) (*Running, error) {
 	deadline := time.Now().Add(3 * time.Second)
 	for {
 		var r Running
-		b, err := os.ReadFile(path)
+		b, err := journal.ReadRegular(path)
+		var nr *journal.NotRegularError
+		if errors.As(err, &nr) {
+			return nil, err
+		}
 		if err == nil {
 			b = runningRecord(b)
 		}
@@ -89,13 +104,18 @@ func (l *serverLock) write(r Running) error {
 		return err
 	}
 	note := fmt.Sprintf("pid %d (%s)\n", r.PID, journal.VersionNote("git-nudge dashboard"))
-	return os.WriteFile(l.path, append(append([]byte(note), b...), '\n'), 0o600)
+	if err := l.f.Truncate(0); err != nil {
+		return err
+	}
+	_, err = l.f.WriteAt(append(append([]byte(note), b...), '\n'), 0)
+	return err
 }
 
 // release empties the record and lets go of the lock.
 func (l *serverLock) release() {
-	_ = os.Truncate(l.path, 0)
-	_ = l.f.Unlock()
+	_ = l.f.Truncate(0)
+	_ = syscall.Flock(int(l.f.Fd()), syscall.LOCK_UN)
+	_ = l.f.Close()
 }
 
 // Find returns the dashboard running for the workspace whose .nudgethis is
@@ -106,14 +126,9 @@ func Find(nudgeDir string) (*Running, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	f := flock.New(path)
-	ok, err := f.TryRLock()
-	if err != nil {
+	held, err := journal.Held(path) // never blocks on a fifo (rule 1.16)
+	if err != nil || !held {
 		return nil, err
-	}
-	if ok {
-		_ = f.Unlock()
-		return nil, nil
 	}
 	return readRunning(path)
 }

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"io"
 	"net/http"
-	"net/http/cookiejar"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,8 +66,7 @@ func TestOneServerPerWorkspaceAndStop(t *testing.T) {
 	p, addr := startDashboard(t, dir)
 
 	// It answers, with the token from the address.
-	jar, _ := cookiejar.New(nil)
-	resp, err := (&http.Client{Jar: jar}).Get(addr)
+	resp, err := http.Get(addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +90,9 @@ func TestOneServerPerWorkspaceAndStop(t *testing.T) {
 	}
 
 	// An open event stream does not hold the shutdown up.
-	events, err := (&http.Client{Jar: jar}).Get(strings.Split(addr, "?")[0] + "api/events")
+	ereq, _ := http.NewRequest("GET", strings.Split(addr, "?")[0]+"api/events", nil)
+	ereq.Header.Set("Authorization", "Bearer "+strings.SplitN(addr, "token=", 2)[1])
+	events, err := http.DefaultClient.Do(ereq)
 	if err != nil || events.StatusCode != 200 {
 		t.Fatalf("events: %v %v", events, err)
 	}

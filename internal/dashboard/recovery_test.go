@@ -56,3 +56,60 @@ func TestBrowserRecoveryRequired(t *testing.T) {
 	waitFor(t, ctx, "the recover report", textOf("#recovery")+`.includes("a.txt") && `+textOf("#recovery")+`.includes("git nudge show t1")`)
 	waitFor(t, ctx, "no buttons", `document.querySelectorAll('#task button').length === 0`)
 }
+
+// One truth for an interrupted apply (SPEC 5): the operations list marks
+// the pending apply Recovery required and explains why it has no undo;
+// git nudge op show gives each file the answer the recovery view gives;
+// once the task is dropped the entry leaves the list.
+func TestRecoveryOneTruth(t *testing.T) {
+	dir := interrupted(t)
+	h := serve(t, dir)
+	_, _, body := h.do("GET", "/api/nudge/tasks/t1/recover", true, nil)
+	var rep struct {
+		Files []struct{ Path, Matches string }
+	}
+	if err := json.Unmarshal(body, &rep); err != nil || len(rep.Files) == 0 {
+		t.Fatalf("recover: %s", body)
+	}
+	var ops []struct {
+		ID               string   `json:"id"`
+		RecoveryRequired bool     `json:"recovery_required"`
+		UndoRefusal      []string `json:"undo_refusal"`
+	}
+	_, _, body = h.do("GET", "/api/ops", true, nil)
+	if err := json.Unmarshal(body, &ops); err != nil || len(ops) == 0 || !strings.HasPrefix(ops[0].ID, "p") || !ops[0].RecoveryRequired ||
+		!strings.Contains(strings.Join(ops[0].UndoRefusal, "\n"), "git nudge recover t1") {
+		t.Fatalf("ops: %s", body)
+	}
+	out, err := gitNudge(t, dir, "op", "show", "--json", ops[0].ID).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var show struct {
+		Holds []struct{ Change, Holds string }
+	}
+	if err := json.Unmarshal(out, &show); err != nil {
+		t.Fatalf("op show: %v\n%s", err, out)
+	}
+	files := map[string]string{}
+	for _, h := range show.Holds {
+		if p, ok := strings.CutPrefix(h.Change, "file "); ok {
+			files[p] = h.Holds
+		}
+	}
+	for _, f := range rep.Files {
+		if files[f.Path] != f.Matches {
+			t.Errorf("%s: recovery view says %s, op show %q\n%s", f.Path, f.Matches, files[f.Path], out)
+		}
+	}
+	if len(files) != len(rep.Files) {
+		t.Errorf("op show names %d files, the recovery view %d\n%s", len(files), len(rep.Files), out)
+	}
+	if err := gitNudge(t, dir, "drop", "--force", "t1").Run(); err != nil {
+		t.Fatal(err)
+	}
+	_, _, body = h.do("GET", "/api/ops", true, nil)
+	if strings.Contains(string(body), `"id":"p`) {
+		t.Fatalf("the dropped task's pending apply is still listed: %s", body)
+	}
+}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
-	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
 // ServeOptions say how Serve starts the server.
@@ -60,16 +59,24 @@ func Serve(ctx context.Context, opts Options, so ServeOptions) error {
 		l.Close()
 		return err
 	}
-	hs := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	hs := s.HTTPServer()
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(l) }()
 	go s.warm(ctx)
 	addr := s.URL(so.Page)
 	fmt.Fprintf(so.Stdout, "Dashboard: %s\n", addr)
-	if so.Open && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" && !isDarwin() {
+	if so.Open && os.Getenv("BROWSER") == "" && os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" && !isDarwin() {
 		fmt.Fprintf(so.Stderr, "No display found, so no browser was opened: open the address above.\n")
-	} else if so.Open && !proc.OpenURL(addr) {
-		fmt.Fprintf(so.Stderr, "Could not open a browser: open the address above.\n")
+	} else if so.Open {
+		// Through a 0600 page in a 0700 folder: the token is never in
+		// the browser's command line or environment.
+		page, err := openBrowser(ws.Dir, addr)
+		if page != "" {
+			defer os.Remove(page)
+		}
+		if err != nil {
+			fmt.Fprintf(so.Stderr, "Could not open a browser (%v): open the address above.\n", err)
+		}
 	}
 	// The server runs the workspace's pending tasks (SPEC 8), one at a
 	// time, until it stops: cancelling wctx stops a running one with its

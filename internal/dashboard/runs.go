@@ -16,6 +16,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
@@ -209,7 +210,7 @@ func (s *Server) runLog(r *http.Request) (*os.File, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	return os.OpenFile(filepath.Join(dir, "dashboard-run.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	return journal.OpenFile(filepath.Join(dir, "dashboard-run.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
 }
 
 // findCommand is the configured command called name among cmds (git config

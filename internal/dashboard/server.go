@@ -3,9 +3,13 @@
 // checkpoints of one workspace and runs the same workflows as the command
 // line (internal/nudge and internal/autodev) when a button is clicked.
 //
-// Security: a random token per start (cookie or Bearer header), a Host
-// check against DNS rebinding, changes only by POST behind Go's
-// cross-origin protection, and a strict content security policy.
+// Security: a random token per start, sent by the page (and scripts) as
+// an Authorization: Bearer header, never as a cookie (cookies are not
+// scoped by port, so any server on 127.0.0.1 would receive one); a Host
+// check against DNS rebinding; changes only by POST behind Go's
+// cross-origin protection; a strict content security policy; and limits
+// on connections (limits.go) so that a flood of idle ones cannot lock the
+// user out.
 package dashboard
 
 import (
@@ -63,6 +67,9 @@ type Options struct {
 	// Poll is how often the journals are looked at for /api/events
 	// (default 300ms).
 	Poll time.Duration
+	// MaxConns and MaxConnsPerClient cap the open connections (0: the
+	// defaults, limits.go).
+	MaxConns, MaxConnsPerClient int
 }
 
 // Server is one workspace's dashboard.
@@ -85,6 +92,8 @@ type Server struct {
 	executor ExecutorDocument
 
 	cache listCache // what the list APIs decoded last (cache.go)
+
+	limits *limiter // connection caps (limits.go)
 }
 
 // ExecutorDocument is the answer of GET /api/nudge/executor: whether this
@@ -106,10 +115,6 @@ func (s *Server) executorState(w http.ResponseWriter, r *http.Request) {
 	s.execMu.Unlock()
 	writeJSON(w, http.StatusOK, d)
 }
-
-// CookieName is the name of the token cookie for a server on port.
-// Cookies do not tell ports apart, so the port is part of the name.
-func CookieName(port int) string { return "nudge_dashboard_" + strconv.Itoa(port) }
 
 // New prepares a server for the workspace containing opts.Dir.
 func New(ctx context.Context, opts Options) (*Server, error) {
@@ -137,6 +142,13 @@ func New(ctx context.Context, opts Options) (*Server, error) {
 		}
 		s.token = hex.EncodeToString(b)
 	}
+	s.limits = &limiter{max: opts.MaxConns, perClient: opts.MaxConnsPerClient}
+	if s.limits.max <= 0 {
+		s.limits.max = DefaultMaxConns
+	}
+	if s.limits.perClient <= 0 {
+		s.limits.perClient = DefaultMaxConnsPerClient
+	}
 	s.handler = s.routes()
 	return s, nil
 }
@@ -151,8 +163,9 @@ func (s *Server) WorkTree() string { return s.opts.Dir }
 // only 127.0.0.1, localhost and [::1] with that port).
 func (s *Server) SetPort(port int) { s.port = port }
 
-// URL is the address to open: it carries the token once, which the page
-// exchanges for a cookie.
+// URL is the address to open: it carries the token once; the page keeps
+// it in its tab's sessionStorage (under a name with the port in it) and
+// sends it as a header, and takes it out of the address bar.
 func (s *Server) URL(page string) string {
 	u := "http://127.0.0.1:" + strconv.Itoa(s.port) + "/"
 	if page != "" && page != "tasks" {
@@ -227,26 +240,22 @@ func (s *Server) secure(next http.Handler) http.Handler {
 			writeError(w, http.StatusForbidden, errors.New("this dashboard answers only to 127.0.0.1, localhost or [::1] with its own port"), nil)
 			return
 		}
-		if r.Method == http.MethodGet && r.URL.Path == "/" && r.URL.Query().Has("token") {
-			// First visit: swap the token in the address for a cookie, and
-			// drop it from the address bar and history.
-			if !s.tokenOK(r.URL.Query().Get("token")) {
+		if public(r) {
+			// The page itself (HTML, script, style) is the same embedded
+			// text for everyone and holds no data of the workspace: it is
+			// served without the token, which it reads from the address
+			// (or its tab's sessionStorage) and sends with every API
+			// request. A wrong token in the address is still refused.
+			if r.URL.Path == "/" && r.URL.Query().Has("token") && !s.tokenOK(r.URL.Query().Get("token")) {
 				writeError(w, http.StatusUnauthorized, errors.New("wrong or old token: use the address git nudge dashboard printed"), nil)
 				return
 			}
-			http.SetCookie(w, &http.Cookie{
-				Name: CookieName(s.port), Value: s.token, Path: "/",
-				HttpOnly: true, SameSite: http.SameSiteStrictMode,
-			})
-			target := "/"
-			if p := r.URL.Query().Get("page"); p == "checkpoints" || p == "operations" {
-				target += "#" + p
-			}
-			http.Redirect(w, r, target, http.StatusSeeOther)
+			next.ServeHTTP(w, r)
 			return
 		}
 		if !s.authorized(r) {
-			writeError(w, http.StatusUnauthorized, errors.New("no valid token: open the address git nudge dashboard printed (it carries the token)"), nil)
+			w.Header().Set("WWW-Authenticate", `Bearer realm="git nudge dashboard"`)
+			writeError(w, http.StatusUnauthorized, errors.New("no valid token: open the address git nudge dashboard printed (it carries the token); scripts send it as Authorization: Bearer <token>"), nil)
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -262,12 +271,25 @@ func (s *Server) tokenOK(t string) bool {
 	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
 }
 
+// authorized: the token in an Authorization: Bearer header, and only
+// there (no cookie: a cookie for 127.0.0.1 reaches every port).
 func (s *Server) authorized(r *http.Request) bool {
-	if a, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-		return s.tokenOK(strings.TrimSpace(a))
+	a, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || !s.tokenOK(strings.TrimSpace(a)) {
+		return false
 	}
-	c, err := r.Cookie(CookieName(s.port))
-	return err == nil && s.tokenOK(c.Value)
+	markAuthenticated(r)
+	return true
+}
+
+// public is a request for the page itself: GET of /, /assets/... or the
+// icon.
+func public(r *http.Request) bool {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false
+	}
+	p := r.URL.Path
+	return p == "/" || p == "/favicon.ico" || strings.HasPrefix(p, "/assets/")
 }
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
@@ -534,15 +556,15 @@ func (s *Server) undoOp(w http.ResponseWriter, r *http.Request) {
 
 // ---- listening ----
 
-// Listen opens a listener on 127.0.0.1:port (0: any free port) and tells
-// the server its port.
+// Listen opens a listener on 127.0.0.1:port (0: any free port), with the
+// connection caps of limits.go, and tells the server its port.
 func (s *Server) Listen(port int) (net.Listener, error) {
 	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
 	if err != nil {
 		return nil, err
 	}
 	s.SetPort(l.Addr().(*net.TCPAddr).Port)
-	return l, nil
+	return &limitListener{Listener: l, lim: s.limits}, nil
 }
 
 // Port is the port the server answers on.

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -22,9 +23,10 @@ import (
 	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
-// Every route of the API (SPEC 6), GETs and POSTs.
+// Every route of the API (SPEC 6), GETs and POSTs. (The page itself, /
+// and /assets/, holds no data and is served to anyone: pageRoutes.)
+var pageRoutes = []string{"/", "/assets/app.js", "/assets/style.css"}
 var getRoutes = []string{
-	"/", "/assets/app.js", "/assets/style.css",
 	"/api/nudge/tasks", "/api/nudge/tasks/t1", "/api/nudge/tasks/t1/diff",
 	"/api/autodev/checkpoints", "/api/autodev/status", "/api/ops", "/api/nudge/commands",
 }
@@ -57,37 +59,54 @@ func TestNoTokenIs401(t *testing.T) {
 	}
 }
 
-func TestTokenBecomesStrictCookie(t *testing.T) {
+// TestTokenIsAHeaderNeverACookie (issue 25, finding 4): no response sets
+// a cookie (cookies are not scoped by port: a server of another user on
+// another port of 127.0.0.1 would receive it); the API takes the token
+// only from the Authorization header, so a cookie carrying it gets 401
+// as no token at all does; the page itself holds no data.
+func TestTokenIsAHeaderNeverACookie(t *testing.T) {
 	h := serve(t, workspace(t))
-	code, hdr, _ := h.do("GET", "/?token="+h.srv.Token(), false, nil)
-	if code != http.StatusSeeOther || hdr.Get("Location") != "/" {
-		t.Fatalf("first visit: %d to %q, want 303 to /", code, hdr.Get("Location"))
-	}
-	resp := http.Response{Header: hdr}
-	var c *http.Cookie
-	for _, k := range resp.Cookies() {
-		if k.Name == dashboard.CookieName(h.srv.Port()) {
-			c = k
+	tok := h.srv.Token()
+	for _, p := range append(append([]string{"/?token=" + tok, "/?page=checkpoints&token=" + tok}, pageRoutes...), getRoutes...) {
+		code, hdr, _ := h.do("GET", p, true, nil)
+		if c := hdr.Values("Set-Cookie"); len(c) > 0 {
+			t.Errorf("GET %s set a cookie: %q", p, c)
+		}
+		if code != http.StatusOK && !strings.Contains(p, "t1") {
+			t.Errorf("GET %s with the token: %d", p, code)
 		}
 	}
-	if c == nil || c.Value != h.srv.Token() || !c.HttpOnly || c.SameSite != http.SameSiteStrictMode || c.Path != "/" {
-		t.Fatalf("cookie: %+v (Set-Cookie %q)", c, hdr.Values("Set-Cookie"))
-	}
-	code, hdr, body := h.do("GET", "/", false, map[string]string{"Cookie": c.Name + "=" + c.Value})
-	if code != http.StatusOK || !strings.Contains(string(body), "/assets/app.js") {
-		t.Fatalf("page with the cookie: %d\n%s", code, body)
+	code, hdr, body := h.do("GET", "/?token="+tok, false, nil)
+	if code != http.StatusOK || !strings.Contains(string(body), "/assets/app.js") || strings.Contains(string(body), tok) {
+		t.Fatalf("the page: %d (the token in it: %v)\n%s", code, strings.Contains(string(body), tok), body)
 	}
 	csp := hdr.Get("Content-Security-Policy")
 	if !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") {
 		t.Errorf("CSP %q", csp)
 	}
-	if hdr.Get("Cache-Control") != "no-store" || hdr.Get("X-Frame-Options") != "DENY" {
-		t.Errorf("headers: Cache-Control %q, X-Frame-Options %q", hdr.Get("Cache-Control"), hdr.Get("X-Frame-Options"))
+	if hdr.Get("Cache-Control") != "no-store" || hdr.Get("X-Frame-Options") != "DENY" || hdr.Get("Referrer-Policy") != "no-referrer" {
+		t.Errorf("headers: Cache-Control %q, X-Frame-Options %q, Referrer-Policy %q", hdr.Get("Cache-Control"), hdr.Get("X-Frame-Options"), hdr.Get("Referrer-Policy"))
 	}
-	// The checkpoints page of git autodev dashboard.
-	code, hdr, _ = h.do("GET", "/?page=checkpoints&token="+h.srv.Token(), false, nil)
-	if code != http.StatusSeeOther || hdr.Get("Location") != "/#checkpoints" {
-		t.Fatalf("checkpoints address: %d to %q", code, hdr.Get("Location"))
+	// The page holds nothing of the workspace: not its path, not a task.
+	for _, p := range pageRoutes {
+		_, _, b := h.do("GET", p, false, nil)
+		if strings.Contains(string(b), h.dir) || strings.Contains(string(b), "rewrite a.txt") {
+			t.Errorf("%s without the token shows the workspace", p)
+		}
+	}
+	// The token as a cookie (any name) is no token.
+	for _, name := range []string{"nudge_dashboard_" + strconv.Itoa(h.srv.Port()), "token"} {
+		for _, p := range append(getRoutes, "/api/events") {
+			if code, _, _ := h.do("GET", p, false, map[string]string{"Cookie": name + "=" + tok}); code != http.StatusUnauthorized {
+				t.Errorf("GET %s with the token as cookie %s: %d, want 401", p, name, code)
+			}
+		}
+		if code, _, _ := h.do("POST", "/api/nudge/tasks/t1/apply", false, map[string]string{"Cookie": name + "=" + tok}); code != http.StatusUnauthorized {
+			t.Errorf("apply with the token as a cookie: %d, want 401", code)
+		}
+	}
+	if got := readFile(t, h.dir, "a.txt"); got != "old\n" {
+		t.Fatalf("a request without the header changed a.txt: %q", got)
 	}
 }
 
@@ -322,6 +341,7 @@ func withoutUndoable(t *testing.T, body []byte) []byte {
 		}
 		delete(o, "undoable")
 		delete(o, "undo_refusal")
+		delete(o, "recovery_required")
 	}
 	b, _ := json.Marshal(ops)
 	return b

@@ -17,6 +17,8 @@ import (
 
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 	"golang.org/x/sys/unix"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 // ErrNotRepository is returned by Discover outside any git repository.
@@ -160,7 +162,7 @@ func discoverFast(dir string) (*Repo, bool) {
 		case err == nil && fi.IsDir():
 			return repoAt(d, dotgit)
 		case err == nil && fi.Mode().IsRegular():
-			data, err := os.ReadFile(dotgit)
+			data, err := journal.ReadRegular(dotgit) // a fifo swapped in after the look is refused, never waited on
 			target, found := strings.CutPrefix(strings.TrimRight(string(data), "\r\n"), "gitdir: ")
 			if err != nil || !found || target == "" || strings.ContainsAny(target, "\n\x00") {
 				return nil, false

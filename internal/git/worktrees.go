@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 // The git side of pooled task worktrees (internal/nudge/pool.go): a
@@ -82,7 +84,7 @@ func (r *Repo) ForgetWorktree(path string) error {
 		if !e.IsDir() {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(admin, e.Name(), "gitdir"))
+		b, err := journal.ReadRegular(filepath.Join(admin, e.Name(), "gitdir"))
 		if err != nil || filepath.Clean(strings.TrimRight(string(b), "\r\n")) != want {
 			continue
 		}

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -53,7 +52,7 @@ func (e *NewerFormatError) Error() string {
 // A format file that is not a number is a CorruptError naming it.
 func ReadFormat(dir string) (format int, ok bool, err error) {
 	path := filepath.Join(dir, FormatFile)
-	b, err := os.ReadFile(path)
+	b, err := ReadRegular(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, false, nil
 	}

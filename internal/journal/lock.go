@@ -48,6 +48,12 @@ func Acquire(ctx context.Context, path string, timeout time.Duration, what strin
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
+	if inheritable {
+		// Where locks are flock(2), the lock file is opened here, through
+		// OpenFile (rule 1.16: a fifo or link there is refused, never
+		// waited on); the lock is the one AcquireInheritable takes.
+		return AcquireInheritable(ctx, path, timeout, what)
+	}
 	f := flock.New(path, flock.SetPermissions(0o644))
 	start := time.Now()
 	// One attempt first: flock's context loop gives up without trying
@@ -82,12 +88,12 @@ func settle(ctx context.Context, path, what string, start time.Time, ok bool, er
 		return &LockedError{Path: path, Holder: readHolder(path), Waited: time.Since(start)}
 	}
 	note := fmt.Sprintf("pid %d (%s)\n", os.Getpid(), what)
-	_ = os.WriteFile(path, []byte(note), 0o644)
+	_ = WriteRegular(path, []byte(note), 0o644)
 	return nil
 }
 
 func readHolder(path string) string {
-	b, err := os.ReadFile(path)
+	b, err := ReadRegular(path)
 	if err != nil {
 		return ""
 	}
@@ -117,6 +123,18 @@ func Held(path string) (bool, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}
+	if inheritable {
+		// Opened through OpenFile: a fifo there is an error, not a wait.
+		fh, err := OpenFile(path, os.O_RDONLY, 0)
+		if errors.Is(err, os.ErrNotExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		defer fh.Close()
+		return heldBySomeone(fh)
+	}
 	f := flock.New(path)
 	ok, err := f.TryLock()
 	if err != nil {
@@ -145,6 +163,6 @@ func (l *Lock) Release() error {
 	}
 	f := l.f
 	l.f = nil // a second Release must not blank a later holder's note
-	_ = os.WriteFile(l.path, nil, 0o644)
+	_ = WriteRegular(l.path, nil, 0o644)
 	return f.Unlock()
 }

@@ -44,7 +44,7 @@ func (l *Lock) File() *os.File {
 func (l *Lock) releaseFile() error {
 	fh := l.fh
 	l.fh = nil
-	_ = os.WriteFile(l.path, nil, 0o644)
+	_ = WriteRegular(l.path, nil, 0o644)
 	err := unlockFile(fh)
 	if cerr := fh.Close(); err == nil {
 		err = cerr

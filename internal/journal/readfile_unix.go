@@ -1,4 +1,4 @@
-//go:build darwin || dragonfly || freebsd || linux || netbsd || openbsd
+//go:build unix
 
 package journal
 
@@ -8,26 +8,25 @@ import (
 )
 
 // ReadFile is os.ReadFile for reading many small journal files in a row
-// (git nudge list reads every task record): open, read, close and nothing
-// else, where os.ReadFile also stats the file and tries (and fails) to
+// (git nudge list reads every task record): open, fstat (a fifo, device
+// or symbolic link is a *NotRegularError, rule 1.16), read, close and
+// nothing else, where os.ReadFile also stats the file and tries (and fails) to
 // register it with the runtime's poller, about ten system calls a file.
 // buf, when large enough, is used for the content (pass the last result
 // back to reuse it); errors are *fs.PathError as os.ReadFile's.
 func ReadFile(path string, buf []byte) ([]byte, error) {
-	var fd int
-	var err error
-	for {
-		fd, err = syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-		if err != syscall.EINTR {
-			break
-		}
-	}
+	// Rule 1.16: a fifo, device or link at path is refused, never waited on.
+	fd, size, err := openRegular(path, syscall.O_RDONLY, 0)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		return nil, err
 	}
 	defer syscall.Close(fd)
-	if cap(buf) < 16<<10 {
-		buf = make([]byte, 0, 16<<10)
+	want := int(size) + 512
+	if want < 16<<10 {
+		want = 16 << 10
+	}
+	if cap(buf) < want {
+		buf = make([]byte, 0, want)
 	}
 	buf = buf[:0]
 	for {

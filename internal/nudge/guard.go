@@ -119,7 +119,7 @@ func (w *Workspace) scanGuard() ([]guardFile, error) {
 			if st.Size() > git.MaxFileSize {
 				return fmt.Errorf("%s is over 16 MiB: too large to compare", abs)
 			}
-			data, err := os.ReadFile(abs)
+			data, err := journal.ReadRegular(abs) // rule 1.16: never blocks on a fifo swapped in
 			if err != nil {
 				return err
 			}
@@ -268,7 +268,7 @@ func (w *Workspace) taskWorktreeConfig(ctx context.Context, own *Task) []guardCh
 	}
 	for _, e := range ents {
 		admin := filepath.Join(w.Repo.CommonDir, "worktrees", e.Name())
-		b, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+		b, err := journal.ReadRegular(filepath.Join(admin, "gitdir"))
 		if err != nil {
 			continue
 		}
@@ -302,7 +302,7 @@ func (w *Workspace) adminConfigChange(ctx context.Context, name string) *guardCh
 		target, _ := os.Readlink(abs)
 		f.Mode, f.data = git.ModeSymlink, []byte(target)
 	} else if st.Mode().IsRegular() && st.Size() <= git.MaxFileSize {
-		f.data, _ = os.ReadFile(abs)
+		f.data, _ = journal.ReadRegular(abs)
 	} else {
 		f.Mode, f.data = "special", []byte(st.Mode().String())
 	}
@@ -328,7 +328,7 @@ func (w *Workspace) safeTaskWorktree(ctx context.Context, t *Task, wr *git.Repo)
 	rel, err := filepath.Rel(admin, wr.GitDir)
 	own := err == nil && rel != "." && !strings.HasPrefix(rel, "..") && !strings.ContainsRune(rel, filepath.Separator)
 	if own {
-		b, err := os.ReadFile(filepath.Join(wr.GitDir, "gitdir"))
+		b, err := journal.ReadRegular(filepath.Join(wr.GitDir, "gitdir"))
 		own = err == nil && samePathOnDisk(filepath.Dir(filepath.Clean(strings.TrimSpace(string(b)))), wr.WorkTree)
 	}
 	if !own {
@@ -643,7 +643,7 @@ func (w *Workspace) pendingRecords() []string {
 		if _, _, isQuiet := q.known(id, w.TaskPath(id)); isQuiet {
 			continue
 		}
-		data, err := os.ReadFile(w.TaskPath(id))
+		data, err := journal.ReadRegular(w.TaskPath(id))
 		if err == nil && bytes.Contains(data, guardPendingTrue) {
 			out = append(out, id)
 		}

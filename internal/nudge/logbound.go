@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -49,7 +50,7 @@ func OpenBoundedLog(path string, limit int64) (*BoundedLog, error) {
 			return nil, &worktree.StateError{Path: p.path, Kind: k, Want: p.want}
 		}
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
+	f, err := journal.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return nil, err
 	}

@@ -119,7 +119,7 @@ func (w *Workspace) adminOf(dir string) (string, error) {
 	want := filepath.Join(dir, ".git")
 	var found []string
 	for _, e := range ents {
-		b, err := os.ReadFile(filepath.Join(base, e.Name(), "gitdir"))
+		b, err := journal.ReadRegular(filepath.Join(base, e.Name(), "gitdir"))
 		if err != nil {
 			continue
 		}

@@ -48,6 +48,44 @@ func (w *Workspace) Recover(ctx context.Context, id string) (*Recovery, error) {
 	if err != nil {
 		return nil, err
 	}
+	return w.recovery(ctx, t)
+}
+
+// RecoverFiles is the per-file answer of Recover for task id, read without
+// the workspace lock (op show of an interrupted apply or undo, which
+// changes nothing): the same classification as recover and the
+// dashboard's recovery view, so that the three never disagree.
+func (w *Workspace) RecoverFiles(ctx context.Context, id string) ([]RecoverFile, error) {
+	t, err := w.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	rep, err := w.recovery(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return rep.Files, nil
+}
+
+// Matches is the one per-file answer for an interrupted apply or undo
+// (recover, op show, the dashboard): which recorded version the work tree
+// holds now, given whether it is the before and whether it is the after
+// version.
+func Matches(isBefore, isAfter bool) string {
+	switch {
+	case isAfter && isBefore:
+		return "both"
+	case isAfter:
+		return "after"
+	case isBefore:
+		return "before"
+	}
+	return "neither"
+}
+
+// recovery is Recover's report for t, read as the files are now.
+func (w *Workspace) recovery(ctx context.Context, t *Task) (*Recovery, error) {
+	id := t.ID
 	if t.Undo == nil || len(t.Undo.Before) == 0 || len(t.Undo.Before) != len(t.Undo.After) {
 		return nil, &RefusedError{
 			What:    "nothing to recover for " + id,
@@ -81,17 +119,7 @@ func (w *Workspace) Recover(ctx context.Context, id string) (*Recovery, error) {
 		Commands: []string{"git nudge show " + id, "git diff"}}
 	dirs := map[string]bool{}
 	for i := range before {
-		isB := ops.judge(seenB[i], before[i]) == vSame
-		isA := ops.judge(seenA[i], after[i]) == vSame
-		m := "neither"
-		switch {
-		case isA && isB:
-			m = "both"
-		case isA:
-			m = "after"
-		case isB:
-			m = "before"
-		}
+		m := Matches(ops.judge(seenB[i], before[i]) == vSame, ops.judge(seenA[i], after[i]) == vSame)
 		rep.Files = append(rep.Files, RecoverFile{Path: before[i].Path, Matches: m, Now: nowText(seenA[i]), Before: before[i], After: after[i]})
 		dir := ""
 		for _, d := range leadingDirs(before[i].Path) {

@@ -262,7 +262,8 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 				fmt.Fprintf(o.Stderr, "git nudge: the command changed %s, which git reads as configuration or as the way to the repository; put back as it was before the run\n", strings.Join(put, ", "))
 			}
 		}()
-		fmt.Fprintf(stderr, "git nudge: sandbox (Landlock ABI %d): the command may write only in its worktree, its git folder, a private object folder, a private TMPDIR and %d nudge.sandbox.allowWrite path(s)\n", sandbox.abi, len(sandbox.extra))
+		fmt.Fprint(stderr, sandbox.fallbackGaps())
+		fmt.Fprintf(stderr, "git nudge: %s\n", sandbox.describe())
 	}
 	code, err := c.run()
 	if err != nil {

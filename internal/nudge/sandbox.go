@@ -12,39 +12,64 @@ import (
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
-// sandboxPlan is what a sandboxed command may write, beyond its worktree:
-// decided (and checked) before anything else of the run happens.
+// sandboxPlan is how a sandboxed command is confined and what it may
+// write beyond its worktree: decided (and checked) before anything else
+// of the run happens.
 type sandboxPlan struct {
-	abi   int
-	extra []string // git config nudge.sandbox.allowWrite, absolute
+	engine   proc.Engine
+	bwrap    string   // bubblewrap's path (engine bwrap)
+	abi      int      // Landlock ABI (engine landlock)
+	fallback string   // why bubblewrap is not used (engine landlock)
+	network  bool     // nudge.sandbox.network=host
+	maxProcs int      // nudge.sandbox.maxProcs
+	extra    []string // git config nudge.sandbox.allowWrite, absolute
 }
 
 // planSandbox decides whether the command runs confined (want: the
-// --sandbox flag, nil for git config nudge.sandbox) and, if so, checks
-// that it can be: never a silent run without it.
+// --sandbox flag, nil for git config nudge.sandbox) and, if so, how:
+// under bubblewrap, or where it cannot run, under Landlock unless
+// nudge.sandbox is strict. Never a silent run without it.
 func (w *Workspace) planSandbox(ctx context.Context, want *bool, environ []string) (*sandboxPlan, error) {
-	on := false
+	raw, _, err := w.Repo.ConfigGet(ctx, "nudge.sandbox")
+	if err != nil {
+		return nil, err
+	}
+	strict := strings.EqualFold(strings.TrimSpace(raw), "strict")
+	on := strict
 	if want != nil {
 		on = *want
-	} else {
+	} else if !strict {
 		v, err := w.Repo.ConfigBool(ctx, "nudge.sandbox", false)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w (git config nudge.sandbox takes true, false or strict)", err)
 		}
 		on = v
 	}
 	if !on {
 		return nil, nil
 	}
-	refuse := func(reason string) error {
-		return &RefusedError{What: "cannot run the command in the sandbox", Reasons: []string{reason},
+	refuse := func(reasons ...string) error {
+		return &RefusedError{What: "cannot run the command in the sandbox", Reasons: reasons,
 			Next: "Nothing was run. Run it without the sandbox (git nudge run --no-sandbox, or git config nudge.sandbox false) only if you trust it with the workspace."}
 	}
-	abi, err := proc.SandboxABI()
-	if err != nil {
-		return nil, refuse(err.Error())
+	p := &sandboxPlan{engine: proc.EngineBwrap}
+	switch net, _, err := w.Repo.ConfigGet(ctx, "nudge.sandbox.network"); {
+	case err != nil:
+		return nil, err
+	case net == "" || net == "none":
+	case net == "host":
+		p.network = true
+	default:
+		return nil, refuse(fmt.Sprintf("git config nudge.sandbox.network %q is neither none (the default) nor host", net))
 	}
-	p := &sandboxPlan{abi: abi}
+	n, err := w.Repo.ConfigInt(ctx, "nudge.sandbox.maxProcs", 1024)
+	if err != nil {
+		return nil, err
+	}
+	if n <= 0 || n > 1<<22 {
+		return nil, refuse(fmt.Sprintf("git config nudge.sandbox.maxProcs %d is not a number of processes from 1 to %d", n, 1<<22))
+	}
+	p.maxProcs = int(n)
 	paths, err := w.Repo.ConfigGetAll(ctx, "nudge.sandbox.allowWrite")
 	if err != nil {
 		return nil, err
@@ -65,6 +90,16 @@ func (w *Workspace) planSandbox(ctx context.Context, want *bool, environ []strin
 			return nil, refuse(fmt.Sprintf("git config nudge.sandbox.allowWrite %q: %v", raw, err))
 		}
 		p.extra = append(p.extra, filepath.Clean(path))
+	}
+	if p.bwrap, err = proc.BwrapProbe(); err != nil {
+		if strict {
+			return nil, refuse(err.Error(), "git config nudge.sandbox is strict, so the Landlock fallback (which confines less; see docs/SECURITY.md) is not used")
+		}
+		abi, lerr := proc.SandboxABI()
+		if lerr != nil {
+			return nil, refuse(lerr.Error(), err.Error())
+		}
+		p.engine, p.abi, p.fallback = proc.EngineLandlock, abi, err.Error()
 	}
 	return p, nil
 }
@@ -106,6 +141,16 @@ func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, id, worktree 
 		_ = os.RemoveAll(tmp)
 		return guard.restore()
 	}
+	env := sandboxEnv(c.env, tmp, objects, filepath.Join(w.Repo.CommonDir, "objects"))
+	if p.engine == proc.EngineBwrap {
+		c, err = w.inBwrap(p, c, env, []string{worktree, wt.GitDir, objects, tmp}, tmp)
+		if err != nil {
+			done()
+			return c, nil, err
+		}
+		return c, done, nil
+	}
+	c.env = env
 	writable := []string{worktree, wt.GitDir, objects, tmp}
 	for _, dev := range []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/tty", "/dev/ptmx", "/dev/pts"} {
 		if _, err := os.Stat(dev); err == nil {
@@ -113,17 +158,6 @@ func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, id, worktree 
 		}
 	}
 	writable = append(writable, p.extra...)
-	var env []string
-	for _, kv := range c.env {
-		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "TMPDIR", "TMP", "TEMP", "NUDGE_SANDBOX", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES":
-			continue
-		}
-		env = append(env, kv)
-	}
-	c.env = append(env, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp, "NUDGE_SANDBOX=1",
-		"GIT_OBJECT_DIRECTORY="+objects, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+filepath.Join(w.Repo.CommonDir, "objects"))
 	c.argv = proc.SandboxArgv("git-nudge", writable, c.argv)
 	c.path = proc.SelfExe
 	return c, done, nil
@@ -225,6 +259,23 @@ func (w *Workspace) importSandboxObjects(ctx context.Context, id string) error {
 		return fmt.Errorf("importing the objects the sandboxed command wrote (%s): %w", dir, err)
 	}
 	return os.RemoveAll(filepath.Dir(dir))
+}
+
+// sandboxEnv is env for a sandboxed command: its TMPDIR the private
+// one, new objects written to the private object folder, the
+// repository's read as an alternate, and NUDGE_SANDBOX=1.
+func sandboxEnv(base []string, tmp, objects, alternate string) []string {
+	var env []string
+	for _, kv := range base {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "TMPDIR", "TMP", "TEMP", "NUDGE_SANDBOX", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "TMPDIR="+tmp, "TMP="+tmp, "TEMP="+tmp, "NUDGE_SANDBOX=1",
+		"GIT_OBJECT_DIRECTORY="+objects, "GIT_ALTERNATE_OBJECT_DIRECTORIES="+alternate)
 }
 
 // envValue is key's value in environ ("" when absent).

@@ -213,7 +213,8 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 		if plan, err = w.planSandbox(ctx, &on, o.Environ); err != nil {
 			return results, err
 		}
-		fmt.Fprintf(out, "git nudge: validating in the sandbox the task ran in (Landlock ABI %d, %d nudge.sandbox.allowWrite path(s))\n", plan.abi, len(plan.extra))
+		fmt.Fprint(out, plan.fallbackGaps())
+		fmt.Fprintf(out, "git nudge: validating in the sandbox the task ran in: %s\n", plan.describe())
 	}
 	var interrupted bool
 	for _, c := range cmds {

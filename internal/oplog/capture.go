@@ -297,7 +297,7 @@ func (l *Log) readFilesWrite(ctx context.Context, paths []string, into map[strin
 			if e.Exec {
 				mode = git.ModeExec
 			}
-			b, err := os.ReadFile(filepath.Join(l.Repo.WorkTree, p))
+			b, err := journal.ReadRegular(filepath.Join(l.Repo.WorkTree, p))
 			if err != nil {
 				into[p] = &File{Mode: "unreadable"}
 				continue
@@ -1016,8 +1016,11 @@ func sortedKeys[V any](m map[string]V) []string {
 // summary is the one-line description of what op changed.
 func summary(o *Op) string {
 	var parts []string
-	if o.Kind == KindUndo {
+	switch o.Kind {
+	case KindUndo:
 		parts = append(parts, "undid "+o.Undoes)
+	case KindRedo:
+		parts = append(parts, "redid "+o.Redoes)
 	}
 	for _, r := range o.Refs {
 		name := strings.TrimPrefix(strings.TrimPrefix(r.Name, "refs/heads/"), "refs/")

@@ -34,8 +34,16 @@ const (
 	Failed  = "failed"
 )
 
-// KindUndo is the kind of an op undo.
-const KindUndo = "op-undo"
+// KindUndo is the kind of an op undo, KindRedo of an op redo (which
+// undoes an undo: Undoes names the undo, Redoes the operation re-done).
+const (
+	KindUndo = "op-undo"
+	KindRedo = "op-redo"
+)
+
+// undoLike reports whether o is an undo or a redo: an operation that only
+// puts back values other operations recorded.
+func undoLike(o *Op) bool { return o.Kind == KindUndo || o.Kind == KindRedo }
 
 // DefaultKeep is op.keep's default.
 const DefaultKeep = 1000
@@ -91,6 +99,7 @@ type Op struct {
 	Summary  string       `json:"summary"`
 	PID      int          `json:"pid,omitempty"`
 	Undoes   string       `json:"undoes,omitempty"`
+	Redoes   string       `json:"redoes,omitempty"`
 	Error    string       `json:"error,omitempty"`
 	Worktree string       `json:"worktree"`
 	Refs     []RefChange  `json:"refs"`
@@ -187,26 +196,44 @@ func (l *Log) Read(ctx context.Context) ([]*Op, error) {
 	return ops, bad
 }
 
-// markUndone sets UndoneBy: an op is undone by the newest op-undo naming
-// it that is not itself undone.
+// markUndone sets UndoneBy: an operation is undone by the undo (or redo)
+// in effect that names it. Undoing an undo (a redo) takes the undo's
+// effect away: its target is in effect again; undoing that redo puts the
+// undo's effect back, and so on down the chain.
 func markUndone(ops []*Op) {
 	byID := map[string]*Op{}
 	for _, o := range ops {
 		byID[o.ID] = o
 	}
+	var set, clear func(t *Op, by string, depth int)
+	set = func(t *Op, by string, depth int) {
+		t.UndoneBy = by
+		if depth > 0 && undoLike(t) {
+			if x := byID[t.Undoes]; x != nil && x.UndoneBy == t.ID {
+				clear(x, "", depth-1)
+			}
+		}
+	}
+	clear = func(x *Op, _ string, depth int) {
+		x.UndoneBy = ""
+		if depth > 0 && undoLike(x) {
+			if y := byID[x.Undoes]; y != nil {
+				set(y, x.ID, depth-1)
+			}
+		}
+	}
 	// Oldest first, so an undo's own state is settled before it counts.
 	for i := len(ops) - 1; i >= 0; i-- {
 		o := ops[i]
-		if o.Kind != KindUndo || o.State != Done {
+		if !undoLike(o) || o.State != Done {
 			continue
 		}
+		// Only an earlier operation can be undone (a forged record
+		// naming a later one is ignored): the chains end.
+		n, _ := Number(o.ID)
 		if t := byID[o.Undoes]; t != nil {
-			t.UndoneBy = o.ID
-			// Undoing an undo redoes its target.
-			if t.Kind == KindUndo {
-				if tt := byID[t.Undoes]; tt != nil && tt.UndoneBy == t.ID {
-					tt.UndoneBy = ""
-				}
+			if m, _ := Number(t.ID); m < n {
+				set(t, o.ID, len(ops))
 			}
 		}
 	}

@@ -2,7 +2,6 @@ package oplog
 
 import (
 	"os"
-	"syscall"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
@@ -29,30 +28,18 @@ func readJournal(path string) (data []byte, id fileID, ok bool) {
 		return nil, id, false
 	}
 	id = statID(fi)
-	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
+	// Read through journal.ReadFile: a fifo or device swapped in after
+	// the look is refused, never waited on, and a link never followed
+	// (rule 1.16).
+	data, err = journal.ReadFile(path, nil)
 	if err != nil {
 		return nil, id, false
 	}
-	defer syscall.Close(fd)
-	data = make([]byte, fi.Size()+1)
-	n := 0
-	for n < len(data) {
-		m, err := syscall.Read(fd, data[n:])
-		if err != nil {
-			return nil, id, false
-		}
-		if m == 0 {
-			break
-		}
-		n += m
+	if int64(len(data)) != fi.Size() {
+		// It changed while read: no identity (read again next time).
+		return data, fileID{}, true
 	}
-	if n == len(data) {
-		// It grew while read: read it the ordinary way, with no identity
-		// (read again next time).
-		b, err := os.ReadFile(path)
-		return b, fileID{}, err == nil
-	}
-	return data[:n], id, true
+	return data, id, true
 }
 
 // journalID is the identity of a file now (lstat), zero when absent.

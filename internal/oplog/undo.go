@@ -13,19 +13,13 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
+	"github.com/nudgethis/git-nudge/internal/refusal"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
-// RefusedError is an undo refused with every reason; nothing was changed.
-type RefusedError struct {
-	What    string
-	Reasons []string
-	Next    string
-}
-
-func (e *RefusedError) Error() string {
-	return e.What + ": " + strings.Join(e.Reasons, "; ")
-}
+// Refused is an undo or redo declined: what was asked, every reason, what
+// to do next; nothing was changed. It is the suite's one refusal type.
+type Refused = refusal.Refusal
 
 // Holds reports, for each recorded change of op, whether its before or
 // after value holds now ("before", "after", "neither").
@@ -67,7 +61,7 @@ func (l *Log) compareWith(ctx context.Context, op *Op, pending bool, now *curren
 	}
 	for _, j := range op.Journals {
 		now := ""
-		if b, err := os.ReadFile(filepath.Join(l.Repo.WorkTree, j.File)); err == nil {
+		if b, err := journal.ReadRegular(filepath.Join(l.Repo.WorkTree, j.File)); err == nil {
 			now = l.Repo.BlobID(b)
 		}
 		out = append(out, Holds{What: "journal " + j.File, Now: which(now, j.Old, j.New, pending)})
@@ -113,12 +107,36 @@ func (l *Log) readFilesNoWrite(ctx context.Context, paths []string, into map[str
 	return l.readFilesWrite(ctx, paths, into, false)
 }
 
+// FileJudge tells, for an interrupted operation, where each work-tree file
+// it was changing stands now ("before", "after", "both", "neither"), keyed
+// by raw path: the command's own answer (git nudge recover's, for an
+// apply or undo), so that every view of it says the same.
+type FileJudge func(ctx context.Context) (map[string]string, error)
+
 // Status reports what holds now for each change of op (op show of an
-// interrupted operation).
-func (l *Log) Status(ctx context.Context, op *Op) ([]Holds, error) {
+// interrupted operation). files, when set, answers for the work-tree
+// files instead of the record's own values.
+func (l *Log) Status(ctx context.Context, op *Op, files FileJudge) ([]Holds, error) {
 	// An undo's pending record knows its after values (the inverse of
 	// what it undoes): each is told as it holds.
-	return l.compare(ctx, op, op.State == Pending && op.Kind != KindUndo)
+	holds, err := l.compare(ctx, op, op.State == Pending && !undoLike(op))
+	if err != nil || files == nil {
+		return holds, err
+	}
+	judged, err := files(ctx)
+	if err != nil || judged == nil {
+		return holds, err
+	}
+	out := holds[:0:0]
+	for _, h := range holds {
+		if !strings.HasPrefix(h.What, "file ") {
+			out = append(out, h)
+		}
+	}
+	for _, p := range sortedKeys(judged) {
+		out = append(out, Holds{What: "file " + pathenc.Quote(p), Now: judged[p]})
+	}
+	return out, nil
 }
 
 // Interrupted reports whether op is pending and its process is gone.
@@ -126,32 +144,105 @@ func Interrupted(op *Op, gone func(int) bool) bool {
 	return op.State == Pending && (op.PID == 0 || gone(op.PID))
 }
 
-// Undo undoes op id ("" = the latest operation) and records the undo as an
-// operation. It refuses, changing nothing, unless every recorded after
-// value still holds.
+// Undo undoes op id, or, when id is "", the latest operation not yet
+// undone (undos and redos themselves aside): repeated calls walk back
+// through the log, as jj undo does. The undo is recorded as an operation.
+// It refuses, changing nothing, unless the record is trustworthy and every
+// recorded after value still holds.
 func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, now time.Time) (*Op, *Op, error) {
 	ops, err := l.Read(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(ops) == 0 && id == "" {
-		return nil, nil, &RefusedError{What: "nothing to undo", Reasons: []string{"this worktree's operation log is empty"}}
-	}
 	var target *Op
 	if id == "" {
-		target = ops[0]
-	} else {
-		if target = Find(ops, id); target == nil {
-			return nil, nil, &RefusedError{What: "cannot undo " + id, Reasons: []string{"no operation " + id + " in this worktree's log (" + l.Ref + ")"}, Next: "git nudge op log lists the operations of this worktree"}
+		if len(ops) == 0 {
+			return nil, nil, &Refused{What: "nothing to undo", Reasons: []string{"this worktree's operation log is empty"}}
 		}
+		for _, o := range ops {
+			if !undoLike(o) && o.UndoneBy == "" {
+				target = o
+				break
+			}
+		}
+		if target == nil {
+			return nil, nil, &Refused{What: "nothing to undo", Reasons: []string{"every operation in this worktree's log is undone"},
+				Next: "git " + tool + " op redo re-does the most recently undone one"}
+		}
+	} else if target = Find(ops, id); target == nil {
+		return nil, nil, &Refused{What: "cannot undo " + id, Reasons: []string{"no operation " + id + " in this worktree's log (" + l.Ref + ")"}, Next: "git " + tool + " op log lists the operations of this worktree"}
 	}
-	if re, err := l.refusal(ctx, ops, target, nil); err != nil || re != nil {
+	return l.invert(ctx, ops, target, KindUndo, args, tool, now)
+}
+
+// Redo re-does the operation the most recent undo undid (an undo of an
+// undo), as jj redo does. It is refused when an operation other than an
+// undo or redo was recorded after that undo: the history it would
+// re-do into has moved on.
+func (l *Log) Redo(ctx context.Context, args []string, tool string, now time.Time) (*Op, *Op, error) {
+	ops, err := l.Read(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	target, re := redoTarget(ops, tool)
+	if re != nil {
+		return nil, nil, re
+	}
+	return l.invert(ctx, ops, target, KindRedo, args, tool, now)
+}
+
+// redoTarget is the undo a redo takes back: the newest undo not yet taken
+// back, provided only undos and redos were recorded after it.
+func redoTarget(ops []*Op, tool string) (*Op, *Refused) {
+	const what = "nothing to redo"
+	redone := false // passed undos already taken back
+	for _, o := range ops {
+		switch {
+		case o.Kind == KindRedo && o.State == Done:
+			redone = true
+			continue
+		case o.Kind == KindUndo && o.State == Done:
+			if o.UndoneBy == "" {
+				return o, nil
+			}
+			redone = true
+			continue
+		case undoLike(o):
+			return nil, &Refused{What: what, Reasons: []string{fmt.Sprintf("%s (%s) did not finish (%s); git %s op show %s tells what it changed", o.ID, o.Kind, o.State, tool, o.ID)}}
+		case redone:
+			return nil, &Refused{What: what, Reasons: []string{"every undo recorded since " + o.ID + " has been redone"}}
+		}
+		for _, u := range ops {
+			if u.Kind == KindUndo && u.State == Done && u.UndoneBy == "" {
+				return nil, &Refused{What: what,
+					Reasons: []string{fmt.Sprintf("%s (git %s %s) was recorded after the last undo: a redo never re-does past a new operation", o.ID, o.Tool, o.Kind)},
+					Next:    fmt.Sprintf("git %s op undo %s re-does what %s undid, when nothing later changed the same things", tool, u.ID, u.ID)}
+			}
+		}
+		break
+	}
+	if redone {
+		return nil, &Refused{What: what, Reasons: []string{"every undo in this worktree's log has been redone"}}
+	}
+	return nil, &Refused{What: what, Reasons: []string{"no undo is waiting to be redone"}}
+}
+
+// invert records and makes the inverse of target (an undo, or a redo:
+// the inverse of an undo), after every check.
+func (l *Log) invert(ctx context.Context, ops []*Op, target *Op, kind string, args []string, tool string, now time.Time) (*Op, *Op, error) {
+	if re, err := l.refusal(ctx, ops, target, nil, tool); err != nil || re != nil {
 		if err != nil {
 			return nil, nil, err
 		}
+		if kind == KindRedo {
+			re.What = "cannot redo " + target.Undoes + " (undone by " + target.ID + ")"
+		}
 		return nil, nil, re
 	}
-	inv := &Op{Time: now.UTC(), Tool: tool, Args: args, Kind: KindUndo, State: Pending, PID: os.Getpid(), Worktree: l.Key, Undoes: target.ID}
+	inv := &Op{Time: now.UTC(), Tool: tool, Args: args, Kind: kind, State: Pending, PID: os.Getpid(), Worktree: l.Key, Undoes: target.ID}
+	if kind == KindRedo {
+		inv.Redoes = target.Undoes
+	}
 	for _, r := range target.Refs {
 		inv.Refs = append(inv.Refs, RefChange{Name: r.Name, Old: r.New, New: r.Old})
 	}
@@ -166,6 +257,9 @@ func (l *Log) Undo(ctx context.Context, id string, args []string, tool string, n
 	}
 	inv.Pins = target.Pins
 	inv.Summary = "undoing " + target.ID
+	if kind == KindRedo {
+		inv.Summary = "redoing " + inv.Redoes
+	}
 	rec := &Recording{log: l, op: inv}
 	if err := l.writePending(rec); err != nil {
 		return nil, nil, err
@@ -198,7 +292,10 @@ func laterTouches(ops []*Op, target *Op) []string {
 	var reasons []string
 	for _, o := range ops {
 		n, _ := Number(o.ID)
-		if n <= tn || o.UndoneBy != "" {
+		// An undo or redo only puts back values other operations
+		// recorded: the state it leaves is what target's own after
+		// values are checked against below, not a change of its own.
+		if n <= tn || o.UndoneBy != "" || undoLike(o) {
 			continue
 		}
 		for k := range touched(o) {
@@ -369,17 +466,17 @@ func taskOf(o *Op) string {
 // refusal runs every check op undo makes before changing anything, and
 // changes nothing: nil when target can be undone now. cur, when set, is
 // the refs and HEAD read once for many checks.
-func (l *Log) refusal(ctx context.Context, ops []*Op, target *Op, cur *current) (*RefusedError, error) {
+func (l *Log) refusal(ctx context.Context, ops []*Op, target *Op, cur *current, tool string) (*Refused, error) {
 	what := "cannot undo " + target.ID + " (" + target.Kind + ")"
 	switch {
 	case target.State == Pending:
-		return &RefusedError{What: what, Reasons: []string{"it has not finished (pending); op show " + target.ID + " tells what holds"}}, nil
+		return &Refused{What: what, Reasons: []string{"it has not finished (pending); op show " + target.ID + " tells what holds"}}, nil
 	case target.UndoneBy != "":
-		return &RefusedError{What: what, Reasons: []string{"it was already undone by " + target.UndoneBy}, Next: "git nudge op undo " + target.UndoneBy + " redoes it"}, nil
+		return &Refused{What: what, Reasons: []string{"it was already undone by " + target.UndoneBy}, Next: "git " + tool + " op redo re-does the most recently undone operation"}, nil
 	case target.Kind == "run" && target.Tool == "autodev":
 		// Its record also holds what the checkpoints made during the run
 		// changed; those are operations of their own.
-		return &RefusedError{What: what, Reasons: []string{"an autodev run is undone through the operations recorded inside it (its checkpoints): undo those"}}, nil
+		return &Refused{What: what, Reasons: []string{"an autodev run is undone through the operations recorded inside it (its checkpoints): undo those"}}, nil
 	case (target.Kind == "run" || target.Kind == "start" || target.Kind == "work" || target.Kind == "validate") && target.Tool == "nudge":
 		// A long command holds no log lock while it runs, so its record
 		// may also hold what other commands (or you) changed meanwhile:
@@ -388,11 +485,25 @@ func (l *Log) refusal(ctx context.Context, ops []*Op, target *Op, cur *current) 
 		if target.Kind == "work" || target.Kind == "validate" {
 			next = "git nudge drop ID removes a task; later operations are undone on their own"
 		}
-		return &RefusedError{What: what, Reasons: []string{"a git nudge " + target.Kind + " can have run alongside other commands, and its record may hold their changes too"},
+		return &Refused{What: what, Reasons: []string{"a git nudge " + target.Kind + " can have run alongside other commands, and its record may hold their changes too"},
 			Next: next}, nil
 	}
 	if reasons := laterTouches(ops, target); len(reasons) > 0 {
-		return &RefusedError{What: what, Reasons: reasons, Next: "undo the later operations first (newest first)"}, nil
+		return &Refused{What: what, Reasons: reasons, Next: "undo the later operations first (newest first)"}, nil
+	}
+	// The record is untrusted input: checked whole before anything else
+	// looks at the work tree, and before anything is written.
+	var known map[string]string
+	if cur != nil {
+		known = cur.types
+	}
+	untrusted, err := l.untrusted(ctx, target, known)
+	if err != nil {
+		return nil, err
+	}
+	if len(untrusted) > 0 {
+		return &Refused{What: what + "; nothing was changed", Reasons: append([]string{"its record in the operation log is not one this suite could have written"}, untrusted...),
+			Next: "Someone or something rewrote " + l.Ref + "; git " + tool + " op show " + target.ID + " shows the record. Nothing in it was acted on."}, nil
 	}
 	holds, err := l.compareWith(ctx, target, false, cur)
 	if err != nil {
@@ -408,10 +519,10 @@ func (l *Log) refusal(ctx context.Context, ops []*Op, target *Op, cur *current) 
 	// a file is: refused by the writes' own checks before anything is
 	// written (see check below).
 	if len(diffs) > 0 {
-		return &RefusedError{What: what, Reasons: diffs, Next: "nothing was changed; put those back as " + target.ID + " left them, or leave it"}, nil
+		return &Refused{What: what, Reasons: diffs, Next: "nothing was changed; put those back as " + target.ID + " left them, or leave it"}, nil
 	}
 	if err := l.checkWritable(target); err != nil {
-		return &RefusedError{What: what, Reasons: []string{err.Error()}}, nil
+		return &Refused{What: what, Reasons: []string{err.Error()}}, nil
 	}
 	return nil, nil
 }
@@ -425,13 +536,17 @@ func (l *Log) Undoable(ctx context.Context, ops []*Op) (map[string][]string, err
 	if err != nil {
 		return nil, err
 	}
-	cur := &current{refs: refs, head: head}
+	types, err := l.objectTypes(ctx, ops)
+	if err != nil {
+		return nil, err
+	}
+	cur := &current{refs: refs, head: head, types: types}
 	out := map[string][]string{}
 	for _, o := range ops {
 		if o.State == Pending {
 			continue
 		}
-		re, err := l.refusal(ctx, ops, o, cur)
+		re, err := l.refusal(ctx, ops, o, cur, "nudge")
 		if err != nil {
 			return nil, err
 		}
@@ -447,4 +562,6 @@ func (l *Log) Undoable(ctx context.Context, ops []*Op) (map[string][]string, err
 type current struct {
 	refs map[string]string
 	head string
+	// types are the objects the records name, looked up once.
+	types map[string]string
 }

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -251,7 +252,32 @@ func Gone(pid int) bool {
 // OpenURL asks the desktop to open url in a browser (xdg-open, or open on
 // macOS) and does not wait for it. It reports whether an opener was found
 // and started.
+//
+// $BROWSER, when set, is used first, as Python's webbrowser reads it: a
+// list of commands separated by ":", each given url in place of %s, or
+// after its own arguments when it has no %s; the first that starts wins.
 func OpenURL(url string) bool {
+	for _, b := range strings.Split(os.Getenv("BROWSER"), string(os.PathListSeparator)) {
+		argv := strings.Fields(b)
+		if len(argv) == 0 {
+			continue
+		}
+		had := false
+		for i, a := range argv {
+			if strings.Contains(a, "%s") {
+				argv[i], had = strings.ReplaceAll(a, "%s", url), true
+			}
+		}
+		if !had {
+			argv = append(argv, url)
+		}
+		c, err := Start(exec.Command(argv[0], argv[1:]...)) // the user's program: rule 1.17
+		if err != nil {
+			continue
+		}
+		go func() { _ = c.Wait() }()
+		return true
+	}
 	for _, name := range []string{"xdg-open", "open"} {
 		path, err := exec.LookPath(name)
 		if err != nil {

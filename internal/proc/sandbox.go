@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
+	"syscall"
 )
 
 // SandboxArg is the hidden first argument with which git-nudge re-executes
@@ -38,20 +40,49 @@ func SandboxArgv(name string, writable []string, argv []string) []string {
 	return append(out, argv...)
 }
 
-// SandboxMain is the sandbox helper (args follow SandboxArg): it confines
-// this process to writing only the -w paths, then executes the command in
-// place of itself, in the current directory with the current environment.
-// It returns only on failure, with the exit status to use: 127 when the
-// command could not be started, 126 when the sandbox could not be set up
-// (the command did not run).
+// SandboxMain is the sandbox helper (args follow SandboxArg). With
+// -engine landlock (the default) it confines this process to writing
+// only the -w paths (Landlock) and installs the seccomp filter; with
+// -engine bwrap it runs inside bubblewrap's namespaces, which already
+// confine it, and sets the process limit (-nproc) and the seccomp filter.
+// -close N closes descriptor N first. It then executes the command in
+// place of itself, in the current directory with the current
+// environment. It returns only on failure, with the exit status to use:
+// 127 when the command could not be started, 126 when the sandbox could
+// not be set up (the command did not run).
 func SandboxMain(args []string) int {
 	var writable []string
+	engine := EngineLandlock
+	nproc, closeFD := 0, -1
+	bad := func() int {
+		fmt.Fprintf(os.Stderr, "git nudge: %s: bad arguments %q\n", SandboxArg, args)
+		return 126
+	}
 	for len(args) > 0 && args[0] != "--" {
-		if args[0] != "-w" || len(args) < 2 {
-			fmt.Fprintf(os.Stderr, "git nudge: %s: bad arguments %q\n", SandboxArg, args)
-			return 126
+		if len(args) < 2 {
+			return bad()
 		}
-		writable = append(writable, args[1])
+		switch args[0] {
+		case "-w":
+			writable = append(writable, args[1])
+		case "-engine":
+			engine = Engine(args[1])
+			if engine != EngineBwrap && engine != EngineLandlock {
+				return bad()
+			}
+		case "-nproc", "-close":
+			n, err := strconv.Atoi(args[1])
+			if err != nil || n < 0 {
+				return bad()
+			}
+			if args[0] == "-nproc" {
+				nproc = n
+			} else {
+				closeFD = n
+			}
+		default:
+			return bad()
+		}
 		args = args[2:]
 	}
 	if len(args) < 2 {
@@ -68,11 +99,20 @@ func SandboxMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "git nudge: %v %q in %s: %v\n", ErrNotStarted, argv[0], dir, err)
 		return 127
 	}
-	if err := confine(writable); err != nil {
+	if closeFD >= 3 {
+		_ = syscall.Close(closeFD)
+	}
+	var err error
+	if engine == EngineBwrap {
+		err = confineInside(nproc)
+	} else {
+		err = confine(writable)
+	}
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "git nudge: the sandbox could not be set up, so the command was not run: %v\n", err)
 		return 126
 	}
-	err := Exec(path, argv, os.Environ())
+	err = Exec(path, argv, os.Environ()) // a script without "#!" runs with /bin/sh
 	fmt.Fprintf(os.Stderr, "git nudge: %v %q in %s: %v\n", ErrNotStarted, argv[0], dir, err)
 	return 127
 }

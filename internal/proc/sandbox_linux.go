@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/landlock-lsm/go-landlock/landlock"
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 )
@@ -73,7 +75,7 @@ func confine(writable []string) error {
 	if err := cfg.Restrict(rules...); err != nil {
 		return err
 	}
-	return refuseTerminalInjection()
+	return installFilter()
 }
 
 // sandboxFileWrites are the rights of sandboxWrites that apply to a file
@@ -82,3 +84,16 @@ const sandboxFileWrites = landlock.AccessFSSet(ll.AccessFSWriteFile | ll.AccessF
 
 // scopeABI is the first Landlock ABI with IPC scopes (Linux 6.12).
 const scopeABI = 6
+
+// confineInside is the helper's part inside bubblewrap's namespaces: at
+// most nproc processes (RLIMIT_NPROC; 0 leaves it), then no_new_privs
+// and the seccomp filter.
+func confineInside(nproc int) error {
+	if nproc > 0 {
+		lim := unix.Rlimit{Cur: uint64(nproc), Max: uint64(nproc)}
+		if err := unix.Setrlimit(unix.RLIMIT_NPROC, &lim); err != nil {
+			return fmt.Errorf("process limit %d: %w", nproc, err)
+		}
+	}
+	return installFilter()
+}

@@ -16,3 +16,8 @@ func confine([]string) error {
 	_, err := SandboxABI()
 	return err
 }
+
+func confineInside(int) error {
+	_, err := SandboxABI()
+	return err
+}

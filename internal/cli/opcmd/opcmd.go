@@ -16,6 +16,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/proc"
@@ -25,12 +26,13 @@ import (
 type Cmd struct {
 	Log  LogCmd  `cmd:"" help:"List this worktree's operations, newest first."`
 	Show ShowCmd `cmd:"" help:"Show every change an operation recorded."`
-	Undo UndoCmd `cmd:"" help:"Undo the latest operation (or the one named); undoing an undo redoes."`
+	Undo UndoCmd `cmd:"" help:"Undo the latest operation not yet undone (each call steps one further back), or the one named."`
+	Redo RedoCmd `cmd:"" help:"Re-do the operation the most recent op undo undid."`
 }
 
 // Help is the long help of op.
 func (c *Cmd) Help() string {
-	return `Every command of git nudge and git autodev that changes something is recorded as one operation (o1, o2, ...) in a log kept in git under refs/nudgethis-oplog/<worktree>: the refs, HEAD, index, journals and work-tree files it changed, each with its value before and after. Both binaries show and undo the same log. git config op.keep bounds it (default 1000 operations).`
+	return `Every command of git nudge and git autodev that changes something is recorded as one operation (o1, o2, ...) in a log kept in git under refs/nudgethis-oplog/<worktree>: the refs, HEAD, index, journals and work-tree files it changed, each with its value before and after. Both binaries show and undo the same log. op undo walks back one operation per call (undos and redos themselves aside), and op redo steps forward again until a new operation is recorded. git config op.keep bounds it (default 1000 operations).`
 }
 
 // Opener finds the repository whose log the command works on.
@@ -138,6 +140,9 @@ type opUndoJSON struct {
 	opJSON
 	Undoable    bool     `json:"undoable"`
 	UndoRefusal []string `json:"undo_refusal"`
+	// RecoveryRequired: a pending operation whose process is gone, as op
+	// log marks it.
+	RecoveryRequired bool `json:"recovery_required"`
 }
 
 // OpsDocument is LogDocument with each operation's undoable and
@@ -163,7 +168,13 @@ func OpsDocument(ctx context.Context, l *oplog.Log) (any, error) {
 		reasons, checked := checks[o.ID]
 		switch {
 		case o.State == oplog.Pending:
+			// What op undo of its p<pid> says.
+			j.RecoveryRequired = oplog.Interrupted(o, proc.Gone)
 			j.UndoRefusal = []string{"it has not finished (pending)"}
+			var re *cli.Refusal
+			if errors.As(pendingRefusal(l, o.Tool, o.ID), &re) {
+				j.UndoRefusal = append(re.Reasons, re.Next)
+			}
 		case checked && len(reasons) == 0:
 			j.Undoable = true
 		case checked:
@@ -180,13 +191,127 @@ func readAll(env *cli.Env, l *oplog.Log) ([]*oplog.Op, error) {
 	return readOps(env.Ctx, l)
 }
 
+// readOps is the log as op log and the dashboard list it: the pending
+// records of a git nudge apply or undo whose task is resolved or dropped
+// are left out (SPEC 5: they leave the list then).
 func readOps(ctx context.Context, l *oplog.Log) ([]*oplog.Op, error) {
+	ops, err := readEvery(ctx, l)
+	var out []*oplog.Op
+	for _, o := range ops {
+		if o.State == oplog.Pending && oplog.Interrupted(o, proc.Gone) && resolved(ctx, l, o) {
+			continue
+		}
+		out = append(out, o)
+	}
+	return out, err
+}
+
+// readEvery is the log with every pending record in front (op show).
+func readEvery(ctx context.Context, l *oplog.Log) ([]*oplog.Op, error) {
 	ops, err := l.Read(ctx)
 	pend, perr := l.Pending()
 	if err == nil {
 		err = perr
 	}
 	return append(oplog.Unfinished(pend, ops), ops...), err
+}
+
+// applyTask is the task an interrupted git nudge apply or undo worked on
+// ("" for any other operation).
+func applyTask(o *oplog.Op) string {
+	if o.Tool != "nudge" || (o.Kind != "apply" && o.Kind != "undo") {
+		return ""
+	}
+	if p := Positionals(o.Args); len(p) == 1 {
+		return p[0]
+	}
+	return ""
+}
+
+// resolved reports whether the task of an interrupted apply or undo no
+// longer needs recovery: its record is gone (dropped) or in a state other
+// than applying, undoing or Recovery required (resolved).
+func resolved(ctx context.Context, l *oplog.Log, o *oplog.Op) bool {
+	id := applyTask(o)
+	if id == "" || l.Repo.WorkTree == "" {
+		return false
+	}
+	ws, err := nudge.OpenReadOnly(ctx, l.Repo.WorkTree, time.Now)
+	if err != nil {
+		return false
+	}
+	t, err := ws.Load(id)
+	var unknown *nudge.UnknownTaskError
+	if errors.As(err, &unknown) {
+		return true
+	}
+	if err != nil {
+		return false
+	}
+	switch t.State {
+	case nudge.StateApplying, nudge.StateUndoing, nudge.StateRecoveryRequired:
+		return false
+	}
+	return true
+}
+
+// recoverJudge is git nudge recover's per-file answer for an interrupted
+// git nudge apply or undo, so that op show says what recover and the
+// dashboard say (nil for any other operation).
+func recoverJudge(l *oplog.Log, o *oplog.Op) oplog.FileJudge {
+	id := applyTask(o)
+	if id == "" || l.Repo.WorkTree == "" {
+		return nil
+	}
+	return func(ctx context.Context) (map[string]string, error) {
+		ws, err := nudge.OpenReadOnly(ctx, l.Repo.WorkTree, time.Now)
+		if err != nil {
+			return nil, nil
+		}
+		files, err := ws.RecoverFiles(ctx, id)
+		var re *cli.Refusal
+		var unknown *nudge.UnknownTaskError
+		if errors.As(err, &re) || errors.As(err, &unknown) {
+			return nil, nil // no apply of it started writing: the record's own values
+		}
+		if err != nil {
+			return nil, err
+		}
+		m := make(map[string]string, len(files))
+		for _, f := range files {
+			m[f.Path] = f.Matches
+		}
+		return m, nil
+	}
+}
+
+// pendingRefusal explains an op undo of a pending record's id (p<pid>):
+// what it is and what to do instead.
+func pendingRefusal(l *oplog.Log, tool, id string) error {
+	what := "cannot undo " + pathenc.Quote(id)
+	pend, _ := l.Pending()
+	var p *oplog.Op
+	for _, o := range pend {
+		if o.ID == id {
+			p = o
+		}
+	}
+	if p == nil {
+		return &cli.Refusal{What: what, Reasons: []string{"an id p<N> names an operation that has not finished (N is its process id), and none is pending under " + pathenc.Quote(id) + " now"},
+			Next: "git " + tool + " op log lists the operations; a finished one is undone by its o<N> id."}
+	}
+	cmd := "git " + p.Tool + " " + pathenc.Text(pathenc.ShellJoin(p.Args))
+	if !oplog.Interrupted(p, proc.Gone) {
+		return &cli.Refusal{What: what, Reasons: []string{fmt.Sprintf("%s is %s, still running (pid %d); it gets an o<N> id once it finishes", id, cmd, p.PID)},
+			Next: "Wait for it to finish, then undo it by its o<N> id (git " + tool + " op log)."}
+	}
+	reason := fmt.Sprintf("%s is %s, interrupted: its process (pid %d) is gone, so no finished record of it exists to undo, and an interrupted operation is never undone or replayed automatically", id, cmd, p.PID)
+	if t := applyTask(p); t != "" {
+		return &cli.Refusal{What: what, Reasons: []string{reason},
+			Next: fmt.Sprintf("git nudge recover %s tells, file by file, whether each holds its before or its after version; put the files right by hand, then git nudge drop --force %s removes the task (and this entry from op log).", t, t)}
+	}
+	return &cli.Refusal{What: what, Reasons: []string{reason},
+		Next: fmt.Sprintf("git %s op show %s tells, for each recorded value, whether the before or the after holds now; put things right by hand.", tool, id)}
 }
 
 func pendingWord(o *oplog.Op) string {
@@ -222,7 +347,7 @@ func (c *ShowCmd) Run(k *kong.Kong, env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	ops, rerr := readAll(env, l)
+	ops, rerr := readEvery(env.Ctx, l)
 	o := oplog.Find(ops, c.ID)
 	if o == nil {
 		if rerr != nil {
@@ -233,7 +358,7 @@ func (c *ShowCmd) Run(k *kong.Kong, env *cli.Env) error {
 	var holds []oplog.Holds
 	interrupted := oplog.Interrupted(o, proc.Gone)
 	if interrupted {
-		if holds, err = l.Status(env.Ctx, o); err != nil {
+		if holds, err = l.Status(env.Ctx, o, recoverJudge(l, o)); err != nil {
 			return err
 		}
 	}
@@ -299,7 +424,7 @@ func fileVal(f *oplog.File) string {
 
 // UndoCmd is `op undo [ID]`.
 type UndoCmd struct {
-	ID   string `arg:"" optional:"" predictor:"op" help:"Operation to undo; the latest when left out. An older one only when no later operation changed the same refs, files or journals."`
+	ID   string `arg:"" optional:"" predictor:"op" help:"Operation to undo; when left out, the latest one not yet undone (repeat to step further back). A named one only when no later operation changed the same refs, files or journals."`
 	JSON bool   `name:"json" help:"Print {id, undoes, state, summary} as one JSON document."`
 }
 
@@ -327,41 +452,81 @@ func (c *UndoCmd) Run(k *kong.Kong, env *cli.Env) error {
 	if target.Kind == "drop" {
 		env.Printf("The task's record and refs are back; its worktree is not (git nudge start makes a new one).\n")
 	}
-	if target.Kind == "op-undo" && target.Undoes != "" {
-		// This redid target.Undoes: undoing inv takes that back again.
-		env.Printf("git %s op undo %s undoes %s again.\n", tool, inv.ID, target.Undoes)
+	env.Printf("git %s op redo re-does it; git %s op undo steps further back.\n", tool, tool)
+	return nil
+}
+
+// RedoCmd is `op redo`.
+type RedoCmd struct {
+	JSON bool `name:"json" help:"Print {id, undoes, redoes, state, summary} as one JSON document."`
+}
+
+// Run re-does the most recently undone operation.
+func (c *RedoCmd) Run(k *kong.Kong, env *cli.Env) error {
+	tool := Tool(strings.TrimPrefix(k.Model.Name, "git-"))
+	l, err := open(env)
+	if err != nil {
+		return err
+	}
+	target, inv, err := Redo(env.Ctx, l, string(tool), env.Now())
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		doc := UndoDocument(target, inv)
+		doc["redoes"] = inv.Redoes
+		return env.JSON(doc)
+	}
+	summary := strings.TrimPrefix(strings.TrimPrefix(inv.Summary, "redid "+inv.Redoes), "; ")
+	if summary == "" {
+		env.Printf("Redid %s (taking back %s) as %s.\n", inv.Redoes, target.ID, inv.ID)
 	} else {
-		env.Printf("git %s op undo %s redoes it.\n", tool, inv.ID)
+		env.Printf("Redid %s (taking back %s) as %s: %s.\n", inv.Redoes, target.ID, inv.ID, pathenc.Text(summary))
 	}
 	return nil
 }
 
 // Undo is op undo's work (the command's and the dashboard's POST
 // /api/ops/{id}/undo): under the log's lock, tool (nudge, autodev) undoes
-// operation id, the latest when "". A refusal is a *cli.Refusal.
+// operation id, the latest not yet undone when "". A refusal is a
+// *cli.Refusal.
 func Undo(ctx context.Context, l *oplog.Log, tool, id string, now time.Time) (target, inv *oplog.Op, err error) {
-	lock, err := l.Lock(ctx, "git "+tool+" op undo")
-	if err != nil {
-		return nil, nil, err
+	if strings.HasPrefix(id, "p") {
+		// A pending record's id: never an operation to undo.
+		return nil, nil, pendingRefusal(l, tool, id)
 	}
-	defer lock.Release()
-	release, err := holdWorkspace(ctx, l.Repo, "git "+tool+" op undo")
-	if err != nil {
-		return nil, nil, err
-	}
-	defer release()
 	args := []string{"op", "undo"}
 	if id != "" {
 		args = append(args, id)
 	}
-	target, inv, err = l.Undo(ctx, id, args, tool, now)
-	var re *oplog.RefusedError
+	return locked(ctx, l, tool, "op undo", func() (*oplog.Op, *oplog.Op, error) { return l.Undo(ctx, id, args, tool, now) })
+}
+
+// Redo is op redo's work, under the same locks as Undo.
+func Redo(ctx context.Context, l *oplog.Log, tool string, now time.Time) (target, inv *oplog.Op, err error) {
+	return locked(ctx, l, tool, "op redo", func() (*oplog.Op, *oplog.Op, error) { return l.Redo(ctx, []string{"op", "redo"}, tool, now) })
+}
+
+// locked runs an undo or redo under the log's lock and the workspace's.
+func locked(ctx context.Context, l *oplog.Log, tool, what string, do func() (*oplog.Op, *oplog.Op, error)) (target, inv *oplog.Op, err error) {
+	lock, err := l.Lock(ctx, "git "+tool+" "+what)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer lock.Release()
+	release, err := holdWorkspace(ctx, l.Repo, "git "+tool+" "+what)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
+	target, inv, err = do()
+	var re *cli.Refusal
 	if errors.As(err, &re) {
-		return nil, nil, &cli.Refusal{What: re.What, Reasons: re.Reasons, Next: re.Next}
+		return nil, nil, re
 	}
 	if err != nil {
 		if inv != nil {
-			return nil, nil, fmt.Errorf("undo of %s (recorded as %s) failed part-way: %w; git %s op show %s tells what holds", target.ID, inv.ID, err, tool, inv.ID)
+			return nil, nil, fmt.Errorf("%s of %s (recorded as %s) failed part-way: %w; git %s op show %s tells what holds", strings.TrimPrefix(what, "op "), target.ID, inv.ID, err, tool, inv.ID)
 		}
 		return nil, nil, err
 	}

@@ -19,8 +19,31 @@ function el(tag, props, ...kids) {
   return e;
 }
 
+// ---- the token ----
+// The address git nudge dashboard prints carries the token once. The page
+// keeps it in this tab's sessionStorage (the name has the port in it, so
+// two dashboards never mix), takes it out of the address bar and history,
+// and sends it as an Authorization header with every request. No cookie:
+// cookies are not scoped by port, so any server on 127.0.0.1 would get it.
+const TOKEN_KEY = "nudge-dashboard-token:" + location.port;
+const token = (() => {
+  const q = new URLSearchParams(location.search);
+  let t = q.get("token");
+  if (t) {
+    try { sessionStorage.setItem(TOKEN_KEY, t); } catch (_) { /* kept in memory only */ }
+    const page = q.get("page");
+    history.replaceState(null, "", "/" + (page === "checkpoints" || page === "operations" ? "#" + page : location.hash));
+  } else {
+    try { t = sessionStorage.getItem(TOKEN_KEY); } catch (_) { t = null; }
+  }
+  return t || "";
+})();
+function authHeaders(extra) {
+  return Object.assign({ "Authorization": "Bearer " + token }, extra || {});
+}
+
 async function api(method, path) {
-  const r = await fetch(path, { method, credentials: "same-origin", headers: { "Accept": "application/json" } });
+  const r = await fetch(path, { method, credentials: "omit", headers: authHeaders({ "Accept": "application/json" }) });
   let body = null;
   try { body = await r.json(); } catch (_) { body = null; }
   return { ok: r.ok, status: r.status, body };
@@ -478,7 +501,7 @@ async function loadOps() {
     el("td", { text: ago(o.time, now) }),
     el("td", { text: "git " + o.tool + " " + shellJoin(o.args) }),
     el("td", { text: o.summary }),
-    el("td", { text: o.undone_by ? "undone by " + o.undone_by : o.state }),
+    el("td", { text: o.undone_by ? "undone by " + o.undone_by : (o.recovery_required ? "Recovery required" : o.state) }),
     el("td", null, o.undoable ?
       el("button", { class: "undo", text: "Undo", disabled: state.busy, onclick: () => undoOp(o.id) }) :
       (o.undone_by ? null : el("small", { class: "no-undo", text: "no undo", title: (o.undo_refusal || []).join("\n") }))))));
@@ -502,15 +525,44 @@ async function undoOp(id) {
 }
 
 // ---- live updates ----
+// The event stream is read with fetch (EventSource cannot send the
+// Authorization header): "event: <name>" lines, blocks ended by a blank
+// line. It reconnects a second after it ends.
 let pending = null;
-function connect() {
-  const es = new EventSource("/api/events");
-  es.addEventListener("hello", () => { $("#live").textContent = "live"; $("#live").classList.add("on"); });
-  es.addEventListener("change", () => {
+function onEvent(name) {
+  if (name === "hello") { $("#live").textContent = "live"; $("#live").classList.add("on"); }
+  else if (name === "change") {
     if (pending) return;
     pending = setTimeout(() => { pending = null; refresh(); }, 50);
-  });
-  es.onerror = () => { $("#live").textContent = "reconnecting…"; $("#live").classList.remove("on"); };
+  }
+}
+async function connect() {
+  try {
+    const r = await fetch("/api/events", { credentials: "omit", headers: authHeaders({ "Accept": "text/event-stream" }) });
+    if (r.status === 401) {
+      $("#live").textContent = "no token: open the address git nudge dashboard printed";
+      $("#live").classList.remove("on");
+      return;
+    }
+    if (!r.ok || !r.body) throw new Error("status " + r.status);
+    const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buf = "", name = "message";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += value;
+      let i;
+      while ((i = buf.indexOf("\n")) >= 0) {
+        const line = buf.slice(0, i).replace(/\r$/, "");
+        buf = buf.slice(i + 1);
+        if (line === "") { onEvent(name); name = "message"; }
+        else if (line.startsWith("event:")) name = line.slice(6).trim();
+      }
+    }
+  } catch (_) { /* reconnect below */ }
+  $("#live").textContent = "reconnecting…";
+  $("#live").classList.remove("on");
+  setTimeout(connect, 1000);
 }
 
 $("#checkpoints tbody").addEventListener("click", (ev) => {
