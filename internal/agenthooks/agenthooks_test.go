@@ -139,3 +139,30 @@ func TestParsePayloadSamples(t *testing.T) {
 		t.Errorf("empty: %+v", turn)
 	}
 }
+
+// Each recorded payload gives its session, the agent that sent it and
+// that agent's resume command.
+func TestSessionSamples(t *testing.T) {
+	cases := map[string]string{
+		"claude-stop.json":               "claude --resume eb5b0174-0555-4601-804e-672d68069c89",
+		"codex-agent-turn-complete.json": "codex resume 019a1b2c-3d4e-7f60-8a9b-0c1d2e3f4a5b",
+		"gemini-afteragent.json":         "gemini --resume 5f0b6d2e-8c1a-4e57-9a43-2b7d9c0e1f36",
+		"cursor-stop.json":               "agent --resume cdefee2d-2727-4b73-bf77-d9d830f31d2a",
+	}
+	for name, want := range cases {
+		b, err := os.ReadFile(filepath.Join("..", "..", "tests", "testdata", "hooks", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := SessionOf(ParsePayload(b), "", "")
+		if s == nil || s.Resume() != want {
+			t.Errorf("%s: got %+v", name, s)
+		}
+	}
+	if s := SessionOf(ParsePayload([]byte(`{"session_id":"x y'z","hook_event_name":"Stop"}`)), "codex", ""); s == nil || s.Resume() != `codex resume 'x y'\''z'` {
+		t.Errorf("quoted: %+v", s)
+	}
+	if s := SessionOf(ParsePayload([]byte(`{"hook_event_name":"Stop"}`)), "", ""); s != nil {
+		t.Errorf("no session: %+v", s)
+	}
+}

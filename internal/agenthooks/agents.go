@@ -31,13 +31,21 @@ type Agent struct {
 	// entry is the hook entry, group the element added to the event's
 	// array (entry wrapped, or entry itself).
 	group func(cmd string) value
-	// nested: entries sit in groups' "hooks" arrays (Claude, Gemini);
-	// otherwise directly in the event's array (Cursor).
+	// nested: entries sit in groups' "hooks" arrays (Claude, Codex,
+	// Gemini); otherwise directly in the event's array (Cursor).
 	nested bool
+	// named: the hook's command line says which agent runs it (--agent),
+	// for an agent whose payload alone does not tell it from another's.
+	named bool
 }
 
 // Command is the command line the hook runs for agent a.
-func (a Agent) Command() string { return "git autodev hook --event " + a.Event }
+func (a Agent) Command() string {
+	if a.named {
+		return "git autodev hook --agent " + a.Name + " --event " + a.Event
+	}
+	return "git autodev hook --event " + a.Event
+}
 
 // Agents lists the supported agents.
 var Agents = []Agent{
@@ -48,7 +56,15 @@ var Agents = []Agent{
 		},
 		nested: true,
 	},
-	{Name: "codex", Title: "Codex CLI", Event: "agent-turn-complete"},
+	{
+		// Codex's project hooks: the same shape as Claude Code's, and a
+		// Stop event that Claude Code's hook also has, hence --agent.
+		Name: "codex", Title: "Codex CLI", File: ".codex/hooks.json", Event: "Stop",
+		group: func(cmd string) value {
+			return object{{"hooks", []value{object{{"type", "command"}, {"command", cmd}}}}}
+		},
+		nested: true, named: true,
+	},
 	{
 		Name: "gemini", Title: "Gemini CLI", File: ".gemini/settings.json", Event: "AfterAgent", Comments: true,
 		group: func(cmd string) value {
@@ -361,45 +377,4 @@ func writeAtomic(root *os.Root, name string, data []byte, mode fs.FileMode) erro
 		d.Close()
 	}
 	return nil
-}
-
-// CodexLine is what ~/.codex/config.toml needs for Codex CLI's notify to
-// run the hook (at the top level, before any [table]).
-func CodexLine() string {
-	return `notify = ["git", "autodev", "hook", "--event", "agent-turn-complete"]`
-}
-
-// CodexConfigPath is Codex CLI's config file: $CODEX_HOME/config.toml, or
-// ~/.codex/config.toml.
-func CodexConfigPath(getenv func(string) string) string {
-	if h := getenv("CODEX_HOME"); h != "" {
-		return path.Join(h, "config.toml")
-	}
-	if h := getenv("HOME"); h != "" {
-		return path.Join(h, ".codex", "config.toml")
-	}
-	return "~/.codex/config.toml"
-}
-
-// CodexState reads Codex's config (read only) and says whether its notify
-// already runs the hook ("installed"), runs another program ("other", with
-// the line), or is not set ("absent"; also when the file cannot be read).
-func CodexState(file string) (state, line string) {
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "absent", ""
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "[") {
-			break // notify is a top-level key
-		}
-		if k, _, ok := strings.Cut(t, "="); ok && strings.TrimSpace(k) == "notify" {
-			if strings.Contains(t, `"autodev"`) && strings.Contains(t, `"hook"`) {
-				return "installed", t
-			}
-			return "other", t
-		}
-	}
-	return "absent", ""
 }

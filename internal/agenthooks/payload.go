@@ -14,6 +14,12 @@ type Turn struct {
 	Prompt  string // the turn's first prompt
 	Summary string // the agent's last message
 	Cwd     string // the directory the agent worked in, when it says
+	// Session is the agent's session (conversation, thread) id, and
+	// Transcript the file it keeps the conversation in, when it says.
+	Session    string
+	Transcript string
+	// agentHint is what in the payload tells the agents apart.
+	agentHint string
 	// Garbage is set when a payload was given but is not a JSON object.
 	Garbage bool
 }
@@ -40,6 +46,14 @@ func ParsePayload(data []byte) Turn {
 	t.Prompt = firstText(m, "prompt", "input-messages", "input_messages", "user_prompt")
 	t.Summary = firstText(m, "last_assistant_message", "last-assistant-message", "prompt_response", "text", "summary")
 	t.Cwd = firstText(m, "cwd")
+	t.Session = firstText(m, "session_id", "sessionId", "conversation_id", "thread-id", "thread_id")
+	t.Transcript = firstText(m, "transcript_path", "transcriptPath")
+	switch {
+	case m["conversation_id"] != nil:
+		t.agentHint = "cursor"
+	case m["turn_id"] != nil || m["turn-id"] != nil || m["thread-id"] != nil:
+		t.agentHint = "codex"
+	}
 	return t
 }
 

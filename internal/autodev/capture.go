@@ -132,7 +132,7 @@ func (ws *Workspace) install(c *capture) error {
 // commitMessage is "autodev: <label>", then the rest of a post, then
 // trailers naming the task and mode and where the commit was made (read
 // back by --rebuild).
-func commitMessage(label, body string, task, mode *string, at origin) string {
+func commitMessage(label, body string, task, mode *string, at origin, extra ...string) string {
 	var b strings.Builder
 	b.WriteString(SubjectPrefix + label + "\n")
 	if body = strings.TrimSpace(body); body != "" {
@@ -151,6 +151,7 @@ func commitMessage(label, body string, task, mode *string, at origin) string {
 	if at.Branch != "" {
 		trailers = append(trailers, branchTrailer+quoteTrailer(at.Branch))
 	}
+	trailers = append(trailers, extra...)
 	if len(trailers) > 0 {
 		b.WriteString("\n" + strings.Join(trailers, "\n") + "\n")
 	}

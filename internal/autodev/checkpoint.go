@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/nudgethis/git-nudge/internal/agenthooks"
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
@@ -18,6 +19,9 @@ type CheckpointRequest struct {
 	// FromRun fills a nil Task or Mode from state.json while a run is
 	// active (a checkpoint made by the run's command).
 	FromRun bool
+	// Session is the agent conversation of a hook's checkpoint, kept in
+	// its entry and as trailers of its commit.
+	Session *agenthooks.Session
 }
 
 // Outcome says what Checkpoint did.
@@ -126,7 +130,7 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 		indexTree = c.IndexTree
 	}
 	at := ws.origin(head)
-	commit, err := ws.commitWithIndex(ctx, c.Tree, indexTree, head, commitMessage(label, body, req.Task, req.Mode, at))
+	commit, err := ws.commitWithIndex(ctx, c.Tree, indexTree, head, commitMessage(label, body, req.Task, req.Mode, at, sessionTrailers(req.Session)...))
 	if err != nil {
 		c.discard()
 		return res, err
@@ -143,6 +147,7 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	faultPoint("checkpoint-after-index")
 	e := ws.newEntry(id, commit, label, typ, req.Task, req.Mode)
 	e.Worktree, e.Branch = at.Worktree, at.Branch
+	e.Session = req.Session
 	j.Entries = append(j.Entries, e)
 	faultPoint("checkpoint-before-journal")
 	if err := ws.saveJournal(j); err != nil {
@@ -238,6 +243,7 @@ func (ws *Workspace) checkpointClean(ctx context.Context, j *Journal, head git.H
 	e := ws.newEntry(id, head.Commit, label, TypeTask, req.Task, req.Mode)
 	at := ws.origin(head)
 	e.Worktree, e.Branch = at.Worktree, at.Branch
+	e.Session = req.Session
 	j.Entries = append(j.Entries, e)
 	faultPoint("checkpoint-before-journal")
 	if err := ws.saveJournal(j); err != nil {

@@ -23,6 +23,8 @@ const HookLogLimit = 256 << 10
 type HookRequest struct {
 	Event string // the event name given on the command line ("" if none)
 	Turn  agenthooks.Turn
+	// Session is the agent's conversation, kept with the checkpoint.
+	Session *agenthooks.Session
 }
 
 // HookResult is what Hook did.
@@ -55,7 +57,7 @@ func (ws *Workspace) Hook(ctx context.Context, req HookRequest) (HookResult, err
 		res.Clean = true
 		return res, nil
 	}
-	res.Checkpoint, err = ws.Checkpoint(ctx, CheckpointRequest{Post: label, FromRun: true})
+	res.Checkpoint, err = ws.Checkpoint(ctx, CheckpointRequest{Post: label, FromRun: true, Session: req.Session})
 	return res, err
 }
 
@@ -138,6 +140,23 @@ func trimLog(root *os.Root, name string, keep int) error {
 		return err
 	}
 	return nil
+}
+
+// sessionTrailers are the commit trailers that name an agent's
+// conversation: Autodev-Agent, Autodev-Session and Autodev-Transcript.
+func sessionTrailers(s *agenthooks.Session) []string {
+	if s == nil {
+		return nil
+	}
+	var t []string
+	if s.Agent != "" {
+		t = append(t, "Autodev-Agent: "+oneLine(s.Agent))
+	}
+	t = append(t, "Autodev-Session: "+quoteTrailer(s.ID))
+	if s.Transcript != "" {
+		t = append(t, "Autodev-Transcript: "+quoteTrailer(s.Transcript))
+	}
+	return t
 }
 
 // kindName names a file mode that is not a regular file's.

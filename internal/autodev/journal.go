@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/agenthooks"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
@@ -27,6 +28,9 @@ type Entry struct {
 	// HEAD). Both are "" in entries written before they were recorded.
 	Worktree string `json:"worktree,omitempty"`
 	Branch   string `json:"branch,omitempty"`
+	// Session is the agent conversation an agent's hook made the
+	// checkpoint in (SPEC 7), nil otherwise.
+	Session *agenthooks.Session `json:"agent_session,omitempty"`
 	// Extra keeps fields a newer version wrote, so a rewrite keeps them.
 	Extra journal.Extra `json:"-"`
 }

@@ -278,6 +278,12 @@ func (e *Env) ForwardSignals() Forwarding {
 			}
 		}
 	}()
+	// A reader of our output that goes away (git nudge run ... | head)
+	// must not end this process while it still has a capture to finish:
+	// with SIGPIPE caught, a write to the closed pipe fails with EPIPE
+	// instead (the program itself gets SIGPIPE's default again on exec).
+	pipe := make(chan os.Signal, 1)
+	signal.Notify(pipe, syscall.SIGPIPE)
 	fromTerminal := false
 	if f, ok := e.Stdin.(*os.File); ok {
 		fromTerminal = IsTerminal(f)
@@ -289,6 +295,7 @@ func (e *Env) ForwardSignals() Forwarding {
 		Group:   !fromTerminal,
 		Stop: func() {
 			signal.Stop(raw)
+			signal.Stop(pipe)
 			if !once {
 				once = true
 				close(stop)

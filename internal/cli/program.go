@@ -156,7 +156,10 @@ func (p Program) Main(args []string, env *Env) (code int) {
 			return ExitFailed
 		}
 		if os.Getenv("COMP_LINE") != "" {
-			kongplete.Complete(parser, kongplete.WithExitFunc(exit))
+			kongplete.Complete(parser, append(predictors(), kongplete.WithExitFunc(exit))...)
+		}
+		if len(args) == 0 {
+			return p.shortHelp(parser, env)
 		}
 		kctx, err = parser.Parse(args)
 	}
@@ -268,4 +271,19 @@ complete -f -c git -n '__fish_seen_subcommand_from %[2]s' -a '(__%[3]s_complete)
 	}
 	_, err := fmt.Fprint(env.Stdout, s)
 	return err
+}
+
+// shortHelp is what a bare "git nudge" (no command) prints: the list of
+// commands, one line each, on stderr, and the usage exit status.
+func (p Program) shortHelp(parser *kong.Kong, env *Env) int {
+	parser.Stdout = env.Stderr
+	kctx, err := kong.Trace(parser, nil)
+	if err == nil {
+		err = kctx.PrintUsage(true)
+	}
+	if err != nil {
+		fmt.Fprintf(env.Stderr, "%s: a command is needed; run '%s -h' for usage.\n", p.Display(), p.Display())
+	}
+	fmt.Fprintf(env.Stderr, "\n%s: a command is needed. Run '%s COMMAND -h' for one command's help, man %s for all of it.\n", p.Display(), p.Display(), p.Name)
+	return ExitUsage
 }

@@ -32,9 +32,15 @@ type Error struct {
 	ExitCode int
 	Stderr   string
 	Err      error
+	// Filter is set when git failed because a clean/smudge filter's
+	// program is not installed; the message then says so.
+	Filter *MissingFilter
 }
 
 func (e *Error) Error() string {
+	if e.Filter != nil {
+		return e.Filter.Message()
+	}
 	msg := strings.TrimSpace(e.Stderr)
 	if msg == "" && e.Err != nil {
 		msg = e.Err.Error()
@@ -232,7 +238,7 @@ func gitError(args []string, stderr string, err error) *Error {
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	}
-	return &Error{Args: args, ExitCode: code, Stderr: stderr, Err: err}
+	return &Error{Args: args, ExitCode: code, Stderr: stderr, Err: err, Filter: missingFilter(stderr)}
 }
 
 func (r *Repo) run(ctx context.Context, c cmd) ([]byte, error) {
@@ -275,7 +281,9 @@ func (r *Repo) run(ctx context.Context, c cmd) ([]byte, error) {
 		return out.Bytes(), nil // stopped on purpose: whatever it said after
 	}
 	if err != nil {
-		return out.Bytes(), gitError(c.args, errb.String(), err)
+		ge := gitError(c.args, errb.String(), err)
+		r.nameFilter(ctx, ge)
+		return out.Bytes(), ge
 	}
 	return out.Bytes(), nil
 }

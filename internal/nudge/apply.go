@@ -55,6 +55,9 @@ type ApplyOptions struct {
 	AcceptConfigChange bool
 	// Unvalidated applies a task whose validation failed (SPEC 8).
 	Unvalidated bool
+	// Dir is the caller's current directory: paths in a refusal are
+	// given relative to it ("" gives them from the top of the work tree).
+	Dir string
 }
 
 // ApplyWith is Apply with options: a task whose shared git settings
@@ -77,7 +80,7 @@ func (w *Workspace) ApplyWith(ctx context.Context, id string, o ApplyOptions) (*
 				return steps, reasons, next, nil
 			}
 			var rf reasonList
-			rf.add(validationReason(t))
+			rf.add(validationReason(t, w.shownPath(filepath.Join(w.LogDir(t.ID), "validate.log"), o.Dir)))
 			for _, r := range reasons {
 				rf.add(r, "")
 			}

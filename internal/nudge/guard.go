@@ -807,7 +807,7 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 		ids = append(ids, t.ID)
 	}
 	lines := w.describeGuard(ctx, changes)
-	fmt.Fprintf(warn, "git nudge: WARNING: the repository's shared git settings changed while %s could change them:\n", strings.Join(ids, ", "))
+	fmt.Fprintf(warn, "git nudge: WARNING: the repository's shared git settings changed while %s could change them:\n", strings.Join(w.suspectNames(suspects), ", "))
 	for _, l := range lines {
 		fmt.Fprintf(warn, "  %s\n", l)
 	}
@@ -815,12 +815,15 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 		qdir, problems := w.putBack(ctx, changes)
 		if qdir != "" {
 			fmt.Fprintf(warn, "git nudge: put them back as they were; what was found is kept in %s\n", qdir)
+			if err := w.writeQuarantineManifest(qdir, changes, ids, lines); err == nil {
+				fmt.Fprintf(warn, "git nudge: if you made these changes yourself, git nudge guard accept puts them back in place and clears them from %s\n", strings.Join(ids, ", "))
+			}
 		}
 		for _, p := range problems {
 			fmt.Fprintf(warn, "git nudge: could not put back %s\n", p)
 			lines = append(lines, "NOT put back: "+p)
 		}
-		fmt.Fprintf(warn, "git nudge: git nudge apply refuses %s until you have looked: git nudge apply ID --accept-config-change applies it anyway. If you made one of these changes yourself, make it again now.\n", strings.Join(ids, ", "))
+		fmt.Fprintf(warn, "git nudge: git nudge apply refuses %s until you have looked: git nudge apply ID --accept-config-change applies it anyway.\n", strings.Join(ids, ", "))
 	} else {
 		// Nothing of ours was running: most likely the user's own change,
 		// but a task worktree was handed out, so its apply waits too.
@@ -1063,6 +1066,13 @@ func (w *Workspace) writeTrusted(ctx context.Context, root *os.Root, f *guardFil
 	if err != nil {
 		return fmt.Errorf("its trusted content (blob %s, also in %s) cannot be read: %v", f.Blob, GuardRef, err)
 	}
+	return writeGuardFile(root, f, data)
+}
+
+// writeGuardFile writes data as f (its path, mode: a symlink's data is
+// its target) inside root, through a temporary file (git's own lock file
+// for a config file) renamed into place.
+func writeGuardFile(root *os.Root, f *guardFile, data []byte) error {
 	p := filepath.FromSlash(f.Path)
 	if err := root.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err

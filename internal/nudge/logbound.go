@@ -116,7 +116,7 @@ func (l *BoundedLog) compact() error {
 		}
 	}
 	l.cut += dropped
-	marker := fmt.Sprintf("[git-nudge: the first %d bytes of this output were cut; the last %d are kept below]\n", l.cut, len(tail))
+	marker := fmt.Sprintf("[git nudge: the first %d bytes of this output were cut; the last %d are kept below]\n", l.cut, len(tail))
 	data := append([]byte(marker), tail...)
 	if err := l.f.Truncate(0); err != nil {
 		return err

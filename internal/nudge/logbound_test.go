@@ -30,7 +30,7 @@ func TestBoundedLogKeepsTheEnd(t *testing.T) {
 	}
 	got, _ := os.ReadFile(path)
 	first, rest, _ := strings.Cut(string(got), "\n")
-	m := regexp.MustCompile(`^\[git-nudge: the first (\d+) bytes of this output were cut; the last (\d+) are kept below\]$`).FindStringSubmatch(first)
+	m := regexp.MustCompile(`^\[git nudge: the first (\d+) bytes of this output were cut; the last (\d+) are kept below\]$`).FindStringSubmatch(first)
 	if m == nil {
 		t.Fatalf("no cut marker: %q", first)
 	}

@@ -69,6 +69,8 @@ func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
 	t := &Task{
 		ID: id, State: StatePending, Note: o.Note, Created: w.Now().UTC(),
 		Workspace: r.WorkTree, Command: o.Command,
+		// The branch it was queued on, until work takes its snapshot.
+		Branch: optStr(head.Branch),
 	}
 	if err := w.Save(t); err != nil {
 		_ = r.DeleteRef(context.WithoutCancel(ctx), refs.Task.Ref(id), placeholder)

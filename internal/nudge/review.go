@@ -170,10 +170,10 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 	w.largeNotices(notices, t, large)
 	switch {
 	case bw.stopped:
-		fmt.Fprintf(notices, "[git-nudge: over %d more bytes of output not shown (limit %d bytes), git was stopped there; --max-bytes 0 or git diff %s %s shows everything]\n",
+		fmt.Fprintf(notices, "[git nudge: over %d more bytes of output not shown (limit %d bytes), git was stopped there; --max-bytes 0 or git diff %s %s shows everything]\n",
 			bw.cut, limit, baseRef(t), refs.Results+id)
 	case bw.cut > 0:
-		fmt.Fprintf(notices, "[git-nudge: %d more bytes of output not shown (limit %d bytes); --max-bytes 0 or git diff %s %s shows everything]\n",
+		fmt.Fprintf(notices, "[git nudge: %d more bytes of output not shown (limit %d bytes); --max-bytes 0 or git diff %s %s shows everything]\n",
 			bw.cut, limit, baseRef(t), refs.Results+id)
 	}
 	return nil

@@ -115,7 +115,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	}
 	dir, moved := w.commandDir(*t.Worktree, o.Dir)
 	if moved != "" && o.Stderr != nil {
-		fmt.Fprintf(o.Stderr, "git-nudge: %s\n", moved)
+		fmt.Fprintf(o.Stderr, "git nudge: %s\n", moved)
 	}
 	pid := os.Getpid()
 	t.State = StateRunning
@@ -253,10 +253,10 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 	}
 	stdout, stderr := io.Writer(log), io.Writer(log)
 	if o.Stdout != nil {
-		stdout = io.MultiWriter(o.Stdout, log)
+		stdout = io.MultiWriter(&lenient{w: o.Stdout}, log)
 	}
 	if o.Stderr != nil {
-		stderr = io.MultiWriter(o.Stderr, log)
+		stderr = io.MultiWriter(&lenient{w: o.Stderr}, log)
 	}
 	c := child{
 		argv: o.Command, dir: dir, env: w.childEnv(o.Environ, t, dir),
@@ -272,7 +272,7 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 		}
 		defer func() {
 			if put := done(); len(put) > 0 && o.Stderr != nil {
-				fmt.Fprintf(o.Stderr, "git-nudge: the command changed %s, which git reads as configuration or as the way to the repository; put back as it was before the run\n", strings.Join(put, ", "))
+				fmt.Fprintf(o.Stderr, "git nudge: the command changed %s, which git reads as configuration or as the way to the repository; put back as it was before the run\n", strings.Join(put, ", "))
 			}
 		}()
 		fmt.Fprint(stderr, sandbox.fallbackGaps())
@@ -280,7 +280,7 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 	}
 	code, err := c.run()
 	if err != nil {
-		fmt.Fprintf(log, "git-nudge: %v\n", err)
+		fmt.Fprintf(log, "git nudge: %v\n", err)
 	}
 	if cerr := log.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -349,4 +349,22 @@ func (w *Workspace) commandDir(worktree, callerDir string) (dir, moved string) {
 		dir = next
 	}
 	return dir, ""
+}
+
+// lenient passes writes on to w until w fails once (a reader that went
+// away: git nudge run ... | head), then drops them, never failing: the
+// command's output still reaches run.log, and the command runs to its end
+// and is captured, instead of the whole copy stopping at the first error.
+type lenient struct {
+	w      io.Writer
+	failed bool
+}
+
+func (l *lenient) Write(p []byte) (int, error) {
+	if !l.failed {
+		if _, err := l.w.Write(p); err != nil {
+			l.failed = true
+		}
+	}
+	return len(p), nil
 }

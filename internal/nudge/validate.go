@@ -264,7 +264,7 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 		}
 		if done != nil {
 			if put := done(); len(put) > 0 {
-				fmt.Fprintf(out, "git-nudge: the validation command changed %s, which git reads as configuration or as the way to the repository; put back as it was\n", strings.Join(put, ", "))
+				fmt.Fprintf(out, "git nudge: the validation command changed %s, which git reads as configuration or as the way to the repository; put back as it was\n", strings.Join(put, ", "))
 			}
 		}
 		close(stop)
@@ -273,16 +273,16 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 		case <-timedOut:
 			res.TimedOut = true
 			res.Error = fmt.Sprintf("stopped after %s (git config nudge.validateTimeout)", timeout)
-			fmt.Fprintf(out, "git-nudge: %s\n", res.Error)
+			fmt.Fprintf(out, "git nudge: %s\n", res.Error)
 		default:
 		}
 		if err != nil {
 			res.Error = err.Error()
-			fmt.Fprintf(out, "git-nudge: %v\n", err)
+			fmt.Fprintf(out, "git nudge: %v\n", err)
 		} else {
 			res.ExitCode = &code
 			if code != 0 && !res.TimedOut {
-				fmt.Fprintf(out, "git-nudge: exit status %d\n", code)
+				fmt.Fprintf(out, "git nudge: exit status %d\n", code)
 			}
 		}
 		select {
@@ -523,7 +523,7 @@ func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) 
 
 // validationReason is apply's refusal reason for a task whose validation
 // failed, and the advice.
-func validationReason(t *Task) (reason, next string) {
+func validationReason(t *Task, logPath string) (reason, next string) {
 	var failed []string
 	for _, c := range t.Validation.Commands {
 		switch {
@@ -540,5 +540,20 @@ func validationReason(t *Task) (reason, next string) {
 		why = t.Validation.Reason
 	}
 	return fmt.Sprintf("%s failed validation: %s", t.ID, why),
-		fmt.Sprintf("See %s; git nudge validate %s runs the checks again, git nudge apply --unvalidated %s applies it anyway.", filepath.Join("logs", t.ID, "validate.log"), t.ID, t.ID)
+		fmt.Sprintf("See %s; git nudge validate %s runs the checks again, git nudge apply --unvalidated %s applies it anyway.", logPath, t.ID, t.ID)
+}
+
+// shownPath is path as the user should type it: relative to dir (the
+// caller's current directory, or the top of the work tree when dir is
+// ""), or absolute when it is not below the top of the work tree.
+func (w *Workspace) shownPath(path, dir string) string {
+	if dir == "" {
+		dir = w.Repo.WorkTree
+	}
+	if rel, err := filepath.Rel(dir, path); err == nil {
+		if inTop, err := filepath.Rel(w.Repo.WorkTree, path); err == nil && filepath.IsLocal(inTop) {
+			return rel
+		}
+	}
+	return path
 }

@@ -76,7 +76,7 @@ func Run(s Spec) (int, error) {
 			}
 		}
 	}
-	err := x.Start()
+	x, err := Start(x)     // a script without "#!" runs with /bin/sh
 	pipes.closeWriteEnds() // only the child holds them now
 	if err != nil {
 		pipes.wait()
@@ -125,6 +125,28 @@ func Run(s Spec) (int, error) {
 		return code, nil
 	}
 	return 1, err
+}
+
+// Start is x.Start (x made by exec.Command) with ShellFallback: when the kernel refuses x's file
+// with ENOEXEC, the same command (directory, environment, streams, extra
+// files, process attributes) is started through /bin/sh instead. It
+// returns the command that runs (x, or its /bin/sh twin) so the caller
+// waits for the right one.
+func Start(x *exec.Cmd) (*exec.Cmd, error) {
+	err := x.Start()
+	argv, ok := ShellFallback(err, x.Path, x.Args)
+	if !ok {
+		return x, err
+	}
+	y := exec.Command(Shell, argv[1:]...)
+	y.Dir, y.Env = x.Dir, x.Env
+	y.Stdin, y.Stdout, y.Stderr = x.Stdin, x.Stdout, x.Stderr
+	y.ExtraFiles, y.SysProcAttr = x.ExtraFiles, x.SysProcAttr
+	y.WaitDelay = x.WaitDelay
+	if yerr := y.Start(); yerr != nil {
+		return x, err // the first reason is the one to report
+	}
+	return y, nil
 }
 
 // notStarted is the error for a program that could not be started: it
@@ -249,8 +271,8 @@ func OpenURL(url string) bool {
 		if !had {
 			argv = append(argv, url)
 		}
-		c := exec.Command(argv[0], argv[1:]...)
-		if err := c.Start(); err != nil {
+		c, err := Start(exec.Command(argv[0], argv[1:]...)) // the user's program: rule 1.17
+		if err != nil {
 			continue
 		}
 		go func() { _ = c.Wait() }()

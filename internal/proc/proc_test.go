@@ -144,3 +144,24 @@ func TestSandboxArgv(t *testing.T) {
 		t.Errorf("bad helper arguments: exit %d, want 126", code)
 	}
 }
+
+// TestShellFallback: a script without "#!" is run with /bin/sh by Run
+// (rule 1.17), with its arguments.
+func TestShellFallback(t *testing.T) {
+	dir := t.TempDir()
+	script := dir + "/s"
+	if err := os.WriteFile(script, []byte("echo \"sh ran $#: $1\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	code, err := Run(Spec{Argv: []string{script, "a b"}, Stdout: &out})
+	if err != nil || code != 0 {
+		t.Fatalf("Run: %d, %v", code, err)
+	}
+	if got := out.String(); got != "sh ran 1: a b\n" {
+		t.Fatalf("output %q", got)
+	}
+	if _, ok := ShellFallback(nil, script, []string{script}); ok {
+		t.Fatal("fallback without an error")
+	}
+}

@@ -112,7 +112,7 @@ func SandboxMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "git nudge: the sandbox could not be set up, so the command was not run: %v\n", err)
 		return 126
 	}
-	err = syscall.Exec(path, argv, os.Environ())
+	err = Exec(path, argv, os.Environ()) // a script without "#!" runs with /bin/sh
 	fmt.Fprintf(os.Stderr, "git nudge: %v %q in %s: %v\n", ErrNotStarted, argv[0], dir, err)
 	return 127
 }

@@ -17,6 +17,7 @@ import (
 // HookCmd is `git autodev hook`, run by an agent's hook.
 type HookCmd struct {
 	Event   string   `placeholder:"NAME" help:"Name of the hook event, used when the payload names none; it labels the checkpoint when the payload has no prompt or message either."`
+	Agent   string   `placeholder:"AGENT" help:"The agent that runs the hook (claude, codex, gemini, cursor), kept with the checkpoint with the payload's session id so that restore can say how to resume the conversation; by default told from the payload and the event."`
 	Payload []string `arg:"" optional:"" name:"payload" help:"The hook payload as JSON (Codex CLI's notify passes it as the last argument); without it, the payload is read from stdin."`
 }
 
@@ -24,7 +25,9 @@ type HookCmd struct {
 func (c *HookCmd) Help() string {
 	return `Meant to be run by a coding agent's hook at the end of every turn (see git autodev hooks install). It reads the hook's JSON payload from the last argument, or else from stdin (Claude Code, Codex CLI notify, Gemini CLI and Cursor shapes; unknown fields are ignored, and a payload that is not JSON still gives a checkpoint), and makes a task checkpoint labelled with the first line of the turn's prompt, else of the agent's last message, else with the event name. While a run is active the checkpoint takes the run's task and mode. A tree with no uncommitted change records nothing.
 
-A hook must never break the agent: git autodev hook exits 0 on everything but a usage error. It prints nothing on stdout (agents read a hook's stdout); what it did, and any error, goes to stderr, and checkpoints and errors are also logged in .autodev/hook.log (the newest 256 KiB are kept). Outside a git repository it prints the usual "checkpoints disabled" line and exits 0.`
+A hook must never break the agent: git autodev hook exits 0 on everything but a usage error. It prints nothing on stdout (agents read a hook's stdout); what it did, and any error, goes to stderr, and checkpoints and errors are also logged in .autodev/hook.log (the newest 256 KiB are kept). Outside a git repository it says so on stderr and exits 0.
+
+The agent's session id (and transcript path) from the payload is kept with the checkpoint (in .autodev/checkpoints.json and as Autodev-Session and Autodev-Transcript trailers), and git autodev restore then prints the command that reopens that conversation (claude --resume ID, codex resume ID, gemini --resume ID, agent --resume ID for Cursor).`
 }
 
 // maxPayload bounds what is read of a payload; stdinWait bounds how long
@@ -60,7 +63,9 @@ func (c *HookCmd) Run(env *cli.Env) (err error) {
 		}
 	}
 	if isOutside(oerr) {
-		env.Printf("%s\n", oerr.Error())
+		// Never on stdout: agents read a hook's stdout (Gemini CLI and
+		// Codex take it as JSON).
+		env.Warnf("git autodev hook: %s\n", oerr.Error())
 		return nil
 	}
 	if oerr != nil {
@@ -80,7 +85,8 @@ func (c *HookCmd) Run(env *cli.Env) (err error) {
 	if turn.Garbage {
 		env.Warnf("git autodev hook: the payload is not a JSON object; the checkpoint is labelled with the event name\n")
 	}
-	res, herr := ws.Hook(env.Ctx, autodev.HookRequest{Event: event, Turn: turn})
+	session := agenthooks.SessionOf(turn, strings.ToLower(c.Agent), event)
+	res, herr := ws.Hook(env.Ctx, autodev.HookRequest{Event: event, Turn: turn, Session: session})
 	if herr != nil {
 		env.Warnf("git autodev hook: no checkpoint: %v\n", herr)
 		logf("error: no checkpoint: %v", herr)
@@ -160,9 +166,7 @@ type HooksInstallCmd struct {
 
 // Help is the long help.
 func (c *HooksInstallCmd) Help() string {
-	return `Makes the agent run git autodev hook at the end of every turn, so each turn becomes a checkpoint. The hook is merged into the agent's project settings at the top of the work tree: claude: .claude/settings.json (a Stop hook); gemini: .gemini/settings.json (an AfterAgent hook); cursor: .cursor/hooks.json (a stop hook). Every other setting, the key order and the file's indentation stay as they were; the added lines are printed. Running it again changes nothing. A settings file that is not valid JSON (Gemini's may have comments) is refused and left as it is.
-
-codex: Codex CLI reads its notify program from ~/.codex/config.toml (or $CODEX_HOME/config.toml), in the home folder, which git autodev does not edit: the line to add is printed, and whether the file already has it.`
+	return `Makes the agent run git autodev hook at the end of every turn, so each turn becomes a checkpoint. The hook is merged into the agent's project settings at the top of the work tree: claude: .claude/settings.json (a Stop hook); codex: .codex/hooks.json (a Stop hook; Codex asks once to trust a new project hook, see /hooks in Codex); gemini: .gemini/settings.json (an AfterAgent hook); cursor: .cursor/hooks.json (a stop hook). Every other setting, the key order and the file's indentation stay as they were; the added lines are printed. Running it again changes nothing. A settings file that is not valid JSON (Gemini's may have comments) is refused and left as it is.`
 }
 
 // Run installs the hook.
@@ -179,7 +183,7 @@ type HooksUninstallCmd struct {
 
 // Help is the long help.
 func (c *HooksUninstallCmd) Help() string {
-	return `Removes the hook git autodev hooks install added: its entry, and the lists and objects that only held it. A settings file install created and that holds nothing else is removed. Everything else in the file stays byte for byte. For codex, prints the line to remove from ~/.codex/config.toml.`
+	return `Removes the hook git autodev hooks install added: its entry, and the lists and objects that only held it. A settings file install created and that holds nothing else is removed. Everything else in the file stays byte for byte.`
 }
 
 // Run removes the hook.
@@ -195,9 +199,6 @@ func runHooks(env *cli.Env, name string, remove, dryRun, asJSON bool) error {
 	a, ok := agenthooks.Find(name)
 	if !ok {
 		return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("unknown agent %q: use one of %s", name, agenthooks.Names())}
-	}
-	if a.File == "" {
-		return codexHooks(env, a, remove, asJSON)
 	}
 	ch, err := ws.AgentHooks(a, remove, dryRun)
 	if err != nil {
@@ -247,33 +248,4 @@ func printLines(env *cli.Env, mark, text string) {
 			env.Printf("%s%s\n", mark, l)
 		}
 	}
-}
-
-func codexHooks(env *cli.Env, a agenthooks.Agent, remove, asJSON bool) error {
-	file := agenthooks.CodexConfigPath(env.Getenv)
-	state, line := agenthooks.CodexState(file)
-	if asJSON {
-		return env.JSON(map[string]any{
-			"agent": a.Name, "file": file, "event": a.Event, "changed": false,
-			"state": state, "current": line, "line": agenthooks.CodexLine(),
-		})
-	}
-	if remove {
-		switch state {
-		case "installed":
-			env.Printf("Codex CLI keeps notify in %s, which git autodev does not edit. Remove this line from it:\n\n    %s\n", file, line)
-		default:
-			env.Printf("%s does not run git autodev hook; nothing to remove.\n", file)
-		}
-		return nil
-	}
-	switch state {
-	case "installed":
-		env.Printf("%s already runs git autodev hook:\n\n    %s\n\nCodex CLI checkpoints every turn; nothing changed.\n", file, line)
-	case "other":
-		env.Printf("%s already has a notify program, and Codex CLI runs only one:\n\n    %s\n\nReplace it with this line, or make that program also run git autodev hook with the JSON it gets as last argument:\n\n    %s\n", file, line, agenthooks.CodexLine())
-	default:
-		env.Printf("Codex CLI keeps its notify program in %s (the home folder), which git autodev does not edit. Add this line at the top of that file, before any [section]:\n\n    %s\n\nCodex then runs git autodev hook after every turn, in the folder it works in.\n", file, agenthooks.CodexLine())
-	}
-	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/nudgethis/git-nudge/internal/agenthooks"
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/oplog"
@@ -12,7 +13,7 @@ import (
 
 // RestoreCmd is `git autodev restore`.
 type RestoreCmd struct {
-	ID        string `arg:"" optional:"" help:"Checkpoint to restore: its id (c3) or a commit prefix of at least 7 hex digits. Without it, list the checkpoints."`
+	ID        string `arg:"" predictor:"checkpoint" optional:"" help:"Checkpoint to restore: its id (c3) or a commit prefix of at least 7 hex digits. Without it, list the checkpoints."`
 	AnyBranch bool   `name:"any-branch" help:"Restore a checkpoint that was made on another branch than the current one, resetting the current branch to it (refused otherwise)."`
 	Rebuild   bool   `help:"Rebuild a missing .autodev/checkpoints.json from history (autodev commits, checkpoint refs and autodev/pre-restore-* branches). A corrupt one is never replaced: move it aside first."`
 	JSON      bool   `name:"json" help:"Print the result as JSON."`
@@ -135,6 +136,9 @@ func restoreDocument(res autodev.RestoreResult) map[string]any {
 	if removedB64 != nil {
 		doc["removed_b64"] = removedB64
 	}
+	if s := res.Target.Session; s != nil && s.Resume() != "" {
+		doc["resume"] = s.Resume()
+	}
 	return doc
 }
 
@@ -168,7 +172,29 @@ func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
 	if res.Base != "" {
 		env.Printf("HEAD is back at %s, with the parked work uncommitted and the index as it was.\n", autodev.Short(res.Base))
 	}
+	printResume(env, res.Target)
 	return nil
+}
+
+// printResume says how to take the agent's conversation back to the
+// checkpoint's turn too, when an agent's hook made it.
+func printResume(env *cli.Env, e autodev.Entry) {
+	s := e.Session
+	if s == nil || s.ID == "" {
+		return
+	}
+	title := "the agent"
+	if a, ok := agenthooks.Find(s.Agent); ok {
+		title = a.Title
+	}
+	if cmd := s.Resume(); cmd != "" {
+		env.Printf("The checkpoint was made in %s session %s. To take the conversation back as well, resume it and rewind it to that turn:\n\n    %s\n\n", title, pathenc.Text(s.ID), pathenc.Text(cmd))
+	} else {
+		env.Printf("The checkpoint was made in %s session %s.\n", title, pathenc.Text(s.ID))
+	}
+	if s.Transcript != "" {
+		env.Printf("Transcript: %s\n", pathenc.Text(s.Transcript))
+	}
 }
 
 func nonNil(s []string) []string {

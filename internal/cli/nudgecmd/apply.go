@@ -11,7 +11,7 @@ import (
 
 // ApplyCmd is `git nudge apply ID [--json]`.
 type ApplyCmd struct {
-	ID   string `arg:"" help:"Task to apply (t1, t2, ...)."`
+	ID   string `arg:"" predictor:"task" help:"Task to apply (t1, t2, ...)."`
 	JSON bool   `name:"json" help:"Print {id, state, files} as one JSON document."`
 	// AcceptConfigChange goes past changes to the shared git settings.
 	AcceptConfigChange bool `name:"accept-config-change" help:"Apply although the repository's shared git settings (config, hooks, info/, shallow) were changed while the task could change them; they were put back either way."`
@@ -39,7 +39,7 @@ func (c *ApplyCmd) Run(env *cli.Env) error {
 	}
 	ws.Warn = env.Stderr
 	ws.Files = opcmd.FilesWatch(env.Ctx)
-	out, err := ws.ApplyWith(env.Ctx, c.ID, nudge.ApplyOptions{AcceptConfigChange: c.AcceptConfigChange, Unvalidated: c.Unvalidated})
+	out, err := ws.ApplyWith(env.Ctx, c.ID, nudge.ApplyOptions{AcceptConfigChange: c.AcceptConfigChange, Unvalidated: c.Unvalidated, Dir: env.Dir})
 	if err != nil {
 		return refusalOf(err)
 	}

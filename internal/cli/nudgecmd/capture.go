@@ -9,7 +9,7 @@ import (
 
 // CaptureCmd is `git nudge capture`.
 type CaptureCmd struct {
-	ID   string `arg:"" help:"Task whose result to record."`
+	ID   string `arg:"" predictor:"task" help:"Task whose result to record."`
 	From string `name:"from" placeholder:"REV" help:"Record the tree of REV instead of the task's worktree."`
 	JSON bool   `name:"json" help:"Print the task record as one JSON document."`
 

@@ -9,7 +9,7 @@ import (
 
 // DiffCmd is `git nudge diff`.
 type DiffCmd struct {
-	ID         string   `arg:"" help:"Task whose patch to show."`
+	ID         string   `arg:"" predictor:"task" help:"Task whose patch to show."`
 	Paths      []string `arg:"" optional:"" name:"path" help:"Show only these paths (after --, as git diff takes them: relative to the current folder, globs allowed)."`
 	Stat       bool     `name:"stat" xor:"format" help:"Show a diffstat instead of the patch."`
 	NameStatus bool     `name:"name-status" xor:"format" help:"Show each changed path with its status letter."`

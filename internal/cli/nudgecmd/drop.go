@@ -6,7 +6,7 @@ import (
 
 // DropCmd is `git nudge drop`.
 type DropCmd struct {
-	IDs   []string `arg:"" name:"id" help:"Tasks to remove (one or more)."`
+	IDs   []string `arg:"" predictor:"task" name:"id" help:"Tasks to remove (one or more)."`
 	Force bool     `help:"Also drop an applied or Recovery required task (its files stay in your work tree as they are), or one whose worktree holds uncaptured changes (they are deleted)."`
 	JSON  bool     `name:"json" help:"Print {id, dropped} as one JSON document; for several ids, one array of them."`
 }

@@ -31,6 +31,7 @@ type CLI struct {
 	Undo     UndoCmd     `cmd:"" help:"Put an applied task's files back as they were before the apply."`
 	Recover  RecoverCmd  `cmd:"" help:"Show where each file of an interrupted apply or undo stands."`
 	Save     SaveCmd     `cmd:"" help:"Commit applied tasks as one commit on the current branch, keeping your index."`
+	Guard    GuardCmd    `cmd:"" help:"Accept a change to the shared git settings that the guard put back as your own."`
 
 	Dashboard autodevcmd.DashboardCmd `cmd:"" help:"Serve a local page to review, apply, undo and save tasks and restore checkpoints."`
 	Op        opcmd.Cmd               `cmd:"" help:"The operation log: list, show and undo what this tool and its sibling did."`

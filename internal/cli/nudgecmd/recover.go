@@ -7,7 +7,7 @@ import (
 
 // RecoverCmd is `git nudge recover ID [--json]`.
 type RecoverCmd struct {
-	ID   string `arg:"" help:"Task whose apply or undo was interrupted (t1, t2, ...)."`
+	ID   string `arg:"" predictor:"task" help:"Task whose apply or undo was interrupted (t1, t2, ...)."`
 	JSON bool   `name:"json" help:"Print the report as one JSON document."`
 }
 

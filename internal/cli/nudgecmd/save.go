@@ -10,7 +10,7 @@ import (
 // SaveCmd is `git nudge save [-m MESSAGE] [ID...]`.
 type SaveCmd struct {
 	Message string   `short:"m" placeholder:"MESSAGE" help:"Commit message (default: one naming the saved tasks)."`
-	IDs     []string `arg:"" optional:"" name:"id" help:"Tasks to save (default: every applied, unsaved task of the current branch)."`
+	IDs     []string `arg:"" predictor:"task" optional:"" name:"id" help:"Tasks to save (default: every applied, unsaved task of the current branch)."`
 	JSON    bool     `name:"json" help:"Print the saved version as one JSON document."`
 }
 

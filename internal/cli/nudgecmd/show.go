@@ -12,7 +12,7 @@ import (
 
 // ShowCmd is `git nudge show`.
 type ShowCmd struct {
-	ID   string `arg:"" help:"Task to show."`
+	ID   string `arg:"" predictor:"task" help:"Task to show."`
 	JSON bool   `name:"json" help:"Print the whole task record as one JSON document."`
 }
 
@@ -155,11 +155,34 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	if t.Result != nil {
 		env.Printf("Files (%d):\n", len(t.Files))
 		for _, f := range t.Files {
-			env.Printf("  %s  %s\n", f.Status, displayPath(f.Path))
+			// Mode and blob before and after, as git diff --raw gives
+			// them (zeros where there is no file); --json has full ids.
+			env.Printf("  %s  %s %s -> %s %s  %s\n", f.Status, modeText(f.OldMode), blobText(f.OldBlob),
+				modeText(f.NewMode), blobText(f.NewBlob), displayPath(f.Path))
 		}
 	}
 	if t.Undo != nil {
 		env.Printf("Undo record: %d path(s), before and after (git nudge show %s --json has them)\n", len(t.Undo.Before), t.ID)
 	}
 	return nil
+}
+
+// modeText is a file's mode for show, "000000" for no file.
+func modeText(m *string) string {
+	if m == nil || *m == "" {
+		return "000000"
+	}
+	return *m
+}
+
+// blobText is a blob id for show, cut to 7 digits as git diff --raw
+// does, "0000000" for no file.
+func blobText(b *string) string {
+	if b == nil || *b == "" {
+		return "0000000"
+	}
+	if len(*b) > 7 {
+		return (*b)[:7]
+	}
+	return *b
 }

@@ -9,7 +9,7 @@ import (
 
 // StartCmd is `git nudge start`.
 type StartCmd struct {
-	ID      string `arg:"" optional:"" help:"Task to start (default: take a new snapshot and start it)."`
+	ID      string `arg:"" predictor:"task" optional:"" help:"Task to start (default: take a new snapshot and start it)."`
 	NoSetup bool   `name:"no-setup" help:"Do not run the git config nudge.setup commands."`
 	Message string `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no ID is given."`
 	JSON    bool   `name:"json" help:"Print the task record as one JSON document."`

@@ -7,7 +7,7 @@ import (
 
 // UndoCmd is `git nudge undo ID [--json]`.
 type UndoCmd struct {
-	ID   string `arg:"" help:"Applied task to take back (t1, t2, ...)."`
+	ID   string `arg:"" predictor:"task" help:"Applied task to take back (t1, t2, ...)."`
 	JSON bool   `name:"json" help:"Print {id, state, files} as one JSON document."`
 }
 

@@ -12,7 +12,7 @@ import (
 
 // ValidateCmd is `git nudge validate`.
 type ValidateCmd struct {
-	ID   string `arg:"" help:"Task whose result to validate."`
+	ID   string `arg:"" predictor:"task" help:"Task whose result to validate."`
 	JSON bool   `name:"json" help:"Print the task record as one JSON document."`
 }
 

@@ -336,7 +336,7 @@ func age(now, t time.Time) string {
 
 // ShowCmd is `op show ID`.
 type ShowCmd struct {
-	ID   string `arg:"" help:"Operation to show (o1, o2, ...)."`
+	ID   string `arg:"" predictor:"op" help:"Operation to show (o1, o2, ...)."`
 	JSON bool   `name:"json" help:"Print the whole record as one JSON document."`
 }
 
@@ -424,7 +424,7 @@ func fileVal(f *oplog.File) string {
 
 // UndoCmd is `op undo [ID]`.
 type UndoCmd struct {
-	ID   string `arg:"" optional:"" help:"Operation to undo; when left out, the latest one not yet undone (repeat to step further back). A named one only when no later operation changed the same refs, files or journals."`
+	ID   string `arg:"" optional:"" predictor:"op" help:"Operation to undo; when left out, the latest one not yet undone (repeat to step further back). A named one only when no later operation changed the same refs, files or journals."`
 	JSON bool   `name:"json" help:"Print {id, undoes, state, summary} as one JSON document."`
 }
 
