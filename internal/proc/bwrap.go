@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -47,14 +46,14 @@ func BwrapProbe() (string, error) {
 	if runtime.GOOS != "linux" {
 		return "", fmt.Errorf("%w: it needs Linux", ErrNoBwrap)
 	}
-	path, err := exec.LookPath("bwrap")
+	path, err := lookPath("bwrap")
 	if err != nil {
 		if _, serr := os.Stat("/usr/bin/bwrap"); serr != nil {
 			return "", fmt.Errorf("%w: bwrap is not installed (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap)", ErrNoBwrap)
 		}
 		path = "/usr/bin/bwrap"
 	}
-	truePath, err := exec.LookPath("true")
+	truePath, err := lookPath("true")
 	if err != nil {
 		truePath = path
 	}
@@ -62,7 +61,7 @@ func BwrapProbe() (string, error) {
 	if truePath == path {
 		args = append(args, "--version")
 	}
-	out, err := exec.Command(path, args...).CombinedOutput()
+	out, err := combinedOutput(path, args...)
 	if err != nil {
 		msg := strings.TrimSpace(string(out))
 		if msg == "" {

@@ -303,3 +303,9 @@ func lookPath(name string) (string, error) {
 	}
 	return p, err
 }
+
+// combinedOutput runs a program to its end and returns what it wrote on
+// stdout and stderr together (the sandbox's probe of bubblewrap).
+func combinedOutput(path string, args ...string) ([]byte, error) {
+	return exec.Command(path, args...).CombinedOutput()
+}
