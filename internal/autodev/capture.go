@@ -208,7 +208,15 @@ var ErrHeadMoved = errors.New("HEAD moved while the checkpoint was being made; n
 // lost race for an id (another worktree, another process) moves on to a
 // higher number.
 func (ws *Workspace) pin(ctx context.Context, j *Journal, commit string, moves ...git.RefUpdate) (string, error) {
-	n := j.nextNumber()
+	// The repository's high-water mark of checkpoint ids (SPEC 3.1: ids
+	// are never reused) starts the search past every id ever pinned, also
+	// those op undo removed or a lost journal forgot.
+	return refs.Checkpoint.WithHighWater(ctx, ws.Repo, j.nextNumber(), func(n int) (string, error) {
+		return ws.pinFrom(ctx, n, commit, moves)
+	})
+}
+
+func (ws *Workspace) pinFrom(ctx context.Context, n int, commit string, moves []git.RefUpdate) (string, error) {
 	for tries := 0; ; tries++ {
 		id := refs.Checkpoint.Letter + strconv.Itoa(n)
 		ups := append(append([]git.RefUpdate{}, moves...),
