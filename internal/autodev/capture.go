@@ -23,6 +23,8 @@ type capture struct {
 	// cannot be written as a tree: no index file, or unmerged entries).
 	IndexTree string
 	headTree  string
+	// LeftOut are the untracked files not taken (protected, too large).
+	LeftOut []LeftOut
 }
 
 // staged reports whether the user's index differs from the captured work
@@ -96,7 +98,13 @@ func (ws *Workspace) captureTree(ctx context.Context, head git.Head, headTree st
 			c.IndexTree = t
 		}
 	}
-	if err := r.AddAll(ctx, ix, excluded...); err != nil {
+	// Untracked secrets and dumps stay out (SPEC 3.2), and in the work
+	// tree.
+	if c.LeftOut, err = ws.leftOut(ctx); err != nil {
+		c.discard()
+		return nil, err
+	}
+	if err := r.AddAllLeaving(ctx, ix, leftOutPaths(c.LeftOut), excluded...); err != nil {
 		c.discard()
 		return nil, err
 	}

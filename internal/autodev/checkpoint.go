@@ -54,6 +54,8 @@ type CheckpointResult struct {
 	// Recovered is the entry of an interrupted checkpoint found pinned but
 	// missing from the journal, recorded before this one (nil normally).
 	Recovered *Entry
+	// LeftOut are the untracked files the checkpoint did not take.
+	LeftOut []LeftOut
 }
 
 // Checkpoint records the work tree as a checkpoint (SPEC 3.2), holding
@@ -99,7 +101,7 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	if err != nil {
 		return CheckpointResult{}, err
 	}
-	res := CheckpointResult{Head: head.Commit, Recovered: recovered}
+	res := CheckpointResult{Head: head.Commit, Recovered: recovered, LeftOut: c.LeftOut}
 	if c.Clean && recovered != nil {
 		// The interrupted command may have died before making the index
 		// match its commit: finish that too.
@@ -109,7 +111,9 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	}
 	if c.Clean {
 		c.discard()
-		return ws.checkpointClean(ctx, j, head, req)
+		res, err := ws.checkpointClean(ctx, j, head, req)
+		res.LeftOut = c.LeftOut
+		return res, err
 	}
 	typ, label, body := TypeTask, taskLabel(req.Post), restOf(req.Post)
 	if req.Baseline {

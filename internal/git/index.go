@@ -215,14 +215,29 @@ func (r *Repo) WriteTree(ctx context.Context, ix Index) (string, error) {
 // AddAll stages every change in the work tree into ix (git add -A), leaving
 // out ignored files and the given pathspec exclusions (":(exclude)...").
 func (r *Repo) AddAll(ctx context.Context, ix Index, exclude ...string) error {
-	args := []string{"add", "-A", "--", "."}
+	return r.AddAllLeaving(ctx, ix, nil, exclude...)
+}
+
+// AddAllLeaving is AddAll that also leaves out the files leave (paths
+// from the top level, taken literally). Their pathspecs go to git on
+// stdin, so that any number of them fits.
+func (r *Repo) AddAllLeaving(ctx context.Context, ix Index, leave []string, exclude ...string) error {
+	specs := []string{"."}
 	for _, e := range exclude {
-		args = append(args, excludeGlobs(e)...)
+		specs = append(specs, excludeGlobs(e)...)
+	}
+	for _, p := range leave {
+		specs = append(specs, ":(exclude,top,literal)"+p)
+	}
+	c := cmd{args: append([]string{"add", "-A", "--"}, specs...)}
+	if len(leave) > 0 {
+		c = cmd{args: []string{"add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"},
+			stdin: strings.NewReader(strings.Join(specs, "\x00") + "\x00")}
 	}
 	// The excludes are glob pathspecs: an inherited pathspec mode must not
 	// turn them literal (or the "." into a pattern).
-	env := append(ix.env(), "GIT_LITERAL_PATHSPECS=0", "GIT_GLOB_PATHSPECS=0", "GIT_NOGLOB_PATHSPECS=0")
-	_, err := r.run(ctx, cmd{args: args, env: env})
+	c.env = append(ix.env(), "GIT_LITERAL_PATHSPECS=0", "GIT_GLOB_PATHSPECS=0", "GIT_NOGLOB_PATHSPECS=0")
+	_, err := r.run(ctx, c)
 	return err
 }
 
