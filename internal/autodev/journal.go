@@ -28,6 +28,10 @@ type Entry struct {
 	// HEAD). Both are "" in entries written before they were recorded.
 	Worktree string `json:"worktree,omitempty"`
 	Branch   string `json:"branch,omitempty"`
+	// Squashed is the commit git autodev squash folded this checkpoint
+	// into ("" when it was not squashed); the checkpoint's own commit
+	// stays pinned and restorable.
+	Squashed string `json:"squashed,omitempty"`
 	// Extra keeps fields a newer version wrote, so a rewrite keeps them.
 	Extra journal.Extra `json:"-"`
 }
@@ -189,7 +193,7 @@ func (j *Journal) appended() ([]byte, error) {
 // sameEntry reports whether a and b encode the same.
 func sameEntry(a, b *Entry) bool {
 	if a.ID != b.ID || a.Commit != b.Commit || a.Label != b.Label || a.Type != b.Type || a.Time != b.Time ||
-		a.Worktree != b.Worktree || a.Branch != b.Branch || !samePtr(a.Task, b.Task) || !samePtr(a.Mode, b.Mode) ||
+		a.Worktree != b.Worktree || a.Branch != b.Branch || a.Squashed != b.Squashed || !samePtr(a.Task, b.Task) || !samePtr(a.Mode, b.Mode) ||
 		len(a.Extra) != len(b.Extra) {
 		return false
 	}
