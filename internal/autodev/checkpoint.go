@@ -242,6 +242,7 @@ func (ws *Workspace) checkpointClean(ctx context.Context, j *Journal, head git.H
 	e := ws.newEntry(id, head.Commit, label, TypeTask, req.Task, req.Mode)
 	at := ws.origin(head)
 	e.Worktree, e.Branch = at.Worktree, at.Branch
+	ws.keepKind(e) // the commit does not say this label (--rebuild)
 	j.Entries = append(j.Entries, e)
 	faultPoint("checkpoint-before-journal")
 	if err := ws.saveJournal(j); err != nil {

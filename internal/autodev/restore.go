@@ -401,6 +401,11 @@ func (ws *Workspace) appendPreRestore(ctx context.Context, j *Journal, target En
 	e := ws.newEntry(id, commit, PreRestoreLabel(target), TypePreRestore, nil, nil)
 	at := ws.origin(head)
 	e.Worktree, e.Branch = at.Worktree, at.Branch
+	if commit == head.Commit {
+		// A clean tree: the entry records the old HEAD, whose commit
+		// says another label and type (--rebuild).
+		ws.keepKind(e)
+	}
 	j.Entries = append(j.Entries, e)
 	return e, ws.saveJournal(j)
 }
