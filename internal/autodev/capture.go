@@ -98,13 +98,23 @@ func (ws *Workspace) captureTree(ctx context.Context, head git.Head, headTree st
 			c.IndexTree = t
 		}
 	}
-	// Untracked secrets and dumps stay out (SPEC 3.2), and in the work
-	// tree.
-	if c.LeftOut, err = ws.leftOut(ctx); err != nil {
+	// git add -A in two steps, so that untracked secrets and dumps stay
+	// out (SPEC 3.2), and in the work tree: the untracked files are
+	// listed (the one walk of the work tree's folders), sorted, and only
+	// those kept are added, beside git add -u for the tracked ones. A
+	// dump is never even hashed.
+	untracked, err := r.UntrackedIn(ctx, ix, excluded...)
+	if err != nil {
 		c.discard()
 		return nil, err
 	}
-	if err := r.AddAllLeaving(ctx, ix, leftOutPaths(c.LeftOut), excluded...); err != nil {
+	keep, left, err := ws.splitUntracked(ctx, untracked)
+	if err != nil {
+		c.discard()
+		return nil, err
+	}
+	c.LeftOut = left
+	if err := r.AddSplit(ctx, ix, keep, excluded...); err != nil {
 		c.discard()
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package autodev
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -36,6 +37,18 @@ type LeftOut struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"` // LeftOutProtected or LeftOutTooLarge
 	Size   int64  `json:"size,omitempty"`
+}
+
+// MarshalJSON writes the name as bytes (SPEC 1.11): path_b64 beside a
+// C-quoted path when it is not UTF-8.
+func (l LeftOut) MarshalJSON() ([]byte, error) {
+	path, b64 := pathenc.Encode(l.Path)
+	return json.Marshal(struct {
+		Path   string `json:"path"`
+		B64    string `json:"path_b64,omitempty"`
+		Reason string `json:"reason"`
+		Size   int64  `json:"size,omitempty"`
+	}{path, b64, l.Reason, l.Size})
 }
 
 // String is how a message lists the file: ".env (protected)",
@@ -89,38 +102,41 @@ func (ws *Workspace) captureOptions(ctx context.Context) (snapshot.Options, erro
 	return o, nil
 }
 
-// leftOut lists the untracked files (as the user's index sees them) that
-// a capture must leave out: protected paths and files over the size
-// limit. Embedded repositories ("dir/") are not files and are left to
-// git add.
-func (ws *Workspace) leftOut(ctx context.Context) ([]LeftOut, error) {
-	untracked, err := ws.Repo.UntrackedFiles(ctx, excluded...)
-	if err != nil || len(untracked) == 0 {
-		return nil, err
+// splitUntracked sorts the untracked files a capture found (as git
+// ls-files lists them) into those it takes and those it must leave out:
+// protected paths and files over the size limit. Embedded repositories
+// ("dir/") are taken, as git add -A takes them.
+func (ws *Workspace) splitUntracked(ctx context.Context, untracked []string) (keep []string, left []LeftOut, err error) {
+	if len(untracked) == 0 {
+		return nil, nil, nil
 	}
 	o, err := ws.captureOptions(ctx)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	prot := o.Protection()
-	var out []LeftOut
+	keep = make([]string, 0, len(untracked))
 	for _, p := range untracked {
-		if strings.HasSuffix(p, "/") || isExcluded(p) {
+		if isExcluded(p) {
 			continue
 		}
 		if prot.Protected(p) {
-			out = append(out, LeftOut{Path: p, Reason: LeftOutProtected})
+			left = append(left, LeftOut{Path: strings.TrimSuffix(p, "/"), Reason: LeftOutProtected})
 			continue
 		}
-		st, err := os.Lstat(filepath.Join(ws.Repo.WorkTree, filepath.FromSlash(p)))
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // gone since git listed it
+		if !strings.HasSuffix(p, "/") {
+			st, err := os.Lstat(filepath.Join(ws.Repo.WorkTree, filepath.FromSlash(p)))
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // gone since git listed it
+			}
+			if err == nil && st.Mode().IsRegular() && st.Size() > o.MaxFileSize {
+				left = append(left, LeftOut{Path: p, Reason: LeftOutTooLarge, Size: st.Size()})
+				continue
+			}
 		}
-		if err == nil && st.Mode().IsRegular() && st.Size() > o.MaxFileSize {
-			out = append(out, LeftOut{Path: p, Reason: LeftOutTooLarge, Size: st.Size()})
-		}
+		keep = append(keep, p)
 	}
-	return out, nil
+	return keep, left, nil
 }
 
 func leftOutPaths(l []LeftOut) []string {

@@ -215,29 +215,55 @@ func (r *Repo) WriteTree(ctx context.Context, ix Index) (string, error) {
 // AddAll stages every change in the work tree into ix (git add -A), leaving
 // out ignored files and the given pathspec exclusions (":(exclude)...").
 func (r *Repo) AddAll(ctx context.Context, ix Index, exclude ...string) error {
-	return r.AddAllLeaving(ctx, ix, nil, exclude...)
-}
-
-// AddAllLeaving is AddAll that also leaves out the files leave (paths
-// from the top level, taken literally). Their pathspecs go to git on
-// stdin, so that any number of them fits.
-func (r *Repo) AddAllLeaving(ctx context.Context, ix Index, leave []string, exclude ...string) error {
-	specs := []string{"."}
+	args := []string{"add", "-A", "--", "."}
 	for _, e := range exclude {
-		specs = append(specs, excludeGlobs(e)...)
-	}
-	for _, p := range leave {
-		specs = append(specs, ":(exclude,top,literal)"+p)
-	}
-	c := cmd{args: append([]string{"add", "-A", "--"}, specs...)}
-	if len(leave) > 0 {
-		c = cmd{args: []string{"add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"},
-			stdin: strings.NewReader(strings.Join(specs, "\x00") + "\x00")}
+		args = append(args, excludeGlobs(e)...)
 	}
 	// The excludes are glob pathspecs: an inherited pathspec mode must not
 	// turn them literal (or the "." into a pattern).
-	c.env = append(ix.env(), "GIT_LITERAL_PATHSPECS=0", "GIT_GLOB_PATHSPECS=0", "GIT_NOGLOB_PATHSPECS=0")
-	_, err := r.run(ctx, c)
+	env := append(ix.env(), "GIT_LITERAL_PATHSPECS=0", "GIT_GLOB_PATHSPECS=0", "GIT_NOGLOB_PATHSPECS=0")
+	_, err := r.run(ctx, cmd{args: args, env: env})
+	return err
+}
+
+// UntrackedIn lists the files that are untracked for the private index
+// ix (not in it, not ignored), as UntrackedFiles does for the user's.
+func (r *Repo) UntrackedIn(ctx context.Context, ix Index, exclude ...string) ([]string, error) {
+	args := []string{"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--", "."}
+	for _, e := range exclude {
+		args = append(args, ":(exclude,top,literal)"+e)
+	}
+	out, err := r.run(ctx, cmd{args: args, env: ix.env()})
+	if err != nil {
+		return nil, err
+	}
+	return splitZ(out), nil
+}
+
+// AddSplit is AddAll for a caller that has listed the untracked files
+// itself (UntrackedIn) and takes only some of them: git add -u for the
+// tracked files, then the untracked files add names (an embedded
+// repository as its folder, "dir/") through update-index, so the work
+// tree is walked once in all, by the listing. A file gone since it was
+// listed is skipped (--remove drops nothing: it was not in the index).
+func (r *Repo) AddSplit(ctx context.Context, ix Index, add []string, exclude ...string) error {
+	args := []string{"add", "-u", "--", "."}
+	for _, e := range exclude {
+		args = append(args, excludeGlobs(e)...)
+	}
+	env := append(ix.env(), "GIT_LITERAL_PATHSPECS=0", "GIT_GLOB_PATHSPECS=0", "GIT_NOGLOB_PATHSPECS=0")
+	if _, err := r.run(ctx, cmd{args: args, env: env}); err != nil {
+		return err
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	var in strings.Builder
+	for _, p := range add {
+		in.WriteString(strings.TrimSuffix(p, "/"))
+		in.WriteByte(0)
+	}
+	_, err := r.run(ctx, cmd{args: []string{"update-index", "--add", "--remove", "-z", "--stdin"}, env: ix.env(), stdin: strings.NewReader(in.String())})
 	return err
 }
 
