@@ -77,6 +77,7 @@ func DashboardShapes() dashboard.Shapes {
 type entryKey struct {
 	id, commit, label, typ, time, task, mode, worktree, branch string
 	hasTask, hasMode                                           bool
+	squashed                                                   string
 }
 
 // listJSON is listDocument encoded entry by entry, for a dashboard that
@@ -95,7 +96,7 @@ func listJSON() func(*autodev.Listing) ([]byte, error) {
 				b = append(b, ',')
 			}
 			k, keyed := entryKey{id: e.ID, commit: e.Commit, label: e.Label, typ: e.Type, time: e.Time,
-				worktree: e.Worktree, branch: e.Branch}, len(e.Extra) == 0
+				worktree: e.Worktree, branch: e.Branch, squashed: e.Squashed}, len(e.Extra) == 0
 			if e.Task != nil {
 				k.task, k.hasTask = *e.Task, true
 			}
