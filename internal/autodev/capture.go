@@ -23,6 +23,8 @@ type capture struct {
 	// cannot be written as a tree: no index file, or unmerged entries).
 	IndexTree string
 	headTree  string
+	// LeftOut are the untracked files not taken (protected, too large).
+	LeftOut []LeftOut
 }
 
 // staged reports whether the user's index differs from the captured work
@@ -96,7 +98,23 @@ func (ws *Workspace) captureTree(ctx context.Context, head git.Head, headTree st
 			c.IndexTree = t
 		}
 	}
-	if err := r.AddAll(ctx, ix, excluded...); err != nil {
+	// git add -A in two steps, so that untracked secrets and dumps stay
+	// out (SPEC 3.2), and in the work tree: the untracked files are
+	// listed (the one walk of the work tree's folders), sorted, and only
+	// those kept are added, beside git add -u for the tracked ones. A
+	// dump is never even hashed.
+	untracked, err := r.UntrackedIn(ctx, ix, excluded...)
+	if err != nil {
+		c.discard()
+		return nil, err
+	}
+	keep, left, err := ws.splitUntracked(ctx, untracked)
+	if err != nil {
+		c.discard()
+		return nil, err
+	}
+	c.LeftOut = left
+	if err := r.AddSplit(ctx, ix, keep, excluded...); err != nil {
 		c.discard()
 		return nil, err
 	}
@@ -209,7 +227,15 @@ var ErrHeadMoved = errors.New("HEAD moved while the checkpoint was being made; n
 // lost race for an id (another worktree, another process) moves on to a
 // higher number.
 func (ws *Workspace) pin(ctx context.Context, j *Journal, commit string, moves ...git.RefUpdate) (string, error) {
-	n := j.nextNumber()
+	// The repository's high-water mark of checkpoint ids (SPEC 3.1: ids
+	// are never reused) starts the search past every id ever pinned, also
+	// those op undo removed or a lost journal forgot.
+	return refs.Checkpoint.WithHighWater(ctx, ws.Repo, j.nextNumber(), func(n int) (string, error) {
+		return ws.pinFrom(ctx, n, commit, moves)
+	})
+}
+
+func (ws *Workspace) pinFrom(ctx context.Context, n int, commit string, moves []git.RefUpdate) (string, error) {
 	for tries := 0; ; tries++ {
 		id := refs.Checkpoint.Letter + strconv.Itoa(n)
 		ups := append(append([]git.RefUpdate{}, moves...),

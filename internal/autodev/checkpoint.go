@@ -58,6 +58,8 @@ type CheckpointResult struct {
 	// Recovered is the entry of an interrupted checkpoint found pinned but
 	// missing from the journal, recorded before this one (nil normally).
 	Recovered *Entry
+	// LeftOut are the untracked files the checkpoint did not take.
+	LeftOut []LeftOut
 }
 
 // Checkpoint records the work tree as a checkpoint (SPEC 3.2), holding
@@ -103,7 +105,7 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	if err != nil {
 		return CheckpointResult{}, err
 	}
-	res := CheckpointResult{Head: head.Commit, Recovered: recovered}
+	res := CheckpointResult{Head: head.Commit, Recovered: recovered, LeftOut: c.LeftOut}
 	if c.Clean && recovered != nil {
 		// The interrupted command may have died before making the index
 		// match its commit: finish that too.
@@ -113,7 +115,9 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	}
 	if c.Clean {
 		c.discard()
-		return ws.checkpointClean(ctx, j, head, req)
+		res, err := ws.checkpointClean(ctx, j, head, req)
+		res.LeftOut = c.LeftOut
+		return res, err
 	}
 	typ, label, body := TypeTask, taskLabel(req.Post), restOf(req.Post)
 	if req.Baseline {
@@ -244,6 +248,7 @@ func (ws *Workspace) checkpointClean(ctx context.Context, j *Journal, head git.H
 	at := ws.origin(head)
 	e.Worktree, e.Branch = at.Worktree, at.Branch
 	e.Session = req.Session
+	ws.keepKind(e) // the commit does not say this label (--rebuild)
 	j.Entries = append(j.Entries, e)
 	faultPoint("checkpoint-before-journal")
 	if err := ws.saveJournal(j); err != nil {

@@ -31,6 +31,10 @@ type Entry struct {
 	// Session is the agent conversation an agent's hook made the
 	// checkpoint in (SPEC 7), nil otherwise.
 	Session *agenthooks.Session `json:"agent_session,omitempty"`
+	// Squashed is the commit git autodev squash folded this checkpoint
+	// into ("" when it was not squashed); the checkpoint's own commit
+	// stays pinned and restorable.
+	Squashed string `json:"squashed,omitempty"`
 	// Extra keeps fields a newer version wrote, so a rewrite keeps them.
 	Extra journal.Extra `json:"-"`
 }
@@ -192,7 +196,7 @@ func (j *Journal) appended() ([]byte, error) {
 // sameEntry reports whether a and b encode the same.
 func sameEntry(a, b *Entry) bool {
 	if a.ID != b.ID || a.Commit != b.Commit || a.Label != b.Label || a.Type != b.Type || a.Time != b.Time ||
-		a.Worktree != b.Worktree || a.Branch != b.Branch || !samePtr(a.Task, b.Task) || !samePtr(a.Mode, b.Mode) ||
+		a.Worktree != b.Worktree || a.Branch != b.Branch || a.Squashed != b.Squashed || !sameSession(a.Session, b.Session) || !samePtr(a.Task, b.Task) || !samePtr(a.Mode, b.Mode) ||
 		len(a.Extra) != len(b.Extra) {
 		return false
 	}
@@ -202,6 +206,13 @@ func sameEntry(a, b *Entry) bool {
 		}
 	}
 	return true
+}
+
+func sameSession(a, b *agenthooks.Session) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return *a == *b
 }
 
 func samePtr(a, b *string) bool {

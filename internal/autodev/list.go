@@ -63,7 +63,8 @@ func (ws *Workspace) List(ctx context.Context) (*Listing, error) {
 }
 
 // Line formats one entry as the list prints it:
-// <id> <mark> <label>   <task> · <sha7> · <mode> · <age>
+// <id> <mark> <label>   <task> · <sha7> · <mode> · <age>, then
+// " · squashed into <sha7>" for a squashed checkpoint.
 func Line(e Entry, now time.Time, head bool) string {
 	age := "—"
 	if t, ok := e.When(); ok {
@@ -72,6 +73,9 @@ func Line(e Entry, now time.Time, head bool) string {
 	var b strings.Builder
 	b.WriteString(e.ID + " " + Mark(e.Type) + " " + e.Label + "   ")
 	b.WriteString(orDash(e.Task) + " · " + Short(e.Commit) + " · " + orDash(e.Mode) + " · " + age)
+	if e.Squashed != "" {
+		b.WriteString(" · squashed into " + Short(e.Squashed))
+	}
 	if head {
 		b.WriteString(" ← HEAD")
 	}

@@ -18,6 +18,9 @@ type Parked struct {
 	Branch string // short branch name; "" when nothing needed parking
 	Commit string // the parked commit (HEAD's own when the tree was clean)
 	Clean  bool   // the work tree matched HEAD: no new commit was made
+	// LeftOut are the untracked files not parked (protected, too large):
+	// they stay in the work tree, and a restore never removes them.
+	LeftOut []LeftOut
 }
 
 // parkTree commits the work tree (as a checkpoint would: tracked changes,
@@ -45,7 +48,7 @@ func (ws *Workspace) parkCaptured(ctx context.Context, c *capture, head git.Head
 		indexTree = c.IndexTree
 	}
 	clean := c.Clean && indexTree == ""
-	p := Parked{Commit: head.Commit, Clean: clean}
+	p := Parked{Commit: head.Commit, Clean: clean, LeftOut: c.LeftOut}
 	if !clean {
 		p.Commit, err = ws.commitWithIndex(ctx, c.Tree, indexTree, head, commitMessage(label, "", nil, nil, ws.origin(head)))
 		if err != nil {

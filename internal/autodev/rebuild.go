@@ -163,11 +163,23 @@ func (ws *Workspace) Rebuild(ctx context.Context) (*Journal, error) {
 	if err != nil {
 		return nil, err
 	}
+	kept, err := ws.keptKinds()
+	if err != nil {
+		return nil, err
+	}
 	j = &Journal{Missing: true, Entries: []Entry{}}
 	for _, rc := range list {
-		if len(rc.IDs) > 0 {
-			j.Entries = append(j.Entries, entryFromCommit(rc.IDs[0], rc.CommitInfo))
+		if len(rc.IDs) == 0 {
+			continue
 		}
+		e := entryFromCommit(rc.IDs[0], rc.CommitInfo)
+		if k, ok := kept[e.ID]; ok && k.Commit == e.Commit {
+			// An entry its commit does not describe: its own type,
+			// label, task and mode, as they were journaled.
+			e = k
+			e.Extra, e.Squashed = nil, ""
+		}
+		j.Entries = append(j.Entries, e)
 	}
 	for _, rc := range list {
 		if len(rc.IDs) > 0 {

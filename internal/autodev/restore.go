@@ -137,6 +137,9 @@ func (ws *Workspace) RestoreWith(ctx context.Context, id string, opts RestoreOpt
 	if err := ws.guardIgnored(ctx, c, target); err != nil {
 		return res, err
 	}
+	if err := ws.guardLeftOut(ctx, c, target); err != nil {
+		return res, err
+	}
 	if opts.BeforeReset != nil {
 		opts.BeforeReset(ctx, head.Commit, c.Tree, target.Commit)
 	}
@@ -298,6 +301,34 @@ func (ws *Workspace) guardIgnored(ctx context.Context, c *capture, target Entry)
 	return nil
 }
 
+// guardLeftOut refuses a restore whose reset would overwrite an
+// untracked file that parking leaves out (a protected or too large file:
+// SPEC 3.2 says a restore never removes one): the checkpoint has a file at
+// its path.
+func (ws *Workspace) guardLeftOut(ctx context.Context, c *capture, target Entry) error {
+	if len(c.LeftOut) == 0 {
+		return nil
+	}
+	in, err := ws.filesIn(ctx, target.Commit, leftOutPaths(c.LeftOut))
+	if err != nil {
+		return err
+	}
+	var inWay []string
+	for _, l := range c.LeftOut {
+		if in[l.Path] {
+			inWay = append(inWay, l.String())
+		}
+	}
+	if len(inWay) == 0 {
+		return nil
+	}
+	verb := " is"
+	if len(inWay) > 1 {
+		verb = " are"
+	}
+	return &RestoreError{Reason: fmt.Sprintf("untracked %s%s never parked or checkpointed, and checkpoint %s has a file there: the reset would overwrite %s; move %s aside, then restore again; nothing was changed", strings.Join(inWay, ", "), verb, target.ID, pronoun(len(inWay)), pronoun(len(inWay)))}
+}
+
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
@@ -370,6 +401,11 @@ func (ws *Workspace) appendPreRestore(ctx context.Context, j *Journal, target En
 	e := ws.newEntry(id, commit, PreRestoreLabel(target), TypePreRestore, nil, nil)
 	at := ws.origin(head)
 	e.Worktree, e.Branch = at.Worktree, at.Branch
+	if commit == head.Commit {
+		// A clean tree: the entry records the old HEAD, whose commit
+		// says another label and type (--rebuild).
+		ws.keepKind(e)
+	}
 	j.Entries = append(j.Entries, e)
 	return e, ws.saveJournal(j)
 }

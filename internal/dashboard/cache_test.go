@@ -167,8 +167,8 @@ func TestListJSONIsList(t *testing.T) {
 	}
 	// ListJSON keeps encodings by every field of an entry: a new field
 	// must be added to its key (entryKey in internal/cli/autodevcmd).
-	if n := reflect.TypeOf(autodevpkg.Entry{}).NumField(); n != 10 {
-		t.Fatalf("autodev.Entry has %d fields, entryKey knows 10: add the new ones to it", n)
+	if n := reflect.TypeOf(autodevpkg.Entry{}).NumField(); n != 12 {
+		t.Fatalf("autodev.Entry has %d fields, entryKey knows 12: add the new ones to it", n)
 	}
 	if string(got)+"\n" != want.String() || !strings.Contains(want.String(), `"future":{"x":[1,2]}`) || !strings.Contains(want.String(), "make > log") {
 		t.Fatalf("ListJSON:\n%s\nList:\n%s", got, want.String())

@@ -226,6 +226,47 @@ func (r *Repo) AddAll(ctx context.Context, ix Index, exclude ...string) error {
 	return err
 }
 
+// UntrackedIn lists the files that are untracked for the private index
+// ix (not in it, not ignored), as UntrackedFiles does for the user's.
+func (r *Repo) UntrackedIn(ctx context.Context, ix Index, exclude ...string) ([]string, error) {
+	args := []string{"ls-files", "-z", "--others", "--exclude-standard", "--full-name", "--", "."}
+	for _, e := range exclude {
+		args = append(args, ":(exclude,top,literal)"+e)
+	}
+	out, err := r.run(ctx, cmd{args: args, env: ix.env()})
+	if err != nil {
+		return nil, err
+	}
+	return splitZ(out), nil
+}
+
+// AddSplit is AddAll for a caller that has listed the untracked files
+// itself (UntrackedIn) and takes only some of them: git add -u for the
+// tracked files, then the untracked files add names (an embedded
+// repository as its folder, "dir/") through update-index, so the work
+// tree is walked once in all, by the listing. A file gone since it was
+// listed is skipped (--remove drops nothing: it was not in the index).
+func (r *Repo) AddSplit(ctx context.Context, ix Index, add []string, exclude ...string) error {
+	args := []string{"add", "-u", "--", "."}
+	for _, e := range exclude {
+		args = append(args, excludeGlobs(e)...)
+	}
+	env := append(ix.env(), "GIT_LITERAL_PATHSPECS=0", "GIT_GLOB_PATHSPECS=0", "GIT_NOGLOB_PATHSPECS=0")
+	if _, err := r.run(ctx, cmd{args: args, env: env}); err != nil {
+		return err
+	}
+	if len(add) == 0 {
+		return nil
+	}
+	var in strings.Builder
+	for _, p := range add {
+		in.WriteString(strings.TrimSuffix(p, "/"))
+		in.WriteByte(0)
+	}
+	_, err := r.run(ctx, cmd{args: []string{"update-index", "--add", "--remove", "-z", "--stdin"}, env: ix.env(), stdin: strings.NewReader(in.String())})
+	return err
+}
+
 // excludeGlobs are the pathspecs that keep the top-level path p and
 // everything under it out of git add. They are written so that no
 // pathspec is the plain text p: git add compares its pathspecs, excludes

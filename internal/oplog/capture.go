@@ -372,7 +372,7 @@ type Spec struct {
 var leavesIndex = map[string]bool{
 	"nudge snapshot": true, "nudge start": true, "nudge run": true, "nudge capture": true, "nudge apply": true,
 	"nudge undo": true, "nudge drop": true, "nudge queue": true, "nudge work": true, "nudge validate": true,
-	"autodev hooks": true,
+	"autodev hooks": true, "autodev squash": true,
 }
 
 func (s Spec) touchesIndex() bool { return !leavesIndex[s.Tool+" "+s.Kind] }

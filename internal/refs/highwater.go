@@ -63,6 +63,16 @@ func (k Kind) withHighWater(ctx context.Context, r *git.Repo, next int, alloc fu
 	return id, nil
 }
 
+// WithHighWater is the high-water mark for a caller that creates the
+// id's ref itself (git-autodev pins a checkpoint in the same ref
+// transaction that moves the branch): alloc is given the first number to
+// try, max(next, mark+1), and returns the id it created; the mark then
+// records it. Checkpoint ids so stay unused after op undo deleted a
+// checkpoint's ref, and after checkpoints.json was lost or rebuilt.
+func (k Kind) WithHighWater(ctx context.Context, r *git.Repo, next int, alloc func(next int) (string, error)) (string, error) {
+	return k.withHighWater(ctx, r, next, alloc)
+}
+
 // HighestUnmarked is Highest while the repository has no high-water mark
 // of this kind, and 0 without listing any ref once it has one: every
 // allocation starts past the mark, and refs created since a mark that a

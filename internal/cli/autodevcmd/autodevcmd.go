@@ -21,6 +21,7 @@ type CLI struct {
 	Checkpoint CheckpointCmd `cmd:"" help:"Commit the work tree as a checkpoint on the current branch."`
 	Restore    RestoreCmd    `cmd:"" help:"List the checkpoints, or rewind the project to one."`
 	Run        RunCmd        `cmd:"" help:"Run a command as an autodev run: baseline checkpoint, run state, exit status."`
+	Squash     SquashCmd     `cmd:"" help:"Fold the checkpoints at the tip of the branch into one commit of yours, before a push."`
 	Park       ParkCmd       `cmd:"" help:"Commit the whole work tree onto a new branch without touching anything else."`
 	Status     StatusCmd     `cmd:"" help:"Show the run state and where HEAD is among the checkpoints."`
 	Hook       HookCmd       `cmd:"" help:"Checkpoint an agent's turn; run by the agent's hook, never fails it."`

@@ -16,7 +16,9 @@ type CheckpointCmd struct {
 
 // Help is the long help.
 func (c *CheckpointCmd) Help() string {
-	return `Commits everything in the work tree except .autodev/ and ignored files (tracked changes, staged or not, and untracked files) on the current branch, authored and committed by autodev <autodev@localhost>, without running any hook and without needing a user identity. The index matches the new commit afterwards. The commit is recorded in .autodev/checkpoints.json and pinned by refs/autodev/checkpoints/<id>.
+	return `Commits everything in the work tree except .autodev/ and ignored files (tracked changes, staged or not, and untracked files) on the current branch, authored and committed by autodev <autodev@localhost>, without running any hook and without needing a user identity. The index matches the new commit afterwards. The commit is recorded in .autodev/checkpoints.json and pinned by refs/autodev/checkpoints/<id>; ids are never reused.
+
+Untracked secrets and dumps never ride along: untracked files that git nudge protects (.env and .env.* in any case, nudge.protect and autodev.protect patterns) and untracked files over 16 MiB are left out, listed ("not checkpointed: .env (protected), dump.bin (20 MiB)"; left_out in --json), and left in the work tree; no restore removes them.
 
 With a clean tree, a HEAD commit that is not yet a checkpoint (the participant committed on its own) is recorded as the checkpoint; a HEAD that already is one records nothing. Made while a run is active (by the run's command), the checkpoint takes the run's task and mode unless --task or --mode says otherwise. Outside a git repository, or with git config autodev.checkpoints false, it does nothing, says so and exits 0.`
 }
@@ -47,10 +49,28 @@ func (c *CheckpointCmd) Run(env *cli.Env) error {
 			"recovered":  res.Recovered,
 			"head":       nullable(res.Head),
 			"message":    msg,
+			"left_out":   leftOutDoc(res.LeftOut),
 		})
 	}
 	env.Printf("%s\n", msg)
+	printLeftOut(env, res.LeftOut)
 	return nil
+}
+
+// printLeftOut lists the untracked files a checkpoint, park or restore's
+// parking did not commit (SPEC 3.2), with what they are left for.
+func printLeftOut(env *cli.Env, l []autodev.LeftOut) {
+	if line := autodev.LeftOutLine(l); line != "" {
+		env.Printf("%s (left in the work tree, untracked)\n", line)
+	}
+}
+
+// leftOutDoc is left_out in --json: always a list.
+func leftOutDoc(l []autodev.LeftOut) []autodev.LeftOut {
+	if l == nil {
+		return []autodev.LeftOut{}
+	}
+	return l
 }
 
 func checkpointMessage(res autodev.CheckpointResult) string {

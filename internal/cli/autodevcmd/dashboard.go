@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/alecthomas/kong"
+	"github.com/nudgethis/git-nudge/internal/agenthooks"
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/dashboard"
@@ -77,6 +78,9 @@ func DashboardShapes() dashboard.Shapes {
 type entryKey struct {
 	id, commit, label, typ, time, task, mode, worktree, branch string
 	hasTask, hasMode                                           bool
+	squashed                                                   string
+	session                                                    agenthooks.Session
+	hasSession                                                 bool
 }
 
 // listJSON is listDocument encoded entry by entry, for a dashboard that
@@ -95,7 +99,10 @@ func listJSON() func(*autodev.Listing) ([]byte, error) {
 				b = append(b, ',')
 			}
 			k, keyed := entryKey{id: e.ID, commit: e.Commit, label: e.Label, typ: e.Type, time: e.Time,
-				worktree: e.Worktree, branch: e.Branch}, len(e.Extra) == 0
+				worktree: e.Worktree, branch: e.Branch, squashed: e.Squashed}, len(e.Extra) == 0
+			if e.Session != nil {
+				k.session, k.hasSession = *e.Session, true
+			}
 			if e.Task != nil {
 				k.task, k.hasTask = *e.Task, true
 			}

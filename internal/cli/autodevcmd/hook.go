@@ -106,6 +106,10 @@ func (c *HookCmd) Run(env *cli.Env) (err error) {
 	default:
 		env.Warnf("git autodev hook: %s\n", checkpointMessage(cp))
 	}
+	if l := autodev.LeftOutLine(cp.LeftOut); l != "" {
+		env.Warnf("git autodev hook: %s\n", l)
+		logf("%s", l)
+	}
 	if cp.Recovered != nil {
 		logf("recorded %s (an interrupted checkpoint)", entryLine(*cp.Recovered))
 	}

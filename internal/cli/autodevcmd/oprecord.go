@@ -9,11 +9,11 @@ import (
 
 // record runs a git-autodev command, recording it in the operation log
 // when it changes something (checkpoint, restore of an id or --rebuild,
-// park, run).
+// park, run, squash).
 func record(env *cli.Env, command string, args []string, run func() error) error {
 	var paths []string
 	switch command {
-	case "checkpoint", "park", "run", "hook":
+	case "checkpoint", "park", "run", "hook", "squash":
 	case "hooks":
 		// The agent's project settings file is the one file it edits;
 		// codex's lives in the home folder and is never edited.

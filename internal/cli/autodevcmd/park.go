@@ -13,7 +13,7 @@ type ParkCmd struct {
 
 // Help is the long help.
 func (c *ParkCmd) Help() string {
-	return `Commits the whole work tree (as a checkpoint would: tracked changes, staged or not, and untracked files; not ignored files, not .autodev/) onto a new branch autodev/parked-<time>, leaving the files, the index, HEAD and the current branch exactly as they were, and sets the run state to error. Use it when work fails after a step that cannot be undone: the tree is kept for a person to look at instead of being rewound. A clean tree makes no commit; the branch then points at HEAD.`
+	return `Commits the whole work tree (as a checkpoint would: tracked changes, staged or not, and untracked files; not ignored files, not .autodev/, not the untracked protected or over-16-MiB files a checkpoint leaves out) onto a new branch autodev/parked-<time>, leaving the files, the index, HEAD and the current branch exactly as they were, and sets the run state to error. Use it when work fails after a step that cannot be undone: the tree is kept for a person to look at instead of being rewound. A clean tree makes no commit; the branch then points at HEAD.`
 }
 
 // Run parks the tree.
@@ -28,12 +28,14 @@ func (c *ParkCmd) Run(env *cli.Env) error {
 	}
 	if c.JSON {
 		return env.JSON(map[string]any{
-			"branch": nullable(p.Branch),
-			"commit": nullable(p.Commit),
-			"clean":  p.Clean,
-			"status": autodev.StatusError,
+			"branch":   nullable(p.Branch),
+			"commit":   nullable(p.Commit),
+			"clean":    p.Clean,
+			"status":   autodev.StatusError,
+			"left_out": leftOutDoc(p.LeftOut),
 		})
 	}
+	defer printLeftOut(env, p.LeftOut)
 	switch {
 	case p.Branch == "":
 		env.Printf("Nothing to park: there is no commit yet and the work tree is empty. Run state: error.\n")

@@ -23,7 +23,7 @@ type RestoreCmd struct {
 func (c *RestoreCmd) Help() string {
 	return `Without an id, lists the checkpoints newest first: id, mark (─ baseline, ✔ task, ⤿ pre-restore), label, task, short commit, mode and age; the checkpoint HEAD is at ends with "← HEAD".
 
-With an id, rewinds the project to that checkpoint: uncommitted work (tracked changes, staged or not, and untracked files that are not ignored) is first committed onto a new branch autodev/pre-restore-<time>, then the current branch is reset --hard to the checkpoint and the untracked files that were parked and that the checkpoint lacks are removed. A pre-restore checkpoint records the replaced work (and the index, when it differs from the work tree), so restoring it undoes the restore: the branch goes back to where it was and the work comes back uncommitted, staged as it was. A checkpoint made on another branch than the current one is refused unless --any-branch is given. Restoring the checkpoint HEAD is already at, with nothing uncommitted, changes nothing and says so. Refused while a run is active. Only git state is rewound: .autodev/ is not, and memory.md gains a RESTORE: line.`
+With an id, rewinds the project to that checkpoint: uncommitted work (tracked changes, staged or not, and untracked files that are not ignored, except the protected and over-16-MiB ones a checkpoint leaves out, which stay where they are) is first committed onto a new branch autodev/pre-restore-<time>, then the current branch is reset --hard to the checkpoint and the untracked files that were parked and that the checkpoint lacks are removed. A pre-restore checkpoint records the replaced work (and the index, when it differs from the work tree), so restoring it undoes the restore: the branch goes back to where it was and the work comes back uncommitted, staged as it was. A checkpoint made on another branch than the current one is refused unless --any-branch is given. Restoring the checkpoint HEAD is already at, with nothing uncommitted, changes nothing and says so. Refused while a run is active. Only git state is rewound: .autodev/ is not, and memory.md gains a RESTORE: line.`
 }
 
 // Run lists, rebuilds or restores.
@@ -132,6 +132,7 @@ func restoreDocument(res autodev.RestoreResult) map[string]any {
 		"pre_restore":   res.PreRestore,
 		"removed":       removed,
 		"base":          nullable(res.Base),
+		"left_out":      leftOutDoc(res.Parked.LeftOut),
 	}
 	if removedB64 != nil {
 		doc["removed_b64"] = removedB64
@@ -173,6 +174,7 @@ func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
 		env.Printf("HEAD is back at %s, with the parked work uncommitted and the index as it was.\n", autodev.Short(res.Base))
 	}
 	printResume(env, res.Target)
+	printLeftOut(env, res.Parked.LeftOut)
 	return nil
 }
 
