@@ -169,3 +169,9 @@ func statOf(pid int) (ppid int, state byte, ok bool) {
 	}
 	return ppid, f[0][0], true
 }
+
+// statOfAny reports whether process pid is alive (not a zombie).
+func statOfAny(pid int) (int, byte, bool) {
+	ppid, st, ok := statOf(pid)
+	return ppid, st, ok && st != 'Z' && st != 'X'
+}

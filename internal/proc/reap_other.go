@@ -16,3 +16,8 @@ func reap(a reapArgs, report *os.File) int {
 	report.Close()
 	return 127
 }
+
+// statOfAny reports whether process pid is alive.
+func statOfAny(pid int) (int, byte, bool) {
+	return 0, 0, !Gone(pid)
+}
