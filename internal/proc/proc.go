@@ -278,3 +278,9 @@ func lookPath(name string) (string, error) {
 	}
 	return p, err
 }
+
+// commandPath is exec.Command's lookup of a program name without a slash
+// (an entry found through a relative PATH entry is refused, as there).
+func commandPath(name string) (string, error) {
+	return exec.LookPath(name)
+}

@@ -132,8 +132,22 @@ func underReaper(s Spec) (Spec, *os.File, error) {
 	if len(os.Args) > 0 && os.Args[0] != "" {
 		name = filepathBase(os.Args[0])
 	}
+	path := s.Path
+	if path == "" && filepathBase(s.Argv[0]) == s.Argv[0] {
+		// Looked up here, in this process's PATH, as exec.Command does
+		// for a program run directly (the command's own environment may
+		// have no PATH); a name with a slash is found in the command's
+		// folder by the reaper.
+		p, err := commandPath(s.Argv[0])
+		if err != nil {
+			r.Close()
+			w.Close()
+			return s, nil, err
+		}
+		path = p
+	}
 	out := s
-	out.Argv = ReapArgv(name, s.Path, len(s.ExtraFiles), !s.Group, s.Argv)
+	out.Argv = ReapArgv(name, path, len(s.ExtraFiles), !s.Group, s.Argv)
 	out.Path = SelfExe
 	out.ExtraFiles = append(append([]*os.File{}, s.ExtraFiles...), w)
 	out.reportW = w
