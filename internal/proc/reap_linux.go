@@ -40,6 +40,15 @@ func reap(a reapArgs, report *os.File) int {
 		return 127
 	}
 	report.Close()
+	// Only the command holds the caller's streams from now on: a
+	// caller waiting for its output to end (git-nudge killed, a script
+	// reading the pipe) waits for the command, not for the reaper.
+	if null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0); err == nil {
+		for fd := 0; fd <= 2; fd++ {
+			_ = syscall.Dup3(int(null.Fd()), fd, 0)
+		}
+		null.Close()
+	}
 	go func() {
 		for sig := range sigs {
 			if a.forward && sig == syscall.SIGTERM {
@@ -84,7 +93,6 @@ wait:
 func endChildren() {
 	termed := map[int]bool{}
 	start := time.Now()
-	warned := false
 	for {
 		reapZombies()
 		kids := children(os.Getpid())
@@ -105,10 +113,6 @@ func endChildren() {
 				_ = syscall.Kill(k, syscall.SIGTERM)
 				_ = syscall.Kill(k, syscall.SIGCONT)
 			}
-		}
-		if !warned && time.Since(start) > 10*time.Second {
-			warned = true
-			fmt.Fprintf(os.Stderr, "git-nudge: waiting for processes the command left (pids %v) to end; they do not end even when killed\n", kids)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
