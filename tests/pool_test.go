@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -255,20 +256,37 @@ func TestPoolRefusesLiveAndUnproven(t *testing.T) {
 	s.git("add", "-A")
 	s.git("commit", "-qm", "base")
 
-	// A daemon the task left behind, no longer holding the task's lock.
+	// A daemon the task left behind, no longer holding the task's lock:
+	// the reaper ends it when the command ends (issue 25).
 	pidFile := filepath.Join(filepath.Dir(s.dir), "daemon.pid")
 	s.ok(s.nudge("run", "--", "sh", "-c", "setsid sleep 30 3>&- >/dev/null 2>&1 </dev/null & echo $! > "+pidFile), "run leaving a daemon")
-	defer func() {
-		if b, err := os.ReadFile(pidFile); err == nil {
-			if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
-				_ = syscall.Kill(pid, syscall.SIGKILL)
-			}
+	if b, err := os.ReadFile(pidFile); err != nil {
+		t.Fatal(err)
+	} else if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
+		t.Fatal(err)
+	} else if syscall.Kill(pid, 0) == nil {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Fatalf("the daemon the task left (pid %d) outlived the run", pid)
+	}
+	// Any other process working in the worktree: drop refuses (even
+	// with --force), so the worktree is neither parked nor removed.
+	live := exec.Command("sleep", "30")
+	live.Dir = filepath.Join(s.dir, ".nudgethis", "worktrees", "t1")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = live.Process.Kill(); _ = live.Wait() }()
+	for _, args := range [][]string{{"drop", "t1"}, {"drop", "--force", "t1"}} {
+		if r := s.nudge(args...); r.code == 0 || !strings.Contains(r.stderr, "processes still use its worktree") {
+			t.Fatalf("git nudge %v with a live process in the worktree: %s", args, r)
 		}
-	}()
-	s.ok(s.nudge("drop", "t1"), "drop t1")
+	}
 	if got := s.poolList(); len(got) != 0 {
 		t.Fatalf("a worktree with a live process was parked: pool = %v", got)
 	}
+	_ = live.Process.Kill()
+	_ = live.Wait()
+	s.ok(s.nudge("drop", "--force", "t1"), "drop t1 (not parked)")
 
 	s.ok(s.nudge("run", "--", "true"), "run t2")
 	s.ok(s.nudge("drop", "t2"), "drop t2")

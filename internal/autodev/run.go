@@ -146,7 +146,8 @@ func execRun(req RunRequest, runLock *os.File) (int, error) {
 		return 2, errors.New("no command given: git autodev run [--mode MODE] [--task ID] -- CMD [ARG...]")
 	}
 	return proc.Run(proc.Spec{Argv: req.Args, Dir: req.Dir, Stdin: req.Stdin, Stdout: req.Stdout,
-		Stderr: req.Stderr, Signals: req.Signals, Skip: req.Skip, Group: req.Group, ExtraFiles: extra})
+		Stderr: req.Stderr, Signals: req.Signals, Skip: req.Skip, Group: req.Group, ExtraFiles: extra,
+		Reap: true})
 }
 
 // fromRun fills the request's missing task and mode from state.json when

@@ -152,7 +152,8 @@ func TestServerShutdownStopsQueuedTask(t *testing.T) {
 	dir := workspace(t)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	s := startServe(t, dir, false)
-	nudge(t, dir, "queue", "--", "sh", "-c", "echo $$ > "+pidFile+"; sleep 1000 & wait")
+	// The group's id: the command runs under the reaper, which leads it.
+	nudge(t, dir, "queue", "--", "sh", "-c", "cut -d' ' -f5 /proc/$$/stat > "+pidFile+"; sleep 1000 & wait")
 	s.waitState("t2", "running")
 	var pid int
 	deadline := time.Now().Add(60 * time.Second)

@@ -56,12 +56,9 @@ func (r *Repo) AddWorktree(ctx context.Context, path, commit string) error {
 	return err
 }
 
-// RemoveWorktree removes the linked worktree at path, its files included,
-// and git's record of it (also when the folder is already gone).
-func (r *Repo) RemoveWorktree(ctx context.Context, path string) error {
-	_, err := r.git(ctx, "worktree", "remove", "--force", "--", path)
-	return err
-}
+// (There is no RemoveWorktree: git worktree remove follows a folder a
+// task swaps for a symlink while it recurses. Task worktrees are removed
+// by worktree.RemoveTree, then ForgetWorktree.)
 
 // ForgetWorktree removes the administrative folder (.git/worktrees/<name>)
 // of the linked worktree whose folder was path, once that folder is gone:

@@ -47,7 +47,8 @@ func (c child) run() (int, error) {
 	}
 	return proc.Run(proc.Spec{Argv: c.argv, Path: c.path, Dir: c.dir, Env: c.env, Stdin: c.stdin,
 		Stdout: c.stdout, Stderr: c.stderr, Signals: c.signals, Skip: c.skip,
-		Group: c.group, StopGroup: c.group, ExtraFiles: extra, Started: c.started})
+		Group: c.group, StopGroup: c.group, ExtraFiles: extra, Started: c.started,
+		Reap: true})
 }
 
 // childEnv is the environment of a task's programs: the caller's, without

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/proc"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -122,6 +123,16 @@ func (w *Workspace) dropRefusal(ctx context.Context, t *Task, force bool) *Refus
 	if w.busy(id) {
 		return refuse(w.busyReason(t), "Wait for it to finish.")
 	}
+	if dir := w.WorktreeDir(id); w.hasWorktree(t) {
+		// A process the task left (or anything else) working in its
+		// worktree could go on writing there, or swap its folders while
+		// they are removed: the worktree is never dropped under it, even
+		// with --force.
+		if hs, ok := proc.Holders(dir); !ok || len(hs) > 0 {
+			reason, next := proc.DescribeHolders(dir, hs, ok)
+			return refuse(reason, next)
+		}
+	}
 	if !force {
 		lost, err := w.uncaptured(ctx, t)
 		if err != nil {
@@ -162,28 +173,12 @@ func (w *Workspace) remove(ctx context.Context, t *Task, force bool) error {
 		dir = ""
 	}
 	if dir != "" {
-		registered, err := w.isWorktree(ctx, dir)
-		if err != nil {
-			return err
-		}
-		if registered {
-			if err := w.Repo.RemoveWorktree(ctx, dir); err != nil {
-				if !force {
-					return fmt.Errorf("removing the worktree of %s: %w (git nudge drop --force %s removes the folder anyway)", id, err, id)
-				}
-				// git refuses a worktree it cannot validate (its .git
-				// file rewritten by the task, say). The folder is ours,
-				// inside .nudgethis/worktrees: remove it without following
-				// any link, then make git forget this worktree (only it).
-				if err := os.RemoveAll(dir); err != nil {
-					return fmt.Errorf("removing the worktree of %s: %w", id, err)
-				}
-				if err := w.Repo.ForgetWorktree(dir); err != nil {
-					return fmt.Errorf("the worktree folder of %s was removed, but git still lists it (git worktree prune forgets it): %w", id, err)
-				}
-			}
-		} else if err := os.RemoveAll(dir); err != nil {
-			return err
+		// Never git worktree remove, nor any remover that resolves paths
+		// again: a folder the task swaps for a symlink meanwhile would
+		// be followed (issue 25). removeTaskTree unlinks through
+		// directory handles, then forgets git's record of the worktree.
+		if err := w.removeTaskTree(dir); err != nil {
+			return fmt.Errorf("removing the worktree of %s: %w", id, err)
 		}
 	}
 	// Its refs, and the bytes its last apply kept for undo

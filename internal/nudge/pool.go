@@ -225,12 +225,13 @@ func writeNew(path string, data []byte) error {
 
 // discardWorktree removes a worktree folder that git-nudge made (in the
 // pool or in worktrees/) without following any link, and git's record of
-// it.
+// it (removeTaskTree); one that a live process still uses stays.
 func (w *Workspace) discardWorktree(dir string) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return err
+	if hs, ok := proc.Holders(dir); !ok || len(hs) > 0 {
+		reason, next := proc.DescribeHolders(dir, hs, ok)
+		return fmt.Errorf("%s. %s", reason, next)
 	}
-	return w.Repo.ForgetWorktree(dir)
+	return w.removeTaskTree(dir)
 }
 
 // park moves task id's worktree dir into the pool, when the pool has room,
@@ -326,6 +327,9 @@ func (w *Workspace) claimPooled(ctx context.Context, id, dir string) *poolClaim 
 		return nil
 	}
 	for _, e := range entries {
+		if proc.InDir(e.Path) {
+			continue // a process still uses it: never reused (nor removed)
+		}
 		admin, err := w.adminOf(e.Path)
 		if err != nil {
 			_ = w.discardEntry(e)

@@ -208,8 +208,10 @@ func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOpt
 // first capture does not find every file racily clean).
 func (w *Workspace) addWorktree(ctx context.Context, dir, commit string) error {
 	if _, err := os.Lstat(dir); err == nil {
-		// Left over from an earlier attempt: git's record and files go.
-		if err := w.Repo.RemoveWorktree(ctx, dir); err != nil {
+		// Left over from an earlier attempt: git's record and files go,
+		// through directory handles that never follow a link, and only
+		// when no process uses it any more.
+		if err := w.discardWorktree(dir); err != nil {
 			return fmt.Errorf("%s is in the way of the new worktree and could not be removed: %w", dir, err)
 		}
 	}

@@ -46,12 +46,29 @@ type Spec struct {
 	ExtraFiles []*os.File
 	// Started, when set, is called with the program's pid once it runs.
 	Started func(pid int)
+	// Reap runs the program under the reaper (see ReapArg; Linux only):
+	// whatever it starts, in any process group or session, is ended when
+	// it exits, and Run returns only once none is left. The running
+	// binary must dispatch ReapArg to ReapMain.
+	Reap bool
+	// reportW is the reaper's report pipe (set by underReaper), closed
+	// here once the reaper has started.
+	reportW *os.File
 }
 
 // Run starts the program, waits for it and returns its shell exit status.
 func Run(s Spec) (int, error) {
 	if len(s.Argv) == 0 {
 		return 127, fmt.Errorf("%w: no command given", ErrNotStarted)
+	}
+	var report *os.File
+	if s.Reap && reapSupported {
+		reaped, r, err := underReaper(s)
+		if err != nil {
+			return 127, notStarted(s, err)
+		}
+		s, report = reaped, r
+		defer report.Close()
 	}
 	x := exec.Command(s.Argv[0], s.Argv[1:]...)
 	if s.Path != "" {
@@ -78,6 +95,9 @@ func Run(s Spec) (int, error) {
 	}
 	x, err := Start(x)     // a script without "#!" runs with /bin/sh
 	pipes.closeWriteEnds() // only the child holds them now
+	if s.reportW != nil {
+		s.reportW.Close()
+	}
 	if err != nil {
 		pipes.wait()
 		return 127, notStarted(s, err)
@@ -117,6 +137,9 @@ func Run(s Spec) (int, error) {
 	close(done)
 	if x.ProcessState == nil {
 		return 127, err
+	}
+	if why := reported(report); why != "" {
+		return 127, fmt.Errorf("%w%s", ErrNotStarted, why)
 	}
 	if ws, ok := x.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		return 128 + int(ws.Signal()), nil
@@ -308,4 +331,10 @@ func lookPath(name string) (string, error) {
 // stdout and stderr together (the sandbox's probe of bubblewrap).
 func combinedOutput(path string, args ...string) ([]byte, error) {
 	return exec.Command(path, args...).CombinedOutput()
+}
+
+// commandPath is exec.Command's lookup of a program name without a slash
+// (an entry found through a relative PATH entry is refused, as there).
+func commandPath(name string) (string, error) {
+	return exec.LookPath(name)
 }

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
 var isolatedHome string
@@ -37,6 +39,11 @@ var repoLocal = []string{
 // another repository. Helper subprocesses (the test binary run again)
 // inherit all of it.
 func Main(m *testing.M) int {
+	if len(os.Args) > 1 && os.Args[1] == proc.ReapArg {
+		// The package under test ran a command through the reaper, which
+		// re-executes the running binary: this test binary.
+		return proc.ReapMain(os.Args[2:])
+	}
 	home, err := os.MkdirTemp("", "nudge-test-home-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "testutil:", err)

@@ -12,6 +12,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
+	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
 // CLI is the git-autodev command line.
@@ -56,6 +57,11 @@ const TestNowVar = "GIT_AUTODEV_TEST_NOW"
 
 // Main runs git-autodev with args and returns the exit status.
 func Main(args []string, env *cli.Env) int {
+	if len(args) > 0 && args[0] == proc.ReapArg {
+		// git autodev run re-executes itself as the reaper that runs the
+		// command and ends whatever it left (never a user command).
+		return proc.ReapMain(args[1:])
+	}
 	if env.Getenv != nil {
 		if v := env.Getenv(TestNowVar); v != "" {
 			if t, err := time.Parse(time.RFC3339, v); err == nil {

@@ -62,5 +62,10 @@ func Main(args []string, env *cli.Env) int {
 		// confines the command and executes it (never a user command).
 		return proc.SandboxMain(args[1:])
 	}
+	if len(args) > 0 && args[0] == proc.ReapArg {
+		// Every command a task runs goes through the reaper, which ends
+		// whatever the command left behind when it exits.
+		return proc.ReapMain(args[1:])
+	}
 	return Program().Main(args, env)
 }

@@ -138,7 +138,7 @@ behind, and hashing work-tree files through one.`,
 		Header: `This file holds linked worktrees: adding, listing, opening and removing them.`,
 		Names: []string{
 			"Repo.WorktreeRepo", "Repo.ResetWorktreeTo", "Repo.WorktreeClean",
-			"Repo.AddWorktree", "Repo.RemoveWorktree", "Repo.ForgetWorktree", "Repo.Worktrees", "Repo.OpenWorktree",
+			"Repo.AddWorktree", "Repo.ForgetWorktree", "Repo.Worktrees", "Repo.OpenWorktree",
 		},
 	},
 	{
