@@ -3,9 +3,11 @@
 // checkpoints of one workspace and runs the same workflows as the command
 // line (internal/nudge and internal/autodev) when a button is clicked.
 //
-// Security: a random token per start, sent by the page (and scripts) as
-// an Authorization: Bearer header, never as a cookie (cookies are not
-// scoped by port, so any server on 127.0.0.1 would receive one); a Host
+// Security: a random token per start, which every request must carry
+// (401 otherwise): API requests as an Authorization: Bearer header, the
+// page and its assets as that header or ?token= in their address; never
+// as a cookie (cookies are not scoped by port, so any server on 127.0.0.1
+// would receive one); a Host
 // check against DNS rebinding; changes only by POST behind Go's
 // cross-origin protection; a strict content security policy; and limits
 // on connections (limits.go) so that a flood of idle ones cannot lock the
@@ -21,6 +23,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"html/template"
 	"io"
 	"io/fs"
 	"net"
@@ -163,9 +166,9 @@ func (s *Server) WorkTree() string { return s.opts.Dir }
 // only 127.0.0.1, localhost and [::1] with that port).
 func (s *Server) SetPort(port int) { s.port = port }
 
-// URL is the address to open: it carries the token once; the page keeps
-// it in its tab's sessionStorage (under a name with the port in it) and
-// sends it as a header, and takes it out of the address bar.
+// URL is the address to open. It carries the token, which stays in the
+// address bar so that a reload is let in; the page sends it as a header
+// with every API request.
 func (s *Server) URL(page string) string {
 	u := "http://127.0.0.1:" + strconv.Itoa(s.port) + "/"
 	if page != "" && page != "tasks" {
@@ -240,19 +243,6 @@ func (s *Server) secure(next http.Handler) http.Handler {
 			writeError(w, http.StatusForbidden, errors.New("this dashboard answers only to 127.0.0.1, localhost or [::1] with its own port"), nil)
 			return
 		}
-		if public(r) {
-			// The page itself (HTML, script, style) is the same embedded
-			// text for everyone and holds no data of the workspace: it is
-			// served without the token, which it reads from the address
-			// (or its tab's sessionStorage) and sends with every API
-			// request. A wrong token in the address is still refused.
-			if r.URL.Path == "/" && r.URL.Query().Has("token") && !s.tokenOK(r.URL.Query().Get("token")) {
-				writeError(w, http.StatusUnauthorized, errors.New("wrong or old token: use the address git nudge dashboard printed"), nil)
-				return
-			}
-			next.ServeHTTP(w, r)
-			return
-		}
 		if !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="git nudge dashboard"`)
 			writeError(w, http.StatusUnauthorized, errors.New("no valid token: open the address git nudge dashboard printed (it carries the token); scripts send it as Authorization: Bearer <token>"), nil)
@@ -271,20 +261,28 @@ func (s *Server) tokenOK(t string) bool {
 	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(s.token)) == 1
 }
 
-// authorized: the token in an Authorization: Bearer header, and only
-// there (no cookie: a cookie for 127.0.0.1 reaches every port).
+// authorized: the token in an Authorization: Bearer header; for the
+// page itself (pageRequest), also in the address as ?token=, since a
+// browser cannot send a header when it navigates or loads a script.
+// Never a cookie: a cookie for 127.0.0.1 reaches every port.
 func (s *Server) authorized(r *http.Request) bool {
-	a, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok || !s.tokenOK(strings.TrimSpace(a)) {
-		return false
+	ok := false
+	if a, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); found {
+		ok = s.tokenOK(strings.TrimSpace(a))
 	}
-	markAuthenticated(r)
-	return true
+	if !ok && pageRequest(r) {
+		ok = s.tokenOK(r.URL.Query().Get("token"))
+	}
+	if ok {
+		markAuthenticated(r)
+	}
+	return ok
 }
 
-// public is a request for the page itself: GET of /, /assets/... or the
-// icon.
-func public(r *http.Request) bool {
+// pageRequest is a request for the page itself: GET (or HEAD) of /,
+// /assets/... or the icon. Only these take the token from the address; the API and
+// the event stream take it only as a header.
+func pageRequest(r *http.Request) bool {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		return false
 	}
@@ -292,14 +290,18 @@ func public(r *http.Request) bool {
 	return p == "/" || p == "/favicon.ico" || strings.HasPrefix(p, "/assets/")
 }
 
+// indexPage is index.html with the token in the addresses of the script,
+// the style and the icon, which the browser loads without a header.
+var indexPage = template.Must(template.ParseFS(assets, "assets/index.html"))
+
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
-	b, err := assets.ReadFile("assets/index.html")
-	if err != nil {
+	var buf bytes.Buffer
+	if err := indexPage.Execute(&buf, struct{ Token string }{s.token}); err != nil {
 		writeError(w, http.StatusInternalServerError, err, nil)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	_, _ = w.Write(b)
+	_, _ = w.Write(buf.Bytes())
 }
 
 // writeJSON sends v as the command line's --json would print it.

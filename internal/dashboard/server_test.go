@@ -5,11 +5,13 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io/fs"
 	"net/http"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,9 +25,10 @@ import (
 	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
-// Every route of the API (SPEC 6), GETs and POSTs. (The page itself, /
-// and /assets/, holds no data and is served to anyone: pageRoutes.)
-var pageRoutes = []string{"/", "/assets/app.js", "/assets/style.css"}
+// Every route of the API (SPEC 6), GETs and POSTs, and the page itself
+// (pageRoutes). Every one wants the token (SPEC 6: every request without
+// it gets 401).
+var pageRoutes = []string{"/", "/assets/app.js", "/assets/style.css", "/favicon.ico"}
 var getRoutes = []string{
 	"/api/nudge/tasks", "/api/nudge/tasks/t1", "/api/nudge/tasks/t1/diff",
 	"/api/autodev/checkpoints", "/api/autodev/status", "/api/ops", "/api/nudge/commands",
@@ -35,50 +38,144 @@ var postRoutes = []string{
 	"/api/nudge/tasks/t1/drop", "/api/autodev/restore/c1", "/api/ops/o1/undo", "/api/nudge/queue/tests",
 }
 
+// withToken adds ?token=tok (or &token=tok) to path.
+func withToken(path, tok string) string {
+	if strings.Contains(path, "?") {
+		return path + "&token=" + tok
+	}
+	return path + "?token=" + tok
+}
+
+// TestNoTokenIs401 (SPEC 6, Security): every request without the token,
+// or with a wrong one, gets 401: the API, the event stream, and the page
+// itself (its HTML, script, style and icon), whether the token is missing
+// from the header or from the address. The API takes the token only as a
+// header: in the address it is no token.
 func TestNoTokenIs401(t *testing.T) {
 	h := serve(t, workspace(t))
-	for _, p := range append(append([]string{"/api/events"}, getRoutes...), postRoutes...) {
+	wrong := strings.Repeat("0", 64)
+	all := append(append(append([]string{"/api/events"}, pageRoutes...), getRoutes...), postRoutes...)
+	for _, p := range append(all, "/nope", "/assets/", "/assets/nope.js") {
 		method := http.MethodGet
 		if strings.HasPrefix(p, "/api/") && (strings.HasSuffix(p, "/apply") || strings.HasSuffix(p, "/undo") ||
-			strings.HasSuffix(p, "/save") || strings.HasSuffix(p, "/drop") || strings.Contains(p, "/restore/")) {
+			strings.HasSuffix(p, "/save") || strings.HasSuffix(p, "/drop") || strings.Contains(p, "/restore/") ||
+			strings.Contains(p, "/queue/")) {
 			method = http.MethodPost
 		}
-		if code, _, body := h.do(method, p, false, nil); code != http.StatusUnauthorized {
-			t.Errorf("%s %s without token: %d, want 401\n%s", method, p, code, body)
+		for _, m := range []string{method, http.MethodHead} {
+			if m == http.MethodHead && method == http.MethodPost {
+				continue
+			}
+			if code, hdr, body := h.do(m, p, false, nil); code != http.StatusUnauthorized {
+				t.Errorf("%s %s without token: %d, want 401\n%s", m, p, code, body)
+			} else if hdr.Get("WWW-Authenticate") == "" {
+				t.Errorf("%s %s: 401 without WWW-Authenticate", m, p)
+			}
 		}
-		code, _, _ := h.do(method, p, false, map[string]string{"Authorization": "Bearer " + strings.Repeat("0", 64)})
+		code, _, _ := h.do(method, p, false, map[string]string{"Authorization": "Bearer " + wrong})
 		if code != http.StatusUnauthorized {
 			t.Errorf("%s %s with a wrong token: %d, want 401", method, p, code)
 		}
+		for _, tok := range []string{wrong, "nope", "", h.srv.Token()[:63], h.srv.Token() + "0"} {
+			if code, _, _ := h.do(method, withToken(p, tok), false, nil); code != http.StatusUnauthorized {
+				t.Errorf("%s %s with token %q in the address: %d, want 401", method, p, tok, code)
+			}
+		}
 	}
-	if code, _, _ := h.do("GET", "/?token=nope", false, nil); code != http.StatusUnauthorized {
-		t.Errorf("wrong token in the address: %d, want 401", code)
+	// The right token in the address opens only the page, not the API.
+	for _, p := range append(append([]string{"/api/events"}, getRoutes...), postRoutes...) {
+		method := http.MethodGet
+		for _, q := range postRoutes {
+			if p == q {
+				method = http.MethodPost
+			}
+		}
+		if code, _, _ := h.do(method, withToken(p, h.srv.Token()), false, nil); code != http.StatusUnauthorized {
+			t.Errorf("%s %s with the token in the address only: %d, want 401", method, p, code)
+		}
 	}
 	if got := readFile(t, h.dir, "a.txt"); got != "old\n" {
 		t.Fatalf("a request without token changed a.txt: %q", got)
 	}
 }
 
+// TestPageWithToken: the page, its assets and the icon are served with
+// the token, as the header or in the address; the HTML names its script,
+// style and icon with the token in their address (a browser loads them
+// without a header), and each of those addresses is served as it stands.
+func TestPageWithToken(t *testing.T) {
+	h := serve(t, workspace(t))
+	tok := h.srv.Token()
+	for _, p := range pageRoutes {
+		want := http.StatusOK
+		if p == "/favicon.ico" {
+			want = http.StatusNoContent
+		}
+		if code, _, body := h.do("GET", p, true, nil); code != want {
+			t.Errorf("GET %s with the header: %d, want %d\n%s", p, code, want, body)
+		}
+		if code, _, body := h.do("GET", withToken(p, tok), false, nil); code != want {
+			t.Errorf("GET %s with the token in the address: %d, want %d\n%s", p, code, want, body)
+		}
+	}
+	code, hdr, body := h.do("GET", "/?page=checkpoints&token="+tok, false, nil)
+	if code != http.StatusOK || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") {
+		t.Fatalf("the page: %d %s\n%s", code, hdr.Get("Content-Type"), body)
+	}
+	refs := regexp.MustCompile(`(?:src|href)="(/[^"]*)"`).FindAllStringSubmatch(string(body), -1)
+	seen := map[string]bool{}
+	for _, m := range refs {
+		ref := html.UnescapeString(m[1])
+		path, query, _ := strings.Cut(ref, "?")
+		seen[path] = true
+		if query != "token="+tok {
+			t.Errorf("the page names %s without the token", ref)
+		}
+		if code, _, _ := h.do("GET", ref, false, nil); code/100 != 2 {
+			t.Errorf("GET %s, as the page names it: %d", ref, code)
+		}
+		if code, _, _ := h.do("GET", path, false, nil); code != http.StatusUnauthorized {
+			t.Errorf("GET %s without the token: %d, want 401", path, code)
+		}
+	}
+	for _, p := range []string{"/assets/app.js", "/assets/style.css", "/favicon.ico"} {
+		if !seen[p] {
+			t.Errorf("the page does not name %s:\n%s", p, body)
+		}
+	}
+	// The script is the embedded one.
+	_, hdr, js := h.do("GET", withToken("/assets/app.js", tok), false, nil)
+	if !strings.Contains(string(js), `"Authorization": "Bearer "`) || !strings.Contains(hdr.Get("Content-Type"), "javascript") {
+		t.Errorf("app.js: %s\n%.200s", hdr.Get("Content-Type"), js)
+	}
+}
+
 // TestTokenIsAHeaderNeverACookie (issue 25, finding 4): no response sets
 // a cookie (cookies are not scoped by port: a server of another user on
-// another port of 127.0.0.1 would receive it); the API takes the token
-// only from the Authorization header, so a cookie carrying it gets 401
-// as no token at all does; the page itself holds no data.
+// another port of 127.0.0.1 would receive it); the token in a cookie gets
+// 401 as no token at all does.
 func TestTokenIsAHeaderNeverACookie(t *testing.T) {
 	h := serve(t, workspace(t))
 	tok := h.srv.Token()
-	for _, p := range append(append([]string{"/?token=" + tok, "/?page=checkpoints&token=" + tok}, pageRoutes...), getRoutes...) {
+	var tried []string
+	for _, p := range pageRoutes {
+		tried = append(tried, p, withToken(p, tok))
+	}
+	for _, p := range append(append(tried, "/?page=checkpoints&token="+tok), getRoutes...) {
 		code, hdr, _ := h.do("GET", p, true, nil)
 		if c := hdr.Values("Set-Cookie"); len(c) > 0 {
 			t.Errorf("GET %s set a cookie: %q", p, c)
 		}
-		if code != http.StatusOK && !strings.Contains(p, "t1") {
+		if code/100 != 2 && !strings.Contains(p, "t1") {
 			t.Errorf("GET %s with the token: %d", p, code)
 		}
+		if _, hdr, _ := h.do("GET", p, false, nil); len(hdr.Values("Set-Cookie")) > 0 {
+			t.Errorf("GET %s without the header set a cookie: %q", p, hdr.Values("Set-Cookie"))
+		}
 	}
-	code, hdr, body := h.do("GET", "/?token="+tok, false, nil)
-	if code != http.StatusOK || !strings.Contains(string(body), "/assets/app.js") || strings.Contains(string(body), tok) {
-		t.Fatalf("the page: %d (the token in it: %v)\n%s", code, strings.Contains(string(body), tok), body)
+	code, hdr, _ := h.do("GET", "/?token="+tok, false, nil)
+	if code != http.StatusOK {
+		t.Fatalf("the page: %d", code)
 	}
 	csp := hdr.Get("Content-Security-Policy")
 	if !strings.Contains(csp, "default-src 'self'") || !strings.Contains(csp, "frame-ancestors 'none'") {
@@ -89,14 +186,14 @@ func TestTokenIsAHeaderNeverACookie(t *testing.T) {
 	}
 	// The page holds nothing of the workspace: not its path, not a task.
 	for _, p := range pageRoutes {
-		_, _, b := h.do("GET", p, false, nil)
+		_, _, b := h.do("GET", withToken(p, tok), false, nil)
 		if strings.Contains(string(b), h.dir) || strings.Contains(string(b), "rewrite a.txt") {
-			t.Errorf("%s without the token shows the workspace", p)
+			t.Errorf("%s shows the workspace", p)
 		}
 	}
 	// The token as a cookie (any name) is no token.
 	for _, name := range []string{"nudge_dashboard_" + strconv.Itoa(h.srv.Port()), "token"} {
-		for _, p := range append(getRoutes, "/api/events") {
+		for _, p := range append(append(getRoutes, "/api/events"), pageRoutes...) {
 			if code, _, _ := h.do("GET", p, false, map[string]string{"Cookie": name + "=" + tok}); code != http.StatusUnauthorized {
 				t.Errorf("GET %s with the token as cookie %s: %d, want 401", p, name, code)
 			}

@@ -20,23 +20,21 @@ function el(tag, props, ...kids) {
 }
 
 // ---- the token ----
-// The address git nudge dashboard prints carries the token once. The page
-// keeps it in this tab's sessionStorage (the name has the port in it, so
-// two dashboards never mix), takes it out of the address bar and history,
-// and sends it as an Authorization header with every request. No cookie:
-// cookies are not scoped by port, so any server on 127.0.0.1 would get it.
-const TOKEN_KEY = "nudge-dashboard-token:" + location.port;
+// The address git nudge dashboard prints carries the token, and it stays
+// in the address bar: the server lets the page, its script and style in
+// only with it (the HTML it serves names them with the token), so a
+// reload works. The page sends it as an Authorization header with every
+// API request and the event stream. No cookie: cookies are not scoped by
+// port, so any server on 127.0.0.1 would get it.
 const token = (() => {
   const q = new URLSearchParams(location.search);
-  let t = q.get("token");
-  if (t) {
-    try { sessionStorage.setItem(TOKEN_KEY, t); } catch (_) { /* kept in memory only */ }
-    const page = q.get("page");
-    history.replaceState(null, "", "/" + (page === "checkpoints" || page === "operations" ? "#" + page : location.hash));
-  } else {
-    try { t = sessionStorage.getItem(TOKEN_KEY); } catch (_) { t = null; }
+  const t = q.get("token") || "";
+  const page = q.get("page");
+  if (t && page) {
+    // ?page=checkpoints becomes #checkpoints; the token stays.
+    history.replaceState(null, "", "/?token=" + encodeURIComponent(t) + (page === "checkpoints" || page === "operations" ? "#" + page : location.hash));
   }
-  return t || "";
+  return t;
 })();
 function authHeaders(extra) {
   return Object.assign({ "Authorization": "Bearer " + token }, extra || {});
