@@ -35,6 +35,9 @@ type SaveEntry struct {
 	Paths  []string  `json:"paths"`
 	State  string    `json:"state"`
 	Time   time.Time `json:"time"`
+	// Index: the saved paths whose index entry the save sets to something
+	// other than the commit's (a staged edit of the user's, re-based).
+	Index []SaveIndexEntry `json:"index,omitempty"`
 
 	extra journal.Extra
 }
@@ -65,6 +68,10 @@ func (w *Workspace) writeSaves(saves []SaveEntry) error {
 type SaveOptions struct {
 	Message string
 	IDs     []string // empty: every applied, unsaved task of the current branch
+	// WholeFiles commits a file whose task's change cannot be separated
+	// from the user's own edits as it is in the work tree (else such a
+	// file refuses the save).
+	WholeFiles bool
 }
 
 // SaveReport is what a save did (and what it found left over by an earlier,
@@ -77,12 +84,19 @@ type SaveReport struct {
 	Tasks   []string `json:"tasks"`
 	Paths   []string `json:"paths"`
 	Settled []string `json:"settled"` // messages about interrupted saves found and settled
+	// Kept: saved paths with edits of the user's own that stay out of
+	// the commit (in the work tree, and staged where they were staged).
+	Kept []string `json:"kept_edits,omitempty"`
+	// WholeFiles: paths committed as they are in the work tree, the
+	// user's own edits included (--whole-files).
+	WholeFiles []string `json:"whole_files,omitempty"`
 }
 
 // SaveVersion commits the applied work of tasks on the current branch (SPEC 2.7):
-// HEAD's tree plus exactly the tasks' paths as they are now, authored by the
-// user, hooks off. The user's index keeps every entry except those of the
-// saved paths, which then match the new commit.
+// HEAD's tree with exactly the tasks' changes merged into their paths
+// (save_merge.go), authored by the user, hooks off. The user's index keeps
+// every entry; those of the saved paths get the same changes (a path with
+// nothing staged gets the commit's version).
 func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveReport, error) {
 	lock, err := w.Lock(ctx, "git-nudge save")
 	if err != nil {
@@ -191,6 +205,13 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		}
 		return rep, refuse
 	}
+	plan, err := w.planSave(ctx, head, tasks, paths, want, opt.WholeFiles, refuse)
+	if err != nil {
+		return rep, err
+	}
+	if len(refuse.Reasons) > 0 {
+		return rep, refuse
+	}
 	known, err := r.UserIdentityKnown(ctx)
 	if err != nil {
 		return rep, err
@@ -201,6 +222,9 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 			Next:    "Set your identity, then run git nudge save again:\n  git config --global user.name \"Your Name\"\n  git config --global user.email \"you@example.com\""}
 	}
 
+	if err := plan.write(ctx, r); err != nil {
+		return rep, err
+	}
 	// Build the tree: HEAD's tree plus exactly the saved paths, edited in
 	// place (only the folders on those paths are read and written), so
 	// that a save costs what its paths cost, not what the repository does.
@@ -209,9 +233,9 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		base = head.Commit + "^{tree}"
 	}
 	edits := make([]git.TreeEdit, 0, len(paths))
-	for _, p := range paths {
-		st := want[p]
-		e := git.TreeEdit{Path: p, Mode: deref(st.Mode), Object: deref(st.Blob)}
+	for i, p := range paths {
+		c := plan.commit[i]
+		e := git.TreeEdit{Path: p, Mode: c.mode, Object: c.blob}
 		if e.Object == "" {
 			e.Mode = "" // no blob: the path is removed (as update-index did)
 		}
@@ -223,16 +247,22 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	}
 	if !head.Unborn() && headTree == tree {
 		return rep, &RefusedError{What: "cannot save",
-			Reasons: []string{"HEAD already holds these files exactly as applied (were they committed by hand?), so a save would be an empty commit"},
+			Reasons: []string{"HEAD already holds these tasks' changes (were they committed by hand?), so a save would be an empty commit"},
 			Next:    "Nothing was committed. git nudge drop --force ID forgets such a task and leaves the files as they are."}
 	}
-	// The index entries of the saved paths are the edits themselves, and
-	// what the edits did to HEAD's folders is what they do to the index's
-	// when it holds HEAD's tree (nothing else staged). The new index is
-	// worked out while the commit and the branch are written.
+	// The index entries of the saved paths are the plan's: the edits
+	// themselves where nothing of the path was staged. When they are
+	// all the edits, what the edits did to HEAD's folders is what they
+	// do to the index's when it holds HEAD's tree (nothing else staged).
+	// The new index is worked out while the commit and the branch are
+	// written.
 	step := &savedIndex{entries: make([]git.IndexEntry, len(edits)), folders: &git.KnownFolders{Base: headTree, Folders: folders}}
 	for i, e := range edits {
 		step.entries[i] = git.IndexEntry{Path: e.Path, Mode: e.Mode, Blob: e.Object}
+		if ix := plan.index[i]; ix != plan.commit[i] {
+			step.entries[i].Mode, step.entries[i].Blob = ix.mode, ix.blob
+			step.folders = nil
+		}
 	}
 	r.PrepareIndexEntries(ctx, step.entries, step.folders)
 	ids := make([]string, len(tasks))
@@ -258,7 +288,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		return rep, err
 	}
 	entry := SaveEntry{ID: nextSaveID(saves), Commit: commit, Parent: head.Commit, Branch: refName,
-		Tasks: ids, Paths: paths, State: SaveSaving, Time: w.Now().UTC()}
+		Tasks: ids, Paths: paths, State: SaveSaving, Time: w.Now().UTC(), Index: plan.rebased(paths)}
 	saves = append(saves, entry)
 	if err := w.writeSaves(saves); err != nil {
 		return rep, err
@@ -291,6 +321,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		return rep, err
 	}
 	rep.ID, rep.Commit, rep.Parent, rep.Branch, rep.Tasks, rep.Paths = entry.ID, commit, head.Commit, refName, ids, paths
+	rep.Kept, rep.WholeFiles = plan.kept, plan.whole
 	return rep, nil
 }
 
@@ -314,7 +345,7 @@ func (w *Workspace) finishSave(ctx context.Context, e *SaveEntry, indexStep bool
 			entries, folders = known.entries, known.folders
 		} else {
 			var err error
-			if entries, err = r.TreeEntries(ctx, e.Commit, e.Paths); err != nil {
+			if entries, err = w.savedIndexEntries(ctx, e); err != nil {
 				return err
 			}
 		}

@@ -97,7 +97,7 @@ func pathCount(paths []string) string {
 // staleIndexPaths lists the paths of save e whose entry in the user's
 // index is not the one in e's commit (the index step has not run).
 func (w *Workspace) staleIndexPaths(ctx context.Context, e *SaveEntry) ([]string, error) {
-	saved, err := w.Repo.TreeEntries(ctx, e.Commit, e.Paths)
+	saved, err := w.savedIndexEntries(ctx, e)
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +137,13 @@ func (w *Workspace) revertedPaths(ctx context.Context, e *SaveEntry, tip string)
 	}
 	var out []string
 	for i := range saved {
-		if !sameEntry(now[i], saved[i]) && sameEntry(now[i], before[i]) {
+		if sameEntry(now[i], saved[i]) {
+			continue
+		}
+		// As the parent had it, or as the user's index held it before
+		// the save (a staged edit the save would have re-based).
+		old, rebased := preSaveIndex(e, saved[i].Path)
+		if sameEntry(now[i], before[i]) || (rebased && sameEntry(now[i], old)) {
 			out = append(out, saved[i].Path)
 		}
 	}

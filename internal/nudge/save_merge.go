@@ -1,0 +1,465 @@
+package nudge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
+)
+
+// A save commits exactly the reviewed change (SPEC 2.7): for each saved
+// path, HEAD's version with the change each task made to it merged in
+// (three-way: base = the path as the task found it, ours = HEAD's, theirs
+// = as the task left it), so that the user's own edits of the file stay
+// out of the commit. The user's index entry of the path gets the same
+// change merged into it, so a staged edit stays staged; a path whose index
+// holds HEAD's version gets the commit's.
+//
+// The change a task made is its undo record's before -> after: for a plain
+// apply that is the snapshot's version -> the result, exactly the task's
+// patch; for a path that apply merged it is the change as written onto the
+// work tree.
+
+// SaveIndexEntry is one re-based index entry of a save, in saves.json: the
+// entry the save sets (Mode, Blob) where it is not the commit's, and the
+// entry the index held before (OldMode, OldBlob), so that an interrupted
+// save is finished with it and a commit made meanwhile is recognised.
+type SaveIndexEntry struct {
+	Path    string  `json:"path"`
+	Mode    *string `json:"mode"`
+	Blob    *string `json:"blob"`
+	OldMode *string `json:"old_mode"`
+	OldBlob *string `json:"old_blob"`
+}
+
+// MarshalJSON writes the path as bytes survive JSON.
+func (e SaveIndexEntry) MarshalJSON() ([]byte, error) {
+	type plain SaveIndexEntry
+	p, b := pathenc.Encode(e.Path)
+	return pathenc.Marshal(struct {
+		Path    string `json:"path"`
+		PathB64 string `json:"path_b64,omitempty"`
+		plain
+	}{p, b, plain(e)})
+}
+
+// UnmarshalJSON reads the path back, from path_b64 when present.
+func (e *SaveIndexEntry) UnmarshalJSON(data []byte) error {
+	type plain SaveIndexEntry
+	var v struct {
+		Path    string  `json:"path"`
+		PathB64 *string `json:"path_b64"`
+		plain
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	p, err := pathenc.Decode(v.Path, v.PathB64)
+	*e = SaveIndexEntry(v.plain)
+	e.Path = p
+	return err
+}
+
+// ent is one version of a path: mode and blob, both "" when absent.
+type ent struct{ mode, blob string }
+
+func (e ent) present() bool { return e.blob != "" }
+
+func entOf(ps PathState) ent {
+	if ps.Blob == nil || ps.Mode == nil {
+		return ent{}
+	}
+	return ent{mode: *ps.Mode, blob: *ps.Blob}
+}
+
+func entOfIndex(e git.IndexEntry) ent {
+	if e.Blob == "" || git.AbsentMode(e.Mode) {
+		return ent{}
+	}
+	return ent{mode: e.Mode, blob: e.Blob}
+}
+
+func (e ent) pathState(p string) PathState {
+	if !e.present() {
+		return PathState{Path: p}
+	}
+	return PathState{Path: p, Mode: strPtr(e.mode), Blob: strPtr(e.blob)}
+}
+
+// taskChange is one task's change to a path.
+type taskChange struct{ before, after ent }
+
+// savePlan is what a save commits and stages, path by path (in the order
+// of the save's paths).
+type savePlan struct {
+	commit   []ent
+	index    []ent // the user's index entry after the save
+	oldIndex []ent // and before it
+	// whole: the paths committed as they are in the work tree
+	// (--whole-files) because the task's change could not be separated
+	// from the user's edits; kept: the paths whose commit is not the
+	// work tree's version (the user's own edits stay out of it).
+	whole, kept []string
+	// made: merged contents not yet in the object store, by blob id.
+	made map[string][]byte
+}
+
+// rebased lists the saved paths whose index entry after the save is not
+// the commit's, with the entry before, for the journal.
+func (p *savePlan) rebased(paths []string) []SaveIndexEntry {
+	var out []SaveIndexEntry
+	for i, path := range paths {
+		if p.index[i] != p.commit[i] {
+			n, o := p.index[i].pathState(path), p.oldIndex[i].pathState(path)
+			out = append(out, SaveIndexEntry{Path: path, Mode: n.Mode, Blob: n.Blob, OldMode: o.Mode, OldBlob: o.Blob})
+		}
+	}
+	return out
+}
+
+// overlapNext is the advice when a task's change cannot be separated from
+// the user's own edits.
+const overlapNext = "Nothing was committed. git nudge save --whole-files commits such files as they are now in the work tree, your own edits in them included (and sets their index entries to the commit's); or save the other tasks by naming them (git nudge save ID...)."
+
+// planSave works out the commit's and the index's entry of every saved
+// path (tasks in the order they were applied; want is what the work tree
+// holds, checked by the caller). Paths whose change overlaps the user's
+// edits add a reason to refuse, unless wholeFiles: then they are
+// committed and staged as they are in the work tree.
+func (w *Workspace) planSave(ctx context.Context, head git.Head, tasks []*Task, paths []string, want map[string]PathState, wholeFiles bool, refuse *RefusedError) (*savePlan, error) {
+	r := w.Repo
+	changes := make(map[string][]taskChange, len(paths))
+	for _, t := range tasks {
+		before := make(map[string]PathState, len(t.Undo.Before))
+		for _, b := range t.Undo.Before {
+			before[b.Path] = b
+		}
+		for _, a := range t.Undo.After {
+			b, ok := before[a.Path]
+			if !ok {
+				b = PathState{Path: a.Path} // a record without one: treated as added
+			}
+			changes[a.Path] = append(changes[a.Path], taskChange{before: entOf(b), after: entOf(a)})
+		}
+	}
+	heads := make([]git.IndexEntry, len(paths))
+	for i, p := range paths {
+		heads[i] = git.IndexEntry{Path: p}
+	}
+	if !head.Unborn() {
+		var err error
+		if heads, err = r.TreeEntriesAt(ctx, head.Commit+"^{tree}", paths); err != nil {
+			return nil, err
+		}
+	}
+	idx, unmerged, err := r.IndexEntriesAt(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	plan := &savePlan{commit: make([]ent, len(paths)), index: make([]ent, len(paths)), oldIndex: make([]ent, len(paths)), made: map[string][]byte{}}
+	m := &merger{r: r, ws: w, ctx: ctx, made: plan.made, reader: r.NewBlobReader()}
+	reasons := make([]string, len(paths))
+	var wg sync.WaitGroup
+	var firstErr error
+	var errOnce sync.Once
+	sem := make(chan struct{}, 4)
+	for i, p := range paths {
+		plan.oldIndex[i] = entOfIndex(idx[i])
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int, p string) {
+			defer func() { <-sem; wg.Done() }()
+			reason, err := m.plan(p, entOfIndex(heads[i]), plan.oldIndex[i], unmerged[p], changes[p], &plan.commit[i], &plan.index[i])
+			if err != nil {
+				errOnce.Do(func() { firstErr = err })
+				return
+			}
+			reasons[i] = reason
+		}(i, p)
+	}
+	wg.Wait()
+	m.close()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	for i, p := range paths {
+		now := entOf(want[p])
+		switch {
+		case reasons[i] != "" && !wholeFiles:
+			refuse.Reasons = append(refuse.Reasons, reasons[i])
+			refuse.Next = overlapNext
+		case reasons[i] != "":
+			plan.commit[i], plan.index[i] = now, now
+			plan.whole = append(plan.whole, p)
+		case plan.commit[i] != now:
+			plan.kept = append(plan.kept, p)
+		}
+	}
+	return plan, nil
+}
+
+// write stores the merged contents the plan's entries name (one batch).
+func (p *savePlan) write(ctx context.Context, r *git.Repo) error {
+	used := map[string]bool{}
+	for i := range p.commit {
+		used[p.commit[i].blob], used[p.index[i].blob] = true, true
+	}
+	var ids []string
+	var data [][]byte
+	for id, d := range p.made {
+		if used[id] {
+			ids = append(ids, id)
+			data = append(data, d)
+		}
+	}
+	if len(data) == 0 {
+		return nil
+	}
+	got, err := r.WriteBlobsData(ctx, data)
+	if err != nil {
+		return err
+	}
+	for i := range got {
+		if got[i] != ids[i] {
+			return fmt.Errorf("git stored a merged file as %s, expected %s", got[i], ids[i])
+		}
+	}
+	return nil
+}
+
+// merger merges the tasks' changes into HEAD's and the index's versions.
+type merger struct {
+	r      *git.Repo
+	ctx    context.Context
+	dir    string // a stage folder for git merge-file's input, made when first needed
+	dirErr error
+	ws     *Workspace
+	mu     sync.Mutex
+	reader *git.BlobReader
+	made   map[string][]byte
+}
+
+func (m *merger) close() {
+	if m.dir != "" && m.ws != nil {
+		_ = m.ws.removeStage(lastElem(m.dir))
+	}
+}
+
+func lastElem(p string) string {
+	if i := strings.LastIndexAny(p, `/\`); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// Why a change could not be merged (merge3).
+const (
+	clashLines  = "lines"  // both changed the same lines
+	clashDelete = "delete" // the task deletes a file changed besides
+	clashCreate = "create" // the task creates a file that is there, otherwise
+	clashAbsent = "absent" // the task changes a file that is not there
+	clashMode   = "mode"   // both changed the mode
+	clashBinary = "binary" // binary content, not merged line by line
+)
+
+// commitClash says why path qp's change cannot be committed on its own.
+func commitClash(qp, why string) string {
+	var s string
+	switch why {
+	case clashLines:
+		s = "the task's change and your own uncommitted edits of the file touch the same lines"
+	case clashDelete:
+		s = "the task deletes the file, and it has your own uncommitted edits"
+	case clashCreate:
+		s = "the task creates the file, and HEAD now has another version of it"
+	case clashAbsent:
+		s = "the file is not in HEAD (it is new in your work tree), and the task changes it"
+	case clashMode:
+		s = "the task changes the file's mode, and so did you"
+	default:
+		s = "it is a binary file with your own uncommitted edits besides the task's change (binary files are not merged line by line)"
+	}
+	return fmt.Sprintf("%s: %s, so save cannot commit the task's change without yours", qp, s)
+}
+
+// indexClash says why path qp's staged version cannot take its change.
+func indexClash(qp, why string) string {
+	var s string
+	switch why {
+	case clashLines:
+		s = "they touch the same lines"
+	case clashDelete:
+		s = "the task deletes the file"
+	case clashCreate:
+		s = "the task creates the file"
+	case clashAbsent:
+		s = "you staged its removal"
+	case clashMode:
+		s = "both change its mode"
+	default:
+		s = "it is binary, and binary files are not merged line by line"
+	}
+	return fmt.Sprintf("%s: the version you staged cannot take the task's change (%s), so your staged change cannot stay staged apart from it", qp, s)
+}
+
+// plan sets the commit's and the index's entry of path p (HEAD holds
+// head, the index idx) and returns the reason it cannot be saved apart
+// from the user's edits ("" when it can).
+func (m *merger) plan(p string, head, idx ent, unmerged bool, chain []taskChange, commit, index *ent) (string, error) {
+	qp := QuotePath(p)
+	c := head
+	for _, ch := range chain {
+		got, why, err := m.merge3(ch.before, c, ch.after)
+		if err != nil {
+			return "", err
+		}
+		if why != "" {
+			return commitClash(qp, why), nil
+		}
+		c = got
+	}
+	*commit = c
+	if unmerged {
+		return fmt.Sprintf("%s has unresolved conflicts in your index (git status shows them), so there is no staged version to keep", qp), nil
+	}
+	if idx == head {
+		// Nothing of it staged: the index gets the commit's version.
+		*index = c
+		return "", nil
+	}
+	ix := idx
+	for _, ch := range chain {
+		got, why, err := m.merge3(ch.before, ix, ch.after)
+		if err != nil {
+			return "", err
+		}
+		if why != "" {
+			return indexClash(qp, why), nil
+		}
+		ix = got
+	}
+	*index = ix
+	return "", nil
+}
+
+// merge3 merges the change base -> theirs into ours (git merge-file for
+// the content, when all three differ); why says what could not be merged
+// ("" when it could).
+func (m *merger) merge3(base, ours, theirs ent) (ent, string, error) {
+	switch {
+	case ours == base:
+		return theirs, "", nil
+	case ours == theirs || base == theirs:
+		return ours, "", nil
+	}
+	switch {
+	case !theirs.present():
+		return ent{}, clashDelete, nil
+	case !base.present():
+		return ent{}, clashCreate, nil
+	case !ours.present():
+		return ent{}, clashAbsent, nil
+	}
+	mode := ours.mode
+	switch {
+	case ours.mode == base.mode:
+		mode = theirs.mode
+	case theirs.mode == base.mode || theirs.mode == ours.mode:
+	default:
+		return ent{}, clashMode, nil
+	}
+	switch {
+	case ours.blob == base.blob:
+		return ent{mode: mode, blob: theirs.blob}, "", nil
+	case theirs.blob == base.blob || ours.blob == theirs.blob:
+		return ent{mode: mode, blob: ours.blob}, "", nil
+	}
+	var data [3][]byte
+	for i, id := range []string{ours.blob, base.blob, theirs.blob} {
+		d, err := m.content(id)
+		if err != nil {
+			return ent{}, "", err
+		}
+		data[i] = d
+	}
+	dir, err := m.stageDir()
+	if err != nil {
+		return ent{}, "", err
+	}
+	res, err := m.r.MergeFile(m.ctx, dir, data[0], data[1], data[2])
+	if err != nil {
+		return ent{}, "", err
+	}
+	switch {
+	case res.Binary:
+		return ent{}, clashBinary, nil
+	case res.Conflicts > 0:
+		return ent{}, clashLines, nil
+	}
+	id := m.r.BlobID(res.Data)
+	m.mu.Lock()
+	m.made[id] = res.Data
+	m.mu.Unlock()
+	return ent{mode: mode, blob: id}, "", nil
+}
+
+// content is the bytes of blob id (one the merger made, or a stored one).
+func (m *merger) content(id string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if d, ok := m.made[id]; ok {
+		return d, nil
+	}
+	if d, ok := m.reader.Read(id); ok {
+		return d, nil
+	}
+	return m.r.ReadBlob(m.ctx, id)
+}
+
+func (m *merger) stageDir() (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.dir == "" && m.dirErr == nil {
+		m.dir, m.dirErr = m.ws.newStage()
+	}
+	return m.dir, m.dirErr
+}
+
+// savedIndexEntries are the index entries save e sets for its paths: the
+// commit's, except where the journal names a re-based one.
+func (w *Workspace) savedIndexEntries(ctx context.Context, e *SaveEntry) ([]git.IndexEntry, error) {
+	entries, err := w.Repo.TreeEntries(ctx, e.Commit, e.Paths)
+	if err != nil {
+		return nil, err
+	}
+	if len(e.Index) == 0 {
+		return entries, nil
+	}
+	byPath := make(map[string]SaveIndexEntry, len(e.Index))
+	for _, x := range e.Index {
+		byPath[x.Path] = x
+	}
+	for i := range entries {
+		if x, ok := byPath[entries[i].Path]; ok {
+			n := entOf(PathState{Mode: x.Mode, Blob: x.Blob})
+			entries[i].Mode, entries[i].Blob = n.mode, n.blob
+		}
+	}
+	return entries, nil
+}
+
+// preSaveIndex is the index entry of path p before save e, where the
+// journal recorded it (a re-based path); ok is false otherwise.
+func preSaveIndex(e *SaveEntry, p string) (git.IndexEntry, bool) {
+	for _, x := range e.Index {
+		if x.Path == p {
+			o := entOf(PathState{Mode: x.OldMode, Blob: x.OldBlob})
+			return git.IndexEntry{Path: p, Mode: o.mode, Blob: o.blob}, true
+		}
+	}
+	return git.IndexEntry{}, false
+}
