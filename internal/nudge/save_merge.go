@@ -161,18 +161,16 @@ func (w *Workspace) planSave(ctx context.Context, head git.Head, tasks []*Task, 
 		return nil, err
 	}
 	plan := &savePlan{commit: make([]ent, len(paths)), index: make([]ent, len(paths)), oldIndex: make([]ent, len(paths)), made: map[string][]byte{}}
-	m := &merger{r: r, ws: w, ctx: ctx, made: plan.made, reader: r.NewBlobReader()}
+	m := &merger{r: r, ws: w, ctx: ctx, made: plan.made, reader: r.NewBlobReader(), sem: make(chan struct{}, mergeProcs)}
 	reasons := make([]string, len(paths))
 	var wg sync.WaitGroup
 	var firstErr error
 	var errOnce sync.Once
-	sem := make(chan struct{}, 4)
 	for i, p := range paths {
 		plan.oldIndex[i] = entOfIndex(idx[i])
 		wg.Add(1)
-		sem <- struct{}{}
 		go func(i int, p string) {
-			defer func() { <-sem; wg.Done() }()
+			defer wg.Done()
 			reason, err := m.plan(p, entOfIndex(heads[i]), plan.oldIndex[i], unmerged[p], changes[p], &plan.commit[i], &plan.index[i])
 			if err != nil {
 				errOnce.Do(func() { firstErr = err })
@@ -241,7 +239,11 @@ type merger struct {
 	mu     sync.Mutex
 	reader *git.BlobReader
 	made   map[string][]byte
+	sem    chan struct{} // bounds the git merge-file processes at once
 }
+
+// mergeProcs is how many git merge-file processes a save runs at once.
+const mergeProcs = 4
 
 func (m *merger) close() {
 	if m.dir != "" && m.ws != nil {
@@ -311,16 +313,51 @@ func indexClash(qp, why string) string {
 // from the user's edits ("" when it can).
 func (m *merger) plan(p string, head, idx ent, unmerged bool, chain []taskChange, commit, index *ent) (string, error) {
 	qp := QuotePath(p)
+	// The index's chain runs beside the commit's (they do not depend on
+	// each other), so that their merge-file processes overlap.
+	type indexAnswer struct {
+		e   ent
+		why string
+		err error
+	}
+	var indexc chan indexAnswer
+	if !unmerged && idx != head {
+		indexc = make(chan indexAnswer, 1)
+		go func() {
+			ix := idx
+			for _, ch := range chain {
+				got, why, err := m.merge3(ch.before, ix, ch.after)
+				if err != nil || why != "" {
+					indexc <- indexAnswer{err: err, why: why}
+					return
+				}
+				ix = got
+			}
+			indexc <- indexAnswer{e: ix}
+		}()
+	}
 	c := head
+	var commitWhy string
 	for _, ch := range chain {
 		got, why, err := m.merge3(ch.before, c, ch.after)
 		if err != nil {
 			return "", err
 		}
 		if why != "" {
-			return commitClash(qp, why), nil
+			commitWhy = why
+			break
 		}
 		c = got
+	}
+	var ia indexAnswer
+	if indexc != nil {
+		ia = <-indexc
+	}
+	switch {
+	case ia.err != nil:
+		return "", ia.err
+	case commitWhy != "":
+		return commitClash(qp, commitWhy), nil
 	}
 	*commit = c
 	if unmerged {
@@ -331,18 +368,10 @@ func (m *merger) plan(p string, head, idx ent, unmerged bool, chain []taskChange
 		*index = c
 		return "", nil
 	}
-	ix := idx
-	for _, ch := range chain {
-		got, why, err := m.merge3(ch.before, ix, ch.after)
-		if err != nil {
-			return "", err
-		}
-		if why != "" {
-			return indexClash(qp, why), nil
-		}
-		ix = got
+	if ia.why != "" {
+		return indexClash(qp, ia.why), nil
 	}
-	*index = ix
+	*index = ia.e
 	return "", nil
 }
 
@@ -390,7 +419,9 @@ func (m *merger) merge3(base, ours, theirs ent) (ent, string, error) {
 	if err != nil {
 		return ent{}, "", err
 	}
+	m.sem <- struct{}{}
 	res, err := m.r.MergeFile(m.ctx, dir, data[0], data[1], data[2])
+	<-m.sem
 	if err != nil {
 		return ent{}, "", err
 	}
