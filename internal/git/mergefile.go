@@ -28,7 +28,7 @@ var mergeSeq atomic.Int64
 func (r *Repo) MergeFile(ctx context.Context, dir string, ours, base, theirs []byte) (MergeResult, error) {
 	n := strconv.FormatInt(mergeSeq.Add(1), 10)
 	names := []string{"ours-" + n, "base-" + n, "theirs-" + n}
-	args := []string{"merge-file", "-p", "-q"}
+	args := []string{"merge-file", "-p"}
 	for i, data := range [][]byte{ours, base, theirs} {
 		p := filepath.Join(dir, names[i])
 		if err := os.WriteFile(p, data, 0o600); err != nil {

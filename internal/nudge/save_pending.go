@@ -95,7 +95,8 @@ func pathCount(paths []string) string {
 }
 
 // staleIndexPaths lists the paths of save e whose entry in the user's
-// index is not the one in e's commit (the index step has not run).
+// index is not the one e sets (the commit's, or the re-based one its
+// journal entry names): the index step has not run.
 func (w *Workspace) staleIndexPaths(ctx context.Context, e *SaveEntry) ([]string, error) {
 	saved, err := w.savedIndexEntries(ctx, e)
 	if err != nil {
