@@ -11,7 +11,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -215,20 +214,5 @@ func Mark(typ string) string {
 		return "⤿"
 	default:
 		return "✔"
-	}
-}
-
-// Age says how long ago t was, as the list prints it.
-func Age(now, t time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + "m ago"
-	case d < 24*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + "h ago"
-	default:
-		return strconv.Itoa(int(d/(24*time.Hour))) + "d ago"
 	}
 }
