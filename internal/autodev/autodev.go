@@ -27,12 +27,12 @@ const BareMessage = "This repository has no work tree (bare, or run from inside 
 
 // ErrNoRepository is returned by Open outside any git repository.
 //
-//lint:ignore ST1005 the text is SPEC's message, printed as it is
+//lint:ignore ST1005 the text is the message users know, printed as it is
 var ErrNoRepository = errors.New(DisabledMessage)
 
 // ErrNoWorkTree is returned by Open in a bare repository or inside .git.
 //
-//lint:ignore ST1005 the text is SPEC's message, printed as it is
+//lint:ignore ST1005 the text is the message users know, printed as it is
 var ErrNoWorkTree = errors.New(BareMessage)
 
 // Identity is the author and committer of every commit autodev makes.
@@ -182,7 +182,7 @@ func (ws *Workspace) stamp() string { return ws.Now().UTC().Format(time.RFC3339)
 func (ws *Workspace) branchTime() string { return ws.Now().UTC().Format("20060102T150405Z") }
 
 // ShortLen is how many hex digits of a commit id git-autodev prints: 7,
-// the shortest prefix restore accepts (SPEC 3.4), so a printed id can be
+// the shortest prefix restore accepts, so a printed id can be
 // typed back (git-nudge prints nudge.ShortIDLen: see docs/DECISIONS.md,
 // 2026-12-01, short ids).
 const ShortLen = 7

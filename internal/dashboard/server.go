@@ -1,5 +1,5 @@
 // Package dashboard is the local web page of git nudge and git autodev
-// (SPEC 6): a small net/http server on 127.0.0.1 that shows the tasks and
+// (README "The dashboard"): a small net/http server on 127.0.0.1 that shows the tasks and
 // checkpoints of one workspace and runs the same workflows as the command
 // line (internal/nudge and internal/autodev) when a button is clicked.
 //
@@ -455,7 +455,7 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// record runs do as an operation of the log (SPEC 5), exactly as the
+// record runs do as an operation of the log, exactly as the
 // command line records git <spec.Tool> <spec.Args...>: the same hook
 // (opcmd.Around), the same lock, the same record. A log that cannot be
 // written is said on the server's stderr and the action runs unrecorded,

@@ -194,7 +194,7 @@ func readAll(env *cli.Env, l *oplog.Log) ([]*oplog.Op, error) {
 
 // readOps is the log as op log and the dashboard list it: the pending
 // records of a git nudge apply or undo whose task is resolved or dropped
-// are left out (SPEC 5: they leave the list then).
+// are left out: they leave the list then.
 func readOps(ctx context.Context, l *oplog.Log) ([]*oplog.Op, error) {
 	ops, err := readEvery(ctx, l)
 	var out []*oplog.Op
