@@ -157,22 +157,29 @@ func marshalPath[T any](v *T, path *string) ([]byte, error) {
 
 // unmarshalPath reads data into *v, a type with no UnmarshalJSON of its
 // own whose path field is *path, and the path back from "path_b64" when
-// the record has one.
+// the record has one. Data that is not such a record leaves *v as it was.
 func unmarshalPath[T any](data []byte, v *T, path *string) error {
-	var zero T
-	*v = zero
-	if err := json.Unmarshal(data, v); err != nil {
+	var x T
+	if err := json.Unmarshal(data, &x); err != nil {
 		return err
 	}
-	var b64 struct {
-		PathB64 *string `json:"path_b64"`
-	}
-	if err := json.Unmarshal(data, &b64); err != nil {
+	b64, err := pathB64(data)
+	if err != nil {
 		return err
 	}
-	p, err := pathenc.Decode(*path, b64.PathB64)
+	*v = x
+	p, err := pathenc.Decode(*path, b64)
 	*path = p
 	return err
+}
+
+// pathB64 is a record's "path_b64", nil when it has none.
+func pathB64(data []byte) (*string, error) {
+	var v struct {
+		PathB64 *string `json:"path_b64"`
+	}
+	err := json.Unmarshal(data, &v)
+	return v.PathB64, err
 }
 
 // MarshalJSON writes the path as bytes survive JSON.
@@ -241,9 +248,16 @@ func (f RecoverFile) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads the paths back, from path_b64 when present.
 func (f *RecoverFile) UnmarshalJSON(data []byte) error {
 	var v recoverFileWire
-	err := unmarshalPath(data, &v, &v.Path)
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	b64, err := pathB64(data)
+	if err != nil {
+		return err
+	}
 	*f = RecoverFile(v.recoverFileFields)
 	f.Before, f.After = PathState(v.Before), PathState(v.After)
+	f.Path, err = pathenc.Decode(f.Path, b64)
 	return err
 }
 
