@@ -1,7 +1,7 @@
 // Command bench measures git-nudge and git-autodev against git's own commands
 // on generated repositories, in one run, alternating rounds, and prints the
-// medians, the ratios SPEC section 4 sets targets for, and the peak memory of
-// our processes.
+// medians, the ratios against their targets (docs/PERFORMANCE.md), and the
+// peak memory of our processes.
 //
 //	go run ./bench                      # 10,000 and 100,000 files, 5 rounds
 //	go run ./bench -sizes 10000 -rounds 3
@@ -485,9 +485,9 @@ echo "$id" >../task-` + strconv.Itoa(n)
 	idb, _ := os.ReadFile(filepath.Join(b.work, "task-"+strconv.Itoa(n)))
 	id := strings.TrimSpace(string(idb))
 	patch := filepath.Join(b.work, "patch50-"+strconv.Itoa(n)+".diff")
-	// The same pair unrecorded gives the operation log's cost (SPEC 5);
-	// the durable writes alone, what any apply and undo keeping SPEC 1.6
-	// and 2.5 must do, give the floor under the pair on this machine.
+	// The same pair unrecorded gives the operation log's cost; the durable
+	// writes alone, what any apply and undo that keep every journal and file
+	// durable must do, give the floor under the pair on this machine.
 	paths, err := patchPaths(patch)
 	if err != nil {
 		return r, err
@@ -502,7 +502,7 @@ echo "$id" >../task-` + strconv.Itoa(n)
 	if err != nil {
 		return r, err
 	}
-	b.rows = append(b.rows, row{name: fmt.Sprintf("durable writes alone (SPEC 1.6, 2.5) of apply+undo, 50 files, %d files", n), ours: got[5], base: got[2],
+	b.rows = append(b.rows, row{name: fmt.Sprintf("durable writes alone of apply+undo, 50 files, %d files", n), ours: got[5], base: got[2],
 		baseName: "git apply + git apply -R", target: "(floor, info)"})
 	ours, base := got[0].plus(got[1]), got[2]
 	r = row{name: fmt.Sprintf("apply+undo 50 files, %d files", n), ours: ours, base: base, baseName: "git apply + git apply -R", target: "<= 3x"}
@@ -529,7 +529,8 @@ func patchPaths(patch string) ([]string, error) {
 }
 
 // durableWrites does, times commands, the writes an apply (or undo) of
-// paths must make durable under SPEC 1.6 and 2.5, and nothing else: the
+// paths must make durable (journals and files written atomically and
+// fsynced, see docs/RELIABILITY.md), and nothing else: the
 // in-flight record (a 28 KB journal: temp file, fsync, rename, fsync of
 // its folder) before any file is touched; each file's new content in a
 // temp file next to it, all fsynced at once; each renamed over its file;
@@ -724,7 +725,7 @@ func (b *bench) listJournal(n int, extra string) error {
 	return nil
 }
 
-// opLog: git nudge op log with n operations in the log (SPEC 5: under
+// opLog: git nudge op log with n operations in the log (target: under
 // 0.2 s), made by n real snapshots of a small repository; the baseline is
 // git log --oneline of the log's own ref, for scale.
 func (b *bench) opLog(n int) error {
@@ -1041,8 +1042,8 @@ git nudge capture "$id" --from "$res" >/dev/null && git nudge apply "$id" >/dev/
 // saved file (a staged line at the top and an unstaged one below it, taken
 // into the snapshot; the task appends a line), which save keeps out of the
 // commit with a three-way merge per file for the commit and one for the
-// index, vs the same save of files without edits of the user's (SPEC 2.7,
-// issue 28: within 1.3x). The user's edits are put back to HEAD after each
+// index, vs the same save of files without edits of the user's (target:
+// within 1.3x). The user's edits are put back to HEAD after each
 // round, untimed.
 func (b *bench) saveEdits(dir string, n int) error {
 	// mine: 0 no edits of the user's, 1 an unstaged line only (one merge
@@ -1112,7 +1113,7 @@ func (b *bench) saveRatio(sizes []int) {
 		ours: large.ours, base: small.ours, baseName: fmt.Sprintf("same in %d", sizes[0]), target: "<= 1.5x"})
 }
 
-// recordingCost: the operation log's cost (SPEC 5: at most 10%): the same
+// recordingCost: the operation log's cost (target: at most 10%): the same
 // snapshot and checkpoint with recording and with it switched off
 // (GIT_NUDGE_OPLOG=off, a switch for this measurement only), on equal
 // amounts of change. Snapshots and checkpoints alternate separately: a
@@ -1164,7 +1165,7 @@ func (b *bench) massTouch(dir string, n int) error {
 }
 
 // printRSS compares the peak memory of snapshot, apply+undo and checkpoint
-// with git status's (SPEC 4: under 2x), per repository size.
+// with git status's (target: under 2x), per repository size.
 func (b *bench) printRSS() {
 	status := map[string]int64{}
 	for _, r := range b.rows {
@@ -1188,7 +1189,7 @@ func (b *bench) printRSS() {
 }
 
 // taskStart: git nudge run -- true (snapshot, start, capture) taking a
-// pooled worktree vs a fresh git worktree add --detach of HEAD (SPEC 4:
+// pooled worktree vs a fresh git worktree add --detach of HEAD (target:
 // <= 0.3x). Between rounds, untimed, the baseline's worktree is removed
 // and the task dropped, which parks its worktree for the next round.
 func (b *bench) taskStart(dir string, n int) error {
@@ -1217,7 +1218,7 @@ func (b *bench) taskStart(dir string, n int) error {
 
 // sandboxRun: git nudge run --sandbox -- true (bubblewrap, or the
 // Landlock fallback where it cannot run) against git nudge run -- true,
-// each taking a pooled worktree (SPEC 9: <= 1.5x). Between rounds,
+// each taking a pooled worktree (target: <= 1.5x). Between rounds,
 // untimed, the last task is dropped (an unsandboxed task's worktree is
 // parked, a sandboxed one's removed) and the pool filled again.
 func (b *bench) sandboxRun(dir string, n int) error {

@@ -18,7 +18,7 @@ import (
 	"testing"
 )
 
-// The pool of task worktrees (SPEC 4): a worktree a task littered, parked
+// The pool of task worktrees: a worktree a task littered, parked
 // by drop and taken by the next start, must start exactly as a fresh
 // git worktree add --detach of the new snapshot: every name, mode, byte
 // and symlink target, its HEAD, its index and its worktree settings.
@@ -257,7 +257,7 @@ func TestPoolRefusesLiveAndUnproven(t *testing.T) {
 	s.git("commit", "-qm", "base")
 
 	// A daemon the task left behind, no longer holding the task's lock:
-	// the reaper ends it when the command ends (issue 25).
+	// the reaper ends it when the command ends.
 	pidFile := filepath.Join(filepath.Dir(s.dir), "daemon.pid")
 	s.ok(s.nudge("run", "--", "sh", "-c", "setsid sleep 30 3>&- >/dev/null 2>&1 </dev/null & echo $! > "+pidFile), "run leaving a daemon")
 	if b, err := os.ReadFile(pidFile); err != nil {

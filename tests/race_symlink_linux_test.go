@@ -7,39 +7,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
-	"unsafe"
-)
 
-// sysRenameat2 is renameat2's system call number (0: not known here).
-var sysRenameat2 = map[string]uintptr{"amd64": 316, "arm64": 276, "riscv64": 276, "loong64": 276}[runtime.GOARCH]
+	"golang.org/x/sys/unix"
+)
 
 // exchange swaps the names a and b atomically (renameat2 with
 // RENAME_EXCHANGE): the racing path always exists, a folder one moment
 // and a symlink the next.
 func exchange(a, b string) error {
-	pa, err := syscall.BytePtrFromString(a)
-	if err != nil {
-		return err
-	}
-	pb, err := syscall.BytePtrFromString(b)
-	if err != nil {
-		return err
-	}
-	atFDCWD := -100
-	const renameExchange = 2
-	_, _, e := syscall.Syscall6(sysRenameat2, uintptr(atFDCWD), uintptr(unsafe.Pointer(pa)),
-		uintptr(atFDCWD), uintptr(unsafe.Pointer(pb)), renameExchange, 0)
-	if e != 0 {
-		return e
-	}
-	return nil
+	return unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE)
 }
 
 // outsideState is every name, content and folder modification time below
@@ -81,9 +62,6 @@ func outsideState(t *testing.T, root string) []string {
 // command ends, nothing outside the work tree is ever created, written,
 // renamed or removed.
 func TestApplyUndoSymlinkSwapRace(t *testing.T) {
-	if sysRenameat2 == 0 {
-		t.Skip("renameat2's system call number is not known for " + runtime.GOARCH)
-	}
 	t.Parallel()
 	s := newFastSandbox(t)
 	base := filepath.Dir(s.dir)

@@ -1,4 +1,4 @@
-// Command dashboard measures the dashboard at scale (SPEC 6): with 1,000
+// Command dashboard measures the dashboard at scale: with 1,000
 // tasks and 10,000 checkpoints, how long each list API takes to answer
 // and how long headless Chromium takes until the page shows every row.
 //

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -28,12 +27,12 @@ const BareMessage = "This repository has no work tree (bare, or run from inside 
 
 // ErrNoRepository is returned by Open outside any git repository.
 //
-//lint:ignore ST1005 the text is SPEC's message, printed as it is
+//lint:ignore ST1005 the text is the message users know, printed as it is
 var ErrNoRepository = errors.New(DisabledMessage)
 
 // ErrNoWorkTree is returned by Open in a bare repository or inside .git.
 //
-//lint:ignore ST1005 the text is SPEC's message, printed as it is
+//lint:ignore ST1005 the text is the message users know, printed as it is
 var ErrNoWorkTree = errors.New(BareMessage)
 
 // Identity is the author and committer of every commit autodev makes.
@@ -183,7 +182,7 @@ func (ws *Workspace) stamp() string { return ws.Now().UTC().Format(time.RFC3339)
 func (ws *Workspace) branchTime() string { return ws.Now().UTC().Format("20060102T150405Z") }
 
 // ShortLen is how many hex digits of a commit id git-autodev prints: 7,
-// the shortest prefix restore accepts (SPEC 3.4), so a printed id can be
+// the shortest prefix restore accepts, so a printed id can be
 // typed back (git-nudge prints nudge.ShortIDLen: see docs/DECISIONS.md,
 // 2026-12-01, short ids).
 const ShortLen = 7
@@ -215,20 +214,5 @@ func Mark(typ string) string {
 		return "⤿"
 	default:
 		return "✔"
-	}
-}
-
-// Age says how long ago t was, as the list prints it.
-func Age(now, t time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + "m ago"
-	case d < 24*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + "h ago"
-	default:
-		return strconv.Itoa(int(d/(24*time.Hour))) + "d ago"
 	}
 }

@@ -28,14 +28,14 @@ type capture struct {
 }
 
 // staged reports whether the user's index differs from the captured work
-// tree: a commit of Tree alone would not keep what is staged (rule 1.12).
+// tree: a commit of Tree alone would not keep what is staged.
 func (c *capture) staged() bool {
 	return c.IndexTree != "" && c.IndexTree != c.Tree
 }
 
 // partlyStaged reports whether some path of the user's index holds a
 // version that neither the captured work tree nor HEAD has (a partially
-// staged file): a checkpoint then records the index too (rule 1.12). An
+// staged file): a checkpoint then records the index too. An
 // index that is all HEAD's or all the work tree's needs no record, so
 // checkpoints of an agent's plain edits stay one-parent commits.
 func (ws *Workspace) partlyStaged(ctx context.Context, c *capture) (bool, error) {
@@ -99,7 +99,7 @@ func (ws *Workspace) captureTree(ctx context.Context, head git.Head, headTree st
 		}
 	}
 	// git add -A in two steps, so that untracked secrets and dumps stay
-	// out (SPEC 3.2), and in the work tree: the untracked files are
+	// out, and in the work tree: the untracked files are
 	// listed (the one walk of the work tree's folders), sorted, and only
 	// those kept are added, beside git add -u for the tracked ones. A
 	// dump is never even hashed.
@@ -186,7 +186,7 @@ const IndexSubjectPrefix = "autodev index: "
 // commitWithIndex is commit, and when indexTree is set it also records
 // the user's index the way git stash does: a commit of the index's tree on
 // top of HEAD becomes the second parent, so nothing staged is left
-// unreachable (rule 1.12). On an unborn branch there is no first parent to
+// unreachable. On an unborn branch there is no first parent to
 // put it beside, and the index is not recorded.
 func (ws *Workspace) commitWithIndex(ctx context.Context, tree, indexTree string, head git.Head, msg string) (string, error) {
 	req := git.CommitRequest{Tree: tree, Message: msg, Author: Identity, Committer: Identity}
@@ -227,8 +227,8 @@ var ErrHeadMoved = errors.New("HEAD moved while the checkpoint was being made; n
 // lost race for an id (another worktree, another process) moves on to a
 // higher number.
 func (ws *Workspace) pin(ctx context.Context, j *Journal, commit string, moves ...git.RefUpdate) (string, error) {
-	// The repository's high-water mark of checkpoint ids (SPEC 3.1: ids
-	// are never reused) starts the search past every id ever pinned, also
+	// The repository's high-water mark of checkpoint ids (ids are
+	// never reused) starts the search past every id ever pinned, also
 	// those op undo removed or a lost journal forgot.
 	return refs.Checkpoint.WithHighWater(ctx, ws.Repo, j.nextNumber(), func(n int) (string, error) {
 		return ws.pinFrom(ctx, n, commit, moves)

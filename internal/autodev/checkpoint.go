@@ -62,7 +62,7 @@ type CheckpointResult struct {
 	LeftOut []LeftOut
 }
 
-// Checkpoint records the work tree as a checkpoint (SPEC 3.2), holding
+// Checkpoint records the work tree as a checkpoint, holding
 // .autodev/lock so that two checkpoints never interleave.
 func (ws *Workspace) Checkpoint(ctx context.Context, req CheckpointRequest) (CheckpointResult, error) {
 	on, err := ws.Enabled(ctx)
@@ -123,9 +123,9 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	if req.Baseline {
 		typ, label, body = TypeBaseline, BaselineLabel, ""
 	}
-	// The index becomes the commit's afterwards (SPEC 3.2): what is
+	// The index becomes the commit's afterwards: what is
 	// staged and found neither in the work tree nor in HEAD is kept as
-	// the commit's second parent (rule 1.12).
+	// the commit's second parent, so nothing staged is lost.
 	indexTree := ""
 	if partly, err := ws.partlyStaged(ctx, c); err != nil {
 		c.discard()

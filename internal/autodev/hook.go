@@ -34,7 +34,7 @@ type HookResult struct {
 	Label      string
 }
 
-// Hook makes the checkpoint of an agent's turn (SPEC 7): a task checkpoint
+// Hook makes the checkpoint of an agent's turn: a task checkpoint
 // labelled from the turn, taking the run's task and mode while a run is
 // active. A clean tree records nothing (not even HEAD's commit: the hook
 // fires every turn, and a turn that changed nothing is no checkpoint).
@@ -86,7 +86,7 @@ func (ws *Workspace) LogHook(line string) error {
 	name := ".autodev/hook.log"
 	// The line carries what a hook payload said (event names, session
 	// ids): control characters are escaped, so that no escape sequence
-	// reaches whoever reads the log on a terminal (rule 1.16).
+	// reaches whoever reads the log on a terminal.
 	line = pathenc.Text(strings.ReplaceAll(strings.TrimRight(line, "\n"), "\n", " "))
 	line = strings.ReplaceAll(line, "\t", " ")
 	// Never blocks (a fifo there is refused, not waited on) and never

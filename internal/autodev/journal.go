@@ -29,7 +29,7 @@ type Entry struct {
 	Worktree string `json:"worktree,omitempty"`
 	Branch   string `json:"branch,omitempty"`
 	// Session is the agent conversation an agent's hook made the
-	// checkpoint in (SPEC 7), nil otherwise.
+	// checkpoint in, nil otherwise.
 	Session *agenthooks.Session `json:"agent_session,omitempty"`
 	// Squashed is the commit git autodev squash folded this checkpoint
 	// into ("" when it was not squashed); the checkpoint's own commit
@@ -95,7 +95,7 @@ func (ws *Workspace) LoadJournal() (*Journal, error) {
 
 func (ws *Workspace) loadJournal() (*Journal, error) {
 	path := ws.CheckpointsPath()
-	data, err := journal.ReadRegular(path) // rule 1.16: a fifo is an error, not a wait
+	data, err := journal.ReadRegular(path) // a fifo is an error, not a wait
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Journal{Missing: true}, nil
 	}

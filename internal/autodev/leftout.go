@@ -15,8 +15,7 @@ import (
 )
 
 // A checkpoint lands on a branch the user may push, and agent hooks make
-// one every turn: untracked secrets and dumps must never ride along (SPEC
-// 3.2). The rule is git-nudge's (snapshot.Options: its protected paths,
+// one every turn: untracked secrets and dumps must never ride along. The rule is git-nudge's (snapshot.Options: its protected paths,
 // nudge.protect, and its 16 MiB limit for untracked files), with .env.*
 // and autodev.protect on top.
 
@@ -39,7 +38,7 @@ type LeftOut struct {
 	Size   int64  `json:"size,omitempty"`
 }
 
-// MarshalJSON writes the name as bytes (SPEC 1.11): path_b64 beside a
+// MarshalJSON writes the name as bytes: path_b64 beside a
 // C-quoted path when it is not UTF-8.
 func (l LeftOut) MarshalJSON() ([]byte, error) {
 	path, b64 := pathenc.Encode(l.Path)

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/age"
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
@@ -66,13 +67,13 @@ func (ws *Workspace) List(ctx context.Context) (*Listing, error) {
 // <id> <mark> <label>   <task> · <sha7> · <mode> · <age>, then
 // " · squashed into <sha7>" for a squashed checkpoint.
 func Line(e Entry, now time.Time, head bool) string {
-	age := "—"
+	when := "—"
 	if t, ok := e.When(); ok {
-		age = Age(now, t)
+		when = age.Since(now, t)
 	}
 	var b strings.Builder
 	b.WriteString(e.ID + " " + Mark(e.Type) + " " + e.Label + "   ")
-	b.WriteString(orDash(e.Task) + " · " + Short(e.Commit) + " · " + orDash(e.Mode) + " · " + age)
+	b.WriteString(orDash(e.Task) + " · " + Short(e.Commit) + " · " + orDash(e.Mode) + " · " + when)
 	if e.Squashed != "" {
 		b.WriteString(" · squashed into " + Short(e.Squashed))
 	}

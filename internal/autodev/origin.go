@@ -10,7 +10,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 )
 
-// Trailers that say where an autodev commit was made (SPEC 3.2).
+// Trailers that say where an autodev commit was made.
 const (
 	worktreeTrailer = "Autodev-Worktree: "
 	branchTrailer   = "Autodev-Branch: "
@@ -131,7 +131,7 @@ func samePath(a, b string) bool {
 }
 
 // BranchError refuses to restore a checkpoint recorded on another branch
-// than the current one (SPEC 3.4).
+// than the current one.
 type BranchError struct {
 	Target  Entry
 	Current string

@@ -41,8 +41,8 @@ func (ws *Workspace) parkTree(ctx context.Context, head git.Head, headTree, labe
 // parkCaptured is parkTree for a work tree already captured as c.
 func (ws *Workspace) parkCaptured(ctx context.Context, c *capture, head git.Head, label, prefix string, branchWhenClean bool) (Parked, error) {
 	var err error
-	// Parked work is brought back with its index (SPEC 3.4), so the index
-	// is recorded whenever it differs from the work tree (rule 1.12).
+	// Parked work is brought back with its index, so the index is
+	// recorded whenever it differs from the work tree.
 	indexTree := ""
 	if c.staged() {
 		indexTree = c.IndexTree

@@ -82,7 +82,7 @@ func (ws *Workspace) recoverables(ctx context.Context) ([]recoverable, error) {
 		}
 	}
 	// The refs and branches are shared by every worktree of the
-	// repository; the journal is this worktree's (SPEC 3.2).
+	// repository; the journal is this worktree's.
 	own, err := ws.newOwner(ctx)
 	if err != nil {
 		return nil, err

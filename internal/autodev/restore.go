@@ -34,7 +34,7 @@ type RestoreResult struct {
 	Base string
 }
 
-// Restore brings the project back to a checkpoint (SPEC 3.4): park the
+// Restore brings the project back to a checkpoint: park the
 // uncommitted work on a branch, reset --hard, remove the untracked files
 // that were parked and that the checkpoint lacks, journal a pre-restore
 // entry, mark the run idle and note the restore in memory.md.
@@ -302,9 +302,8 @@ func (ws *Workspace) guardIgnored(ctx context.Context, c *capture, target Entry)
 }
 
 // guardLeftOut refuses a restore whose reset would overwrite an
-// untracked file that parking leaves out (a protected or too large file:
-// SPEC 3.2 says a restore never removes one): the checkpoint has a file at
-// its path.
+// untracked file that parking leaves out (a protected or too large file,
+// which a restore never removes): the checkpoint has a file at its path.
 func (ws *Workspace) guardLeftOut(ctx context.Context, c *capture, target Entry) error {
 	if len(c.LeftOut) == 0 {
 		return nil

@@ -33,7 +33,7 @@ type RunRequest struct {
 type RunActiveError struct {
 	PID  int
 	Gone bool // process PID has ended; the command it started holds the lock
-	// Restore is set when a restore was refused: SPEC words that refusal.
+	// Restore is set when a restore was refused: the refusal says so.
 	Restore bool
 }
 
@@ -51,7 +51,7 @@ func (e *RunActiveError) Error() string {
 	return fmt.Sprintf("a run is already active (%s holds .autodev/run.lock); wait for it to end or stop it, then try again", who)
 }
 
-// Run runs a command as an autodev run (SPEC 3.5): it holds run.lock, takes
+// Run runs a command as an autodev run: it holds run.lock, takes
 // a baseline checkpoint when the tree is dirty, records the state as
 // running and, when the command ends, idle (exit 0) or error. It returns
 // the command's exit status.

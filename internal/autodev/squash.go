@@ -36,7 +36,7 @@ func (e *SquashError) Error() string { return e.Reason }
 
 // Squash folds the autodev checkpoint commits at the tip of the current
 // branch into one commit authored and committed by the user (git's own
-// identity), with the same tree (SPEC 3.2). The branch moves to it; the
+// identity), with the same tree. The branch moves to it; the
 // work tree and the index are not touched (the tree is the one they were
 // compared with). The folded checkpoints keep their refs, so they stay
 // restorable, and the journal marks them squashed.

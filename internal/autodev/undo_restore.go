@@ -23,7 +23,7 @@ func PreRestoreLabel(target Entry) string {
 }
 
 // undoPlan is how restoring a pre-restore entry of parked work undoes the
-// restore that parked it (SPEC 3.4): the branch goes back to the parked
+// restore that parked it: the branch goes back to the parked
 // commit's first parent (the HEAD the restore moved away from), the work
 // tree becomes the parked commit's tree, and the index the tree recorded
 // beside it (its second parent), all uncommitted again.

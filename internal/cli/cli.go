@@ -235,7 +235,7 @@ type Forwarding struct {
 // ForwardSignals catches SIGINT and SIGTERM for a command that runs another
 // program, so that they reach that program instead of ending this one.
 //
-// SIGTERM still always ends the command (rule 1.16): one that no running
+// SIGTERM still always ends the command: one that no running
 // program takes within TermGrace (the command is busy with something else,
 // or between programs) ends it. A second one (the program ignored the
 // first) is passed on as SIGKILL, so the program and its process group

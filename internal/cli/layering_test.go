@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -12,7 +13,7 @@ import (
 
 // TestCommandsTalkToWorkflowsOnly: the command packages reach git and
 // snapshots through the workflows (internal/nudge, internal/autodev),
-// never internal/git or internal/snapshot directly (issue 13, item 7).
+// never internal/git or internal/snapshot directly.
 func TestCommandsTalkToWorkflowsOnly(t *testing.T) {
 	t.Parallel()
 	forbidden := map[string]bool{
@@ -49,7 +50,7 @@ func TestCommandsTalkToWorkflowsOnly(t *testing.T) {
 }
 
 // TestOneOwnerPerOutsideDoor keeps the doors to the outside in one place
-// each (issue 13): only internal/git/git.go and internal/proc/proc.go start
+// each: only internal/git/git.go and internal/proc/proc.go start
 // processes (internal/testutil is test support), and only internal/worktree
 // touches the work tree through go-billy.
 func TestOneOwnerPerOutsideDoor(t *testing.T) {
@@ -84,7 +85,7 @@ func TestOneOwnerPerOutsideDoor(t *testing.T) {
 		}
 		for _, im := range af.Imports {
 			p, _ := strconv.Unquote(im.Path.Value)
-			if files, ok := allowed[p]; ok && !files[rel] && !strings.HasPrefix(rel, "bench/") && !strings.HasPrefix(rel, "internal/tools/") {
+			if files, ok := allowed[p]; ok && !files[rel] && !strings.HasPrefix(rel, "bench/") {
 				t.Errorf("%s imports %s: only %v may", rel, p, files)
 			}
 			if strings.HasPrefix(p, billy) && !strings.HasPrefix(rel, "internal/worktree/") {
@@ -95,5 +96,52 @@ func TestOneOwnerPerOutsideDoor(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestCommentsNameOnlyTheProjectsDocs keeps Go comments speaking for
+// themselves: no comment points to a document outside the repository (a
+// contract's section numbers, a rule's or an issue's number). A comment
+// says what holds, or names a page of the project's own docs (README.md,
+// docs/SECURITY.md, docs/RELIABILITY.md, docs/PERFORMANCE.md).
+func TestCommentsNameOnlyTheProjectsDocs(t *testing.T) {
+	t.Parallel()
+	outside := regexp.MustCompile(`\bSPEC\b|\b[Rr]ules? [0-9]+\.[0-9]+|\b[Ii]ssues? #?[0-9]+`)
+	root := filepath.Join("..", "..")
+	checked := 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name := d.Name(); name == ".git" || name == "testdata" || name == "man" {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		fset := token.NewFileSet()
+		af, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, cg := range af.Comments {
+			text := strings.Join(strings.Fields(cg.Text()), " ")
+			if m := outside.FindString(text); m != "" {
+				t.Errorf("%s: a comment points outside the repository (%q): say what holds, or name the project's own docs", fset.Position(cg.Pos()), m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 100 {
+		t.Fatalf("only %d Go files checked: the walk missed the tree", checked)
 	}
 }

@@ -126,7 +126,7 @@ func (p Program) Main(args []string, env *Env) (code int) {
 			panic(r)
 		}
 	}()
-	// The version executors write into their locks (SPEC 8). Tests stand
+	// The version executors write into their locks. Tests stand
 	// in for another version with GIT_NUDGE_TEST_VERSION (or
 	// GIT_AUTODEV_TEST_VERSION).
 	journal.SetBinaryVersion(VersionString())

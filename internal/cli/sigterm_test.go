@@ -13,7 +13,7 @@ import (
 
 const sigtermHelper = "NUDGE_CLI_SIGTERM_HELPER"
 
-// TestSIGTERMEndsABlockedCommand (rule 1.16): a command that catches
+// TestSIGTERMEndsABlockedCommand: a command that catches
 // signals to pass them on to a program (ForwardSignals) but is blocked on
 // something else when SIGTERM comes, with no program running to take it,
 // still ends, as an uncaught SIGTERM would end it. Before, the signal

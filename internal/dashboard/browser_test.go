@@ -168,9 +168,8 @@ func TestBrowser(t *testing.T) {
 	}
 	waitFor(t, ctx, "task t1 back with the token", `document.querySelector('#tasks tbody tr[data-id="t1"]') !== null`)
 	waitFor(t, ctx, "live updates back with the token", textOf("#live")+` === "live"`)
-	// No cookie holds the token (issue 25, finding 4), nor the tab's
-	// storage; it stays in the address, so a reload is let in (the page
-	// and its assets want it: SPEC 6).
+	// No cookie holds the token, nor the tab's storage; it stays in the
+	// address, so a reload is let in (the page and its assets want it).
 	waitFor(t, ctx, "the token in the address, no cookie", `location.search === "?token=`+h.srv.Token()+`" && document.cookie === "" && sessionStorage.length === 0 && localStorage.length === 0`)
 	if err := chromedp.Do(ctx, chromedp.Reload()); err != nil {
 		t.Fatal(err)

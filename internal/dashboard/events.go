@@ -50,7 +50,7 @@ func (s *Server) fingerprint() string {
 func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
-		writeError(w, http.StatusInternalServerError, fmt.Errorf("streaming is not supported here"), nil)
+		writeError(w, http.StatusInternalServerError, fmt.Errorf("streaming is not supported here"))
 		return
 	}
 	h := w.Header()

@@ -106,7 +106,7 @@ func (h *harness) waitState(id string, want ...string) string {
 	}
 }
 
-// A task queued while the dashboard runs is run by it (SPEC 8).
+// A task queued while the dashboard runs is run by it.
 func TestServerRunsQueuedTasks(t *testing.T) {
 	dir := workspace(t)
 	s := startServe(t, dir, false)
@@ -208,7 +208,7 @@ func TestServerLeavesQueueToOtherExecutor(t *testing.T) {
 }
 
 // server.lock names the server's binary version, so a binary of another
-// version refuses to change the workspace while it runs (SPEC 8).
+// version refuses to change the workspace while it runs.
 func TestServerLockCarriesVersion(t *testing.T) {
 	dir := workspace(t)
 	startServe(t, dir, true)

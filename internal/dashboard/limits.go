@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// Connection limits (SPEC 6, issue 25): anyone on the machine can connect
+// Connection limits (docs/SECURITY.md, the dashboard): anyone on the machine can connect
 // to 127.0.0.1, so a flood of idle connections must not use up the
 // server's descriptors and lock the user out. Every connection counts
 // against a total and a per-client cap; one that has not yet presented

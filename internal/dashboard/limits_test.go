@@ -13,7 +13,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/dashboard"
 )
 
-// TestIdleFloodDoesNotLockOut (issue 25, finding 7, in a bounded form):
+// TestIdleFloodDoesNotLockOut (docs/SECURITY.md, in a bounded form):
 // 21,000 idle unauthenticated connections once used up the server's file
 // descriptors. With a cap of 16 connections, 200 idle ones leave at most
 // 16 open, and the user's request with the token is still answered; the

@@ -33,7 +33,7 @@ type serverLock struct {
 
 // acquire takes server.lock in nudgeDir without waiting. When another
 // live process holds it, it returns that server's record (nil lock). The
-// file is opened through journal.OpenFile (rule 1.16): a fifo or a link
+// file is opened through journal.OpenFile: a fifo or a link
 // there is an error naming it, not a wait.
 func acquire(nudgeDir string) (*serverLock, *Running, error) {
 	path := filepath.Join(nudgeDir, LockName)
@@ -96,7 +96,7 @@ func runningRecord(b []byte) []byte {
 
 // write records where this server listens, after a first line naming the
 // holder and its binary version (journal.VersionNote), which another
-// version's commands read to refuse while this server runs (SPEC 8). The
+// version's commands read to refuse while this server runs. The
 // file is readable by its owner only: the address carries the token.
 func (l *serverLock) write(r Running) error {
 	b, err := json.Marshal(r)
@@ -126,7 +126,7 @@ func Find(nudgeDir string) (*Running, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
-	held, err := journal.Held(path) // never blocks on a fifo (rule 1.16)
+	held, err := journal.Held(path) // never blocks on a fifo
 	if err != nil || !held {
 		return nil, err
 	}

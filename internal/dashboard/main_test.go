@@ -137,7 +137,8 @@ func (h *harness) do(method, path string, auth bool, hdr map[string]string) (int
 	return resp.StatusCode, resp.Header, b
 }
 
-// errorDoc checks that body is rule 1.14's error document and returns it.
+// errorDoc checks that body is the error document a command given --json
+// prints (cli.ErrorJSON) and returns it.
 func errorDoc(t *testing.T, body []byte) cli.ErrorDocument {
 	t.Helper()
 	var raw map[string]any

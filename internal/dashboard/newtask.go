@@ -43,7 +43,7 @@ func (s *Server) newTask(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if s.opts.NoExecution {
 		writeError(w, http.StatusConflict, &cli.Refusal{What: "cannot start a task from the page",
-			Reasons: []string{"the dashboard was started with --no-execution"}}, nil)
+			Reasons: []string{"the dashboard was started with --no-execution"}})
 		return
 	}
 	ws, err := nudge.Open(r.Context(), s.opts.Dir, s.opts.Now)
@@ -64,7 +64,7 @@ func (s *Server) newTask(w http.ResponseWriter, r *http.Request) {
 	closed := s.closed
 	s.mu.Unlock()
 	if closed {
-		writeError(w, http.StatusServiceUnavailable, errors.New("the dashboard is shutting down"), nil)
+		writeError(w, http.StatusServiceUnavailable, errors.New("the dashboard is shutting down"))
 		return
 	}
 	// Recorded in the operation log as the command line's git nudge queue

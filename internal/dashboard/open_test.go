@@ -11,7 +11,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/dashboard"
 )
 
-// TestBrowserOpenedWithoutToken (issue 25, finding 4): the browser is
+// TestBrowserOpenedWithoutToken (docs/SECURITY.md): the browser is
 // started with the name of a 0600 page in a 0700 folder, never with the
 // token in its command line or environment (both readable by any local
 // user in /proc). $BROWSER is honoured.

@@ -57,7 +57,7 @@ func TestBrowserRecoveryRequired(t *testing.T) {
 	waitFor(t, ctx, "no buttons", `document.querySelectorAll('#task button').length === 0`)
 }
 
-// One truth for an interrupted apply (SPEC 5): the operations list marks
+// One truth for an interrupted apply: the operations list marks
 // the pending apply Recovery required and explains why it has no undo;
 // git nudge op show gives each file the answer the recovery view gives;
 // once the task is dropped the entry leaves the list.

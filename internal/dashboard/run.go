@@ -78,7 +78,7 @@ func Serve(ctx context.Context, opts Options, so ServeOptions) error {
 			fmt.Fprintf(so.Stderr, "Could not open a browser (%v): open the address above.\n", err)
 		}
 	}
-	// The server runs the workspace's pending tasks (SPEC 8), one at a
+	// The server runs the workspace's pending tasks, one at a
 	// time, until it stops: cancelling wctx stops a running one with its
 	// process group, and worked is closed once it has ended.
 	wctx, stopWork := context.WithCancel(ctx)

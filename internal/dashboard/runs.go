@@ -94,7 +94,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if s.opts.NoExecution {
 		writeError(w, http.StatusConflict, &cli.Refusal{What: "cannot start a run from the page",
-			Reasons: []string{"the dashboard was started with --no-execution"}}, nil)
+			Reasons: []string{"the dashboard was started with --no-execution"}})
 		return
 	}
 	ws, err := s.autodev(r)
@@ -115,13 +115,13 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		failed(w, err)
 		return
 	} else if active {
-		writeError(w, http.StatusConflict, errNotStopped("cannot start a new run: a run is active"), nil)
+		writeError(w, http.StatusConflict, errNotStopped("cannot start a new run: a run is active"))
 		return
 	}
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		writeError(w, http.StatusServiceUnavailable, errors.New("the dashboard is shutting down"), nil)
+		writeError(w, http.StatusServiceUnavailable, errors.New("the dashboard is shutting down"))
 		return
 	}
 	run := &started{name: name, signals: make(chan os.Signal, 4), done: make(chan struct{})}
@@ -222,6 +222,6 @@ func findCommand(w http.ResponseWriter, cmds []Command, prefix, name string) *Co
 			return &cmds[i]
 		}
 	}
-	writeError(w, http.StatusNotFound, fmt.Errorf("no command %q: git config %s%s '<command>' sets one", name, prefix, name), nil)
+	writeError(w, http.StatusNotFound, fmt.Errorf("no command %q: git config %s%s '<command>' sets one", name, prefix, name))
 	return nil
 }

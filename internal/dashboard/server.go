@@ -1,5 +1,5 @@
 // Package dashboard is the local web page of git nudge and git autodev
-// (SPEC 6): a small net/http server on 127.0.0.1 that shows the tasks and
+// (README "The dashboard"): a small net/http server on 127.0.0.1 that shows the tasks and
 // checkpoints of one workspace and runs the same workflows as the command
 // line (internal/nudge and internal/autodev) when a button is clicked.
 //
@@ -224,7 +224,7 @@ func (s *Server) routes() http.Handler {
 
 	cop := http.NewCrossOriginProtection()
 	cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusForbidden, errors.New("cross-origin request refused: changes come only from the dashboard page itself"), nil)
+		writeError(w, http.StatusForbidden, errors.New("cross-origin request refused: changes come only from the dashboard page itself"))
 	}))
 	return s.secure(cop.Handler(mux))
 }
@@ -240,12 +240,12 @@ func (s *Server) secure(next http.Handler) http.Handler {
 		h.Set("Referrer-Policy", "no-referrer")
 		h.Set("Cache-Control", "no-store")
 		if !s.hostAllowed(r.Host) {
-			writeError(w, http.StatusForbidden, errors.New("this dashboard answers only to 127.0.0.1, localhost or [::1] with its own port"), nil)
+			writeError(w, http.StatusForbidden, errors.New("this dashboard answers only to 127.0.0.1, localhost or [::1] with its own port"))
 			return
 		}
 		if !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="git nudge dashboard"`)
-			writeError(w, http.StatusUnauthorized, errors.New("no valid token: open the address git nudge dashboard printed (it carries the token); scripts send it as Authorization: Bearer <token>"), nil)
+			writeError(w, http.StatusUnauthorized, errors.New("no valid token: open the address git nudge dashboard printed (it carries the token); scripts send it as Authorization: Bearer <token>"))
 			return
 		}
 		next.ServeHTTP(w, r)
@@ -297,7 +297,7 @@ var indexPage = template.Must(template.ParseFS(assets, "assets/index.html"))
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	var buf bytes.Buffer
 	if err := indexPage.Execute(&buf, struct{ Token string }{s.token}); err != nil {
-		writeError(w, http.StatusInternalServerError, err, nil)
+		writeError(w, http.StatusInternalServerError, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
@@ -310,7 +310,7 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		writeError(w, http.StatusInternalServerError, err, nil)
+		writeError(w, http.StatusInternalServerError, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
@@ -318,14 +318,10 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-// writeError sends the error document of rule 1.14 ({"error","reasons",
-// "exit"}) with HTTP status code. A workflow's refusal is turned into the
-// command line's own first, so the reasons read the same.
-func writeError(w http.ResponseWriter, code int, err error, _ any) {
-	var re *nudge.RefusedError
-	if errors.As(err, &re) {
-		err = &cli.Refusal{What: re.What, Reasons: re.Reasons, Next: re.Next}
-	}
+// writeError sends err's error document, the one a command given --json
+// prints ({"error","reasons","exit"}, see cli.ErrorJSON), with HTTP status
+// code: a refusal's reasons read as on the command line.
+func writeError(w http.ResponseWriter, code int, err error) {
 	doc := cli.ErrorJSON(err, cli.ExitFailed)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -341,10 +337,10 @@ func writeError(w http.ResponseWriter, code int, err error, _ any) {
 func failed(w http.ResponseWriter, err error) {
 	var unknown *nudge.UnknownTaskError
 	if errors.As(err, &unknown) {
-		writeError(w, http.StatusNotFound, err, nil)
+		writeError(w, http.StatusNotFound, err)
 		return
 	}
-	writeError(w, http.StatusConflict, err, nil)
+	writeError(w, http.StatusConflict, err)
 }
 
 // ---- git nudge ----
@@ -423,7 +419,7 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 	switch action {
 	case "apply", "undo", "save", "drop":
 	default:
-		writeError(w, http.StatusNotFound, errors.New("unknown action "+strconv.Quote(action)+": apply, undo, save or drop"), nil)
+		writeError(w, http.StatusNotFound, errors.New("unknown action "+strconv.Quote(action)+": apply, undo, save or drop"))
 		return
 	}
 	ws, err := nudge.Open(r.Context(), s.opts.Dir, s.opts.Now)
@@ -459,7 +455,7 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// record runs do as an operation of the log (SPEC 5), exactly as the
+// record runs do as an operation of the log, exactly as the
 // command line records git <spec.Tool> <spec.Args...>: the same hook
 // (opcmd.Around), the same lock, the same record. A log that cannot be
 // written is said on the server's stderr and the action runs unrecorded,
@@ -503,7 +499,7 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 	})
 	var ra *autodev.RunActiveError
 	if errors.As(err, &ra) {
-		writeError(w, http.StatusConflict, &cli.Refusal{What: err.Error(), Reasons: []string{"only while the run is stopped"}}, nil)
+		writeError(w, http.StatusConflict, &cli.Refusal{What: err.Error(), Reasons: []string{"only while the run is stopped"}})
 		return
 	}
 	if err != nil {

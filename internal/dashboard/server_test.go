@@ -25,9 +25,9 @@ import (
 	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
-// Every route of the API (SPEC 6), GETs and POSTs, and the page itself
-// (pageRoutes). Every one wants the token (SPEC 6: every request without
-// it gets 401).
+// Every route of the API, GETs and POSTs, and the page itself
+// (pageRoutes). Every one wants the token: every request without it gets
+// 401.
 var pageRoutes = []string{"/", "/assets/app.js", "/assets/style.css", "/favicon.ico"}
 var getRoutes = []string{
 	"/api/nudge/tasks", "/api/nudge/tasks/t1", "/api/nudge/tasks/t1/diff",
@@ -46,7 +46,7 @@ func withToken(path, tok string) string {
 	return path + "?token=" + tok
 }
 
-// TestNoTokenIs401 (SPEC 6, Security): every request without the token,
+// TestNoTokenIs401 (docs/SECURITY.md): every request without the token,
 // or with a wrong one, gets 401: the API, the event stream, and the page
 // itself (its HTML, script, style and icon), whether the token is missing
 // from the header or from the address. The API takes the token only as a
@@ -150,7 +150,7 @@ func TestPageWithToken(t *testing.T) {
 	}
 }
 
-// TestTokenIsAHeaderNeverACookie (issue 25, finding 4): no response sets
+// TestTokenIsAHeaderNeverACookie (docs/SECURITY.md): no response sets
 // a cookie (cookies are not scoped by port: a server of another user on
 // another port of 127.0.0.1 would receive it); the token in a cookie gets
 // 401 as no token at all does.

@@ -59,7 +59,7 @@ func (r *Repo) CheckoutTo(ctx context.Context, dir string, entries []IndexEntry)
 // user's index.lock, which a later command could not tell from a running
 // git's. A user's index.lock present before the reset is an
 // *IndexLockedError, a lock of HEAD or its branch (HeadRefLock) a
-// *RefLockedError, and nothing is changed.
+// *RefLockError naming it (Lock), and nothing is changed.
 func (r *Repo) ResetHard(ctx context.Context, commit, reason string) error {
 	r.refsAboutToChange("HEAD")
 	if !r.validID(commit) {
@@ -70,7 +70,7 @@ func (r *Repo) ResetHard(ctx context.Context, commit, reason string) error {
 	}
 	if l := r.HeadRefLock(); l != "" {
 		// git would rewrite the files, then fail to move HEAD.
-		return &RefLockedError{Path: l}
+		return &RefLockError{Lock: l}
 	}
 	ix, err := r.CopyIndex("autodev")
 	if err != nil {

@@ -157,20 +157,31 @@ type RefUpdate struct {
 	NoDeref bool
 }
 
-// RefLockError is the one conflict error of SetRef and UpdateRefs: it
-// names the ref that was not where the caller expected (or already
-// existed). It satisfies errors.Is(err, ErrRefConflict).
+// RefLockError is the one error of a ref that could not be moved: the ref
+// was not where the caller expected (or already existed), or git's lock on
+// it is held. SetRef and UpdateRefs return it with Ref and git's own Err;
+// ResetHard, which checks before it starts, with the lock file it found
+// (Lock). It satisfies errors.Is(err, ErrRefConflict).
 type RefLockError struct {
-	Ref string
-	Err error
+	Ref  string // the ref (empty when git did not name it)
+	Lock string // the lock file found before starting, else ""
+	Err  error  // git's own error, nil when Lock was found first
 }
 
 func (e *RefLockError) Error() string {
+	if e.Lock != "" {
+		return fmt.Sprintf("%s exists: another git command is moving HEAD or its branch, or one was killed while it did; if no git command is running in this repository, remove %s, then try again", e.Lock, e.Lock)
+	}
 	return fmt.Sprintf("%s: %v", e.Ref, e.Err)
 }
 
 // Unwrap lets errors.Is find both ErrRefConflict and git's own error.
-func (e *RefLockError) Unwrap() []error { return []error{ErrRefConflict, e.Err} }
+func (e *RefLockError) Unwrap() []error {
+	if e.Err == nil {
+		return []error{ErrRefConflict}
+	}
+	return []error{ErrRefConflict, e.Err}
+}
 
 var lockedRefRe = regexp.MustCompile(`cannot lock ref '([^']+)'`)
 

@@ -362,13 +362,6 @@ func (r *Repo) HeadRefLock() string {
 	return ""
 }
 
-// RefLockedError is HeadRefLock's file found before a reset.
-type RefLockedError struct{ Path string }
-
-func (e *RefLockedError) Error() string {
-	return fmt.Sprintf("%s exists: another git command is moving HEAD or its branch, or one was killed while it did; if no git command is running in this repository, remove %s, then try again", e.Path, e.Path)
-}
-
 func (r *Repo) validID(id string) bool {
 	n := 40
 	if r.ObjectFormat == "sha256" {

@@ -43,7 +43,7 @@ func (e *CorruptError) Unwrap() error { return e.Err }
 // Read decodes the JSON file at path into v. A missing file returns an error
 // satisfying errors.Is(err, fs.ErrNotExist); an unparsable one a *CorruptError.
 func Read(path string, v any) error {
-	data, err := ReadFile(path, nil) // rule 1.16: never blocks, never follows a link
+	data, err := ReadFile(path, nil) // never blocks, never follows a link
 	if err != nil {
 		return err
 	}

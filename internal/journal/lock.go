@@ -50,7 +50,7 @@ func Acquire(ctx context.Context, path string, timeout time.Duration, what strin
 	}
 	if inheritable {
 		// Where locks are flock(2), the lock file is opened here, through
-		// OpenFile (rule 1.16: a fifo or link there is refused, never
+		// OpenFile (a fifo or link there is refused, never
 		// waited on); the lock is the one AcquireInheritable takes.
 		return AcquireInheritable(ctx, path, timeout, what)
 	}

@@ -18,7 +18,7 @@ const inheritable = true
 // lockFile opens path and takes an exclusive flock on it, trying every
 // 20 ms until timeout. ok is false when another holder kept it.
 func lockFile(ctx context.Context, path string, timeout time.Duration) (*os.File, bool, error) {
-	fh, err := OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o644) // rule 1.16
+	fh, err := OpenFile(path, os.O_CREATE|os.O_RDONLY, 0o644) // a fifo or link is refused, never waited on
 	if err != nil {
 		return nil, false, err
 	}

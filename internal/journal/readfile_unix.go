@@ -9,13 +9,13 @@ import (
 
 // ReadFile is os.ReadFile for reading many small journal files in a row
 // (git nudge list reads every task record): open, fstat (a fifo, device
-// or symbolic link is a *NotRegularError, rule 1.16), read, close and
+// or symbolic link is a *NotRegularError), read, close and
 // nothing else, where os.ReadFile also stats the file and tries (and fails) to
 // register it with the runtime's poller, about ten system calls a file.
 // buf, when large enough, is used for the content (pass the last result
 // back to reuse it); errors are *fs.PathError as os.ReadFile's.
 func ReadFile(path string, buf []byte) ([]byte, error) {
-	// Rule 1.16: a fifo, device or link at path is refused, never waited on.
+	// A fifo, device or link at path is refused, never waited on.
 	fd, size, err := openRegular(path, syscall.O_RDONLY, 0)
 	if err != nil {
 		return nil, err

@@ -11,7 +11,7 @@ import (
 )
 
 // NotRegularError is a state file that is not a regular file: a fifo, a
-// device, a socket, a folder or a symbolic link (rule 1.16). The suite
+// device, a socket, a folder or a symbolic link. The suite
 // neither reads nor writes it, since a fifo or a device can block forever
 // and a link can stand for any file of the user's.
 type NotRegularError struct {
@@ -111,7 +111,7 @@ func modeBits(fi fs.FileInfo) uint32 {
 // OpenFile is os.OpenFile for the suite's state files (task records,
 // saves.json, checkpoints.json, locks, server.lock, journals, hook.log,
 // memory files): it never blocks on a fifo or device and never follows a
-// symbolic link; such a file is a *NotRegularError (rule 1.16).
+// symbolic link; such a file is a *NotRegularError.
 func OpenFile(path string, flag int, perm os.FileMode) (*os.File, error) {
 	fd, _, err := openRegular(path, flag, uint32(perm.Perm()))
 	if err != nil {

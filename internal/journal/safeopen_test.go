@@ -12,8 +12,8 @@ import (
 )
 
 // TestStateFilesNeverBlock: a fifo or a symbolic link where a state file
-// belongs is a NotRegularError for every way the suite opens one (rule
-// 1.16); before, reading or locking a fifo waited for a writer forever.
+// belongs is a NotRegularError for every way the suite opens one: reading
+// or locking a fifo must never wait for a writer.
 func TestStateFilesNeverBlock(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.json")

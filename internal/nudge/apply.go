@@ -36,8 +36,8 @@ func outcome(t *Task, steps []step) *Outcome {
 	return o
 }
 
-// Apply writes task id's patch (snapshot -> result) onto the work tree,
-// SPEC 2.5: refused, with every reason and nothing changed, unless the task
+// Apply writes task id's patch (snapshot -> result) onto the work tree.
+// It is refused, with every reason and nothing changed, unless the task
 // is ready or undone, HEAD is where the snapshot was taken and every path
 // of the patch is an ordinary file still exactly as in the snapshot. Then,
 // holding the workspace lock, the record goes to applying with its undo
@@ -53,7 +53,7 @@ type ApplyOptions struct {
 	// AcceptConfigChange applies a task although the repository's shared
 	// git settings were changed (and put back) while it could change them.
 	AcceptConfigChange bool
-	// Unvalidated applies a task whose validation failed (SPEC 8).
+	// Unvalidated applies a task whose validation failed.
 	Unvalidated bool
 	// Dir is the caller's current directory: paths in a refusal are
 	// given relative to it ("" gives them from the top of the work tree).

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// TestApplyScale measures SPEC 4's claim that apply and undo cost follows
+// TestApplyScale measures the claim that apply and undo cost follows
 // the patch, not the repository: the same 50-file patch is applied and
 // undone in a 10,000-file and a 100,000-file repository, and the git
 // processes each command starts are counted through a logging git shim.

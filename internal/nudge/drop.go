@@ -175,7 +175,7 @@ func (w *Workspace) remove(ctx context.Context, t *Task, force bool) error {
 	if dir != "" {
 		// Never git worktree remove, nor any remover that resolves paths
 		// again: a folder the task swaps for a symlink meanwhile would
-		// be followed (issue 25). removeTaskTree unlinks through
+		// be followed. removeTaskTree unlinks through
 		// directory handles, then forgets git's record of the worktree.
 		if err := w.removeTaskTree(dir); err != nil {
 			return fmt.Errorf("removing the worktree of %s: %w", id, err)

@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// TestDropSymlinkSwapRace is issue 25's finding 1: while drop removes a
+// TestDropSymlinkSwapRace (docs/SECURITY.md): while drop removes a
 // task's worktree, a process the task left swaps an ignored folder full
 // of files for a symlink to a folder outside, over and over. Removal
 // through directory handles unlinks the link and never follows it:

@@ -121,7 +121,7 @@ func (w *Workspace) scanGuard() ([]guardFile, error) {
 			if st.Size() > git.MaxFileSize {
 				return fmt.Errorf("%s is over 16 MiB: too large to compare", abs)
 			}
-			data, err := journal.ReadRegular(abs) // rule 1.16: never blocks on a fifo swapped in
+			data, err := journal.ReadRegular(abs) // never blocks on a fifo swapped in
 			if err != nil {
 				return err
 			}

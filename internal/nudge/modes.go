@@ -13,7 +13,7 @@ import (
 )
 
 // This file checks, before a snapshot, a start or a run, that no other
-// user of the machine can write what git and git-nudge trust (SPEC 9): the
+// user of the machine can write what git and git-nudge trust (docs/SECURITY.md): the
 // repository's git folder, its config, object store and hooks, and the
 // state folders .nudgethis and .autodev. A .git/config that another user
 // can write lets that user plant core.fsmonitor, which the next snapshot's

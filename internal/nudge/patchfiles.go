@@ -19,7 +19,8 @@ import (
 // This file is the engine apply, undo and recover share: looking at the
 // work-tree files of a patch (as git would hash them), judging them against
 // an expected state, and moving them from one recorded state to another
-// with the care SPEC 2.5/2.6 asks for.
+// durably, never touching a file outside the patch or one that changed
+// since it was judged.
 
 // Modes of the files apply and undo write.
 const (

@@ -3,18 +3,19 @@ package nudge
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"unicode/utf8"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
-// Names are bytes (SPEC 1.11). Every record that holds a path writes it
-// with pathenc.Encode ("path", plus "path_b64" when the name is not valid
-// UTF-8) and reads it back with pathenc.Decode. In the wrappers below the
-// outer "path" field shadows the embedded one, so the key order of an
-// entry is kept: path first (all of these entries start with it), then
-// path_b64, then the other fields, including any a later change adds.
+// Names are bytes (README "Exit status and output"). Every record that
+// holds a path writes it with pathenc.Encode ("path", plus "path_b64" when
+// the name is not valid UTF-8) and reads it back with pathenc.Decode. Each
+// of these entries starts with its path; marshalPath and unmarshalPath do
+// this for all of them, so the key order of an entry is path, path_b64,
+// then the other fields, including any a later change adds.
 //
 // A task record is the hot case (a 2,000-file patch is read and written
 // several times by one apply), so its entries (Skipped, FileChange,
@@ -127,147 +128,136 @@ func (l SkippedList) MarshalJSON() ([]byte, error) {
 	return pathenc.Marshal(convert(l, func(s Skipped) skippedJSON { return skippedJSON(s) }))
 }
 
+// marshalPath writes *v, whose type's first field is its path (*path,
+// "path") and has no MarshalJSON of its own, with that path as
+// pathenc.Encode gives it and, for a name that is not valid UTF-8,
+// "path_b64" right after it. *path is left encoded: pass a copy.
+func marshalPath[T any](v *T, path *string) ([]byte, error) {
+	p, b := pathenc.Encode(*path)
+	*path = p
+	data, err := pathenc.Marshal(v)
+	if err != nil || b == "" {
+		return data, err
+	}
+	q, err := pathenc.Marshal(p)
+	if err != nil {
+		return nil, err
+	}
+	head := append([]byte(`{"path":`), q...)
+	if !bytes.HasPrefix(data, head) {
+		return nil, fmt.Errorf("%T does not start with its path", v)
+	}
+	out := make([]byte, 0, len(data)+len(b)+len(`,"path_b64":""`))
+	out = append(out, head...)
+	out = append(out, `,"path_b64":"`...)
+	out = append(out, b...)
+	out = append(out, '"')
+	return append(out, data[len(head):]...), nil
+}
+
+// unmarshalPath reads data into *v, a type with no UnmarshalJSON of its
+// own whose path field is *path, and the path back from "path_b64" when
+// the record has one. Data that is not such a record leaves *v as it was.
+func unmarshalPath[T any](data []byte, v *T, path *string) error {
+	var x T
+	if err := json.Unmarshal(data, &x); err != nil {
+		return err
+	}
+	b64, err := pathB64(data)
+	if err != nil {
+		return err
+	}
+	*v = x
+	p, err := pathenc.Decode(*path, b64)
+	*path = p
+	return err
+}
+
+// pathB64 is a record's "path_b64", nil when it has none.
+func pathB64(data []byte) (*string, error) {
+	var v struct {
+		PathB64 *string `json:"path_b64"`
+	}
+	err := json.Unmarshal(data, &v)
+	return v.PathB64, err
+}
+
 // MarshalJSON writes the path as bytes survive JSON.
 func (s skippedJSON) MarshalJSON() ([]byte, error) {
-	type plain Skipped
-	p, b := pathenc.Encode(s.Path)
-	return pathenc.Marshal(struct {
-		Path    string `json:"path"`
-		PathB64 string `json:"path_b64,omitempty"`
-		plain
-	}{p, b, plain(s)})
+	v := Skipped(s)
+	return marshalPath(&v, &v.Path)
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
 func (s *skippedJSON) UnmarshalJSON(data []byte) error {
-	type plain Skipped
-	var v struct {
-		Path    string  `json:"path"`
-		PathB64 *string `json:"path_b64"`
-		plain
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err
-	}
-	p, err := pathenc.Decode(v.Path, v.PathB64)
-	*s = skippedJSON(v.plain)
-	s.Path = p
-	return err
+	return unmarshalPath(data, (*Skipped)(s), &s.Path)
 }
 
 // MarshalJSON writes the path as bytes survive JSON.
 func (f fileChangeJSON) MarshalJSON() ([]byte, error) {
-	type plain FileChange
-	p, b := pathenc.Encode(f.Path)
-	return pathenc.Marshal(struct {
-		Path    string `json:"path"`
-		PathB64 string `json:"path_b64,omitempty"`
-		plain
-	}{p, b, plain(f)})
+	v := FileChange(f)
+	return marshalPath(&v, &v.Path)
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
 func (f *fileChangeJSON) UnmarshalJSON(data []byte) error {
-	type plain FileChange
-	var v struct {
-		Path    string  `json:"path"`
-		PathB64 *string `json:"path_b64"`
-		plain
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err
-	}
-	p, err := pathenc.Decode(v.Path, v.PathB64)
-	*f = fileChangeJSON(v.plain)
-	f.Path = p
-	return err
+	return unmarshalPath(data, (*FileChange)(f), &f.Path)
 }
 
 // MarshalJSON writes the path as bytes survive JSON.
 func (s pathStateJSON) MarshalJSON() ([]byte, error) {
-	type plain PathState
-	p, b := pathenc.Encode(s.Path)
-	return pathenc.Marshal(struct {
-		Path    string `json:"path"`
-		PathB64 string `json:"path_b64,omitempty"`
-		plain
-	}{p, b, plain(s)})
+	v := PathState(s)
+	return marshalPath(&v, &v.Path)
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
 func (s *pathStateJSON) UnmarshalJSON(data []byte) error {
-	type plain PathState
-	var v struct {
-		Path    string  `json:"path"`
-		PathB64 *string `json:"path_b64"`
-		plain
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err
-	}
-	p, err := pathenc.Decode(v.Path, v.PathB64)
-	*s = pathStateJSON(v.plain)
-	s.Path = p
-	return err
+	return unmarshalPath(data, (*PathState)(s), &s.Path)
 }
 
 // MarshalJSON writes the path as bytes survive JSON.
 func (f FileOutcome) MarshalJSON() ([]byte, error) {
 	type plain FileOutcome
-	p, b := pathenc.Encode(f.Path)
-	return pathenc.Marshal(struct {
-		Path    string `json:"path"`
-		PathB64 string `json:"path_b64,omitempty"`
-		plain
-	}{p, b, plain(f)})
+	v := plain(f)
+	return marshalPath(&v, &v.Path)
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
 func (f *FileOutcome) UnmarshalJSON(data []byte) error {
 	type plain FileOutcome
-	var v struct {
-		Path    string  `json:"path"`
-		PathB64 *string `json:"path_b64"`
-		plain
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err
-	}
-	p, err := pathenc.Decode(v.Path, v.PathB64)
-	*f = FileOutcome(v.plain)
-	f.Path = p
-	return err
+	return unmarshalPath(data, (*plain)(f), &f.Path)
 }
 
-// MarshalJSON writes the path as bytes survive JSON.
+// recoverFileWire is a RecoverFile whose before and after keep their
+// paths' bytes too (the outer fields shadow the embedded ones and come
+// after them, as in RecoverFile).
+type recoverFileWire struct {
+	recoverFileFields
+	Before pathStateJSON `json:"before"`
+	After  pathStateJSON `json:"after"`
+}
+
+type recoverFileFields RecoverFile
+
+// MarshalJSON writes the paths as bytes survive JSON.
 func (f RecoverFile) MarshalJSON() ([]byte, error) {
-	type plain RecoverFile
-	p, b := pathenc.Encode(f.Path)
-	return pathenc.Marshal(struct {
-		Path    string `json:"path"`
-		PathB64 string `json:"path_b64,omitempty"`
-		plain
-		Before pathStateJSON `json:"before"`
-		After  pathStateJSON `json:"after"`
-	}{p, b, plain(f), pathStateJSON(f.Before), pathStateJSON(f.After)})
+	v := recoverFileWire{recoverFileFields(f), pathStateJSON(f.Before), pathStateJSON(f.After)}
+	return marshalPath(&v, &v.Path)
 }
 
-// UnmarshalJSON reads the path back, from path_b64 when present.
+// UnmarshalJSON reads the paths back, from path_b64 when present.
 func (f *RecoverFile) UnmarshalJSON(data []byte) error {
-	type plain RecoverFile
-	var v struct {
-		Path    string  `json:"path"`
-		PathB64 *string `json:"path_b64"`
-		plain
-		Before pathStateJSON `json:"before"`
-		After  pathStateJSON `json:"after"`
-	}
+	var v recoverFileWire
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	p, err := pathenc.Decode(v.Path, v.PathB64)
-	*f = RecoverFile(v.plain)
-	f.Path, f.Before, f.After = p, PathState(v.Before), PathState(v.After)
+	b64, err := pathB64(data)
+	if err != nil {
+		return err
+	}
+	*f = RecoverFile(v.recoverFileFields)
+	f.Before, f.After = PathState(v.Before), PathState(v.After)
+	f.Path, err = pathenc.Decode(f.Path, b64)
 	return err
 }
 

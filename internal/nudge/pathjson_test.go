@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 )
 
-// Names are bytes (SPEC 1.11): every record that holds a path writes a name
+// Names are bytes: every record that holds a path writes a name
 // that is not valid UTF-8 as its C-quoted form plus path_b64, and reads the
 // very bytes back; valid names are written as before.
 func TestRecordsKeepNameBytes(t *testing.T) {

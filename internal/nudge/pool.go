@@ -18,7 +18,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
-// The pool of task worktrees (SPEC 4): drop parks a task's worktree in
+// The pool of task worktrees: drop parks a task's worktree in
 // .nudgethis/pool/<name> instead of deleting it, and the next start takes
 // it and brings it to its snapshot, which writes only the files that
 // differ instead of every file.

@@ -14,7 +14,7 @@ import (
 )
 
 // This file keeps what an unsandboxed task did to the repository's refs
-// from being silent (SPEC 9). A task's worktree shares the repository's
+// from being silent (docs/SECURITY.md). A task's worktree shares the repository's
 // refs: a `git stash push`, `git checkout -b`, `git tag`, `git notes add`
 // or `git replace` run there lands in the user's repository. Before CMD
 // runs, git nudge run lists every ref (loose and packed alike, from the

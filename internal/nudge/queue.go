@@ -19,7 +19,7 @@ import (
 )
 
 // StatePending is the state of a queued task: a command to run, no
-// snapshot yet (SPEC 8). git nudge work (or the dashboard) takes the
+// snapshot yet. git nudge work (or the dashboard) takes the
 // snapshot when it starts the task.
 const StatePending = "pending"
 

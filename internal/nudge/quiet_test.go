@@ -58,12 +58,25 @@ func TestQuietRecordsCache(t *testing.T) {
 		}
 	}
 	// A record is listed only once its file is older than journal.Racy.
+	// Their modification times are set ahead first, so that however slow
+	// the machine, none is settled at the first scan; then set back, which
+	// leaves the change time (now) as the only recent one.
+	all := append([]string{"t1", "t2", "t3", "t4"}, others...)
+	setMtimes := func(at time.Time) {
+		for _, id := range all {
+			if err := os.Chtimes(w.TaskPath(id), at, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	setMtimes(time.Now().Add(time.Hour))
 	if err := w.Reconcile(); err != nil {
 		t.Fatal(err)
 	}
 	if got := quietListed(t, w); len(got) != 0 {
 		t.Fatalf("records listed while too recent to trust: %v", got)
 	}
+	setMtimes(time.Now().Add(-time.Hour))
 	time.Sleep(2100 * time.Millisecond)
 	if err := w.Reconcile(); err != nil {
 		t.Fatal(err)

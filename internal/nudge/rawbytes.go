@@ -13,13 +13,13 @@ import (
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
-// Bytes on disk, not blobs (SPEC 1.13). A work-tree file can hold other
+// Bytes on disk, not blobs. A work-tree file can hold other
 // bytes than git checkout would write for its blob while git sees no
 // change: LF endings under `eol=crlf` or core.autocrlf, an unexpanded
 // $Id$ under `ident`, a clean filter that drops something, another
-// encoding of the same text under working-tree-encoding. Undo used to
-// write the blob back the checkout way, so such a file came back changed.
-// Now apply compares, for every file the patch replaces or removes, its
+// encoding of the same text under working-tree-encoding. Writing the blob
+// back the checkout way would bring such a file back changed, so apply
+// compares, for every file the patch replaces or removes, its
 // bytes with what checkout would write; where they differ it keeps the
 // bytes as a blob written without filters (undo.before[].raw_blob, pinned
 // by refs/nudgethis/undo/<id> so that gc keeps it), and undo writes those

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// SPEC 1.13 in a SHA-256 repository: a file held with LF under eol=crlf
+// Bytes on disk, not blobs, in a SHA-256 repository: a file held with LF under eol=crlf
 // comes back byte-exact after apply and undo, from a raw blob of the
 // repository's hash length.
 func TestUndoRawBytesSHA256(t *testing.T) {

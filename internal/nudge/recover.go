@@ -34,7 +34,7 @@ type Recovery struct {
 }
 
 // Recover reports, for each path of task id's undo record, whether the
-// work tree holds undo.before, undo.after or neither (SPEC 2.8). It
+// work tree holds undo.before, undo.after or neither. It
 // changes nothing: the record is kept as it is, whatever its state, and
 // nothing is retried. Taking the lock first lets an interrupted apply or
 // undo be recognised as such (applying -> recovery_required).

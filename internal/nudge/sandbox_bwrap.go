@@ -10,7 +10,7 @@ import (
 )
 
 // inBwrap turns c into bubblewrap running the sandbox helper, which runs
-// c's command (SPEC 9): the whole file system read-only, writable only
+// c's command (docs/SECURITY.md, the sandbox): the whole file system read-only, writable only
 // the writable paths (the worktree, its git folder, the private object
 // folder and TMPDIR) and nudge.sandbox.allowWrite; the workspace's state
 // folder (every other task's worktree, the task records, the locks, the

@@ -25,7 +25,7 @@ const (
 	SaveRolledBack = "rolled_back"
 )
 
-// SaveEntry is one entry of .nudgethis/saves.json (SPEC 2.7).
+// SaveEntry is one entry of .nudgethis/saves.json.
 type SaveEntry struct {
 	ID     string    `json:"id"`
 	Commit string    `json:"commit"`
@@ -92,7 +92,7 @@ type SaveReport struct {
 	WholeFiles []string `json:"whole_files,omitempty"`
 }
 
-// SaveVersion commits the applied work of tasks on the current branch (SPEC 2.7):
+// SaveVersion commits the applied work of tasks on the current branch:
 // HEAD's tree with exactly the tasks' changes merged into their paths
 // (save_merge.go), authored by the user, hooks off. The user's index keeps
 // every entry; those of the saved paths get the same changes (a path with

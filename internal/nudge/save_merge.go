@@ -11,7 +11,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
-// A save commits exactly the reviewed change (SPEC 2.7): for each saved
+// A save commits exactly the reviewed change: for each saved
 // path, HEAD's version with the change each task made to it merged in
 // (three-way: base = the path as the task found it, ours = HEAD's, theirs
 // = as the task left it), so that the user's own edits of the file stay

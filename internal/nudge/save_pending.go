@@ -17,8 +17,7 @@ const SaveReverted = "reverted"
 // PendingSaves describes, without changing anything, each save that a
 // process which died left in "saving": where it stands, what a plain git
 // commit would do to it now, and what the next git nudge save does with
-// it (SPEC 2.7). list prints them, so that an interrupted save is never
-// silent.
+// it. list prints them, so that an interrupted save is never silent.
 func (w *Workspace) PendingSaves(ctx context.Context) ([]string, error) {
 	saves, err := w.loadSaves()
 	if err != nil {

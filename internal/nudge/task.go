@@ -14,7 +14,7 @@ import (
 // TaskSchema is the version written into every task record.
 const TaskSchema = 1
 
-// Task states (SPEC 2.1).
+// Task states.
 const (
 	StateSnapshotted      = "snapshotted"
 	StatePreparing        = "preparing"
@@ -60,7 +60,7 @@ type PathState struct {
 	// RawBlob (undo.before only) holds the file's bytes as they were on
 	// disk, written without filters, when they differ from what git
 	// checkout writes for Blob (eol, clean/smudge, ident, encoding):
-	// undo writes these bytes back unfiltered (SPEC 1.13).
+	// undo writes these bytes back unfiltered.
 	RawBlob *string `json:"raw_blob,omitempty"`
 }
 
@@ -137,7 +137,7 @@ type Task struct {
 	Sandbox bool `json:"sandbox,omitempty"`
 
 	// Validation is what the nudge.validate commands found about the
-	// result (SPEC 8); nil when none are configured.
+	// result; nil when none are configured.
 	Validation *Validation `json:"validation,omitempty"`
 
 	extra journal.Extra

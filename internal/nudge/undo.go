@@ -10,8 +10,8 @@ import (
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
-// Undo puts every path of applied task id back as it was before the apply,
-// SPEC 2.6: refused unless the task is applied with a complete undo record,
+// Undo puts every path of applied task id back as it was before the apply.
+// It is refused unless the task is applied with a complete undo record,
 // none of it was saved in a commit, HEAD is where it was applied, and every
 // path is still exactly as the apply left it. Then the record goes to
 // undoing, files are re-checked, restored (writes first, removals last) and

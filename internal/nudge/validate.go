@@ -18,7 +18,7 @@ import (
 )
 
 // StateValidating is the state of a task whose nudge.validate commands
-// run (SPEC 8).
+// run.
 const StateValidating = "validating"
 
 // Validation outcomes.

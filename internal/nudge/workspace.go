@@ -55,7 +55,7 @@ type Workspace struct {
 	wantSuspects   bool
 	suspectsAtLock *suspectScan
 	// readOnly is set by OpenReadOnly: a cache missing in .nudgethis
-	// (quiet-records) is not created (SPEC 1.15).
+	// (quiet-records) is not created: read-only commands create no file.
 	readOnly bool
 }
 
@@ -311,7 +311,7 @@ func (w *Workspace) HoldTask(ctx context.Context, id string) (*journal.Lock, err
 	return journal.AcquireInheritable(ctx, w.runLockPath(id), time.Second, "git-nudge working on "+id)
 }
 
-// phaseOf names the phase of a task's life a state belongs to (SPEC 8).
+// phaseOf names the phase of a task's life a state belongs to.
 func phaseOf(state string) string {
 	switch state {
 	case StatePreparing:

@@ -66,8 +66,8 @@ func (s Spec) scope() scope {
 		return scope{refs: []string{"refs/heads/"}, newRefs: "refs/autodev/checkpoints/", autodev: true, tasks: noTasks}
 	case s.Tool == "autodev":
 		// The branches and checkpoint refs the command changes, told by
-		// this process's git layer (a checkpoint ref per checkpoint made:
-		// listing them all cost a checkpoint 20 ms at 5,000).
+		// this process's git layer: the cost follows the refs changed,
+		// not the checkpoints ever made.
 		return scope{refs: []string{"refs/heads/", "refs/autodev/checkpoints/"}, writtenRefs: true, autodev: true, tasks: noTasks}
 	case s.Tool == "nudge" && s.Kind == "snapshot":
 		// A snapshot adds a task: its ref (told by the git layer) and its
@@ -79,12 +79,12 @@ func (s Spec) scope() scope {
 		// The other commands of git-nudge change the records of the
 		// tasks they act on (and those a lock's reconciling or the
 		// guard settles): all of them through this process's journal
-		// writes, which tell the recording first. Reading every record
-		// before and after cost each command time that grew with the
-		// number of tasks, and counted another process's changes made
-		// meanwhile (a long run holds no log lock) as this command's.
-		// Likewise the refs: every ref these commands change goes through
-		// this process's git layer, which tells the recording first.
+		// writes, which tell the recording first. So the recording costs
+		// what the command changes, not the number of tasks, and never
+		// counts another process's changes made meanwhile (a long run
+		// holds no log lock) as this command's. Likewise the refs: every
+		// ref these commands change goes through this process's git
+		// layer, which tells the recording first.
 		// A long command (run, start, work, validate) still reads every
 		// ref under the scope before and after: the task it runs may
 		// move a branch, and that is part of what the run did.
@@ -366,8 +366,7 @@ type Spec struct {
 	Long bool
 }
 
-// leavesIndex are the commands that never change the user's index (SPEC
-// 1.3): their recording does not read it (a change made meanwhile by
+// leavesIndex are the commands that never change the user's index: their recording does not read it (a change made meanwhile by
 // someone else is not theirs).
 var leavesIndex = map[string]bool{
 	"nudge snapshot": true, "nudge start": true, "nudge run": true, "nudge capture": true, "nudge apply": true,

@@ -29,8 +29,7 @@ func readJournal(path string) (data []byte, id fileID, ok bool) {
 	}
 	id = statID(fi)
 	// Read through journal.ReadFile: a fifo or device swapped in after
-	// the look is refused, never waited on, and a link never followed
-	// (rule 1.16).
+	// the look is refused, never waited on, and a link never followed.
 	data, err = journal.ReadFile(path, nil)
 	if err != nil {
 		return nil, id, false

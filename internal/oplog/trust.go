@@ -10,7 +10,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
-// The operation log is untrusted input (SPEC 5, rule 1.16): anyone who can
+// The operation log is untrusted input (docs/SECURITY.md): anyone who can
 // write to the repository can append a record, and op undo writes what a
 // record says. Before an undo or redo writes anything, its record is
 // checked whole against what the suite itself records; a record that
@@ -94,7 +94,7 @@ func trustedRef(name string) bool {
 	return true
 }
 
-// protection is the built-in protected paths (SPEC 2.2): .git at any
+// protection is the built-in protected paths: .git at any
 // depth, .nudgethis, .autodev, .env... A record's work-tree file may be
 // none of them (the suite's state changes only as journals, checked
 // above). nudge.protect is not consulted: it can change after the

@@ -1,5 +1,5 @@
 // Package pathenc carries file names, which are bytes, through JSON and onto
-// terminals (SPEC 1.11). JSON strings hold Unicode text: encoding/json turns
+// terminals (README "Exit status and output"). JSON strings hold Unicode text: encoding/json turns
 // every byte that is not valid UTF-8 into U+FFFD, so a name such as
 // "lat\351.txt" would come back as a different name. A record therefore
 // writes such a name as "path": git's C-quoted form (for people) plus

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// The sandbox's engine (SPEC 9): bubblewrap puts the command in its own
+// The sandbox's engine (docs/SECURITY.md): bubblewrap puts the command in its own
 // user, mount, PID, IPC, UTS, cgroup and (unless asked otherwise) network
 // namespaces, with the whole file system read-only (metadata included)
 // but for the folders it may write, and with the workspace's state

@@ -294,7 +294,7 @@ func OpenURL(url string) bool {
 		if !had {
 			argv = append(argv, url)
 		}
-		c, err := Start(exec.Command(argv[0], argv[1:]...)) // the user's program: rule 1.17
+		c, err := Start(exec.Command(argv[0], argv[1:]...)) // the user's program, found as a shell would
 		if err != nil {
 			continue
 		}

@@ -146,7 +146,7 @@ func TestSandboxArgv(t *testing.T) {
 }
 
 // TestShellFallback: a script without "#!" is run with /bin/sh by Run
-// (rule 1.17), with its arguments.
+// (as a shell would), with its arguments.
 func TestShellFallback(t *testing.T) {
 	dir := t.TempDir()
 	script := dir + "/s"

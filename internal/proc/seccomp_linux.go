@@ -24,7 +24,7 @@ import (
 // fchmod, fchmodat, fchmodat2, and a file created with them by open,
 // openat, creat, mknod or mknodat): a task could otherwise copy a shell
 // into a folder another local user can reach and make it setuid, giving
-// that user a shell running as the user (SPEC 9). openat2, whose mode is
+// that user a shell running as the user. openat2, whose mode is
 // in a structure a filter cannot read, fails with ENOSYS, which the C
 // libraries answer by using openat.
 

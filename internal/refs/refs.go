@@ -25,7 +25,7 @@ const (
 )
 
 // UndoBytes pins the raw bytes an apply kept for its undo (a commit whose
-// tree holds them at their paths), SPEC 1.13: refs/nudgethis/undo/<id>.
+// tree holds them at their paths): refs/nudgethis/undo/<id>.
 const UndoBytes = "refs/nudgethis/undo/"
 
 // Kind is a family of ids: a letter and the ref folder that pins them.

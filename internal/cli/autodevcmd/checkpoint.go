@@ -58,7 +58,7 @@ func (c *CheckpointCmd) Run(env *cli.Env) error {
 }
 
 // printLeftOut lists the untracked files a checkpoint, park or restore's
-// parking did not commit (SPEC 3.2), with what they are left for.
+// parking did not commit, with what they are left for.
 func printLeftOut(env *cli.Env, l []autodev.LeftOut) {
 	if line := autodev.LeftOutLine(l); line != "" {
 		env.Printf("%s (left in the work tree, untracked)\n", line)

@@ -32,7 +32,7 @@ func record(env *cli.Env, command string, args []string, run func() error) error
 		}
 	case "op":
 		// Outside a repository (or without a work tree) op says what
-		// every other git autodev command says, and exits 0 (SPEC 3.1).
+		// every other git autodev command says, and exits 0.
 		ws, err := open(env, hasFlag(args, "--json"))
 		if ws == nil {
 			return err

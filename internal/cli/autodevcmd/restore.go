@@ -122,7 +122,7 @@ func listDocument(l *autodev.Listing) []listed {
 // restoreDocument is the --json document of a restore (the dashboard's
 // POST /api/autodev/restore/{id} answers with it too).
 func restoreDocument(res autodev.RestoreResult) map[string]any {
-	// Names are bytes (SPEC 1.11): removed_b64 when one is not UTF-8.
+	// Names are bytes: removed_b64 when one is not UTF-8.
 	removed, removedB64 := pathenc.EncodeList(nonNil(res.Removed))
 	doc := map[string]any{
 		"unchanged":     res.Unchanged,

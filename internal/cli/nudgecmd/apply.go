@@ -1,7 +1,6 @@
 package nudgecmd
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
@@ -41,7 +40,7 @@ func (c *ApplyCmd) Run(env *cli.Env) error {
 	ws.Files = opcmd.FilesWatch(env.Ctx)
 	out, err := ws.ApplyWith(env.Ctx, c.ID, nudge.ApplyOptions{AcceptConfigChange: c.AcceptConfigChange, Unvalidated: c.Unvalidated, Dir: env.Dir})
 	if err != nil {
-		return refusalOf(err)
+		return refusal(err)
 	}
 	if c.JSON {
 		return env.JSON(out)
@@ -50,16 +49,6 @@ func (c *ApplyCmd) Run(env *cli.Env) error {
 	printFiles(env, out.Files)
 	env.Printf("Nothing was staged or committed. Review with git status and git diff (new files are untracked); git nudge undo %s puts these files back, git nudge save commits them.\n", out.ID)
 	return nil
-}
-
-// refusalOf turns the workflow's refusal into the command line's (exit 1,
-// every reason listed); other errors pass through.
-func refusalOf(err error) error {
-	var re *nudge.RefusedError
-	if errors.As(err, &re) {
-		return &cli.Refusal{What: re.What, Reasons: re.Reasons, Next: re.Next}
-	}
-	return err
 }
 
 func countFiles(n int) string {

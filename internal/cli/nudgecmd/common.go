@@ -9,13 +9,20 @@ import (
 	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
-// refusal shows the workflow's refusals as the command line's own.
+// refusal shows the workflow's refusals as the command line's own (exit 1,
+// every reason listed): a refusal wrapped on its way up is shown by itself,
+// a snapshot over the untracked-file limit as a refusal to take it. Other
+// errors pass through.
 func refusal(err error) error {
 	var tm *nudge.TooManyUntrackedError
 	if errors.As(err, &tm) {
 		return &cli.Refusal{What: "cannot take a snapshot", Reasons: []string{tm.Error()}}
 	}
-	return refusalOf(err)
+	var r *cli.Refusal
+	if errors.As(err, &r) {
+		return r
+	}
+	return err
 }
 
 // openWorkspace finds the workspace the command was started in (the one

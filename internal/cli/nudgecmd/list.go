@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
-	"time"
 
+	"github.com/nudgethis/git-nudge/internal/age"
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
@@ -68,7 +68,7 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		if t.HasResult {
 			files = fmt.Sprint(t.Files)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, stateText(t.State, t.Validation), age(now.Sub(t.Created)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, stateText(t.State, t.Validation), age.Since(now, t.Created),
 			files, pathenc.Text(branchLabel(t.Branch)), pathenc.Text(oneLine(noteOrCommand(t.Note, t.Command))))
 	}
 	if err := tw.Flush(); err != nil {
@@ -134,17 +134,4 @@ func oneLine(s string) string {
 		s = s[:57] + "..."
 	}
 	return s
-}
-
-// age is a short human duration: 45s, 12m, 3h, 9d.
-func age(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", max(int(d.Seconds()), 0))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd", int(d.Hours()/24))
 }

@@ -26,7 +26,7 @@ func (c *RecoverCmd) Run(env *cli.Env) error {
 	}
 	rep, err := ws.Recover(env.Ctx, c.ID)
 	if err != nil {
-		return refusalOf(err)
+		return refusal(err)
 	}
 	if c.JSON {
 		return env.JSON(rep)

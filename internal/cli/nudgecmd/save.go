@@ -37,7 +37,7 @@ func (c *SaveCmd) Run(env *cli.Env) error {
 		}
 	}
 	if err != nil {
-		return refusalOf(err)
+		return refusal(err)
 	}
 	if c.JSON {
 		return env.JSON(rep)

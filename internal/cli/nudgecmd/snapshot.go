@@ -16,7 +16,7 @@ func (c *SnapshotCmd) Help() string {
 	return `Records the workspace as it is now (tracked files with their local edits, staged or not, and untracked files) as a new task's snapshot, without touching the index, HEAD, the branch or any file. Ignored files, untracked dependency folders (node_modules, .venv, venv, __pycache__, .tox, bower_components and git config nudge.skipDir), untracked files over 16 MiB and protected paths (.git, .nudgethis, .autodev, .env, .worktreeinclude and git config nudge.protect patterns, matched in any case) are left out and listed. A clean workspace's snapshot is HEAD's own commit; otherwise a commit on top of HEAD by "nudge <nudge@localhost>", kept alive by refs/nudgethis/snapshots/<id>. More untracked files than git config nudge.maxUntracked (default 10000) is refused.`
 }
 
-// SnapshotJSON is the --json document of snapshot (SPEC 2.9).
+// SnapshotJSON is the --json document of snapshot, which scripts rely on.
 type SnapshotJSON struct {
 	ID       string            `json:"id"`
 	Snapshot string            `json:"snapshot"`

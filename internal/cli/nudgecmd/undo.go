@@ -29,7 +29,7 @@ func (c *UndoCmd) Run(env *cli.Env) error {
 	ws.Files = opcmd.FilesWatch(env.Ctx)
 	out, err := ws.Undo(env.Ctx, c.ID)
 	if err != nil {
-		return refusalOf(err)
+		return refusal(err)
 	}
 	if c.JSON {
 		return env.JSON(out)

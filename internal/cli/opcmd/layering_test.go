@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// The command layer talks to workflows only (issue 13): the op command
+// The command layer talks to workflows only: the op command
 // and the recorders of both binaries reach git through internal/oplog.
 func TestNoGitImport(t *testing.T) {
 	files, _ := filepath.Glob("*.go")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/alecthomas/kong"
 
+	"github.com/nudgethis/git-nudge/internal/age"
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/nudge"
@@ -102,7 +103,7 @@ func (c *LogCmd) Run(env *cli.Env) error {
 			env.Printf("No operations yet.\n")
 		}
 		for _, o := range ops {
-			line := fmt.Sprintf("%s  %s  git %s %s  %s", env.Paint("1", o.ID), age(env.Now(), o.Time), o.Tool, pathenc.Text(pathenc.ShellJoin(o.Args)), pathenc.Text(o.Summary))
+			line := fmt.Sprintf("%s  %s  git %s %s  %s", env.Paint("1", o.ID), age.Since(env.Now(), o.Time), o.Tool, pathenc.Text(pathenc.ShellJoin(o.Args)), pathenc.Text(o.Summary))
 			if o.State == oplog.Pending {
 				line += "  [" + pendingWord(o) + "]"
 			}
@@ -193,7 +194,7 @@ func readAll(env *cli.Env, l *oplog.Log) ([]*oplog.Op, error) {
 
 // readOps is the log as op log and the dashboard list it: the pending
 // records of a git nudge apply or undo whose task is resolved or dropped
-// are left out (SPEC 5: they leave the list then).
+// are left out: they leave the list then.
 func readOps(ctx context.Context, l *oplog.Log) ([]*oplog.Op, error) {
 	ops, err := readEvery(ctx, l)
 	var out []*oplog.Op
@@ -319,19 +320,6 @@ func pendingWord(o *oplog.Op) string {
 		return "Recovery required"
 	}
 	return "running"
-}
-
-func age(now, t time.Time) string {
-	d := now.Sub(t)
-	switch {
-	case d < time.Minute:
-		return "just now"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm ago", int(d.Minutes()))
-	case d < 48*time.Hour:
-		return fmt.Sprintf("%dh ago", int(d.Hours()))
-	}
-	return fmt.Sprintf("%dd ago", int(d.Hours()/24))
 }
 
 // ShowCmd is `op show ID`.

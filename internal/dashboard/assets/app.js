@@ -112,13 +112,14 @@ window.addEventListener("scroll", onScroll, { passive: true });
 window.addEventListener("resize", onScroll);
 
 // ---- ages, labels ----
+// The wording of internal/age.Since, which the command line's lists use.
 function ago(iso, now) {
   const t = Date.parse(iso);
   if (isNaN(t)) return "—";
   const s = ((now || Date.now()) - t) / 1000;
   if (s < 60) return "just now";
   if (s < 3600) return Math.floor(s / 60) + "m ago";
-  if (s < 86400) return Math.floor(s / 3600) + "h ago";
+  if (s < 2 * 86400) return Math.floor(s / 3600) + "h ago";
   return Math.floor(s / 86400) + "d ago";
 }
 const stateLabel = (s) => s === "recovery_required" ? "Recovery required" : s;
