@@ -1062,7 +1062,7 @@ func (b *bench) saveEdits(dir string, n int) error {
 				}
 			}
 			list := strings.Join(files, " ")
-			script := "set -e\ngit reset -q && git checkout -q -- .\n"
+			script := "set -e\ngit reset -q && git checkout -q -- . && git write-tree >/dev/null\n"
 			switch mine {
 			case 1:
 				script += "for f in " + list + "; do sed -i '1i // mine, unstaged' $f; done\n"
