@@ -119,8 +119,6 @@ func TestCommentsNameOnlyTheProjectsDocs(t *testing.T) {
 			}
 			return nil
 		}
-		rel, _ := filepath.Rel(root, path)
-		rel = filepath.ToSlash(rel)
 		if !strings.HasSuffix(path, ".go") {
 			return nil
 		}
