@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -13,12 +14,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
 	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
+	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/dashboard"
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	nudgepkg "github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oplog"
+	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
 // syncBuffer is a stderr the server and the test share.
@@ -229,45 +234,54 @@ func TestServerLockCarriesVersion(t *testing.T) {
 	}
 }
 
-// The executor runs beside the page's recorded actions, in one process
-// whose operation-log watchers are process-wide: what it writes (the
-// queued task's record and refs) is never told to them, so an action
-// recorded meanwhile cannot take it for its own changes (and put it back
-// on op undo).
+// The executor runs beside the page's recorded actions, in one process:
+// what it writes (the queued task's record and refs) never reaches the
+// recording of an action in progress meanwhile, which would take it for
+// its own changes (and put it back on op undo). The action here is
+// recorded as the page records one (opcmd.Around), opens its workspace
+// from the context it is given, and makes one change of its own while
+// the executor finishes t2: that change, and only it, is recorded.
 func TestServerExecutorIsNotWatched(t *testing.T) {
 	dir := workspace(t)
 	s := startServe(t, dir, false)
 	gate := filepath.Join(t.TempDir(), "go")
 	nudge(t, dir, "queue", "-m", "gated", "--", "sh", "-c", "while [ ! -e '"+gate+"' ]; do sleep 0.05; done; echo queued > q.txt")
 	s.waitState("t2", "running")
-	// From here on only the executor writes: its capture of t2, its
-	// result ref and record.
-	var mu sync.Mutex
-	var told []string
-	ours := func(p string) bool { return strings.HasPrefix(p, dir+string(filepath.Separator)) }
-	stopJournals := journal.Watch(func(path string) {
-		if ours(path) {
-			mu.Lock()
-			told = append(told, path)
-			mu.Unlock()
-		}
-	})
-	defer stopJournals()
-	stopRefs := git.WatchRefs(func(_, commonDir string, names []string) {
-		if ours(commonDir) {
-			mu.Lock()
-			told = append(told, names...)
-			mu.Unlock()
-		}
-	})
-	defer stopRefs()
-	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+	ctx := context.Background()
+	repo, err := git.Discover(ctx, dir)
+	if err != nil {
 		t.Fatal(err)
 	}
-	s.waitState("t2", "ready")
-	mu.Lock()
-	defer mu.Unlock()
-	if len(told) != 0 {
-		t.Fatalf("the executor's writes were told to the watchers: %v", told)
+	head := testutil.Git(t, dir, "rev-parse", "HEAD")
+	env := &cli.Env{Ctx: ctx, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Dir: dir, Getenv: os.Getenv, Now: time.Now}
+	err = opcmd.Around(env, opcmd.Plan{Repo: repo, Spec: oplog.Spec{Tool: "nudge", Kind: "drop", Args: []string{"drop", "t9"}}}, func() error {
+		ws, err := nudgepkg.OpenReadOnly(env.Ctx, dir, time.Now)
+		if err != nil {
+			return err
+		}
+		if err := ws.Repo.SetRef(env.Ctx, git.SetRefRequest{Name: "refs/nudgethis/mark", New: head, Old: ws.Repo.ZeroID()}); err != nil {
+			return err
+		}
+		// From here on only the executor writes: its capture of t2,
+		// its result ref and record.
+		if err := os.WriteFile(gate, nil, 0o644); err != nil {
+			return err
+		}
+		s.waitState("t2", "ready")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ops, err := oplog.Open(repo).Read(ctx)
+	if err != nil || len(ops) == 0 {
+		t.Fatalf("log: %v, %d ops", err, len(ops))
+	}
+	op := ops[0]
+	if op.Kind != "drop" {
+		t.Fatalf("latest operation is %s %v, want the action's drop", op.Kind, op.Args)
+	}
+	if len(op.Refs) != 1 || op.Refs[0].Name != "refs/nudgethis/mark" || len(op.Journals) != 0 {
+		t.Fatalf("the action recorded refs %+v and journals %+v; want only its own refs/nudgethis/mark", op.Refs, op.Journals)
 	}
 }

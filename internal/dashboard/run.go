@@ -127,10 +127,12 @@ func Serve(ctx context.Context, opts Options, so ServeOptions) error {
 // executor (git nudge work) holds work.lock it serves without executing,
 // says so, and tries again now and then.
 func (s *Server) execute(ctx context.Context, ws *nudge.Workspace, stderr io.Writer) {
-	// The operation log's watchers are the process's: what the executor
-	// writes must not be taken for the changes of an action the page
-	// records meanwhile (an op undo of that action would put them back).
-	ws.SetUnwatched()
+	// The executor's work is no command's: its workspace carries no
+	// transaction, so nothing it writes reaches the recording of an
+	// action the page records meanwhile (an op undo of that action would
+	// put it back). Each action opens its own workspace, whose repository
+	// carries that action's recording (opcmd.Around).
+	ws.Repo.Tx = nil
 	said := false
 	for ctx.Err() == nil {
 		s.setExecutor(true, "")

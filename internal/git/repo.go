@@ -19,6 +19,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/txn"
 )
 
 // ErrNotRepository is returned by Discover outside any git repository.
@@ -43,10 +44,11 @@ type Repo struct {
 	// private copy of the index whose refreshed stat data is kept: only
 	// for the workspace's own snapshot, under its lock.
 	StatusStatCache bool
-	// Unwatched keeps the refs r changes from the ref watchers
-	// (WatchRefs): for work that is no command's in a process that
-	// records others, the dashboard's queue executor.
-	Unwatched bool
+	// Tx is the transaction of the command r works for (nil: none),
+	// told of every ref r is about to change. Discover takes it from the
+	// context (txn.With); a repository derived from r (WorktreeRepo,
+	// Worktree) carries r's.
+	Tx txn.Tx
 }
 
 // Discover finds the repository that git itself would use when started in
@@ -63,11 +65,12 @@ func Discover(ctx context.Context, dir string) (*Repo, error) {
 		r := memo.repo
 		memo.key = ""
 		memo.Unlock()
-		return &Repo{GitDir: r.GitDir, CommonDir: r.CommonDir, WorkTree: r.WorkTree, ObjectFormat: r.ObjectFormat}, nil
+		return &Repo{GitDir: r.GitDir, CommonDir: r.CommonDir, WorkTree: r.WorkTree, ObjectFormat: r.ObjectFormat, Tx: txn.From(ctx)}, nil
 	}
 	memo.Unlock()
 	r, err := discover(ctx, dir)
 	if err == nil {
+		r.Tx = txn.From(ctx)
 		memo.Lock()
 		memo.key, memo.at = key, time.Now()
 		memo.repo = Repo{GitDir: r.GitDir, CommonDir: r.CommonDir, WorkTree: r.WorkTree, ObjectFormat: r.ObjectFormat}

@@ -24,7 +24,7 @@ import (
 // by the caller rather than read from the worktree's .git file (which a
 // task may have rewritten).
 func (r *Repo) WorktreeRepo(dir, admin string) *Repo {
-	return &Repo{GitDir: admin, CommonDir: r.CommonDir, WorkTree: dir, ObjectFormat: r.ObjectFormat, Unwatched: r.Unwatched}
+	return &Repo{GitDir: admin, CommonDir: r.CommonDir, WorkTree: dir, ObjectFormat: r.ObjectFormat, Tx: r.Tx}
 }
 
 // ResetWorktreeTo makes r's index (a worktree's own) the tree of commit
@@ -129,7 +129,7 @@ func (r *Repo) OpenWorktree(ctx context.Context, dir string) (*Repo, error) {
 		CommonDir:    filepath.Clean(lines[1]),
 		WorkTree:     filepath.Clean(lines[2]),
 		ObjectFormat: r.ObjectFormat,
-		Unwatched:    r.Unwatched,
+		Tx:           r.Tx,
 	}
 	if !samePath(w.CommonDir, r.CommonDir) || !samePath(w.WorkTree, dir) {
 		return nil, fmt.Errorf("%s is not a worktree of the repository at %s", dir, r.CommonDir)

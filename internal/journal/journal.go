@@ -18,6 +18,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/natefinch/atomic"
+
+	"github.com/nudgethis/git-nudge/internal/txn"
 )
 
 // CorruptError reports a journal file that exists but cannot be parsed. The
@@ -83,28 +85,26 @@ func CheckObject(path string, data []byte) error {
 // Write replaces the file at path with v encoded as indented JSON, atomically:
 // a reader sees the old file or the new one, never a mix, and after Write
 // returns the new content survives a power cut. The file is mode 0644.
-func Write(path string, v any) error { return write(path, v, true) }
+func Write(path string, v any) error { return WriteIn(nil, path, v) }
 
-// WriteUnwatched is Write without telling the watchers (Watch): for work
-// that is no command's in a process that records others (the dashboard's
-// queue executor).
-func WriteUnwatched(path string, v any) error { return write(path, v, false) }
-
-func write(path string, v any, watched bool) error {
+// WriteIn is Write for the command whose transaction is tx: tx (when not
+// nil) is told first that path is about to change.
+func WriteIn(tx txn.Tx, path string, v any) error {
 	data, err := encode(v, "  ")
 	if err != nil {
 		return fmt.Errorf("encoding %s: %w", path, err)
 	}
-	if watched {
-		aboutToChange(path)
-	}
+	txn.JournalChanging(tx, path)
 	return writeBytes(path, data)
 }
 
 // WriteBytes atomically replaces path with data (see Write). A new file is
 // mode 0644 whatever the umask; a rewrite keeps the mode the file had.
-func WriteBytes(path string, data []byte) error {
-	aboutToChange(path)
+func WriteBytes(path string, data []byte) error { return WriteBytesIn(nil, path, data) }
+
+// WriteBytesIn is WriteBytes for the command whose transaction is tx.
+func WriteBytesIn(tx txn.Tx, path string, data []byte) error {
+	txn.JournalChanging(tx, path)
 	return writeBytes(path, data)
 }
 

@@ -208,7 +208,7 @@ func (w *Workspace) remove(ctx context.Context, t *Task, force bool) error {
 	if err := os.Remove(w.runLockPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return journal.Remove(w.TaskPath(id))
+	return journal.RemoveIn(w.Repo.Tx, w.TaskPath(id))
 }
 
 // isWorktree reports whether git knows dir as one of the repository's

@@ -59,12 +59,6 @@ type Workspace struct {
 	readOnly bool
 }
 
-// SetUnwatched keeps what w writes (its task records, and its refs) from
-// the operation log's watchers, through w.Repo.Unwatched: for the
-// dashboard's queue executor, whose work runs beside the page's recorded
-// actions in one process and is no part of them.
-func (w *Workspace) SetUnwatched() { w.Repo.Unwatched = true }
-
 // Open discovers the repository containing dir and prepares .nudgethis.
 // Started inside a task worktree (.nudgethis/worktrees/<id>), it opens the
 // workspace that owns the task.
@@ -254,10 +248,8 @@ func (w *Workspace) Save(t *Task) error {
 	if t.State == StatePreparing || t.State == StateRunning {
 		t.GuardPending = true // see guardCheck
 	}
-	if w.Repo.Unwatched {
-		return journal.WriteUnwatched(w.TaskPath(t.ID), t)
-	}
-	return journal.Write(w.TaskPath(t.ID), t)
+	// The command's transaction (w.Repo.Tx) is told first.
+	return journal.WriteIn(w.Repo.Tx, w.TaskPath(t.ID), t)
 }
 
 // List returns every task record, newest first. A corrupt record is an

@@ -17,6 +17,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/txn"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -387,10 +388,11 @@ type Recording struct {
 	before *state
 	dirty  []string
 	hint   *changeHint
-	// writtenTasks and writtenRefs scopes: the watches, and the records
-	// and refs noted.
-	stopWatch   func()
+	// writtenTasks and writtenRefs scopes: the records and refs the
+	// command said it was about to change (the Recording is the
+	// command's txn.Tx), until Finish.
 	mu          sync.Mutex
+	finished    bool
 	written     map[string]bool
 	writtenRefs map[string]bool
 	// FilesHinted: what the files named hold after the command (FilesDone).
@@ -441,11 +443,11 @@ func (r *Recording) FilesDone(states map[string]*File) {
 	r.filesAfter = states
 }
 
-// noteJournal is the journal watch of a writtenTasks recording: a task
-// record of this work tree about to change is read as it is, the first
-// time (what the command replaces); a record that does not exist yet is
-// noted as new.
-func (r *Recording) noteJournal(path string) {
+// JournalChanging is the recording as the command's transaction
+// (txn.Tx): for a writtenTasks scope, a task record of this work tree
+// about to change is read as it is, the first time (what the command
+// replaces); a record that does not exist yet is noted as new.
+func (r *Recording) JournalChanging(path string) {
 	rel, err := filepath.Rel(r.log.Repo.WorkTree, path)
 	if err != nil {
 		return
@@ -457,7 +459,7 @@ func (r *Recording) noteJournal(path string) {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.written[rel] {
+	if r.finished || r.written == nil || r.written[rel] {
 		return
 	}
 	r.written[rel] = true
@@ -466,16 +468,20 @@ func (r *Recording) noteJournal(path string) {
 	}
 }
 
-// noteRefs is the ref watch of a writtenRefs recording: a ref of this
-// repository under the scope's folders about to change is read as it is,
-// the first time (what the command replaces); HEAD and its branch are
-// read before and after anyway.
-func (r *Recording) noteRefs(gitDir, commonDir string, names []string) {
+// RefsChanging is the recording as the command's transaction (txn.Tx):
+// for a writtenRefs scope, a ref of this repository under the scope's
+// folders about to change is read as it is, the first time (what the
+// command replaces); HEAD and its branch are read before and after
+// anyway.
+func (r *Recording) RefsChanging(commonDir string, names []string) {
 	if commonDir != r.log.Repo.CommonDir {
 		return
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	if r.finished || r.writtenRefs == nil {
+		return
+	}
 	for _, n := range names {
 		if r.writtenRefs[n] || !underAny(n, r.spec.scope().refs) {
 			continue
@@ -584,10 +590,8 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 	if err := l.writePending(rec); err != nil {
 		return nil, err
 	}
-	var stops []func()
 	if spec.scope().tasks == writtenTasks {
 		rec.written = map[string]bool{}
-		stops = append(stops, journal.Watch(rec.noteJournal))
 	}
 	if spec.scope().writtenRefs {
 		// The refs read already (HEAD's branch) keep the value read
@@ -597,14 +601,6 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 		for n := range before.refs {
 			rec.writtenRefs[n] = true
 		}
-		stops = append(stops, git.WatchRefs(rec.noteRefs))
-	}
-	if len(stops) > 0 {
-		rec.stopWatch = func() {
-			for _, stop := range stops {
-				stop()
-			}
-		}
 	}
 	faultPoint("oplog-after-pending")
 	return rec, nil
@@ -612,9 +608,11 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 
 type recordingKey struct{}
 
-// WithRecording returns ctx carrying rec, for the command it records.
+// WithRecording returns ctx carrying rec, for the command it records:
+// as the command's transaction too (txn.With), so that the repository
+// the command opens with ctx tells rec what it is about to change.
 func WithRecording(ctx context.Context, rec *Recording) context.Context {
-	return context.WithValue(ctx, recordingKey{}, rec)
+	return txn.With(context.WithValue(ctx, recordingKey{}, rec), rec)
 }
 
 // RecordingFrom is the recording ctx carries (nil: none).
@@ -726,13 +724,11 @@ func Unfinished(pending, ops []*Op) []*Op {
 // Finish reads the state again and rewrites the operation with every
 // change, done (cmdErr nil) or failed.
 func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
-	if r.stopWatch != nil {
-		r.stopWatch()
-		r.mu.Lock()
-		r.before.written = sortedKeys(r.written)
-		r.before.writtenRefs = sortedKeys(r.writtenRefs)
-		r.mu.Unlock()
-	}
+	r.mu.Lock()
+	r.finished = true // told nothing more
+	r.before.written = sortedKeys(r.written)
+	r.before.writtenRefs = sortedKeys(r.writtenRefs)
+	r.mu.Unlock()
 	faultPoint("oplog-before-finish")
 	l := r.log
 	paths := append([]string{}, r.spec.Paths...)

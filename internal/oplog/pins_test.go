@@ -45,6 +45,7 @@ func testAutodevPins(t *testing.T, inProcess bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	repo.Tx = rec
 	c2 := testutil.Commit(t, dir, map[string]string{"a.txt": "b\n"}, "two")
 	if err := repo.SetRef(ctx, git.SetRefRequest{Name: "refs/autodev/checkpoints/c4", New: c2, Old: repo.ZeroID()}); err != nil {
 		t.Fatal(err)

@@ -60,9 +60,10 @@ func TestRecordingReadsOnlyItsScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	repo.Tx = rec // the command's repository carries its transaction
 	testutil.WriteFile(t, dir, ".nudgethis/tasks/t1.json", `{"id":"t1","state":"dropped"}`)
 	// The snapshot's own record, written as the command writes it.
-	if err := journal.WriteBytes(filepath.Join(dir, ".nudgethis", "tasks", "t2.json"), []byte(`{"id":"t2"}`)); err != nil {
+	if err := journal.WriteBytesIn(rec, filepath.Join(dir, ".nudgethis", "tasks", "t2.json"), []byte(`{"id":"t2"}`)); err != nil {
 		t.Fatal(err)
 	}
 	testutil.Git(t, dir, "update-ref", "refs/nudgethis/snapshots/t1", c) // someone else
@@ -101,6 +102,7 @@ func TestSnapshotRefRecordedThroughGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	repo.Tx = rec
 	testutil.WriteFile(t, dir, ".nudgethis/tasks/t2.json", `{"id":"t2"}`)
 	if err := repo.SetRef(ctx, git.SetRefRequest{Name: "refs/nudgethis/snapshots/t2", New: c, Old: repo.ZeroID()}); err != nil {
 		t.Fatal(err)
@@ -111,9 +113,9 @@ func TestSnapshotRefRecordedThroughGit(t *testing.T) {
 	}
 }
 
-// A git-nudge command other than snapshot records the task records this
-// process changes (read as they were right before it changed them: the
-// journal watch), records removed and made included, and nothing another
+// A git-nudge command other than snapshot records the task records it
+// changes through its transaction (read as they were right before it
+// changed them), records removed and made included, and nothing another
 // process changed meanwhile: the records it never wrote are not read at
 // all.
 func TestRecordingNotesTheRecordsItWrites(t *testing.T) {
@@ -133,25 +135,25 @@ func TestRecordingNotesTheRecordsItWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	tasks := filepath.Join(dir, ".nudgethis", "tasks")
-	// Another process rewrites t1 (not through this process's journal
-	// writes); this one rewrites t2 twice, removes t3 and makes t4.
+	// Another process rewrites t1 (not through the command's
+	// transaction); this one rewrites t2 twice, removes t3 and makes t4.
 	testutil.WriteFile(t, dir, ".nudgethis/tasks/t1.json", `{"id":"t1","state":"dropped"}`)
 	for _, s := range []string{"applying", "applied"} {
-		if err := journal.WriteBytes(filepath.Join(tasks, "t2.json"), []byte(`{"id":"t2","state":"`+s+`"}`)); err != nil {
+		if err := journal.WriteBytesIn(rec, filepath.Join(tasks, "t2.json"), []byte(`{"id":"t2","state":"`+s+`"}`)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := journal.Remove(filepath.Join(tasks, "t3.json")); err != nil {
+	if err := journal.RemoveIn(rec, filepath.Join(tasks, "t3.json")); err != nil {
 		t.Fatal(err)
 	}
-	if err := journal.WriteBytes(filepath.Join(tasks, "t4.json"), []byte(`{"id":"t4"}`)); err != nil {
+	if err := journal.WriteBytesIn(rec, filepath.Join(tasks, "t4.json"), []byte(`{"id":"t4"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if err := rec.Finish(ctx, nil); err != nil {
 		t.Fatal(err)
 	}
-	// Once finished, the recording no longer watches.
-	if err := journal.WriteBytes(filepath.Join(tasks, "t1.json"), []byte(`{"id":"t1","state":"x"}`)); err != nil {
+	// Once finished, the recording takes nothing more.
+	if err := journal.WriteBytesIn(rec, filepath.Join(tasks, "t1.json"), []byte(`{"id":"t1","state":"x"}`)); err != nil {
 		t.Fatal(err)
 	}
 	ops, err := l.Read(ctx)
@@ -185,7 +187,8 @@ func TestRecordingNotesTheRecordsItWrites(t *testing.T) {
 }
 
 // Likewise the refs: a git-nudge command that runs no task records the
-// refs this process changes (read as they were right before), and HEAD's
+// refs it changes through its transaction (read as they were right
+// before), and HEAD's
 // branch, and nothing another process changed meanwhile; a run (a long
 // command) still records every change under its folders, what its task
 // did included.
@@ -213,6 +216,7 @@ func TestRecordingNotesTheRefsItWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	repo.Tx = rec
 	testutil.Git(t, dir, "update-ref", "refs/nudgethis/snapshots/t1", c2) // another process
 	if err := repo.SetRef(ctx, git.SetRefRequest{Name: "refs/nudgethis/undo/t2", New: c1, Old: repo.ZeroID()}); err != nil {
 		t.Fatal(err)
@@ -248,6 +252,7 @@ func TestRecordingNotesTheRefsItWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	repo.Tx = rec
 	if err := repo.ResetHard(ctx, c2, "test"); err != nil {
 		t.Fatal(err)
 	}

@@ -45,12 +45,16 @@ func Around(env *cli.Env, plan Plan, run func() error) error {
 		env.Warnf("git %s: not recorded in the operation log: %s\n", plan.Spec.Tool, firstLine(err.Error()))
 		return run()
 	}
-	// The command reaches its recording through the context (restore
-	// hands it what it is about to change: oplog.Recording.Changing).
-	ctx := env.Ctx
+	// The recording is the command's transaction: the repository the
+	// command opens with the context carries it (restore also hands it
+	// what it is about to change: oplog.Recording.Changing), and so does
+	// plan.Repo while the command runs (the dashboard's actions change
+	// refs and records through the workspace they opened before).
+	ctx, tx := env.Ctx, plan.Repo.Tx
 	env.Ctx = oplog.WithRecording(ctx, rec)
+	plan.Repo.Tx = rec
 	cmdErr := run()
-	env.Ctx = ctx
+	env.Ctx, plan.Repo.Tx = ctx, tx
 	if ferr := rec.Finish(env.Ctx, cmdErr); ferr != nil {
 		env.Warnf("git %s: %s\n", plan.Spec.Tool, firstLine(ferr.Error()))
 	}
