@@ -25,9 +25,14 @@ type Program struct {
 	SeeAlso []string
 	// ExitNote, when set, follows the man page's common EXIT STATUS text.
 	ExitNote string
-	// Around, when set, runs each parsed command (its name, the command
-	// line) through run: the operation log records mutating commands there.
-	Around func(env *Env, command string, args []string, run func() error) error
+	// Around, when set, runs each parsed command through run: cmd is the
+	// selected command's struct (a pointer, flags and arguments filled
+	// in), args the command line. The operation log records there the
+	// commands that declare themselves (opcmd.Recorded).
+	Around func(env *Env, cmd any, args []string, run func() error) error
+	// Bind are values handed to the commands' Run methods by type, besides
+	// the Env (the op command's opcmd.Opener).
+	Bind []any
 }
 
 // Display is how users type the program: "git nudge".
@@ -45,7 +50,7 @@ func (p Program) Parser(env *Env, exit func(int), extra ...kong.Option) (*kong.K
 		kong.Exit(exit),
 		kong.Vars{"version": p.Name + " version " + VersionString()},
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true, NoExpandSubcommands: false}),
-		kong.Bind(env),
+		kong.Bind(append([]any{env}, p.Bind...)...),
 	}, extra...)...)
 }
 
@@ -173,9 +178,12 @@ func (p Program) Main(args []string, env *Env) (code int) {
 	}
 	run := func() error { return kctx.Run(parser) }
 	if p.Around != nil {
-		command, _, _ := strings.Cut(kctx.Command(), " ")
+		var cmd any
+		if n := kctx.Selected(); n != nil && n.Target.CanAddr() {
+			cmd = n.Target.Addr().Interface()
+		}
 		inner := run
-		run = func() error { return p.Around(env, command, args, inner) }
+		run = func() error { return p.Around(env, cmd, args, inner) }
 	}
 	if err := run(); err != nil {
 		code := Report(env.Stderr, p.Display(), err)

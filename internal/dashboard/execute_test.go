@@ -254,7 +254,7 @@ func TestServerExecutorIsNotWatched(t *testing.T) {
 	}
 	head := testutil.Git(t, dir, "rev-parse", "HEAD")
 	env := &cli.Env{Ctx: ctx, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard, Dir: dir, Getenv: os.Getenv, Now: time.Now}
-	err = opcmd.Around(env, opcmd.Plan{Repo: repo, Spec: oplog.Spec{Tool: "nudge", Kind: "drop", Args: []string{"drop", "t9"}}}, func() error {
+	err = opcmd.Around(env, opcmd.Plan{Repo: repo, Spec: oplog.Spec{Tool: "nudge", Kind: "drop", Args: []string{"drop", "t9"}, Scope: oplog.ScopeTasks, LeavesIndex: true}}, func() error {
 		ws, err := nudgepkg.OpenReadOnly(env.Ctx, dir, time.Now)
 		if err != nil {
 			return err

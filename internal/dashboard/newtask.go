@@ -6,7 +6,6 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
-	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // TaskCommandPrefix is the git config section of the commands the tasks
@@ -71,7 +70,9 @@ func (s *Server) newTask(w http.ResponseWriter, r *http.Request) {
 	// is, so op undo takes the pending task back the same way.
 	command := []string{"sh", "-c", cmd.Command}
 	var t *nudge.Task
-	err = s.record(r, ws.Repo, oplog.Spec{Tool: "nudge", Kind: "queue", Args: append([]string{"queue", "-m", name, "--"}, command...)}, func() error {
+	spec := Operation("nudge", "queue")
+	spec.Args = append([]string{"queue", "-m", name, "--"}, command...)
+	err = s.record(r, ws.Repo, spec, func() error {
 		var err error
 		t, err = ws.Queue(r.Context(), nudge.QueueOptions{Note: name, Command: command})
 		return err

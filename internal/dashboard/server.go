@@ -428,7 +428,8 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	// Apply and undo tell the recording what they change (FilesHinted).
-	spec := oplog.Spec{Tool: "nudge", Kind: action, Args: []string{action, id}, FilesHinted: action == "apply" || action == "undo"}
+	spec := Operation("nudge", action)
+	spec.Args = []string{action, id}
 	var out any
 	err = s.recordCtx(r, ws.Repo, spec, func(ctx context.Context) error {
 		var err error
@@ -453,6 +454,24 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// Operation is what the page's action (git nudge apply, undo, save, drop,
+// queue; git autodev restore of an id) is for the operation log: what the
+// command of that name declares on the command line (its Operation
+// method, which TestPageActionsDeclareAsTheirCommands holds it equal to).
+// Tool and Kind are set; the caller sets Args.
+func Operation(tool, action string) oplog.Spec {
+	spec := oplog.Spec{Tool: tool, Kind: action}
+	switch tool {
+	case "nudge":
+		spec.Scope = oplog.ScopeTasks
+		spec.LeavesIndex = action != "save" // save may change the index
+		spec.FilesHinted = action == "apply" || action == "undo"
+	case "autodev": // restore
+		spec.Scope, spec.Status, spec.Hinted = oplog.ScopeCheckpoints, true, true
+	}
+	return spec
 }
 
 // record runs do as an operation of the log, exactly as the
@@ -488,7 +507,7 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 	// shows is the seed's "only while the run is stopped".
 	id := r.PathValue("id")
 	var res autodev.RestoreResult
-	err = s.recordCtx(r, ws.Repo, oplog.Spec{Tool: "autodev", Kind: "restore", Args: []string{"restore", id}, Status: true, Hinted: true}, func(ctx context.Context) error {
+	err = s.recordCtx(r, ws.Repo, restoreSpec(id), func(ctx context.Context) error {
 		var opts autodev.RestoreOptions
 		if rec := oplog.RecordingFrom(ctx); rec != nil {
 			opts.BeforeReset = rec.Changing // no work-tree walk of its own
@@ -507,6 +526,12 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, s.opts.Shapes.Restore(res))
+}
+
+func restoreSpec(id string) oplog.Spec {
+	spec := Operation("autodev", "restore")
+	spec.Args = []string{"restore", id}
+	return spec
 }
 
 // ---- operations ----

@@ -24,82 +24,81 @@ import (
 // refPrefixes are the refs a command of the suite can change.
 var refPrefixes = []string{"refs/heads/", "refs/nudgethis/snapshots/", "refs/nudgethis/results/", "refs/nudgethis/", "refs/autodev/"}
 
-// scope is what a command kind may change besides the work tree and the
-// index: the ref folders and the journals read before and after it.
-// Reading everything cost every command time that grew with the number
-// of refs and task records; each kind reads only what it can change.
-type scope struct {
-	refs []string
-	// newRefs is a ref folder whose refs the command only adds (a
-	// snapshot's): its loose files are listed, and only those that did not
-	// exist before are read after the command.
-	newRefs string
-	// writtenRefs: of the refs under refs, only HEAD's branch and the refs
-	// this process changes (git.WatchRefs, each read right before it
-	// changes) are read, not every ref under them.
-	writtenRefs bool
-	autodev     bool // .autodev/checkpoints.json and state.json
-	saves       bool // .nudgethis/saves.json
-	tasks       taskScope
+// Scope is what a command may change besides the work tree and the
+// index: the ref folders and the journals its recording reads before and
+// after it. Reading everything would cost every command time that grows
+// with the number of refs and task records; each command declares the
+// scope it can change (Spec.Scope), one of the scopes below.
+type Scope struct {
+	// Refs are the ref folders the command may change.
+	Refs []string
+	// NewRefs is a ref folder whose refs the command only adds (a
+	// checkpoint's): its loose files are listed, and only those that did
+	// not exist before are read after the command.
+	NewRefs string
+	// WrittenRefs: of the refs under Refs, only HEAD's branch and the refs
+	// the command changes (told through its transaction, each read right
+	// before it changes) are read, not every ref under them. A long
+	// command (Spec.Long) reads every ref under Refs instead: what the
+	// commands it runs do to a branch is part of what it did.
+	WrittenRefs bool
+	Autodev     bool // .autodev/checkpoints.json and state.json
+	Saves       bool // .nudgethis/saves.json
+	Tasks       TaskScope
 }
 
-type taskScope int
+// TaskScope is which task records a recording reads.
+type TaskScope int
 
 const (
-	allTasks taskScope = iota // every task record, before and after
-	noTasks
-	// writtenTasks: the records this process changes, each read right
-	// before it changes it (journal.Watch) and again after the command;
-	// no other record is read.
-	writtenTasks
+	AllTasks TaskScope = iota // every task record, before and after
+	NoTasks
+	// WrittenTasks: the records the command changes, each read right
+	// before it changes it (told through its transaction) and again after
+	// the command; no other record is read.
+	WrittenTasks
 )
 
-// scope is what s's kind may change (see scope). A kind not listed reads
-// everything.
-func (s Spec) scope() scope {
-	switch {
-	case s.Tool == "autodev" && s.Long:
-		// git-autodev never touches git-nudge's refs or task records,
-		// and only ever adds checkpoint refs (each pins a new id): their
-		// loose files are listed, and only the new ones read after it.
-		// A run reads every branch before and after: what the command it
-		// runs does to them is part of the run.
-		return scope{refs: []string{"refs/heads/"}, newRefs: "refs/autodev/checkpoints/", autodev: true, tasks: noTasks}
-	case s.Tool == "autodev":
-		// The branches and checkpoint refs the command changes, told by
-		// this process's git layer: the cost follows the refs changed,
-		// not the checkpoints ever made.
-		return scope{refs: []string{"refs/heads/", "refs/autodev/checkpoints/"}, writtenRefs: true, autodev: true, tasks: noTasks}
-	case s.Tool == "nudge" && s.Kind == "snapshot":
-		// A snapshot adds a task: its ref (told by the git layer) and its
-		// new record, and may settle others under its lock (Reconcile,
-		// the guard): every record through this process's journal
-		// writes, which tell the recording first.
-		return scope{refs: []string{"refs/heads/", "refs/nudgethis/snapshots/"}, writtenRefs: true, tasks: writtenTasks}
-	case s.Tool == "nudge":
-		// The other commands of git-nudge change the records of the
-		// tasks they act on (and those a lock's reconciling or the
-		// guard settles): all of them through this process's journal
-		// writes, which tell the recording first. So the recording costs
-		// what the command changes, not the number of tasks, and never
-		// counts another process's changes made meanwhile (a long run
-		// holds no log lock) as this command's. Likewise the refs: every
-		// ref these commands change goes through this process's git
-		// layer, which tells the recording first.
-		// A long command (run, start, work, validate) still reads every
-		// ref under the scope before and after: the task it runs may
-		// move a branch, and that is part of what the run did.
-		return scope{refs: []string{"refs/heads/", "refs/nudgethis/"}, writtenRefs: !s.Long, saves: true, tasks: writtenTasks}
+var (
+	// ScopeAll is everything a command of the suite can change: the scope
+	// of a Spec that declares none.
+	ScopeAll = Scope{Refs: refPrefixes, Autodev: true, Saves: true, Tasks: AllTasks}
+	// ScopeTasks is a git-nudge command's: the tasks it acts on (their
+	// records, refs and saves.json, and those a lock's reconciling or the
+	// guard settles), and the branches (save, and a task's run).
+	ScopeTasks = Scope{Refs: []string{"refs/heads/", "refs/nudgethis/"}, WrittenRefs: true, Saves: true, Tasks: WrittenTasks}
+	// ScopeSnapshot is git nudge snapshot's: a new task (its snapshot ref
+	// and record), and the records its lock settles.
+	ScopeSnapshot = Scope{Refs: []string{"refs/heads/", "refs/nudgethis/snapshots/"}, WrittenRefs: true, Tasks: WrittenTasks}
+	// ScopeCheckpoints is a git-autodev command's: the branches and
+	// checkpoint refs it changes and its journals; never git-nudge's refs
+	// or task records.
+	ScopeCheckpoints = Scope{Refs: []string{"refs/heads/", "refs/autodev/checkpoints/"}, WrittenRefs: true, Autodev: true, Tasks: NoTasks}
+	// ScopeAutodevRun is git autodev run's: every branch (what the command
+	// it runs does to them is part of the run), and the checkpoints it
+	// adds (each pins a new id: only the new ones are read after it).
+	ScopeAutodevRun = Scope{Refs: []string{"refs/heads/"}, NewRefs: "refs/autodev/checkpoints/", Autodev: true, Tasks: NoTasks}
+)
+
+// scope is what s's command may change: its declared scope (ScopeAll when
+// none), every ref of it read when the command is long.
+func (s Spec) scope() Scope {
+	sc := s.Scope
+	if sc.Refs == nil {
+		sc = ScopeAll
 	}
-	return scope{refs: refPrefixes, autodev: true, saves: true, tasks: allTasks}
+	if s.Long {
+		sc.WrittenRefs = false
+	}
+	return sc
 }
 
 // state is what a command may change, read before and after it.
 type state struct {
-	// refNames are the loose refs of the scope's newRefs folder.
+	// refNames are the loose refs of the scope's NewRefs folder.
 	refNames map[string]bool
-	// written are the task records the command changed (writtenTasks
-	// scope), and writtenRefs the refs (writtenRefs scope), set on the
+	// written are the task records the command changed (WrittenTasks
+	// scope), and writtenRefs the refs (WrittenRefs scope), set on the
 	// state read before it, for the read after it.
 	written     []string
 	writtenRefs []string
@@ -113,18 +112,18 @@ type state struct {
 
 // journalFiles lists the journals of the work tree in sc: task records,
 // saves.json, checkpoints.json, state.json.
-func journalFiles(top string, sc scope, prev *state) []string {
+func journalFiles(top string, sc Scope, prev *state) []string {
 	var fs []string
-	if sc.saves {
+	if sc.Saves {
 		fs = append(fs, ".nudgethis/saves.json")
 	}
-	if sc.autodev {
+	if sc.Autodev {
 		fs = append(fs, ".autodev/checkpoints.json", ".autodev/state.json")
 	}
-	if sc.tasks == noTasks {
+	if sc.Tasks == NoTasks {
 		return fs
 	}
-	if sc.tasks == writtenTasks {
+	if sc.Tasks == WrittenTasks {
 		if prev != nil {
 			fs = append(fs, prev.written...)
 		}
@@ -143,19 +142,19 @@ func journalFiles(top string, sc scope, prev *state) []string {
 // read reads what a command may change. prev, when set, is what was read
 // before the command: an index or journal whose file was not replaced is
 // kept from it instead of being read again.
-func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesIndex bool, sc scope) (*state, error) {
+func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesIndex bool, sc Scope) (*state, error) {
 	s := &state{journals: map[string][]byte{}, files: map[string]*File{}}
 	var err error
 	// Read from the ref files in this process where possible (no git
 	// process: recording must cost next to nothing).
-	prefixes := sc.refs
-	if sc.newRefs != "" && !l.Repo.InProcess() {
+	prefixes := sc.Refs
+	if sc.NewRefs != "" && !l.Repo.InProcess() {
 		// The folder listing below reads loose ref files, which a
 		// repository git's own files are not read in (reftable) lacks:
 		// read the whole folder through git instead.
-		prefixes = append(append([]string{}, prefixes...), sc.newRefs)
+		prefixes = append(append([]string{}, prefixes...), sc.NewRefs)
 	}
-	if sc.writtenRefs {
+	if sc.WrittenRefs {
 		var names []string
 		if prev != nil {
 			names = prev.writtenRefs
@@ -174,8 +173,8 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 			delete(s.refs, n)
 		}
 	}
-	if sc.newRefs != "" && l.Repo.InProcess() {
-		l.readNewRefs(sc.newRefs, s, prev)
+	if sc.NewRefs != "" && l.Repo.InProcess() {
+		l.readNewRefs(sc.NewRefs, s, prev)
 	}
 	s.jids = map[string]fileID{}
 	for _, j := range journalFiles(l.Repo.WorkTree, sc, prev) {
@@ -334,11 +333,20 @@ func (l *Log) readFilesWrite(ctx context.Context, paths []string, into map[strin
 	return nil
 }
 
-// Spec says what a command is and which work-tree files it may change.
+// Spec is what a command is, for the operation log: each command that
+// changes something declares it once (its Operation method; the recorder
+// fills in Tool and Args).
 type Spec struct {
 	Tool string   // "nudge" or "autodev"
 	Kind string   // the subcommand
 	Args []string // the command line after the binary
+	// Scope is what the command may change besides the work tree and the
+	// index (ScopeAll when not set).
+	Scope Scope
+	// LeavesIndex: the command never changes the user's index; its
+	// recording does not read it (a change made meanwhile by someone else
+	// is not the command's).
+	LeavesIndex bool
 	// Paths are files the command may write (apply, undo).
 	Paths []string
 	// DropEmpty: a run that changed nothing leaves no operation (an
@@ -360,22 +368,15 @@ type Spec struct {
 	// the files whose state it was not told. A command that never calls
 	// Files changed no work-tree file.
 	FilesHinted bool
-	// Long: the command runs a task's or the user's commands and holds no
-	// log lock meanwhile (opcmd.Plan.Long): its recording reads every ref
-	// of its scope before and after, since what those commands do to a
-	// branch is part of what it did.
+	// Long: the command runs a task's or the user's commands, for
+	// minutes maybe, and holds no log lock meanwhile (other commands are
+	// recorded meanwhile, and op undo refuses it whole): its recording
+	// reads every ref of its scope before and after, since what those
+	// commands do to a branch is part of what it did.
 	Long bool
 }
 
-// leavesIndex are the commands that never change the user's index: their recording does not read it (a change made meanwhile by
-// someone else is not theirs).
-var leavesIndex = map[string]bool{
-	"nudge snapshot": true, "nudge start": true, "nudge run": true, "nudge capture": true, "nudge apply": true,
-	"nudge undo": true, "nudge drop": true, "nudge queue": true, "nudge work": true, "nudge validate": true,
-	"autodev hooks": true, "autodev squash": true,
-}
-
-func (s Spec) touchesIndex() bool { return !leavesIndex[s.Tool+" "+s.Kind] }
+func (s Spec) touchesIndex() bool { return !s.LeavesIndex }
 
 // noIndex stands for the index of a command that leaves it alone.
 var noIndex = &git.IndexFile{Plain: true}
@@ -388,7 +389,7 @@ type Recording struct {
 	before *state
 	dirty  []string
 	hint   *changeHint
-	// writtenTasks and writtenRefs scopes: the records and refs the
+	// WrittenTasks and WrittenRefs scopes: the records and refs the
 	// command said it was about to change (the Recording is the
 	// command's txn.Tx), until Finish.
 	mu          sync.Mutex
@@ -444,7 +445,7 @@ func (r *Recording) FilesDone(states map[string]*File) {
 }
 
 // JournalChanging is the recording as the command's transaction
-// (txn.Tx): for a writtenTasks scope, a task record of this work tree
+// (txn.Tx): for a WrittenTasks scope, a task record of this work tree
 // about to change is read as it is, the first time (what the command
 // replaces); a record that does not exist yet is noted as new.
 func (r *Recording) JournalChanging(path string) {
@@ -469,7 +470,7 @@ func (r *Recording) JournalChanging(path string) {
 }
 
 // RefsChanging is the recording as the command's transaction (txn.Tx):
-// for a writtenRefs scope, a ref of this repository under the scope's
+// for a WrittenRefs scope, a ref of this repository under the scope's
 // folders about to change is read as it is, the first time (what the
 // command replaces); HEAD and its branch are read before and after
 // anyway.
@@ -483,7 +484,7 @@ func (r *Recording) RefsChanging(commonDir string, names []string) {
 		return
 	}
 	for _, n := range names {
-		if r.writtenRefs[n] || !underAny(n, r.spec.scope().refs) {
+		if r.writtenRefs[n] || !underAny(n, r.spec.scope().Refs) {
 			continue
 		}
 		r.writtenRefs[n] = true
@@ -590,10 +591,10 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 	if err := l.writePending(rec); err != nil {
 		return nil, err
 	}
-	if spec.scope().tasks == writtenTasks {
+	if spec.scope().Tasks == WrittenTasks {
 		rec.written = map[string]bool{}
 	}
-	if spec.scope().writtenRefs {
+	if spec.scope().WrittenRefs {
 		// The refs read already (HEAD's branch) keep the value read
 		// now: a ref the command moves twice, first through HEAD
 		// (ResetHard), is recorded from where it started.

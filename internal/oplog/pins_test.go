@@ -41,7 +41,7 @@ func testAutodevPins(t *testing.T, inProcess bool) {
 		t.Fatal(err)
 	}
 	l := Open(repo)
-	rec, err := l.Begin(ctx, Spec{Tool: "autodev", Kind: "checkpoint", Args: []string{"checkpoint"}}, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
+	rec, err := l.Begin(ctx, Spec{Tool: "autodev", Kind: "checkpoint", Args: []string{"checkpoint"}, Scope: ScopeCheckpoints}, time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}

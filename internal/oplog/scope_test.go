@@ -44,7 +44,7 @@ func TestRecordingReadsOnlyItsScope(t *testing.T) {
 	l := Open(repo)
 	now := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
 
-	rec, err := l.Begin(ctx, Spec{Tool: "autodev", Kind: "checkpoint", Args: []string{"checkpoint"}}, now)
+	rec, err := l.Begin(ctx, Spec{Tool: "autodev", Kind: "checkpoint", Args: []string{"checkpoint"}, Scope: ScopeCheckpoints}, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestRecordingReadsOnlyItsScope(t *testing.T) {
 		t.Errorf("checkpoint recorded changes outside its scope: journals %+v refs %+v", ops[0].Journals, ops[0].Refs)
 	}
 
-	rec, err = l.Begin(ctx, Spec{Tool: "nudge", Kind: "snapshot", Args: []string{"snapshot"}}, now)
+	rec, err = l.Begin(ctx, Spec{Tool: "nudge", Kind: "snapshot", Args: []string{"snapshot"}, Scope: ScopeSnapshot, LeavesIndex: true}, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestSnapshotRefRecordedThroughGit(t *testing.T) {
 		t.Fatal("core.fsync is set, yet git's files would be read in this process")
 	}
 	l := Open(repo)
-	rec, err := l.Begin(ctx, Spec{Tool: "nudge", Kind: "snapshot", Args: []string{"snapshot"}}, time.Now())
+	rec, err := l.Begin(ctx, Spec{Tool: "nudge", Kind: "snapshot", Args: []string{"snapshot"}, Scope: ScopeSnapshot, LeavesIndex: true}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestRecordingNotesTheRecordsItWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	l := Open(repo)
-	rec, err := l.Begin(ctx, Spec{Tool: "nudge", Kind: "apply", Args: []string{"apply", "t2"}}, time.Now())
+	rec, err := l.Begin(ctx, Spec{Tool: "nudge", Kind: "apply", Args: []string{"apply", "t2"}, Scope: ScopeTasks, LeavesIndex: true}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,7 @@ func TestRecordingNotesTheRefsItWrites(t *testing.T) {
 		return m
 	}
 
-	rec, err := l.Begin(ctx, Spec{Tool: "nudge", Kind: "apply", Args: []string{"apply", "t2"}}, time.Now())
+	rec, err := l.Begin(ctx, Spec{Tool: "nudge", Kind: "apply", Args: []string{"apply", "t2"}, Scope: ScopeTasks, LeavesIndex: true}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,7 +248,7 @@ func TestRecordingNotesTheRefsItWrites(t *testing.T) {
 
 	// A branch moved twice, first through HEAD (a reset), is recorded
 	// from where it was when the command started.
-	rec, err = l.Begin(ctx, Spec{Tool: "nudge", Kind: "save", Args: []string{"save"}}, time.Now())
+	rec, err = l.Begin(ctx, Spec{Tool: "nudge", Kind: "save", Args: []string{"save"}, Scope: ScopeTasks}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +265,7 @@ func TestRecordingNotesTheRefsItWrites(t *testing.T) {
 	}
 
 	// A run records what changed under its folders, whoever changed it.
-	rec, err = l.Begin(ctx, Spec{Tool: "nudge", Kind: "run", Args: []string{"run", "--", "true"}, Long: true}, time.Now())
+	rec, err = l.Begin(ctx, Spec{Tool: "nudge", Kind: "run", Args: []string{"run", "--", "true"}, Scope: ScopeTasks, LeavesIndex: true, Long: true}, time.Now())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -46,6 +46,7 @@ git autodev commits checkpoints authored by autodev <autodev@localhost> with hoo
 
 Every checkpoint is pinned by refs/autodev/checkpoints/<id>; parked work lives on autodev/pre-restore-<time> and autodev/parked-<time> branches.`}},
 		Around:   record,
+		Bind:     []any{opcmd.Opener(opOpener)},
 		SeeAlso:  []string{"git-nudge(1)", "git-reset(1)", "git-branch(1)"},
 		ExitNote: "Outside a git repository, or in one without a work tree, every command says that checkpoints are disabled and exits 0 (run still runs its program and exits with its status), so that a hook never fails because of it. git autodev hook exits 0 on everything but a usage error.",
 	}

@@ -3,6 +3,7 @@ package autodevcmd
 import (
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // CheckpointCmd is `git autodev checkpoint`.
@@ -21,6 +22,11 @@ func (c *CheckpointCmd) Help() string {
 Untracked secrets and dumps never ride along: untracked files that git nudge protects (.env and .env.* in any case, nudge.protect and autodev.protect patterns) and untracked files over 16 MiB are left out, listed ("not checkpointed: .env (protected), dump.bin (20 MiB)"; left_out in --json), and left in the work tree; no restore removes them.
 
 With a clean tree, a HEAD commit that is not yet a checkpoint (the participant committed on its own) is recorded as the checkpoint; a HEAD that already is one records nothing. Made while a run is active (by the run's command), the checkpoint takes the run's task and mode unless --task or --mode says otherwise. Outside a git repository, or with git config autodev.checkpoints false, it does nothing, says so and exits 0.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded).
+func (c *CheckpointCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "checkpoint", Scope: oplog.ScopeCheckpoints}, true
 }
 
 // Run makes the checkpoint.

@@ -12,6 +12,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/agenthooks"
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // HookCmd is `git autodev hook`, run by an agent's hook.
@@ -36,6 +37,13 @@ const (
 	maxPayload = 8 << 20
 	stdinWait  = 3 * time.Second
 )
+
+// Operation declares the command for the operation log (opcmd.Recorded): an
+// agent's hook runs on every turn, and is recorded only when it changed
+// something (made a checkpoint).
+func (c *HookCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "hook", Scope: oplog.ScopeCheckpoints, DropEmpty: true}, true
+}
 
 // Run makes the checkpoint; it never fails the agent.
 func (c *HookCmd) Run(env *cli.Env) (err error) {
@@ -173,6 +181,9 @@ func (c *HooksInstallCmd) Help() string {
 	return `Makes the agent run git autodev hook at the end of every turn, so each turn becomes a checkpoint. The hook is merged into the agent's project settings at the top of the work tree: claude: .claude/settings.json (a Stop hook); codex: .codex/hooks.json (a Stop hook; Codex asks once to trust a new project hook, see /hooks in Codex); gemini: .gemini/settings.json (an AfterAgent hook); cursor: .cursor/hooks.json (a stop hook). Every other setting, the key order and the file's indentation stay as they were; the added lines are printed. Running it again changes nothing. A settings file that is not valid JSON (Gemini's may have comments) is refused and left as it is.`
 }
 
+// Operation declares the command for the operation log (opcmd.Recorded).
+func (c *HooksInstallCmd) Operation() (oplog.Spec, bool) { return hooksOperation(c.Agent, c.DryRun) }
+
 // Run installs the hook.
 func (c *HooksInstallCmd) Run(env *cli.Env) error {
 	return runHooks(env, c.Agent, false, c.DryRun, c.JSON)
@@ -188,6 +199,20 @@ type HooksUninstallCmd struct {
 // Help is the long help.
 func (c *HooksUninstallCmd) Help() string {
 	return `Removes the hook git autodev hooks install added: its entry, and the lists and objects that only held it. A settings file install created and that holds nothing else is removed. Everything else in the file stays byte for byte.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded).
+func (c *HooksUninstallCmd) Operation() (oplog.Spec, bool) { return hooksOperation(c.Agent, c.DryRun) }
+
+// hooksOperation is hooks install's and uninstall's declaration: the
+// agent's project settings file is the one file they edit (an agent with
+// none has nothing edited); a dry run changes nothing.
+func hooksOperation(agent string, dryRun bool) (oplog.Spec, bool) {
+	a, ok := agenthooks.Find(agent)
+	if dryRun || !ok || a.File == "" {
+		return oplog.Spec{}, false
+	}
+	return oplog.Spec{Kind: "hooks", Scope: oplog.ScopeCheckpoints, LeavesIndex: true, Paths: []string{a.File}}, true
 }
 
 // Run removes the hook.

@@ -3,6 +3,7 @@ package autodevcmd
 import (
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // ParkCmd is `git autodev park`.
@@ -14,6 +15,11 @@ type ParkCmd struct {
 // Help is the long help.
 func (c *ParkCmd) Help() string {
 	return `Commits the whole work tree (as a checkpoint would: tracked changes, staged or not, and untracked files; not ignored files, not .autodev/, not the untracked protected or over-16-MiB files a checkpoint leaves out) onto a new branch autodev/parked-<time>, leaving the files, the index, HEAD and the current branch exactly as they were, and sets the run state to error. Use it when work fails after a step that cannot be undone: the tree is kept for a person to look at instead of being rewound. A clean tree makes no commit; the branch then points at HEAD.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded).
+func (c *ParkCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "park", Scope: oplog.ScopeCheckpoints}, true
 }
 
 // Run parks the tree.

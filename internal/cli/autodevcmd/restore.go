@@ -26,6 +26,17 @@ func (c *RestoreCmd) Help() string {
 With an id, rewinds the project to that checkpoint: uncommitted work (tracked changes, staged or not, and untracked files that are not ignored, except the protected and over-16-MiB ones a checkpoint leaves out, which stay where they are) is first committed onto a new branch autodev/pre-restore-<time>, then the current branch is reset --hard to the checkpoint and the untracked files that were parked and that the checkpoint lacks are removed. A pre-restore checkpoint records the replaced work (and the index, when it differs from the work tree), so restoring it undoes the restore: the branch goes back to where it was and the work comes back uncommitted, staged as it was. A checkpoint made on another branch than the current one is refused unless --any-branch is given. Restoring the checkpoint HEAD is already at, with nothing uncommitted, changes nothing and says so. Refused while a run is active. Only git state is rewound: .autodev/ is not, and memory.md gains a RESTORE: line.`
 }
 
+// Operation declares the command for the operation log (opcmd.Recorded):
+// a restore may change any file of the work tree, and tells the recording
+// what it is about to change (Recording.Changing); a rebuild writes the
+// journal; the list changes nothing.
+func (c *RestoreCmd) Operation() (oplog.Spec, bool) {
+	if c.ID == "" && !c.Rebuild {
+		return oplog.Spec{}, false
+	}
+	return oplog.Spec{Kind: "restore", Scope: oplog.ScopeCheckpoints, Status: true, Hinted: !c.Rebuild}, true
+}
+
 // Run lists, rebuilds or restores.
 func (c *RestoreCmd) Run(env *cli.Env) error {
 	ws, err := open(env, c.JSON)

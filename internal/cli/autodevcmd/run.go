@@ -5,6 +5,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // RunCmd is `git autodev run`.
@@ -17,6 +18,12 @@ type RunCmd struct {
 // Help is the long help.
 func (c *RunCmd) Help() string {
 	return `Holds .autodev/run.lock while CMD runs (so restore refuses meanwhile; CMD inherits the lock as descriptor 3, so it stays held while CMD lives even if git autodev run itself is killed), commits a baseline checkpoint first when the tree has uncommitted changes, and records the run in .autodev/state.json: running with its pid and mode, then idle when CMD exits 0 or error otherwise. CMD's stdin, stdout and stderr are the terminal's; SIGINT and SIGTERM are forwarded to it; git autodev run exits with CMD's status (128+N when signal N ended it). Outside a git repository CMD still runs, without checkpoints.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded):
+// long, as the program runs.
+func (c *RunCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "run", Scope: oplog.ScopeAutodevRun, Long: true}, true
 }
 
 // Run runs the command.

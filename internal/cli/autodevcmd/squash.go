@@ -5,6 +5,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // SquashCmd is `git autodev squash`.
@@ -19,6 +20,11 @@ func (c *SquashCmd) Help() string {
 	return `Before you push: folds the autodev checkpoint commits at the tip of the current branch (every one since the last commit that is not a checkpoint, or from --from ID on) into one commit authored and committed by you, with git's usual identity (set user.name and user.email first). The new commit has exactly the tree of HEAD, so the files and the index are not touched; only the branch moves.
 
 The folded checkpoints keep their refs/autodev/checkpoints/<id> refs, so git autodev restore can still go back to any of them; the list marks them "squashed into <commit>". Refused, with nothing changed, when HEAD is not a checkpoint commit, when a commit of your own lies between --from ID and HEAD, while a run is active, and while a merge or rebase is in progress. Recorded in the operation log: git autodev op undo puts the branch back on the checkpoints, if it has not moved since.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded).
+func (c *SquashCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "squash", Scope: oplog.ScopeCheckpoints, LeavesIndex: true}, true
 }
 
 // Run squashes.

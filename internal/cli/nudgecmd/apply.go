@@ -6,6 +6,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // ApplyCmd is `git nudge apply ID [--json]`.
@@ -28,6 +29,13 @@ Before touching any file, the task record goes to "applying" with an undo record
 A task's worktree shares the repository's git folder, so a task can change its config, hooks, what is in info/ and shallow. git nudge compares them with the state it trusts when a snapshot is taken, a run ends, a result is captured and a task is applied; what changed while a task could change it is listed on stderr and put back (the version found is kept in .nudgethis/quarantine/), and apply refuses that task until you have looked: --accept-config-change applies it anyway. The protection rules (nudge.protect, nudge.skipDir) are the ones recorded when the task was created.
 
 A task whose validation (git config nudge.validate) failed is refused, the failed commands listed, unless --unvalidated.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded): it
+// tells the recording which files it writes, and what they hold, once it
+// has checked them.
+func (c *ApplyCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "apply", Scope: oplog.ScopeTasks, LeavesIndex: true, FilesHinted: true}, true
 }
 
 // Run applies the task.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // CaptureCmd is `git nudge capture`.
@@ -19,6 +20,11 @@ type CaptureCmd struct {
 // Help is the long help.
 func (c *CaptureCmd) Help() string {
 	return `Records the task's worktree as it is now as the task's result, with the same rules as a snapshot (ignored files, dependency folders, large untracked files and protected paths left out), or with --from the tree of REV. The result is a commit whose parent is the snapshot, kept by refs/nudgethis/results/<id>. The task becomes ready. Then the git config nudge.validate commands, when there are any, check the new result in the worktree (not with --from, which leaves the worktree as it was; not with --no-validate); see git nudge validate.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded).
+func (c *CaptureCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "capture", Scope: oplog.ScopeTasks, LeavesIndex: true}, true
 }
 
 // Run records the result.

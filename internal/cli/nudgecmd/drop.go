@@ -2,6 +2,7 @@ package nudgecmd
 
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // DropCmd is `git nudge drop`.
@@ -14,6 +15,11 @@ type DropCmd struct {
 // Help is the long help.
 func (c *DropCmd) Help() string {
 	return `Removes a task: its worktree, its snapshot and result refs, its logs and its record; a pending task (git nudge queue) is removed from the queue. Refused while it is applying or undoing, when it is applied (undo or save it first), when it needs recovery, and when its worktree holds changes made after the last capture (git nudge capture records them). --force drops anyway: an applied or Recovery required task's files in your work tree are not touched, but the task can no longer be undone; uncaptured changes in the task's worktree are deleted with it. Several ids are dropped together or not at all: when one is refused or unknown, nothing is dropped and every reason is given.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded).
+func (c *DropCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "drop", Scope: oplog.ScopeTasks, LeavesIndex: true}, true
 }
 
 // Run drops the tasks.

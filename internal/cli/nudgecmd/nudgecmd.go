@@ -51,6 +51,7 @@ git nudge captures the work tree without touching it, runs a task (a script, a p
 
 Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id> and refs/nudgethis/results/<id>; also refs/nudgethis/setup/<id> and refs/nudgethis/validation/<id> (what setup and validation changed in the worktree), refs/nudgethis/undo/<id> (the exact bytes an undo writes back), refs/nudgethis/guard (keeps the trusted settings' contents) and refs/nudgethis/quarantine/<id>/<ref> (refs an unsandboxed run made or moved, moved aside). The operation log of each worktree is refs/nudgethis-oplog/<worktree>. Ordinary pushes do not include them.`}},
 		Around:  record,
+		Bind:    []any{opcmd.Opener(opOpener)},
 		SeeAlso: []string{"git-autodev(1)", "git-worktree(1)", "git-stash(1)", "git-revert(1)"},
 	}
 }

@@ -7,45 +7,22 @@ import (
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
-// mutating are the commands recorded in the operation log.
-var mutating = map[string]bool{"snapshot": true, "start": true, "run": true, "capture": true, "apply": true, "undo": true, "save": true, "drop": true,
-	"queue": true, "work": true, "validate": true}
-
-// long are the commands that can run for minutes (a task's command, the
-// queue, validation commands): they hold no log lock while they run, so
-// other commands are recorded meanwhile, and op undo refuses them whole.
-var long = map[string]bool{"run": true, "start": true, "work": true, "validate": true}
+// A command that changes something declares what it is with an Operation
+// method (opcmd.Recorded, next to its Run); the recorder reads it.
 
 // record runs a git-nudge command, recording it in the operation log when
-// it changes something.
-func record(env *cli.Env, command string, args []string, run func() error) error {
-	if command == "pool" {
-		// pool fill and pool clear change only .nudgethis/pool (no ref,
-		// no journal, no work-tree file): recorded, with nothing to undo,
-		// so that the log says they ran; pool list reads only.
-		if p := opcmd.Positionals(args); len(p) == 0 || (p[0] != "fill" && p[0] != "clear") {
-			return run()
-		}
-	} else if !mutating[command] {
-		return run()
-	}
+// it declares itself (opcmd.Recorded).
+var record = opcmd.Recorder("nudge", logRepo)
+
+// logRepo is the repository whose log records git-nudge's commands and
+// op shows: the workspace's (the owning one, in a task worktree).
+func logRepo(env *cli.Env) (*oplog.Repo, error) {
 	ws, err := nudge.OpenReadOnly(env.Ctx, env.Dir, env.Now)
 	if err != nil {
-		return run() // the command reports it
+		return nil, err
 	}
-	// Apply and undo tell the recording which files they change, and what
-	// those hold, once they have checked them (ApplyCmd, UndoCmd).
-	plan := opcmd.Plan{Repo: ws.Repo, Long: long[command],
-		Spec: oplog.Spec{Tool: "nudge", Kind: command, Args: args, FilesHinted: command == "apply" || command == "undo"}}
-	return opcmd.Around(env, plan, run)
+	return ws.Repo, nil
 }
 
-func init() {
-	opcmd.SetOpener(func(env *cli.Env) (*oplog.Repo, error) {
-		ws, err := nudge.OpenReadOnly(env.Ctx, env.Dir, env.Now)
-		if err != nil {
-			return nil, err
-		}
-		return ws.Repo, nil
-	})
-}
+// opOpener is git nudge op's repository.
+func opOpener(env *cli.Env, _ bool) (*oplog.Repo, error) { return logRepo(env) }

@@ -3,6 +3,7 @@ package nudgecmd
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // PoolCmd is `git nudge pool`: the pool of reusable task worktrees.
@@ -57,6 +58,13 @@ type PoolFillCmd struct {
 	JSON bool `name:"json" help:"Print {added, name, path} as one JSON document."`
 }
 
+// Operation declares the command for the operation log (opcmd.Recorded): it
+// changes only .nudgethis/pool (nothing to undo), recorded so that the log
+// says it ran.
+func (c *PoolFillCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "pool", Scope: oplog.ScopeTasks}, true
+}
+
 // Run adds one worktree.
 func (c *PoolFillCmd) Run(env *cli.Env) error {
 	w, err := openWorkspace(env)
@@ -84,6 +92,13 @@ func (c *PoolFillCmd) Run(env *cli.Env) error {
 // PoolClearCmd is `git nudge pool clear`.
 type PoolClearCmd struct {
 	JSON bool `name:"json" help:"Print {removed} as one JSON document."`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded): it
+// changes only .nudgethis/pool (nothing to undo), recorded so that the log
+// says it ran.
+func (c *PoolClearCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "pool", Scope: oplog.ScopeTasks}, true
 }
 
 // Run empties the pool.

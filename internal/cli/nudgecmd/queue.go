@@ -9,6 +9,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // QueueCmd is `git nudge queue`.
@@ -21,6 +22,11 @@ type QueueCmd struct {
 // Help is the long help.
 func (c *QueueCmd) Help() string {
 	return `Records a pending task that will run CMD: no snapshot is taken yet. git nudge work (or the dashboard) runs the pending tasks in order; each gets its snapshot from the workspace as it is when it starts, then its worktree, setup, CMD, capture and validation, as with git nudge run. git nudge drop removes a pending task from the queue. The task's id is allocated now.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded).
+func (c *QueueCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "queue", Scope: oplog.ScopeTasks, LeavesIndex: true}, true
 }
 
 // Run queues the task.
@@ -63,6 +69,12 @@ Only one process runs a workspace's pending tasks at a time: git nudge work hold
 Ctrl-C (or SIGTERM) stops the running tasks with everything they started (SIGTERM, then SIGKILL five seconds later): their results are captured and they end failed; the tasks not started stay pending for the next git nudge work. If git nudge work itself is killed, the task it was running becomes failed (interrupted) once its command is gone, and the rest stay pending.
 
 Exits 0 when every task it ran ended ready, 1 otherwise, 130 when interrupted.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded):
+// long, as the queued commands run.
+func (c *WorkCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "work", Scope: oplog.ScopeTasks, Long: true, LeavesIndex: true}, true
 }
 
 // Run runs the pending tasks.

@@ -3,6 +3,7 @@ package nudgecmd
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 	"os"
 )
 
@@ -41,6 +42,12 @@ func sandboxFlag(on, off bool) *bool {
 		return &no
 	}
 	return nil
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded):
+// long, as the task's command runs.
+func (c *RunCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "run", Scope: oplog.ScopeTasks, Long: true, LeavesIndex: true}, true
 }
 
 // Run runs the command.

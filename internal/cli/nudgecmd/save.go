@@ -5,6 +5,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // SaveCmd is `git nudge save [-m MESSAGE] [ID...]`.
@@ -22,6 +23,12 @@ func (c *SaveCmd) Help() string {
 Your own edits, staged or not, are not part of the commit, also in the files the tasks changed: they stay in the work tree, and what you had staged stays staged (its index entry gets the task's change too, as git stash pop would give it). Where the task's change and your edits of a file touch the same lines they cannot be told apart: save refuses and names the file, unless --whole-files, which commits such a file as it is now, your edits included, and says so. The commit is yours (user.name and user.email must be set) and no hook runs. A saved task can no longer be undone with git nudge undo: revert its commit with git revert.
 
 Every save is journaled in .nudgethis/saves.json before the branch moves; a save interrupted by a crash is completed or rolled back the next time save runs, by looking at where the branch points, and reported.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded): it
+// moves the branch and may change the index.
+func (c *SaveCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "save", Scope: oplog.ScopeTasks}, true
 }
 
 // Run saves.

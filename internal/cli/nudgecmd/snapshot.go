@@ -3,6 +3,7 @@ package nudgecmd
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // SnapshotCmd is `git nudge snapshot`.
@@ -25,6 +26,11 @@ type SnapshotJSON struct {
 	Head     *string           `json:"head"`
 	Skipped  nudge.SkippedList `json:"skipped"`
 	Note     string            `json:"note"`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded).
+func (c *SnapshotCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "snapshot", Scope: oplog.ScopeSnapshot, LeavesIndex: true}, true
 }
 
 // Run takes the snapshot.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // StartCmd is `git nudge start`.
@@ -18,6 +19,12 @@ type StartCmd struct {
 // Help is the long help.
 func (c *StartCmd) Help() string {
 	return `Gives a task a fresh linked worktree at .nudgethis/worktrees/<id>, detached at its snapshot commit (taking the snapshot first when no ID is given). Ignored files that the workspace's .worktreeinclude matches (gitignore syntax) are copied in, then each git config nudge.setup command runs with sh -c in the worktree, its output kept in .nudgethis/logs/<id>/setup.log. Setup commands come only from git config, never from files in the tree. Prints the worktree's path.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded):
+// long, as setup commands run.
+func (c *StartCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "start", Scope: oplog.ScopeTasks, Long: true, LeavesIndex: true}, true
 }
 
 // Run starts the task.

@@ -3,6 +3,7 @@ package nudgecmd
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // UndoCmd is `git nudge undo ID [--json]`.
@@ -18,6 +19,13 @@ func (c *UndoCmd) Help() string {
 Undo refuses, listing every reason and changing nothing, unless the task is applied with a complete undo record, none of it is part of a saved version (revert that commit with git instead), HEAD is on the branch it was applied on, and every path is still exactly as the apply left it (no later edit, no removal of an added file, no re-added deleted file, no mode change).
 
 The record goes to "undoing" before any file is touched; files are restored atomically, removals last, verified, and the record goes to "undone". Undo never touches commits, the index, or files outside the patch. An undone task can be applied again.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded): it
+// tells the recording which files it writes, and what they hold, once it
+// has checked them.
+func (c *UndoCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "undo", Scope: oplog.ScopeTasks, LeavesIndex: true, FilesHinted: true}, true
 }
 
 // Run undoes the task.

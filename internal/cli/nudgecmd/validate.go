@@ -8,6 +8,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // ValidateCmd is `git nudge validate`.
@@ -21,6 +22,12 @@ func (c *ValidateCmd) Help() string {
 	return `Runs each git config nudge.validate command (git config --add nudge.validate 'go test ./...') with sh -c in the task's worktree, which must hold exactly the task's result, and records for each its exit status, duration and output (the last 1 MiB, in .nudgethis/logs/<id>/validate.log). The task is "validating" while they run and keeps its state afterwards; its validation is passed when every command exited 0, failed otherwise, and git nudge apply refuses a failed one unless --unvalidated. git nudge run and git nudge capture validate by themselves.
 
 Each command may run for git config nudge.validateTimeout (a duration such as 90s or 10m; default 30m), then it and every process it started are stopped and it counts as failed. What the commands change in the worktree is not part of the result: such paths are listed in the record, kept in refs/nudgethis/validation/<id>, and put back to the result's version. A validation interrupted (the process killed) leaves the task failed, naming the phase.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded):
+// long, as the validation commands run.
+func (c *ValidateCmd) Operation() (oplog.Spec, bool) {
+	return oplog.Spec{Kind: "validate", Scope: oplog.ScopeTasks, Long: true, LeavesIndex: true}, true
 }
 
 // Run validates the task.

@@ -36,24 +36,22 @@ func (c *Cmd) Help() string {
 	return `Every command of git nudge and git autodev that changes something is recorded as one operation (o1, o2, ...) in a log kept in git under refs/nudgethis-oplog/<worktree>: the refs, HEAD, index, journals and work-tree files it changed, each with its value before and after. Both binaries show and undo the same log. op undo walks back one operation per call (undos and redos themselves aside), and op redo steps forward again until a new operation is recorded. git config op.keep bounds it (default 1000 operations).`
 }
 
-// Opener finds the repository whose log the command works on.
-type Opener func(env *cli.Env) (*oplog.Repo, error)
+// Opener finds the repository whose log the op command works on (git
+// nudge: the workspace owning a task worktree; git autodev: the work
+// tree). Each binary binds its own to its parser (cli.Program.Bind); the
+// op commands' Run methods receive it. A nil repository with a nil error
+// means the opener said already why there is no log (git autodev outside
+// a repository, with asJSON in JSON): the command ends with status 0.
+type Opener func(env *cli.Env, asJSON bool) (*oplog.Repo, error)
 
-// open finds the repository (the owning workspace in a task worktree).
-func open(env *cli.Env) (*oplog.Log, error) {
-	r, err := repoOf(env)
-	if err != nil {
+// open finds the log (nil when the opener said why there is none).
+func (o Opener) open(env *cli.Env, asJSON bool) (*oplog.Log, error) {
+	r, err := o(env, asJSON)
+	if r == nil || err != nil {
 		return nil, err
 	}
 	return oplog.Open(r), nil
 }
-
-// repoOf is set by each binary (nudge: the workspace owning a task
-// worktree; autodev: the work tree).
-var repoOf Opener = func(env *cli.Env) (*oplog.Repo, error) { return oplog.Discover(env.Ctx, env.Dir) }
-
-// SetOpener sets how the op command finds its repository.
-func SetOpener(o Opener) { repoOf = o }
 
 // opJSON is the op log --json shape.
 type opJSON struct {
@@ -85,9 +83,9 @@ type LogCmd struct {
 }
 
 // Run lists the log.
-func (c *LogCmd) Run(env *cli.Env) error {
-	l, err := open(env)
-	if err != nil {
+func (c *LogCmd) Run(env *cli.Env, open Opener) error {
+	l, err := open.open(env, c.JSON)
+	if l == nil {
 		return err
 	}
 	ops, rerr := readAll(env, l)
@@ -223,10 +221,29 @@ func applyTask(o *oplog.Op) string {
 	if o.Tool != "nudge" || (o.Kind != "apply" && o.Kind != "undo") {
 		return ""
 	}
-	if p := Positionals(o.Args); len(p) == 1 {
+	if p := positionals(o.Args); len(p) == 1 {
 		return p[0]
 	}
 	return ""
+}
+
+// positionals returns the arguments of a recorded command line that are
+// not flags, after the subcommand's name.
+func positionals(args []string) []string {
+	var out []string
+	for i, a := range args {
+		if i == 0 {
+			continue
+		}
+		if a == "--" {
+			break
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		out = append(out, a)
+	}
+	return out
 }
 
 // resolved reports whether the task of an interrupted apply or undo no
@@ -329,10 +346,10 @@ type ShowCmd struct {
 }
 
 // Run prints every change of the operation.
-func (c *ShowCmd) Run(k *kong.Kong, env *cli.Env) error {
+func (c *ShowCmd) Run(k *kong.Kong, env *cli.Env, open Opener) error {
 	tool := Tool(strings.TrimPrefix(k.Model.Name, "git-"))
-	l, err := open(env)
-	if err != nil {
+	l, err := open.open(env, c.JSON)
+	if l == nil {
 		return err
 	}
 	ops, rerr := readEvery(env.Ctx, l)
@@ -417,10 +434,10 @@ type UndoCmd struct {
 }
 
 // Run undoes the operation.
-func (c *UndoCmd) Run(k *kong.Kong, env *cli.Env) error {
+func (c *UndoCmd) Run(k *kong.Kong, env *cli.Env, open Opener) error {
 	tool := Tool(strings.TrimPrefix(k.Model.Name, "git-"))
-	l, err := open(env)
-	if err != nil {
+	l, err := open.open(env, c.JSON)
+	if l == nil {
 		return err
 	}
 	target, inv, err := Undo(env.Ctx, l, string(tool), c.ID, env.Now())
@@ -450,10 +467,10 @@ type RedoCmd struct {
 }
 
 // Run re-does the most recently undone operation.
-func (c *RedoCmd) Run(k *kong.Kong, env *cli.Env) error {
+func (c *RedoCmd) Run(k *kong.Kong, env *cli.Env, open Opener) error {
 	tool := Tool(strings.TrimPrefix(k.Model.Name, "git-"))
-	l, err := open(env)
-	if err != nil {
+	l, err := open.open(env, c.JSON)
+	if l == nil {
 		return err
 	}
 	target, inv, err := Redo(env.Ctx, l, string(tool), env.Now())

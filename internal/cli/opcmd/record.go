@@ -10,12 +10,48 @@ import (
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
-// Plan is what a binary tells the recorder about one command line.
+// Recorded is a command that changes something. It declares, once, what
+// it is for the operation log: its kind, its scope (what it may change),
+// whether it is long-running, whether it leaves the index alone, which
+// work-tree files it may write or names as it goes (Paths, Status,
+// Hinted, FilesHinted). The recorder fills in Spec.Tool and Spec.Args.
+// ok false: this command line changes nothing (a list, a dry run) and is
+// not recorded. A command without the method is never recorded.
+type Recorded interface {
+	Operation() (spec oplog.Spec, ok bool)
+}
+
+// Recorder is a binary's cli.Program.Around: each command that is
+// Recorded (and says ok) runs as an operation of the log of the
+// repository open finds (tool: "nudge" or "autodev"). A repository open
+// cannot find is the command's to report: it runs unrecorded.
+func Recorder(tool string, open func(env *cli.Env) (*oplog.Repo, error)) func(env *cli.Env, cmd any, args []string, run func() error) error {
+	return func(env *cli.Env, cmd any, args []string, run func() error) error {
+		rc, ok := cmd.(Recorded)
+		if !ok || Off(env) {
+			return run()
+		}
+		spec, ok := rc.Operation()
+		if !ok {
+			return run()
+		}
+		r, err := open(env)
+		if err != nil {
+			return run() // the command reports it
+		}
+		spec.Tool = tool
+		if spec.Args == nil {
+			spec.Args = args
+		}
+		return Around(env, Plan{Repo: r, Spec: spec}, run)
+	}
+}
+
+// Plan is what the recorder knows about one command: the repository
+// whose log records it, and what the command is.
 type Plan struct {
 	Repo *oplog.Repo
 	Spec oplog.Spec
-	Long bool // a long run: no log lock held across it
-	Skip bool // not a mutating command
 }
 
 // Around records the command as an operation: pending before it runs,
@@ -23,12 +59,12 @@ type Plan struct {
 // stderr and the command runs unrecorded (nothing of the user's is at
 // stake in the log).
 func Around(env *cli.Env, plan Plan, run func() error) error {
-	if plan.Skip || plan.Repo == nil || Off(env) {
+	if plan.Repo == nil || Off(env) {
 		return run()
 	}
 	l := oplog.Open(plan.Repo)
 	var lock *journal.Lock
-	if !plan.Long {
+	if !plan.Spec.Long {
 		var err error
 		if lock, err = l.Lock(env.Ctx, "git "+plan.Spec.Tool+" "+plan.Spec.Kind); err != nil {
 			// Another recorded command holds the log (a capture
@@ -39,7 +75,6 @@ func Around(env *cli.Env, plan Plan, run func() error) error {
 		}
 		defer lock.Release()
 	}
-	plan.Spec.Long = plan.Long
 	rec, err := l.Begin(env.Ctx, plan.Spec, env.Now())
 	if err != nil {
 		env.Warnf("git %s: not recorded in the operation log: %s\n", plan.Spec.Tool, firstLine(err.Error()))
@@ -72,25 +107,6 @@ func Off(env *cli.Env) bool {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
-}
-
-// Positionals returns the arguments of a command line that are not flags,
-// after the subcommand's name.
-func Positionals(args []string) []string {
-	var out []string
-	for i, a := range args {
-		if i == 0 {
-			continue
-		}
-		if a == "--" {
-			break
-		}
-		if strings.HasPrefix(a, "-") {
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
 }
 
 // FilesWatch hands what git nudge apply and undo say they change in the
