@@ -4,6 +4,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -141,5 +142,45 @@ func TestCommentsNameOnlyTheProjectsDocs(t *testing.T) {
 	}
 	if checked < 100 {
 		t.Fatalf("only %d Go files checked: the walk missed the tree", checked)
+	}
+}
+
+// TestTransactionsGoDown: a command's transaction (internal/txn) is a leaf
+// that the layers changing refs and journals (internal/git,
+// internal/journal) tell what they change, without knowing the operation
+// log: txn imports nothing of the project. And there is no process-wide
+// watcher list again.
+func TestTransactionsGoDown(t *testing.T) {
+	t.Parallel()
+	const mod = "github.com/nudgethis/git-nudge/"
+	root := filepath.Join("..", "..")
+	rules := []struct {
+		dir    string
+		forbid func(string) bool
+	}{
+		{"internal/txn", func(p string) bool { return strings.HasPrefix(p, mod) }},
+	}
+	for _, r := range rules {
+		files, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(r.dir), "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no Go files in %s: %v", r.dir, err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, im := range af.Imports {
+				if p, _ := strconv.Unquote(im.Path.Value); r.forbid(p) {
+					t.Errorf("%s imports %s: transactions go down, never up to the operation log", f, p)
+				}
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "internal", "watch")); err == nil {
+		t.Errorf("internal/watch is back: a command's changes go through its transaction, not a process-wide list")
 	}
 }
