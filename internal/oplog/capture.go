@@ -65,7 +65,10 @@ var (
 	ScopeAll = Scope{Refs: refPrefixes, Autodev: true, Saves: true, Tasks: AllTasks}
 	// ScopeTasks is a git-nudge command's: the tasks it acts on (their
 	// records, refs and saves.json, and those a lock's reconciling or the
-	// guard settles), and the branches (save, and a task's run).
+	// guard settles), and the branches (save, and a task's run). The
+	// records and refs are those told to its transaction: the recording
+	// costs what the command changes, not the number of tasks, and never
+	// takes another process's changes made meanwhile for the command's.
 	ScopeTasks = Scope{Refs: []string{"refs/heads/", "refs/nudgethis/"}, WrittenRefs: true, Saves: true, Tasks: WrittenTasks}
 	// ScopeSnapshot is git nudge snapshot's: a new task (its snapshot ref
 	// and record), and the records its lock settles.

@@ -9,11 +9,11 @@ import (
 	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
-// git-autodev's recording reads the checkpoint refs this process makes
-// (the checkpoint's pin, told by the git layer), not every existing pin
-// before and after, so an existing pin changed meanwhile by someone else
-// is not recorded as the checkpoint's change, while the branch move and
-// the new pin are. Where git's files are not read in this process
+// git-autodev's recording reads the checkpoint refs the command makes
+// (the checkpoint's pin, told to its transaction by the git layer), not
+// every existing pin before and after, so an existing pin changed
+// meanwhile by someone else is not recorded as the checkpoint's change,
+// while the branch move and the new pin are. Where git's files are not read in this process
 // (core.fsync stands in for reftable), the refs are read through git and
 // the new one is still recorded.
 func TestAutodevRecordsOnlyNewPins(t *testing.T) {

@@ -81,8 +81,8 @@ func TestRecordingReadsOnlyItsScope(t *testing.T) {
 }
 
 // Where git's files are not read in this process, the ref a snapshot
-// makes (its name told by the git layer) is read through git: a reftable
-// repository has no loose ref files. The git here predates reftable, so
+// makes (its name told to its transaction by the git layer) is read
+// through git: a reftable repository has no loose ref files. The git here predates reftable, so
 // core.fsync stands in to take the same path.
 func TestSnapshotRefRecordedThroughGit(t *testing.T) {
 	ctx := context.Background()
