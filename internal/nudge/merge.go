@@ -66,7 +66,12 @@ func (t *Task) Label() string {
 func showSpecs(specs []string) string {
 	out := make([]string, len(specs))
 	for i, s := range specs {
-		out[i] = strings.TrimPrefix(s, ":(top)")
+		if strings.HasPrefix(s, ":(") {
+			if _, rest, ok := strings.Cut(s, ")"); ok {
+				s = rest
+			}
+		}
+		out[i] = s
 	}
 	return strings.Join(out, " ")
 }
