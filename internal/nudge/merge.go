@@ -5,12 +5,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
+	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -130,71 +133,8 @@ func (w *Workspace) mergeEdited(ctx context.Context, ops *fileOps, t *Task, step
 	}
 	skip := map[int]bool{}
 	if len(idx) > 0 {
-		ours, err := w.Repo.WriteFilesFiltered(ctx, paths)
-		if err != nil {
-			return nil, nil, fmt.Errorf("reading the edited files: %w", err)
-		}
-		stage, err := w.newStage()
-		if err != nil {
+		if err := w.mergeSteps(ctx, ops, t, steps, idx, paths, reasons, cur, keepConflicts, skip, &conflicts); err != nil {
 			return nil, nil, err
-		}
-		defer func() { _ = w.removeStage(filepath.Base(stage)) }()
-		reader := w.Repo.NewBlobReader()
-		read := func(id string) ([]byte, error) {
-			if d, ok := reader.Read(id); ok {
-				return d, nil
-			}
-			return w.Repo.ReadBlob(ctx, id)
-		}
-		var made [][]byte
-		var madeFor []int
-		for j, i := range idx {
-			s := steps[i]
-			var data [3][]byte
-			for k, id := range []string{ours[j], *s.From.Blob, *s.To.Blob} {
-				if data[k], err = read(id); err != nil {
-					return nil, nil, err
-				}
-			}
-			res, err := w.Repo.MergeFileLabeled(ctx, stage, data[0], data[1], data[2], mergeLabels(t.ID))
-			if err != nil {
-				return nil, nil, fmt.Errorf("merging %s: %w", qp(s.Path), err)
-			}
-			switch {
-			case res.Binary:
-				reasons[i] = fmt.Sprintf("%s was edited since the snapshot and is binary: it cannot be merged", qp(s.Path))
-				continue
-			case res.Conflicts > 0 && !keepConflicts:
-				conflicts = append(conflicts, fmt.Sprintf("%s: your edits and the task's change overlap (%s of the merged file)", qp(s.Path), conflictLines(res.Data)))
-				reasons[i], skip[i] = "", true
-				continue
-			}
-			mode := modeFile
-			if cur[i].entry.Exec {
-				mode = modeExec
-			}
-			to := mode
-			if *s.From.Mode != *s.To.Mode {
-				to = *s.To.Mode // the task changed the mode
-			}
-			oursID := ours[j]
-			steps[i].From = PathState{Path: s.Path, Mode: &mode, Blob: &oursID}
-			steps[i].To = PathState{Path: s.Path, Mode: &to}
-			steps[i].merged, steps[i].conflicted = true, res.Conflicts > 0
-			cur[i].blob = oursID
-			reasons[i] = ""
-			made = append(made, res.Data)
-			madeFor = append(madeFor, i)
-		}
-		if len(made) > 0 {
-			ids, err := w.Repo.WriteBlobsData(ctx, made)
-			if err != nil {
-				return nil, nil, err
-			}
-			for k, i := range madeFor {
-				id := ids[k]
-				steps[i].To.Blob = &id
-			}
 		}
 	}
 	for i, r := range reasons {
@@ -310,4 +250,124 @@ func (w *Workspace) resolvedConflicts(ctx context.Context, t *Task) (map[string]
 		out[p] = PathState{Path: p, Mode: &mode, Blob: &id}
 	}
 	return out, nil, nil
+}
+
+// mergeSteps is mergeEdited's merge of steps idx (at paths): the work
+// tree's versions are read (in this process where git converts nothing,
+// else stored by git hash-object as git add would), the merges run a few
+// git merge-file processes at a time, and the new blobs are stored in one
+// batch.
+func (w *Workspace) mergeSteps(ctx context.Context, ops *fileOps, t *Task, steps []step, idx []int, paths, reasons []string, cur []seen, keepConflicts bool, skip map[int]bool, conflicts *[]string) error {
+	r := w.Repo
+	reader := r.NewBlobReader()
+	read := func(id string) ([]byte, error) {
+		if d, ok := reader.Read(id); ok {
+			return d, nil
+		}
+		return r.ReadBlob(ctx, id)
+	}
+	ours := make([]string, len(idx))
+	oursData := make([][]byte, len(idx))
+	plain := ops.plainFor(paths)
+	if plain {
+		for j := range idx {
+			var buf bytes.Buffer
+			if err := ops.tree.ReadFile(paths[j], func(int64) io.Writer { return &buf }); err != nil {
+				return fmt.Errorf("reading %s: %w", qp(paths[j]), err)
+			}
+			oursData[j], ours[j] = buf.Bytes(), r.BlobID(buf.Bytes())
+		}
+	} else {
+		ids, err := r.WriteFilesFiltered(ctx, paths)
+		if err != nil {
+			return fmt.Errorf("reading the edited files: %w", err)
+		}
+		ours = ids
+		for j, id := range ids {
+			if oursData[j], err = read(id); err != nil {
+				return err
+			}
+		}
+	}
+	stage, err := w.newStage()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = w.removeStage(filepath.Base(stage)) }()
+	results := make([]git.MergeResult, len(idx))
+	errs := make([]error, len(idx))
+	sem := make(chan struct{}, mergeProcs)
+	var wg sync.WaitGroup
+	for j, i := range idx {
+		base, err := read(*steps[i].From.Blob)
+		if err != nil {
+			return err
+		}
+		theirs, err := read(*steps[i].To.Blob)
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(j int) {
+			defer func() { <-sem; wg.Done() }()
+			results[j], errs[j] = r.MergeFileLabeled(ctx, stage, oursData[j], base, theirs, mergeLabels(t.ID))
+		}(j)
+	}
+	wg.Wait()
+	var made [][]byte
+	var madeFor []int // step index; -1-j: the work tree's version of idx[j]
+	for j, i := range idx {
+		s, res := steps[i], results[j]
+		if errs[j] != nil {
+			return fmt.Errorf("merging %s: %w", qp(s.Path), errs[j])
+		}
+		switch {
+		case res.Binary:
+			reasons[i] = fmt.Sprintf("%s was edited since the snapshot and is binary: it cannot be merged", qp(s.Path))
+			continue
+		case res.Conflicts > 0 && !keepConflicts:
+			*conflicts = append(*conflicts, fmt.Sprintf("%s: your edits and the task's change overlap (%s of the merged file)", qp(s.Path), conflictLines(res.Data)))
+			reasons[i], skip[i] = "", true
+			continue
+		}
+		mode := modeFile
+		if cur[i].entry.Exec {
+			mode = modeExec
+		}
+		to := mode
+		if *s.From.Mode != *s.To.Mode {
+			to = *s.To.Mode // the task changed the mode
+		}
+		oursID := ours[j]
+		steps[i].From = PathState{Path: s.Path, Mode: &mode, Blob: &oursID}
+		steps[i].To = PathState{Path: s.Path, Mode: &to}
+		steps[i].merged, steps[i].conflicted = true, res.Conflicts > 0
+		reasons[i] = ""
+		if plain {
+			cur[i].blob = oursID
+			made = append(made, oursData[j])
+			madeFor = append(madeFor, -1-j)
+		}
+		made = append(made, res.Data)
+		madeFor = append(madeFor, i)
+	}
+	if len(made) == 0 {
+		return nil
+	}
+	ids, err := r.WriteBlobsData(ctx, made)
+	if err != nil {
+		return err
+	}
+	for k, i := range madeFor {
+		if i < 0 {
+			if ids[k] != ours[-1-i] {
+				return fmt.Errorf("git stored %s as %s, expected %s", qp(paths[-1-i]), ids[k], ours[-1-i])
+			}
+			continue
+		}
+		id := ids[k]
+		steps[i].To.Blob = &id
+	}
+	return nil
 }
