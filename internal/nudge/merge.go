@@ -17,8 +17,8 @@ import (
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
-// Merge-back path by path (SPEC 2.5 "Merge-back that fits a moving
-// workspace"): apply and undo of some paths of a patch, and apply --merge,
+// Merge-back path by path (docs/nudge.md "Some paths, and merging into
+// your edits"): apply and undo of some paths of a patch, and apply --merge,
 // which merges the task's change into a file the user edited since the
 // snapshot with git's own three-way file merge.
 
