@@ -47,6 +47,7 @@ var (
 	ckptOnly    = flag.Bool("checkpoint-only", false, "measure only checkpoint against git add -A && git commit, and the recording cost rows")
 	tasksOnly   = flag.Bool("tasks-only", false, "measure only the rows of a workspace with -tasks tasks (git nudge list, snapshot)")
 	sandboxOnly = flag.Bool("sandbox-only", false, "measure only git nudge run --sandbox -- true against git nudge run -- true, each with a pooled worktree")
+	mergeOnly   = flag.Bool("merge-only", false, "measure only apply --merge of a 50-file patch with 10 files edited since the snapshot (applyMerge)")
 	snapOnly    = flag.Bool("snapshot-only", false, "measure only the snapshot rows (plain, with core.fsmonitor, and after a mass touch unless -masstouch=false)")
 )
 
@@ -170,6 +171,12 @@ func (b *bench) run() error {
 			}
 			continue
 		}
+		if *mergeOnly {
+			if err := b.applyMerge(dir, n); err != nil {
+				return err
+			}
+			continue
+		}
 		if *saveOnly {
 			if err := b.save(dir, n); err != nil {
 				return err
@@ -213,6 +220,9 @@ func (b *bench) run() error {
 			if err := b.saveEdits(dir, n); err != nil {
 				return err
 			}
+			if err := b.applyMerge(dir, n); err != nil {
+				return err
+			}
 		}
 		if err := b.recordingCost(dir, n); err != nil {
 			return err
@@ -226,7 +236,7 @@ func (b *bench) run() error {
 			}
 		}
 	}
-	if *poolOnly || *ckptOnly || *applyOnly || *snapOnly || *sandboxOnly {
+	if *poolOnly || *ckptOnly || *applyOnly || *snapOnly || *sandboxOnly || *mergeOnly {
 		b.print(time.Since(start))
 		return nil
 	}
@@ -1099,6 +1109,59 @@ git nudge capture "$id" --from "$res" >/dev/null && git nudge apply "$id" >/dev/
 			baseName: "the same save, no edits of yours", target: "<= 1.3x"},
 		row{name: fmt.Sprintf("save of 10 files, an unstaged edit of yours in each, %d files", n), ours: got[1], base: got[2],
 			baseName: "the same save, no edits of yours", target: "<= 1.3x"})
+	return nil
+}
+
+// applyMerge: apply --merge of a 50-file task where the user edited 10
+// of the files since the snapshot (a line inserted at the top; the task
+// appends one at the end, so each merges cleanly), vs the same 50-file
+// apply with no file edited, no merge needed (target: within 1.5x). The
+// work tree is put back to HEAD before each round, untimed.
+func (b *bench) applyMerge(dir string, n int) error {
+	task := func(seed int64, edited int) func(int) error {
+		return func(i int) error {
+			rng := rand.New(rand.NewSource(seed + int64(i)))
+			var files []string
+			seen := map[int]bool{}
+			for len(files) < 50 {
+				k := rng.Intn(n)
+				if !seen[k] {
+					seen[k] = true
+					files = append(files, filePath(k))
+				}
+			}
+			script := "set -e\ngit reset -q && git checkout -q -- . && git write-tree >/dev/null\n" +
+				`id=$(git nudge snapshot --json | sed -n 's/.*"id": *"\(t[0-9]*\)".*/\1/p' | head -1)
+snap=$(git rev-parse "refs/nudgethis/snapshots/$id")
+export GIT_INDEX_FILE="$(git rev-parse --git-dir)/bench-task-index"
+git read-tree "$snap"
+for f in ` + strings.Join(files, " ") + `; do
+  blob=$( (git cat-file blob "$snap:$f"; echo "// task $id") | git hash-object -w --stdin)
+  git update-index --cacheinfo "100644,$blob,$f"
+done
+res=$(git commit-tree "$(git write-tree)" -p "$snap" -m task)
+rm -f "$GIT_INDEX_FILE"
+unset GIT_INDEX_FILE
+git nudge capture "$id" --from "$res" >/dev/null
+echo "$id" > "$(git rev-parse --git-dir)/bench-merge-id"
+`
+			if edited > 0 {
+				script += "for f in " + strings.Join(files[:edited], " ") + "; do sed -i '1i // mine, since the snapshot' $f; done\n"
+			}
+			return b.must(dir, script)
+		}
+	}
+	got, err := b.alternate(dir,
+		step{prep: task(1100, 10), cmd: `git nudge apply --merge "$(cat "$(git rev-parse --git-dir)/bench-merge-id")" >/dev/null`},
+		step{prep: task(1200, 0), cmd: `git nudge apply "$(cat "$(git rev-parse --git-dir)/bench-merge-id")" >/dev/null`})
+	if err != nil {
+		return err
+	}
+	if err := b.must(dir, "git reset -q && git checkout -q -- ."); err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("apply --merge of 50 files, 10 edited since the snapshot, %d files", n), ours: got[0], base: got[1],
+		baseName: "the same 50-file apply, no merge needed", target: "<= 1.5x"})
 	return nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"html/template"
 	"io"
 	"io/fs"
@@ -422,6 +423,11 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, errors.New("unknown action "+strconv.Quote(action)+": apply, undo, save or drop"))
 		return
 	}
+	body, err := readActionBody(w, r, action)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err)
+		return
+	}
 	ws, err := nudge.Open(r.Context(), s.opts.Dir, s.opts.Now)
 	if err != nil {
 		failed(w, err)
@@ -429,16 +435,16 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 	}
 	// Apply and undo tell the recording what they change (FilesHinted).
 	spec := Operation("nudge", action)
-	spec.Args = []string{action, id}
+	spec.Args = body.args(action, id)
 	var out any
 	err = s.recordCtx(r, ws.Repo, spec, func(ctx context.Context) error {
 		var err error
 		ws.Files = opcmd.FilesWatch(ctx)
 		switch action {
 		case "apply":
-			out, err = ws.Apply(r.Context(), id)
+			out, err = ws.ApplyWith(r.Context(), id, nudge.ApplyOptions{Paths: body.specs(), Merge: body.Merge, Conflicts: body.Conflicts})
 		case "undo":
-			out, err = ws.Undo(r.Context(), id)
+			out, err = ws.UndoWith(r.Context(), id, nudge.UndoOptions{Paths: body.specs()})
 		case "save":
 			var rep *nudge.SaveReport
 			rep, err = ws.SaveVersion(r.Context(), nudge.SaveOptions{IDs: []string{id}})
@@ -472,6 +478,76 @@ func Operation(tool, action string) oplog.Spec {
 		spec.Scope, spec.Status, spec.Hinted = oplog.ScopeCheckpoints, true, true
 	}
 	return spec
+}
+
+// ActionBody is the optional JSON body of POST
+// /api/nudge/tasks/{id}/apply and /undo: the paths of the patch to apply
+// or undo (from the top of the work tree, exact names; none: all), and
+// for apply whether to merge edited files (merge) and to write conflict
+// markers (conflicts), as apply --merge and --conflicts.
+type ActionBody struct {
+	Paths     []string `json:"paths"`
+	Merge     bool     `json:"merge"`
+	Conflicts bool     `json:"conflicts"`
+}
+
+// maxActionBody bounds the body of an action.
+const maxActionBody = 1 << 20
+
+// readActionBody reads an action's optional body: empty, or an
+// ActionBody (unknown fields refused; merge and conflicts only for apply,
+// paths only for apply and undo).
+func readActionBody(w http.ResponseWriter, r *http.Request, action string) (ActionBody, error) {
+	var b ActionBody
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxActionBody))
+	if err != nil {
+		return b, fmt.Errorf("git nudge: reading the request's body: %w", err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return b, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&b); err != nil {
+		return b, fmt.Errorf("git nudge: the body must be JSON {\"paths\":[...],\"merge\":bool,\"conflicts\":bool}: %w", err)
+	}
+	switch {
+	case (b.Merge || b.Conflicts) && action != "apply":
+		return b, fmt.Errorf("git nudge: merge and conflicts are options of apply, not %s", action)
+	case len(b.Paths) > 0 && action != "apply" && action != "undo":
+		return b, fmt.Errorf("git nudge: paths are taken by apply and undo, not %s", action)
+	}
+	for _, p := range b.Paths {
+		if p == "" || strings.ContainsRune(p, 0) {
+			return b, fmt.Errorf("git nudge: %q is not a path of the patch", p)
+		}
+	}
+	return b, nil
+}
+
+// specs are the body's paths as pathspecs that match each name exactly,
+// from the top of the work tree.
+func (b ActionBody) specs() []string {
+	var out []string
+	for _, p := range b.Paths {
+		out = append(out, ":(top,literal)"+p)
+	}
+	return out
+}
+
+// args are the command line that does the same, for the operation log.
+func (b ActionBody) args(action, id string) []string {
+	args := []string{action}
+	if b.Conflicts {
+		args = append(args, "--conflicts")
+	} else if b.Merge {
+		args = append(args, "--merge")
+	}
+	args = append(args, id)
+	if len(b.Paths) > 0 {
+		args = append(append(args, "--"), b.Paths...)
+	}
+	return args
 }
 
 // record runs do as an operation of the log, exactly as the

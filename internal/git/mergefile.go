@@ -26,9 +26,19 @@ var mergeSeq atomic.Int64
 // where the three versions are written for git to read (removed again
 // before it returns).
 func (r *Repo) MergeFile(ctx context.Context, dir string, ours, base, theirs []byte) (MergeResult, error) {
+	return r.MergeFileLabeled(ctx, dir, ours, base, theirs, nil)
+}
+
+// MergeFileLabeled is MergeFile whose conflicts, when labels (ours, base,
+// theirs) are given, are written in the diff3 style with those labels on
+// the markers (`git merge-file -p --diff3 -L ... -L ... -L ...`).
+func (r *Repo) MergeFileLabeled(ctx context.Context, dir string, ours, base, theirs []byte, labels []string) (MergeResult, error) {
 	n := strconv.FormatInt(mergeSeq.Add(1), 10)
 	names := []string{"ours-" + n, "base-" + n, "theirs-" + n}
 	args := []string{"merge-file", "-p"}
+	if len(labels) == 3 {
+		args = append(args, "--diff3", "-L", labels[0], "-L", labels[1], "-L", labels[2])
+	}
 	for i, data := range [][]byte{ours, base, theirs} {
 		p := filepath.Join(dir, names[i])
 		if err := os.WriteFile(p, data, 0o600); err != nil {

@@ -166,6 +166,13 @@ func (r *Repo) BlobID(data []byte) string {
 	return r.ObjectID("blob", data)
 }
 
+// WriteFilesFiltered stores each work-tree file (paths from the top of
+// the work tree) as git add would (its clean filter, eol and encoding
+// rules applied) and returns the blob ids in order.
+func (r *Repo) WriteFilesFiltered(ctx context.Context, paths []string) ([]string, error) {
+	return r.hashPaths(ctx, paths, "-w")
+}
+
 // WriteBlobs stores the raw bytes of each file (absolute paths, anywhere
 // on disk) as blobs, with no filter or end-of-line conversion, and returns
 // their ids in order.

@@ -26,12 +26,32 @@ type Outcome struct {
 	ID    string        `json:"id"`
 	State string        `json:"state"`
 	Files []FileOutcome `json:"files"`
+	// Applied and Total count the patch's paths that are applied after
+	// the command, and all of them: given only while some, not all, are.
+	Applied int `json:"applied,omitempty"`
+	Total   int `json:"total,omitempty"`
+	// Ignored are the named paths left alone: already applied (apply),
+	// or not applied (undo).
+	Ignored []string `json:"ignored,omitempty"`
+	// Merged are the paths merged three-way with the user's edits
+	// (apply --merge); Conflicts those written with conflict markers.
+	Merged    []string `json:"merged,omitempty"`
+	Conflicts []string `json:"conflicts,omitempty"`
 }
 
 func outcome(t *Task, steps []step) *Outcome {
 	o := &Outcome{ID: t.ID, State: t.State, Files: []FileOutcome{}}
 	for _, s := range steps {
 		o.Files = append(o.Files, FileOutcome{Path: s.Path, Status: s.status()})
+		if s.merged && !s.conflicted {
+			o.Merged = append(o.Merged, s.Path)
+		}
+		if s.conflicted {
+			o.Conflicts = append(o.Conflicts, s.Path)
+		}
+	}
+	if n, total := t.AppliedCount(); n > 0 && n < total {
+		o.Applied, o.Total = n, total
 	}
 	return o
 }
@@ -58,17 +78,38 @@ type ApplyOptions struct {
 	// Dir is the caller's current directory: paths in a refusal are
 	// given relative to it ("" gives them from the top of the work tree).
 	Dir string
+	// Paths limits the apply to the patch's paths these pathspecs match
+	// (as git diff reads them, relative to Dir); none: every path not
+	// applied yet.
+	Paths []string
+	// Merge merges a path edited since the snapshot three-way (base: the
+	// snapshot's version, ours: the work tree's, theirs: the result's)
+	// instead of refusing it; Conflicts writes the conflicts with diff3
+	// markers instead of refusing them.
+	Merge, Conflicts bool
 }
 
 // ApplyWith is Apply with options: a task whose shared git settings
 // changed, or whose nudge.validate commands failed, is refused (among the
 // other reasons) unless the options say to go on.
 func (w *Workspace) ApplyWith(ctx context.Context, id string, o ApplyOptions) (*Outcome, error) {
-	return w.move(ctx, id, direction{
-		verb: "apply", done: "applied", since: "since the snapshot",
+	if o.Conflicts {
+		o.Merge = true
+	}
+	specs, err := w.Pathspecs(o.Dir, o.Paths)
+	if err != nil {
+		return nil, err
+	}
+	var ignored []string
+	faults := "apply"
+	if len(o.Paths) > 0 {
+		faults = "apply-paths"
+	}
+	out, err := w.move(ctx, id, direction{
+		verb: "apply", faults: faults, done: "applied", since: "since the snapshot",
 		plan: func(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
 			w.guardCheck(ctx, t, checkApply, w.Warn)
-			steps, reasons, next, err := w.planApply(ctx, ops, t, head)
+			steps, reasons, next, err := w.planApply(ctx, ops, t, head, specs, &ignored, o)
 			if err != nil {
 				return steps, reasons, next, err
 			}
@@ -95,24 +136,42 @@ func (w *Workspace) ApplyWith(ctx context.Context, id string, o ApplyOptions) (*
 				t.ConfigChanges = nil
 			}
 			undo := &Undo{Branch: optStr(head.Branch), Head: optStr(head.Commit)}
+			var conflicts []string
+			if t.State == StateApplied && t.Undo != nil {
+				// More paths of a partly applied task: the record keeps
+				// those applied before (fresh slices: the record as it was
+				// is kept to be put back if nothing gets written).
+				undo.Branch, undo.Head = t.Undo.Branch, t.Undo.Head
+				undo.Before = append(undo.Before, t.Undo.Before...)
+				undo.After = append(undo.After, t.Undo.After...)
+				conflicts = append(conflicts, t.Conflicts...)
+			}
 			for _, s := range steps {
 				undo.Before = append(undo.Before, s.From)
 				undo.After = append(undo.After, s.To)
+				if s.conflicted {
+					conflicts = append(conflicts, s.Path)
+				}
 			}
-			t.State, t.Undo = StateApplying, undo
+			t.State, t.Undo, t.Conflicts = StateApplying, undo, conflicts
 		},
 		finish: func(t *Task, now time.Time) {
 			t.State, t.AppliedAt, t.UndoneAt = StateApplied, &now, nil
 		},
-		changedNext: func(string) string { return editedNext },
+		changedNext: editedNext,
 	})
+	if out != nil {
+		out.Ignored = ignored
+	}
+	return out, err
 }
 
 // direction is what tells apply and undo apart for move.
 type direction struct {
-	verb  string // "apply", "undo": also the prefix of its fault points
-	done  string // what the files were when it worked: "applied", "restored"
-	since string // for messages about changed files: "since the snapshot"
+	verb   string // "apply", "undo"
+	faults string // the prefix of its fault points: verb, or verb-paths
+	done   string // what the files were when it worked: "applied", "restored"
+	since  string // for messages about changed files: "since the snapshot"
 	// plan checks the task and the work tree, returning the steps or the
 	// reasons to refuse.
 	plan func(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error)
@@ -192,11 +251,11 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 			if saveErr = <-saved; saveErr != nil {
 				return saveErr
 			}
-			faultPoint(d.verb + "-after-journal")
+			faultPoint(d.faults + "-after-journal")
 		}
 		return saveErr
 	}
-	touched, err := ops.transition(ctx, steps, stageDir, staged, d.since, d.verb, recorded)
+	touched, err := ops.transition(ctx, steps, stageDir, staged, d.since, d.faults, recorded)
 	if !waited {
 		// Stopped before asking: the record's write is awaited before
 		// the record is set back.
@@ -209,7 +268,7 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 	if err != nil {
 		return nil, w.stopped(t, &prev, d.verb, touched, err, d.changedNext(id))
 	}
-	faultPoint(d.verb + "-before-final")
+	faultPoint(d.faults + "-before-final")
 	d.finish(t, w.Now().UTC())
 	if err := w.Save(t); err != nil {
 		return nil, fmt.Errorf("the files of %s were %s and verified, but its record could not be updated (%w); the next git nudge command will mark it Recovery required", id, d.done, err)
@@ -219,7 +278,9 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 
 // editedNext is the advice after a refusal because files changed since the
 // snapshot.
-const editedNext = "Your edits were kept. Take a new snapshot from the current workspace and run the task again."
+func editedNext(id string) string {
+	return fmt.Sprintf("Your edits were kept. git nudge apply --merge %s merges the task's change into them; git nudge refresh %s makes a new task from the workspace as it is now, with the change carried over; or take a new snapshot from the current workspace and run the task again.", id, id)
+}
 
 // stopped settles the record after a transition failed. Before any file
 // was touched the record goes back to what it was (and a re-check that
@@ -298,6 +359,9 @@ func applyStateReason(t *Task) (reason, next string) {
 	case StateReady, StateUndone:
 		return "", ""
 	case StateApplied:
+		if n, total := t.AppliedCount(); t.Undo != nil && n > 0 && n < total {
+			return "", "" // the rest of its paths can be applied
+		}
 		return t.ID + " is already applied", fmt.Sprintf("git nudge undo %s takes it back; git nudge save commits it.", t.ID)
 	case StateSaved:
 		return fmt.Sprintf("%s is already applied and saved in commit %s", t.ID, short(deref(t.SavedIn))), ""
@@ -314,11 +378,38 @@ func applyStateReason(t *Task) (reason, next string) {
 }
 
 // planApply makes the steps of applying t and every reason not to.
-func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
+func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head git.Head, specs []string, ignored *[]string, o ApplyOptions) ([]step, []string, string, error) {
 	var rf reasonList
 	add := rf.add
 	add(applyStateReason(t))
 	if len(rf.reasons) > 0 {
+		return nil, rf.reasons, rf.next(), nil
+	}
+	// The paths to apply: those the pathspecs name (all without any),
+	// less those applied already.
+	selected, err := w.selectPaths(ctx, t, specs)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if selected != nil && len(selected) == 0 {
+		add(fmt.Sprintf("no path of %s's patch matches %s", t.ID, showSpecs(specs)), fmt.Sprintf("git nudge diff %s --name-status lists the paths of its patch.", t.ID))
+		return nil, rf.reasons, rf.next(), nil
+	}
+	applied := t.appliedPaths()
+	var pick []FileChange
+	for _, f := range t.Files {
+		switch {
+		case selected != nil && !selected[f.Path]:
+		case applied[f.Path]:
+			if selected != nil {
+				*ignored = append(*ignored, f.Path)
+			}
+		default:
+			pick = append(pick, f)
+		}
+	}
+	if len(pick) == 0 && len(t.Files) > 0 {
+		add(fmt.Sprintf("%s: every path named is applied already (%s)", t.ID, strings.Join(quoteAll(*ignored), ", ")), fmt.Sprintf("git nudge undo %s -- PATH takes a path back; git nudge show %s lists what is applied.", t.ID, t.ID))
 		return nil, rf.reasons, rf.next(), nil
 	}
 	onBranch := true
@@ -394,7 +485,7 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 	for _, f := range t.SetupFiles {
 		bySetup[f.Path] = true
 	}
-	for _, f := range t.Files {
+	for _, f := range pick {
 		s := step{Path: f.Path, From: normState(f.Path, f.OldMode, f.OldBlob), To: normState(f.Path, f.NewMode, f.NewBlob)}
 		modes := []*string{s.From.Mode, s.To.Mode}
 		switch {
@@ -461,12 +552,25 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 	var seenNow []seen
 	if onBranch {
 		var edited []string
-		edited, seenNow, err = ops.check(ctx, steps, "since the snapshot")
+		var verdicts []verdict
+		edited, verdicts, seenNow, err = ops.checkEach(ctx, steps, "since the snapshot")
 		if err != nil {
 			return failed(err)
 		}
+		if o.Merge {
+			var conflicts []string
+			edited, conflicts, err = w.mergeEdited(ctx, ops, t, steps, edited, verdicts, seenNow, o.Conflicts)
+			if err != nil {
+				return failed(err)
+			}
+			for _, r := range conflicts {
+				add(r, fmt.Sprintf("Your edits were kept. git nudge apply --conflicts %s writes the merge with conflict markers for you to resolve (save refuses until they are gone); git nudge apply %s -- PATH applies other paths alone.", t.ID, t.ID))
+			}
+		} else {
+			edited = nonEmpty(edited)
+		}
 		for _, r := range edited {
-			add(r, editedNext)
+			add(r, editedNext(t.ID))
 		}
 	}
 	if whole, err := refusedWhole(); err != nil || whole {
@@ -482,10 +586,20 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 			return failed(err)
 		}
 		for _, r := range changed {
-			add(r, editedNext)
+			add(r, editedNext(t.ID))
 		}
 	}
 	return steps, rf.reasons, rf.next(), nil
+}
+
+func nonEmpty(list []string) []string {
+	var out []string
+	for _, s := range list {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func contains(list []string, s string) bool {

@@ -155,7 +155,7 @@ func TestApplyRefusals(t *testing.T) {
 	}{
 		{name: "edited", changes: map[string]change{"mod.txt": put("x\n")},
 			setup: func(r *repo, _ *Task) { r.write("mod.txt", "my edit\n", 0o644) },
-			want:  []string{"mod.txt was edited since the snapshot", "Your edits were kept", "Take a new snapshot from the current workspace and run the task again"}},
+			want:  []string{"mod.txt was edited since the snapshot", "Your edits were kept", "git nudge apply --merge", "git nudge refresh", "take a new snapshot from the current workspace and run the task again"}},
 		{name: "deleted", changes: map[string]change{"mod.txt": put("x\n")},
 			setup: func(r *repo, _ *Task) { os.Remove(filepath.Join(r.dir, "mod.txt")) },
 			want:  []string{"mod.txt was deleted since the snapshot"}},

@@ -313,6 +313,10 @@ type step struct {
 	// the plan looked at them (see keepRawBytes); the re-check before
 	// writing makes sure they are still those bytes.
 	raw string
+	// merged (apply --merge): To is the result's change merged into the
+	// user's edits, From what the work tree holds; conflicted: with
+	// conflict markers.
+	merged, conflicted bool
 }
 
 // status is what a step does to the work tree: A (creates the file), D
@@ -492,27 +496,46 @@ func leadingDirs(p string) []string {
 // sentence per path, what differs or what stands in the way of the new
 // file. It also returns what it saw.
 func (o *fileOps) check(ctx context.Context, steps []step, since string) ([]string, []seen, error) {
+	reasons, verdicts, cur, err := o.checkEach(ctx, steps, since)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []string
+	for i := range verdicts {
+		if reasons[i] != "" {
+			out = append(out, reasons[i])
+		}
+	}
+	return append(out, reasons[len(verdicts):]...), cur, nil
+}
+
+// checkEach is check with its findings per step: reasons[i] is step i's
+// sentence ("" when it is as expected) and verdicts[i] its verdict; the
+// reasons after len(steps) are the paths that cannot be written.
+func (o *fileOps) checkEach(ctx context.Context, steps []step, since string) ([]string, []verdict, []seen, error) {
 	from := make([]PathState, len(steps))
 	for i, s := range steps {
 		from[i] = s.From
 	}
 	cur, err := o.look(ctx, from)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	var reasons []string
+	reasons := make([]string, len(steps))
+	verdicts := make([]verdict, len(steps))
 	reported := map[string]bool{}
 	for i, s := range steps {
 		if v := o.judge(cur[i], s.From); v != vSame {
-			reasons = append(reasons, describe(v, s.Path, cur[i], since))
+			verdicts[i] = v
+			reasons[i] = describe(v, s.Path, cur[i], since)
 			reported[s.Path] = true
 		}
 	}
 	blocked, err := o.writable(steps, cur, reported)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return append(reasons, blocked...), cur, nil
+	return append(reasons, blocked...), verdicts, cur, nil
 }
 
 // changedError reports paths found not as expected by the re-check made

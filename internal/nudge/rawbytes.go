@@ -35,6 +35,9 @@ import (
 // none): where git converts nothing, its ids are those of the bytes on
 // disk, and the files are not read again.
 func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, steps []step, cur []seen, since string) ([]string, error) {
+	// A task applied path by path keeps the bytes of the paths applied
+	// before, too.
+	prior := priorPins(t, steps)
 	var idx []int
 	var paths []string
 	var entries []git.IndexEntry
@@ -46,7 +49,7 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 		}
 	}
 	if len(idx) == 0 {
-		return nil, w.pinRawBytes(ctx, t.ID, nil)
+		return nil, w.pinRawBytes(ctx, t.ID, prior)
 	}
 	disk, err := ops.rawIDsSeen(paths, idx, cur, len(steps))
 	if err != nil {
@@ -66,14 +69,14 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 		}
 	}
 	if len(keep) == 0 {
-		return nil, w.pinRawBytes(ctx, t.ID, nil)
+		return nil, w.pinRawBytes(ctx, t.ID, prior)
 	}
 	written, err := ops.repo.HashFilesRaw(ctx, keepPaths, true)
 	if err != nil {
 		return nil, err
 	}
 	var changed []string
-	var pins []git.TreeEdit
+	pins := prior
 	for k, j := range keep {
 		i := idx[j]
 		if written[k] != disk[j] {
@@ -88,6 +91,25 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 		return changed, nil
 	}
 	return nil, w.pinRawBytes(ctx, t.ID, pins)
+}
+
+// priorPins are the kept bytes of the paths of a partly applied task
+// that steps do not apply again.
+func priorPins(t *Task, steps []step) []git.TreeEdit {
+	if t.State != StateApplied || t.Undo == nil {
+		return nil
+	}
+	now := map[string]bool{}
+	for _, s := range steps {
+		now[s.Path] = true
+	}
+	var pins []git.TreeEdit
+	for _, b := range t.Undo.Before {
+		if b.RawBlob != nil && !now[b.Path] {
+			pins = append(pins, git.TreeEdit{Path: b.Path, Mode: modeFile, Object: *b.RawBlob})
+		}
+	}
+	return pins
 }
 
 // checkoutRawIDs returns, for each entry, the id of the bytes git checkout

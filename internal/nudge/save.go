@@ -156,6 +156,27 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	}
 	protection := opts.Protection()
 	for _, t := range tasks {
+		// Conflict markers an apply --conflicts wrote must be resolved;
+		// a resolved file is saved as the task's version.
+		resolved, reasons, err := w.resolvedConflicts(ctx, t)
+		if err != nil {
+			return rep, err
+		}
+		if len(reasons) > 0 {
+			refuse.Reasons = append(refuse.Reasons, reasons...)
+			refuse.Next = "Nothing was committed. Resolve the conflict markers (<<<<<<< workspace, |||||||, =======, >>>>>>>) in those files and run git nudge save again; git nudge undo ID puts back what they held before the apply."
+			continue
+		}
+		if len(resolved) > 0 {
+			u := *t.Undo
+			u.After = append([]PathState{}, u.After...)
+			for i, a := range u.After {
+				if r, ok := resolved[a.Path]; ok {
+					u.After[i] = r
+				}
+			}
+			t.Undo = &u
+		}
 		if t.Undo.Head != nil && !head.Unborn() {
 			ok, err := r.IsAncestor(ctx, *t.Undo.Head, head.Commit)
 			if err != nil {

@@ -37,12 +37,32 @@ type TaskSummary struct {
 	Validation string
 	PID        *int
 	CommandPID *int
+	// Applied is how many paths of the patch the undo record holds
+	// (len(Task.Undo.After)); Conflicts whether an apply --conflicts
+	// wrote conflict markers (Task.Conflicts).
+	Applied   int
+	Conflicts bool
+}
+
+// Label is the task's state for people (Task.Label).
+func (s *TaskSummary) Label() string {
+	t := Task{State: s.State, Files: make([]FileChange, s.Files)}
+	if s.Applied > 0 {
+		t.Undo = &Undo{After: make([]PathState, s.Applied)}
+	}
+	if s.Conflicts {
+		t.Conflicts = []string{""}
+	}
+	return t.Label()
 }
 
 // Summary is the summary of a record already read in full.
 func (t *Task) Summary() *TaskSummary {
 	s := &TaskSummary{ID: t.ID, State: t.State, Note: t.Note, Created: t.Created, Branch: t.Branch, Command: t.Command,
-		HasResult: t.Result != nil, Files: len(t.Files), PID: t.PID, CommandPID: t.CommandPID}
+		HasResult: t.Result != nil, Files: len(t.Files), PID: t.PID, CommandPID: t.CommandPID, Conflicts: len(t.Conflicts) > 0}
+	if t.Undo != nil {
+		s.Applied = len(t.Undo.After)
+	}
 	if t.Validation != nil {
 		s.Validation = t.Validation.State
 	}
@@ -236,6 +256,18 @@ func fastSummary(data []byte) (*TaskSummary, bool) {
 				ok = json.Unmarshal(raw, &v) == nil
 				s.Validation = v.State
 			}
+		case "undo":
+			s.Applied, ok = 0, true
+			if got != 0 {
+				ok = journal.ScanObject(raw, func(key, v []byte) error {
+					if string(key) == "after" && v[0] == '[' {
+						journal.EachElement(v, func([]byte) bool { s.Applied++; return true })
+					}
+					return nil
+				}) == nil
+			}
+		case "conflicts":
+			s.Conflicts, ok = got != 0 && len(bytes.TrimSpace(raw)) > 2, true
 		case "pid":
 			s.PID, ok = optInt(raw)
 		case "command_pid":
@@ -265,7 +297,7 @@ func summaryBit(k string) uint32 {
 	return 0
 }
 
-var summaryFields = [...]string{"id", "state", "note", "created", "branch", "result", "command", "files", "validation", "pid", "command_pid"}
+var summaryFields = [...]string{"id", "state", "note", "created", "branch", "result", "command", "files", "validation", "pid", "command_pid", "undo", "conflicts"}
 
 // plainString decodes a JSON string, quickly when it has no escapes.
 func plainString(raw []byte) (string, bool) {

@@ -41,6 +41,14 @@ func StateLabel(state string) string {
 // Skipped is a path a capture left out, and why: the one type, snapshot's.
 type Skipped = snapshot.Skipped
 
+// AppliedPaths is Task.Applied.
+type AppliedPaths struct {
+	Count int      `json:"count"`
+	Total int      `json:"total"`
+	Label string   `json:"label"`
+	Paths []string `json:"paths"`
+}
+
 // FileChange is one path of a task's patch (snapshot -> result).
 type FileChange struct {
 	Path    string  `json:"path"`
@@ -117,6 +125,14 @@ type Task struct {
 	UndoneAt      *time.Time   `json:"undone_at"`
 	SavedIn       *string      `json:"saved_in"`
 	Error         *string      `json:"error"`
+	// Conflicts are the paths an apply --conflicts wrote with conflict
+	// markers (state "applied (conflicts)"): save refuses while they hold
+	// markers.
+	Conflicts []string `json:"conflicts,omitempty"`
+	// Applied says which paths of the patch are applied (written on
+	// every write from the undo record, for scripts and the dashboard):
+	// {"count":3,"total":7,"label":"applied 3/7","paths":[...]}.
+	Applied *AppliedPaths `json:"applied,omitempty"`
 	// Updated is when the record was last written.
 	Updated time.Time `json:"updated"`
 
@@ -152,6 +168,14 @@ func (t Task) MarshalJSON() ([]byte, error) {
 	}
 	if t.Files == nil {
 		t.Files = []FileChange{}
+	}
+	t.Applied = nil
+	if n, total := t.AppliedCount(); n > 0 {
+		a := &AppliedPaths{Count: n, Total: total, Label: t.Label(), Paths: []string{}}
+		for _, p := range t.Undo.After {
+			a.Paths = append(a.Paths, p.Path)
+		}
+		t.Applied = a
 	}
 	return marshalTask(&t) // pathjson.go: names are bytes
 }

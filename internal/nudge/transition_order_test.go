@@ -34,7 +34,7 @@ func TestTransitionTouchesNothingBeforeTheRecord(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		steps, reasons, _, err := w.planApply(ctx, ops, task, head)
+		steps, reasons, _, err := w.planApply(ctx, ops, task, head, nil, new([]string), ApplyOptions{})
 		if err != nil || len(reasons) > 0 {
 			t.Fatalf("plan: %v %q", err, reasons)
 		}

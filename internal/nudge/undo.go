@@ -3,6 +3,7 @@ package nudge
 import (
 	"context"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
@@ -18,15 +19,62 @@ import (
 // verified, and the record goes to undone. Commits, the index and files
 // outside the patch are never touched.
 func (w *Workspace) Undo(ctx context.Context, id string) (*Outcome, error) {
-	return w.move(ctx, id, direction{
-		verb: "undo", done: "restored", since: "since " + id + " was applied",
-		plan:  w.planUndo,
-		begin: func(t *Task, _ []step, _ git.Head) { t.State = StateUndoing },
+	return w.UndoWith(ctx, id, UndoOptions{})
+}
+
+// UndoOptions are the choices of an undo.
+type UndoOptions struct {
+	// Paths limits the undo to the applied paths these pathspecs match
+	// (as git diff reads them, relative to Dir); none: every applied path.
+	Paths []string
+	Dir   string
+}
+
+// UndoWith is Undo of the paths o names: those are put back, the record
+// keeps the others applied (the task stays applied until none is).
+func (w *Workspace) UndoWith(ctx context.Context, id string, o UndoOptions) (*Outcome, error) {
+	specs, err := w.Pathspecs(o.Dir, o.Paths)
+	if err != nil {
+		return nil, err
+	}
+	faults := "undo"
+	if len(o.Paths) > 0 {
+		faults = "undo-paths"
+	}
+	var ignored []string
+	undone := map[string]bool{}
+	out, err := w.move(ctx, id, direction{
+		verb: "undo", faults: faults, done: "restored", since: "since " + id + " was applied",
+		plan: func(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
+			selected, err := w.selectPaths(ctx, t, specs)
+			if err != nil {
+				return nil, nil, "", err
+			}
+			return w.planUndo(ctx, ops, t, head, selected, &ignored)
+		},
+		begin: func(t *Task, steps []step, _ git.Head) {
+			for _, s := range steps {
+				undone[s.Path] = true
+			}
+			t.State = StateUndoing
+		},
 		finish: func(t *Task, now time.Time) {
-			t.State, t.UndoneAt = StateUndone, &now
+			if n, _ := t.AppliedCount(); n > len(undone) {
+				// Some paths stay applied: the record keeps only those.
+				u := *t.Undo
+				u.Before, u.After = dropPaths(u.Before, undone), dropPaths(u.After, undone)
+				t.Undo, t.State = &u, StateApplied
+				t.Conflicts = dropStrings(t.Conflicts, undone)
+				return
+			}
+			t.State, t.UndoneAt, t.Conflicts = StateUndone, &now, nil
 		},
 		changedNext: undoChangedNext,
 	})
+	if out != nil {
+		out.Ignored = ignored
+	}
+	return out, err
 }
 
 func undoChangedNext(id string) string {
@@ -55,7 +103,7 @@ func undoSteps(u *Undo) ([]step, bool) {
 }
 
 // planUndo makes the steps of undoing t and every reason not to.
-func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
+func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head git.Head, selected map[string]bool, ignored *[]string) ([]step, []string, string, error) {
 	var rf reasonList
 	add := rf.add
 	done := func() ([]step, []string, string, error) { return nil, rf.reasons, rf.next(), nil }
@@ -92,6 +140,28 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 		add(t.ID+" has no complete undo record, so it needs manual handling",
 			fmt.Sprintf("git nudge show %s lists the files of its patch; put them back by hand.", t.ID))
 		return done()
+	}
+	if selected != nil {
+		// Only the named paths, of those applied.
+		var pick []step
+		applied := map[string]bool{}
+		for _, s := range steps {
+			applied[s.Path] = true
+			if selected[s.Path] {
+				pick = append(pick, s)
+			}
+		}
+		for p := range selected {
+			if !applied[p] {
+				*ignored = append(*ignored, p)
+			}
+		}
+		sort.Strings(*ignored)
+		if len(pick) == 0 {
+			add(fmt.Sprintf("no applied path of %s is named (applied: %d of %d)", t.ID, len(steps), len(t.Files)), fmt.Sprintf("git nudge show %s lists its applied paths (undo.after).", t.ID))
+			return done()
+		}
+		steps = pick
 	}
 	// Apply never writes a protected path, so a record naming one was
 	// edited by hand (or the path was protected since): undo does not

@@ -68,7 +68,7 @@ func (c *ListCmd) Run(env *cli.Env) error {
 		if t.HasResult {
 			files = fmt.Sprint(t.Files)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, stateText(t.State, t.Validation), age.Since(now, t.Created),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, stateLabelText(t.Label(), t.State, t.Validation), age.Since(now, t.Created),
 			files, pathenc.Text(branchLabel(t.Branch)), pathenc.Text(oneLine(noteOrCommand(t.Note, t.Command))))
 	}
 	if err := tw.Flush(); err != nil {
@@ -103,7 +103,11 @@ func stateWithValidation(t *nudge.Task) string {
 // stateText is stateWithValidation for a state and the state of the
 // task's validation ("" when none).
 func stateText(state, validation string) string {
-	s := nudge.StateLabel(state)
+	return stateLabelText(nudge.StateLabel(state), state, validation)
+}
+
+// stateLabelText is stateText with the state's label given ("applied 3/7").
+func stateLabelText(s, state, validation string) string {
 	if state == nudge.StateValidating {
 		return s
 	}

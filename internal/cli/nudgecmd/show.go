@@ -38,7 +38,7 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 		return env.JSON(t)
 	}
 	field := func(name, value string) { env.Printf("%-11s %s\n", name+":", value) }
-	env.Printf("%s %s\n", env.Paint("1", t.ID), nudge.StateLabel(t.State))
+	env.Printf("%s %s\n", env.Paint("1", t.ID), t.Label())
 	if t.Note != "" {
 		field("note", oneLine(t.Note))
 	}

@@ -1,0 +1,373 @@
+package nudge
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/worktree"
+)
+
+// Merge-back path by path (docs/nudge.md "Some paths, and merging into
+// your edits"): apply and undo of some paths of a patch, and apply --merge,
+// which merges the task's change into a file the user edited since the
+// snapshot with git's own three-way file merge.
+
+// AppliedCount is how many paths of t's patch are applied (written by
+// an apply and not undone since), and how many the patch has. A task
+// that is not applied (nor being applied or undone) has none applied.
+func (t *Task) AppliedCount() (applied, total int) {
+	total = len(t.Files)
+	switch t.State {
+	case StateApplied, StateApplying, StateUndoing, StateSaved, StateRecoveryRequired:
+		if t.Undo != nil {
+			applied = len(t.Undo.After)
+		}
+	}
+	return min(applied, total), total
+}
+
+// appliedPaths are the paths of an applied task's undo record.
+func (t *Task) appliedPaths() map[string]bool {
+	m := map[string]bool{}
+	if t.State == StateApplied && t.Undo != nil {
+		for _, a := range t.Undo.After {
+			m[a.Path] = true
+		}
+	}
+	return m
+}
+
+// Label is the task's state for people: StateLabel, with "applied 3/7"
+// while only some of the patch's paths are applied and "applied
+// (conflicts)" while conflict markers an apply --conflicts wrote may
+// remain.
+func (t *Task) Label() string {
+	if t.State == StateApplied {
+		label := StateApplied
+		if n, total := t.AppliedCount(); n < total {
+			label = fmt.Sprintf("applied %d/%d", n, total)
+		}
+		if len(t.Conflicts) > 0 {
+			label += " (conflicts)"
+		}
+		return label
+	}
+	return StateLabel(t.State)
+}
+
+// showSpecs is pathspecs for a message, from the top of the work tree.
+func showSpecs(specs []string) string {
+	out := make([]string, len(specs))
+	for i, s := range specs {
+		if strings.HasPrefix(s, ":(") {
+			if _, rest, ok := strings.Cut(s, ")"); ok {
+				s = rest
+			}
+		}
+		out[i] = s
+	}
+	return strings.Join(out, " ")
+}
+
+func quoteAll(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = qp(p)
+	}
+	return out
+}
+
+// selectPaths returns the paths of t's patch that the pathspecs (from the
+// top of the work tree, as Pathspecs gives them) match, or nil for no
+// pathspecs (every path).
+func (w *Workspace) selectPaths(ctx context.Context, t *Task, specs []string) (map[string]bool, error) {
+	if len(specs) == 0 {
+		return nil, nil
+	}
+	m := map[string]bool{}
+	if t.Result == nil {
+		return m, nil
+	}
+	changes, err := w.Repo.DiffTrees(ctx, t.Base(), *t.Result, specs...)
+	if err != nil {
+		return nil, fmt.Errorf("matching the paths %s: %w", strings.Join(specs, " "), err)
+	}
+	for _, c := range changes {
+		m[c.Path] = true
+	}
+	return m, nil
+}
+
+// mergeLabels name the three sides on conflict markers.
+func mergeLabels(id string) []string {
+	return []string{"workspace", "snapshot", id}
+}
+
+// mergeEdited merges, three-way, each step whose file was edited since
+// the snapshot (base: the snapshot's version, ours: the work tree's,
+// theirs: the result's), turning it into a step from what the work tree
+// holds to the merged content. reasons and verdicts are checkEach's;
+// edited returns the sentences of the paths that still refuse (not a
+// plain edit, or a file that cannot be merged) and the paths that cannot
+// be written, conflicts one sentence per path whose merge conflicts,
+// with the lines (none when keepConflicts: then the merge with diff3
+// markers is written).
+func (w *Workspace) mergeEdited(ctx context.Context, ops *fileOps, t *Task, steps []step, reasons []string, verdicts []verdict, cur []seen, keepConflicts bool) (edited, conflicts []string, err error) {
+	var idx []int
+	var paths []string
+	for i, s := range steps {
+		if verdicts[i] == vEdited && present(s.From) && present(s.To) && cur[i].entry.Kind == worktree.File {
+			idx = append(idx, i)
+			paths = append(paths, s.Path)
+		}
+	}
+	skip := map[int]bool{}
+	if len(idx) > 0 {
+		if err := w.mergeSteps(ctx, ops, t, steps, idx, paths, reasons, cur, keepConflicts, skip, &conflicts); err != nil {
+			return nil, nil, err
+		}
+	}
+	for i, r := range reasons {
+		if r != "" && !skip[i] {
+			edited = append(edited, r)
+		}
+	}
+	return edited, conflicts, nil
+}
+
+// conflictLines says where the conflicts of a merge written with diff3
+// markers are: "lines 3-9, 20-26".
+func conflictLines(data []byte) string {
+	var ranges []string
+	start := 0
+	for n, line := range bytes.SplitAfter(data, []byte("\n")) {
+		switch {
+		case bytes.HasPrefix(line, []byte("<<<<<<< ")) && start == 0:
+			start = n + 1
+		case bytes.HasPrefix(line, []byte(">>>>>>> ")) && start != 0:
+			ranges = append(ranges, fmt.Sprintf("%d-%d", start, n+1))
+			start = 0
+		}
+	}
+	if len(ranges) == 1 {
+		return "lines " + ranges[0]
+	}
+	return "lines " + strings.Join(ranges, ", ")
+}
+
+// hasConflictMarkers reports whether data holds a line of each of the
+// three conflict markers git writes.
+func hasConflictMarkers(data []byte) bool {
+	var open, mid, end bool
+	for _, line := range bytes.SplitAfter(data, []byte("\n")) {
+		switch {
+		case bytes.HasPrefix(line, []byte("<<<<<<< ")):
+			open = true
+		case bytes.HasPrefix(line, []byte("=======")) && open:
+			mid = true
+		case bytes.HasPrefix(line, []byte(">>>>>>> ")) && mid:
+			end = true
+		}
+	}
+	return end
+}
+
+// dropPaths returns list without the paths in gone.
+func dropPaths(list []PathState, gone map[string]bool) []PathState {
+	var out []PathState
+	for _, s := range list {
+		if !gone[s.Path] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func dropStrings(list []string, gone map[string]bool) []string {
+	var out []string
+	for _, s := range list {
+		if !gone[s] {
+			out = append(out, s)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// resolvedConflicts looks at the paths an apply --conflicts of t wrote
+// with conflict markers: a sentence for each that still holds them, and
+// the state (as git would store it) of each that no longer does.
+func (w *Workspace) resolvedConflicts(ctx context.Context, t *Task) (map[string]PathState, []string, error) {
+	if len(t.Conflicts) == 0 || t.Undo == nil {
+		return nil, nil, nil
+	}
+	var reasons, done []string
+	for _, p := range t.Conflicts {
+		if worktree.ValidPath(p) != nil {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(w.Repo.WorkTree, filepath.FromSlash(p)))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				continue // judged with the others: deleted since it was applied
+			}
+			return nil, nil, err
+		}
+		if hasConflictMarkers(data) {
+			reasons = append(reasons, fmt.Sprintf("%s still holds conflict markers from git nudge apply --conflicts %s", qp(p), t.ID))
+			continue
+		}
+		done = append(done, p)
+	}
+	if len(reasons) > 0 || len(done) == 0 {
+		return nil, reasons, nil
+	}
+	ids, err := w.Repo.WriteFilesFiltered(ctx, done)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := map[string]PathState{}
+	for i, p := range done {
+		fi, err := os.Lstat(filepath.Join(w.Repo.WorkTree, filepath.FromSlash(p)))
+		if err != nil {
+			return nil, nil, err
+		}
+		mode := modeFile
+		if fi.Mode()&0o111 != 0 {
+			mode = modeExec
+		}
+		id := ids[i]
+		out[p] = PathState{Path: p, Mode: &mode, Blob: &id}
+	}
+	return out, nil, nil
+}
+
+// mergeSteps is mergeEdited's merge of steps idx (at paths): the work
+// tree's versions are read (in this process where git converts nothing,
+// else stored by git hash-object as git add would), the merges run a few
+// git merge-file processes at a time, and the new blobs are stored in one
+// batch.
+func (w *Workspace) mergeSteps(ctx context.Context, ops *fileOps, t *Task, steps []step, idx []int, paths, reasons []string, cur []seen, keepConflicts bool, skip map[int]bool, conflicts *[]string) error {
+	r := w.Repo
+	reader := r.NewBlobReader()
+	read := func(id string) ([]byte, error) {
+		if d, ok := reader.Read(id); ok {
+			return d, nil
+		}
+		return r.ReadBlob(ctx, id)
+	}
+	ours := make([]string, len(idx))
+	oursData := make([][]byte, len(idx))
+	plain := ops.plainFor(paths)
+	if plain {
+		for j := range idx {
+			var buf bytes.Buffer
+			if err := ops.tree.ReadFile(paths[j], func(int64) io.Writer { return &buf }); err != nil {
+				return fmt.Errorf("reading %s: %w", qp(paths[j]), err)
+			}
+			oursData[j], ours[j] = buf.Bytes(), r.BlobID(buf.Bytes())
+		}
+	} else {
+		ids, err := r.WriteFilesFiltered(ctx, paths)
+		if err != nil {
+			return fmt.Errorf("reading the edited files: %w", err)
+		}
+		ours = ids
+		for j, id := range ids {
+			if oursData[j], err = read(id); err != nil {
+				return err
+			}
+		}
+	}
+	stage, err := w.newStage()
+	if err != nil {
+		return err
+	}
+	defer func() { _ = w.removeStage(filepath.Base(stage)) }()
+	results := make([]git.MergeResult, len(idx))
+	errs := make([]error, len(idx))
+	sem := make(chan struct{}, mergeProcs)
+	var wg sync.WaitGroup
+	for j, i := range idx {
+		base, err := read(*steps[i].From.Blob)
+		if err != nil {
+			return err
+		}
+		theirs, err := read(*steps[i].To.Blob)
+		if err != nil {
+			return err
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(j int) {
+			defer func() { <-sem; wg.Done() }()
+			results[j], errs[j] = r.MergeFileLabeled(ctx, stage, oursData[j], base, theirs, mergeLabels(t.ID))
+		}(j)
+	}
+	wg.Wait()
+	var made [][]byte
+	var madeFor []int // step index; -1-j: the work tree's version of idx[j]
+	for j, i := range idx {
+		s, res := steps[i], results[j]
+		if errs[j] != nil {
+			return fmt.Errorf("merging %s: %w", qp(s.Path), errs[j])
+		}
+		switch {
+		case res.Binary:
+			reasons[i] = fmt.Sprintf("%s was edited since the snapshot and is binary: it cannot be merged", qp(s.Path))
+			continue
+		case res.Conflicts > 0 && !keepConflicts:
+			*conflicts = append(*conflicts, fmt.Sprintf("%s: your edits and the task's change overlap (%s of the merged file)", qp(s.Path), conflictLines(res.Data)))
+			reasons[i], skip[i] = "", true
+			continue
+		}
+		mode := modeFile
+		if cur[i].entry.Exec {
+			mode = modeExec
+		}
+		to := mode
+		if *s.From.Mode != *s.To.Mode {
+			to = *s.To.Mode // the task changed the mode
+		}
+		oursID := ours[j]
+		steps[i].From = PathState{Path: s.Path, Mode: &mode, Blob: &oursID}
+		steps[i].To = PathState{Path: s.Path, Mode: &to}
+		steps[i].merged, steps[i].conflicted = true, res.Conflicts > 0
+		reasons[i] = ""
+		if plain {
+			cur[i].blob = oursID
+			made = append(made, oursData[j])
+			madeFor = append(madeFor, -1-j)
+		}
+		made = append(made, res.Data)
+		madeFor = append(madeFor, i)
+	}
+	if len(made) == 0 {
+		return nil
+	}
+	ids, err := r.WriteBlobsData(ctx, made)
+	if err != nil {
+		return err
+	}
+	for k, i := range madeFor {
+		if i < 0 {
+			if ids[k] != ours[-1-i] {
+				return fmt.Errorf("git stored %s as %s, expected %s", qp(paths[-1-i]), ids[k], ours[-1-i])
+			}
+			continue
+		}
+		id := ids[k]
+		steps[i].To.Blob = &id
+	}
+	return nil
+}
