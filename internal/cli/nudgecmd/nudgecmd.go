@@ -29,6 +29,7 @@ type CLI struct {
 	Pool     PoolCmd     `cmd:"" help:"List, fill or clear the pool of reusable task worktrees."`
 	Apply    ApplyCmd    `cmd:"" help:"Write a ready task's patch onto the work tree (never staged or committed)."`
 	Undo     UndoCmd     `cmd:"" help:"Put an applied task's files back as they were before the apply."`
+	Refresh  RefreshCmd  `cmd:"" help:"Make a new task whose result is a task's change merged onto the workspace as it is now."`
 	Recover  RecoverCmd  `cmd:"" help:"Show where each file of an interrupted apply or undo stands."`
 	Save     SaveCmd     `cmd:"" help:"Commit applied tasks as one commit on the current branch, keeping your index."`
 	Guard    GuardCmd    `cmd:"" help:"Accept a change to the shared git settings that the guard put back as your own."`

@@ -9,7 +9,8 @@ import (
 
 // mutating are the commands recorded in the operation log.
 var mutating = map[string]bool{"snapshot": true, "start": true, "run": true, "capture": true, "apply": true, "undo": true, "save": true, "drop": true,
-	"queue": true, "work": true, "validate": true}
+	"queue": true, "work": true, "validate": true,
+	"refresh": true}
 
 // long are the commands that can run for minutes (a task's command, the
 // queue, validation commands): they hold no log lock while they run, so
