@@ -10,7 +10,7 @@ import (
 // mutating are the commands recorded in the operation log.
 var mutating = map[string]bool{"snapshot": true, "start": true, "run": true, "capture": true, "apply": true, "undo": true, "save": true, "drop": true,
 	"queue": true, "work": true, "validate": true,
-	"refresh": true}
+	"refresh": true, "comment": true}
 
 // long are the commands that can run for minutes (a task's command, the
 // queue, validation commands): they hold no log lock while they run, so
@@ -27,7 +27,7 @@ func record(env *cli.Env, command string, args []string, run func() error) error
 		if p := opcmd.Positionals(args); len(p) == 0 || (p[0] != "fill" && p[0] != "clear") {
 			return run()
 		}
-	} else if !mutating[command] {
+	} else if !mutating[command] || command == "comment" && listsOnly(args) {
 		return run()
 	}
 	ws, err := nudge.OpenReadOnly(env.Ctx, env.Dir, env.Now)
@@ -49,4 +49,18 @@ func init() {
 		}
 		return ws.Repo, nil
 	})
+}
+
+// listsOnly reports whether a comment command only lists (--list): it
+// changes nothing, so it is not recorded.
+func listsOnly(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == "--list" {
+			return true
+		}
+	}
+	return false
 }
