@@ -12,7 +12,7 @@ import (
 // CommentCmd is `git nudge comment ID`.
 type CommentCmd struct {
 	ID      string `arg:"" predictor:"task" help:"Task to comment on."`
-	Message string `short:"m" name:"message" placeholder:"TEXT" help:"The comment's text."`
+	Message *string `short:"m" name:"message" placeholder:"TEXT" help:"The comment's text."`
 	Path    string `name:"path" placeholder:"P" help:"The file the comment is about (as git nudge diff --name-only shows it)."`
 	Line    string `name:"line" placeholder:"N[-M]" help:"The line, or lines N to M, of the file as the task's result has it (needs --path)."`
 	List    bool   `name:"list" help:"List the task's comments instead."`
@@ -30,7 +30,7 @@ When the task's command runs again (git nudge run --task ID, the queue, the dash
 // Run adds, lists or deletes.
 func (c *CommentCmd) Run(env *cli.Env) error {
 	modes := 0
-	for _, on := range []bool{c.List, c.Delete != "", c.Message != ""} {
+	for _, on := range []bool{c.List, c.Delete != "", c.Message != nil} {
 		if on {
 			modes++
 		}
@@ -73,7 +73,7 @@ func (c *CommentCmd) Run(env *cli.Env) error {
 		env.Printf("Deleted comment %s of %s (%s).\n", got.ID, c.ID, got.Where())
 		return nil
 	}
-	n := nudge.NewComment{Path: c.Path, Text: c.Message}
+	n := nudge.NewComment{Path: c.Path, Text: *c.Message}
 	if c.Line != "" {
 		if n.Line, n.EndLine, err = parseLines(c.Line); err != nil {
 			return &cli.Refusal{What: "cannot add the comment to " + c.ID, Reasons: []string{err.Error()}, Next: "Give --line N or --line N-M, counted from 1."}
