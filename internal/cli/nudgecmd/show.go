@@ -65,6 +65,9 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	} else {
 		field("snapshot", fmt.Sprintf("%s (%s)", t.Snapshot, clean))
 	}
+	if t.RefreshedFrom != "" {
+		field("refreshed", "from "+t.RefreshedFrom+" (its change merged onto this task's snapshot)")
+	}
 	if t.Setup != nil {
 		field("setup", fmt.Sprintf("%s (the task's patch starts here)", *t.Setup))
 	}
