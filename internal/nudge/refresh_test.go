@@ -21,7 +21,9 @@ func TestConflictLines(t *testing.T) {
 		}
 		return b.String()
 	}
-	blob := func(s string) string { return strings.TrimSpace(r.gitIn([]byte(s), nil, "hash-object", "-w", "--stdin")) }
+	blob := func(s string) string {
+		return strings.TrimSpace(r.gitIn([]byte(s), nil, "hash-object", "-w", "--stdin"))
+	}
 	base := blob(lines("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"))
 	theirs := blob(lines("1", "two", "3", "4", "5", "6", "7", "8", "9", "10", "11", "twelve"))
 	// ours: line 2 and 3 changed (clash with the task's line 2); a line

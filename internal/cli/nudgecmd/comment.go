@@ -11,13 +11,13 @@ import (
 
 // CommentCmd is `git nudge comment ID`.
 type CommentCmd struct {
-	ID      string `arg:"" predictor:"task" help:"Task to comment on."`
+	ID      string  `arg:"" predictor:"task" help:"Task to comment on."`
 	Message *string `short:"m" name:"message" placeholder:"TEXT" help:"The comment's text."`
-	Path    string `name:"path" placeholder:"P" help:"The file the comment is about (as git nudge diff --name-only shows it)."`
-	Line    string `name:"line" placeholder:"N[-M]" help:"The line, or lines N to M, of the file as the task's result has it (needs --path)."`
-	List    bool   `name:"list" help:"List the task's comments instead."`
-	Delete  string `name:"delete" placeholder:"CID" help:"Delete comment CID (c1, c2, ...) instead."`
-	JSON    bool   `name:"json" help:"Print the comment added or deleted, or the list, as JSON."`
+	Path    string  `name:"path" placeholder:"P" help:"The file the comment is about (as git nudge diff --name-only shows it)."`
+	Line    string  `name:"line" placeholder:"N[-M]" help:"The line, or lines N to M, of the file as the task's result has it (needs --path)."`
+	List    bool    `name:"list" help:"List the task's comments instead."`
+	Delete  string  `name:"delete" placeholder:"CID" help:"Delete comment CID (c1, c2, ...) instead."`
+	JSON    bool    `name:"json" help:"Print the comment added or deleted, or the list, as JSON."`
 }
 
 // Help is the long help.
