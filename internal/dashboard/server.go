@@ -212,6 +212,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/nudge/tasks/{id}/diff", s.diffTask)
 	mux.HandleFunc("GET /api/nudge/tasks/{id}/recover", s.recoverTask)
 	mux.HandleFunc("POST /api/nudge/tasks/{id}/{action}", s.taskAction)
+	mux.HandleFunc("POST /api/nudge/tasks/{id}/comments", s.addComment)
+	mux.HandleFunc("POST /api/nudge/tasks/{id}/comments/{cid}/delete", s.deleteComment)
 	mux.HandleFunc("GET /api/nudge/commands", s.listTaskCommands)
 	mux.HandleFunc("POST /api/nudge/queue/{name}", s.newTask)
 	mux.HandleFunc("GET /api/autodev/checkpoints", s.checkpoints)
@@ -368,7 +370,12 @@ func (s *Server) showTask(w http.ResponseWriter, r *http.Request) {
 		failed(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, t)
+	view, err := ws.View(t) // with its review comments, as show --json
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, view)
 }
 
 // DiffDocument is the answer of GET /api/nudge/tasks/{id}/diff: the

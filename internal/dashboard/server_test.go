@@ -36,6 +36,7 @@ var getRoutes = []string{
 var postRoutes = []string{
 	"/api/nudge/tasks/t1/apply", "/api/nudge/tasks/t1/undo", "/api/nudge/tasks/t1/save",
 	"/api/nudge/tasks/t1/drop", "/api/autodev/restore/c1", "/api/ops/o1/undo", "/api/nudge/queue/tests",
+	"/api/nudge/tasks/t1/comments", "/api/nudge/tasks/t1/comments/c1/delete",
 }
 
 // withToken adds ?token=tok (or &token=tok) to path.

@@ -59,7 +59,7 @@ func (w *Workspace) childEnv(base []string, t *Task, dir string) []string {
 		"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_INDEX_FILE": true, "GIT_OBJECT_DIRECTORY": true,
 		"GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_PREFIX": true, "GIT_COMMON_DIR": true,
 		"GIT_NAMESPACE": true, "GIT_QUARANTINE_PATH": true, "PWD": true,
-		"NUDGE_TASK": true, "NUDGE_WORKSPACE": true,
+		"NUDGE_TASK": true, "NUDGE_WORKSPACE": true, ReviewEnv: true,
 	}
 	env := make([]string, 0, len(base)+3)
 	for _, kv := range base {

@@ -205,6 +205,9 @@ func (w *Workspace) remove(ctx context.Context, t *Task, force bool) error {
 	if err := os.RemoveAll(w.LogDir(id)); err != nil {
 		return err
 	}
+	if err := w.removeComments(id); err != nil {
+		return err
+	}
 	if err := os.Remove(w.runLockPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}

@@ -258,8 +258,17 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 	if o.Stderr != nil {
 		stderr = io.MultiWriter(&lenient{w: o.Stderr}, log)
 	}
+	env := w.childEnv(o.Environ, t, dir)
+	review, err := w.writeReview(ctx, t)
+	if err != nil {
+		log.Close()
+		return 127, fmt.Errorf("%w: writing the review comments for %s: %v", ErrCommandNotStarted, ReviewEnv, err)
+	}
+	if review != "" {
+		env = append(env, ReviewEnv+"="+review)
+	}
 	c := child{
-		argv: o.Command, dir: dir, env: w.childEnv(o.Environ, t, dir),
+		argv: o.Command, dir: dir, env: env,
 		stdin: o.Stdin, stdout: stdout, stderr: stderr,
 		signals: o.Signals, skip: o.Skip, group: o.Group,
 		lock: hold, started: func(pid int) { w.recordCommandPID(ctx, t, pid) },

@@ -45,6 +45,17 @@ func (w *Workspace) inBwrap(p *sandboxPlan, c child, env, writable []string, tmp
 		}
 		b.Writable = append(b.Writable, r)
 	}
+	// The review file (NUDGE_REVIEW) lives in the hidden state folder:
+	// shown again, read-only.
+	if rv := envValue(env, ReviewEnv); rv != "" {
+		r, err := real(rv)
+		if err != nil {
+			return c, err
+		}
+		if proc.Under(r, state) {
+			b.ReadOnly = append(b.ReadOnly, r)
+		}
+	}
 	// What the command reads that a hidden system folder would cover: the
 	// workspace and its git folder, HOME (git's own configuration), and
 	// the PATH, when they live in /tmp.

@@ -156,6 +156,12 @@ type Task struct {
 	// result; nil when none are configured.
 	Validation *Validation `json:"validation,omitempty"`
 
+	// RefreshedFrom is the task whose change refresh merged onto this
+	// task's snapshot; RefreshConflicts the paths where it could not
+	// (the task is then failed).
+	RefreshedFrom    string          `json:"refreshed_from,omitempty"`
+	RefreshConflicts []MergeConflict `json:"refresh_conflicts,omitempty"`
+
 	extra journal.Extra
 }
 

@@ -24,11 +24,13 @@ type CLI struct {
 	Work     WorkCmd     `cmd:"" help:"Run the pending tasks, in order, until none is left."`
 	Diff     DiffCmd     `cmd:"" help:"Show a task's patch, from its snapshot to its result."`
 	List     ListCmd     `cmd:"" help:"List the workspace's tasks, newest first."`
+	Comment  CommentCmd  `cmd:"" help:"Keep a review comment with a task; its next run reads them from the file NUDGE_REVIEW names."`
 	Show     ShowCmd     `cmd:"" help:"Show everything recorded about a task."`
 	Drop     DropCmd     `cmd:"" help:"Remove tasks: each one's worktree, refs, logs and record."`
 	Pool     PoolCmd     `cmd:"" help:"List, fill or clear the pool of reusable task worktrees."`
 	Apply    ApplyCmd    `cmd:"" help:"Write a ready task's patch onto the work tree (never staged or committed)."`
 	Undo     UndoCmd     `cmd:"" help:"Put an applied task's files back as they were before the apply."`
+	Refresh  RefreshCmd  `cmd:"" help:"Make a new task whose result is a task's change merged onto the workspace as it is now."`
 	Recover  RecoverCmd  `cmd:"" help:"Show where each file of an interrupted apply or undo stands."`
 	Save     SaveCmd     `cmd:"" help:"Commit applied tasks as one commit on the current branch, keeping your index."`
 	Guard    GuardCmd    `cmd:"" help:"Accept a change to the shared git settings that the guard put back as your own."`
@@ -47,7 +49,7 @@ func Program() cli.Program {
 
 git nudge captures the work tree without touching it, runs a task (a script, a person, an AI coding agent) in a fresh linked worktree, and brings the reviewed patch back only where every affected file is still as it was. Apply and undo never stage, never commit and never touch the index; save turns applied work into one commit.`,
 		Model: &CLI{},
-		ManSections: []cli.ManSection{{Title: "Files", Text: `.nudgethis/ at the top of the work tree (ignored by git through its own .gitignore): tasks/<id>.json (one record per task), worktrees/<id>/ (task worktrees), pool/ (parked task worktrees for reuse, each with the index git-nudge trusts for it), logs/<id>/ (bounded command output), saves.json (the save journal), lock, format (the version of this folder's format), work.lock (held by git nudge work, with its version), server.lock (held by git nudge dashboard), guard.json (the trusted state of the repository's shared git settings: config, hooks, info/, shallow), quarantine/<n>/ (versions of those settings that a task left and git nudge put back), stage/ (files an apply or undo is writing), sandbox/<id>/ (objects a sandboxed command wrote).
+		ManSections: []cli.ManSection{{Title: "Files", Text: `.nudgethis/ at the top of the work tree (ignored by git through its own .gitignore): tasks/<id>.json (one record per task), tasks/<id>.comments.json (a task's review comments), worktrees/<id>/ (task worktrees), pool/ (parked task worktrees for reuse, each with the index git-nudge trusts for it), logs/<id>/ (bounded command output, and review.md: the comments a run is given as NUDGE_REVIEW), saves.json (the save journal), lock, format (the version of this folder's format), work.lock (held by git nudge work, with its version), server.lock (held by git nudge dashboard), guard.json (the trusted state of the repository's shared git settings: config, hooks, info/, shallow), quarantine/<n>/ (versions of those settings that a task left and git nudge put back), stage/ (files an apply or undo is writing), sandbox/<id>/ (objects a sandboxed command wrote).
 
 Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id> and refs/nudgethis/results/<id>; also refs/nudgethis/setup/<id> and refs/nudgethis/validation/<id> (what setup and validation changed in the worktree), refs/nudgethis/undo/<id> (the exact bytes an undo writes back), refs/nudgethis/guard (keeps the trusted settings' contents) and refs/nudgethis/quarantine/<id>/<ref> (refs an unsandboxed run made or moved, moved aside). The operation log of each worktree is refs/nudgethis-oplog/<worktree>. Ordinary pushes do not include them.`}},
 		Around:  record,

@@ -18,7 +18,7 @@ type ShowCmd struct {
 
 // Help is the long help.
 func (c *ShowCmd) Help() string {
-	return `Shows everything recorded about a task: state, note, snapshot, worktree, command and exit status, result, the files of its patch, the undo record (undo.before and undo.after) and any error.`
+	return `Shows everything recorded about a task: state, note, snapshot, worktree, command and exit status, result, the files of its patch, the undo record (undo.before and undo.after), any error and the review comments kept with it (--json: "comments", a list of {id, path, line, end_line, text, time}).`
 }
 
 // Run shows the task.
@@ -34,8 +34,12 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
+	view, err := w.View(t)
+	if err != nil {
+		return err
+	}
 	if c.JSON {
-		return env.JSON(t)
+		return env.JSON(view)
 	}
 	field := func(name, value string) { env.Printf("%-11s %s\n", name+":", value) }
 	env.Printf("%s %s\n", env.Paint("1", t.ID), t.Label())
@@ -60,6 +64,9 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 		field("snapshot", "(taken when git nudge work starts the task)")
 	} else {
 		field("snapshot", fmt.Sprintf("%s (%s)", t.Snapshot, clean))
+	}
+	if t.RefreshedFrom != "" {
+		field("refreshed", "from "+t.RefreshedFrom+" (its change merged onto this task's snapshot)")
 	}
 	if t.Setup != nil {
 		field("setup", fmt.Sprintf("%s (the task's patch starts here)", *t.Setup))
@@ -163,6 +170,16 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	}
 	if t.Undo != nil {
 		env.Printf("Undo record: %d path(s), before and after (git nudge show %s --json has them)\n", len(t.Undo.Before), t.ID)
+	}
+	if len(t.RefreshConflicts) > 0 {
+		env.Printf("Could not be merged by refresh (%d):\n", len(t.RefreshConflicts))
+		for _, cf := range t.RefreshConflicts {
+			env.Printf("  %s\n", cf.String())
+		}
+	}
+	if len(view.Comments) > 0 {
+		env.Printf("Review comments (%d; git nudge comment %s --delete CID removes one):\n", len(view.Comments), t.ID)
+		printComments(env, view.Comments)
 	}
 	return nil
 }

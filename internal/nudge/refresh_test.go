@@ -1,0 +1,59 @@
+package nudge
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// clashingLines names the lines of the workspace's version that clash
+// with the task's change: a changed range, a range that touches the
+// task's (adjacent lines conflict in git merge-file too), and an
+// insertion ("after line N"); a change far from the task's is not named.
+func TestConflictLines(t *testing.T) {
+	r := newRepo(t)
+	ws := r.workspace()
+	lines := func(ls ...string) string {
+		var b strings.Builder
+		for _, l := range ls {
+			b.WriteString(l + "\n")
+		}
+		return b.String()
+	}
+	blob := func(s string) string {
+		return strings.TrimSpace(r.gitIn([]byte(s), nil, "hash-object", "-w", "--stdin"))
+	}
+	base := blob(lines("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"))
+	theirs := blob(lines("1", "two", "3", "4", "5", "6", "7", "8", "9", "10", "11", "twelve"))
+	// ours: line 2 and 3 changed (clash with the task's line 2); a line
+	// inserted after 11 (touches the task's line 12); line 6 changed
+	// (no clash).
+	ours := blob(lines("1", "TWO", "THREE", "4", "5", "SIX", "7", "8", "9", "10", "11", "new", "12"))
+	got, err := clashingLines(context.Background(), ws.Repo, base, ours, theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []LineRange{{2, 3}, {12, 12}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("clashingLines = %v, want %v", got, want)
+	}
+	// The same through git merge-file: a conflict exists.
+	m := &merger{r: ws.Repo, ws: ws, ctx: context.Background(), made: map[string][]byte{}, reader: ws.Repo.NewBlobReader(), sem: make(chan struct{}, 1)}
+	defer m.close()
+	if _, why, err := m.merge3(ent{"100644", base}, ent{"100644", ours}, ent{"100644", theirs}); err != nil || why != clashLines {
+		t.Fatalf("merge3: %q %v, want a clash of lines", why, err)
+	}
+	// A deletion in ours ("after line N" when nothing of ours is left).
+	ours2 := blob(lines("1", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"))
+	got, err = clashingLines(context.Background(), ws.Repo, base, ours2, theirs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []LineRange{{2, 1}}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("clashingLines (deletion) = %v, want %v", got, want)
+	}
+	if s := (MergeConflict{Path: "a b.txt", Reason: "r", Lines: []LineRange{{2, 1}, {4, 4}, {6, 9}}}).String(); s != `"a b.txt": after line 1, line 4, lines 6-9: r` && s != "a b.txt: after line 1, line 4, lines 6-9: r" {
+		t.Fatalf("String() = %q", s)
+	}
+}
