@@ -15,6 +15,7 @@ type RunCmd struct {
 	NoSandbox  bool     `name:"no-sandbox" xor:"sandbox" help:"Run CMD unconfined even when git config nudge.sandbox is true."`
 	KeepRefs   bool     `name:"keep-refs" help:"Keep the refs an unsandboxed CMD made, moved or deleted outside its own (branches, tags, the stash, notes, replace refs) as it left them; they are still listed. Default: move them aside under refs/nudgethis/quarantine/<id>/ and put back the old ones."`
 	NoValidate bool     `name:"no-validate" help:"Do not run the git config nudge.validate commands after the capture (recorded as skipped)."`
+	On         string   `name:"on" placeholder:"NAME" help:"Run CMD on runner NAME, configured in git config nudge.runner.NAME.* (a container, or a command of your own; see docs/RUNNERS.md). Default: git config nudge.runner, else this machine (local)."`
 	Command    []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command to run in the task's worktree, after --."`
 }
 
@@ -28,7 +29,9 @@ CMD starts in the worktree's folder that matches the current directory (run from
 
 Without the sandbox, CMD shares the repository's refs: every ref it made, moved or deleted outside git nudge's own (a branch, a tag, the stash, notes, replace refs) is listed when it ends and moved aside: made refs to refs/nudgethis/quarantine/<id>/<ref>, moved ones put back with the task's value kept there, deleted ones made again (git nudge show ID lists them; --keep-refs keeps the task's refs in place). A branch that a worktree of yours (not a task's) moved by a commit there, as its own HEAD log says, is kept as yours.
 
-With --sandbox (or git config nudge.sandbox true or strict), CMD runs under bubblewrap in namespaces of its own: the file system is read-only to it, metadata included, except its worktree, that worktree's git folder (.git/worktrees/<id>), a private object folder (git there reads the repository's objects and writes new ones aside; they are imported, each checked by git, when the result is captured), a private TMPDIR and each git config nudge.sandbox.allowWrite path (absolute or ~/, existing); the workspace's .nudgethis folder, /tmp and /run are empty to it; it has no network (git config nudge.sandbox.network host gives it the host's), its own PID namespace (nothing it started outlives it), a new session, no setuid or setgid bits, and at most git config nudge.sandbox.maxProcs processes (default 1024). Reads are not restricted. Where bubblewrap cannot run, the run falls back to Linux Landlock (writes only confined) and says what that leaves open, or, with nudge.sandbox strict, is refused; with neither, the run is refused and nothing runs. A task run without the sandbox is as trusted as the user.`
+With --sandbox (or git config nudge.sandbox true or strict), CMD runs under bubblewrap in namespaces of its own: the file system is read-only to it, metadata included, except its worktree, that worktree's git folder (.git/worktrees/<id>), a private object folder (git there reads the repository's objects and writes new ones aside; they are imported, each checked by git, when the result is captured), a private TMPDIR and each git config nudge.sandbox.allowWrite path (absolute or ~/, existing); the workspace's .nudgethis folder, /tmp and /run are empty to it; it has no network (git config nudge.sandbox.network host gives it the host's), its own PID namespace (nothing it started outlives it), a new session, no setuid or setgid bits, and at most git config nudge.sandbox.maxProcs processes (default 1024). Reads are not restricted. Where bubblewrap cannot run, the run falls back to Linux Landlock (writes only confined) and says what that leaves open, or, with nudge.sandbox strict, is refused; with neither, the run is refused and nothing runs. A task run without the sandbox is as trusted as the user.
+
+With --on NAME (or git config nudge.runner NAME) CMD runs on a runner instead of here: a container runner (git config nudge.runner.NAME.type container, .image, .engine podman or docker, .network (default none), .cpus, .memory) runs it in a container of that image with the worktree mounted at the same path and the user's uid, at most nudge.sandbox.maxProcs processes; a command runner (.type command, .command) is a shell command of yours that gets the snapshot as a git bundle and gives back the result as one (the protocol is in docs/RUNNERS.md). What comes back is checked and captured like any result. --on local runs here whatever git config says.`
 }
 
 // sandboxFlag is --sandbox / --no-sandbox, nil when neither was given.
@@ -62,7 +65,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message, Dir: env.Dir, Sandbox: sandboxFlag(c.Sandbox, c.NoSandbox),
 		Environ: os.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 		Signals: fw.Signals, Group: fw.Group,
-		Skip: fw.Skip, NoValidate: c.NoValidate, KeepRefs: c.KeepRefs,
+		Skip: fw.Skip, NoValidate: c.NoValidate, KeepRefs: c.KeepRefs, On: c.On,
 	})
 	if t != nil && t.Result != nil {
 		if len(t.Files) == 0 {
