@@ -1,6 +1,9 @@
 package nudgecmd
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"os"
@@ -15,6 +18,7 @@ type RunCmd struct {
 	NoSandbox  bool     `name:"no-sandbox" xor:"sandbox" help:"Run CMD unconfined even when git config nudge.sandbox is true."`
 	KeepRefs   bool     `name:"keep-refs" help:"Keep the refs an unsandboxed CMD made, moved or deleted outside its own (branches, tags, the stash, notes, replace refs) as it left them; they are still listed. Default: move them aside under refs/nudgethis/quarantine/<id>/ and put back the old ones."`
 	NoValidate bool     `name:"no-validate" help:"Do not run the git config nudge.validate commands after the capture (recorded as skipped)."`
+	Attempts   int      `name:"attempts" placeholder:"N" help:"Start N tasks from one snapshot, all at once, each running CMD with NUDGE_ATTEMPT set to its number (1..N); their output goes to their run logs. Compare them with git nudge compare."`
 	On         string   `name:"on" placeholder:"NAME" help:"Run CMD on runner NAME, configured in git config nudge.runner.NAME.* (a container, or a command of your own; see docs/RUNNERS.md). Default: git config nudge.runner, else this machine (local)."`
 	Command    []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command to run in the task's worktree, after --."`
 }
@@ -22,6 +26,8 @@ type RunCmd struct {
 // Help is the long help.
 func (c *RunCmd) Help() string {
 	return `Runs CMD in a task's worktree (taking a snapshot and starting a task first when --task is not given), its output shown as it comes and kept in .nudgethis/logs/<id>/run.log (the last 1 MiB, with a first line saying how much was cut). Then the worktree is captured as the task's result, whatever CMD's exit status: the task becomes ready when CMD succeeded and failed otherwise, and either way git nudge diff shows what it changed. Exits with CMD's exit status. Interrupt and terminate signals are passed on to CMD. CMD sees NUDGE_TASK and NUDGE_WORKSPACE in its environment.
+
+With --attempts N, one snapshot is taken and N tasks are made from it; CMD runs in all of them at once (on the runner --on names, if any), each with NUDGE_ATTEMPT set to its number, its output kept in its run log only. Each attempt's outcome is printed when all have ended; git nudge compare ID... sets their results side by side, and applying one leaves the others reviewable. Exits 0 when every attempt's command succeeded, 1 otherwise.
 
 After the capture, when the command succeeded, each git config nudge.validate command runs with sh -c in the worktree (the task is "validating" meanwhile); see git nudge validate. --no-validate skips them.
 
@@ -61,6 +67,9 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	}
 	fw := env.ForwardSignals()
 	defer fw.Stop()
+	if c.Attempts != 0 {
+		return c.runAttempts(env, w, argv, fw.Signals)
+	}
 	t, code, err := w.Run(env.Ctx, nudge.RunOptions{
 		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message, Dir: env.Dir, Sandbox: sandboxFlag(c.Sandbox, c.NoSandbox),
 		Environ: os.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
@@ -87,6 +96,47 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	}
 	if code != 0 {
 		return &cli.ExitError{Code: code}
+	}
+	return nil
+}
+
+// runAttempts is run --attempts.
+func (c *RunCmd) runAttempts(env *cli.Env, w *nudge.Workspace, argv []string, signals <-chan os.Signal) error {
+	if c.Task != "" {
+		return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("--attempts makes new tasks from one new snapshot: leave out --task")}
+	}
+	attempts, err := w.RunAttempts(env.Ctx, nudge.RunOptions{
+		Command: argv, Note: c.Message, Dir: env.Dir, Sandbox: sandboxFlag(c.Sandbox, c.NoSandbox), NoSetup: c.NoSetup,
+		Environ: os.Environ(), Signals: signals, NoValidate: c.NoValidate, KeepRefs: c.KeepRefs, On: c.On,
+	}, c.Attempts, func(a nudge.Attempt) {
+		env.Warnf("git nudge: attempt %d: %s started\n", a.N, a.Task.ID)
+	})
+	if err != nil {
+		return refusal(err)
+	}
+	ids := make([]string, 0, len(attempts))
+	failed := false
+	for _, a := range attempts {
+		t := a.Task
+		ids = append(ids, t.ID)
+		line := fmt.Sprintf("git nudge: attempt %d: %s %s", a.N, t.ID, nudge.StateLabel(t.State))
+		if t.ExitCode != nil {
+			line += fmt.Sprintf(", exit status %d", *t.ExitCode)
+		}
+		if t.Result != nil {
+			line += ", " + countFiles(len(t.Files)) + " changed"
+		}
+		if a.Err != nil {
+			line += ": " + a.Err.Error()
+		}
+		if a.Err != nil || t.State != nudge.StateReady {
+			failed = true
+		}
+		env.Warnf("%s\n", line)
+	}
+	env.Warnf("git nudge: compare them with git nudge compare %s\n", strings.Join(ids, " "))
+	if failed {
+		return &cli.ExitError{Code: 1}
 	}
 	return nil
 }
