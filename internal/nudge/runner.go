@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
@@ -289,7 +290,7 @@ func ShellQuote(argv []string) string {
 func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c child) (child, func(int) error, error) {
 	wt := *t.Worktree
 	name := "nudge-" + t.ID + "-" + strconv.Itoa(os.Getpid())
-	args := []string{p.engine, "run", "--rm", "--name", name,
+	args := []string{p.engine, "run", "--rm", "--init", "--name", name,
 		"--network", p.network,
 		"--pids-limit", strconv.Itoa(p.procs),
 		"--volume", wt + ":" + wt,
@@ -318,12 +319,42 @@ func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c c
 	args = append(args, p.image)
 	c.argv = append(args, c.argv...)
 	c.path = ""
-	finish := func(int) error {
-		// A client killed before its container ended leaves it running:
-		// removed here, whatever happened.
-		x := exec.CommandContext(context.WithoutCancel(ctx), p.engine, "rm", "--force", name)
+	engine := func(args ...string) {
+		x := exec.CommandContext(context.WithoutCancel(ctx), p.engine, args...)
 		x.Env = c.env
 		_ = x.Run()
+	}
+	// An interrupt or termination stops the container itself (the
+	// engine's client passes it on too, but a client that dies first
+	// would leave the container running): TERM, then KILL 10 s later.
+	stop := make(chan struct{})
+	if in := c.signals; in != nil {
+		out := make(chan os.Signal, 4)
+		c.signals = out
+		go func() {
+			stopping := false
+			for {
+				select {
+				case <-stop:
+					return
+				case s := <-in:
+					select {
+					case out <- s:
+					default:
+					}
+					if !stopping && (s == syscall.SIGINT || s == syscall.SIGTERM || s == syscall.SIGHUP) {
+						stopping = true
+						go engine("stop", "--time", "10", name)
+					}
+				}
+			}
+		}()
+	}
+	finish := func(int) error {
+		close(stop)
+		// A client killed before its container ended leaves it running:
+		// removed here, whatever happened.
+		engine("rm", "--force", name)
 		return nil
 	}
 	return c, finish, nil
