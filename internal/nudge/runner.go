@@ -149,8 +149,24 @@ func (w *Workspace) planRunner(ctx context.Context, name string) (*runnerPlan, e
 		}
 		p.procs = int(n)
 	case RunnerSSH:
-		return nil, runnerRefusal(name, "the ssh runner is not available in this version of git-nudge",
-			fmt.Sprintf("Use a command runner that runs ssh for now (docs/RUNNERS.md has one): git config %s command", key("type")))
+		if p.host == "" {
+			return nil, runnerRefusal(name, fmt.Sprintf("runner %s is an ssh runner but git config %s is not set", name, key("host")),
+				fmt.Sprintf("Set the host as ssh takes it (user@host, or an alias of ~/.ssh/config): git config %s HOST", key("host")))
+		}
+		if strings.HasPrefix(p.host, "-") || strings.ContainsAny(p.host, " \t\n'\"\\;|&$`") {
+			return nil, runnerRefusal(name, fmt.Sprintf("git config %s %q is not an ssh destination", key("host"), p.host),
+				"Name a host as ssh takes it: user@host or an alias of ~/.ssh/config.")
+		}
+		if p.path == "" {
+			p.path = ".cache/git-nudge"
+		}
+		if strings.ContainsAny(p.path, "\n:") || strings.HasPrefix(p.path, "-") {
+			return nil, runnerRefusal(name, fmt.Sprintf("git config %s %q is not a folder name git and ssh can both use", key("path"), p.path),
+				fmt.Sprintf("Set a folder on the host without ':' (relative to its home, or absolute): git config %s .cache/git-nudge", key("path")))
+		}
+		if _, err := exec.LookPath("ssh"); err != nil {
+			return nil, runnerRefusal(name, "ssh is not installed (not found in PATH)", "Install the OpenSSH client.")
+		}
 	default:
 		return nil, runnerRefusal(name, fmt.Sprintf("git config %s %q is not a runner type", key("type"), p.kind),
 			fmt.Sprintf("Set it to container, ssh or command: git config %s container", key("type")))
@@ -178,6 +194,8 @@ func (w *Workspace) onRunner(ctx context.Context, p *runnerPlan, t *Task, c chil
 		return w.inContainer(ctx, p, t, c)
 	case RunnerCommand:
 		return w.viaCommand(ctx, p, t, c, log)
+	case RunnerSSH:
+		return w.overSSH(ctx, p, t, c, log)
 	}
 	return c, nil, fmt.Errorf("runner %s: type %s cannot run tasks", p.name, p.kind)
 }
@@ -372,6 +390,8 @@ func (p *runnerPlan) describe() string {
 			lim += ", " + p.memory + " of memory"
 		}
 		return fmt.Sprintf("runner %s: %s container of image %s, network %s, %s; the worktree is mounted at the same path", p.name, p.engine, p.image, p.network, lim)
+	case RunnerSSH:
+		return fmt.Sprintf("runner %s: over ssh to %s, in a worktree of the cache repository %s/cache.git there; the result comes back as a bundle, checked before it is captured", p.name, p.host, p.path)
 	case RunnerCommand:
 		return fmt.Sprintf("runner %s: the snapshot goes out as a bundle to git config nudge.runner.%s.command; its result comes back as a bundle, checked before it is captured", p.name, p.name)
 	}
