@@ -250,7 +250,7 @@ func (w *Workspace) viaCommand(ctx context.Context, p *runnerPlan, t *Task, c ch
 			}
 			return fmt.Errorf("runner %s exited with status %d and wrote no result bundle (a lost connection, or the runner failed before the command ended); nothing was imported, see the run log", p.name, code)
 		}
-		if err := w.importRunnerResult(context.WithoutCancel(ctx), t, out); err != nil {
+		if err := w.importRunnerResult(context.WithoutCancel(ctx), t, out, RunnerResultRef); err != nil {
 			return fmt.Errorf("runner %s: the result bundle was refused, nothing was imported: %w", p.name, err)
 		}
 		return nil
@@ -267,8 +267,8 @@ const RunnerResultRef = "refs/nudge/result"
 // hold its tree, for the capture that follows to check and record like
 // any worktree (protected paths, sizes, the snapshot's rules). On an
 // error the worktree is put back to the task's base.
-func (w *Workspace) importRunnerResult(ctx context.Context, t *Task, path string) error {
-	commit, err := w.Repo.ImportBundle(ctx, path, RunnerResultRef)
+func (w *Workspace) importRunnerResult(ctx context.Context, t *Task, path, ref string) error {
+	commit, err := w.Repo.ImportBundle(ctx, path, ref)
 	if err != nil {
 		return err
 	}

@@ -78,6 +78,7 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 	env = append(env, "NUDGE_RUNNER="+p.name)
 	script := strings.Join([]string{
 		"set -u",
+		"exec 3<&0",
 		"cd " + qcache + " || exit 125",
 		"w=\"$PWD/" + work + "\"",
 		"rm -rf \"$w\" \"$w.bundle\" \"$w.done\" \"$w.lost\"; git worktree prune",
@@ -86,9 +87,11 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 		// A session of its own (setsid, where there is one) so that a
 		// lost connection ends all the command started.
 		"s=; command -v setsid >/dev/null 2>&1 && s=setsid",
-		"$s env " + ShellQuote(env) + " " + ShellQuote(c.argv) + " </dev/null &",
+		"$s env " + ShellQuote(env) + " " + ShellQuote(c.argv) + " </dev/null 3<&- &",
 		"pid=$!",
-		"{ cat >/dev/null; test -e \"$w.done\" || { touch \"$w.lost\"; kill -TERM -$pid 2>/dev/null || kill -TERM $pid; sleep 5; kill -KILL -$pid 2>/dev/null; }; } &",
+		// The connection is ssh's stdin, kept as 3 (a background job's
+		// stdin would be /dev/null).
+		"{ cat >/dev/null; test -e \"$w.done\" || { touch \"$w.lost\"; kill -TERM -$pid 2>/dev/null || kill -TERM $pid; sleep 5; kill -KILL -$pid 2>/dev/null; }; } <&3 3<&- &",
 		"watch=$!",
 		"wait $pid; code=$?",
 		"touch \"$w.done\"; kill $watch 2>/dev/null",
@@ -125,7 +128,7 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 			}
 			return fmt.Errorf("runner %s: fetching the result from %s failed (the command exited with status %d); nothing was imported: %v", p.name, p.host, code, err)
 		}
-		if err := w.importRunnerResult(ctx, t, out); err != nil {
+		if err := w.importRunnerResult(context.WithoutCancel(ctx), t, out, result); err != nil {
 			return fmt.Errorf("runner %s: the result bundle was refused, nothing was imported: %w", p.name, err)
 		}
 		return nil
