@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 
+	"github.com/nudgethis/git-nudge/internal/proc"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -112,7 +112,7 @@ func (w *Workspace) planRunner(ctx context.Context, name string) (*runnerPlan, e
 		switch p.engine {
 		case "":
 			for _, e := range []string{"podman", "docker"} {
-				if _, err := exec.LookPath(e); err == nil {
+				if _, err := proc.LookPath(e); err == nil {
 					p.engine = e
 					break
 				}
@@ -122,7 +122,7 @@ func (w *Workspace) planRunner(ctx context.Context, name string) (*runnerPlan, e
 					fmt.Sprintf("Install Podman or Docker, or name the engine's program: git config %s podman", key("engine")))
 			}
 		case "podman", "docker":
-			if _, err := exec.LookPath(p.engine); err != nil {
+			if _, err := proc.LookPath(p.engine); err != nil {
 				return nil, runnerRefusal(name, fmt.Sprintf("git config %s is %s, which is not installed (not found in PATH)", key("engine"), p.engine),
 					fmt.Sprintf("Install %s, or set git config %s to the engine you have (podman or docker).", p.engine, key("engine")))
 			}
@@ -164,7 +164,7 @@ func (w *Workspace) planRunner(ctx context.Context, name string) (*runnerPlan, e
 			return nil, runnerRefusal(name, fmt.Sprintf("git config %s %q is not a folder name git and ssh can both use", key("path"), p.path),
 				fmt.Sprintf("Set a folder on the host without ':' (relative to its home, or absolute): git config %s .cache/git-nudge", key("path")))
 		}
-		if _, err := exec.LookPath("ssh"); err != nil {
+		if _, err := proc.LookPath("ssh"); err != nil {
 			return nil, runnerRefusal(name, "ssh is not installed (not found in PATH)", "Install the OpenSSH client.")
 		}
 	default:
@@ -338,9 +338,7 @@ func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c c
 	c.argv = append(args, c.argv...)
 	c.path = ""
 	engine := func(args ...string) {
-		x := exec.CommandContext(context.WithoutCancel(ctx), p.engine, args...)
-		x.Env = c.env
-		_ = x.Run()
+		_ = proc.Quick(context.WithoutCancel(ctx), append([]string{p.engine}, args...), c.env, "", nil, nil)
 	}
 	// An interrupt or termination stops the container itself (the
 	// engine's client passes it on too, but a client that dies first

@@ -6,10 +6,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 
+	"github.com/nudgethis/git-nudge/internal/proc"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -43,12 +43,8 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 	// The steps around the command are not cut short by an interrupt:
 	// the cleanup must run, and ssh has its own timeouts.
 	quiet := func(argv []string, stdout io.Writer) error {
-		x := exec.CommandContext(context.WithoutCancel(ctx), argv[0], argv[1:]...)
-		x.Env = c.env
-		x.Dir = w.Repo.WorkTree
 		var errb bytes.Buffer
-		x.Stdout, x.Stderr = stdout, io.MultiWriter(log, &errb)
-		if err := x.Run(); err != nil {
+		if err := proc.Quick(context.WithoutCancel(ctx), argv, c.env, w.Repo.WorkTree, stdout, io.MultiWriter(log, &errb)); err != nil {
 			return fmt.Errorf("%s: %v: %s", strings.Join(argv[:min(len(argv), 5)], " "), err, strings.TrimSpace(errb.String()))
 		}
 		return nil
