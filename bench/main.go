@@ -30,25 +30,27 @@ import (
 )
 
 var (
-	sizesFlag   = flag.String("sizes", "10000,100000", "comma-separated repository sizes (files)")
-	roundsFlag  = flag.Int("rounds", 5, "rounds per measurement (medians are reported)")
-	workFlag    = flag.String("work", "", "folder for generated repositories (default: a temporary folder, removed afterwards)")
-	listN       = flag.Int("checkpoints", 10000, "checkpoints in the journal for the restore-list measurement")
-	diffMB      = flag.Int("diffmb", 500, "size in MB of the change whose bounded diff is measured (0: skip)")
-	bulkN       = flag.Int("bulk", 2000, "files added to one folder for the undo-vs-apply measurement (0: skip)")
-	tasksN      = flag.Int("tasks", 1000, "tasks in the workspace for the git nudge list measurement (0: skip)")
-	massTouch   = flag.Bool("masstouch", true, "measure snapshot and git status after touching every file")
-	poolOnly    = flag.Bool("pool-only", false, "measure only task start with a pooled worktree (taskStart)")
-	saveOnly    = flag.Bool("save-only", false, "measure only the save rows (save, saveRatio, saveEdits)")
-	startRows   = flag.Bool("start", true, "measure task start with a pooled worktree against git worktree add (slow at 100,000 files)")
-	opsN        = flag.Int("ops", 1000, "operations in the log for the op log measurement (0: skip)")
-	applyOnly   = flag.Bool("apply-only", false, "measure only apply+undo of the 50-file patch (applyUndo)")
-	bigApplyN   = flag.Int("bigapply", 2000, "files changed by the big-patch apply measurement, and ten times as many for the scaling one (0: skip)")
-	ckptOnly    = flag.Bool("checkpoint-only", false, "measure only checkpoint against git add -A && git commit, and the recording cost rows")
-	tasksOnly   = flag.Bool("tasks-only", false, "measure only the rows of a workspace with -tasks tasks (git nudge list, snapshot)")
-	sandboxOnly = flag.Bool("sandbox-only", false, "measure only git nudge run --sandbox -- true against git nudge run -- true, each with a pooled worktree")
-	mergeOnly   = flag.Bool("merge-only", false, "measure only apply --merge of a 50-file patch with 10 files edited since the snapshot (applyMerge)")
-	snapOnly    = flag.Bool("snapshot-only", false, "measure only the snapshot rows (plain, with core.fsmonitor, and after a mass touch unless -masstouch=false)")
+	sizesFlag      = flag.String("sizes", "10000,100000", "comma-separated repository sizes (files)")
+	roundsFlag     = flag.Int("rounds", 5, "rounds per measurement (medians are reported)")
+	workFlag       = flag.String("work", "", "folder for generated repositories (default: a temporary folder, removed afterwards)")
+	listN          = flag.Int("checkpoints", 10000, "checkpoints in the journal for the restore-list measurement")
+	diffMB         = flag.Int("diffmb", 500, "size in MB of the change whose bounded diff is measured (0: skip)")
+	bulkN          = flag.Int("bulk", 2000, "files added to one folder for the undo-vs-apply measurement (0: skip)")
+	tasksN         = flag.Int("tasks", 1000, "tasks in the workspace for the git nudge list measurement (0: skip)")
+	massTouch      = flag.Bool("masstouch", true, "measure snapshot and git status after touching every file")
+	poolOnly       = flag.Bool("pool-only", false, "measure only task start with a pooled worktree (taskStart)")
+	saveOnly       = flag.Bool("save-only", false, "measure only the save rows (save, saveRatio, saveEdits)")
+	startRows      = flag.Bool("start", true, "measure task start with a pooled worktree against git worktree add (slow at 100,000 files)")
+	opsN           = flag.Int("ops", 1000, "operations in the log for the op log measurement (0: skip)")
+	applyOnly      = flag.Bool("apply-only", false, "measure only apply+undo of the 50-file patch (applyUndo)")
+	bigApplyN      = flag.Int("bigapply", 2000, "files changed by the big-patch apply measurement, and ten times as many for the scaling one (0: skip)")
+	ckptOnly       = flag.Bool("checkpoint-only", false, "measure only checkpoint against git add -A && git commit, and the recording cost rows")
+	tasksOnly      = flag.Bool("tasks-only", false, "measure only the rows of a workspace with -tasks tasks (git nudge list, snapshot)")
+	sandboxOnly    = flag.Bool("sandbox-only", false, "measure only git nudge run --sandbox -- true against git nudge run -- true, each with a pooled worktree")
+	containerOnly  = flag.Bool("container-only", false, "measure only git nudge run --on a container runner -- true against podman run --rm IMAGE true plus git nudge run -- true (a pooled worktree)")
+	containerImage = flag.String("container-image", "", "image for the container runner rows (e.g. localhost/nudge-test:1, which the runner_container scenario builds); empty: the rows are skipped unless -container-only")
+	mergeOnly      = flag.Bool("merge-only", false, "measure only apply --merge of a 50-file patch with 10 files edited since the snapshot (applyMerge)")
+	snapOnly       = flag.Bool("snapshot-only", false, "measure only the snapshot rows (plain, with core.fsmonitor, and after a mass touch unless -masstouch=false)")
 )
 
 func main() {
@@ -150,6 +152,12 @@ func (b *bench) run() error {
 			}
 			continue
 		}
+		if *containerOnly {
+			if err := b.containerRun(dir, n); err != nil {
+				return err
+			}
+			continue
+		}
 		if *sandboxOnly {
 			if err := b.sandboxRun(dir, n); err != nil {
 				return err
@@ -236,7 +244,7 @@ func (b *bench) run() error {
 			}
 		}
 	}
-	if *poolOnly || *ckptOnly || *applyOnly || *snapOnly || *sandboxOnly || *mergeOnly {
+	if *poolOnly || *ckptOnly || *applyOnly || *snapOnly || *sandboxOnly || *mergeOnly || *containerOnly {
 		b.print(time.Since(start))
 		return nil
 	}
@@ -1370,5 +1378,38 @@ echo "$id" >../task-big-` + tag
 		b.rows = append(b.rows, row{name: fmt.Sprintf("apply of %d files vs %d files", 10*k, k), ours: big, base: applyOf[k],
 			baseName: fmt.Sprintf("apply of %d files", k), target: "<= 12x"})
 	}
+	return nil
+}
+
+// containerRun: git nudge run --on a podman container runner -- true
+// against its parts done by hand: podman run --rm IMAGE true plus git
+// nudge run -- true (the worktree start, capture and record), each task
+// taking a pooled worktree (target: <= 1.3x). Podman runs with
+// CONTAINERS_CONF as the caller set it.
+func (b *bench) containerRun(dir string, n int) error {
+	image := *containerImage
+	if image == "" {
+		image = "localhost/nudge-test:1"
+	}
+	last := filepath.Join(b.work, fmt.Sprintf("container-last-%d", n))
+	if err := b.must(dir, "git config nudge.pool 1 && git nudge pool clear >/dev/null && git nudge pool fill >/dev/null && git config nudge.runner.box.type container && git config nudge.runner.box.engine podman && git config nudge.runner.box.image "+image); err != nil {
+		return err
+	}
+	defer b.must(dir, "git nudge drop $(cat "+last+") >/dev/null 2>&1; git config --unset nudge.pool")
+	prep := func(int) error {
+		return b.must(dir, "{ [ ! -s "+last+" ] || git nudge drop $(cat "+last+") >/dev/null; } && git nudge pool fill >/dev/null && git nudge pool --json | grep -q '\"name\"' || { echo 'no pooled worktree to take'; exit 1; }")
+	}
+	keep := " 2>&1 | sed -n 's/^git nudge: \\(t[0-9]*\\) .*/\\1/p' | head -1 > " + last
+	got, err := b.alternate(dir,
+		step{prep: prep, cmd: "git nudge run -- true" + keep},
+		step{cmd: "podman run --rm --network none " + image + " true"},
+		step{prep: prep, cmd: "git nudge run --on box -- true" + keep})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("run --on a podman runner -- true, pooled worktree, %d files", n), ours: got[2], base: got[0].plus(got[1]),
+		baseName: "podman run --rm IMAGE true + git nudge run -- true", target: "<= 1.3x"})
+	b.rows = append(b.rows, row{name: "podman run --rm IMAGE true alone", ours: got[1], base: got[0],
+		baseName: "git nudge run -- true, pooled", target: "-"})
 	return nil
 }

@@ -70,6 +70,12 @@ func condition(cond string) (bool, error) {
 	if cond == "mtimefs" {
 		return git.UntrackedCacheFS(os.TempDir()), nil
 	}
+	if cond == "sshd" {
+		return sshdReady()
+	}
+	if cond == "podman" {
+		return podmanReady()
+	}
 	if cond == "root" {
 		return os.Geteuid() == 0, nil
 	}

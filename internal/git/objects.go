@@ -302,6 +302,13 @@ func (r *Repo) ObjectType(ctx context.Context, id string) (string, error) {
 // the id its content hashes to, whatever name it had in dir, and objects
 // the store already has are left alone. It returns how many dir held.
 func (r *Repo) ImportObjects(ctx context.Context, dir string) (int, error) {
+	return r.importObjects(ctx, dir, false)
+}
+
+// importObjects is ImportObjects; strict has unpack-objects refuse an
+// object that git fsck would call broken, or one that names an object
+// neither dir nor the store holds.
+func (r *Repo) importObjects(ctx context.Context, dir string, strict bool) (int, error) {
 	q := []string{"GIT_OBJECT_DIRECTORY=" + dir}
 	out, err := r.run(ctx, cmd{args: []string{"cat-file", "--batch-all-objects", "--batch-check=%(objectname)"}, env: q})
 	if err != nil {
@@ -318,7 +325,11 @@ func (r *Repo) ImportObjects(ctx context.Context, dir string) (int, error) {
 		pw.CloseWithError(err)
 		packed <- err
 	}()
-	_, err = r.run(ctx, cmd{args: []string{"unpack-objects", "-q"}, stdin: pr})
+	unpack := []string{"unpack-objects", "-q"}
+	if strict {
+		unpack = append(unpack, "--strict")
+	}
+	_, err = r.run(ctx, cmd{args: unpack, stdin: pr})
 	_ = pr.CloseWithError(errors.New("unpack-objects ended"))
 	if perr := <-packed; perr != nil {
 		return n, perr

@@ -202,6 +202,9 @@ func (w *Workspace) remove(ctx context.Context, t *Task, force bool) error {
 	if err := os.RemoveAll(filepath.Dir(w.sandboxObjects(id))); err != nil {
 		return err
 	}
+	if err := os.RemoveAll(w.runnerDir(id)); err != nil {
+		return err
+	}
 	if err := os.RemoveAll(w.LogDir(id)); err != nil {
 		return err
 	}

@@ -27,6 +27,8 @@ const StatePending = "pending"
 type QueueOptions struct {
 	Note    string
 	Command []string
+	// On is the runner it will run on ("" or "local": this machine).
+	On string
 }
 
 // Queue records a pending task that will run Command once an executor
@@ -71,6 +73,9 @@ func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
 		Workspace: r.WorkTree, Command: o.Command,
 		// The branch it was queued on, until work takes its snapshot.
 		Branch: optStr(head.Branch),
+	}
+	if o.On != "local" {
+		t.Runner = o.On
 	}
 	if err := w.Save(t); err != nil {
 		_ = r.DeleteRef(context.WithoutCancel(ctx), refs.Task.Ref(id), placeholder)

@@ -7,7 +7,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
 )
@@ -49,6 +51,14 @@ type RunOptions struct {
 	// (recorded as skipped).
 	NoValidate bool
 
+	// On names the runner the command runs on (docs/RUNNERS.md); ""
+	// follows git config nudge.runner, and "local" (or nothing
+	// configured) runs it on this machine. A pending task runs on the
+	// runner it was queued for.
+	On string
+	// Attempt is set in NUDGE_ATTEMPT and recorded (run --attempts).
+	Attempt int
+
 	// pending: TaskID must be a pending task (Work), whose own command
 	// runs; another state is errNotPending.
 	pending bool
@@ -66,7 +76,17 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if err := w.checkModes("cannot run"); err != nil {
 		return nil, 0, err
 	}
-	sandbox, err := w.planSandbox(ctx, o.Sandbox, o.Environ)
+	var runner *runnerPlan
+	if !o.pending {
+		name, err := w.RunnerName(ctx, o.On)
+		if err != nil {
+			return nil, 0, err
+		}
+		if runner, err = w.planRunner(ctx, name); err != nil {
+			return nil, 0, err
+		}
+	}
+	sandbox, err := w.planRunnerSandbox(ctx, runner, o.Sandbox, o.Environ)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -98,6 +118,21 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	}
 	if o.pending {
 		o.Command = t.Command
+		if t.Runner != "" {
+			if runner, err = w.planRunner(ctx, t.Runner); err == nil {
+				sandbox, err = w.planRunnerSandbox(ctx, runner, o.Sandbox, o.Environ)
+			}
+			if err != nil {
+				msg := err.Error()
+				t.State, t.Error = StateFailed, &msg
+				if serr := w.Save(t); serr != nil {
+					err = errors.Join(err, serr)
+				}
+				hold.Release()
+				l.Release()
+				return t, 0, err
+			}
+		}
 	} else if hold, err = w.HoldTask(ctx, t.ID); err != nil {
 		l.Release()
 		return nil, 0, err
@@ -124,6 +159,13 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	t.Error = nil
 	t.PID, t.CommandPID = &pid, nil
 	t.Sandbox = sandbox != nil
+	t.Runner = ""
+	if runner != nil {
+		t.Runner = runner.name
+	}
+	if o.Attempt > 0 {
+		t.Attempt = o.Attempt
+	}
 	t.RefChanges = nil
 	refsBefore := w.refsBeforeRun(ctx, sandbox != nil, o.Stderr)
 	err = w.Save(t)
@@ -132,7 +174,9 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 		return t, 0, err
 	}
 
-	code, runErr := w.runCommand(ctx, t, dir, o, hold.File(), sandbox)
+	began := time.Now()
+	code, runErr := w.runCommand(ctx, t, dir, o, hold.File(), sandbox, runner)
+	secs := time.Since(began).Seconds()
 
 	// The outcome is recorded even after an interrupt.
 	ctx = context.WithoutCancel(ctx)
@@ -142,6 +186,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	}
 	defer func() { l.Release() }()
 	t.ExitCode = &code
+	t.RunSeconds = &secs
 	t.PID, t.CommandPID = nil, nil
 	w.guardCheck(ctx, t, checkOwn, o.Stderr)
 	capErr := w.captureLocked(ctx, t, "")
@@ -245,7 +290,7 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool
 // runCommand runs the task's command in dir with its output shown and
 // kept in logs/<id>/run.log. The command inherits the task's lock file
 // (hold), and its pid is recorded in the task once it runs.
-func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOptions, hold *os.File, sandbox *sandboxPlan) (int, error) {
+func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOptions, hold *os.File, sandbox *sandboxPlan, runner *runnerPlan) (int, error) {
 	logPath := filepath.Join(w.LogDir(t.ID), "run.log")
 	log, err := OpenBoundedLog(logPath, LogLimit)
 	if err != nil {
@@ -267,6 +312,9 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 	if review != "" {
 		env = append(env, ReviewEnv+"="+review)
 	}
+	if o.Attempt > 0 {
+		env = append(env, "NUDGE_ATTEMPT="+strconv.Itoa(o.Attempt))
+	}
 	c := child{
 		argv: o.Command, dir: dir, env: env,
 		stdin: o.Stdin, stdout: stdout, stderr: stderr,
@@ -287,7 +335,20 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 		fmt.Fprint(stderr, sandbox.fallbackGaps())
 		fmt.Fprintf(stderr, "git nudge: %s\n", sandbox.describe())
 	}
+	var finish func(int) error
+	if runner != nil {
+		if c, finish, err = w.onRunner(ctx, runner, t, c, log); err != nil {
+			log.Close()
+			return 127, fmt.Errorf("%w: %v", ErrCommandNotStarted, err)
+		}
+		fmt.Fprintf(stderr, "git nudge: %s\n", runner.describe())
+	}
 	code, err := c.run()
+	if finish != nil {
+		if ferr := finish(code); ferr != nil && err == nil {
+			err = ferr
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(log, "git nudge: %v\n", err)
 	}

@@ -152,6 +152,15 @@ type Task struct {
 	// --sandbox).
 	Sandbox bool `json:"sandbox,omitempty"`
 
+	// Runner is the runner the task's command runs on (run --on, queue
+	// --on, git config nudge.runner); "" on this machine.
+	Runner string `json:"runner,omitempty"`
+	// Attempt is the task's number among the attempts started together
+	// from one snapshot (run --attempts), 0 when it is not one of them.
+	Attempt int `json:"attempt,omitempty"`
+	// RunSeconds is how long its command last ran, in seconds.
+	RunSeconds *float64 `json:"run_seconds,omitempty"`
+
 	// Validation is what the nudge.validate commands found about the
 	// result; nil when none are configured.
 	Validation *Validation `json:"validation,omitempty"`

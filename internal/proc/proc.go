@@ -5,6 +5,7 @@
 package proc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -337,4 +338,17 @@ func combinedOutput(path string, args ...string) ([]byte, error) {
 // (an entry found through a relative PATH entry is refused, as there).
 func commandPath(name string) (string, error) {
 	return exec.LookPath(name)
+}
+
+// LookPath finds a program in PATH (exec.LookPath).
+func LookPath(name string) (string, error) { return exec.LookPath(name) }
+
+// Quick runs argv to its end with env in dir, its output to stdout and
+// stderr (nil: discarded): a short helper such as a runner's set-up or
+// clean-up step (a container engine's rm, ssh, git push), with no process
+// group, signal passing or reaping. Cancelling ctx kills it.
+func Quick(ctx context.Context, argv, env []string, dir string, stdout, stderr io.Writer) error {
+	x := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	x.Env, x.Dir, x.Stdout, x.Stderr = env, dir, stdout, stderr
+	return x.Run()
 }

@@ -26,6 +26,7 @@ type CLI struct {
 	List     ListCmd     `cmd:"" help:"List the workspace's tasks, newest first."`
 	Comment  CommentCmd  `cmd:"" help:"Keep a review comment with a task; its next run reads them from the file NUDGE_REVIEW names."`
 	Show     ShowCmd     `cmd:"" help:"Show everything recorded about a task."`
+	Compare  CompareCmd  `cmd:"" help:"Set tasks' results side by side: files, lines, validation, time, exit status."`
 	Drop     DropCmd     `cmd:"" help:"Remove tasks: each one's worktree, refs, logs and record."`
 	Pool     PoolCmd     `cmd:"" help:"List, fill or clear the pool of reusable task worktrees."`
 	Apply    ApplyCmd    `cmd:"" help:"Write a ready task's patch onto the work tree (never staged or committed)."`

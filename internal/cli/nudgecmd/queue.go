@@ -15,6 +15,7 @@ import (
 // QueueCmd is `git nudge queue`.
 type QueueCmd struct {
 	Message string   `short:"m" name:"message" placeholder:"NOTE" help:"Note for the task."`
+	On      string   `name:"on" placeholder:"NAME" help:"Run it on runner NAME (git config nudge.runner.NAME.*; see docs/RUNNERS.md) when its turn comes. Default: git config nudge.runner, else this machine."`
 	JSON    bool     `name:"json" help:"Print the task record as one JSON document."`
 	Command []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command the task will run, after --."`
 }
@@ -42,7 +43,14 @@ func (c *QueueCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := w.Queue(env.Ctx, nudge.QueueOptions{Note: c.Message, Command: argv})
+	on, err := w.RunnerName(env.Ctx, c.On)
+	if err != nil {
+		return err
+	}
+	if err := w.CheckRunner(env.Ctx, on); err != nil {
+		return refusal(err)
+	}
+	t, err := w.Queue(env.Ctx, nudge.QueueOptions{Note: c.Message, Command: argv, On: on})
 	if err != nil {
 		return refusal(err)
 	}
