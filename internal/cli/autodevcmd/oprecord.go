@@ -13,7 +13,10 @@ import (
 func record(env *cli.Env, command string, args []string, run func() error) error {
 	var paths []string
 	switch command {
-	case "checkpoint", "park", "run", "hook", "squash":
+	case "checkpoint", "park", "run", "hook", "squash", "prune":
+		if command == "prune" && hasFlag(args, "--dry-run") {
+			return run()
+		}
 	case "hooks":
 		// The agent's project settings file is the one file it edits;
 		// codex's lives in the home folder and is never edited.
@@ -40,6 +43,9 @@ func record(env *cli.Env, command string, args []string, run func() error) error
 		return run()
 	default:
 		return run()
+	}
+	if command != "prune" {
+		autoPrune(env, command, args) // autodev.retention, at most daily (prune.go)
 	}
 	r, err := oplog.Discover(env.Ctx, env.Dir)
 	if err != nil {

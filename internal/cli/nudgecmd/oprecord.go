@@ -9,7 +9,7 @@ import (
 
 // mutating are the commands recorded in the operation log.
 var mutating = map[string]bool{"snapshot": true, "start": true, "run": true, "capture": true, "apply": true, "undo": true, "save": true, "drop": true,
-	"queue": true, "work": true, "validate": true}
+	"queue": true, "work": true, "validate": true, "prune": true}
 
 // long are the commands that can run for minutes (a task's command, the
 // queue, validation commands): they hold no log lock while they run, so
@@ -26,9 +26,10 @@ func record(env *cli.Env, command string, args []string, run func() error) error
 		if p := opcmd.Positionals(args); len(p) == 0 || (p[0] != "fill" && p[0] != "clear") {
 			return run()
 		}
-	} else if !mutating[command] {
+	} else if !mutating[command] || (command == "prune" && opcmd.HasFlag(args, "--dry-run")) {
 		return run()
 	}
+	autoPrune(env, command, args) // nudge.retention, at most daily (autoprune.go)
 	ws, err := nudge.OpenReadOnly(env.Ctx, env.Dir, env.Now)
 	if err != nil {
 		return run() // the command reports it

@@ -113,3 +113,16 @@ func FilesWatch(ctx context.Context) *nudge.FilesWatch {
 		After:  func(states map[string]*nudge.FileState) { rec.FilesDone(files(states)) },
 	}
 }
+
+// HasFlag reports whether a command line holds flag before any "--".
+func HasFlag(args []string, flag string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if a == flag {
+			return true
+		}
+	}
+	return false
+}
