@@ -91,26 +91,29 @@ func (w *Workspace) Prune(ctx context.Context, o PruneOptions) (*PruneResult, er
 		except[id] = true
 	}
 	now := w.Now()
-	var drop []*Task
+	var old []*Task
 	for i, t := range tasks {
 		if i < o.Keep || except[t.ID] || (o.OlderThan > 0 && now.Sub(t.Updated) < o.OlderThan) {
 			res.Recent++
 			continue
 		}
+		old = append(old, t)
+	}
+	// Oldest first: a prune stopped by its budget leaves the newest. Each
+	// one is looked at right before it goes (the look can cost git
+	// processes), and the first always is, so that a prune always makes
+	// progress.
+	for i, j := 0, len(old)-1; i < j; i, j = i+1, j-1 {
+		old[i], old[j] = old[j], old[i]
+	}
+	for i, t := range old {
+		if o.Budget > 0 && i > 0 && time.Since(start) > o.Budget {
+			res.Stopped, res.Left = true, len(old)-i
+			break
+		}
 		if reason := w.pruneKeepReason(ctx, t); reason != "" {
 			res.Kept = append(res.Kept, PruneKept{ID: t.ID, State: StateLabel(t.State), Reason: reason})
 			continue
-		}
-		drop = append(drop, t)
-	}
-	// Oldest first: a prune stopped by its budget leaves the newest.
-	for i, j := 0, len(drop)-1; i < j; i, j = i+1, j-1 {
-		drop[i], drop[j] = drop[j], drop[i]
-	}
-	for i, t := range drop {
-		if o.Budget > 0 && time.Since(start) > o.Budget {
-			res.Stopped, res.Left = true, len(drop)-i
-			break
 		}
 		if !o.DryRun {
 			if err := w.remove(ctx, t, false); err != nil {
@@ -118,6 +121,10 @@ func (w *Workspace) Prune(ctx context.Context, o PruneOptions) (*PruneResult, er
 			}
 		}
 		res.Dropped = append(res.Dropped, t.ID)
+	}
+	// Kept newest first, as the list shows tasks.
+	for i, j := 0, len(res.Kept)-1; i < j; i, j = i+1, j-1 {
+		res.Kept[i], res.Kept[j] = res.Kept[j], res.Kept[i]
 	}
 	return res, nil
 }

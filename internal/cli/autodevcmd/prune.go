@@ -100,7 +100,7 @@ func autoPrune(env *cli.Env, command string, args []string) {
 	}
 	spelled := retain.FormatAge(age)
 	var res *autodev.PruneResult
-	plan := opcmd.Plan{Repo: r, Spec: oplog.Spec{Tool: "autodev", Kind: "prune", Args: []string{"prune", "--older-than", spelled}}}
+	plan := opcmd.Plan{Repo: r, Spec: oplog.Spec{Tool: "autodev", Kind: "prune", Args: []string{"prune", "--older-than", spelled}, DropEmpty: true}}
 	err = opcmd.Around(env, plan, func() error {
 		var err error
 		res, err = ws.Prune(env.Ctx, autodev.PruneOptions{OlderThan: age, Except: opcmd.Positionals(args)})

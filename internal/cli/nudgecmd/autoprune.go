@@ -40,7 +40,7 @@ func autoPrune(env *cli.Env, command string, args []string) {
 	}
 	spelled := retain.FormatAge(age)
 	var res *nudge.PruneResult
-	plan := opcmd.Plan{Repo: w.Repo, Spec: oplog.Spec{Tool: "nudge", Kind: "prune", Args: []string{"prune", "--older-than", spelled}}}
+	plan := opcmd.Plan{Repo: w.Repo, Spec: oplog.Spec{Tool: "nudge", Kind: "prune", Args: []string{"prune", "--older-than", spelled}, DropEmpty: true}}
 	err = opcmd.Around(env, plan, func() error {
 		var err error
 		res, err = w.Prune(env.Ctx, nudge.PruneOptions{OlderThan: age, Except: except, Budget: autoPruneBudget})
