@@ -39,49 +39,47 @@ func (ws *Workspace) DiskUsage(ctx context.Context, top int) (*Usage, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Usage{Largest: []retain.Sized{}}
+	ignore := []string{retain.OplogPrefix}
+	cps := rs.Under(refs.Checkpoints)
+	branches := rs.Under(BranchPrefix)
+	oplog := rs.Under(retain.OplogPrefix)
+	items := make([]retain.Item, 0, len(cps))
+	for name, id := range cps {
+		items = append(items, retain.Item{ID: strings.TrimPrefix(name, refs.Checkpoints), Commits: []string{id}})
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].ID < items[j].ID })
+	var only, bb, ob int64
+	var largest []retain.Sized
+	entries := 0
+	err = retain.Parallel(
+		func() (err error) {
+			only, largest, err = rs.Measure(ctx, []string{refs.Checkpoints}, ignore, items, top)
+			return err
+		},
+		func() (err error) {
+			if bb, err = rs.Only(ctx, []string{BranchPrefix}, ignore); err != nil {
+				return err
+			}
+			ob, err = rs.Only(ctx, []string{retain.OplogPrefix}, nil)
+			return err
+		},
+		func() error {
+			if j, err := ws.LoadJournal(); err == nil {
+				entries = len(j.Entries)
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	u := &Usage{Largest: largest}
 	add := func(kind, unit string, count int, bytes int64) {
 		u.Kinds = append(u.Kinds, UsageKind{Kind: kind, Count: count, Unit: unit, Bytes: bytes})
 		u.Total += bytes
 	}
-	ignore := []string{retain.OplogPrefix}
-	cps := rs.Under(refs.Checkpoints)
-	only, err := rs.Only(ctx, []string{refs.Checkpoints}, ignore)
-	if err != nil {
-		return nil, err
-	}
 	add("checkpoint_refs", "refs", len(cps), only)
-	branches := rs.Under(BranchPrefix)
-	bb, err := rs.Only(ctx, []string{BranchPrefix}, ignore)
-	if err != nil {
-		return nil, err
-	}
 	add("autodev_branches", "branches", len(branches), bb)
-	entries := 0
-	if j, err := ws.LoadJournal(); err == nil {
-		entries = len(j.Entries)
-	}
 	add("journals", "checkpoints", entries, retain.FolderSize(ws.Dir).Bytes)
-	oplog := rs.Under(retain.OplogPrefix)
-	ob, err := rs.Only(ctx, []string{retain.OplogPrefix}, nil)
-	if err != nil {
-		return nil, err
-	}
 	add("op_log", "logs", len(oplog), ob)
-
-	if top > 0 && len(cps) > 0 {
-		items := make([]retain.Item, 0, len(cps))
-		for name, id := range cps {
-			items = append(items, retain.Item{ID: strings.TrimPrefix(name, refs.Checkpoints), Commits: []string{id}})
-		}
-		sort.Slice(items, func(i, j int) bool { return items[i].ID < items[j].ID })
-		largest, err := rs.Largest(ctx, []string{refs.Checkpoints}, ignore, items, top)
-		if err != nil {
-			return nil, err
-		}
-		if largest != nil {
-			u.Largest = largest
-		}
-	}
 	return u, nil
 }

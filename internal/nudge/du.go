@@ -41,46 +41,9 @@ func (w *Workspace) DiskUsage(ctx context.Context, top int) (*Usage, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Usage{Largest: []retain.Sized{}}
-	add := func(kind, unit string, count int, bytes int64) {
-		u.Kinds = append(u.Kinds, UsageKind{Kind: kind, Count: count, Unit: unit, Bytes: bytes})
-		u.Total += bytes
-	}
 	taskRefs := rs.Under(taskRefPrefixes...)
-	ignore := []string{retain.OplogPrefix}
-	only, err := rs.Only(ctx, taskRefPrefixes, ignore)
-	if err != nil {
-		return nil, err
-	}
-	add("task_refs", "refs", len(taskRefs), only)
-
-	ids, err := w.taskIDs()
-	if err != nil {
-		return nil, err
-	}
-	records := retain.FolderSize(w.tasksDir())
-	add("records", "tasks", len(ids), records.Bytes)
-	logs := retain.FolderSize(filepath.Join(w.Dir, "logs"))
-	add("logs", "tasks", logs.Entries, logs.Bytes)
-	pool := retain.FolderSize(w.poolDir())
-	if _, err := os.Stat(filepath.Join(w.poolDir(), "tasks")); err == nil {
-		pool.Entries--
-	}
-	add("pool", "worktrees", pool.Entries, pool.Bytes)
-	wts := retain.FolderSize(filepath.Join(w.Dir, "worktrees"))
-	add("worktrees", "worktrees", wts.Entries, wts.Bytes)
-	stage := retain.FolderSize(filepath.Join(w.Dir, stageDirName))
-	add("stage", "folders", stage.Entries, stage.Bytes)
-	sandbox := retain.FolderSize(filepath.Join(w.Dir, "sandbox"))
-	add("sandbox", "tasks", sandbox.Entries, sandbox.Bytes)
 	oplog := rs.Under(retain.OplogPrefix)
-	opBytes, err := rs.Only(ctx, []string{retain.OplogPrefix}, nil)
-	if err != nil {
-		return nil, err
-	}
-	add("op_log", "logs", len(oplog), opBytes)
-
-	// The largest tasks: their refs grouped by id.
+	// The tasks: their refs grouped by id.
 	byID := map[string][]string{}
 	for name, id := range taskRefs {
 		for _, p := range taskRefPrefixes {
@@ -97,14 +60,50 @@ func (w *Workspace) DiskUsage(ctx context.Context, top int) (*Usage, error) {
 		items = append(items, retain.Item{ID: id, Commits: commits})
 	}
 	sort.Slice(items, func(i, j int) bool { return items[i].ID < items[j].ID })
-	if top > 0 && len(items) > 0 {
-		largest, err := rs.Largest(ctx, taskRefPrefixes, ignore, items, top)
-		if err != nil {
-			return nil, err
-		}
-		if largest != nil {
-			u.Largest = largest
-		}
+
+	var only, opBytes int64
+	var largest []retain.Sized
+	var ids []string
+	var records, logs, pool, wts, stage, sandbox retain.Folder
+	err = retain.Parallel(
+		func() (err error) {
+			only, largest, err = rs.Measure(ctx, taskRefPrefixes, []string{retain.OplogPrefix}, items, top)
+			return err
+		},
+		func() (err error) {
+			opBytes, err = rs.Only(ctx, []string{retain.OplogPrefix}, nil)
+			return err
+		},
+		func() (err error) {
+			if ids, err = w.taskIDs(); err != nil {
+				return err
+			}
+			records = retain.FolderSize(w.tasksDir())
+			logs = retain.FolderSize(filepath.Join(w.Dir, "logs"))
+			pool = retain.FolderSize(w.poolDir())
+			if _, err := os.Stat(filepath.Join(w.poolDir(), "tasks")); err == nil {
+				pool.Entries--
+			}
+			wts = retain.FolderSize(filepath.Join(w.Dir, "worktrees"))
+			stage = retain.FolderSize(filepath.Join(w.Dir, stageDirName))
+			sandbox = retain.FolderSize(filepath.Join(w.Dir, "sandbox"))
+			return nil
+		})
+	if err != nil {
+		return nil, err
 	}
+	u := &Usage{Largest: largest}
+	add := func(kind, unit string, count int, bytes int64) {
+		u.Kinds = append(u.Kinds, UsageKind{Kind: kind, Count: count, Unit: unit, Bytes: bytes})
+		u.Total += bytes
+	}
+	add("task_refs", "refs", len(taskRefs), only)
+	add("records", "tasks", len(ids), records.Bytes)
+	add("logs", "tasks", logs.Entries, logs.Bytes)
+	add("pool", "worktrees", pool.Entries, pool.Bytes)
+	add("worktrees", "worktrees", wts.Entries, wts.Bytes)
+	add("stage", "folders", stage.Entries, stage.Bytes)
+	add("sandbox", "tasks", sandbox.Entries, sandbox.Bytes)
+	add("op_log", "logs", len(oplog), opBytes)
 	return u, nil
 }

@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
@@ -183,32 +184,46 @@ type Sized struct {
 	Bytes int64  `json:"bytes"`
 }
 
-// Largest sizes items by the objects that only the refs under prefixes
-// reach (as Only) and that each item's commits add against their first
-// parent (the commits themselves and the blobs they change; the trees
-// are left out), and returns the n largest, largest first. Four git
-// processes, however many items.
-func (rs *Refs) Largest(ctx context.Context, prefixes, ignore []string, items []Item, n int) ([]Sized, error) {
+// Measure is Only, and the n largest of items by the objects that only
+// the refs under prefixes reach and that each item's commits add against
+// their first parent (the commits themselves and the blobs they change;
+// trees are left out), largest first. Three git processes, however many
+// items, two of them at once.
+func (rs *Refs) Measure(ctx context.Context, prefixes, ignore []string, items []Item, n int) (int64, []Sized, error) {
 	in, out := rs.split(prefixes, ignore)
-	unique, err := rs.repo.UniqueObjects(ctx, in, out)
-	if err != nil || len(unique) == 0 {
-		return nil, err
-	}
 	var commits []string
 	seen := map[string]bool{}
 	for _, it := range items {
 		for _, c := range it.Commits {
-			if c != "" && !seen[c] && unique[c] > 0 {
+			if c != "" && !seen[c] {
 				seen[c] = true
 				commits = append(commits, c)
 			}
 		}
 	}
-	objs, err := rs.repo.CommitObjects(ctx, commits)
-	if err != nil {
-		return nil, err
+	var objs map[string][]string
+	var objsErr error
+	var wg sync.WaitGroup
+	if n > 0 && len(commits) > 0 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			objs, objsErr = rs.repo.CommitObjects(ctx, commits)
+		}()
 	}
-	var sized []Sized
+	unique, err := rs.repo.UniqueObjects(ctx, in, out)
+	wg.Wait()
+	if err == nil {
+		err = objsErr
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	var total int64
+	for _, size := range unique {
+		total += size
+	}
+	sized := []Sized{}
 	for _, it := range items {
 		var b int64
 		counted := map[string]bool{}
@@ -228,7 +243,22 @@ func (rs *Refs) Largest(ctx context.Context, prefixes, ignore []string, items []
 	if len(sized) > n {
 		sized = sized[:n]
 	}
-	return sized, nil
+	return total, sized, nil
+}
+
+// Parallel runs fns at once and returns the first error.
+func Parallel(fns ...func() error) error {
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for i, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = fn()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // Stamp is the file that says when automatic pruning last finished.
