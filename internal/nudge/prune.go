@@ -1,10 +1,12 @@
 package nudge
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/retain"
 )
 
@@ -149,4 +151,41 @@ func (w *Workspace) Retention(ctx context.Context) (time.Duration, error) {
 // PruneStamp is the file that says when automatic pruning last finished.
 func (w *Workspace) PruneStamp() retain.Stamp {
 	return retain.Stamp(w.Dir + "/prune-stamp")
+}
+
+// updatedKey starts a record's "updated" field as records are written.
+var updatedKey = []byte(`"updated": "`)
+
+// AnyOlder reports whether some task record has not changed for age,
+// from each record's "updated" field alone, without the lock: what
+// automatic pruning looks at first, so that the usual day, with nothing
+// old, costs no lock and no decoding. A record it cannot read counts as
+// old (Prune then looks at it properly).
+func (w *Workspace) AnyOlder(age time.Duration) bool {
+	ids, err := w.taskIDs()
+	if err != nil {
+		return true
+	}
+	now := w.Now()
+	var data []byte
+	for _, id := range ids {
+		data, err = journal.ReadFile(w.TaskPath(id), data)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		i := bytes.LastIndex(data, updatedKey)
+		if i < 0 {
+			return true
+		}
+		rest := data[i+len(updatedKey):]
+		end := bytes.IndexByte(rest, '"')
+		if end < 0 {
+			return true
+		}
+		t, err := time.Parse(time.RFC3339Nano, string(rest[:end]))
+		if err != nil || now.Sub(t) >= age {
+			return true
+		}
+	}
+	return false
 }

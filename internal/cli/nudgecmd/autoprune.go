@@ -28,6 +28,10 @@ func autoPrune(env *cli.Env, command string, args []string) {
 	if err != nil || age == 0 {
 		return
 	}
+	if !ws.AnyOlder(age) {
+		_ = ws.PruneStamp().Set(env.Now())
+		return
+	}
 	w, err := nudge.Open(env.Ctx, env.Dir, env.Now)
 	if err != nil {
 		return
