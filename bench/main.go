@@ -1016,6 +1016,52 @@ rm -f ` + one + `/.nudgethis/quiet-records`
 	}
 	b.rows = append(b.rows, row{name: fmt.Sprintf("snapshot with %d tasks made", n), ours: got[0], base: got[1],
 		baseName: "snapshot with 1 task made", target: "(info)"})
+	return b.retain(dir, n)
+}
+
+// retain: git nudge du with n tasks, each with its own snapshot and
+// result refs (under 1 s), against git's own measure of every object;
+// and what automatic pruning (nudge.retention) adds to the command that
+// triggers it, when it is due and finds nothing old (the daily case), and
+// when it is not due (every other command), against the same command
+// without the setting (under 5%).
+func (b *bench) retain(dir string, n int) error {
+	script := `set -e
+base=$(git rev-parse HEAD)
+i=2; while [ $i -le ` + strconv.Itoa(n) + ` ]; do
+	printf 'commit refs/nudgethis/results/t%d\ncommitter B <b@example.com> 1700000000 +0000\ndata 7\nresult\nfrom %s\nM 100644 inline r%d.txt\ndata <<EOF\nresult of task %d\nEOF\n\nreset refs/nudgethis/snapshots/t%d\nfrom %s\n\n' $i $base $i $i $i $base
+	i=$((i+1))
+done | git fast-import --quiet`
+	if err := b.must(dir, script); err != nil {
+		return err
+	}
+	got, err := b.alternate(dir,
+		step{cmd: "git nudge du >/dev/null"},
+		step{cmd: "git rev-list --objects --all --disk-usage >/dev/null"})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("git nudge du, %d tasks", n), ours: got[0], base: got[1],
+		baseName: "git rev-list --objects --all --disk-usage", target: "< 1 s"})
+
+	stamp := filepath.Join(dir, ".nudgethis", "prune-stamp")
+	due := func(int) error { os.Remove(stamp); return nil }
+	got, err = b.alternate(dir,
+		step{prep: due, cmd: "git -c nudge.retention=3650d nudge snapshot >/dev/null"},
+		step{cmd: "git -c nudge.retention= nudge snapshot >/dev/null"})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("snapshot with automatic pruning due, %d tasks", n), ours: got[0], base: got[1],
+		baseName: "snapshot without nudge.retention", target: "< 1.05x"})
+	got, err = b.alternate(dir,
+		step{cmd: "git -c nudge.retention=3650d nudge snapshot >/dev/null"},
+		step{cmd: "git -c nudge.retention= nudge snapshot >/dev/null"})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: "snapshot with automatic pruning not due", ours: got[0], base: got[1],
+		baseName: "snapshot without nudge.retention", target: "< 1.05x"})
 	return nil
 }
 

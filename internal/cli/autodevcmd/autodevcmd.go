@@ -28,6 +28,8 @@ type CLI struct {
 	Hook       HookCmd       `cmd:"" help:"Checkpoint an agent's turn; run by the agent's hook, never fails it."`
 	Hooks      HooksCmd      `cmd:"" help:"Install or remove the checkpoint hook in an agent's settings."`
 	Dashboard  DashboardCmd  `cmd:"" help:"Serve a local page to review tasks and restore checkpoints (opens the checkpoints)."`
+	Du         DuCmd         `cmd:"" help:"Show what git autodev holds on disk, by kind, and the largest checkpoints."`
+	Prune      PruneCmd      `cmd:"" help:"Drop old checkpoints no branch holds; op undo brings them back."`
 
 	Op opcmd.Cmd `cmd:"" help:"The operation log: list, show and undo what this tool and its sibling did."`
 

@@ -3,6 +3,8 @@
 package nudgecmd
 
 import (
+	"time"
+
 	"github.com/alecthomas/kong"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
@@ -35,6 +37,8 @@ type CLI struct {
 	Recover  RecoverCmd  `cmd:"" help:"Show where each file of an interrupted apply or undo stands."`
 	Save     SaveCmd     `cmd:"" help:"Commit applied tasks as one commit on the current branch, keeping your index."`
 	Guard    GuardCmd    `cmd:"" help:"Accept a change to the shared git settings that the guard put back as your own."`
+	Du       DuCmd       `cmd:"" help:"Show what git nudge holds on disk, by kind, and the largest tasks."`
+	Prune    PruneCmd    `cmd:"" help:"Drop old tasks (never applied, running or Recovery required ones); op undo brings them back."`
 
 	Dashboard autodevcmd.DashboardCmd `cmd:"" help:"Serve a local page to review, apply, undo and save tasks and restore checkpoints."`
 	Op        opcmd.Cmd               `cmd:"" help:"The operation log: list, show and undo what this tool and its sibling did."`
@@ -59,6 +63,10 @@ Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id> an
 	}
 }
 
+// TestNowVar fixes the clock for tests (an RFC 3339 time); it is not meant
+// for users.
+const TestNowVar = "GIT_NUDGE_TEST_NOW"
+
 // Main runs git-nudge with args and returns the exit status.
 func Main(args []string, env *cli.Env) int {
 	if len(args) > 0 && args[0] == proc.SandboxArg {
@@ -70,6 +78,13 @@ func Main(args []string, env *cli.Env) int {
 		// Every command a task runs goes through the reaper, which ends
 		// whatever the command left behind when it exits.
 		return proc.ReapMain(args[1:])
+	}
+	if env.Getenv != nil {
+		if v := env.Getenv(TestNowVar); v != "" {
+			if t, err := time.Parse(time.RFC3339, v); err == nil {
+				env.Now = func() time.Time { return t }
+			}
+		}
 	}
 	return Program().Main(args, env)
 }

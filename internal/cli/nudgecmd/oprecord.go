@@ -12,7 +12,28 @@ import (
 
 // record runs a git-nudge command, recording it in the operation log when
 // it declares itself (opcmd.Recorded).
-var record = opcmd.Recorder("nudge", logRepo)
+var recordOp = opcmd.Recorder("nudge", logRepo)
+
+// record is recordOp after the automatic pruning (nudge.retention, at
+// most daily: autoprune.go) that a recorded command other than prune
+// triggers, as its own operation before the command's.
+func record(env *cli.Env, cmd any, args []string, run func() error) error {
+	if kind, ok := recordedKind(cmd); ok && kind != "prune" {
+		autoPrune(env, kind, args)
+	}
+	return recordOp(env, cmd, args, run)
+}
+
+// recordedKind is the kind a command declares for the operation log, and
+// whether it is recorded at all (opcmd.Recorded).
+func recordedKind(cmd any) (string, bool) {
+	rc, ok := cmd.(opcmd.Recorded)
+	if !ok {
+		return "", false
+	}
+	spec, ok := rc.Operation()
+	return spec.Kind, ok
+}
 
 // logRepo is the repository whose log records git-nudge's commands and
 // op shows: the workspace's (the owning one, in a task worktree).

@@ -221,15 +221,15 @@ func applyTask(o *oplog.Op) string {
 	if o.Tool != "nudge" || (o.Kind != "apply" && o.Kind != "undo") {
 		return ""
 	}
-	if p := positionals(o.Args); len(p) == 1 {
+	if p := Positionals(o.Args); len(p) == 1 {
 		return p[0]
 	}
 	return ""
 }
 
-// positionals returns the arguments of a recorded command line that are
+// Positionals returns the arguments of a recorded command line that are
 // not flags, after the subcommand's name.
-func positionals(args []string) []string {
+func Positionals(args []string) []string {
 	var out []string
 	for i, a := range args {
 		if i == 0 {

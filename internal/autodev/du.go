@@ -1,0 +1,85 @@
+package autodev
+
+import (
+	"context"
+	"sort"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/refs"
+	"github.com/nudgethis/git-nudge/internal/retain"
+)
+
+// UsageKind is one kind of thing git-autodev holds.
+type UsageKind struct {
+	Kind  string `json:"kind"`
+	Count int    `json:"count"`
+	Unit  string `json:"unit"`
+	Bytes int64  `json:"bytes"`
+}
+
+// Usage is what `git autodev du` reports.
+type Usage struct {
+	Kinds   []UsageKind    `json:"kinds"`
+	Largest []retain.Sized `json:"largest"`
+	Total   int64          `json:"total_bytes"`
+}
+
+// BranchPrefix is where restore and park keep work (autodev/pre-restore-*,
+// autodev/parked-*).
+const BranchPrefix = "refs/heads/autodev/"
+
+// DiskUsage measures what git-autodev holds: the checkpoint refs and the
+// bytes only they keep alive (checkpoints no branch's history holds any
+// more, after a restore or a squash), the autodev/ branches that restore
+// and park made, .autodev's journals and the operation log; and the
+// checkpoints that keep the most. Its git processes do not grow with the
+// number of checkpoints.
+func (ws *Workspace) DiskUsage(ctx context.Context, top int) (*Usage, error) {
+	rs, err := retain.ReadRefs(ctx, ws.Repo)
+	if err != nil {
+		return nil, err
+	}
+	ignore := []string{retain.OplogPrefix}
+	cps := rs.Under(refs.Checkpoints)
+	branches := rs.Under(BranchPrefix)
+	oplog := rs.Under(retain.OplogPrefix)
+	items := make([]retain.Item, 0, len(cps))
+	for name, id := range cps {
+		items = append(items, retain.Item{ID: strings.TrimPrefix(name, refs.Checkpoints), Commits: []string{id}})
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].ID < items[j].ID })
+	var only, bb, ob int64
+	var largest []retain.Sized
+	entries := 0
+	err = retain.Parallel(
+		func() (err error) {
+			only, largest, err = rs.Measure(ctx, []string{refs.Checkpoints}, ignore, items, top)
+			return err
+		},
+		func() (err error) {
+			if bb, err = rs.Only(ctx, []string{BranchPrefix}, ignore); err != nil {
+				return err
+			}
+			ob, err = rs.Only(ctx, []string{retain.OplogPrefix}, nil)
+			return err
+		},
+		func() error {
+			if j, err := ws.LoadJournal(); err == nil {
+				entries = len(j.Entries)
+			}
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	u := &Usage{Largest: largest}
+	add := func(kind, unit string, count int, bytes int64) {
+		u.Kinds = append(u.Kinds, UsageKind{Kind: kind, Count: count, Unit: unit, Bytes: bytes})
+		u.Total += bytes
+	}
+	add("checkpoint_refs", "refs", len(cps), only)
+	add("autodev_branches", "branches", len(branches), bb)
+	add("journals", "checkpoints", entries, retain.FolderSize(ws.Dir).Bytes)
+	add("op_log", "logs", len(oplog), ob)
+	return u, nil
+}

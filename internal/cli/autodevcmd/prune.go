@@ -1,0 +1,137 @@
+package autodevcmd
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/nudgethis/git-nudge/internal/autodev"
+	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
+	"github.com/nudgethis/git-nudge/internal/oplog"
+	"github.com/nudgethis/git-nudge/internal/retain"
+)
+
+// PruneCmd is `git autodev prune`.
+type PruneCmd struct {
+	OlderThan string `name:"older-than" placeholder:"AGE" help:"Drop checkpoints older than this: 30d, 12h, 2w (default: git config autodev.retention)."`
+	Keep      int    `placeholder:"N" default:"-1" help:"Keep the N newest checkpoints whatever their age."`
+	DryRun    bool   `name:"dry-run" help:"Say what would be dropped and kept, and change nothing."`
+	Verbose   bool   `short:"v" help:"Also list the checkpoints kept, and why."`
+	JSON      bool   `name:"json" help:"Print {dropped: [ids], kept: [{id, reason}], in_history, recent, dry_run} as one JSON document."`
+}
+
+// Help is the long help.
+func (c *PruneCmd) Help() string {
+	return `Drops old checkpoints: their refs (refs/autodev/checkpoints/<id>) and their entries in checkpoints.json. Never dropped: a checkpoint in the current branch's history or another branch's (the autodev/ branches aside), the one HEAD is at, and those made during a run still active; --dry-run or -v says which were kept and why. --older-than AGE drops checkpoints older than AGE; --keep N keeps the N newest whatever their age; without either, autodev.retention gives the age. Ids are never reused. A prune is one operation in the log: git autodev op undo brings back the refs and entries while their objects exist.`
+}
+
+// Operation declares the command for the operation log (opcmd.Recorded):
+// a prune is recorded, so op undo brings back what it dropped while the
+// objects exist; --dry-run changes nothing.
+func (c *PruneCmd) Operation() (oplog.Spec, bool) {
+	if c.DryRun {
+		return oplog.Spec{}, false
+	}
+	return oplog.Spec{Kind: "prune", Scope: oplog.ScopeCheckpoints}, true
+}
+
+// Run prunes.
+func (c *PruneCmd) Run(env *cli.Env) error {
+	ws, err := open(env, c.JSON)
+	if ws == nil {
+		return err
+	}
+	o := autodev.PruneOptions{DryRun: c.DryRun, Keep: max(c.Keep, 0)}
+	switch {
+	case c.OlderThan != "":
+		if o.OlderThan, err = retain.ParseAge(c.OlderThan); err != nil {
+			return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("--older-than: %w", err)}
+		}
+	case c.Keep < 0:
+		d, err := ws.Retention(env.Ctx)
+		if err != nil {
+			return err
+		}
+		if d == 0 {
+			return &cli.ExitError{Code: cli.ExitUsage, Err: errors.New("prune needs a bound: give --older-than AGE (such as 30d) or --keep N, or set one with git config autodev.retention 30d")}
+		}
+		o.OlderThan = d
+	}
+	res, err := ws.Prune(env.Ctx, o)
+	if err != nil {
+		return err
+	}
+	if c.JSON {
+		return env.JSON(res)
+	}
+	verb := "Dropped"
+	if res.DryRun {
+		verb = "Would drop"
+	}
+	if len(res.Dropped) == 0 {
+		env.Printf("Nothing to prune.\n")
+	} else {
+		env.Printf("%s %s: %s.\n", verb, count(len(res.Dropped), "checkpoint", "checkpoints"), cli.JoinIDs(res.Dropped, 20))
+	}
+	if res.History > 0 {
+		env.Printf("Kept %s in a branch's history (restore points that cost nothing).\n", count(res.History, "old checkpoint", "old checkpoints"))
+	}
+	if c.DryRun || c.Verbose {
+		for _, k := range res.Kept {
+			env.Printf("Kept %s: %s.\n", k.ID, k.Reason)
+		}
+	}
+	if len(res.Dropped) > 0 && !res.DryRun {
+		env.Printf("%s\n", cli.KeepHint("autodev"))
+	}
+	return nil
+}
+
+// autoPrune applies autodev.retention before a command that changes
+// something, at most once a day (.autodev/prune-stamp), as its own
+// operation in the log (before the command, which stays the latest). It
+// never drops the checkpoint the command names, and says on stderr, in
+// one line, what it dropped.
+func autoPrune(env *cli.Env, command string, args []string) {
+	ws, err := autodev.Open(env.Ctx, env.Dir, env.Now)
+	if err != nil || !ws.PruneStamp().Due(env.Now()) {
+		return
+	}
+	age, err := ws.Retention(env.Ctx)
+	if err != nil || age == 0 {
+		return
+	}
+	if on, err := ws.Enabled(env.Ctx); err != nil || !on {
+		return
+	}
+	r, err := oplog.Discover(env.Ctx, env.Dir)
+	if err != nil {
+		return
+	}
+	spelled := retain.FormatAge(age)
+	var res *autodev.PruneResult
+	plan := opcmd.Plan{Repo: r, Spec: oplog.Spec{Tool: "autodev", Kind: "prune", Scope: oplog.ScopeCheckpoints, Args: []string{"prune", "--older-than", spelled}, DropEmpty: true}}
+	err = opcmd.Around(env, plan, func() error {
+		var err error
+		res, err = ws.Prune(env.Ctx, autodev.PruneOptions{OlderThan: age, Except: opcmd.Positionals(args)})
+		return err
+	})
+	if err != nil {
+		env.Warnf("git autodev: automatic pruning (autodev.retention) failed, nothing was pruned: %s\n", firstLine(err.Error()))
+		return
+	}
+	_ = ws.PruneStamp().Set(env.Now())
+	if len(res.Dropped) > 0 {
+		env.Warnf("git autodev: pruned %s older than %s (autodev.retention): %s; git autodev op log shows it, and op undo of it brings them back\n",
+			count(len(res.Dropped), "checkpoint", "checkpoints"), spelled, cli.JoinIDs(res.Dropped, 5))
+	}
+}
+
+func firstLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}

@@ -1,0 +1,109 @@
+package nudge
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/refs"
+	"github.com/nudgethis/git-nudge/internal/retain"
+)
+
+// taskRefPrefixes are the ref folders that hold what tasks keep: each
+// ref's name after the folder starts with its task's id.
+var taskRefPrefixes = []string{refs.Snapshots, refs.Results, refs.Setups, refs.Validations, refs.UndoBytes, QuarantinePrefix}
+
+// UsageKind is one kind of thing the suite holds.
+type UsageKind struct {
+	Kind  string `json:"kind"`
+	Count int    `json:"count"`
+	Unit  string `json:"unit"`
+	Bytes int64  `json:"bytes"`
+}
+
+// Usage is what `git nudge du` reports.
+type Usage struct {
+	Kinds   []UsageKind    `json:"kinds"`
+	Largest []retain.Sized `json:"largest"`
+	// Total is the sum of the kinds' bytes.
+	Total int64 `json:"total_bytes"`
+}
+
+// DiskUsage measures what git-nudge holds: its task refs and the bytes
+// only they keep alive, the task records, logs, worktrees (the pool's and
+// the tasks'), stage and sandbox folders, and the operation log; and the
+// top tasks by the bytes only they keep. Its git processes do not
+// grow with the number of tasks.
+func (w *Workspace) DiskUsage(ctx context.Context, top int) (*Usage, error) {
+	rs, err := retain.ReadRefs(ctx, w.Repo)
+	if err != nil {
+		return nil, err
+	}
+	taskRefs := rs.Under(taskRefPrefixes...)
+	oplog := rs.Under(retain.OplogPrefix)
+	// The tasks: their refs grouped by id.
+	byID := map[string][]string{}
+	for name, id := range taskRefs {
+		for _, p := range taskRefPrefixes {
+			if rest, ok := strings.CutPrefix(name, p); ok {
+				tid, _, _ := strings.Cut(rest, "/")
+				byID[tid] = append(byID[tid], id)
+				break
+			}
+		}
+	}
+	items := make([]retain.Item, 0, len(byID))
+	for id, commits := range byID {
+		sort.Strings(commits)
+		items = append(items, retain.Item{ID: id, Commits: commits})
+	}
+	sort.Slice(items, func(i, j int) bool { return items[i].ID < items[j].ID })
+
+	var only, opBytes int64
+	var largest []retain.Sized
+	var ids []string
+	var records, logs, pool, wts, stage, sandbox retain.Folder
+	err = retain.Parallel(
+		func() (err error) {
+			only, largest, err = rs.Measure(ctx, taskRefPrefixes, []string{retain.OplogPrefix}, items, top)
+			return err
+		},
+		func() (err error) {
+			opBytes, err = rs.Only(ctx, []string{retain.OplogPrefix}, nil)
+			return err
+		},
+		func() (err error) {
+			if ids, err = w.taskIDs(); err != nil {
+				return err
+			}
+			records = retain.FolderSize(w.tasksDir())
+			logs = retain.FolderSize(filepath.Join(w.Dir, "logs"))
+			pool = retain.FolderSize(w.poolDir())
+			if _, err := os.Stat(filepath.Join(w.poolDir(), "tasks")); err == nil {
+				pool.Entries--
+			}
+			wts = retain.FolderSize(filepath.Join(w.Dir, "worktrees"))
+			stage = retain.FolderSize(filepath.Join(w.Dir, stageDirName))
+			sandbox = retain.FolderSize(filepath.Join(w.Dir, "sandbox"))
+			return nil
+		})
+	if err != nil {
+		return nil, err
+	}
+	u := &Usage{Largest: largest}
+	add := func(kind, unit string, count int, bytes int64) {
+		u.Kinds = append(u.Kinds, UsageKind{Kind: kind, Count: count, Unit: unit, Bytes: bytes})
+		u.Total += bytes
+	}
+	add("task_refs", "refs", len(taskRefs), only)
+	add("records", "tasks", len(ids), records.Bytes)
+	add("logs", "tasks", logs.Entries, logs.Bytes)
+	add("pool", "worktrees", pool.Entries, pool.Bytes)
+	add("worktrees", "worktrees", wts.Entries, wts.Bytes)
+	add("stage", "folders", stage.Entries, stage.Bytes)
+	add("sandbox", "tasks", sandbox.Entries, sandbox.Bytes)
+	add("op_log", "logs", len(oplog), opBytes)
+	return u, nil
+}
