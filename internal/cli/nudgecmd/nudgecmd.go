@@ -50,7 +50,7 @@ git nudge captures the work tree without touching it, runs a task (a script, a p
 		ManSections: []cli.ManSection{{Title: "Files", Text: `.nudgethis/ at the top of the work tree (ignored by git through its own .gitignore): tasks/<id>.json (one record per task), worktrees/<id>/ (task worktrees), pool/ (parked task worktrees for reuse, each with the index git-nudge trusts for it), logs/<id>/ (bounded command output), saves.json (the save journal), lock, format (the version of this folder's format), work.lock (held by git nudge work, with its version), server.lock (held by git nudge dashboard), guard.json (the trusted state of the repository's shared git settings: config, hooks, info/, shallow), quarantine/<n>/ (versions of those settings that a task left and git nudge put back), stage/ (files an apply or undo is writing), sandbox/<id>/ (objects a sandboxed command wrote).
 
 Refs shared by all worktrees of the repository: refs/nudgethis/snapshots/<id> and refs/nudgethis/results/<id>; also refs/nudgethis/setup/<id> and refs/nudgethis/validation/<id> (what setup and validation changed in the worktree), refs/nudgethis/undo/<id> (the exact bytes an undo writes back), refs/nudgethis/guard (keeps the trusted settings' contents) and refs/nudgethis/quarantine/<id>/<ref> (refs an unsandboxed run made or moved, moved aside). The operation log of each worktree is refs/nudgethis-oplog/<worktree>. Ordinary pushes do not include them.`}},
-		Around:  record,
+		Around:  around,
 		SeeAlso: []string{"git-autodev(1)", "git-worktree(1)", "git-stash(1)", "git-revert(1)"},
 	}
 }
