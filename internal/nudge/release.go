@@ -37,7 +37,11 @@ func (w *Workspace) keepWorktrees(ctx context.Context) bool {
 // no other process works on t (its own lock is held, or it is idle).
 // out, when set, is told where the worktree went. It reports whether the
 // worktree was given back.
-func (w *Workspace) releaseWorktree(ctx context.Context, t *Task, out io.Writer) bool {
+//
+// fresh says that t's result was captured from the worktree under the
+// workspace lock held since, with nothing run there after (no
+// validation): the worktree is not captured a second time to tell.
+func (w *Workspace) releaseWorktree(ctx context.Context, t *Task, fresh bool, out io.Writer) bool {
 	if t.KeepWorktree || t.Result == nil || (t.State != StateReady && t.State != StateFailed) || !w.hasWorktree(t) {
 		return false
 	}
@@ -48,8 +52,10 @@ func (w *Workspace) releaseWorktree(ctx context.Context, t *Task, out io.Writer)
 	if hs, ok := proc.Holders(dir); !ok || len(hs) > 0 {
 		return false // a process the task left still works there
 	}
-	if lost, err := w.uncaptured(ctx, t); err != nil || lost {
-		return false
+	if !fresh {
+		if lost, err := w.uncaptured(ctx, t); err != nil || lost {
+			return false
+		}
 	}
 	where := "to the pool"
 	// A worktree a sandboxed command ran in is never pooled (see remove).
@@ -93,7 +99,7 @@ func (w *Workspace) ReleaseWorktree(ctx context.Context, id string, keep bool, o
 		}
 		return nil
 	}
-	w.releaseWorktree(ctx, t, out)
+	w.releaseWorktree(ctx, t, false, out)
 	return nil
 }
 

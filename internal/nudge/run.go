@@ -196,7 +196,10 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 		return t, code, fmt.Errorf("capturing the result of %s: %w", t.ID, capErr)
 	}
 	if runErr == nil {
-		w.releaseWorktree(ctx, t, nil)
+		// Captured under this lock, and nothing ran there since unless
+		// the validation commands did.
+		fresh := t.Validation == nil || t.Validation.State == ValidationSkipped
+		w.releaseWorktree(ctx, t, fresh, nil)
 	}
 	return t, code, runErr
 }
