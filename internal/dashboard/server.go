@@ -467,6 +467,14 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, out)
+	if action == "drop" {
+		// The worktree drop moved aside is deleted now, every lock
+		// released and the answer sent, as after git nudge drop.
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		_ = ws.EmptyTrash()
+	}
 }
 
 // Operation is what the page's action (git nudge apply, undo, save, drop,

@@ -10,7 +10,9 @@ import (
 	"path"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
@@ -64,10 +66,132 @@ func (w *Workspace) PoolBound(ctx context.Context) (int, error) {
 	return int(n), nil
 }
 
+// DefaultPoolMaxBytes is nudge.pool.maxBytes's default: 4 GiB.
+const DefaultPoolMaxBytes = 4 << 30
+
+// PoolMaxBytes is nudge.pool.maxBytes: how many bytes of disk the pooled
+// worktrees may take together, ignored files (dependency folders such as
+// node_modules, build output) included (0: no bound but the count).
+func (w *Workspace) PoolMaxBytes(ctx context.Context) (int64, error) {
+	n, err := w.Repo.ConfigInt(ctx, "nudge.pool.maxBytes", DefaultPoolMaxBytes)
+	if err != nil {
+		return 0, fmt.Errorf("reading nudge.pool.maxBytes: %w", err)
+	}
+	if n < 0 {
+		n = 0
+	}
+	return n, nil
+}
+
+// diskUsage is what the folder at dir takes on disk (as du counts it:
+// allocated blocks, each hard-linked file once), read without following
+// any link.
+func diskUsage(dir string) int64 {
+	var total int64
+	seen := map[[2]uint64]bool{}
+	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		n, key, linked := statBlocks(info)
+		if linked {
+			if seen[key] {
+				return nil
+			}
+			seen[key] = true
+		}
+		total += n
+		return nil
+	})
+	return total
+}
+
+// entryBytes is pool entry e's disk usage: recorded in <name>.bytes when
+// it was parked (a pooled worktree does not change), measured (and
+// recorded) otherwise.
+func (w *Workspace) entryBytes(e PoolEntry) int64 {
+	if b, err := journal.ReadRegular(e.Path + ".bytes"); err == nil {
+		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n >= 0 {
+			return n
+		}
+	}
+	n := diskUsage(e.Path)
+	_ = writeNew(e.Path+".bytes", []byte(strconv.FormatInt(n, 10)+"\n"))
+	return n
+}
+
+// makeRoom evicts pooled worktrees, the oldest parked first, until one
+// more of size bytes fits under both bounds; false when it cannot (one
+// in use stays, and so does everything after it). The caller holds the
+// workspace lock.
+func (w *Workspace) makeRoom(bound int, maxBytes, size int64) bool {
+	if maxBytes > 0 && size > maxBytes {
+		return false
+	}
+	entries, err := w.Pool()
+	if err != nil {
+		return false
+	}
+	type aged struct {
+		e     PoolEntry
+		when  int64
+		bytes int64
+	}
+	var all []aged
+	var total int64
+	for _, e := range entries {
+		a := aged{e: e}
+		if st, err := os.Lstat(e.Path); err == nil {
+			a.when = st.ModTime().UnixNano()
+		}
+		if maxBytes > 0 {
+			a.bytes = w.entryBytes(e)
+		}
+		total += a.bytes
+		all = append(all, a)
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].when < all[j].when })
+	for len(all) > 0 && (len(all) >= bound || maxBytes > 0 && total+size > maxBytes) {
+		if proc.InDir(all[0].e.Path) || w.discardEntry(all[0].e) != nil {
+			return false
+		}
+		total -= all[0].bytes
+		all = all[1:]
+	}
+	return len(all) < bound && (maxBytes == 0 || total+size <= maxBytes)
+}
+
 // PoolEntry is one parked worktree.
 type PoolEntry struct {
 	Name string `json:"name"`
 	Path string `json:"path"`
+	// Bytes is what it takes on disk, ignored files included (set by
+	// PoolSizes).
+	Bytes int64 `json:"bytes"`
+}
+
+// PoolSizes sets each entry's Bytes (from what was recorded when it was
+// parked, or measured; nothing is written) and returns their sum.
+func (w *Workspace) PoolSizes(entries []PoolEntry) int64 {
+	var total int64
+	for i := range entries {
+		n := int64(-1)
+		if b, err := journal.ReadRegular(entries[i].Path + ".bytes"); err == nil {
+			if v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && v >= 0 {
+				n = v
+			}
+		}
+		if n < 0 {
+			n = diskUsage(entries[i].Path)
+		}
+		entries[i].Bytes = n
+		total += n
+	}
+	return total
 }
 
 // Pool lists the parked worktrees ready to be taken, by name. It creates
@@ -244,8 +368,8 @@ func (w *Workspace) park(ctx context.Context, id, dir string) (parked bool) {
 	if err != nil || bound == 0 {
 		return false
 	}
-	entries, err := w.Pool()
-	if err != nil || len(entries) >= bound {
+	maxBytes, err := w.PoolMaxBytes(ctx)
+	if err != nil {
 		return false
 	}
 	trusted := w.trustedIndex(id)
@@ -262,6 +386,15 @@ func (w *Workspace) park(ctx context.Context, id, dir string) (parked bool) {
 	if err != nil {
 		return false
 	}
+	// Room under nudge.pool and nudge.pool.maxBytes, the oldest pooled
+	// worktrees evicted first.
+	var size int64
+	if maxBytes > 0 {
+		size = diskUsage(dir)
+	}
+	if !w.makeRoom(bound, maxBytes, size) {
+		return false
+	}
 	if _, err := worktree.RealDir(w.Repo.WorkTree, StateDirName+"/"+PoolDirName, true); err != nil {
 		return false
 	}
@@ -275,8 +408,15 @@ func (w *Workspace) park(ctx context.Context, id, dir string) (parked bool) {
 		name = fmt.Sprintf("%s-%d", filepath.Base(admin), i)
 	}
 	dst := filepath.Join(w.poolDir(), name)
+	_ = os.Remove(dst + ".bytes")
 	if err := os.Rename(dir, dst); err != nil {
 		return false
+	}
+	// Its time is when it was parked: the oldest is evicted first.
+	now := time.Now()
+	_ = os.Chtimes(dst, now, now)
+	if maxBytes > 0 {
+		_ = writeNew(dst+".bytes", []byte(strconv.FormatInt(size, 10)+"\n"))
 	}
 	// From here on the worktree is out of worktrees/: whatever fails, it
 	// is discarded rather than put back.
@@ -342,6 +482,7 @@ func (w *Workspace) claimPooled(ctx context.Context, id, dir string) *poolClaim 
 		if err := os.Rename(e.Path+".index", c.index); err != nil {
 			continue
 		}
+		_ = os.Remove(e.Path + ".bytes")
 		// git's record first: interrupted here, the worktree is either
 		// still in the pool (an entry without its index: pool clear
 		// removes it) or a record of a missing folder at dir, which
@@ -368,6 +509,7 @@ func (w *Workspace) claimPooled(ctx context.Context, id, dir string) *poolClaim 
 
 // discardEntry removes a pool entry: its worktree and trusted index.
 func (w *Workspace) discardEntry(e PoolEntry) error {
+	_ = os.Remove(e.Path + ".bytes")
 	err := os.Remove(e.Path + ".index")
 	if errors.Is(err, fs.ErrNotExist) {
 		err = nil

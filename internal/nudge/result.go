@@ -38,6 +38,10 @@ func (w *Workspace) Capture(ctx context.Context, id, from string) (*Task, error)
 		return nil, refuse(fmt.Sprintf("it is %s, and a new result would no longer match what was used", StateLabel(t.State)),
 			"Start a fresh task from the current workspace with git nudge start.")
 	}
+	if from == "" && !w.hasWorktree(t) && t.WorktreeReleased {
+		return nil, refuse("its worktree was given back once its result was recorded (nothing in it was left uncaptured), so there is nothing new to capture",
+			fmt.Sprintf("git nudge start %s brings a worktree back at the result; change it there, then git nudge capture %s.", id, id))
+	}
 	if from == "" && !w.hasWorktree(t) {
 		return nil, refuse("it has no worktree to capture",
 			fmt.Sprintf("Give it one with git nudge start %s, or name a commit with git nudge capture %s --from REV.", id, id))

@@ -58,6 +58,9 @@ type RunOptions struct {
 	On string
 	// Attempt is set in NUDGE_ATTEMPT and recorded (run --attempts).
 	Attempt int
+	// KeepWorktree keeps the worktree once the task is finished
+	// (--keep-worktree; recorded in the task).
+	KeepWorktree bool
 
 	// pending: TaskID must be a pending task (Work), whose own command
 	// runs; another state is errNotPending.
@@ -138,7 +141,19 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 		return nil, 0, err
 	}
 	defer hold.Release()
-	if !w.hasWorktree(t) {
+	if o.KeepWorktree {
+		t.KeepWorktree = true
+	}
+	if w.resultWithoutWorktree(t) {
+		// Finished, its worktree given back: it comes back at the
+		// result, and the command goes on from there.
+		if l, err = w.restoreHeld(ctx, t, l, StartOptions{Output: o.Stderr}); err != nil {
+			if l != nil {
+				l.Release()
+			}
+			return t, 0, err
+		}
+	} else if !w.hasWorktree(t) {
 		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: hold.File(), signals: o.Signals, run: true}
 		if err := w.prepareHeld(ctx, t, l, so); err != nil {
 			return t, 0, err
@@ -224,6 +239,12 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if capErr != nil {
 		return t, code, fmt.Errorf("capturing the result of %s: %w", t.ID, capErr)
 	}
+	if runErr == nil {
+		// Captured under this lock, and nothing ran there since unless
+		// the validation commands did.
+		fresh := t.Validation == nil || t.Validation.State == ValidationSkipped
+		w.releaseWorktree(ctx, t, fresh, nil)
+	}
 	return t, code, runErr
 }
 
@@ -269,13 +290,7 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool
 			Next:    fmt.Sprintf("git nudge work runs the pending tasks; git nudge drop %s removes it from the queue.", id),
 		}
 	case StateReady, StateFailed:
-		if w.resultWithoutWorktree(t) {
-			return nil, &RefusedError{
-				What:    "cannot run in " + id,
-				Reasons: []string{fmt.Sprintf("it is %s, with a result already recorded and no worktree: a run would start from the snapshot again and replace that result", StateLabel(t.State))},
-				Next:    fmt.Sprintf("Review the result with git nudge diff %s (apply it, or capture another with git nudge capture %s --from REV), or start a fresh task from the current workspace: git nudge run -- CMD", id, id),
-			}
-		}
+		// One whose worktree was given back gets it back at its result.
 		return t, nil
 	case StateSnapshotted, StatePrepared:
 		return t, nil

@@ -30,6 +30,9 @@ type StartOptions struct {
 	Output io.Writer
 	// Note is the note of the snapshot taken when no task is named.
 	Note string
+	// KeepWorktree keeps the worktree once the task is finished
+	// (--keep-worktree; recorded in the task).
+	KeepWorktree bool
 
 	// hold is the task's lock file, inherited by the setup commands.
 	hold *os.File
@@ -65,6 +68,17 @@ func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task
 	}
 	defer hold.Release()
 	o.hold = hold.File()
+	if w.resultWithoutWorktree(t) {
+		// Finished: its worktree comes back at the result (release.go).
+		l, err := w.restoreHeld(ctx, t, l, o)
+		if l != nil {
+			l.Release()
+		}
+		return t, err
+	}
+	if o.KeepWorktree {
+		t.KeepWorktree = true
+	}
 	return t, w.prepareHeld(ctx, t, l, o)
 }
 
@@ -85,12 +99,8 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 	case t.State == StateFailed && t.Result == nil && t.Command == nil:
 		// Its preparation failed: a leftover worktree is made afresh.
 	case w.resultWithoutWorktree(t):
-		// There is no worktree to name.
-		return nil, &RefusedError{
-			What:    "cannot start " + id,
-			Reasons: []string{fmt.Sprintf("it is %s, with a result already recorded and no worktree", StateLabel(t.State))},
-			Next:    fmt.Sprintf("Review the result with git nudge diff %s, or take a new snapshot with git nudge start (no id) to start a fresh task.", id),
-		}
+		// Finished, its worktree given back (or never made): one comes
+		// back at its result.
 	case t.State == StatePrepared || t.State == StateReady || t.State == StateFailed:
 		return nil, &RefusedError{
 			What:    "cannot start " + id,

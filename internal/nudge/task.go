@@ -114,17 +114,24 @@ type Task struct {
 	// each (quarantine.go).
 	RefChanges []RefChange `json:"ref_changes,omitempty"`
 	// ResultSkipped is what capturing the result left out of it.
-	ResultSkipped []Skipped    `json:"result_skipped,omitempty"`
-	Worktree      *string      `json:"worktree"`
-	Command       []string     `json:"command"`
-	ExitCode      *int         `json:"exit_code"`
-	Result        *string      `json:"result"`
-	Files         []FileChange `json:"files"`
-	Undo          *Undo        `json:"undo"`
-	AppliedAt     *time.Time   `json:"applied_at"`
-	UndoneAt      *time.Time   `json:"undone_at"`
-	SavedIn       *string      `json:"saved_in"`
-	Error         *string      `json:"error"`
+	ResultSkipped []Skipped `json:"result_skipped,omitempty"`
+	Worktree      *string   `json:"worktree"`
+	// WorktreeReleased is true once a finished task's worktree, holding
+	// nothing its result does not, went back to the pool or was removed
+	// (release.go); git nudge start brings one back at the result.
+	WorktreeReleased bool `json:"worktree_released,omitempty"`
+	// KeepWorktree keeps the task's worktree once it is finished
+	// (--keep-worktree).
+	KeepWorktree bool         `json:"keep_worktree,omitempty"`
+	Command      []string     `json:"command"`
+	ExitCode     *int         `json:"exit_code"`
+	Result       *string      `json:"result"`
+	Files        []FileChange `json:"files"`
+	Undo         *Undo        `json:"undo"`
+	AppliedAt    *time.Time   `json:"applied_at"`
+	UndoneAt     *time.Time   `json:"undone_at"`
+	SavedIn      *string      `json:"saved_in"`
+	Error        *string      `json:"error"`
 	// Conflicts are the paths an apply --conflicts wrote with conflict
 	// markers (state "applied (conflicts)"): save refuses while they hold
 	// markers.

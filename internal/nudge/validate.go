@@ -496,6 +496,10 @@ func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) 
 		return nil, refuse("no validation command is configured",
 			"Add one with git config --add nudge.validate 'CMD' (for example 'go test ./...'), then run git nudge validate "+id+" again.")
 	}
+	if !w.hasWorktree(t) && t.WorktreeReleased {
+		return nil, refuse("its worktree was given back once its result was recorded, and validation runs in it",
+			fmt.Sprintf("git nudge start %s brings a worktree back at the result; then git nudge validate %s.", id, id))
+	}
 	if !w.hasWorktree(t) {
 		return nil, refuse("it has no worktree to run the validation commands in",
 			fmt.Sprintf("Validation runs in the task's worktree; a task captured without one (capture --from) is not validated. git nudge apply --unvalidated %s applies it anyway.", id))

@@ -14,7 +14,8 @@ type CaptureCmd struct {
 	From string `name:"from" placeholder:"REV" help:"Record the tree of REV instead of the task's worktree."`
 	JSON bool   `name:"json" help:"Print the task record as one JSON document."`
 
-	NoValidate bool `name:"no-validate" help:"Do not run the git config nudge.validate commands on the new result (recorded as skipped)."`
+	NoValidate   bool `name:"no-validate" help:"Do not run the git config nudge.validate commands on the new result (recorded as skipped)."`
+	KeepWorktree bool `name:"keep-worktree" help:"Keep the task's worktree once its result is recorded (default: it goes back to the pool when it holds nothing uncaptured; git config nudge.keepWorktrees)."`
 }
 
 // Help is the long help.
@@ -43,6 +44,12 @@ func (c *CaptureCmd) Run(env *cli.Env) error {
 		} else if !isNoValidation(verr) {
 			return refusal(verr)
 		}
+	}
+	if err := w.ReleaseWorktree(env.Ctx, c.ID, c.KeepWorktree, env.Stderr); err != nil {
+		return err
+	}
+	if rt, err := w.Load(c.ID); err == nil {
+		t = rt
 	}
 	if !c.JSON {
 		defer warnValidation(env, t)

@@ -1,6 +1,8 @@
 package nudgecmd
 
 import (
+	"fmt"
+
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/oplog"
@@ -20,7 +22,7 @@ func (c *PoolCmd) Help() string {
 
 // PoolListCmd is `git nudge pool list`.
 type PoolListCmd struct {
-	JSON bool `name:"json" help:"Print {bound, worktrees: [{name, path}]} as one JSON document."`
+	JSON bool `name:"json" help:"Print {bound, max_bytes, bytes, worktrees: [{name, path, bytes}]} as one JSON document."`
 }
 
 // Run lists the pool.
@@ -40,10 +42,19 @@ func (c *PoolListCmd) Run(env *cli.Env) error {
 	if entries == nil {
 		entries = []nudge.PoolEntry{}
 	}
-	if c.JSON {
-		return env.JSON(map[string]any{"bound": bound, "worktrees": entries})
+	maxBytes, err := w.PoolMaxBytes(env.Ctx)
+	if err != nil {
+		return err
 	}
-	env.Printf("%d of %d pooled worktrees (nudge.pool)\n", len(entries), bound)
+	total := w.PoolSizes(entries)
+	if c.JSON {
+		return env.JSON(map[string]any{"bound": bound, "max_bytes": maxBytes, "bytes": total, "worktrees": entries})
+	}
+	limit := "no bound"
+	if maxBytes > 0 {
+		limit = humanBytes(maxBytes)
+	}
+	env.Printf("%d of %d pooled worktrees (nudge.pool), %s of %s (nudge.pool.maxBytes)\n", len(entries), bound, humanBytes(total), limit)
 	for _, e := range entries {
 		env.Printf("%s\t%s\n", e.Name, e.Path)
 	}
@@ -116,4 +127,18 @@ func (c *PoolClearCmd) Run(env *cli.Env) error {
 	}
 	env.Printf("Removed %d pooled worktrees.\n", n)
 	return nil
+}
+
+// humanBytes spells n bytes for people: 512 B, 3.2 MiB, 4.0 GiB.
+func humanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit && exp < 4; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTP"[exp])
 }

@@ -12,21 +12,24 @@ import (
 
 // RunCmd is `git nudge run`.
 type RunCmd struct {
-	Task       string   `name:"task" placeholder:"ID" help:"Task to run in (default: take a new snapshot and start a task)."`
-	NoSetup    bool     `name:"no-setup" help:"Do not run the git config nudge.setup commands when a worktree is made."`
-	Message    string   `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no task is given."`
-	Sandbox    bool     `name:"sandbox" xor:"sandbox" help:"Run CMD confined under bubblewrap (Landlock where it cannot run, unless git config nudge.sandbox is strict): it may write only in its worktree, that worktree's git folder, a private object folder (imported when captured), a private TMPDIR and the git config nudge.sandbox.allowWrite paths. Default: git config nudge.sandbox."`
-	NoSandbox  bool     `name:"no-sandbox" xor:"sandbox" help:"Run CMD unconfined even when git config nudge.sandbox is true."`
-	KeepRefs   bool     `name:"keep-refs" help:"Keep the refs an unsandboxed CMD made, moved or deleted outside its own (branches, tags, the stash, notes, replace refs) as it left them; they are still listed. Default: move them aside under refs/nudgethis/quarantine/<id>/ and put back the old ones."`
-	NoValidate bool     `name:"no-validate" help:"Do not run the git config nudge.validate commands after the capture (recorded as skipped)."`
-	Attempts   int      `name:"attempts" placeholder:"N" help:"Start N tasks from one snapshot, all at once, each running CMD with NUDGE_ATTEMPT set to its number (1..N); their output goes to their run logs. Compare them with git nudge compare."`
-	On         string   `name:"on" placeholder:"NAME" help:"Run CMD on runner NAME, configured in git config nudge.runner.NAME.* (a container, an ssh host, or a command of your own; see docs/RUNNERS.md). Default: git config nudge.runner, else this machine (local)."`
-	Command    []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command to run in the task's worktree, after --."`
+	Task         string   `name:"task" placeholder:"ID" help:"Task to run in (default: take a new snapshot and start a task)."`
+	NoSetup      bool     `name:"no-setup" help:"Do not run the git config nudge.setup commands when a worktree is made."`
+	Message      string   `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no task is given."`
+	Sandbox      bool     `name:"sandbox" xor:"sandbox" help:"Run CMD confined under bubblewrap (Landlock where it cannot run, unless git config nudge.sandbox is strict): it may write only in its worktree, that worktree's git folder, a private object folder (imported when captured), a private TMPDIR and the git config nudge.sandbox.allowWrite paths. Default: git config nudge.sandbox."`
+	NoSandbox    bool     `name:"no-sandbox" xor:"sandbox" help:"Run CMD unconfined even when git config nudge.sandbox is true."`
+	KeepWorktree bool     `name:"keep-worktree" help:"Keep the task's worktree once it is finished (default: when it holds nothing uncaptured and no process uses it, it goes back to the pool, or is removed; git nudge start ID brings one back at the result; git config nudge.keepWorktrees)."`
+	KeepRefs     bool     `name:"keep-refs" help:"Keep the refs an unsandboxed CMD made, moved or deleted outside its own (branches, tags, the stash, notes, replace refs) as it left them; they are still listed. Default: move them aside under refs/nudgethis/quarantine/<id>/ and put back the old ones."`
+	NoValidate   bool     `name:"no-validate" help:"Do not run the git config nudge.validate commands after the capture (recorded as skipped)."`
+	Attempts     int      `name:"attempts" placeholder:"N" help:"Start N tasks from one snapshot, all at once, each running CMD with NUDGE_ATTEMPT set to its number (1..N); their output goes to their run logs. Compare them with git nudge compare."`
+	On           string   `name:"on" placeholder:"NAME" help:"Run CMD on runner NAME, configured in git config nudge.runner.NAME.* (a container, an ssh host, or a command of your own; see docs/RUNNERS.md). Default: git config nudge.runner, else this machine (local)."`
+	Command      []string `arg:"" passthrough:"partial" placeholder:"-- CMD [ARG...]" help:"The command to run in the task's worktree, after --."`
 }
 
 // Help is the long help.
 func (c *RunCmd) Help() string {
 	return `Runs CMD in a task's worktree (taking a snapshot and starting a task first when --task is not given), its output shown as it comes and kept in .nudgethis/logs/<id>/run.log (the last 1 MiB, with a first line saying how much was cut). Then the worktree is captured as the task's result, whatever CMD's exit status: the task becomes ready when CMD succeeded and failed otherwise, and either way git nudge diff shows what it changed. Exits with CMD's exit status. Interrupt and terminate signals are passed on to CMD. CMD sees NUDGE_TASK and NUDGE_WORKSPACE in its environment, and NUDGE_REVIEW, the path of a file holding the task's review comments, when it has any (see git nudge comment).
+
+A finished task keeps its result, not a checkout: when the worktree then holds nothing the result does not (ignored files such as build output and dependency folders do not count) and no process uses it, it goes back to the worktree pool, or is removed when the pool is full. git nudge start ID (or run --task ID) brings one back at the result. --keep-worktree, or git config nudge.keepWorktrees true, keeps it.
 
 With --attempts N, one snapshot is taken and N tasks are made from it; CMD runs in all of them at once (on the runner --on names, if any), each with NUDGE_ATTEMPT set to its number, its output kept in its run log only. Each attempt's outcome is printed when all have ended; git nudge compare ID... sets their results side by side, and applying one leaves the others reviewable. Exits 0 when every attempt's command succeeded, 1 otherwise.
 
@@ -81,7 +84,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message, Dir: env.Dir, Sandbox: sandboxFlag(c.Sandbox, c.NoSandbox),
 		Environ: os.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 		Signals: fw.Signals, Group: fw.Group,
-		Skip: fw.Skip, NoValidate: c.NoValidate, KeepRefs: c.KeepRefs, On: c.On,
+		Skip: fw.Skip, NoValidate: c.NoValidate, KeepRefs: c.KeepRefs, On: c.On, KeepWorktree: c.KeepWorktree,
 	})
 	if t != nil && t.Result != nil {
 		if len(t.Files) == 0 {
@@ -90,6 +93,9 @@ func (c *RunCmd) Run(env *cli.Env) error {
 			env.Warnf("git nudge: %s %s: %s changed; review with git nudge diff %s\n", t.ID, nudge.StateLabel(t.State), countFiles(len(t.Files)), t.ID)
 		}
 		warnLeftOut(env, t)
+		if t.WorktreeReleased {
+			env.Warnf("git nudge: %s's worktree was given back, its result kept (git nudge start %s brings one back at the result; --keep-worktree keeps it)\n", t.ID, t.ID)
+		}
 	}
 	if t != nil {
 		warnSetup(env, t)

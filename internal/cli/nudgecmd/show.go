@@ -73,6 +73,8 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	}
 	if t.Worktree != nil {
 		field("worktree", *t.Worktree)
+	} else if t.WorktreeReleased {
+		field("worktree", fmt.Sprintf("given back once its result was recorded; git nudge start %s brings one back at the result", t.ID))
 	}
 	if len(t.Command) > 0 {
 		cmd := pathenc.ShellJoin(t.Command)

@@ -14,11 +14,15 @@ type StartCmd struct {
 	NoSetup bool   `name:"no-setup" help:"Do not run the git config nudge.setup commands."`
 	Message string `short:"m" name:"message" placeholder:"NOTE" help:"Note for the snapshot taken when no ID is given."`
 	JSON    bool   `name:"json" help:"Print the task record as one JSON document."`
+
+	KeepWorktree bool `name:"keep-worktree" help:"Keep the task's worktree once it is finished (default: it goes back to the pool when it holds nothing uncaptured; git config nudge.keepWorktrees)."`
 }
 
 // Help is the long help.
 func (c *StartCmd) Help() string {
-	return `Gives a task a fresh linked worktree at .nudgethis/worktrees/<id>, detached at its snapshot commit (taking the snapshot first when no ID is given). Ignored files that the workspace's .worktreeinclude matches (gitignore syntax) are copied in, then each git config nudge.setup command runs with sh -c in the worktree, its output kept in .nudgethis/logs/<id>/setup.log. Setup commands come only from git config, never from files in the tree. Prints the worktree's path.`
+	return `Gives a task a fresh linked worktree at .nudgethis/worktrees/<id>, detached at its snapshot commit (taking the snapshot first when no ID is given). Ignored files that the workspace's .worktreeinclude matches (gitignore syntax) are copied in, then each git config nudge.setup command runs with sh -c in the worktree, its output kept in .nudgethis/logs/<id>/setup.log. Setup commands come only from git config, never from files in the tree. Prints the worktree's path.
+
+A finished task (ready or failed) whose worktree was given back (see git nudge run) gets one back, checked out at its result: HEAD at the snapshot, the task's changes in the files, not staged; taken from the pool when it has one. The setup commands do not run again (what they changed in tracked files is in the result).`
 }
 
 // Operation declares the command for the operation log (opcmd.Recorded):
@@ -33,7 +37,9 @@ func (c *StartCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := w.Start(env.Ctx, c.ID, startOptions(env, c.NoSetup, c.Message))
+	o := startOptions(env, c.NoSetup, c.Message)
+	o.KeepWorktree = c.KeepWorktree
+	t, err := w.Start(env.Ctx, c.ID, o)
 	if err != nil {
 		return refusal(err)
 	}
