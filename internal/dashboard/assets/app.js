@@ -40,11 +40,85 @@ function authHeaders(extra) {
   return Object.assign({ "Authorization": "Bearer " + token }, extra || {});
 }
 
-async function api(method, path) {
-  const r = await fetch(path, { method, credentials: "omit", headers: authHeaders({ "Accept": "application/json" }) });
+// What the page says when the server is gone or no longer knows the
+// token (it was restarted: each start makes a new token).
+const NO_ANSWER = "The dashboard did not answer: it stopped or restarted. Start it again if needed (git nudge dashboard) and open the address it printed; then check here what this click did.";
+const NEW_TOKEN = "The dashboard restarted (this page's token is no longer valid): open the new address it printed.";
+function gone(msg) {
+  const b = $("#gone");
+  b.textContent = msg;
+  b.hidden = false;
+  $("#live").textContent = "disconnected";
+  $("#live").classList.remove("on");
+  $("#live").classList.add("gone");
+}
+
+async function api(method, path, data) {
+  const headers = authHeaders({ "Accept": "application/json" });
+  const init = { method, credentials: "omit", headers };
+  if (data !== undefined) { headers["Content-Type"] = "application/json"; init.body = JSON.stringify(data); }
+  let r;
+  try { r = await fetch(path, init); }
+  catch (_) { return { ok: false, status: 0, body: { error: NO_ANSWER } }; }
   let body = null;
   try { body = await r.json(); } catch (_) { body = null; }
+  if (r.status === 401) { gone(NEW_TOKEN); body = { error: NEW_TOKEN }; }
   return { ok: r.ok, status: r.status, body };
+}
+
+// ---- results where the click was ----
+// place puts a result, refusal or confirmation right after the element
+// that caused it, scrolls it into view and moves focus to it, so that a
+// click never seems to do nothing.
+function place(box, after) {
+  if (!box.hasAttribute("tabindex")) box.setAttribute("tabindex", "-1");
+  if (after && after.isConnected) after.after(box);
+  reveal(box);
+  return box;
+}
+function reveal(node) {
+  if (!node || !node.isConnected) return;
+  node.focus({ preventScroll: true });
+  node.scrollIntoView({ block: "nearest" });
+}
+// confirmBox asks before a step that is hard to take back: text, then a
+// button that does it and one that does not. Focus goes to the question.
+function confirmBox(text, yes, onYes, onNo, extra) {
+  const box = el("div", { class: "confirm", role: "group", "aria-label": "Confirm" });
+  box.append(el("div", { class: "question", text }));
+  if (extra) box.append(extra);
+  box.append(el("div", { class: "buttons" },
+    el("button", { class: "danger confirm-yes", text: yes, onclick: (ev) => { ev.stopPropagation(); onYes(); } }),
+    el("button", { class: "confirm-no", text: "Cancel", onclick: (ev) => { ev.stopPropagation(); onNo(); } })));
+  box.addEventListener("keydown", (ev) => { if (ev.key === "Escape") { ev.stopPropagation(); onNo(); } });
+  return box;
+}
+// keepFocus redraws rows with draw() and, when a row of body had the
+// focus, gives it to the new row with the same data-id.
+function keepFocus(body, draw) {
+  const a = document.activeElement;
+  const id = a && a.parentNode === body && a.dataset ? a.dataset.id : null;
+  draw();
+  if (id) {
+    const tr = body.querySelector('tr[data-id="' + CSS.escape(id) + '"]');
+    if (tr) tr.focus({ preventScroll: true });
+  }
+}
+// onRows makes a table body's rows act on click and on Enter (or Space)
+// when the row itself has the focus; clicks in a row's buttons or inline
+// boxes are theirs.
+function onRows(body, act) {
+  body.addEventListener("click", (ev) => {
+    if (ev.target.closest("button, a, .confirm, .result, .inline")) return;
+    const tr = ev.target.closest("tr");
+    if (tr && tr.dataset.id) act(tr);
+  });
+  body.addEventListener("keydown", (ev) => {
+    if ((ev.key === "Enter" || ev.key === " ") && ev.target.tagName === "TR" && ev.target.dataset.id) {
+      ev.preventDefault();
+      act(ev.target);
+    }
+  });
 }
 
 // ---- long lists ----
@@ -91,7 +165,7 @@ function drawRows(v) {
   v.to = to;
   const frag = document.createDocumentFragment();
   for (let i = from; i < to; i++) frag.append(v.makeRow(v.items[i]));
-  v.body.replaceChildren(frag);
+  keepFocus(v.body, () => v.body.replaceChildren(frag));
   if (n > WHOLE && !v.rowH && v.body.firstChild) {
     v.rowH = v.body.firstChild.getBoundingClientRect().height || 30;
     if (v.rowH !== h) { v.from = -1; drawRows(v); return; }
@@ -174,7 +248,7 @@ async function loadTasks() {
   const body = $("#tasks tbody");
   if (!r.ok) { body.replaceChildren(); $("#task").replaceChildren(errorBox(r.body)); return; }
   state.tasks = r.body;
-  const tpl = el("tr", null, el("td"), el("td", null, el("span", { class: "state" })), el("td"), el("td"), el("td"), el("td"));
+  const tpl = el("tr", { tabindex: "0" }, el("td", { class: "id" }), el("td", null, el("span", { class: "state" })), el("td"), el("td"), el("td"), el("td", { class: "wide" }));
   const now = Date.now();
   const frag = document.createDocumentFragment();
   for (const t of r.body) {
@@ -184,18 +258,19 @@ async function loadTasks() {
     c.textContent = t.id;
     c = c.nextSibling;
     c.firstChild.className = "state " + t.state;
-    c.firstChild.textContent = stateLabel(t.state);
+    c.firstChild.textContent = stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "");
     c = c.nextSibling;
     c.textContent = ago(t.created, now);
     c = c.nextSibling;
-    c.textContent = t.result ? String((t.files || []).length) : "-";
+    c.textContent = t.result ? countFiles((t.files || []).length) : "";
     c = c.nextSibling;
     c.textContent = branchLabel(t.branch);
     c.nextSibling.textContent = noteOf(t);
+    tr.setAttribute("aria-label", t.id + ", " + stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "") + ": " + noteOf(t));
     if (t.id === state.selected) tr.className = "sel";
     frag.append(tr);
   }
-  body.replaceChildren(frag);
+  keepFocus(body, () => body.replaceChildren(frag));
   $("#tasks-empty").hidden = r.body.length > 0;
   if (state.selected) {
     const t = r.body.find((x) => x.id === state.selected);
@@ -240,15 +315,24 @@ async function selectTask(id) {
   state.selected = id;
   for (const tr of document.querySelectorAll("#tasks tbody tr")) tr.classList.toggle("sel", tr.dataset.id === id);
   const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
-  if (!r.ok) { $("#task").replaceChildren(errorBox(r.body)); return; }
+  if (!r.ok) { $("#task").replaceChildren(place(errorBox(r.body), null)); return; }
   await renderTask(r.body, true);
 }
+// openTask is a row's click or Enter: the task opens in the detail pane;
+// when the pane is below the list (narrow screens), it is brought into
+// view and its title takes the focus.
+async function openTask(id) {
+  await selectTask(id);
+  const pane = $("#task");
+  if (pane.getBoundingClientRect().top >= window.innerHeight || pane.getBoundingClientRect().top < 0) reveal($("#task-title"));
+}
 
+const validationFailed = (t) => !!(t.validation && t.validation.state === "failed");
 const can = {
   apply: (s) => s === "ready" || s === "undone",
   undo: (s) => s === "applied",
   save: (s) => s === "applied",
-  drop: (s) => !["applying", "undoing", "recovery_required", "applied", "running", "preparing"].includes(s),
+  drop: (s) => !["applying", "undoing", "recovery_required", "applied", "running", "preparing", "validating"].includes(s),
 };
 
 let shownTask = "";
@@ -274,16 +358,16 @@ async function renderTask(t, fresh) {
   field("saved in", t.saved_in);
   field("error", t.error);
   const recovery = t.state === "recovery_required";
-  const buttons = el("div", { class: "buttons" });
+  const buttons = el("div", { class: "buttons", id: "task-buttons" });
   if (!recovery) {
     buttons.append(
       el("button", { id: "btn-apply", class: "primary", text: "Apply", disabled: !can.apply(t.state), onclick: () => act(t.id, "apply") }),
       el("button", { id: "btn-undo", text: "Undo", disabled: !can.undo(t.state), onclick: () => act(t.id, "undo") }),
       el("button", { id: "btn-save", text: "Save version", disabled: !can.save(t.state), onclick: () => act(t.id, "save") }),
-      el("button", { id: "btn-drop", text: "Drop", disabled: !can.drop(t.state), onclick: () => act(t.id, "drop") }));
+      el("button", { id: "btn-drop", text: "Drop", disabled: !can.drop(t.state), onclick: () => askDrop(t.id) }));
   }
-  pane.replaceChildren(el("h2", { text: t.id + " · " + stateLabel(t.state) }), fields, buttons);
-  if (keepResult) pane.append(keepResult);
+  pane.replaceChildren(el("h2", { id: "task-title", tabindex: "-1", text: t.id + " · " + stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "") }), fields, buttons);
+  if (keepResult) buttons.after(keepResult);
   if (recovery) { await renderRecovery(t.id, pane); return; }
   if (t.result) await renderDiff(t, pane);
 }
@@ -336,10 +420,22 @@ async function renderDiff(t, pane) {
 
 function countFiles(n) { return n === 1 ? "1 file" : n + " files"; }
 
-async function act(id, action) {
+function askDrop(id) {
+  const old = $("#task .confirm");
+  if (old) old.remove();
+  const box = confirmBox("Drop " + id + "? Its record, result and worktree are deleted; git nudge op undo brings it back.", "Drop " + id,
+    () => { box.remove(); act(id, "drop"); }, () => { box.remove(); reveal($("#btn-drop")); });
+  box.id = "drop-confirm";
+  place(box, $("#task-buttons"));
+}
+
+async function act(id, action, data) {
   state.busy = true;
-  for (const b of document.querySelectorAll("#task button")) b.disabled = true;
-  const r = await api("POST", "/api/nudge/tasks/" + encodeURIComponent(id) + "/" + action);
+  const old = $("#action-result");
+  if (old) old.remove();
+  const pressed = [...document.querySelectorAll("#task button")].filter((b) => !b.disabled);
+  for (const b of pressed) b.disabled = true;
+  const r = await api("POST", "/api/nudge/tasks/" + encodeURIComponent(id) + "/" + action, data);
   state.busy = false;
   let box;
   if (r.ok) {
@@ -358,12 +454,14 @@ async function act(id, action) {
   if (action === "drop" && r.ok) {
     state.selected = null;
     $("#task").replaceChildren(box);
+    place(box, null);
     await loadTasks();
     return;
   }
-  const t = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
-  if (t.ok) await renderTask(t.body, true);
-  $("#task").append(box);
+  const t = r.status === 0 || r.status === 401 ? null : await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
+  if (t && t.ok) await renderTask(t.body, true);
+  else for (const b of pressed) if (b.isConnected) b.disabled = false;
+  place(box, $("#task-buttons"));
   await loadTasks();
 }
 
@@ -399,10 +497,14 @@ async function loadCheckpoints() {
   // Rows are cloned from one template, only those in view are drawn
   // (showRows), and clicks are handled on the table body: ten thousand
   // rows stay quick.
-  const tpl = el("tr", null, el("td", { class: "id" }), el("td", { class: "mark" }), el("td"), el("td"),
-    el("td", { class: "sha" }), el("td"), el("td"), el("td", { class: "head" }));
+  // A row is the seed's line: <label>  <task> · <sha> · <mode> · <age>.
+  const tpl = el("tr", { tabindex: "0" }, el("td", { class: "id" }), el("td", { class: "mark" }),
+    el("td", { class: "cp wide" }, el("span", { class: "label" }), " ", el("span", { class: "meta" })));
   tpl.setAttribute("aria-disabled", active ? "true" : "false");
   tpl.title = active ? "only while the run is stopped" : "Restore to this checkpoint";
+  // An inline result or question stays with its row; a refusal that
+  // only held while the run was active goes when the run ends.
+  if (state.cpInline && state.cpInline.whileActive && !active) state.cpInline = null;
   const now = Date.now();
   const byId = new Map();
   for (const e of cp.body) byId.set(e.id, e);
@@ -415,34 +517,63 @@ async function loadCheckpoints() {
     c = c.nextSibling;
     c.textContent = mark(e.type);
     c = c.nextSibling;
-    c.textContent = e.label;
-    c = c.nextSibling;
-    c.textContent = orDash(e.task);
-    c = c.nextSibling;
-    c.textContent = short(e.commit);
-    c = c.nextSibling;
-    c.textContent = orDash(e.mode);
-    c = c.nextSibling;
-    c.textContent = ago(e.time, now);
-    if (e.head) c.nextSibling.textContent = "← HEAD";
+    c.firstChild.textContent = e.label;
+    const meta = c.lastChild;
+    meta.append(orDash(e.task) + " · ", el("span", { class: "sha", text: short(e.commit) }), " · " + orDash(e.mode) + " · " + ago(e.time, now));
+    if (e.head) meta.append(" ", el("span", { class: "head", text: "← HEAD" }));
+    tr.setAttribute("aria-label", e.id + " " + e.label + " · " + orDash(e.task) + " · " + short(e.commit) + " · " + orDash(e.mode) + " · " + ago(e.time, now) + (e.head ? " · HEAD" : ""));
+    if (state.cpInline && state.cpInline.id === e.id) c.append(state.cpInline.node);
     return tr;
   });
   performance.mark("cp:rows");
 }
 
-async function restore(e) {
+// cpSay shows node inside checkpoint e's row (kept there across
+// redraws) and moves focus to it.
+function cpSay(e, node, whileActive) {
+  if (state.cpInline && state.cpInline.node !== node) state.cpInline.node.remove();
+  node.setAttribute("tabindex", "-1");
+  node.classList.add("inline");
+  state.cpInline = { id: e.id, node, whileActive: !!whileActive };
+  const tr = document.querySelector('#checkpoints tbody tr[data-id="' + CSS.escape(e.id) + '"]');
+  if (tr && node.parentNode !== tr.lastChild) tr.lastChild.append(node);
+  reveal(node);
+}
+function cpClear(e) {
+  if (!state.cpInline) return;
+  state.cpInline.node.remove();
+  state.cpInline = null;
+  const tr = document.querySelector('#checkpoints tbody tr[data-id="' + CSS.escape(e.id) + '"]');
+  if (tr) tr.focus();
+}
+
+// askRestore is a row's click or Enter: a restore that takes commits off
+// the branch says how many and asks first; any other restores at once.
+async function askRestore(e) {
   if (state.busy) return;
-  const box = $("#restore-result");
   if (state.status && state.status.active) {
-    box.hidden = false;
-    box.className = "result bad";
-    box.textContent = "Restore: only while the run is stopped";
+    cpSay(e, el("div", { id: "restore-result", class: "result bad", text: "Restore: only while the run is stopped" }), true);
     return;
   }
   state.busy = true;
+  const r = await api("GET", "/api/autodev/checkpoints/" + encodeURIComponent(e.id) + "/leaving");
+  state.busy = false;
+  if (!r.ok) { cpSay(e, Object.assign(errorBox(r.body, "Restore: "), { id: "restore-result" })); return; }
+  if (r.body.count === 0) { await restore(e); return; }
+  const n = r.body.more ? "more than " + r.body.count + " commits" : r.body.count === 1 ? "1 commit" : r.body.count + " commits";
+  const list = el("ul", { class: "leaving" }, ...r.body.commits.slice(0, 10).map((c) => el("li", null, el("code", { text: short(c.id) }), " " + c.subject)));
+  const box = confirmBox("Restoring " + e.id + " (\"" + e.label + "\") takes " + n + " off the branch. Uncommitted work is parked on a branch first, and the ⤿ entry the restore adds undoes it.",
+    "Restore " + e.id, () => restore(e), () => cpClear(e), list);
+  box.id = "restore-confirm";
+  cpSay(e, box);
+}
+
+async function restore(e) {
+  if (state.busy) return;
+  state.busy = true;
   const r = await api("POST", "/api/autodev/restore/" + encodeURIComponent(e.id));
   state.busy = false;
-  box.hidden = false;
+  const box = el("div", { id: "restore-result", class: "result" });
   if (r.ok) {
     const o = r.body;
     const t = o.restored;
@@ -456,8 +587,11 @@ async function restore(e) {
     reason = reason.replace(/^Restore failed: /, "");
     box.className = "result bad";
     box.textContent = "Restore: " + reason;
+    if (doc.next) box.append(el("div", { class: "next", text: doc.next }));
   }
+  cpSay(e, box);
   await loadCheckpoints();
+  reveal(box);
 }
 
 // New run: the commands of git config autodev.command.<name>. The page
@@ -493,22 +627,80 @@ function shellJoin(args) {
 async function loadOps() {
   const r = await api("GET", "/api/ops");
   const body = $("#ops tbody");
-  if (!r.ok) { body.replaceChildren(); $("#op-result").replaceWith(Object.assign(errorBox(r.body), { id: "op-result" })); return; }
+  const err = $("#ops-error");
+  if (!r.ok) { body.replaceChildren(); err.replaceChildren(errorBox(r.body)); err.hidden = false; return; }
+  err.hidden = true;
   const now = Date.now();
-  body.replaceChildren(...r.body.map((o) => el("tr", { "data-id": o.id },
-    el("td", { text: o.id }),
-    el("td", { text: ago(o.time, now) }),
-    el("td", { text: "git " + o.tool + " " + shellJoin(o.args) }),
-    el("td", { text: o.summary }),
-    el("td", { text: o.undone_by ? "undone by " + o.undone_by : (o.recovery_required ? "Recovery required" : o.state) }),
-    el("td", null, o.undoable ?
-      el("button", { class: "undo", text: "Undo", disabled: state.busy, onclick: () => undoOp(o.id) }) :
-      (o.undone_by ? null : el("small", { class: "no-undo", text: "no undo", title: (o.undo_refusal || []).join("\n") }))))));
+  state.ops = new Map(r.body.map((o) => [o.id, o]));
+  const rows = [];
+  for (const o of r.body) {
+    const st = o.undone_by ? "undone by " + o.undone_by : (o.recovery_required ? "Recovery required" : o.state);
+    rows.push(el("tr", { "data-id": o.id, tabindex: "0", "aria-label": o.id + ": git " + o.tool + " " + shellJoin(o.args) + ", " + st },
+      el("td", { class: "id", text: o.id }),
+      el("td", { text: ago(o.time, now) }),
+      el("td", { class: "wide" }, el("code", { text: "git " + o.tool + " " + shellJoin(o.args) })),
+      el("td", { class: "wide", text: o.summary }),
+      el("td", null, el("span", { class: "state " + (o.recovery_required ? "recovery_required" : o.undone_by ? "undone" : o.state), text: st })),
+      el("td", null, o.undoable ?
+        el("button", { class: "undo", text: "Undo", "aria-label": "Undo " + o.id, disabled: state.busy, onclick: () => askUndoOp(o.id) }) :
+        (o.undone_by ? null : el("small", { class: "no-undo", text: "no undo", title: (o.undo_refusal || []).join("\n") })))));
+    if (state.opInline && state.opInline.id === o.id) {
+      const td = el("td", { class: "inline" }, state.opInline.node);
+      td.colSpan = 6;
+      rows.push(el("tr", { class: "inline-row" }, td));
+    }
+  }
+  keepFocus(body, () => body.replaceChildren(...rows));
   $("#ops-empty").hidden = r.body.length > 0;
+}
+
+// opSay shows node under operation id's row (kept there across reloads)
+// and moves focus to it.
+function opSay(id, node) {
+  node.setAttribute("tabindex", "-1");
+  state.opInline = { id, node };
+  const old = document.querySelector("#ops tbody tr.inline-row");
+  if (old) old.remove();
+  const tr = document.querySelector('#ops tbody tr[data-id="' + CSS.escape(id) + '"]');
+  if (tr) {
+    const td = el("td", { class: "inline" }, node);
+    td.colSpan = 6;
+    tr.after(el("tr", { class: "inline-row" }, td));
+  }
+  reveal(node);
+}
+function opClear(id) {
+  const old = document.querySelector("#ops tbody tr.inline-row");
+  if (old) old.remove();
+  state.opInline = null;
+  const tr = document.querySelector('#ops tbody tr[data-id="' + CSS.escape(id) + '"]');
+  if (tr) tr.focus();
+}
+
+// A row's Enter: Undo's question when the operation can be undone, else
+// why not.
+function opRow(tr) {
+  const o = state.ops && state.ops.get(tr.dataset.id);
+  if (!o) return;
+  if (o.undoable) { askUndoOp(o.id); return; }
+  const why = o.undone_by ? ["it was undone by " + o.undone_by + " (undo " + o.undone_by + " to redo it)"] : (o.undo_refusal || []);
+  const box = el("div", { class: "result bad", id: "op-result" }, el("div", { text: "No undo for " + o.id + ":" }),
+    el("ul", null, ...why.map((r) => el("li", { text: r }))));
+  opSay(o.id, box);
+}
+
+function askUndoOp(id) {
+  const o = state.ops && state.ops.get(id);
+  const what = o ? "git " + o.tool + " " + shellJoin(o.args) + (o.summary ? " (" + o.summary + ")" : "") : id;
+  const box = confirmBox("Undo " + id + ": " + what + "? Its changes to refs, files and journals are put back as before it.",
+    "Undo " + id, () => undoOp(id), () => opClear(id));
+  box.id = "op-confirm";
+  opSay(id, box);
 }
 
 async function undoOp(id) {
   state.busy = true;
+  for (const b of document.querySelectorAll("#ops button")) b.disabled = true;
   const r = await api("POST", "/api/ops/" + encodeURIComponent(id) + "/undo");
   state.busy = false;
   let box;
@@ -519,17 +711,19 @@ async function undoOp(id) {
   }
   else box = errorBox(r.body, "Undo " + id + ": ");
   box.id = "op-result";
-  $("#op-result").replaceWith(box);
+  opSay(id, box);
   await loadOps();
+  for (const b of document.querySelectorAll("#ops button")) b.disabled = false;
+  reveal(box);
 }
 
 // ---- live updates ----
 // The event stream is read with fetch (EventSource cannot send the
 // Authorization header): "event: <name>" lines, blocks ended by a blank
 // line. It reconnects a second after it ends.
-let pending = null;
+let pending = null, failures = 0;
 function onEvent(name) {
-  if (name === "hello") { $("#live").textContent = "live"; $("#live").classList.add("on"); }
+  if (name === "hello") { $("#live").textContent = "live"; $("#live").classList.add("on"); $("#live").classList.remove("gone"); $("#gone").hidden = true; }
   else if (name === "change") {
     if (pending) return;
     pending = setTimeout(() => { pending = null; refresh(); }, 50);
@@ -538,11 +732,8 @@ function onEvent(name) {
 async function connect() {
   try {
     const r = await fetch("/api/events", { credentials: "omit", headers: authHeaders({ "Accept": "text/event-stream" }) });
-    if (r.status === 401) {
-      $("#live").textContent = "no token: open the address git nudge dashboard printed";
-      $("#live").classList.remove("on");
-      return;
-    }
+    if (r.status === 401) { gone(NEW_TOKEN); return; }
+    failures = 0;
     if (!r.ok || !r.body) throw new Error("status " + r.status);
     const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
     let buf = "", name = "message";
@@ -558,21 +749,20 @@ async function connect() {
         else if (line.startsWith("event:")) name = line.slice(6).trim();
       }
     }
-  } catch (_) { /* reconnect below */ }
+  } catch (_) { failures++; }
+  // Reconnect; after a few failed tries in a row, say what is wrong.
   $("#live").textContent = "reconnecting…";
   $("#live").classList.remove("on");
+  if (failures >= 5) gone(NO_ANSWER.replace("; then check here what this click did", ""));
   setTimeout(connect, 1000);
 }
 
-$("#checkpoints tbody").addEventListener("click", (ev) => {
-  const tr = ev.target.closest("tr");
-  const e = tr && state.checkpoints && state.checkpoints.get(tr.dataset.id);
-  if (e) restore(e);
+onRows($("#checkpoints tbody"), (tr) => {
+  const e = state.checkpoints && state.checkpoints.get(tr.dataset.id);
+  if (e) askRestore(e);
 });
-$("#tasks tbody").addEventListener("click", (ev) => {
-  const tr = ev.target.closest("tr");
-  if (tr && tr.dataset.id) selectTask(tr.dataset.id);
-});
+onRows($("#tasks tbody"), (tr) => openTask(tr.dataset.id));
+onRows($("#ops tbody"), opRow);
 window.addEventListener("hashchange", showPage);
 showPage();
 connect();
