@@ -53,6 +53,8 @@ function gone(msg) {
   $("#live").classList.add("gone");
 }
 
+const lost = (r) => r.status === 0 || r.status === 401;
+
 async function api(method, path, data) {
   const headers = authHeaders({ "Accept": "application/json" });
   const init = { method, credentials: "omit", headers };
@@ -246,6 +248,9 @@ async function loadTasks() {
   note.hidden = !x.ok || x.body.executing;
   if (x.ok) note.textContent = "Queued tasks are not run by this dashboard: " + x.body.reason + ".";
   const body = $("#tasks tbody");
+  // A server gone or restarted: the banner says so; the page keeps what
+  // it shows.
+  if (lost(r) || lost(x)) { gone(lost(r) ? r.body.error : x.body.error); return; }
   if (!r.ok) { body.replaceChildren(); $("#task").replaceChildren(errorBox(r.body)); return; }
   state.tasks = r.body;
   const tpl = el("tr", { tabindex: "0" }, el("td", { class: "id" }), el("td", null, el("span", { class: "state" })), el("td"), el("td"), el("td"), el("td", { class: "wide" }));
@@ -285,6 +290,7 @@ async function loadTasks() {
 async function loadTaskCommands() {
   const r = await api("GET", "/api/nudge/commands");
   const panel = $("#newtask");
+  if (lost(r)) return;
   const none = !r.ok || !r.body.commands.length;
   panel.hidden = none;
   $("#newtask-hint").hidden = !none || !r.ok;
@@ -315,7 +321,7 @@ async function selectTask(id) {
   state.selected = id;
   for (const tr of document.querySelectorAll("#tasks tbody tr")) tr.classList.toggle("sel", tr.dataset.id === id);
   const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
-  if (!r.ok) { $("#task").replaceChildren(place(errorBox(r.body), null)); return; }
+  if (!r.ok) { const box = errorBox(r.body); $("#task").replaceChildren(box); place(box, null); return; }
   await renderTask(r.body, true);
 }
 // openTask is a row's click or Enter: the task opens in the detail pane;
@@ -470,6 +476,7 @@ async function loadCheckpoints() {
   performance.mark("cp:start");
   const [st, cp] = await Promise.all([api("GET", "/api/autodev/status"), api("GET", "/api/autodev/checkpoints")]);
   performance.mark("cp:fetched");
+  if (lost(st) || lost(cp)) { gone((lost(st) ? st : cp).body.error); return; }
   if (!st.ok || !cp.ok) { showRows($("#checkpoints"), [], null); $("#run").replaceChildren(errorBox((st.ok ? cp : st).body)); return; }
   const s = st.body;
   state.status = s;
@@ -628,6 +635,7 @@ async function loadOps() {
   const r = await api("GET", "/api/ops");
   const body = $("#ops tbody");
   const err = $("#ops-error");
+  if (lost(r)) { gone(r.body.error); return; }
   if (!r.ok) { body.replaceChildren(); err.replaceChildren(errorBox(r.body)); err.hidden = false; return; }
   err.hidden = true;
   const now = Date.now();

@@ -1,0 +1,214 @@
+package dashboard_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/nudgethis/git-nudge/internal/testutil"
+)
+
+// widths are the two screens every page is checked at: a laptop and a
+// phone.
+var widths = []struct {
+	name          string
+	width, height int64
+}{{"wide", 1280, 900}, {"narrow", 390, 844}}
+
+func viewport(t *testing.T, ctx context.Context, w, h int64) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(w, h)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// noOverflow fails when the document is wider than the window: nothing
+// may make the page scroll sideways (long lines scroll inside their box).
+func noOverflow(t *testing.T, ctx context.Context, what string) {
+	t.Helper()
+	got, err := chromedp.Run(ctx, chromedp.Evaluate[[]int]("[document.documentElement.scrollWidth, window.innerWidth]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[0] > got[1] {
+		wide, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const w = window.innerWidth; const out = [];
+			for (const e of document.querySelectorAll("body *")) { const r = e.getBoundingClientRect(); if (r.right > w + 1 && out.length < 8) out.push(e.tagName + (e.id ? "#" + e.id : "") + "." + e.className + " right=" + Math.round(r.right)); }
+			return out.join("\n"); })()`))
+		t.Fatalf("%s: the page is %d px wide in a %d px window; too wide:\n%s", what, got[0], got[1], wide)
+	}
+}
+
+func press(t *testing.T, ctx context.Context, key string) {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.KeyEvent(key)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tabReaches presses Tab from the top of the page until every row rows
+// matches has had the focus (at most limit presses) and fails otherwise.
+func tabReaches(t *testing.T, ctx context.Context, what, rows string, limit int) {
+	t.Helper()
+	setup := fmt.Sprintf(`(() => { window.__seen = new Set(); window.__rows = %s;
+		if (!window.__listening) { window.__listening = true; document.addEventListener("focusin", (e) => { if (e.target.matches && e.target.matches(window.__rows)) window.__seen.add(e.target.dataset.id); }); }
+		document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0);
+		return [...document.querySelectorAll(%s)].map((r) => r.dataset.id); })()`, strconv.Quote(rows), strconv.Quote(rows))
+	ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](setup))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids) == 0 {
+		t.Fatalf("%s: no rows match %s", what, rows)
+	}
+	for range limit {
+		press(t, ctx, kb.Tab)
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[int]("window.__seen.size"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n >= len(ids) {
+			return
+		}
+	}
+	seen, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string]("[...window.__seen]"))
+	t.Fatalf("%s: %d Tab presses reached rows %v of %v", what, limit, seen, ids)
+}
+
+// focusRow gives the row the focus as Tab would, and checks the focus
+// ring shows.
+func focusRow(t *testing.T, ctx context.Context, sel string) {
+	t.Helper()
+	waitFor(t, ctx, sel, fmt.Sprintf("document.querySelector(%s) !== null", strconv.Quote(sel)))
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](fmt.Sprintf("document.querySelector(%s).focus()", strconv.Quote(sel)))); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// reviewWorkspace: t1 (a.txt), t2 whose validation failed, t3 a large
+// diff (many lines, a very long line), two checkpoints, some operations.
+func reviewWorkspace(t *testing.T) string {
+	dir := workspace(t)
+	testutil.Git(t, dir, "config", "nudge.validate", `test "$(cat a.txt)" = old`)
+	nudge(t, dir, "run", "-m", "break the check", "--", "sh", "-c", "echo broken > a.txt")
+	testutil.Git(t, dir, "config", "--unset", "nudge.validate")
+	nudge(t, dir, "run", "-m", "a large change", "--", "sh", "-c",
+		`i=0; while [ $i -lt 4000 ]; do echo "line $i of a generated file, long enough to be a realistic source line"; i=$((i+1)); done > big.txt; `+
+			`printf 'x%.0s' $(seq 1 3000) > long.txt; echo >> long.txt; echo changed >> a.txt`)
+	testutil.WriteFile(t, dir, "b.txt", "b\n")
+	autodev(t, dir, "checkpoint", "-m", "add b with a label long enough to wrap on a phone screen", "--task", "T-12", "--mode", "auto")
+	testutil.WriteFile(t, dir, "b.txt", "b, second take\n")
+	autodev(t, dir, "checkpoint", "-m", "rework b", "--task", "T-13", "--mode", "auto")
+	return dir
+}
+
+// TestBrowserReview drives every page at both widths: no sideways
+// scrolling, every row reached by Tab and acted on by Enter, results and
+// questions where the click was, with the focus.
+func TestBrowserReview(t *testing.T) {
+	ctx := browser(t)
+	dir := reviewWorkspace(t)
+	h := serve(t, dir)
+	for _, w := range widths {
+		t.Run(w.name, func(t *testing.T) {
+			viewport(t, ctx, w.width, w.height)
+			navigate(t, ctx, h.srv.URL("tasks"))
+			waitFor(t, ctx, "the task list", `document.querySelectorAll('#tasks tbody tr[data-id]').length === 3`)
+			waitFor(t, ctx, "t2 marked (validation failed)", textOf(`#tasks tbody tr[data-id="t2"]`)+`.includes("(validation failed)")`)
+			noOverflow(t, ctx, "tasks page")
+			tabReaches(t, ctx, "tasks page", "#tasks tbody tr[data-id]", 20)
+
+			// Enter on a focused row opens the task.
+			focusRow(t, ctx, `#tasks tbody tr[data-id="t1"]`)
+			press(t, ctx, kb.Enter)
+			waitFor(t, ctx, "t1 opened by Enter", textOf("#task-title")+`.startsWith("t1")`)
+			waitFor(t, ctx, "t1's diff", textOf("#diff")+`.includes("+new")`)
+			noOverflow(t, ctx, "t1 open")
+			screenshot(t, ctx, "dashboard-tasks-"+w.name+".png")
+
+			// A refused Apply: the reasons beside the button, in view and
+			// focused; the buttons usable again.
+			testutil.WriteFile(t, dir, "a.txt", "my own edit\n")
+			waitFor(t, ctx, "Apply enabled", `!document.querySelector('#btn-apply').disabled`)
+			click(t, ctx, "#btn-apply")
+			waitFor(t, ctx, "the refusal", `document.querySelector('#action-result.bad li') !== null`)
+			waitFor(t, ctx, "the refusal focused and in view", inViewAndFocused("#action-result"))
+			waitFor(t, ctx, "the refusal right after the buttons", `document.querySelector('#task-buttons').nextElementSibling.id === "action-result"`)
+			waitFor(t, ctx, "Apply enabled after the refusal", `!document.querySelector('#btn-apply').disabled`)
+			noOverflow(t, ctx, "t1's refusal")
+			testutil.WriteFile(t, dir, "a.txt", "old\n")
+
+			// Drop asks first, and Cancel keeps the task.
+			click(t, ctx, "#btn-drop")
+			waitFor(t, ctx, "Drop's question", textOf("#drop-confirm")+`.startsWith("Drop t1?")`)
+			waitFor(t, ctx, "the question focused and in view", inViewAndFocused("#drop-confirm"))
+			click(t, ctx, "#drop-confirm .confirm-no")
+			waitFor(t, ctx, "the question gone", `document.querySelector('#drop-confirm') === null`)
+
+			// The large task.
+			focusRow(t, ctx, `#tasks tbody tr[data-id="t3"]`)
+			press(t, ctx, kb.Enter)
+			waitFor(t, ctx, "t3 opened", textOf("#task-title")+`.startsWith("t3")`)
+			waitFor(t, ctx, "t3's diff", `document.querySelector('#diff .file') !== null`)
+			noOverflow(t, ctx, "the large task")
+			screenshot(t, ctx, "dashboard-large-diff-"+w.name+".png")
+
+			// Checkpoints: rows as lines, Tab and Enter; a restore that
+			// takes a commit off the branch asks.
+			click(t, ctx, "#nav-checkpoints")
+			waitFor(t, ctx, "the checkpoint list", `document.querySelectorAll('#checkpoints tbody tr[data-id]').length === 2`)
+			noOverflow(t, ctx, "checkpoints page")
+			waitFor(t, ctx, "the label shown whole", `(() => { const l = document.querySelector('#checkpoints tbody tr[data-id="c1"] .label'); return l.getBoundingClientRect().width > 60 && l.scrollWidth <= l.clientWidth + 1; })()`)
+			tabReaches(t, ctx, "checkpoints page", "#checkpoints tbody tr[data-id]", 20)
+			focusRow(t, ctx, `#checkpoints tbody tr[data-id="c1"]`)
+			press(t, ctx, kb.Enter)
+			waitFor(t, ctx, "the restore's question", textOf("#restore-confirm")+`.includes("takes 1 commit off the branch")`)
+			waitFor(t, ctx, "the question focused and in view", inViewAndFocused("#restore-confirm"))
+			noOverflow(t, ctx, "the restore's question")
+			screenshot(t, ctx, "dashboard-checkpoints-"+w.name+".png")
+			press(t, ctx, kb.Escape)
+			waitFor(t, ctx, "the question gone, the row focused", `document.querySelector('#restore-confirm') === null && document.activeElement.dataset.id === "c1"`)
+
+			// Operations: Tab reaches every row, Enter on the latest asks.
+			click(t, ctx, "#nav-operations")
+			waitFor(t, ctx, "the op log", `document.querySelectorAll('#ops tbody tr[data-id]').length > 3`)
+			noOverflow(t, ctx, "operations page")
+			tabReaches(t, ctx, "operations page", "#ops tbody tr[data-id]", 60)
+			focusRow(t, ctx, `#ops tbody tr[data-id]`)
+			press(t, ctx, kb.Enter)
+			waitFor(t, ctx, "Undo's question or why not", `document.querySelector('#op-confirm, #op-result') !== null`)
+			waitFor(t, ctx, "the answer focused and in view", inViewAndFocused("#op-confirm, #op-result"))
+			noOverflow(t, ctx, "operations page with a question")
+			screenshot(t, ctx, "dashboard-operations-"+w.name+".png")
+			press(t, ctx, kb.Escape)
+		})
+	}
+}
+
+// TestBrowserGone: with the server gone, a click says so in words and
+// gives the buttons back; a restarted server (new token) is named.
+func TestBrowserGone(t *testing.T) {
+	ctx := browser(t)
+	dir := workspace(t)
+	h := serve(t, dir)
+	navigate(t, ctx, h.srv.URL("tasks"))
+	waitFor(t, ctx, "t1", `document.querySelector('#tasks tbody tr[data-id="t1"]') !== null`)
+	click(t, ctx, `#tasks tbody tr[data-id="t1"]`)
+	waitFor(t, ctx, "Apply enabled", `document.querySelector('#btn-apply') && !document.querySelector('#btn-apply').disabled`)
+	waitFor(t, ctx, "live", textOf("#live")+` === "live"`)
+	h.srv.Close()
+	h.ts.CloseClientConnections()
+	h.ts.Close()
+	click(t, ctx, "#btn-apply")
+	waitFor(t, ctx, "the failure in words", textOf("#action-result")+`.includes("did not answer: it stopped or restarted")`)
+	waitFor(t, ctx, "the failure focused and in view", inViewAndFocused("#action-result"))
+	waitFor(t, ctx, "Apply usable again", `!document.querySelector('#btn-apply').disabled`)
+	waitFor(t, ctx, "the banner after the stream failed", `!document.querySelector('#gone').hidden && `+textOf("#gone")+`.includes("open the address it printed")`)
+	if strings.Contains(readFile(t, dir, "a.txt"), "new") {
+		t.Fatal("a.txt changed with the server gone")
+	}
+}
