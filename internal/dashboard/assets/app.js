@@ -99,8 +99,12 @@ function confirmBox(text, yes, onYes, onNo, extra) {
 // focus, gives it to the new row with the same data-id.
 function keepFocus(body, draw) {
   const a = document.activeElement;
-  const id = a && a.parentNode === body && a.dataset ? a.dataset.id : null;
+  const inside = a && a !== document.body && body.contains(a);
+  const id = inside && a.parentNode === body && a.dataset ? a.dataset.id : null;
   draw();
+  if (!inside || document.activeElement === a) return;
+  // A result or question moved into a redrawn row keeps the focus.
+  if (a.isConnected) { a.focus({ preventScroll: true }); return; }
   if (id) {
     const tr = body.querySelector('tr[data-id="' + CSS.escape(id) + '"]');
     if (tr) tr.focus({ preventScroll: true });
@@ -240,9 +244,15 @@ async function refresh() {
 }
 
 // ---- tasks ----
+// Loads overlap (a live update while a click's reload runs): an answer
+// that a later load overtook is dropped, so older data never replaces
+// newer rows (and the result shown in one of them).
+const loads = { tasks: 0, checkpoints: 0, ops: 0 };
 async function loadTasks() {
   loadTaskCommands();
+  const seq = ++loads.tasks;
   const [x, r] = await Promise.all([api("GET", "/api/nudge/executor"), api("GET", "/api/nudge/tasks")]);
+  if (seq !== loads.tasks) return; // a later load draws
   state.executing = x.ok && x.body.executing;
   const note = $("#executor-note");
   note.hidden = !x.ok || x.body.executing;
@@ -373,7 +383,11 @@ async function renderTask(t, fresh) {
       el("button", { id: "btn-drop", text: "Drop", disabled: !can.drop(t.state), onclick: () => askDrop(t.id) }));
   }
   pane.replaceChildren(el("h2", { id: "task-title", tabindex: "-1", text: t.id + " · " + stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "") }), fields, buttons);
-  if (keepResult) buttons.after(keepResult);
+  if (keepResult) {
+    const had = keepResult.contains(document.activeElement) ? document.activeElement : null;
+    buttons.after(keepResult);
+    if (had) had.focus({ preventScroll: true });
+  }
   if (recovery) { await renderRecovery(t.id, pane); return; }
   if (t.result) await renderDiff(t, pane);
 }
@@ -474,7 +488,9 @@ async function act(id, action, data) {
 // ---- checkpoints ----
 async function loadCheckpoints() {
   performance.mark("cp:start");
+  const seq = ++loads.checkpoints;
   const [st, cp] = await Promise.all([api("GET", "/api/autodev/status"), api("GET", "/api/autodev/checkpoints")]);
+  if (seq !== loads.checkpoints) return; // a later load draws
   performance.mark("cp:fetched");
   if (lost(st) || lost(cp)) { gone((lost(st) ? st : cp).body.error); return; }
   if (!st.ok || !cp.ok) { showRows($("#checkpoints"), [], null); $("#run").replaceChildren(errorBox((st.ok ? cp : st).body)); return; }
@@ -632,7 +648,9 @@ function shellJoin(args) {
 }
 
 async function loadOps() {
+  const seq = ++loads.ops;
   const r = await api("GET", "/api/ops");
+  if (seq !== loads.ops) return; // a later load draws
   const body = $("#ops tbody");
   const err = $("#ops-error");
   if (lost(r)) { gone(r.body.error); return; }
