@@ -445,6 +445,9 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, errors.New("unknown action "+strconv.Quote(action)+": apply, undo, save or drop"))
 		return
 	}
+	if refuseActionBody(w, r) {
+		return
+	}
 	ws, err := nudge.Open(r.Context(), s.opts.Dir, s.opts.Now)
 	if err != nil {
 		failed(w, err)

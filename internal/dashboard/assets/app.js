@@ -340,7 +340,12 @@ async function selectTask(id) {
 async function openTask(id) {
   await selectTask(id);
   const pane = $("#task");
-  if (pane.getBoundingClientRect().top >= window.innerHeight || pane.getBoundingClientRect().top < 0) reveal($("#task-title"));
+  const top = pane.getBoundingClientRect().top;
+  if (top >= window.innerHeight * 0.6 || top < 0) {
+    const h = $("#task-title");
+    h.focus({ preventScroll: true });
+    h.scrollIntoView({ block: "start" });
+  }
 }
 
 const validationFailed = (t) => !!(t.validation && t.validation.state === "failed");
@@ -354,10 +359,15 @@ const can = {
 let shownTask = "";
 async function renderTask(t, fresh) {
   const pane = $("#task");
-  const key = JSON.stringify(t);
-  if (!fresh && key === shownTask) return;
+  // A change of the comments alone redraws the comments, not the diff.
+  const key = JSON.stringify(Object.assign({}, t, { comments: null, updated: null }));
+  if (!fresh && key === shownTask) {
+    const c = $("#comments");
+    if (c && c.dataset.key !== JSON.stringify(t.comments || [])) renderComments(t, null);
+    return;
+  }
   shownTask = key;
-  const keepResult = fresh ? null : pane.querySelector(".result");
+  const keepResult = fresh ? null : pane.querySelector("#action-result");
   const fields = el("dl", { class: "fields" });
   const field = (k, v) => { if (v != null && v !== "") fields.append(el("dt", { text: k }), el("dd", { text: v })); };
   field("state", stateLabel(t.state));
@@ -411,31 +421,306 @@ async function renderRecovery(id, pane) {
       el("p", { text: "Resolve the files by hand, then start a new task from the result (git nudge snapshot). Nothing is retried automatically; the record of " + id + " is kept." })));
 }
 
-async function renderDiff(t, pane) {
-  const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/diff");
-  const box = el("div", { class: "files", id: "diff" });
-  pane.append(box);
-  if (!r.ok) { box.append(errorBox(r.body)); return; }
-  const files = r.body.patch.split(/^(?=diff --git )/m).filter((s) => s.length);
-  for (const f of files) {
-    const lines = f.split("\n");
-    const title = lines[0].replace(/^diff --git a\/(.*) b\/.*$/, "$1");
-    const pre = el("pre");
-    const frag = document.createDocumentFragment();
-    let inHeader = true;
-    for (const line of lines.slice(1)) {
-      let cls = "";
-      if (line.startsWith("@@")) { cls = "hunk"; inHeader = false; }
-      else if (inHeader) cls = "meta";
-      else if (line.startsWith("+")) cls = "add";
-      else if (line.startsWith("-")) cls = "del";
-      if (cls) frag.append(el("span", { class: cls, text: line }));
-      else frag.append(document.createTextNode(line + "\n"));
+// ---- the diff ----
+// The patch is split per file; the page lists the files (status, +/-
+// counts) above the diffs, with the notices (binary files, files over
+// 16 MiB, a cut-off patch) first. Drawing is bounded: files are drawn
+// until LINE_BUDGET lines are on the page, a file over BIG_FILE lines
+// starts collapsed, and an open file draws CHUNK lines at a time ("show
+// more"). A 3 MB patch then costs the page a few thousand rows.
+const LINE_BUDGET = 1500, BIG_FILE = 400, CHUNK = 1000;
+
+function parsePatch(patch) {
+  const out = [];
+  for (const sect of patch.split(/^(?=diff --git )/m)) {
+    if (!sect.startsWith("diff --git ")) continue;
+    const lines = sect.split("\n");
+    if (lines[lines.length - 1] === "") lines.pop();
+    let path = lines[0].replace(/^diff --git a\/(.*) b\/.*$/, "$1");
+    let body = lines.length, adds = 0, dels = 0, binary = false;
+    for (let i = 1; i < lines.length; i++) {
+      const l = lines[i];
+      if (l.startsWith("@@")) { body = i; break; }
+      if (l.startsWith("+++ b/")) path = l.slice(6);
+      else if (l.startsWith("--- a/") && path === "") path = l.slice(6);
+      else if (l.startsWith("Binary files ")) binary = true;
     }
-    pre.append(frag);
-    box.append(el("div", { class: "file" }, el("h3", { text: title }), pre));
+    for (let i = body; i < lines.length; i++) {
+      const c = lines[i].charCodeAt(0);
+      if (c === 43) adds++; else if (c === 45) dels++;
+    }
+    out.push({ path, header: lines.slice(1, body), lines: lines.slice(body), adds, dels, binary });
   }
-  if (r.body.notices) box.append(el("p", { class: "note", text: r.body.notices }));
+  return out;
+}
+
+const statusWord = { A: "added", M: "modified", D: "deleted", T: "type changed", R: "renamed" };
+
+async function renderDiff(t, pane) {
+  const box = el("div", { class: "files", id: "diff", "aria-busy": "true" }, el("p", { class: "note", text: "Loading the diff…" }));
+  pane.append(box);
+  performance.mark("diff:start");
+  const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/diff");
+  box.replaceChildren();
+  box.removeAttribute("aria-busy");
+  if (!r.ok) { box.append(errorBox(r.body)); return; }
+  if (r.body.notices) box.append(el("div", { class: "notice", id: "diff-notices", text: r.body.notices.trim() }));
+  const files = parsePatch(r.body.patch);
+  // A patch cut at the API's limit ends inside its last file.
+  if (files.length && /not shown \(limit/.test(r.body.notices || "")) files[files.length - 1].cut = true;
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const listed = (t.files || []).map((f) => ({ path: f.path, status: f.status, f: byPath.get(f.path) }));
+  for (const f of files) if (!listed.some((x) => x.path === f.path)) listed.push({ path: f.path, status: "M", f });
+  if (!listed.length) { box.append(el("p", { class: "note", id: "diff-empty", text: "No changes: the result is the same as the snapshot." })); return; }
+  const perFile = can.apply(t.state) || can.undo(t.state);
+  const list = el("ul", { class: "filelist", id: "filelist" });
+  box.append(el("h3", { class: "files-title", text: countFiles(listed.length) + " changed" }), list);
+  renderComments(t, box);
+  let budget = LINE_BUDGET;
+  listed.forEach((x, i) => {
+    const f = x.f;
+    const counts = f ? (f.binary ? "binary" : "+" + f.adds + " −" + f.dels + (f.cut ? " (cut off)" : "")) : "not in the diff";
+    const sid = "file-" + i;
+    list.append(el("li", null,
+      el("span", { class: "fstatus s-" + x.status, title: statusWord[x.status] || x.status, text: x.status }),
+      el("a", { href: "#" + sid, class: "fpath", text: x.path, onclick: (ev) => { ev.preventDefault(); openFile(sid); } }),
+      el("span", { class: "counts", "aria-label": f && !f.binary ? f.adds + " added, " + f.dels + " removed" : counts, text: counts })));
+    const sect = el("section", { class: "file", id: sid, "data-path": x.path });
+    const head = el("div", { class: "fhead" }, el("h3", { text: x.path }), el("span", { class: "counts", text: counts }));
+    if (perFile) head.append(fileButtons(t, x.path));
+    sect.append(head);
+    box.append(sect);
+    if (!f) { sect.append(el("p", { class: "note pad", text: "Not drawn: see the notice above." })); return; }
+    const n = f.lines.length;
+    if (n === 0 || f.binary) { sect.append(el("pre", { class: "meta", text: f.header.join("\n") })); return; }
+    const show = el("button", { class: "show", text: "Show " + n + " lines", "aria-expanded": "false" });
+    show.addEventListener("click", () => { show.remove(); drawFile(t, f, sect, 0); reveal(sect.querySelector(".difftable")); });
+    sect.append(show);
+    sect._open = () => { if (show.isConnected) show.click(); };
+    if (n <= BIG_FILE && n <= budget) { show.remove(); drawFile(t, f, sect, 0); budget -= n; }
+    else budget = 0; // files after a collapsed one stay collapsed too: the list above shows where they are
+  });
+  performance.mark("diff:drawn");
+}
+
+function openFile(sid) {
+  const sect = document.getElementById(sid);
+  if (!sect) return;
+  if (sect._open) sect._open();
+  const h = sect.querySelector("h3");
+  h.setAttribute("tabindex", "-1");
+  reveal(h);
+}
+
+// drawFile draws CHUNK lines of file f from line `from` into sect, with
+// old and new line numbers, and a "show more" button for the rest.
+function drawFile(t, f, sect, from) {
+  let table = sect.querySelector(".difftable");
+  if (!table) {
+    table = el("table", { class: "difftable", tabindex: "0", "data-path": f.path,
+      "aria-label": "Diff of " + f.path + ": arrow keys move between lines, Shift+arrow selects, C comments" });
+    const wrap = el("div", { class: "diffwrap" }, table);
+    if (f.header.length) sect.append(el("pre", { class: "meta", text: f.header.join("\n") }));
+    sect.append(wrap);
+    table.append(el("tbody"));
+    table._no = { old: 0, new: 0 };
+    diffKeys(t, table);
+  }
+  const tb = table.tBodies[0];
+  const frag = document.createDocumentFragment();
+  const to = Math.min(f.lines.length, from + CHUNK);
+  const no = table._no;
+  for (let i = from; i < to; i++) {
+    const line = f.lines[i];
+    const tr = document.createElement("tr");
+    if (line.startsWith("@@")) {
+      const m = /^@@ -(\d+)(?:,\d+)? \+(\d+)/.exec(line);
+      if (m) { no.old = +m[1]; no.new = +m[2]; }
+      tr.className = "hunk";
+      const td = document.createElement("td");
+      td.colSpan = 3;
+      td.textContent = line;
+      tr.append(td);
+      frag.append(tr);
+      continue;
+    }
+    const c = line.charAt(0);
+    const a = document.createElement("td"), b = document.createElement("td"), code = document.createElement("td");
+    a.className = b.className = "no";
+    code.className = "code";
+    code.textContent = line;
+    if (c === "+") { tr.className = "add"; b.textContent = no.new; tr.dataset.line = no.new++; }
+    else if (c === "-") { tr.className = "del"; a.textContent = no.old++; }
+    else if (c === "\\") { tr.className = "meta"; }
+    else { a.textContent = no.old++; b.textContent = no.new; tr.dataset.line = no.new++; }
+    tr.append(a, b, code);
+    frag.append(tr);
+  }
+  tb.append(frag);
+  const old = sect.querySelector(".more");
+  if (old) old.remove();
+  if (to < f.lines.length) {
+    const more = el("button", { class: "more", text: "Show " + Math.min(CHUNK, f.lines.length - to) + " more lines (" + (f.lines.length - to) + " left)" });
+    more.addEventListener("click", () => { drawFile(t, f, sect, to); reveal(table); });
+    sect.append(more);
+  }
+}
+
+// fileButtons: one file's Apply, Undo and Apply with merge (POST
+// .../apply or .../undo with {"paths": [path]} and "merge": true).
+function fileButtons(t, path) {
+  const row = el("div", { class: "buttons fbuttons" });
+  const go = (action, merge, btn) => fileAct(t.id, action, path, merge, row, btn);
+  const apply = can.apply(t.state);
+  row.append(
+    el("button", { class: "file-apply", text: "Apply file", "aria-label": "Apply " + path, disabled: !apply || validationFailed(t), title: validationFailed(t) ? "validation failed: see the validation panel" : "", onclick: (ev) => go("apply", false, ev.target) }),
+    el("button", { class: "file-merge", text: "Apply with merge", "aria-label": "Apply " + path + " with merge", disabled: !apply || validationFailed(t), onclick: (ev) => go("apply", true, ev.target) }),
+    el("button", { class: "file-undo", text: "Undo file", "aria-label": "Undo " + path, disabled: !can.undo(t.state), onclick: (ev) => go("undo", false, ev.target) }));
+  return row;
+}
+
+async function fileAct(id, action, path, merge, row, btn) {
+  const sect = row.closest("section");
+  const old = sect.querySelector(".file-result");
+  if (old) old.remove();
+  const buttons = [...row.querySelectorAll("button")];
+  const was = buttons.map((b) => b.disabled);
+  for (const b of buttons) b.disabled = true;
+  const data = { paths: [path] };
+  if (merge) data.merge = true;
+  const r = await api("POST", "/api/nudge/tasks/" + encodeURIComponent(id) + "/" + action, data);
+  buttons.forEach((b, i) => { b.disabled = was[i]; });
+  let box;
+  if (r.ok) {
+    const n = (r.body.files || []).length;
+    const verb = action === "undo" ? "Undid " : merge ? "Applied with merge " : "Applied ";
+    box = el("div", { class: "result", text: verb + path + " of " + id + (n ? " (" + countFiles(n) + ")" : "") + "." });
+  } else box = errorBox(r.body, (action === "undo" ? "Undo " : "Apply ") + path + ": ");
+  box.classList.add("file-result");
+  place(box, row.parentNode);
+  if (r.ok) {
+    await selectTask(id);
+    const s = document.querySelector('#diff section.file[data-path="' + CSS.escape(path) + '"] .fhead');
+    place(box, s || $("#task-buttons"));
+  }
+}
+
+// ---- review comments ----
+// Comments on diff lines are kept with the task (POST .../comments) and
+// handed to the next git nudge run --task ID as the file NUDGE_REVIEW
+// names. Lines are selected with a click on a line number (Shift+click
+// extends), or from the keyboard in a focused diff: arrows move, Shift
+// extends, C writes a comment.
+function renderComments(t, box) {
+  const list = t.comments || [];
+  const panel = el("div", { class: "panel comments", id: "comments", "data-key": JSON.stringify(list) },
+    el("h3", { text: list.length ? "Review comments (" + list.length + ")" : "Review comments" }));
+  if (!list.length) panel.append(el("p", { class: "hint", text: "Click a line number to comment on that line (Shift+click for a range), or focus a diff and use the arrow keys, Shift to extend, C to comment. Comments are handed to the next git nudge run --task " + t.id + " (the file NUDGE_REVIEW names)." }));
+  else panel.append(el("ul", null, ...list.map((c) => {
+    const where = c.path + ":" + c.line + (c.end_line && c.end_line !== c.line ? "–" + c.end_line : "");
+    const li = el("li", { "data-id": c.id }, el("code", { text: where }), " ", el("span", { class: "ctext", text: c.text }), " ");
+    li.append(el("button", { class: "comment-delete", text: "Delete", "aria-label": "Delete the comment on " + where, onclick: () => deleteComment(t.id, c.id, li) }));
+    return li;
+  })));
+  const old = $("#comments");
+  if (old) old.replaceWith(panel);
+  else if (box) box.append(panel);
+}
+
+async function refreshComments(id) {
+  const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
+  if (r.ok) renderComments(r.body, null);
+}
+
+async function deleteComment(id, cid, li) {
+  for (const b of li.querySelectorAll("button")) b.disabled = true;
+  const r = await api("POST", "/api/nudge/tasks/" + encodeURIComponent(id) + "/comments/" + encodeURIComponent(cid) + "/delete");
+  if (!r.ok) {
+    for (const b of li.querySelectorAll("button")) b.disabled = false;
+    place(Object.assign(errorBox(r.body, "Delete comment: "), { id: "comment-result" }), li);
+    return;
+  }
+  await refreshComments(id);
+  const box = el("div", { class: "result", id: "comment-result", text: "Comment deleted." });
+  place(box, $("#comments h3"));
+}
+
+function diffKeys(t, table) {
+  let anchor = null, cursor = null;
+  const rows = () => [...table.querySelectorAll("tr[data-line]")];
+  const mark = () => {
+    const all = rows();
+    const i = all.indexOf(anchor), j = all.indexOf(cursor);
+    const lo = Math.min(i, j), hi = Math.max(i, j);
+    all.forEach((r, k) => r.classList.toggle("picked", i >= 0 && k >= lo && k <= hi));
+    for (const r of table.querySelectorAll("tr.cursor")) r.classList.remove("cursor");
+    if (cursor) { cursor.classList.add("cursor"); cursor.scrollIntoView({ block: "nearest" }); }
+  };
+  table.addEventListener("click", (ev) => {
+    const td = ev.target.closest("td.no");
+    const tr = td && td.parentNode;
+    if (!tr || !tr.dataset.line) return;
+    cursor = tr;
+    if (!ev.shiftKey || !anchor) anchor = tr;
+    mark();
+    commentForm(t, table);
+  });
+  table.addEventListener("keydown", (ev) => {
+    if (ev.target !== table) return;
+    const all = rows();
+    if (!all.length) return;
+    let i = cursor ? all.indexOf(cursor) : -1;
+    if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
+      ev.preventDefault();
+      i = ev.key === "ArrowDown" ? Math.min(all.length - 1, i + 1) : Math.max(0, i - 1);
+      cursor = all[i];
+      if (!ev.shiftKey || !anchor) anchor = cursor;
+      mark();
+    } else if ((ev.key === "c" || ev.key === "C" || ev.key === "Enter") && cursor) {
+      ev.preventDefault();
+      commentForm(t, table);
+    } else if (ev.key === "Escape") {
+      anchor = cursor = null;
+      mark();
+    }
+  });
+}
+
+function commentForm(t, table) {
+  const picked = [...table.querySelectorAll("tr.picked")];
+  if (!picked.length) return;
+  const path = table.dataset.path;
+  const line = +picked[0].dataset.line, end = +picked[picked.length - 1].dataset.line;
+  const old = $("#comment-form");
+  if (old) old.closest("tr").remove();
+  const where = path + ":" + line + (end !== line ? "–" + end : "");
+  const text = el("textarea", { id: "comment-text", rows: "3", "aria-label": "Comment on " + where });
+  const td = el("td", { class: "inline" });
+  td.colSpan = 3;
+  const form = el("form", { id: "comment-form", class: "comment-form" },
+    el("label", { for: "comment-text", text: "Comment on " + where }), text,
+    el("div", { class: "buttons" },
+      el("button", { type: "submit", class: "primary", text: "Save comment" }),
+      el("button", { type: "button", class: "comment-cancel", text: "Cancel", onclick: () => { form.closest("tr").remove(); table.focus(); } })));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const btns = [...form.querySelectorAll("button")];
+    for (const b of btns) b.disabled = true;
+    const r = await api("POST", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/comments", { path, line, end_line: end, text: text.value });
+    for (const b of btns) b.disabled = false;
+    const prev = form.querySelector(".result");
+    if (prev) prev.remove();
+    if (!r.ok) { place(Object.assign(errorBox(r.body, "Comment: "), { id: "comment-result" }), form.lastChild); return; }
+    const tr = form.closest("tr");
+    const box = el("div", { class: "result", id: "comment-result", text: "Comment saved on " + where + ": the next git nudge run --task " + t.id + " gets it." });
+    td.replaceChildren(box);
+    reveal(box);
+    await refreshComments(t.id);
+    void tr;
+  });
+  td.append(form);
+  picked[picked.length - 1].after(el("tr", { class: "inline-row" }, td));
+  text.focus();
 }
 
 function countFiles(n) { return n === 1 ? "1 file" : n + " files"; }
