@@ -122,6 +122,11 @@ func TestBrowserReview(t *testing.T) {
 			waitFor(t, ctx, "the task list", `document.querySelectorAll('#tasks tbody tr[data-id]').length === 3`)
 			waitFor(t, ctx, "t2 marked (validation failed)", textOf(`#tasks tbody tr[data-id="t2"]`)+`.includes("(validation failed)")`)
 			noOverflow(t, ctx, "tasks page")
+			// t2 cannot be applied as is: Apply is off and says why; the
+			// validation panel shows the command that failed.
+			click(t, ctx, `#tasks tbody tr[data-id="t2"]`)
+			waitFor(t, ctx, "t2's Apply disabled with the reason", `document.querySelector('#btn-apply') && document.querySelector('#btn-apply').disabled && `+textOf("#apply-why")+`.includes("--unvalidated")`)
+			waitFor(t, ctx, "the validation panel", textOf("#validation")+`.includes("Validation: failed") && `+textOf("#validation")+`.includes("exit 1")`)
 			tabReaches(t, ctx, "tasks page", "#tasks tbody tr[data-id]", 20)
 
 			// Enter on a focused row opens the task.

@@ -387,12 +387,19 @@ async function renderTask(t, fresh) {
   const buttons = el("div", { class: "buttons", id: "task-buttons" });
   if (!recovery) {
     buttons.append(
-      el("button", { id: "btn-apply", class: "primary", text: "Apply", disabled: !can.apply(t.state), onclick: () => act(t.id, "apply") }),
+      el("button", { id: "btn-apply", class: "primary", text: "Apply", disabled: !can.apply(t.state) || validationFailed(t), "aria-describedby": validationFailed(t) ? "apply-why" : null, onclick: () => act(t.id, "apply") }),
       el("button", { id: "btn-undo", text: "Undo", disabled: !can.undo(t.state), onclick: () => act(t.id, "undo") }),
       el("button", { id: "btn-save", text: "Save version", disabled: !can.save(t.state), onclick: () => act(t.id, "save") }),
       el("button", { id: "btn-drop", text: "Drop", disabled: !can.drop(t.state), onclick: () => askDrop(t.id) }));
   }
   pane.replaceChildren(el("h2", { id: "task-title", tabindex: "-1", text: t.id + " · " + stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "") }), fields, buttons);
+  if (validationFailed(t) && can.apply(t.state)) {
+    buttons.after(el("p", { id: "apply-why", class: "disabled-note", text: "Apply: validation failed (see Validation below). git nudge apply " + t.id + " --unvalidated applies it anyway." }));
+  }
+  if (t.validation) pane.append(validationPanel(t));
+  if (t.setup) pane.append(el("div", { class: "panel", id: "setup" }, el("h3", { text: "Setup" }),
+    el("p", { text: "The setup commands changed " + countFiles((t.setup_files || []).length) + " (commit " + short(t.setup) + "); these are not part of the result and are never applied:" }),
+    el("ul", null, ...(t.setup_files || []).map((f) => el("li", null, el("code", { text: f.status + " " + f.path }))))));
   if (keepResult) {
     const had = keepResult.contains(document.activeElement) ? document.activeElement : null;
     buttons.after(keepResult);
@@ -400,6 +407,17 @@ async function renderTask(t, fresh) {
   }
   if (recovery) { await renderRecovery(t.id, pane); return; }
   if (t.result) await renderDiff(t, pane);
+}
+
+function validationPanel(t) {
+  const v = t.validation;
+  const p = el("div", { class: "panel", id: "validation" }, el("h3", { text: "Validation: " + v.state }));
+  if (v.reason) p.append(el("p", { text: v.reason }));
+  if (v.commands && v.commands.length) p.append(el("ul", null, ...v.commands.map((c) => el("li", null,
+    el("span", { class: c.exit_code === 0 ? "ok" : "bad", text: c.exit_code === 0 ? "ok" : c.timed_out ? "timed out" : "exit " + (c.exit_code == null ? "?" : c.exit_code) }), " ",
+    el("code", { text: c.command }), " (" + (c.duration_ms / 1000).toFixed(1) + " s)" + (c.error ? ": " + c.error : "")))));
+  if (v.log) p.append(el("p", { class: "hint" }, "Log: ", el("code", { text: v.log })));
+  return p;
 }
 
 async function renderRecovery(id, pane) {
