@@ -168,10 +168,13 @@ func TestBrowserReview(t *testing.T) {
 			waitFor(t, ctx, "the notices on top", `(() => { const n = document.querySelector('#diff-notices'); return n && n.textContent.includes("not shown") && (n.compareDocumentPosition(document.querySelector('#filelist')) & Node.DOCUMENT_POSITION_FOLLOWING); })()`)
 			waitFor(t, ctx, "big.txt collapsed", `document.querySelector('#diff section[data-path="big.txt"] button.show') !== null && document.querySelectorAll('#diff tr').length < 100`)
 			waitFor(t, ctx, "line numbers", `document.querySelector('#diff section[data-path="a.txt"] tr.add:last-child td.no:nth-child(2)').textContent === "3"`)
+			if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`document.querySelector('#diff-notices').scrollIntoView({block: "start"})`)); err != nil {
+				t.Fatal(err)
+			}
+			screenshot(t, ctx, "dashboard-large-diff-"+w.name+".png")
 			click(t, ctx, `#diff section[data-path="big.txt"] button.show`)
 			waitFor(t, ctx, "a bounded part of big.txt drawn", `document.querySelectorAll('#diff section[data-path="big.txt"] tr').length === 1000 && document.querySelector('#diff section[data-path="big.txt"] button.more') !== null`)
 			noOverflow(t, ctx, "the large task, big.txt shown")
-			screenshot(t, ctx, "dashboard-large-diff-"+w.name+".png")
 
 			// Checkpoints: rows as lines, Tab and Enter; a restore that
 			// takes a commit off the branch asks.
