@@ -591,9 +591,9 @@ function fileButtons(t, path) {
   const go = (action, merge, btn) => fileAct(t.id, action, path, merge, row, btn);
   const apply = can.apply(t.state);
   row.append(
-    el("button", { class: "file-apply", text: "Apply file", "aria-label": "Apply " + path, disabled: !apply || validationFailed(t), title: validationFailed(t) ? "validation failed: see the validation panel" : "", onclick: (ev) => go("apply", false, ev.target) }),
-    el("button", { class: "file-merge", text: "Apply with merge", "aria-label": "Apply " + path + " with merge", disabled: !apply || validationFailed(t), onclick: (ev) => go("apply", true, ev.target) }),
-    el("button", { class: "file-undo", text: "Undo file", "aria-label": "Undo " + path, disabled: !can.undo(t.state), onclick: (ev) => go("undo", false, ev.target) }));
+    el("button", { class: "file-apply", text: "Apply file", "aria-label": "Apply file " + path, disabled: !apply || validationFailed(t), title: validationFailed(t) ? "validation failed: see the validation panel" : "", onclick: (ev) => go("apply", false, ev.target) }),
+    el("button", { class: "file-merge", text: "Apply with merge", "aria-label": "Apply with merge " + path, disabled: !apply || validationFailed(t), onclick: (ev) => go("apply", true, ev.target) }),
+    el("button", { class: "file-undo", text: "Undo file", "aria-label": "Undo file " + path, disabled: !can.undo(t.state), onclick: (ev) => go("undo", false, ev.target) }));
   return row;
 }
 
