@@ -91,7 +91,7 @@ func browser(t *testing.T) context.Context {
 func waitFor(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
 	if err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
-		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText"))
+		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText + '\\nfocus: ' + (document.activeElement ? document.activeElement.outerHTML.slice(0, 200) : 'none') + ' scrollY ' + window.scrollY"))
 		t.Fatalf("waiting for %s (%s): %v\npage:\n%s", what, expr, err, text)
 	}
 }
@@ -132,6 +132,13 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	if err := os.WriteFile(filepath.Join(dir, name), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// inViewAndFocused is true when the element sel matches holds the focus
+// (or contains it) and lies inside the viewport.
+func inViewAndFocused(sel string) string {
+	return fmt.Sprintf(`(() => { const e = document.querySelector(%s); if (!e) return false; const r = e.getBoundingClientRect();
+		return e.contains(document.activeElement) && r.top >= 0 && r.top < window.innerHeight && r.left >= 0 && r.right <= window.innerWidth; })()`, strconv.Quote(sel))
 }
 
 func textOf(sel string) string {
@@ -245,7 +252,15 @@ func TestBrowser(t *testing.T) {
 	waitFor(t, ctx, "Needs you", `!document.querySelector('#needs-you').hidden && `+textOf("#needs-text")+` === "2 restore point(s) — rewind now that the run is stopped"`)
 	waitFor(t, ctx, "HEAD mark on c2", textOf(`#checkpoints tbody tr[data-id="c2"]`)+`.includes("← HEAD")`)
 	click(t, ctx, `#checkpoints tbody tr[data-id="c1"]`)
+	// c2's commit would leave the branch: the page says so and asks.
+	waitFor(t, ctx, "the restore's question", textOf("#restore-confirm")+`.includes("takes 1 commit off the branch") && `+textOf("#restore-confirm")+`.includes("rework b")`)
+	waitFor(t, ctx, "the question focused and in view", inViewAndFocused("#restore-confirm"))
+	if got := readFile(t, dir, "b.txt"); got != "b, second take\n" {
+		t.Fatalf("b.txt changed before the restore was confirmed: %q", got)
+	}
+	click(t, ctx, "#restore-confirm .confirm-yes")
 	waitFor(t, ctx, "the restore's result", textOf("#restore-result")+`.startsWith('Restored to "thread — add b"')`)
+	waitFor(t, ctx, "the result focused and in view", inViewAndFocused("#restore-result"))
 	if got := readFile(t, dir, "b.txt"); got != "b\n" {
 		t.Fatalf("b.txt after restoring c1: %q", got)
 	}
@@ -302,6 +317,10 @@ func TestBrowser(t *testing.T) {
 	click(t, ctx, "#nav-operations")
 	waitFor(t, ctx, "the latest operation", `document.querySelector('#ops tbody tr[data-id="`+latest+`"] button.undo') !== null`)
 	click(t, ctx, `#ops tbody tr[data-id="`+latest+`"] button.undo`)
+	// Undo asks first, under the row, and the question has the focus.
+	waitFor(t, ctx, "Undo's question", textOf("#op-confirm")+`.startsWith("Undo `+latest+`: git nudge snapshot")`)
+	waitFor(t, ctx, "the question focused and in view", inViewAndFocused("#op-confirm"))
+	click(t, ctx, "#op-confirm .confirm-yes")
 	waitFor(t, ctx, "the undo's result", textOf("#op-result")+`.startsWith("Undid `+latest+` as ")`)
 	waitFor(t, ctx, "the undone mark", textOf(`#ops tbody tr[data-id="`+latest+`"]`)+`.includes("undone by")`)
 	// Undo is offered only where op undo would accept it: not on the

@@ -219,6 +219,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/autodev/checkpoints", s.checkpoints)
 	mux.HandleFunc("GET /api/autodev/status", s.status)
 	mux.HandleFunc("POST /api/autodev/restore/{id}", s.restore)
+	mux.HandleFunc("GET /api/autodev/checkpoints/{id}/leaving", s.leaving)
 	mux.HandleFunc("GET /api/autodev/commands", s.listCommands)
 	mux.HandleFunc("POST /api/autodev/run/{name}", s.startRun)
 	mux.HandleFunc("GET /api/ops", s.ops)
@@ -248,12 +249,34 @@ func (s *Server) secure(next http.Handler) http.Handler {
 		}
 		if !s.authorized(r) {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="git nudge dashboard"`)
-			writeError(w, http.StatusUnauthorized, errors.New("no valid token: open the address git nudge dashboard printed (it carries the token); scripts send it as Authorization: Bearer <token>"))
+			if pageRequest(r) && strings.Contains(r.Header.Get("Accept"), "text/html") {
+				// A browser opening the page without its token gets words,
+				// not a JSON document.
+				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				w.WriteHeader(http.StatusUnauthorized)
+				_, _ = io.WriteString(w, unauthorizedPage)
+				return
+			}
+			writeError(w, http.StatusUnauthorized, errors.New(noTokenMessage))
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
+
+const noTokenMessage = "no valid token: open the address git nudge dashboard printed (it carries the token); scripts send it as Authorization: Bearer <token>"
+
+// unauthorizedPage is the 401 a browser gets for the page without the
+// token (or with the token of an earlier start of the dashboard).
+const unauthorizedPage = `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>git nudge dashboard: no valid token</title></head>
+<body><main>
+<h1>git nudge dashboard: no valid token</h1>
+<p>This address does not carry the dashboard's current token: it has none, or the dashboard was restarted since (each start makes a new token).</p>
+<p>Open the address <code>git nudge dashboard</code> printed when it started (it ends in <code>?token=...</code>). If the dashboard is not running, start it again and open the address it prints.</p>
+</main></body></html>
+`
 
 func (s *Server) hostAllowed(host string) bool {
 	p := ":" + strconv.Itoa(s.port)
@@ -623,6 +646,61 @@ func restoreSpec(id string) oplog.Spec {
 	spec := Operation("autodev", "restore")
 	spec.Args = []string{"restore", id}
 	return spec
+}
+
+// LeavingDocument is the answer of GET /api/autodev/checkpoints/{id}/leaving:
+// the commits of HEAD that restoring the checkpoint takes off the branch
+// (restore parks them; the page asks before it restores).
+type LeavingDocument struct {
+	ID      string          `json:"id"`
+	Commit  string          `json:"commit"`
+	Count   int             `json:"count"`
+	Commits []LeavingCommit `json:"commits"` // the newest first, at most maxLeaving
+	More    bool            `json:"more"`    // more than maxLeaving
+}
+
+// LeavingCommit is one commit that would leave the branch.
+type LeavingCommit struct {
+	ID      string `json:"id"`
+	Subject string `json:"subject"`
+}
+
+const maxLeaving = 50
+
+func (s *Server) leaving(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.autodev(r)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	j, err := ws.LoadJournal()
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	id := r.PathValue("id")
+	e, ok := j.Find(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, errors.New("no checkpoint "+strconv.Quote(id)+": git autodev list shows the checkpoints"))
+		return
+	}
+	doc := LeavingDocument{ID: id, Commit: e.Commit, Commits: []LeavingCommit{}}
+	if e.Type != "pre-restore" {
+		// HEAD's commits the checkpoint's commit lacks: those leave the branch.
+		list, err := ws.Repo.FindCommits(r.Context(), git.CommitQuery{Revs: []string{"HEAD", "^" + e.Commit}, Limit: maxLeaving + 1})
+		if err != nil {
+			failed(w, err)
+			return
+		}
+		if len(list) > maxLeaving {
+			list, doc.More = list[:maxLeaving], true
+		}
+		doc.Count = len(list)
+		for i := len(list) - 1; i >= 0; i-- {
+			doc.Commits = append(doc.Commits, LeavingCommit{ID: list[i].ID, Subject: list[i].Subject()})
+		}
+	}
+	writeJSON(w, http.StatusOK, doc)
 }
 
 // ---- operations ----

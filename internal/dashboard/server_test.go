@@ -637,3 +637,44 @@ func TestEvents(t *testing.T) {
 	for range lines {
 	}
 }
+
+// A browser opening the page without a valid token reads why in words
+// (HTML); a script asking for anything else gets the JSON document.
+func TestUnauthorizedPageForBrowsers(t *testing.T) {
+	h := serve(t, workspace(t))
+	code, hdr, body := h.do("GET", "/", false, map[string]string{"Accept": "text/html,application/xhtml+xml"})
+	if code != http.StatusUnauthorized || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") ||
+		!strings.Contains(string(body), "no valid token") || !strings.Contains(string(body), "Open the address") {
+		t.Fatalf("GET / from a browser without the token: %d %s\n%s", code, hdr.Get("Content-Type"), body)
+	}
+	code, hdr, body = h.do("GET", "/api/nudge/tasks", false, map[string]string{"Accept": "text/html"})
+	if code != http.StatusUnauthorized || hdr.Get("Content-Type") != "application/json" {
+		t.Fatalf("the API without the token: %d %s\n%s", code, hdr.Get("Content-Type"), body)
+	}
+	errorDoc(t, body)
+}
+
+// Until per-file apply exists, a body naming paths is refused, and
+// nothing is applied.
+func TestActionBodyRefused(t *testing.T) {
+	dir := workspace(t)
+	h := serve(t, dir)
+	req, err := http.NewRequest("POST", h.url+"/api/nudge/tasks/t1/apply", strings.NewReader(`{"paths":["a.txt"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+h.srv.Token())
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", h.url)
+	resp, err := h.ts.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("apply with paths: %d", resp.StatusCode)
+	}
+	if got := readFile(t, dir, "a.txt"); got != "old\n" {
+		t.Fatalf("a.txt after a refused per-file apply: %q", got)
+	}
+}

@@ -40,11 +40,91 @@ function authHeaders(extra) {
   return Object.assign({ "Authorization": "Bearer " + token }, extra || {});
 }
 
-async function api(method, path) {
-  const r = await fetch(path, { method, credentials: "omit", headers: authHeaders({ "Accept": "application/json" }) });
+// What the page says when the server is gone or no longer knows the
+// token (it was restarted: each start makes a new token).
+const NO_ANSWER = "The dashboard did not answer: it stopped or restarted. Start it again if needed (git nudge dashboard) and open the address it printed; then check here what this click did.";
+const NEW_TOKEN = "The dashboard restarted (this page's token is no longer valid): open the new address it printed.";
+function gone(msg) {
+  const b = $("#gone");
+  b.textContent = msg;
+  b.hidden = false;
+  $("#live").textContent = "disconnected";
+  $("#live").classList.remove("on");
+  $("#live").classList.add("gone");
+}
+
+const lost = (r) => r.status === 0 || r.status === 401;
+
+async function api(method, path, data) {
+  const headers = authHeaders({ "Accept": "application/json" });
+  const init = { method, credentials: "omit", headers };
+  if (data !== undefined) { headers["Content-Type"] = "application/json"; init.body = JSON.stringify(data); }
+  let r;
+  try { r = await fetch(path, init); }
+  catch (_) { return { ok: false, status: 0, body: { error: NO_ANSWER } }; }
   let body = null;
   try { body = await r.json(); } catch (_) { body = null; }
+  if (r.status === 401) { gone(NEW_TOKEN); body = { error: NEW_TOKEN }; }
   return { ok: r.ok, status: r.status, body };
+}
+
+// ---- results where the click was ----
+// place puts a result, refusal or confirmation right after the element
+// that caused it, scrolls it into view and moves focus to it, so that a
+// click never seems to do nothing.
+function place(box, after) {
+  if (!box.hasAttribute("tabindex")) box.setAttribute("tabindex", "-1");
+  if (after && after.isConnected) after.after(box);
+  reveal(box);
+  return box;
+}
+function reveal(node) {
+  if (!node || !node.isConnected) return;
+  node.focus({ preventScroll: true });
+  node.scrollIntoView({ block: "nearest" });
+}
+// confirmBox asks before a step that is hard to take back: text, then a
+// button that does it and one that does not. Focus goes to the question.
+function confirmBox(text, yes, onYes, onNo, extra) {
+  const box = el("div", { class: "confirm", role: "group", "aria-label": "Confirm" });
+  box.append(el("div", { class: "question", text }));
+  if (extra) box.append(extra);
+  box.append(el("div", { class: "buttons" },
+    el("button", { class: "danger confirm-yes", text: yes, onclick: (ev) => { ev.stopPropagation(); onYes(); } }),
+    el("button", { class: "confirm-no", text: "Cancel", onclick: (ev) => { ev.stopPropagation(); onNo(); } })));
+  box.addEventListener("keydown", (ev) => { if (ev.key === "Escape") { ev.stopPropagation(); onNo(); } });
+  return box;
+}
+// keepFocus redraws rows with draw() and, when a row of body had the
+// focus, gives it to the new row with the same data-id.
+function keepFocus(body, draw) {
+  const a = document.activeElement;
+  const inside = a && a !== document.body && body.contains(a);
+  const id = inside && a.parentNode === body && a.dataset ? a.dataset.id : null;
+  draw();
+  if (!inside || document.activeElement === a) return;
+  // A result or question moved into a redrawn row keeps the focus.
+  if (a.isConnected) { a.focus({ preventScroll: true }); return; }
+  if (id) {
+    const tr = body.querySelector('tr[data-id="' + CSS.escape(id) + '"]');
+    if (tr) tr.focus({ preventScroll: true });
+  }
+}
+// onRows makes a table body's rows act on click and on Enter (or Space)
+// when the row itself has the focus; clicks in a row's buttons or inline
+// boxes are theirs.
+function onRows(body, act) {
+  body.addEventListener("click", (ev) => {
+    if (ev.target.closest("button, a, .confirm, .result, .inline")) return;
+    const tr = ev.target.closest("tr");
+    if (tr && tr.dataset.id) act(tr);
+  });
+  body.addEventListener("keydown", (ev) => {
+    if ((ev.key === "Enter" || ev.key === " ") && ev.target.tagName === "TR" && ev.target.dataset.id) {
+      ev.preventDefault();
+      act(ev.target);
+    }
+  });
 }
 
 // ---- long lists ----
@@ -91,7 +171,7 @@ function drawRows(v) {
   v.to = to;
   const frag = document.createDocumentFragment();
   for (let i = from; i < to; i++) frag.append(v.makeRow(v.items[i]));
-  v.body.replaceChildren(frag);
+  keepFocus(v.body, () => v.body.replaceChildren(frag));
   if (n > WHOLE && !v.rowH && v.body.firstChild) {
     v.rowH = v.body.firstChild.getBoundingClientRect().height || 30;
     if (v.rowH !== h) { v.from = -1; drawRows(v); return; }
@@ -164,17 +244,26 @@ async function refresh() {
 }
 
 // ---- tasks ----
+// Loads overlap (a live update while a click's reload runs): an answer
+// that a later load overtook is dropped, so older data never replaces
+// newer rows (and the result shown in one of them).
+const loads = { tasks: 0, checkpoints: 0, ops: 0 };
 async function loadTasks() {
   loadTaskCommands();
+  const seq = ++loads.tasks;
   const [x, r] = await Promise.all([api("GET", "/api/nudge/executor"), api("GET", "/api/nudge/tasks")]);
+  if (seq !== loads.tasks) return; // a later load draws
   state.executing = x.ok && x.body.executing;
   const note = $("#executor-note");
   note.hidden = !x.ok || x.body.executing;
   if (x.ok) note.textContent = "Queued tasks are not run by this dashboard: " + x.body.reason + ".";
   const body = $("#tasks tbody");
+  // A server gone or restarted: the banner says so; the page keeps what
+  // it shows.
+  if (lost(r) || lost(x)) { gone(lost(r) ? r.body.error : x.body.error); return; }
   if (!r.ok) { body.replaceChildren(); $("#task").replaceChildren(errorBox(r.body)); return; }
   state.tasks = r.body;
-  const tpl = el("tr", null, el("td"), el("td", null, el("span", { class: "state" })), el("td"), el("td"), el("td"), el("td"));
+  const tpl = el("tr", { tabindex: "0" }, el("td", { class: "id" }), el("td", null, el("span", { class: "state" })), el("td"), el("td"), el("td"), el("td", { class: "wide" }));
   const now = Date.now();
   const frag = document.createDocumentFragment();
   for (const t of r.body) {
@@ -184,18 +273,19 @@ async function loadTasks() {
     c.textContent = t.id;
     c = c.nextSibling;
     c.firstChild.className = "state " + t.state;
-    c.firstChild.textContent = stateLabel(t.state);
+    c.firstChild.textContent = stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "");
     c = c.nextSibling;
     c.textContent = ago(t.created, now);
     c = c.nextSibling;
-    c.textContent = t.result ? String((t.files || []).length) : "-";
+    c.textContent = t.result ? countFiles((t.files || []).length) : "";
     c = c.nextSibling;
     c.textContent = branchLabel(t.branch);
     c.nextSibling.textContent = noteOf(t);
+    tr.setAttribute("aria-label", t.id + ", " + stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "") + ": " + noteOf(t));
     if (t.id === state.selected) tr.className = "sel";
     frag.append(tr);
   }
-  body.replaceChildren(frag);
+  keepFocus(body, () => body.replaceChildren(frag));
   $("#tasks-empty").hidden = r.body.length > 0;
   if (state.selected) {
     const t = r.body.find((x) => x.id === state.selected);
@@ -210,6 +300,7 @@ async function loadTasks() {
 async function loadTaskCommands() {
   const r = await api("GET", "/api/nudge/commands");
   const panel = $("#newtask");
+  if (lost(r)) return;
   const none = !r.ok || !r.body.commands.length;
   panel.hidden = none;
   $("#newtask-hint").hidden = !none || !r.ok;
@@ -240,24 +331,43 @@ async function selectTask(id) {
   state.selected = id;
   for (const tr of document.querySelectorAll("#tasks tbody tr")) tr.classList.toggle("sel", tr.dataset.id === id);
   const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
-  if (!r.ok) { $("#task").replaceChildren(errorBox(r.body)); return; }
+  if (!r.ok) { const box = errorBox(r.body); $("#task").replaceChildren(box); place(box, null); return; }
   await renderTask(r.body, true);
 }
+// openTask is a row's click or Enter: the task opens in the detail pane;
+// when the pane is below the list (narrow screens), it is brought into
+// view and its title takes the focus.
+async function openTask(id) {
+  await selectTask(id);
+  const pane = $("#task");
+  const top = pane.getBoundingClientRect().top;
+  if (top >= window.innerHeight * 0.6 || top < 0) {
+    const h = $("#task-title");
+    h.focus({ preventScroll: true });
+    h.scrollIntoView({ block: "start" });
+  }
+}
 
+const validationFailed = (t) => !!(t.validation && t.validation.state === "failed");
 const can = {
   apply: (s) => s === "ready" || s === "undone",
   undo: (s) => s === "applied",
   save: (s) => s === "applied",
-  drop: (s) => !["applying", "undoing", "recovery_required", "applied", "running", "preparing"].includes(s),
+  drop: (s) => !["applying", "undoing", "recovery_required", "applied", "running", "preparing", "validating"].includes(s),
 };
 
 let shownTask = "";
 async function renderTask(t, fresh) {
   const pane = $("#task");
-  const key = JSON.stringify(t);
-  if (!fresh && key === shownTask) return;
+  // A change of the comments alone redraws the comments, not the diff.
+  const key = JSON.stringify(Object.assign({}, t, { comments: null, updated: null }));
+  if (!fresh && key === shownTask) {
+    const c = $("#comments");
+    if (c && c.dataset.key !== JSON.stringify(t.comments || [])) renderComments(t, null);
+    return;
+  }
   shownTask = key;
-  const keepResult = fresh ? null : pane.querySelector(".result");
+  const keepResult = fresh ? null : pane.querySelector("#action-result");
   const fields = el("dl", { class: "fields" });
   const field = (k, v) => { if (v != null && v !== "") fields.append(el("dt", { text: k }), el("dd", { text: v })); };
   field("state", stateLabel(t.state));
@@ -274,18 +384,40 @@ async function renderTask(t, fresh) {
   field("saved in", t.saved_in);
   field("error", t.error);
   const recovery = t.state === "recovery_required";
-  const buttons = el("div", { class: "buttons" });
+  const buttons = el("div", { class: "buttons", id: "task-buttons" });
   if (!recovery) {
     buttons.append(
-      el("button", { id: "btn-apply", class: "primary", text: "Apply", disabled: !can.apply(t.state), onclick: () => act(t.id, "apply") }),
+      el("button", { id: "btn-apply", class: "primary", text: "Apply", disabled: !can.apply(t.state) || validationFailed(t), "aria-describedby": validationFailed(t) ? "apply-why" : null, onclick: () => act(t.id, "apply") }),
       el("button", { id: "btn-undo", text: "Undo", disabled: !can.undo(t.state), onclick: () => act(t.id, "undo") }),
       el("button", { id: "btn-save", text: "Save version", disabled: !can.save(t.state), onclick: () => act(t.id, "save") }),
-      el("button", { id: "btn-drop", text: "Drop", disabled: !can.drop(t.state), onclick: () => act(t.id, "drop") }));
+      el("button", { id: "btn-drop", text: "Drop", disabled: !can.drop(t.state), onclick: () => askDrop(t.id) }));
   }
-  pane.replaceChildren(el("h2", { text: t.id + " · " + stateLabel(t.state) }), fields, buttons);
-  if (keepResult) pane.append(keepResult);
+  pane.replaceChildren(el("h2", { id: "task-title", tabindex: "-1", text: t.id + " · " + stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "") }), fields, buttons);
+  if (validationFailed(t) && can.apply(t.state)) {
+    buttons.after(el("p", { id: "apply-why", class: "disabled-note", text: "Apply: validation failed (see Validation below). git nudge apply " + t.id + " --unvalidated applies it anyway." }));
+  }
+  if (t.validation) pane.append(validationPanel(t));
+  if (t.setup) pane.append(el("div", { class: "panel", id: "setup" }, el("h3", { text: "Setup" }),
+    el("p", { text: "The setup commands changed " + countFiles((t.setup_files || []).length) + " (commit " + short(t.setup) + "); these are not part of the result and are never applied:" }),
+    el("ul", null, ...(t.setup_files || []).map((f) => el("li", null, el("code", { text: f.status + " " + f.path }))))));
+  if (keepResult) {
+    const had = keepResult.contains(document.activeElement) ? document.activeElement : null;
+    buttons.after(keepResult);
+    if (had) had.focus({ preventScroll: true });
+  }
   if (recovery) { await renderRecovery(t.id, pane); return; }
   if (t.result) await renderDiff(t, pane);
+}
+
+function validationPanel(t) {
+  const v = t.validation;
+  const p = el("div", { class: "panel", id: "validation" }, el("h3", { text: "Validation: " + v.state }));
+  if (v.reason) p.append(el("p", { text: v.reason }));
+  if (v.commands && v.commands.length) p.append(el("ul", null, ...v.commands.map((c) => el("li", null,
+    el("span", { class: c.exit_code === 0 ? "ok" : "bad", text: c.exit_code === 0 ? "ok" : c.timed_out ? "timed out" : "exit " + (c.exit_code == null ? "?" : c.exit_code) }), " ",
+    el("code", { text: c.command }), " (" + (c.duration_ms / 1000).toFixed(1) + " s)" + (c.error ? ": " + c.error : "")))));
+  if (v.log) p.append(el("p", { class: "hint" }, "Log: ", el("code", { text: v.log })));
+  return p;
 }
 
 async function renderRecovery(id, pane) {
@@ -307,39 +439,326 @@ async function renderRecovery(id, pane) {
       el("p", { text: "Resolve the files by hand, then start a new task from the result (git nudge snapshot). Nothing is retried automatically; the record of " + id + " is kept." })));
 }
 
-async function renderDiff(t, pane) {
-  const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/diff");
-  const box = el("div", { class: "files", id: "diff" });
-  pane.append(box);
-  if (!r.ok) { box.append(errorBox(r.body)); return; }
-  const files = r.body.patch.split(/^(?=diff --git )/m).filter((s) => s.length);
-  for (const f of files) {
-    const lines = f.split("\n");
-    const title = lines[0].replace(/^diff --git a\/(.*) b\/.*$/, "$1");
-    const pre = el("pre");
-    const frag = document.createDocumentFragment();
-    let inHeader = true;
-    for (const line of lines.slice(1)) {
-      let cls = "";
-      if (line.startsWith("@@")) { cls = "hunk"; inHeader = false; }
-      else if (inHeader) cls = "meta";
-      else if (line.startsWith("+")) cls = "add";
-      else if (line.startsWith("-")) cls = "del";
-      if (cls) frag.append(el("span", { class: cls, text: line }));
-      else frag.append(document.createTextNode(line + "\n"));
+// ---- the diff ----
+// The patch is split per file; the page lists the files (status, +/-
+// counts) above the diffs, with the notices (binary files, files over
+// 16 MiB, a cut-off patch) first. Drawing is bounded: files are drawn
+// until LINE_BUDGET lines are on the page, a file over BIG_FILE lines
+// starts collapsed, and an open file draws CHUNK lines at a time ("show
+// more"). A 3 MB patch then costs the page a few thousand rows.
+const LINE_BUDGET = 1500, BIG_FILE = 400, CHUNK = 1000;
+
+function parsePatch(patch) {
+  const out = [];
+  for (const sect of patch.split(/^(?=diff --git )/m)) {
+    if (!sect.startsWith("diff --git ")) continue;
+    const lines = sect.split("\n");
+    if (lines[lines.length - 1] === "") lines.pop();
+    let path = lines[0].replace(/^diff --git a\/(.*) b\/.*$/, "$1");
+    let body = lines.length, adds = 0, dels = 0, binary = false;
+    for (let i = 1; i < lines.length; i++) {
+      const l = lines[i];
+      if (l.startsWith("@@")) { body = i; break; }
+      if (l.startsWith("+++ b/")) path = l.slice(6);
+      else if (l.startsWith("--- a/") && path === "") path = l.slice(6);
+      else if (l.startsWith("Binary files ")) binary = true;
     }
-    pre.append(frag);
-    box.append(el("div", { class: "file" }, el("h3", { text: title }), pre));
+    for (let i = body; i < lines.length; i++) {
+      const c = lines[i].charCodeAt(0);
+      if (c === 43) adds++; else if (c === 45) dels++;
+    }
+    out.push({ path, header: lines.slice(1, body), lines: lines.slice(body), adds, dels, binary });
   }
-  if (r.body.notices) box.append(el("p", { class: "note", text: r.body.notices }));
+  return out;
+}
+
+const statusWord = { A: "added", M: "modified", D: "deleted", T: "type changed", R: "renamed" };
+
+async function renderDiff(t, pane) {
+  const box = el("div", { class: "files", id: "diff", "aria-busy": "true" }, el("p", { class: "note", text: "Loading the diff…" }));
+  pane.append(box);
+  performance.mark("diff:start");
+  const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/diff");
+  box.replaceChildren();
+  box.removeAttribute("aria-busy");
+  if (!r.ok) { box.append(errorBox(r.body)); return; }
+  if (r.body.notices) box.append(el("div", { class: "notice", id: "diff-notices", text: r.body.notices.trim() }));
+  const files = parsePatch(r.body.patch);
+  // A patch cut at the API's limit ends inside its last file.
+  if (files.length && /not shown \(limit/.test(r.body.notices || "")) files[files.length - 1].cut = true;
+  const byPath = new Map(files.map((f) => [f.path, f]));
+  const listed = (t.files || []).map((f) => ({ path: f.path, status: f.status, f: byPath.get(f.path) }));
+  for (const f of files) if (!listed.some((x) => x.path === f.path)) listed.push({ path: f.path, status: "M", f });
+  if (!listed.length) { box.append(el("p", { class: "note", id: "diff-empty", text: "No changes: the result is the same as the snapshot." })); return; }
+  const perFile = can.apply(t.state) || can.undo(t.state);
+  const list = el("ul", { class: "filelist", id: "filelist" });
+  box.append(el("h3", { class: "files-title", text: countFiles(listed.length) + " changed" }), list);
+  renderComments(t, box);
+  let budget = LINE_BUDGET;
+  listed.forEach((x, i) => {
+    const f = x.f;
+    const counts = f ? (f.binary ? "binary" : "+" + f.adds + " −" + f.dels + (f.cut ? " (cut off)" : "")) : "not in the diff";
+    const sid = "file-" + i;
+    list.append(el("li", null,
+      el("span", { class: "fstatus s-" + x.status, title: statusWord[x.status] || x.status, text: x.status }),
+      el("a", { href: "#" + sid, class: "fpath", text: x.path, onclick: (ev) => { ev.preventDefault(); openFile(sid); } }),
+      el("span", { class: "counts", "aria-label": f && !f.binary ? f.adds + " added, " + f.dels + " removed" : counts, text: counts })));
+    const sect = el("section", { class: "file", id: sid, "data-path": x.path });
+    const head = el("div", { class: "fhead" }, el("h3", { text: x.path }), el("span", { class: "counts", text: counts }));
+    if (perFile) head.append(fileButtons(t, x.path));
+    sect.append(head);
+    box.append(sect);
+    if (!f) { sect.append(el("p", { class: "note pad", text: "Not drawn: see the notice above." })); return; }
+    const n = f.lines.length;
+    if (n === 0 || f.binary) { sect.append(el("pre", { class: "meta", text: f.header.join("\n") })); return; }
+    const show = el("button", { class: "show", text: "Show " + n + " lines", "aria-expanded": "false" });
+    show.addEventListener("click", () => { show.remove(); drawFile(t, f, sect, 0); reveal(sect.querySelector(".difftable")); });
+    sect.append(show);
+    sect._open = () => { if (show.isConnected) show.click(); };
+    if (n <= BIG_FILE && n <= budget) { show.remove(); drawFile(t, f, sect, 0); budget -= n; }
+    else budget = 0; // files after a collapsed one stay collapsed too: the list above shows where they are
+  });
+  performance.mark("diff:drawn");
+}
+
+function openFile(sid) {
+  const sect = document.getElementById(sid);
+  if (!sect) return;
+  if (sect._open) sect._open();
+  const h = sect.querySelector("h3");
+  h.setAttribute("tabindex", "-1");
+  reveal(h);
+}
+
+// drawFile draws CHUNK lines of file f from line `from` into sect, with
+// old and new line numbers, and a "show more" button for the rest.
+function drawFile(t, f, sect, from) {
+  let table = sect.querySelector(".difftable");
+  if (!table) {
+    table = el("table", { class: "difftable", tabindex: "0", "data-path": f.path,
+      "aria-label": "Diff of " + f.path + ": arrow keys move between lines, Shift+arrow selects, C comments" });
+    const wrap = el("div", { class: "diffwrap" }, table);
+    if (f.header.length) sect.append(el("pre", { class: "meta", text: f.header.join("\n") }));
+    sect.append(wrap);
+    table.append(el("tbody"));
+    table._no = { old: 0, new: 0 };
+    diffKeys(t, table);
+  }
+  const tb = table.tBodies[0];
+  const frag = document.createDocumentFragment();
+  const to = Math.min(f.lines.length, from + CHUNK);
+  const no = table._no;
+  for (let i = from; i < to; i++) {
+    const line = f.lines[i];
+    const tr = document.createElement("tr");
+    if (line.startsWith("@@")) {
+      const m = /^@@ -(\d+)(?:,\d+)? \+(\d+)/.exec(line);
+      if (m) { no.old = +m[1]; no.new = +m[2]; }
+      tr.className = "hunk";
+      const td = document.createElement("td");
+      td.colSpan = 3;
+      td.textContent = line;
+      tr.append(td);
+      frag.append(tr);
+      continue;
+    }
+    const c = line.charAt(0);
+    const a = document.createElement("td"), b = document.createElement("td"), code = document.createElement("td");
+    a.className = b.className = "no";
+    code.className = "code";
+    code.textContent = line;
+    if (c === "+") { tr.className = "add"; b.textContent = no.new; tr.dataset.line = no.new++; }
+    else if (c === "-") { tr.className = "del"; a.textContent = no.old++; }
+    else if (c === "\\") { tr.className = "meta"; }
+    else { a.textContent = no.old++; b.textContent = no.new; tr.dataset.line = no.new++; }
+    tr.append(a, b, code);
+    frag.append(tr);
+  }
+  tb.append(frag);
+  const old = sect.querySelector(".more");
+  if (old) old.remove();
+  if (to < f.lines.length) {
+    const more = el("button", { class: "more", text: "Show " + Math.min(CHUNK, f.lines.length - to) + " more lines (" + (f.lines.length - to) + " left)" });
+    more.addEventListener("click", () => { drawFile(t, f, sect, to); reveal(table); });
+    sect.append(more);
+  }
+}
+
+// fileButtons: one file's Apply, Undo and Apply with merge (POST
+// .../apply or .../undo with {"paths": [path]} and "merge": true).
+function fileButtons(t, path) {
+  const row = el("div", { class: "buttons fbuttons" });
+  const go = (action, merge, btn) => fileAct(t.id, action, path, merge, row, btn);
+  const apply = can.apply(t.state);
+  row.append(
+    el("button", { class: "file-apply", text: "Apply file", "aria-label": "Apply file " + path, disabled: !apply || validationFailed(t), title: validationFailed(t) ? "validation failed: see the validation panel" : "", onclick: (ev) => go("apply", false, ev.target) }),
+    el("button", { class: "file-merge", text: "Apply with merge", "aria-label": "Apply with merge " + path, disabled: !apply || validationFailed(t), onclick: (ev) => go("apply", true, ev.target) }),
+    el("button", { class: "file-undo", text: "Undo file", "aria-label": "Undo file " + path, disabled: !can.undo(t.state), onclick: (ev) => go("undo", false, ev.target) }));
+  return row;
+}
+
+async function fileAct(id, action, path, merge, row, btn) {
+  const sect = row.closest("section");
+  const old = sect.querySelector(".file-result");
+  if (old) old.remove();
+  const buttons = [...row.querySelectorAll("button")];
+  const was = buttons.map((b) => b.disabled);
+  for (const b of buttons) b.disabled = true;
+  const data = { paths: [path] };
+  if (merge) data.merge = true;
+  const r = await api("POST", "/api/nudge/tasks/" + encodeURIComponent(id) + "/" + action, data);
+  buttons.forEach((b, i) => { b.disabled = was[i]; });
+  let box;
+  if (r.ok) {
+    const n = (r.body.files || []).length;
+    const verb = action === "undo" ? "Undid " : merge ? "Applied with merge " : "Applied ";
+    box = el("div", { class: "result", text: verb + path + " of " + id + (n ? " (" + countFiles(n) + ")" : "") + "." });
+  } else box = errorBox(r.body, (action === "undo" ? "Undo " : "Apply ") + path + ": ");
+  box.classList.add("file-result");
+  place(box, row.parentNode);
+  if (r.ok) {
+    await selectTask(id);
+    const s = document.querySelector('#diff section.file[data-path="' + CSS.escape(path) + '"] .fhead');
+    place(box, s || $("#task-buttons"));
+  }
+}
+
+// ---- review comments ----
+// Comments on diff lines are kept with the task (POST .../comments) and
+// handed to the next git nudge run --task ID as the file NUDGE_REVIEW
+// names. Lines are selected with a click on a line number (Shift+click
+// extends), or from the keyboard in a focused diff: arrows move, Shift
+// extends, C writes a comment.
+function renderComments(t, box) {
+  const list = t.comments || [];
+  const panel = el("div", { class: "panel comments", id: "comments", "data-key": JSON.stringify(list) },
+    el("h3", { text: list.length ? "Review comments (" + list.length + ")" : "Review comments" }));
+  if (!list.length) panel.append(el("p", { class: "hint", text: "Click a line number to comment on that line (Shift+click for a range), or focus a diff and use the arrow keys, Shift to extend, C to comment. Comments are handed to the next git nudge run --task " + t.id + " (the file NUDGE_REVIEW names)." }));
+  else panel.append(el("ul", null, ...list.map((c) => {
+    const where = c.path + ":" + c.line + (c.end_line && c.end_line !== c.line ? "–" + c.end_line : "");
+    const li = el("li", { "data-id": c.id }, el("code", { text: where }), " ", el("span", { class: "ctext", text: c.text }), " ");
+    li.append(el("button", { class: "comment-delete", text: "Delete", "aria-label": "Delete the comment on " + where, onclick: () => deleteComment(t.id, c.id, li) }));
+    return li;
+  })));
+  const old = $("#comments");
+  if (old) old.replaceWith(panel);
+  else if (box) box.append(panel);
+}
+
+async function refreshComments(id) {
+  const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
+  if (r.ok) renderComments(r.body, null);
+}
+
+async function deleteComment(id, cid, li) {
+  for (const b of li.querySelectorAll("button")) b.disabled = true;
+  const r = await api("POST", "/api/nudge/tasks/" + encodeURIComponent(id) + "/comments/" + encodeURIComponent(cid) + "/delete");
+  if (!r.ok) {
+    for (const b of li.querySelectorAll("button")) b.disabled = false;
+    place(Object.assign(errorBox(r.body, "Delete comment: "), { id: "comment-result" }), li);
+    return;
+  }
+  await refreshComments(id);
+  const box = el("div", { class: "result", id: "comment-result", text: "Comment deleted." });
+  place(box, $("#comments h3"));
+}
+
+function diffKeys(t, table) {
+  let anchor = null, cursor = null;
+  const rows = () => [...table.querySelectorAll("tr[data-line]")];
+  const mark = () => {
+    const all = rows();
+    const i = all.indexOf(anchor), j = all.indexOf(cursor);
+    const lo = Math.min(i, j), hi = Math.max(i, j);
+    all.forEach((r, k) => r.classList.toggle("picked", i >= 0 && k >= lo && k <= hi));
+    for (const r of table.querySelectorAll("tr.cursor")) r.classList.remove("cursor");
+    if (cursor) { cursor.classList.add("cursor"); cursor.scrollIntoView({ block: "nearest" }); }
+  };
+  table.addEventListener("click", (ev) => {
+    const td = ev.target.closest("td.no");
+    const tr = td && td.parentNode;
+    if (!tr || !tr.dataset.line) return;
+    cursor = tr;
+    if (!ev.shiftKey || !anchor) anchor = tr;
+    mark();
+    commentForm(t, table);
+  });
+  table.addEventListener("keydown", (ev) => {
+    if (ev.target !== table) return;
+    const all = rows();
+    if (!all.length) return;
+    let i = cursor ? all.indexOf(cursor) : -1;
+    if (ev.key === "ArrowDown" || ev.key === "ArrowUp") {
+      ev.preventDefault();
+      i = ev.key === "ArrowDown" ? Math.min(all.length - 1, i + 1) : Math.max(0, i - 1);
+      cursor = all[i];
+      if (!ev.shiftKey || !anchor) anchor = cursor;
+      mark();
+    } else if ((ev.key === "c" || ev.key === "C" || ev.key === "Enter") && cursor) {
+      ev.preventDefault();
+      commentForm(t, table);
+    } else if (ev.key === "Escape") {
+      anchor = cursor = null;
+      mark();
+    }
+  });
+}
+
+function commentForm(t, table) {
+  const picked = [...table.querySelectorAll("tr.picked")];
+  if (!picked.length) return;
+  const path = table.dataset.path;
+  const line = +picked[0].dataset.line, end = +picked[picked.length - 1].dataset.line;
+  const old = $("#comment-form");
+  if (old) old.closest("tr").remove();
+  const where = path + ":" + line + (end !== line ? "–" + end : "");
+  const text = el("textarea", { id: "comment-text", rows: "3", "aria-label": "Comment on " + where });
+  const td = el("td", { class: "inline" });
+  td.colSpan = 3;
+  const form = el("form", { id: "comment-form", class: "comment-form" },
+    el("label", { for: "comment-text", text: "Comment on " + where }), text,
+    el("div", { class: "buttons" },
+      el("button", { type: "submit", class: "primary", text: "Save comment" }),
+      el("button", { type: "button", class: "comment-cancel", text: "Cancel", onclick: () => { form.closest("tr").remove(); table.focus(); } })));
+  form.addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    const btns = [...form.querySelectorAll("button")];
+    for (const b of btns) b.disabled = true;
+    const r = await api("POST", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/comments", { path, line, end_line: end, text: text.value });
+    for (const b of btns) b.disabled = false;
+    const prev = form.querySelector(".result");
+    if (prev) prev.remove();
+    if (!r.ok) { place(Object.assign(errorBox(r.body, "Comment: "), { id: "comment-result" }), form.lastChild); return; }
+    const tr = form.closest("tr");
+    const box = el("div", { class: "result", id: "comment-result", text: "Comment saved on " + where + ": the next git nudge run --task " + t.id + " gets it." });
+    td.replaceChildren(box);
+    reveal(box);
+    await refreshComments(t.id);
+    void tr;
+  });
+  td.append(form);
+  picked[picked.length - 1].after(el("tr", { class: "inline-row" }, td));
+  text.focus();
 }
 
 function countFiles(n) { return n === 1 ? "1 file" : n + " files"; }
 
-async function act(id, action) {
+function askDrop(id) {
+  const old = $("#task .confirm");
+  if (old) old.remove();
+  const box = confirmBox("Drop " + id + "? Its record, result and worktree are deleted; git nudge op undo brings it back.", "Drop " + id,
+    () => { box.remove(); act(id, "drop"); }, () => { box.remove(); reveal($("#btn-drop")); });
+  box.id = "drop-confirm";
+  place(box, $("#task-buttons"));
+}
+
+async function act(id, action, data) {
   state.busy = true;
-  for (const b of document.querySelectorAll("#task button")) b.disabled = true;
-  const r = await api("POST", "/api/nudge/tasks/" + encodeURIComponent(id) + "/" + action);
+  const old = $("#action-result");
+  if (old) old.remove();
+  const pressed = [...document.querySelectorAll("#task button")].filter((b) => !b.disabled);
+  for (const b of pressed) b.disabled = true;
+  const r = await api("POST", "/api/nudge/tasks/" + encodeURIComponent(id) + "/" + action, data);
   state.busy = false;
   let box;
   if (r.ok) {
@@ -358,20 +777,25 @@ async function act(id, action) {
   if (action === "drop" && r.ok) {
     state.selected = null;
     $("#task").replaceChildren(box);
+    place(box, null);
     await loadTasks();
     return;
   }
-  const t = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
-  if (t.ok) await renderTask(t.body, true);
-  $("#task").append(box);
+  const t = r.status === 0 || r.status === 401 ? null : await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
+  if (t && t.ok) await renderTask(t.body, true);
+  else for (const b of pressed) if (b.isConnected) b.disabled = false;
+  place(box, $("#task-buttons"));
   await loadTasks();
 }
 
 // ---- checkpoints ----
 async function loadCheckpoints() {
   performance.mark("cp:start");
+  const seq = ++loads.checkpoints;
   const [st, cp] = await Promise.all([api("GET", "/api/autodev/status"), api("GET", "/api/autodev/checkpoints")]);
+  if (seq !== loads.checkpoints) return; // a later load draws
   performance.mark("cp:fetched");
+  if (lost(st) || lost(cp)) { gone((lost(st) ? st : cp).body.error); return; }
   if (!st.ok || !cp.ok) { showRows($("#checkpoints"), [], null); $("#run").replaceChildren(errorBox((st.ok ? cp : st).body)); return; }
   const s = st.body;
   state.status = s;
@@ -399,10 +823,14 @@ async function loadCheckpoints() {
   // Rows are cloned from one template, only those in view are drawn
   // (showRows), and clicks are handled on the table body: ten thousand
   // rows stay quick.
-  const tpl = el("tr", null, el("td", { class: "id" }), el("td", { class: "mark" }), el("td"), el("td"),
-    el("td", { class: "sha" }), el("td"), el("td"), el("td", { class: "head" }));
+  // A row is the seed's line: <label>  <task> · <sha> · <mode> · <age>.
+  const tpl = el("tr", { tabindex: "0" }, el("td", { class: "id" }), el("td", { class: "mark" }),
+    el("td", { class: "cp wide" }, el("span", { class: "label" }), " ", el("span", { class: "meta" })));
   tpl.setAttribute("aria-disabled", active ? "true" : "false");
   tpl.title = active ? "only while the run is stopped" : "Restore to this checkpoint";
+  // An inline result or question stays with its row; a refusal that
+  // only held while the run was active goes when the run ends.
+  if (state.cpInline && state.cpInline.whileActive && !active) state.cpInline = null;
   const now = Date.now();
   const byId = new Map();
   for (const e of cp.body) byId.set(e.id, e);
@@ -415,34 +843,63 @@ async function loadCheckpoints() {
     c = c.nextSibling;
     c.textContent = mark(e.type);
     c = c.nextSibling;
-    c.textContent = e.label;
-    c = c.nextSibling;
-    c.textContent = orDash(e.task);
-    c = c.nextSibling;
-    c.textContent = short(e.commit);
-    c = c.nextSibling;
-    c.textContent = orDash(e.mode);
-    c = c.nextSibling;
-    c.textContent = ago(e.time, now);
-    if (e.head) c.nextSibling.textContent = "← HEAD";
+    c.firstChild.textContent = e.label;
+    const meta = c.lastChild;
+    meta.append(orDash(e.task) + " · ", el("span", { class: "sha", text: short(e.commit) }), " · " + orDash(e.mode) + " · " + ago(e.time, now));
+    if (e.head) meta.append(" ", el("span", { class: "head", text: "← HEAD" }));
+    tr.setAttribute("aria-label", e.id + " " + e.label + " · " + orDash(e.task) + " · " + short(e.commit) + " · " + orDash(e.mode) + " · " + ago(e.time, now) + (e.head ? " · HEAD" : ""));
+    if (state.cpInline && state.cpInline.id === e.id) c.append(state.cpInline.node);
     return tr;
   });
   performance.mark("cp:rows");
 }
 
-async function restore(e) {
+// cpSay shows node inside checkpoint e's row (kept there across
+// redraws) and moves focus to it.
+function cpSay(e, node, whileActive) {
+  if (state.cpInline && state.cpInline.node !== node) state.cpInline.node.remove();
+  node.setAttribute("tabindex", "-1");
+  node.classList.add("inline");
+  state.cpInline = { id: e.id, node, whileActive: !!whileActive };
+  const tr = document.querySelector('#checkpoints tbody tr[data-id="' + CSS.escape(e.id) + '"]');
+  if (tr && node.parentNode !== tr.lastChild) tr.lastChild.append(node);
+  reveal(node);
+}
+function cpClear(e) {
+  if (!state.cpInline) return;
+  state.cpInline.node.remove();
+  state.cpInline = null;
+  const tr = document.querySelector('#checkpoints tbody tr[data-id="' + CSS.escape(e.id) + '"]');
+  if (tr) tr.focus();
+}
+
+// askRestore is a row's click or Enter: a restore that takes commits off
+// the branch says how many and asks first; any other restores at once.
+async function askRestore(e) {
   if (state.busy) return;
-  const box = $("#restore-result");
   if (state.status && state.status.active) {
-    box.hidden = false;
-    box.className = "result bad";
-    box.textContent = "Restore: only while the run is stopped";
+    cpSay(e, el("div", { id: "restore-result", class: "result bad", text: "Restore: only while the run is stopped" }), true);
     return;
   }
   state.busy = true;
+  const r = await api("GET", "/api/autodev/checkpoints/" + encodeURIComponent(e.id) + "/leaving");
+  state.busy = false;
+  if (!r.ok) { cpSay(e, Object.assign(errorBox(r.body, "Restore: "), { id: "restore-result" })); return; }
+  if (r.body.count === 0) { await restore(e); return; }
+  const n = r.body.more ? "more than " + r.body.count + " commits" : r.body.count === 1 ? "1 commit" : r.body.count + " commits";
+  const list = el("ul", { class: "leaving" }, ...r.body.commits.slice(0, 10).map((c) => el("li", null, el("code", { text: short(c.id) }), " " + c.subject)));
+  const box = confirmBox("Restoring " + e.id + " (\"" + e.label + "\") takes " + n + " off the branch. Uncommitted work is parked on a branch first, and the ⤿ entry the restore adds undoes it.",
+    "Restore " + e.id, () => restore(e), () => cpClear(e), list);
+  box.id = "restore-confirm";
+  cpSay(e, box);
+}
+
+async function restore(e) {
+  if (state.busy) return;
+  state.busy = true;
   const r = await api("POST", "/api/autodev/restore/" + encodeURIComponent(e.id));
   state.busy = false;
-  box.hidden = false;
+  const box = el("div", { id: "restore-result", class: "result" });
   if (r.ok) {
     const o = r.body;
     const t = o.restored;
@@ -456,8 +913,11 @@ async function restore(e) {
     reason = reason.replace(/^Restore failed: /, "");
     box.className = "result bad";
     box.textContent = "Restore: " + reason;
+    if (doc.next) box.append(el("div", { class: "next", text: doc.next }));
   }
+  cpSay(e, box);
   await loadCheckpoints();
+  reveal(box);
 }
 
 // New run: the commands of git config autodev.command.<name>. The page
@@ -491,24 +951,85 @@ function shellJoin(args) {
 }
 
 async function loadOps() {
+  const seq = ++loads.ops;
   const r = await api("GET", "/api/ops");
+  if (seq !== loads.ops) return; // a later load draws
   const body = $("#ops tbody");
-  if (!r.ok) { body.replaceChildren(); $("#op-result").replaceWith(Object.assign(errorBox(r.body), { id: "op-result" })); return; }
+  const err = $("#ops-error");
+  if (lost(r)) { gone(r.body.error); return; }
+  if (!r.ok) { body.replaceChildren(); err.replaceChildren(errorBox(r.body)); err.hidden = false; return; }
+  err.hidden = true;
   const now = Date.now();
-  body.replaceChildren(...r.body.map((o) => el("tr", { "data-id": o.id },
-    el("td", { text: o.id }),
-    el("td", { text: ago(o.time, now) }),
-    el("td", { text: "git " + o.tool + " " + shellJoin(o.args) }),
-    el("td", { text: o.summary }),
-    el("td", { text: o.undone_by ? "undone by " + o.undone_by : (o.recovery_required ? "Recovery required" : o.state) }),
-    el("td", null, o.undoable ?
-      el("button", { class: "undo", text: "Undo", disabled: state.busy, onclick: () => undoOp(o.id) }) :
-      (o.undone_by ? null : el("small", { class: "no-undo", text: "no undo", title: (o.undo_refusal || []).join("\n") }))))));
+  state.ops = new Map(r.body.map((o) => [o.id, o]));
+  const rows = [];
+  for (const o of r.body) {
+    const st = o.undone_by ? "undone by " + o.undone_by : (o.recovery_required ? "Recovery required" : o.state);
+    rows.push(el("tr", { "data-id": o.id, tabindex: "0", "aria-label": o.id + ": git " + o.tool + " " + shellJoin(o.args) + ", " + st },
+      el("td", { class: "id", text: o.id }),
+      el("td", { text: ago(o.time, now) }),
+      el("td", { class: "wide" }, el("code", { text: "git " + o.tool + " " + shellJoin(o.args) })),
+      el("td", { class: "wide", text: o.summary }),
+      el("td", null, el("span", { class: "state " + (o.recovery_required ? "recovery_required" : o.undone_by ? "undone" : o.state), text: st })),
+      el("td", null, o.undoable ?
+        el("button", { class: "undo", text: "Undo", "aria-label": "Undo " + o.id, disabled: state.busy, onclick: () => askUndoOp(o.id) }) :
+        (o.undone_by ? null : el("small", { class: "no-undo", text: "no undo", title: (o.undo_refusal || []).join("\n") })))));
+    if (state.opInline && state.opInline.id === o.id) {
+      const td = el("td", { class: "inline" }, state.opInline.node);
+      td.colSpan = 6;
+      rows.push(el("tr", { class: "inline-row" }, td));
+    }
+  }
+  keepFocus(body, () => body.replaceChildren(...rows));
   $("#ops-empty").hidden = r.body.length > 0;
+}
+
+// opSay shows node under operation id's row (kept there across reloads)
+// and moves focus to it.
+function opSay(id, node) {
+  node.setAttribute("tabindex", "-1");
+  state.opInline = { id, node };
+  const old = document.querySelector("#ops tbody tr.inline-row");
+  if (old) old.remove();
+  const tr = document.querySelector('#ops tbody tr[data-id="' + CSS.escape(id) + '"]');
+  if (tr) {
+    const td = el("td", { class: "inline" }, node);
+    td.colSpan = 6;
+    tr.after(el("tr", { class: "inline-row" }, td));
+  }
+  reveal(node);
+}
+function opClear(id) {
+  const old = document.querySelector("#ops tbody tr.inline-row");
+  if (old) old.remove();
+  state.opInline = null;
+  const tr = document.querySelector('#ops tbody tr[data-id="' + CSS.escape(id) + '"]');
+  if (tr) tr.focus();
+}
+
+// A row's Enter: Undo's question when the operation can be undone, else
+// why not.
+function opRow(tr) {
+  const o = state.ops && state.ops.get(tr.dataset.id);
+  if (!o) return;
+  if (o.undoable) { askUndoOp(o.id); return; }
+  const why = o.undone_by ? ["it was undone by " + o.undone_by + " (undo " + o.undone_by + " to redo it)"] : (o.undo_refusal || []);
+  const box = el("div", { class: "result bad", id: "op-result" }, el("div", { text: "No undo for " + o.id + ":" }),
+    el("ul", null, ...why.map((r) => el("li", { text: r }))));
+  opSay(o.id, box);
+}
+
+function askUndoOp(id) {
+  const o = state.ops && state.ops.get(id);
+  const what = o ? "git " + o.tool + " " + shellJoin(o.args) + (o.summary ? " (" + o.summary + ")" : "") : id;
+  const box = confirmBox("Undo " + id + ": " + what + "? Its changes to refs, files and journals are put back as before it.",
+    "Undo " + id, () => undoOp(id), () => opClear(id));
+  box.id = "op-confirm";
+  opSay(id, box);
 }
 
 async function undoOp(id) {
   state.busy = true;
+  for (const b of document.querySelectorAll("#ops button")) b.disabled = true;
   const r = await api("POST", "/api/ops/" + encodeURIComponent(id) + "/undo");
   state.busy = false;
   let box;
@@ -519,17 +1040,19 @@ async function undoOp(id) {
   }
   else box = errorBox(r.body, "Undo " + id + ": ");
   box.id = "op-result";
-  $("#op-result").replaceWith(box);
+  opSay(id, box);
   await loadOps();
+  for (const b of document.querySelectorAll("#ops button")) b.disabled = false;
+  reveal(box);
 }
 
 // ---- live updates ----
 // The event stream is read with fetch (EventSource cannot send the
 // Authorization header): "event: <name>" lines, blocks ended by a blank
 // line. It reconnects a second after it ends.
-let pending = null;
+let pending = null, failures = 0;
 function onEvent(name) {
-  if (name === "hello") { $("#live").textContent = "live"; $("#live").classList.add("on"); }
+  if (name === "hello") { $("#live").textContent = "live"; $("#live").classList.add("on"); $("#live").classList.remove("gone"); $("#gone").hidden = true; }
   else if (name === "change") {
     if (pending) return;
     pending = setTimeout(() => { pending = null; refresh(); }, 50);
@@ -538,11 +1061,8 @@ function onEvent(name) {
 async function connect() {
   try {
     const r = await fetch("/api/events", { credentials: "omit", headers: authHeaders({ "Accept": "text/event-stream" }) });
-    if (r.status === 401) {
-      $("#live").textContent = "no token: open the address git nudge dashboard printed";
-      $("#live").classList.remove("on");
-      return;
-    }
+    if (r.status === 401) { gone(NEW_TOKEN); return; }
+    failures = 0;
     if (!r.ok || !r.body) throw new Error("status " + r.status);
     const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
     let buf = "", name = "message";
@@ -558,21 +1078,20 @@ async function connect() {
         else if (line.startsWith("event:")) name = line.slice(6).trim();
       }
     }
-  } catch (_) { /* reconnect below */ }
+  } catch (_) { failures++; }
+  // Reconnect; after a few failed tries in a row, say what is wrong.
   $("#live").textContent = "reconnecting…";
   $("#live").classList.remove("on");
+  if (failures >= 5) gone(NO_ANSWER.replace("; then check here what this click did", ""));
   setTimeout(connect, 1000);
 }
 
-$("#checkpoints tbody").addEventListener("click", (ev) => {
-  const tr = ev.target.closest("tr");
-  const e = tr && state.checkpoints && state.checkpoints.get(tr.dataset.id);
-  if (e) restore(e);
+onRows($("#checkpoints tbody"), (tr) => {
+  const e = state.checkpoints && state.checkpoints.get(tr.dataset.id);
+  if (e) askRestore(e);
 });
-$("#tasks tbody").addEventListener("click", (ev) => {
-  const tr = ev.target.closest("tr");
-  if (tr && tr.dataset.id) selectTask(tr.dataset.id);
-});
+onRows($("#tasks tbody"), (tr) => openTask(tr.dataset.id));
+onRows($("#ops tbody"), opRow);
 window.addEventListener("hashchange", showPage);
 showPage();
 connect();
