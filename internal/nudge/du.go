@@ -2,7 +2,6 @@ package nudge
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -81,8 +80,11 @@ func (w *Workspace) DiskUsage(ctx context.Context, top int) (*Usage, error) {
 			records = retain.FolderSize(w.tasksDir())
 			logs = retain.FolderSize(filepath.Join(w.Dir, "logs"))
 			pool = retain.FolderSize(w.poolDir())
-			if _, err := os.Stat(filepath.Join(w.poolDir(), "tasks")); err == nil {
-				pool.Entries--
+			// The pool folder also holds each worktree's trusted index and
+			// size, and its own bookkeeping: count the worktrees.
+			pool.Entries = 0
+			if entries, err := w.Pool(); err == nil {
+				pool.Entries = len(entries)
 			}
 			wts = retain.FolderSize(filepath.Join(w.Dir, "worktrees"))
 			stage = retain.FolderSize(filepath.Join(w.Dir, stageDirName))
