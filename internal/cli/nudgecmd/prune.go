@@ -95,6 +95,3 @@ func printPrune(env *cli.Env, res *nudge.PruneResult, verbose bool) {
 
 // autoPruneBudget bounds the work an automatic prune adds to a command.
 const autoPruneBudget = 200 * time.Millisecond
-
-// errNoAuto: automatic pruning is off or not due.
-var errNoAuto = errors.New("not due")
