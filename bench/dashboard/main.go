@@ -36,6 +36,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
 	"github.com/nudgethis/git-nudge/internal/dashboard"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
 var (
@@ -49,6 +50,12 @@ var (
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == proc.ReapArg {
+		// A task's command runs under the reaper, which re-executes the
+		// running binary: this one, since the bench runs git nudge in
+		// process.
+		os.Exit(proc.ReapMain(os.Args[2:]))
+	}
 	flag.Parse()
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench/dashboard:", err)
@@ -326,7 +333,9 @@ func browser(s *dashboard.Server, base string) error {
 				return err
 			}
 			start := time.Now()
-			if err := chromedp.Do(ctx, chromedp.Navigate(base+"/"+pg.hash)); err != nil {
+			// The token travels in the address of each load (the page
+			// keeps no cookie).
+			if err := chromedp.Do(ctx, chromedp.Navigate(s.URL(strings.TrimPrefix(pg.hash, "#"))+pg.hash)); err != nil {
 				return fmt.Errorf("%s: %w", pg.hash, err)
 			}
 			if err := poll(start, pg.ready); err != nil {
