@@ -653,28 +653,3 @@ func TestUnauthorizedPageForBrowsers(t *testing.T) {
 	}
 	errorDoc(t, body)
 }
-
-// Until per-file apply exists, a body naming paths is refused, and
-// nothing is applied.
-func TestActionBodyRefused(t *testing.T) {
-	dir := workspace(t)
-	h := serve(t, dir)
-	req, err := http.NewRequest("POST", h.url+"/api/nudge/tasks/t1/apply", strings.NewReader(`{"paths":["a.txt"]}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+h.srv.Token())
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Origin", h.url)
-	resp, err := h.ts.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusBadRequest {
-		t.Fatalf("apply with paths: %d", resp.StatusCode)
-	}
-	if got := readFile(t, dir, "a.txt"); got != "old\n" {
-		t.Fatalf("a.txt after a refused per-file apply: %q", got)
-	}
-}

@@ -518,6 +518,18 @@ async function renderDiff(t, pane) {
     if (n <= BIG_FILE && n <= budget) { show.remove(); drawFile(t, f, sect, 0); budget -= n; }
     else budget = 0; // files after a collapsed one stay collapsed too: the list above shows where they are
   });
+  // A file's result (fileAct) outlives a redraw of the diff (a live
+  // update while it was drawn): it goes back beside that file's title,
+  // keeping the focus it had.
+  const fr = state.fileResult;
+  if (fr && fr.id === t.id && !fr.box.isConnected) {
+    const head = box.querySelector('section.file[data-path="' + CSS.escape(fr.path) + '"] .fhead');
+    if (head) {
+      const had = document.activeElement === document.body || !document.activeElement;
+      head.after(fr.box);
+      if (had) fr.box.focus({ preventScroll: true });
+    }
+  }
   performance.mark("diff:drawn");
 }
 
@@ -615,6 +627,7 @@ async function fileAct(id, action, path, merge, row, btn) {
     box = el("div", { class: "result", text: verb + path + " of " + id + (n ? " (" + countFiles(n) + ")" : "") + "." });
   } else box = errorBox(r.body, (action === "undo" ? "Undo " : "Apply ") + path + ": ");
   box.classList.add("file-result");
+  state.fileResult = { id, path, box };
   place(box, row.parentNode);
   if (r.ok) {
     await selectTask(id);
@@ -730,7 +743,7 @@ function commentForm(t, table) {
     if (prev) prev.remove();
     if (!r.ok) { place(Object.assign(errorBox(r.body, "Comment: "), { id: "comment-result" }), form.lastChild); return; }
     const tr = form.closest("tr");
-    const box = el("div", { class: "result", id: "comment-result", text: "Comment saved on " + where + ": the next git nudge run --task " + t.id + " gets it." });
+    const box = el("div", { class: "result", id: "comment-result", tabindex: "-1", text: "Comment saved on " + where + ": the next git nudge run --task " + t.id + " gets it." });
     td.replaceChildren(box);
     reveal(box);
     await refreshComments(t.id);
