@@ -400,6 +400,7 @@ async function renderTask(t, fresh) {
   if (t.setup) pane.append(el("div", { class: "panel", id: "setup" }, el("h3", { text: "Setup" }),
     el("p", { text: "The setup commands changed " + countFiles((t.setup_files || []).length) + " (commit " + short(t.setup) + "); these are not part of the result and are never applied:" }),
     el("ul", null, ...(t.setup_files || []).map((f) => el("li", null, el("code", { text: f.status + " " + f.path }))))));
+  if (t.command && t.command.length) pane.append(runLogPanel(t));
   if (keepResult) {
     const had = keepResult.contains(document.activeElement) ? document.activeElement : null;
     buttons.after(keepResult);
@@ -418,6 +419,27 @@ function validationPanel(t) {
     el("code", { text: c.command }), " (" + (c.duration_ms / 1000).toFixed(1) + " s)" + (c.error ? ": " + c.error : "")))));
   if (v.log) p.append(el("p", { class: "hint" }, "Log: ", el("code", { text: v.log })));
   return p;
+}
+
+// The run log's tail (GET .../log, at most LOG_TAIL bytes), loaded when
+// the panel is opened. It is text: it goes into a <pre>'s textContent.
+const LOG_TAIL = 65536;
+function runLogPanel(t) {
+  const body = el("div", { class: "logbody" });
+  const d = el("details", { class: "panel", id: "runlog" }, el("summary", null, el("h3", { text: "Run log" })), body);
+  d.addEventListener("toggle", async () => {
+    if (!d.open || d.dataset.loaded) return;
+    d.dataset.loaded = "1";
+    body.replaceChildren(el("p", { class: "note", text: "Loading the log…" }));
+    const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/log?tail=" + LOG_TAIL);
+    if (!r.ok) { delete d.dataset.loaded; body.replaceChildren(errorBox(r.body)); return; }
+    const g = r.body;
+    if (!g.exists) { body.replaceChildren(el("p", { class: "note", id: "runlog-none", text: "No run log (" + g.path + ")." })); return; }
+    body.replaceChildren(
+      el("p", { class: "hint", id: "runlog-what" }, (g.cut ? "The last " + LOG_TAIL / 1024 + " KiB of " + Math.ceil(g.size / 1024) + " KiB: " : g.size + " bytes: "), el("code", { text: g.path })),
+      el("pre", { class: "log", id: "runlog-text", tabindex: "0", text: g.tail || "(empty)" }));
+  });
+  return d;
 }
 
 async function renderRecovery(id, pane) {

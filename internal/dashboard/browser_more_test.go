@@ -1,0 +1,63 @@
+package dashboard_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/testutil"
+)
+
+// TestBrowserRunLog: the task view's Run log panel starts closed, and
+// opening it shows the log's last 64 KiB as text (markup in the log is
+// shown, never interpreted), saying it is cut, without making the page
+// wider than the window.
+func TestBrowserRunLog(t *testing.T) {
+	ctx := browser(t)
+	dir := workspace(t)
+	var log strings.Builder
+	for log.Len() < 100<<10 {
+		log.WriteString("an early line of the run\n")
+	}
+	log.WriteString(strings.Repeat("x", 3000) + "\n<b>bold?</b><script>window.pwned=1</script> the last line\n")
+	testutil.WriteFile(t, dir, filepath.Join(".nudgethis", "logs", "t1", "run.log"), log.String())
+	h := serve(t, dir)
+	for _, w := range widths {
+		t.Run(w.name, func(t *testing.T) {
+			viewport(t, ctx, w.width, w.height)
+			navigate(t, ctx, h.srv.URL("tasks"))
+			waitFor(t, ctx, "task t1", `document.querySelector('#tasks tbody tr[data-id="t1"]') !== null`)
+			click(t, ctx, `#tasks tbody tr[data-id="t1"]`)
+			waitFor(t, ctx, "the closed Run log panel", `document.querySelector('#runlog') !== null && !document.querySelector('#runlog').open && document.querySelector('#runlog-text') === null`)
+			click(t, ctx, "#runlog summary")
+			waitFor(t, ctx, "the log's tail", textOf("#runlog-text")+`.endsWith("<b>bold?</b><script>window.pwned=1</script> the last line\n")`)
+			waitFor(t, ctx, "the text not interpreted", `document.querySelector('#runlog-text').children.length === 0 && window.pwned === undefined`)
+			waitFor(t, ctx, "only the tail", textOf("#runlog-text")+`.length === 65536 && `+textOf("#runlog-what")+`.startsWith("The last 64 KiB of ")`)
+			waitFor(t, ctx, "the log's path", textOf("#runlog-what")+`.includes(".nudgethis/logs/t1/run.log")`)
+			noOverflow(t, ctx, "the run log open")
+			screenshot(t, ctx, "dashboard-runlog-"+w.name+".png")
+		})
+	}
+}
+
+// TestLogTailBounds: the log API reads at most the asked tail, refuses a
+// tail out of bounds, and answers exists=false for a task without a log.
+func TestLogTailBounds(t *testing.T) {
+	dir := workspace(t)
+	testutil.WriteFile(t, dir, filepath.Join(".nudgethis", "logs", "t1", "run.log"), "0123456789")
+	h := serve(t, dir)
+	if code, _, body := h.do("GET", "/api/nudge/tasks/t1/log?tail=4", true, nil); code != 200 || !strings.Contains(string(body), `"tail":"6789"`) || !strings.Contains(string(body), `"cut":true`) {
+		t.Fatalf("tail=4: %d %s", code, body)
+	}
+	for _, q := range []string{"0", "-1", "x", "1048577"} {
+		if code, _, body := h.do("GET", "/api/nudge/tasks/t1/log?tail="+q, true, nil); code != 400 {
+			t.Errorf("tail=%s: %d, want 400\n%s", q, code, body)
+		}
+	}
+	if code, _, body := h.do("GET", "/api/nudge/tasks/t9/log", true, nil); code != 404 {
+		t.Errorf("an unknown task's log: %d, want 404\n%s", code, body)
+	}
+	if code, _, body := h.do("GET", "/api/nudge/tasks/..%2F..%2Fx/log", true, nil); code == 200 {
+		t.Errorf("a path for an id: %d\n%s", code, body)
+	}
+}
