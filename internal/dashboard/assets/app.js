@@ -406,7 +406,7 @@ async function renderTask(t, fresh) {
     buttons.after(keepResult);
     if (had) had.focus({ preventScroll: true });
   }
-  if (recovery) { await renderRecovery(t.id, pane); return; }
+  if (recovery) { await renderRecovery(t.id, pane, t); return; }
   if (t.result) await renderDiff(t, pane);
 }
 
@@ -442,23 +442,36 @@ function runLogPanel(t) {
   return d;
 }
 
-async function renderRecovery(id, pane) {
+// A recorded file version in words: its mode and short blob id, or
+// "absent" (the path did not exist).
+const fileVersion = (v) => !v || !v.blob ? "absent" : (v.mode || "") + " " + v.blob.slice(0, 12) + (v.raw_blob ? " (raw " + v.raw_blob.slice(0, 12) + ")" : "");
+
+async function renderRecovery(id, pane, t) {
   const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id) + "/recover");
   if (!r.ok) { pane.append(errorBox(r.body)); return; }
   const rep = r.body;
   const rows = (rep.files || []).map((f) => el("tr", null,
-    el("td", { class: "m-" + f.matches, text: f.matches }),
-    el("td", null, el("code", { text: f.path })),
-    el("td", { text: f.matches === "neither" ? "now: " + f.now : "" })));
+    el("td", { "data-label": "now holds", class: "m-" + f.matches, text: f.matches }),
+    el("td", { "data-label": "path" }, el("code", { text: f.path })),
+    el("td", { "data-label": "before", class: "ver" }, el("code", { text: fileVersion(f.before) })),
+    el("td", { "data-label": "after", class: "ver" }, el("code", { text: fileVersion(f.after) })),
+    el("td", { "data-label": "now", text: f.matches === "neither" ? f.now : "" })));
+  const patchFiles = (t.files || []).map((f) => el("li", null, el("code", { text: f.status + " " + f.path })));
+  const next = ["git nudge recover " + id].concat(rep.commands || []);
   pane.append(
     el("div", { class: "panel", id: "recovery" },
       el("h2", { text: "Recovery required" }),
-      el("p", { text: "The apply or undo of " + id + " was interrupted. Each file of the patch now holds (before = as before the apply, after = as the apply writes it):" }),
-      el("table", { class: "recover" }, el("tbody", null, ...rows)),
-      (rep.leftovers && rep.leftovers.length) ? el("p", { text: "Temporary files left by the interrupted write (delete them): " + rep.leftovers.join(", ") }) : null,
-      el("p", { text: "Inspect with:" }),
-      el("pre", { text: (rep.commands || []).join("\n") }),
-      el("p", { text: "Resolve the files by hand, then start a new task from the result (git nudge snapshot). Nothing is retried automatically; the record of " + id + " is kept." })));
+      el("p", { text: "The apply or undo of " + id + " was interrupted. Each file of the record now holds (before = as before the apply, after = as the apply writes it):" }),
+      el("div", { class: "scrollx" }, el("table", { class: "recover", id: "recovery-files" },
+        el("thead", null, el("tr", null, ...["now holds", "path", "undo.before", "undo.after", "now"].map((h) => el("th", { scope: "col", text: h })))),
+        el("tbody", null, ...rows))),
+      patchFiles.length ? el("div", { id: "recovery-patch" }, el("h3", { text: "The patch's files (" + countFiles(patchFiles.length) + ")" }), el("ul", null, ...patchFiles)) : null,
+      (rep.leftovers && rep.leftovers.length) ? el("p", { text: "Temporary files left by the interrupted write (their content is in the repository; delete them): " + rep.leftovers.join(", ") }) : null,
+      el("h3", { text: "Inspect with" }),
+      el("pre", { id: "recovery-inspect", tabindex: "0", text: next.join("\n") }),
+      el("h3", { text: "Then" }),
+      el("p", { id: "recovery-next" }, "Resolve the files by hand, then start a new task from the result (", el("code", { text: "git nudge snapshot" }),
+        "). Nothing is retried automatically; the record of " + id + " is kept until ", el("code", { text: "git nudge drop --force " + id }), " removes it (the work tree is left as it is).")));
 }
 
 // ---- the diff ----
