@@ -1,6 +1,8 @@
 package dashboard_test
 
 import (
+	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -59,5 +61,51 @@ func TestLogTailBounds(t *testing.T) {
 	}
 	if code, _, body := h.do("GET", "/api/nudge/tasks/..%2F..%2Fx/log", true, nil); code == 200 {
 		t.Errorf("a path for an id: %d\n%s", code, body)
+	}
+}
+
+// TestBrowserNeedsYouDeadOpsAndParked: Needs you names an operation
+// whose process was killed (op log's Recovery required) and the work a
+// failed restore parked on an autodev/pre-restore-* branch that no
+// checkpoint records (what git autodev status names).
+func TestBrowserNeedsYouDeadOpsAndParked(t *testing.T) {
+	ctx := browser(t)
+	dir := interrupted(t) // a killed git nudge apply t1
+	testutil.WriteFile(t, dir, "b.txt", "b\n")
+	autodev(t, dir, "checkpoint", "-m", "add b")
+	testutil.WriteFile(t, dir, "b.txt", "b, second take\n")
+	autodev(t, dir, "checkpoint", "-m", "rework b")
+	// A restore that parks the work, then fails: .git/index.lock is not
+	// autodev's.
+	testutil.WriteFile(t, dir, "b.txt", "uncommitted\n")
+	testutil.WriteFile(t, dir, filepath.Join(".git", "index.lock"), "")
+	if out, code := run(t, autodevcmd.Main, dir, "restore", "c1"); code == 0 {
+		t.Fatalf("the restore did not fail after parking: exit %d\n%q", code, out)
+	}
+	if err := os.Remove(filepath.Join(dir, ".git", "index.lock")); err != nil {
+		t.Fatal(err)
+	}
+	status := autodev(t, dir, "status")
+	_, branch, ok := strings.Cut(status, "Parked work not in the checkpoint list: ")
+	branch, _, _ = strings.Cut(branch, " ")
+	if !ok || !strings.HasPrefix(branch, "autodev/pre-restore-") {
+		t.Fatalf("status names no parked work:\n%s", status)
+	}
+	ops := nudge(t, dir, "op", "log")
+	dead, _, _ := strings.Cut(ops, " ")
+	if !strings.Contains(ops, "Recovery required") || !strings.HasPrefix(dead, "p") {
+		t.Fatalf("op log shows no killed operation:\n%s", ops)
+	}
+	h := serve(t, dir)
+	for _, w := range widths {
+		t.Run(w.name, func(t *testing.T) {
+			viewport(t, ctx, w.width, w.height)
+			navigate(t, ctx, h.srv.URL("checkpoints"))
+			waitFor(t, ctx, "Needs you shown", `!document.querySelector('#needs-you').hidden`)
+			waitFor(t, ctx, "the killed operation", textOf(`#needs-list li.dead-op[data-id="`+dead+`"]`)+`.startsWith("Operation `+dead+` was killed: Recovery required. git nudge apply t1") && `+textOf(`#needs-list li.dead-op`)+`.includes("git nudge recover t1")`)
+			waitFor(t, ctx, "the parked branch", textOf(`#needs-list li.parked`)+`.includes("Parked work not in the checkpoint list: `+branch+` (") && `+textOf(`#needs-list li.parked`)+`.includes("git branch -D `+branch+` deletes it")`)
+			noOverflow(t, ctx, "Needs you at "+w.name)
+			screenshot(t, ctx, "dashboard-needs-you-"+w.name+".png")
+		})
 	}
 }

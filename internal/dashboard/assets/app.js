@@ -827,7 +827,7 @@ async function act(id, action, data) {
 async function loadCheckpoints() {
   performance.mark("cp:start");
   const seq = ++loads.checkpoints;
-  const [st, cp] = await Promise.all([api("GET", "/api/autodev/status"), api("GET", "/api/autodev/checkpoints")]);
+  const [st, cp, ops] = await Promise.all([api("GET", "/api/autodev/status"), api("GET", "/api/autodev/checkpoints"), api("GET", "/api/ops")]);
   if (seq !== loads.checkpoints) return; // a later load draws
   performance.mark("cp:fetched");
   if (lost(st) || lost(cp)) { gone((lost(st) ? st : cp).body.error); return; }
@@ -844,8 +844,27 @@ async function loadCheckpoints() {
   run.replaceChildren(el("div", { id: "run-line", text: line }));
   run.className = "panel" + (active ? " running" : "");
   const n = s.restore_points || 0;
-  $("#needs-you").hidden = !(n > 0);
+  const dead = ops.ok ? ops.body.filter((o) => o.recovery_required) : [];
+  const parked = s.unrecorded_parked || [];
+  $("#needs-text").hidden = !(n > 0);
   $("#needs-text").textContent = n + " restore point(s) — rewind now that the run is stopped";
+  const key = JSON.stringify([dead.map((o) => [o.id, o.undo_refusal]), parked]);
+  const list = $("#needs-list");
+  if (list.dataset.key !== key) {
+    list.dataset.key = key;
+    list.replaceChildren(
+      ...dead.map((o) => el("li", { class: "dead-op", "data-id": o.id },
+        el("strong", { text: "Operation " + o.id + " was killed: Recovery required. " }),
+        el("code", { text: "git " + o.tool + " " + shellJoin(o.args) }),
+        (o.undo_refusal && o.undo_refusal.length) ? el("span", { text: " — " + o.undo_refusal.join(" ") }) : null,
+        " ", el("a", { href: "#operations", text: "Operations" }))),
+      ...parked.map((p) => el("li", { class: "parked", "data-branch": p.branch },
+        el("strong", { text: "Parked work not in the checkpoint list: " }), el("code", { text: p.branch }),
+        " (" + short(p.commit) + "), left by a restore that did not finish. ",
+        "Look at it with ", el("code", { text: "git show " + p.branch }), "; once you have what you need, ", el("code", { text: "git branch -D " + p.branch }), " deletes it.")));
+  }
+  list.hidden = !list.children.length;
+  $("#needs-you").hidden = !(n > 0) && !list.children.length;
   $("#cp-disabled").hidden = !active;
   const table = $("#checkpoints");
   table.classList.toggle("off", active);
