@@ -109,3 +109,27 @@ func TestBrowserNeedsYouDeadOpsAndParked(t *testing.T) {
 		})
 	}
 }
+
+// TestBrowserAttempts: a task of run --attempts shows its sibling
+// attempts side by side (state, files, +/-), each linking to its task.
+func TestBrowserAttempts(t *testing.T) {
+	ctx := browser(t)
+	dir := testutil.Repo(t)
+	testutil.Commit(t, dir, map[string]string{"a.txt": "old\n"}, "first")
+	nudge(t, dir, "run", "--attempts", "2", "--", "sh", "-c", `i=0; while [ $i -lt $NUDGE_ATTEMPT ]; do echo line$i >> a.txt; i=$((i+1)); done; echo x > attempt$NUDGE_ATTEMPT.txt`)
+	h := serve(t, dir)
+	for _, w := range widths {
+		t.Run(w.name, func(t *testing.T) {
+			viewport(t, ctx, w.width, w.height)
+			navigate(t, ctx, h.srv.URL("tasks"))
+			waitFor(t, ctx, "task t1", `document.querySelector('#tasks tbody tr[data-id="t1"]') !== null`)
+			click(t, ctx, `#tasks tbody tr[data-id="t1"]`)
+			row := func(id string) string { return textOf(`#attempts tbody tr[data-id="` + id + `"]`) }
+			waitFor(t, ctx, "t1's attempts", row("t1")+` === "1t1 (this one)ready2 files+2 −0none" && `+row("t2")+` === "2t2ready2 files+3 −0none"`)
+			noOverflow(t, ctx, "attempts at "+w.name)
+			screenshot(t, ctx, "dashboard-attempts-"+w.name+".png")
+			click(t, ctx, `#attempts tbody tr[data-id="t2"] a`)
+			waitFor(t, ctx, "t2 opened from the attempts", textOf("#task-title")+`.startsWith("t2") && `+row("t2")+`.includes("t2 (this one)")`)
+		})
+	}
+}

@@ -31,6 +31,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -213,6 +214,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/nudge/tasks/{id}/diff", s.diffTask)
 	mux.HandleFunc("GET /api/nudge/tasks/{id}/recover", s.recoverTask)
 	mux.HandleFunc("GET /api/nudge/tasks/{id}/log", s.taskLog)
+	mux.HandleFunc("GET /api/nudge/tasks/{id}/attempts", s.attempts)
 	mux.HandleFunc("POST /api/nudge/tasks/{id}/{action}", s.taskAction)
 	mux.HandleFunc("POST /api/nudge/tasks/{id}/comments", s.addComment)
 	mux.HandleFunc("POST /api/nudge/tasks/{id}/comments/{cid}/delete", s.deleteComment)
@@ -428,6 +430,46 @@ func (s *Server) diffTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, DiffDocument{ID: id, Patch: patch.String(), Notices: notices.String()})
+}
+
+// attempts is GET /api/nudge/tasks/{id}/attempts: git nudge compare's
+// answer for the attempts started together with task id (run --attempts:
+// the tasks of its snapshot with an attempt number), in attempt order;
+// [] when id is not one of them.
+func (s *Server) attempts(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.readNudge(r)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	t, err := ws.Load(r.PathValue("id"))
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	out := []nudge.Comparison{}
+	if t.Attempt == 0 {
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	all, err := ws.List()
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	var ids []string
+	for _, o := range all {
+		if o.Attempt > 0 && o.Snapshot == t.Snapshot {
+			ids = append(ids, o.ID)
+		}
+	}
+	list, err := ws.Compare(r.Context(), ids)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Attempt < list[j].Attempt })
+	writeJSON(w, http.StatusOK, append(out, list...))
 }
 
 // LogDocument is the answer of GET /api/nudge/tasks/{id}/log: the last

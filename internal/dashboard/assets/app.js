@@ -400,6 +400,7 @@ async function renderTask(t, fresh) {
   if (t.setup) pane.append(el("div", { class: "panel", id: "setup" }, el("h3", { text: "Setup" }),
     el("p", { text: "The setup commands changed " + countFiles((t.setup_files || []).length) + " (commit " + short(t.setup) + "); these are not part of the result and are never applied:" }),
     el("ul", null, ...(t.setup_files || []).map((f) => el("li", null, el("code", { text: f.status + " " + f.path }))))));
+  if (t.attempt) pane.append(attemptsPanel(t));
   if (t.command && t.command.length) pane.append(runLogPanel(t));
   if (keepResult) {
     const had = keepResult.contains(document.activeElement) ? document.activeElement : null;
@@ -418,6 +419,27 @@ function validationPanel(t) {
     el("span", { class: c.exit_code === 0 ? "ok" : "bad", text: c.exit_code === 0 ? "ok" : c.timed_out ? "timed out" : "exit " + (c.exit_code == null ? "?" : c.exit_code) }), " ",
     el("code", { text: c.command }), " (" + (c.duration_ms / 1000).toFixed(1) + " s)" + (c.error ? ": " + c.error : "")))));
   if (v.log) p.append(el("p", { class: "hint" }, "Log: ", el("code", { text: v.log })));
+  return p;
+}
+
+// The attempts started together with t (run --attempts: one snapshot),
+// side by side as git nudge compare sets them; each links to its task.
+function attemptsPanel(t) {
+  const body = el("tbody");
+  const p = el("div", { class: "panel", id: "attempts" }, el("h3", { text: "Attempts of snapshot " + short(t.snapshot) }),
+    el("div", { class: "scrollx" }, el("table", { class: "recover attempts" },
+      el("thead", null, el("tr", null, ...["#", "task", "state", "files", "+/−", "validation"].map((h) => el("th", { scope: "col", text: h })))), body)));
+  api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/attempts").then((r) => {
+    if (!r.ok) { p.append(errorBox(r.body)); return; }
+    body.replaceChildren(...r.body.map((a) => el("tr", { "data-id": a.id, class: a.id === t.id ? "sel" : "" },
+      el("td", { text: String(a.attempt) }),
+      el("td", null, a.id === t.id ? el("strong", { text: a.id + " (this one)" }) :
+        el("a", { href: "#tasks", text: a.id, onclick: (ev) => { ev.preventDefault(); openTask(a.id); } })),
+      el("td", null, el("span", { class: "state " + a.state, text: stateLabel(a.state) })),
+      el("td", { text: countFiles((a.files || []).length) }),
+      el("td", { class: "counts", text: "+" + a.added + " −" + a.deleted }),
+      el("td", { text: a.validation }))));
+  });
   return p;
 }
 
