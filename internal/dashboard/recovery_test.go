@@ -61,7 +61,9 @@ func TestBrowserRecoveryRequired(t *testing.T) {
 	// commands to run next, not cut.
 	show := nudge(t, h.dir, "show", "t1", "--json")
 	var rec struct {
-		Undo struct{ Before, After []struct{ Path, Mode, Blob string } }
+		Undo struct {
+			Before, After []struct{ Path, Mode, Blob string }
+		}
 	}
 	if err := json.Unmarshal([]byte(show), &rec); err != nil || len(rec.Undo.Before) != 1 || len(rec.Undo.After) != 1 {
 		t.Fatalf("show --json: %v\n%s", err, show)
