@@ -3,6 +3,7 @@ package dashboard_test
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -55,6 +56,27 @@ func TestBrowserRecoveryRequired(t *testing.T) {
 	click(t, ctx, `#tasks tbody tr[data-id="t1"]`)
 	waitFor(t, ctx, "the recover report", textOf("#recovery")+`.includes("a.txt") && `+textOf("#recovery")+`.includes("git nudge show t1")`)
 	waitFor(t, ctx, "no buttons", `document.querySelectorAll('#task button').length === 0`)
+	// The whole record: undo.before and undo.after of each path (mode and
+	// blob, as git nudge show --json has them), the patch's files, and the
+	// commands to run next, not cut.
+	show := nudge(t, h.dir, "show", "t1", "--json")
+	var rec struct {
+		Undo struct {
+			Before, After []struct{ Path, Mode, Blob string }
+		}
+	}
+	if err := json.Unmarshal([]byte(show), &rec); err != nil || len(rec.Undo.Before) != 1 || len(rec.Undo.After) != 1 {
+		t.Fatalf("show --json: %v\n%s", err, show)
+	}
+	b, a := rec.Undo.Before[0], rec.Undo.After[0]
+	for _, w := range widths {
+		viewport(t, ctx, w.width, w.height)
+		waitFor(t, ctx, "undo.before and undo.after", `(() => { const r = document.querySelector('#recovery-files tbody tr'); return !!r && r.cells[2].textContent === `+strconv.Quote(b.Mode+" "+b.Blob[:12])+` && r.cells[3].textContent === `+strconv.Quote(a.Mode+" "+a.Blob[:12])+`; })()`)
+		waitFor(t, ctx, "the patch's files", textOf("#recovery-patch")+`.includes("M a.txt")`)
+		waitFor(t, ctx, "the next commands", textOf("#recovery-inspect")+`.startsWith("git nudge recover t1\n") && `+textOf("#recovery-next")+`.includes("git nudge drop --force t1 removes it")`)
+		noOverflow(t, ctx, "Recovery required at "+w.name)
+		screenshot(t, ctx, "dashboard-recovery-"+w.name+".png")
+	}
 }
 
 // One truth for an interrupted apply: the operations list marks

@@ -30,6 +30,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -211,6 +213,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/nudge/tasks/{id}", s.showTask)
 	mux.HandleFunc("GET /api/nudge/tasks/{id}/diff", s.diffTask)
 	mux.HandleFunc("GET /api/nudge/tasks/{id}/recover", s.recoverTask)
+	mux.HandleFunc("GET /api/nudge/tasks/{id}/log", s.taskLog)
+	mux.HandleFunc("GET /api/nudge/tasks/{id}/attempts", s.attempts)
 	mux.HandleFunc("POST /api/nudge/tasks/{id}/{action}", s.taskAction)
 	mux.HandleFunc("POST /api/nudge/tasks/{id}/comments", s.addComment)
 	mux.HandleFunc("POST /api/nudge/tasks/{id}/comments/{cid}/delete", s.deleteComment)
@@ -426,6 +430,115 @@ func (s *Server) diffTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, DiffDocument{ID: id, Patch: patch.String(), Notices: notices.String()})
+}
+
+// attempts is GET /api/nudge/tasks/{id}/attempts: git nudge compare's
+// answer for the attempts started together with task id (run --attempts:
+// the tasks of its snapshot with an attempt number), in attempt order;
+// [] when id is not one of them.
+func (s *Server) attempts(w http.ResponseWriter, r *http.Request) {
+	ws, err := s.readNudge(r)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	t, err := ws.Load(r.PathValue("id"))
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	out := []nudge.Comparison{}
+	if t.Attempt == 0 {
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	all, err := ws.List()
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	var ids []string
+	for _, o := range all {
+		if o.Attempt > 0 && o.Snapshot == t.Snapshot {
+			ids = append(ids, o.ID)
+		}
+	}
+	list, err := ws.Compare(r.Context(), ids)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	sort.SliceStable(list, func(i, j int) bool { return list[i].Attempt < list[j].Attempt })
+	writeJSON(w, http.StatusOK, append(out, list...))
+}
+
+// LogDocument is the answer of GET /api/nudge/tasks/{id}/log: the last
+// Tail bytes of the task's run.log (the whole log when it is smaller).
+type LogDocument struct {
+	ID     string `json:"id"`
+	Path   string `json:"path"` // relative to the work tree
+	Exists bool   `json:"exists"`
+	Size   int64  `json:"size"`
+	Tail   string `json:"tail"`
+	Cut    bool   `json:"cut"` // the log is longer than Tail
+}
+
+// DefaultLogTail and MaxLogTail bound GET .../log?tail=N.
+const DefaultLogTail, MaxLogTail = 64 << 10, 1 << 20
+
+// taskLog answers the tail of .nudgethis/logs/<id>/run.log. The id must
+// name a task of the workspace (so no other path is ever read), and at
+// most MaxLogTail bytes are read, whatever the log's size.
+func (s *Server) taskLog(w http.ResponseWriter, r *http.Request) {
+	tail := int64(DefaultLogTail)
+	if q := r.URL.Query().Get("tail"); q != "" {
+		n, err := strconv.ParseInt(q, 10, 64)
+		if err != nil || n < 1 || n > MaxLogTail {
+			writeError(w, http.StatusBadRequest, fmt.Errorf("git nudge: tail must be a number of bytes from 1 to %d, not %q", MaxLogTail, q))
+			return
+		}
+		tail = n
+	}
+	ws, err := nudge.OpenReadOnly(r.Context(), s.opts.Dir, s.opts.Now)
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	t, err := ws.Load(r.PathValue("id"))
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	path := filepath.Join(ws.LogDir(t.ID), "run.log")
+	doc := LogDocument{ID: t.ID, Path: path}
+	if rel, err := filepath.Rel(s.opts.Dir, path); err == nil {
+		doc.Path = filepath.ToSlash(rel)
+	}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		writeJSON(w, http.StatusOK, doc)
+		return
+	}
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	doc.Exists, doc.Size = true, fi.Size()
+	from := max(fi.Size()-tail, 0)
+	buf, err := io.ReadAll(io.NewSectionReader(f, from, tail))
+	if err != nil {
+		failed(w, err)
+		return
+	}
+	doc.Cut = from > 0
+	doc.Tail = strings.ToValidUTF8(string(buf), "\uFFFD")
+	writeJSON(w, http.StatusOK, doc)
 }
 
 // recoverTask is git nudge recover's report. It changes no file of the

@@ -30,7 +30,7 @@ import (
 // 401.
 var pageRoutes = []string{"/", "/assets/app.js", "/assets/style.css", "/favicon.ico"}
 var getRoutes = []string{
-	"/api/nudge/tasks", "/api/nudge/tasks/t1", "/api/nudge/tasks/t1/diff",
+	"/api/nudge/tasks", "/api/nudge/tasks/t1", "/api/nudge/tasks/t1/diff", "/api/nudge/tasks/t1/log", "/api/nudge/tasks/t1/attempts",
 	"/api/autodev/checkpoints", "/api/autodev/status", "/api/ops", "/api/nudge/commands",
 }
 var postRoutes = []string{

@@ -400,12 +400,14 @@ async function renderTask(t, fresh) {
   if (t.setup) pane.append(el("div", { class: "panel", id: "setup" }, el("h3", { text: "Setup" }),
     el("p", { text: "The setup commands changed " + countFiles((t.setup_files || []).length) + " (commit " + short(t.setup) + "); these are not part of the result and are never applied:" }),
     el("ul", null, ...(t.setup_files || []).map((f) => el("li", null, el("code", { text: f.status + " " + f.path }))))));
+  if (t.attempt) pane.append(attemptsPanel(t));
+  if (t.command && t.command.length) pane.append(runLogPanel(t));
   if (keepResult) {
     const had = keepResult.contains(document.activeElement) ? document.activeElement : null;
     buttons.after(keepResult);
     if (had) had.focus({ preventScroll: true });
   }
-  if (recovery) { await renderRecovery(t.id, pane); return; }
+  if (recovery) { await renderRecovery(t.id, pane, t); return; }
   if (t.result) await renderDiff(t, pane);
 }
 
@@ -420,23 +422,78 @@ function validationPanel(t) {
   return p;
 }
 
-async function renderRecovery(id, pane) {
+// The attempts started together with t (run --attempts: one snapshot),
+// side by side as git nudge compare sets them; each links to its task.
+function attemptsPanel(t) {
+  const body = el("tbody");
+  const p = el("div", { class: "panel", id: "attempts" }, el("h3", { text: "Attempts of snapshot " + short(t.snapshot) }),
+    el("div", { class: "scrollx" }, el("table", { class: "recover attempts" },
+      el("thead", null, el("tr", null, ...["#", "task", "state", "files", "+/−", "validation"].map((h) => el("th", { scope: "col", text: h })))), body)));
+  api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/attempts").then((r) => {
+    if (!r.ok) { p.append(errorBox(r.body)); return; }
+    body.replaceChildren(...r.body.map((a) => el("tr", { "data-id": a.id, class: a.id === t.id ? "sel" : "" },
+      el("td", { text: String(a.attempt) }),
+      el("td", null, a.id === t.id ? el("strong", { text: a.id + " (this one)" }) :
+        el("a", { href: "#tasks", text: a.id, onclick: (ev) => { ev.preventDefault(); openTask(a.id); } })),
+      el("td", null, el("span", { class: "state " + a.state, text: stateLabel(a.state) })),
+      el("td", { text: countFiles((a.files || []).length) }),
+      el("td", { class: "counts", text: "+" + a.added + " −" + a.deleted }),
+      el("td", { text: a.validation }))));
+  });
+  return p;
+}
+
+// The run log's tail (GET .../log, at most LOG_TAIL bytes), loaded when
+// the panel is opened. It is text: it goes into a <pre>'s textContent.
+const LOG_TAIL = 65536;
+function runLogPanel(t) {
+  const body = el("div", { class: "logbody" });
+  const d = el("details", { class: "panel", id: "runlog" }, el("summary", null, el("h3", { text: "Run log" })), body);
+  d.addEventListener("toggle", async () => {
+    if (!d.open || d.dataset.loaded) return;
+    d.dataset.loaded = "1";
+    body.replaceChildren(el("p", { class: "note", text: "Loading the log…" }));
+    const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/log?tail=" + LOG_TAIL);
+    if (!r.ok) { delete d.dataset.loaded; body.replaceChildren(errorBox(r.body)); return; }
+    const g = r.body;
+    if (!g.exists) { body.replaceChildren(el("p", { class: "note", id: "runlog-none", text: "No run log (" + g.path + ")." })); return; }
+    body.replaceChildren(
+      el("p", { class: "hint", id: "runlog-what" }, (g.cut ? "The last " + LOG_TAIL / 1024 + " KiB of " + Math.ceil(g.size / 1024) + " KiB: " : g.size + " bytes: "), el("code", { text: g.path })),
+      el("pre", { class: "log", id: "runlog-text", tabindex: "0", text: g.tail || "(empty)" }));
+  });
+  return d;
+}
+
+// A recorded file version in words: its mode and short blob id, or
+// "absent" (the path did not exist).
+const fileVersion = (v) => !v || !v.blob ? "absent" : (v.mode || "") + " " + v.blob.slice(0, 12) + (v.raw_blob ? " (raw " + v.raw_blob.slice(0, 12) + ")" : "");
+
+async function renderRecovery(id, pane, t) {
   const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id) + "/recover");
   if (!r.ok) { pane.append(errorBox(r.body)); return; }
   const rep = r.body;
   const rows = (rep.files || []).map((f) => el("tr", null,
-    el("td", { class: "m-" + f.matches, text: f.matches }),
-    el("td", null, el("code", { text: f.path })),
-    el("td", { text: f.matches === "neither" ? "now: " + f.now : "" })));
+    el("td", { "data-label": "now holds", class: "m-" + f.matches, text: f.matches }),
+    el("td", { "data-label": "path" }, el("code", { text: f.path })),
+    el("td", { "data-label": "before", class: "ver" }, el("code", { text: fileVersion(f.before) })),
+    el("td", { "data-label": "after", class: "ver" }, el("code", { text: fileVersion(f.after) })),
+    el("td", { "data-label": "now", text: f.matches === "neither" ? f.now : "" })));
+  const patchFiles = (t.files || []).map((f) => el("li", null, el("code", { text: f.status + " " + f.path })));
+  const next = ["git nudge recover " + id].concat(rep.commands || []);
   pane.append(
     el("div", { class: "panel", id: "recovery" },
       el("h2", { text: "Recovery required" }),
-      el("p", { text: "The apply or undo of " + id + " was interrupted. Each file of the patch now holds (before = as before the apply, after = as the apply writes it):" }),
-      el("table", { class: "recover" }, el("tbody", null, ...rows)),
-      (rep.leftovers && rep.leftovers.length) ? el("p", { text: "Temporary files left by the interrupted write (delete them): " + rep.leftovers.join(", ") }) : null,
-      el("p", { text: "Inspect with:" }),
-      el("pre", { text: (rep.commands || []).join("\n") }),
-      el("p", { text: "Resolve the files by hand, then start a new task from the result (git nudge snapshot). Nothing is retried automatically; the record of " + id + " is kept." })));
+      el("p", { text: "The apply or undo of " + id + " was interrupted. Each file of the record now holds (before = as before the apply, after = as the apply writes it):" }),
+      el("div", { class: "scrollx" }, el("table", { class: "recover", id: "recovery-files" },
+        el("thead", null, el("tr", null, ...["now holds", "path", "undo.before", "undo.after", "now"].map((h) => el("th", { scope: "col", text: h })))),
+        el("tbody", null, ...rows))),
+      patchFiles.length ? el("div", { id: "recovery-patch" }, el("h3", { text: "The patch's files (" + countFiles(patchFiles.length) + ")" }), el("ul", null, ...patchFiles)) : null,
+      (rep.leftovers && rep.leftovers.length) ? el("p", { text: "Temporary files left by the interrupted write (their content is in the repository; delete them): " + rep.leftovers.join(", ") }) : null,
+      el("h3", { text: "Inspect with" }),
+      el("pre", { id: "recovery-inspect", tabindex: "0", text: next.join("\n") }),
+      el("h3", { text: "Then" }),
+      el("p", { id: "recovery-next" }, "Resolve the files by hand, then start a new task from the result (", el("code", { text: "git nudge snapshot" }),
+        "). Nothing is retried automatically; the record of " + id + " is kept until ", el("code", { text: "git nudge drop --force " + id }), " removes it (the work tree is left as it is).")));
 }
 
 // ---- the diff ----
@@ -805,7 +862,7 @@ async function act(id, action, data) {
 async function loadCheckpoints() {
   performance.mark("cp:start");
   const seq = ++loads.checkpoints;
-  const [st, cp] = await Promise.all([api("GET", "/api/autodev/status"), api("GET", "/api/autodev/checkpoints")]);
+  const [st, cp, ops] = await Promise.all([api("GET", "/api/autodev/status"), api("GET", "/api/autodev/checkpoints"), api("GET", "/api/ops")]);
   if (seq !== loads.checkpoints) return; // a later load draws
   performance.mark("cp:fetched");
   if (lost(st) || lost(cp)) { gone((lost(st) ? st : cp).body.error); return; }
@@ -822,8 +879,27 @@ async function loadCheckpoints() {
   run.replaceChildren(el("div", { id: "run-line", text: line }));
   run.className = "panel" + (active ? " running" : "");
   const n = s.restore_points || 0;
-  $("#needs-you").hidden = !(n > 0);
+  const dead = ops.ok ? ops.body.filter((o) => o.recovery_required) : [];
+  const parked = s.unrecorded_parked || [];
+  $("#needs-text").hidden = !(n > 0);
   $("#needs-text").textContent = n + " restore point(s) — rewind now that the run is stopped";
+  const key = JSON.stringify([dead.map((o) => [o.id, o.undo_refusal]), parked]);
+  const list = $("#needs-list");
+  if (list.dataset.key !== key) {
+    list.dataset.key = key;
+    list.replaceChildren(
+      ...dead.map((o) => el("li", { class: "dead-op", "data-id": o.id },
+        el("strong", { text: "Operation " + o.id + " was killed: Recovery required. " }),
+        el("code", { text: "git " + o.tool + " " + shellJoin(o.args) }),
+        (o.undo_refusal && o.undo_refusal.length) ? el("span", { text: " — " + o.undo_refusal.join(" ") }) : null,
+        " ", el("a", { href: "#operations", text: "Operations" }))),
+      ...parked.map((p) => el("li", { class: "parked", "data-branch": p.branch },
+        el("strong", { text: "Parked work not in the checkpoint list: " }), el("code", { text: p.branch }),
+        " (" + short(p.commit) + "), left by a restore that did not finish. ",
+        "Look at it with ", el("code", { text: "git show " + p.branch }), "; once you have what you need, ", el("code", { text: "git branch -D " + p.branch }), " deletes it.")));
+  }
+  list.hidden = !list.children.length;
+  $("#needs-you").hidden = !(n > 0) && !list.children.length;
   $("#cp-disabled").hidden = !active;
   const table = $("#checkpoints");
   table.classList.toggle("off", active);
