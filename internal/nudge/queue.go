@@ -1,6 +1,7 @@
 package nudge
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -103,8 +104,21 @@ func (w *Workspace) moveSnapshotRef(ctx context.Context, id, commit string) erro
 
 // Pending returns the pending tasks, oldest first: the order Work runs
 // them in.
+//
+// An executor asks this every second (git nudge work --watch, a dashboard
+// server), so a record is only decoded when its bytes name the pending
+// state, and only read when it is not listed as quiet (quietRecords: a
+// quiet record is never pending): the cost of an idle executor is a stat
+// of each record, not a read of every task ever made. Any other record
+// read must still be a JSON object (a corrupt record is an error naming
+// it, as for List).
 func (w *Workspace) Pending() ([]*Task, error) {
-	tasks, err := w.List()
+	tasks, err := w.scanRecords(func(id string, data []byte) (bool, error) {
+		if bytes.Contains(data, pendingWord) {
+			return true, nil
+		}
+		return false, journal.CheckObject(w.TaskPath(id), data)
+	}, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -242,12 +256,29 @@ func (w *Workspace) Work(ctx context.Context, o WorkOptions) (*WorkReport, error
 		report   = &WorkReport{Ran: []WorkedTask{}}
 		firstErr error
 	)
+	// idleDir is the tasks folder's key when a look found nothing to
+	// claim, idleAt when that look began: while the folder keeps that key
+	// (a record is written, made or removed by a rename in it, which
+	// changes the folder's times) and the key is older than journal.Racy,
+	// nothing changed and the records need not be looked at again. An
+	// idle executor then costs one stat a second.
+	var (
+		idleDir journal.FileKey
+		idleAt  time.Time
+		idle    bool
+	)
 	claim := func() (string, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if ctx.Err() != nil || firstErr != nil {
 			return "", nil
 		}
+		at := time.Now()
+		dir, dirOK := journal.StatKey(w.tasksDir())
+		if idle && dirOK && dir == idleDir && dir.Settled(idleAt) {
+			return "", nil
+		}
+		idle = false
 		pending, err := w.Pending()
 		if err != nil {
 			return "", err
@@ -258,6 +289,7 @@ func (w *Workspace) Work(ctx context.Context, o WorkOptions) (*WorkReport, error
 				return t.ID, nil
 			}
 		}
+		idle, idleDir, idleAt = dirOK, dir, at
 		return "", nil
 	}
 	event := func(e WorkEvent) {

@@ -17,7 +17,8 @@ import (
 
 // Every mutating command's lock reconciles (Reconcile), and a snapshot's
 // guard may look for suspects: both look for the few records that hold an
-// unsettled state, a pending check or a suspect's state, among every task
+// unsettled state, a pending check, a suspect's state or the queued state
+// (Pending, asked every second by an executor), among every task
 // ever made. Most records are "quiet" (none of those, and a JSON object)
 // and stay so: quietCacheName lists them with the key of the file each
 // was read from (journal.FileKey: device, inode, size, modification and
@@ -38,7 +39,7 @@ const quietCacheMax = 64 << 20
 // that looked for these.
 var quietHeader = func() string {
 	h := sha256.New()
-	for _, words := range [][][]byte{unsettledStates, suspectWords, {guardPendingTrue}} {
+	for _, words := range [][][]byte{unsettledStates, suspectWords, {guardPendingTrue, pendingWord}} {
 		for _, w := range words {
 			h.Write(w)
 			h.Write([]byte{0})
@@ -48,9 +49,14 @@ var quietHeader = func() string {
 	return "git-nudge quiet records " + hex.EncodeToString(h.Sum(nil)[:8])
 }()
 
+// pendingWord is in the bytes of a record whose task is queued (Pending
+// looks for it; a quiet record never holds it).
+var pendingWord = []byte(`"` + StatePending + `"`)
+
 // quiet reports whether a record's bytes need none of the scans' attention.
 func quiet(path string, data []byte) bool {
 	return !mayBeUnsettled(data) && !hasSuspectWord(data) && !bytes.Contains(data, guardPendingTrue) &&
+		!bytes.Contains(data, pendingWord) &&
 		journal.CheckObject(path, data) == nil
 }
 

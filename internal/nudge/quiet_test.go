@@ -172,3 +172,64 @@ func sorted(s []string) []string {
 	sort.Strings(s)
 	return s
 }
+
+// An executor asks Pending every second and skips the records listed as
+// quiet: a queued record is never listed, so a task queued before the
+// list was made, or re-queued since, is still found.
+func TestPendingNeverQuiet(t *testing.T) {
+	t.Parallel()
+	r, base := baseRepo(t)
+	w := r.workspace()
+	var all []string
+	for n := 1; n <= quietRewriteAfter+2; n++ {
+		all = append(all, "t"+strconv.Itoa(n))
+	}
+	for _, id := range all {
+		r.mkTask(id, base, base)
+	}
+	t1 := r.load("t1")
+	t1.State, t1.Result = StatePending, nil
+	if err := w.Save(t1); err != nil {
+		t.Fatal(err)
+	}
+	past := time.Now().Add(-time.Hour)
+	for _, id := range all {
+		if err := os.Chtimes(w.TaskPath(id), past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(2100 * time.Millisecond) // change times older than journal.Racy
+	if err := w.Reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	listed := quietListed(t, w)
+	if slices.Contains(listed, "t1") || !slices.Contains(listed, "t2") {
+		t.Fatalf("quiet records %v: want t2 and the other ready tasks, never the pending t1", listed)
+	}
+	ids := func() []string {
+		p, err := w.Pending()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, task := range p {
+			out = append(out, task.ID)
+		}
+		return out
+	}
+	if got := ids(); !slices.Equal(got, []string{"t1"}) {
+		t.Fatalf("pending %v, want [t1]", got)
+	}
+	// t1 runs and ends; t2 (listed as quiet) is queued again.
+	t1.State = StateReady
+	t2 := r.load("t2")
+	t2.State = StatePending
+	for _, task := range []*Task{t1, t2} {
+		if err := w.Save(task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := ids(); !slices.Equal(got, []string{"t2"}) {
+		t.Fatalf("pending %v, want [t2]", got)
+	}
+}
