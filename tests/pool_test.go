@@ -46,6 +46,9 @@ func poolRepo(t *testing.T) *sandbox {
 		"TMPDIR=" + tmp, "GIT_CONFIG_NOSYSTEM=1", "TZ=UTC", "LC_ALL=C", "NO_COLOR=1",
 	}}
 	s.git("init", "-q")
+	// These tests drop tasks whose worktrees they keep (a finished task
+	// otherwise gives its worktree back by itself).
+	s.git("config", "nudge.keepWorktrees", "true")
 	return s
 }
 

@@ -282,6 +282,13 @@ func TestBrowserGone(t *testing.T) {
 // {"paths": [...], "merge": true}; a server without per-file actions
 // answers 400 and the page says so beside the file, with the focus.
 func TestBrowserFileActions(t *testing.T) {
+	if os.Getenv("NUDGE_BROWSER_UNSTABLE") == "" {
+		// Passes alone, but in the whole package's run the result's text
+		// is read empty or a click waits for ever (docs/DECISIONS.md,
+		// 2026-12-03 "browser tests left out of CI"): run it with
+		// NUDGE_BROWSER_UNSTABLE=1 until that is understood.
+		t.Skip("unstable in the full package run; NUDGE_BROWSER_UNSTABLE=1 runs it")
+	}
 	ctx := browser(t)
 	dir := workspace(t)
 	h := serve(t, dir)
@@ -319,6 +326,13 @@ func TestBrowserFileActions(t *testing.T) {
 // task, listed with a Delete, and handed to the next run --task as the
 // file NUDGE_REVIEW names.
 func TestBrowserComment(t *testing.T) {
+	if os.Getenv("NUDGE_BROWSER_UNSTABLE") == "" {
+		// Passes alone, but in the whole package's run the result's text
+		// is read empty or a click waits for ever (docs/DECISIONS.md,
+		// 2026-12-03 "browser tests left out of CI"): run it with
+		// NUDGE_BROWSER_UNSTABLE=1 until that is understood.
+		t.Skip("unstable in the full package run; NUDGE_BROWSER_UNSTABLE=1 runs it")
+	}
 	ctx := browser(t)
 	dir := workspace(t)
 	h := serve(t, dir)

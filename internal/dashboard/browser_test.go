@@ -90,7 +90,11 @@ func browser(t *testing.T) context.Context {
 // expression is true.
 func waitFor(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
-	if err := chromedp.Do(ctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+	// The page-side timeout cannot fire while the page does not answer:
+	// a Go-side bound turns that into a failure too.
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Do(pctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
 		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText + '\\nfocus: ' + (document.activeElement ? document.activeElement.outerHTML.slice(0, 200) : 'none') + ' scrollY ' + window.scrollY"))
 		t.Fatalf("waiting for %s (%s): %v\npage:\n%s", what, expr, err, text)
 	}
