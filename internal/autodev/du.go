@@ -24,10 +24,10 @@ func (ws *Workspace) DiskUsage(ctx context.Context, top int) (*retain.Usage, err
 	if err != nil {
 		return nil, err
 	}
-	ignore := []string{retain.OplogPrefix}
+	ignore := []string{refs.Oplog}
 	cps := rs.Under(refs.Checkpoints)
 	branches := rs.Under(BranchPrefix)
-	oplog := rs.Under(retain.OplogPrefix)
+	oplog := rs.Under(refs.Oplog)
 	items := make([]retain.Item, 0, len(cps))
 	for name, id := range cps {
 		items = append(items, retain.Item{ID: strings.TrimPrefix(name, refs.Checkpoints), Commits: []string{id}})
@@ -45,7 +45,7 @@ func (ws *Workspace) DiskUsage(ctx context.Context, top int) (*retain.Usage, err
 			if bb, err = rs.Only(ctx, []string{BranchPrefix}, ignore); err != nil {
 				return err
 			}
-			ob, err = rs.Only(ctx, []string{retain.OplogPrefix}, nil)
+			ob, err = rs.Only(ctx, []string{refs.Oplog}, nil)
 			return err
 		},
 		func() error {

@@ -25,7 +25,7 @@ func (w *Workspace) DiskUsage(ctx context.Context, top int) (*retain.Usage, erro
 		return nil, err
 	}
 	taskRefs := rs.Under(taskRefPrefixes...)
-	oplog := rs.Under(retain.OplogPrefix)
+	oplog := rs.Under(refs.Oplog)
 	// The tasks: their refs grouped by id.
 	byID := map[string][]string{}
 	for name, id := range taskRefs {
@@ -50,11 +50,11 @@ func (w *Workspace) DiskUsage(ctx context.Context, top int) (*retain.Usage, erro
 	var records, logs, pool, wts, stage, sandbox retain.Folder
 	err = retain.Parallel(
 		func() (err error) {
-			only, largest, err = rs.Measure(ctx, taskRefPrefixes, []string{retain.OplogPrefix}, items, top)
+			only, largest, err = rs.Measure(ctx, taskRefPrefixes, []string{refs.Oplog}, items, top)
 			return err
 		},
 		func() (err error) {
-			opBytes, err = rs.Only(ctx, []string{retain.OplogPrefix}, nil)
+			opBytes, err = rs.Only(ctx, []string{refs.Oplog}, nil)
 			return err
 		},
 		func() (err error) {
