@@ -133,12 +133,12 @@ func journalFiles(top string, sc Scope, prev *state) []string {
 		}
 		return fs
 	}
-	ents, _ := os.ReadDir(filepath.Join(top, ".nudgethis", "tasks"))
+	ents, _ := os.ReadDir(filepath.Join(top, filepath.FromSlash(refs.TasksFolder)))
 	for _, e := range ents {
 		if !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
 			continue
 		}
-		fs = append(fs, ".nudgethis/tasks/"+e.Name())
+		fs = append(fs, refs.TasksFolder+e.Name())
 	}
 	return fs
 }
@@ -458,8 +458,8 @@ func (r *Recording) JournalChanging(path string) {
 		return
 	}
 	rel = filepath.ToSlash(rel)
-	dir, name, _ := strings.Cut(rel, "/tasks/")
-	if dir != ".nudgethis" || strings.Contains(name, "/") || !strings.HasSuffix(name, ".json") {
+	name, ok := strings.CutPrefix(rel, refs.TasksFolder)
+	if !ok || strings.Contains(name, "/") || !strings.HasSuffix(name, ".json") {
 		return
 	}
 	r.mu.Lock()
