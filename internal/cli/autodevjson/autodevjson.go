@@ -14,6 +14,7 @@ type Listed struct {
 	Head bool
 }
 
+// MarshalJSON is the entry's own encoding with "head" added.
 func (l Listed) MarshalJSON() ([]byte, error) {
 	// The entry's own encoder, once: json.Marshal would check and compact
 	// its output a second time (and escape <, > and & unlike the rest).
