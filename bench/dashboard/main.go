@@ -32,7 +32,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
+	"github.com/nudgethis/git-nudge/internal/cli/dashboardcmd"
 	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
 	"github.com/nudgethis/git-nudge/internal/dashboard"
 	"github.com/nudgethis/git-nudge/internal/journal"
@@ -161,7 +161,7 @@ func run() error {
 	}
 	fmt.Printf("generated %d tasks and %d checkpoints in %s\n", *tasksN, *cpN, time.Since(t0).Round(time.Millisecond))
 
-	s, err := dashboard.New(context.Background(), dashboard.Options{Dir: dir, Shapes: autodevcmd.DashboardShapes()})
+	s, err := dashboard.New(context.Background(), dashboard.Options{Dir: dir, Shapes: dashboardcmd.Shapes()})
 	if err != nil {
 		return err
 	}

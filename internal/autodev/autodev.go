@@ -16,6 +16,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/refs"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -88,7 +89,7 @@ func Open(ctx context.Context, dir string, now func() time.Time) (*Workspace, er
 	if now == nil {
 		now = time.Now
 	}
-	return &Workspace{Repo: r, Dir: filepath.Join(r.WorkTree, ".autodev"), Now: now}, nil
+	return &Workspace{Repo: r, Dir: filepath.Join(r.WorkTree, refs.AutodevDir), Now: now}, nil
 }
 
 // Paths of the workspace's files.

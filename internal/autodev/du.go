@@ -9,21 +9,6 @@ import (
 	"github.com/nudgethis/git-nudge/internal/retain"
 )
 
-// UsageKind is one kind of thing git-autodev holds.
-type UsageKind struct {
-	Kind  string `json:"kind"`
-	Count int    `json:"count"`
-	Unit  string `json:"unit"`
-	Bytes int64  `json:"bytes"`
-}
-
-// Usage is what `git autodev du` reports.
-type Usage struct {
-	Kinds   []UsageKind    `json:"kinds"`
-	Largest []retain.Sized `json:"largest"`
-	Total   int64          `json:"total_bytes"`
-}
-
 // BranchPrefix is where restore and park keep work (autodev/pre-restore-*,
 // autodev/parked-*).
 const BranchPrefix = "refs/heads/autodev/"
@@ -34,15 +19,15 @@ const BranchPrefix = "refs/heads/autodev/"
 // and park made, .autodev's journals and the operation log; and the
 // checkpoints that keep the most. Its git processes do not grow with the
 // number of checkpoints.
-func (ws *Workspace) DiskUsage(ctx context.Context, top int) (*Usage, error) {
+func (ws *Workspace) DiskUsage(ctx context.Context, top int) (*retain.Usage, error) {
 	rs, err := retain.ReadRefs(ctx, ws.Repo)
 	if err != nil {
 		return nil, err
 	}
-	ignore := []string{retain.OplogPrefix}
+	ignore := []string{refs.Oplog}
 	cps := rs.Under(refs.Checkpoints)
 	branches := rs.Under(BranchPrefix)
-	oplog := rs.Under(retain.OplogPrefix)
+	oplog := rs.Under(refs.Oplog)
 	items := make([]retain.Item, 0, len(cps))
 	for name, id := range cps {
 		items = append(items, retain.Item{ID: strings.TrimPrefix(name, refs.Checkpoints), Commits: []string{id}})
@@ -60,7 +45,7 @@ func (ws *Workspace) DiskUsage(ctx context.Context, top int) (*Usage, error) {
 			if bb, err = rs.Only(ctx, []string{BranchPrefix}, ignore); err != nil {
 				return err
 			}
-			ob, err = rs.Only(ctx, []string{retain.OplogPrefix}, nil)
+			ob, err = rs.Only(ctx, []string{refs.Oplog}, nil)
 			return err
 		},
 		func() error {
@@ -72,14 +57,10 @@ func (ws *Workspace) DiskUsage(ctx context.Context, top int) (*Usage, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Usage{Largest: largest}
-	add := func(kind, unit string, count int, bytes int64) {
-		u.Kinds = append(u.Kinds, UsageKind{Kind: kind, Count: count, Unit: unit, Bytes: bytes})
-		u.Total += bytes
-	}
-	add("checkpoint_refs", "refs", len(cps), only)
-	add("autodev_branches", "branches", len(branches), bb)
-	add("journals", "checkpoints", entries, retain.FolderSize(ws.Dir).Bytes)
-	add("op_log", "logs", len(oplog), ob)
+	u := &retain.Usage{Largest: largest}
+	u.Add("checkpoint_refs", "refs", len(cps), only)
+	u.Add("autodev_branches", "branches", len(branches), bb)
+	u.Add("journals", "checkpoints", entries, retain.FolderSize(ws.Dir).Bytes)
+	u.Add("op_log", "logs", len(oplog), ob)
 	return u, nil
 }

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"slices"
 	"sync"
-	"time"
 
+	"github.com/nudgethis/git-nudge/internal/filecache"
 	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
@@ -17,11 +17,9 @@ import (
 // answers from it. Use it only on workspaces that read: a workflow that
 // writes the journal reads it under its lock, without a cache.
 type JournalCache struct {
-	mu  sync.Mutex
-	key journal.FileKey
-	at  time.Time // when it was read
-	j   *Journal
-	gen uint64
+	mu   sync.Mutex
+	file filecache.Cache[struct{}, *Journal]
+	gen  uint64
 	// byRaw is every entry of the last version read, by its bytes in the
 	// file: a new version (a checkpoint appended) decodes only its new
 	// entries.
@@ -44,32 +42,29 @@ func (c *JournalCache) Generation() uint64 {
 func (c *JournalCache) load(ws *Workspace) (*Journal, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	path := ws.CheckpointsPath()
-	before, ok := journal.StatKey(path)
-	if ok && c.j != nil && before == c.key && before.Settled(c.at) {
-		return c.copyOf(), nil
-	}
-	at := time.Now()
-	j, data, err := c.read(ws)
+	j, _, err := c.file.Load(struct{}{}, ws.CheckpointsPath(), func() (*Journal, error) {
+		_, had := c.file.Key(struct{}{})
+		j, data, err := c.read(ws)
+		if err != nil {
+			c.data = nil
+			return nil, err
+		}
+		if data == nil || !had || !slices.Equal(data, c.data) {
+			c.gen++ // the same bytes read again are the same generation
+		}
+		c.data = data
+		return j, nil
+	})
 	if err != nil {
-		c.j, c.data = nil, nil
 		return nil, err
 	}
-	if data == nil || c.j == nil || !slices.Equal(data, c.data) {
-		c.gen++ // the same bytes read again are the same generation
-	}
-	c.j, c.data = nil, data
-	if after, same := journal.StatKey(path); ok && same && after == before {
-		c.key, c.at, c.j = before, at, j
-		return c.copyOf(), nil
-	}
-	return j, nil
+	return copyOf(j), nil
 }
 
-// copyOf is the cached journal with its own entry slice, so a caller
-// that reorders or appends leaves the cache alone.
-func (c *JournalCache) copyOf() *Journal {
-	return &Journal{Entries: slices.Clone(c.j.Entries), Missing: c.j.Missing}
+// copyOf is j with its own entry slice, so a caller that reorders or
+// appends leaves the cached one alone.
+func copyOf(j *Journal) *Journal {
+	return &Journal{Entries: slices.Clone(j.Entries), Missing: j.Missing}
 }
 
 // read is loadJournal, decoding only the entries the last version read

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -149,16 +150,36 @@ func TestCommentsNameOnlyTheProjectsDocs(t *testing.T) {
 // that the layers changing refs and journals (internal/git,
 // internal/journal) tell what they change, without knowing the operation
 // log: txn imports nothing of the project. And there is no process-wide
-// watcher list again.
+// watcher list again. The command packages of the two tools stand apart.
 func TestTransactionsGoDown(t *testing.T) {
 	t.Parallel()
 	const mod = "github.com/nudgethis/git-nudge/"
 	root := filepath.Join("..", "..")
+	const txnWhy = "transactions go down, never up to the operation log"
+	// Neither tool's command package imports the other's: what both serve
+	// (the dashboard command, git autodev's JSON documents) lives in a
+	// package below both, which imports neither.
+	const apart = "what two command packages share goes in a package below both"
+	cmd := func(names ...string) func(string) bool {
+		return func(p string) bool {
+			for _, n := range names {
+				if p == mod+"internal/cli/"+n {
+					return true
+				}
+			}
+			return false
+		}
+	}
 	rules := []struct {
 		dir    string
 		forbid func(string) bool
+		why    string
 	}{
-		{"internal/txn", func(p string) bool { return strings.HasPrefix(p, mod) }},
+		{"internal/txn", func(p string) bool { return strings.HasPrefix(p, mod) }, txnWhy},
+		{"internal/cli/nudgecmd", cmd("autodevcmd"), apart},
+		{"internal/cli/autodevcmd", cmd("nudgecmd"), apart},
+		{"internal/cli/dashboardcmd", cmd("nudgecmd", "autodevcmd"), apart},
+		{"internal/cli/autodevjson", cmd("nudgecmd", "autodevcmd", "dashboardcmd"), apart},
 	}
 	for _, r := range rules {
 		files, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(r.dir), "*.go"))
@@ -175,12 +196,47 @@ func TestTransactionsGoDown(t *testing.T) {
 			}
 			for _, im := range af.Imports {
 				if p, _ := strconv.Unquote(im.Path.Value); r.forbid(p) {
-					t.Errorf("%s imports %s: transactions go down, never up to the operation log", f, p)
+					t.Errorf("%s imports %s: %s", f, p, r.why)
 				}
 			}
 		}
 	}
 	if _, err := os.Stat(filepath.Join(root, "internal", "watch")); err == nil {
 		t.Errorf("internal/watch is back: a command's changes go through its transaction, not a process-wide list")
+	}
+}
+
+// TestOplogNamesNoStatePlace: the operation log names the suite's ref
+// folders and journals through internal/refs, their one owner, and spells
+// none of them itself.
+func TestOplogNamesNoStatePlace(t *testing.T) {
+	t.Parallel()
+	files, err := filepath.Glob(filepath.Join("..", "oplog", "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Go files in internal/oplog: %v", err)
+	}
+	owned := []string{"refs/nudgethis", "refs/autodev", ".nudgethis", ".autodev"}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		fset := token.NewFileSet()
+		af, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(af, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			s, _ := strconv.Unquote(lit.Value)
+			for _, o := range owned {
+				if strings.HasPrefix(s, o) {
+					t.Errorf("%s: %q is internal/refs' to name", fset.Position(lit.Pos()), s)
+				}
+			}
+			return true
+		})
 	}
 }

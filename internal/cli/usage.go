@@ -1,47 +1,13 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/retain"
 )
-
-// UsageRow is one line of a du table: a kind, how many, and bytes.
-type UsageRow struct {
-	Label string
-	Count int
-	Unit  string
-	Bytes int64
-}
-
-// PrintUsage writes a du table, aligned, then the total.
-func (e *Env) PrintUsage(rows []UsageRow, total int64) {
-	lw, cw := len("total"), 0
-	for _, r := range rows {
-		lw = max(lw, len(r.Label))
-		cw = max(cw, len(fmt.Sprintf("%d %s", r.Count, r.Unit)))
-	}
-	for _, r := range rows {
-		e.Printf("%-*s  %-*s  %10s\n", lw, r.Label, cw, fmt.Sprintf("%d %s", r.Count, r.Unit), retain.Bytes(r.Bytes))
-	}
-	e.Printf("%-*s  %-*s  %10s\n", lw, "total", cw, "", retain.Bytes(total))
-}
-
-// PrintLargest writes the largest items under a heading.
-func (e *Env) PrintLargest(heading string, items []retain.Sized) {
-	if len(items) == 0 {
-		return
-	}
-	w := 0
-	for _, it := range items {
-		w = max(w, len(it.ID))
-	}
-	e.Printf("%s\n", heading)
-	for _, it := range items {
-		e.Printf("  %-*s  %10s\n", w, it.ID, retain.Bytes(it.Bytes))
-	}
-}
 
 // KeepHint is what prune says about op undo: how long it can bring back
 // what was dropped.
@@ -56,4 +22,15 @@ func JoinIDs(ids []string, n int) string {
 		return strings.Join(ids, ", ")
 	}
 	return strings.Join(ids[:n], ", ") + fmt.Sprintf(" and %d more", len(ids)-n)
+}
+
+// PruneBound is retain.Bound for a prune command: a bound the caller gave
+// wrongly, or not at all, exits with ExitUsage.
+func PruneBound(olderThan string, keep int, key string, retention func() (time.Duration, error)) (time.Duration, error) {
+	d, err := retain.Bound(olderThan, keep, key, retention)
+	var be *retain.BoundError
+	if errors.As(err, &be) {
+		return 0, &ExitError{Code: ExitUsage, Err: be.Err}
+	}
+	return d, err
 }

@@ -11,10 +11,9 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
-	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/filecache"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
@@ -29,15 +28,13 @@ import (
 
 // cachedTask is one task record as last read.
 type cachedTask struct {
-	key  journal.FileKey
-	at   time.Time // when it was read
 	task *nudge.Task
 	json []byte // as writeJSON encodes it, without the newline
 }
 
 type listCache struct {
 	tasksMu sync.Mutex
-	tasks   map[string]*cachedTask
+	tasks   filecache.Cache[string, *cachedTask]
 
 	// cpMu serializes the readers of the checkpoint journal, so that the
 	// journal generation a body is stored under is the one it was made
@@ -75,9 +72,6 @@ func (c *listCache) refreshTasks(ws *nudge.Workspace) ([]*cachedTask, error) {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	if c.tasks == nil {
-		c.tasks = map[string]*cachedTask{}
-	}
 	seen := make(map[string]bool, len(ents))
 	out := make([]*cachedTask, 0, len(ents))
 	for _, e := range ents {
@@ -86,40 +80,27 @@ func (c *listCache) refreshTasks(ws *nudge.Workspace) ([]*cachedTask, error) {
 			continue
 		}
 		seen[id] = true
-		key, keyed := journal.StatKey(dir + "/" + e.Name())
-		if ct := c.tasks[id]; keyed && ct != nil && ct.key == key && key.Settled(ct.at) {
-			out = append(out, ct)
-			continue
-		}
-		at := time.Now()
-		t, err := ws.Load(id)
+		ct, _, err := c.tasks.Load(id, dir+"/"+e.Name(), func() (*cachedTask, error) {
+			t, err := ws.Load(id)
+			if err != nil {
+				return nil, err
+			}
+			b, err := encodeOne(t)
+			if err != nil {
+				return nil, err
+			}
+			return &cachedTask{task: t, json: b}, nil
+		})
 		var unknown *nudge.UnknownTaskError
 		if errors.As(err, &unknown) {
-			delete(c.tasks, id) // removed meanwhile (drop)
-			continue
+			continue // removed meanwhile (drop)
 		}
 		if err != nil {
-			delete(c.tasks, id)
 			return nil, err
-		}
-		b, err := encodeOne(t)
-		if err != nil {
-			return nil, err
-		}
-		ct := &cachedTask{task: t, json: b}
-		if after, ok := journal.StatKey(dir + "/" + e.Name()); keyed && ok && after == key {
-			ct.key, ct.at = key, at
-			c.tasks[id] = ct
-		} else {
-			delete(c.tasks, id) // changed while read: read it again next time
 		}
 		out = append(out, ct)
 	}
-	for id := range c.tasks {
-		if !seen[id] {
-			delete(c.tasks, id)
-		}
-	}
+	c.tasks.Keep(func(id string) bool { return seen[id] })
 	sort.Slice(out, func(i, j int) bool {
 		a, _ := refs.Task.Number(out[i].task.ID)
 		b, _ := refs.Task.Number(out[j].task.ID)

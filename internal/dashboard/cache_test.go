@@ -12,7 +12,7 @@ import (
 	"time"
 
 	autodevpkg "github.com/nudgethis/git-nudge/internal/autodev"
-	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
+	"github.com/nudgethis/git-nudge/internal/cli/dashboardcmd"
 	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
@@ -150,7 +150,7 @@ func TestListJSONIsList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	shapes := autodevcmd.DashboardShapes()
+	shapes := dashboardcmd.Shapes()
 	got, err := shapes.ListJSON(l)
 	if err != nil {
 		t.Fatal(err)

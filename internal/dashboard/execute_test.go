@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
+	"github.com/nudgethis/git-nudge/internal/cli/dashboardcmd"
 	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/dashboard"
@@ -60,7 +60,7 @@ func startServe(t *testing.T, dir string, noExecution bool) *served {
 	stderr := &syncBuffer{}
 	go func() {
 		done <- dashboard.Serve(ctx,
-			dashboard.Options{Dir: dir, Shapes: autodevcmd.DashboardShapes(), NoExecution: noExecution, Poll: 20 * time.Millisecond},
+			dashboard.Options{Dir: dir, Shapes: dashboardcmd.Shapes(), NoExecution: noExecution, Poll: 20 * time.Millisecond},
 			dashboard.ServeOptions{Stdout: &syncBuffer{}, Stderr: stderr, Ready: func(s *dashboard.Server) { ready <- s }})
 	}()
 	var s *dashboard.Server

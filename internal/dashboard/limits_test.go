@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
+	"github.com/nudgethis/git-nudge/internal/cli/dashboardcmd"
 	"github.com/nudgethis/git-nudge/internal/dashboard"
 )
 
@@ -21,7 +21,7 @@ import (
 // for more idle ones.
 func TestIdleFloodDoesNotLockOut(t *testing.T) {
 	const max, flood = 16, 200
-	s, err := dashboard.New(context.Background(), dashboard.Options{Dir: workspace(t), Shapes: autodevcmd.DashboardShapes(), MaxConns: max, MaxConnsPerClient: max})
+	s, err := dashboard.New(context.Background(), dashboard.Options{Dir: workspace(t), Shapes: dashboardcmd.Shapes(), MaxConns: max, MaxConnsPerClient: max})
 	if err != nil {
 		t.Fatal(err)
 	}

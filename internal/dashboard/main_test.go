@@ -17,6 +17,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
+	"github.com/nudgethis/git-nudge/internal/cli/dashboardcmd"
 	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
 	"github.com/nudgethis/git-nudge/internal/dashboard"
 	"github.com/nudgethis/git-nudge/internal/testutil"
@@ -93,7 +94,7 @@ type harness struct {
 
 func serve(t *testing.T, dir string, set ...func(*dashboard.Options)) *harness {
 	t.Helper()
-	o := dashboard.Options{Dir: dir, Shapes: autodevcmd.DashboardShapes(), Poll: 20 * time.Millisecond}
+	o := dashboard.Options{Dir: dir, Shapes: dashboardcmd.Shapes(), Poll: 20 * time.Millisecond}
 	for _, f := range set {
 		f(&o)
 	}

@@ -14,34 +14,18 @@ import (
 // ref's name after the folder starts with its task's id.
 var taskRefPrefixes = []string{refs.Snapshots, refs.Results, refs.Setups, refs.Validations, refs.UndoBytes, QuarantinePrefix}
 
-// UsageKind is one kind of thing the suite holds.
-type UsageKind struct {
-	Kind  string `json:"kind"`
-	Count int    `json:"count"`
-	Unit  string `json:"unit"`
-	Bytes int64  `json:"bytes"`
-}
-
-// Usage is what `git nudge du` reports.
-type Usage struct {
-	Kinds   []UsageKind    `json:"kinds"`
-	Largest []retain.Sized `json:"largest"`
-	// Total is the sum of the kinds' bytes.
-	Total int64 `json:"total_bytes"`
-}
-
 // DiskUsage measures what git-nudge holds: its task refs and the bytes
 // only they keep alive, the task records, logs, worktrees (the pool's and
 // the tasks'), stage and sandbox folders, and the operation log; and the
 // top tasks by the bytes only they keep. Its git processes do not
 // grow with the number of tasks.
-func (w *Workspace) DiskUsage(ctx context.Context, top int) (*Usage, error) {
+func (w *Workspace) DiskUsage(ctx context.Context, top int) (*retain.Usage, error) {
 	rs, err := retain.ReadRefs(ctx, w.Repo)
 	if err != nil {
 		return nil, err
 	}
 	taskRefs := rs.Under(taskRefPrefixes...)
-	oplog := rs.Under(retain.OplogPrefix)
+	oplog := rs.Under(refs.Oplog)
 	// The tasks: their refs grouped by id.
 	byID := map[string][]string{}
 	for name, id := range taskRefs {
@@ -66,11 +50,11 @@ func (w *Workspace) DiskUsage(ctx context.Context, top int) (*Usage, error) {
 	var records, logs, pool, wts, stage, sandbox retain.Folder
 	err = retain.Parallel(
 		func() (err error) {
-			only, largest, err = rs.Measure(ctx, taskRefPrefixes, []string{retain.OplogPrefix}, items, top)
+			only, largest, err = rs.Measure(ctx, taskRefPrefixes, []string{refs.Oplog}, items, top)
 			return err
 		},
 		func() (err error) {
-			opBytes, err = rs.Only(ctx, []string{retain.OplogPrefix}, nil)
+			opBytes, err = rs.Only(ctx, []string{refs.Oplog}, nil)
 			return err
 		},
 		func() (err error) {
@@ -94,18 +78,14 @@ func (w *Workspace) DiskUsage(ctx context.Context, top int) (*Usage, error) {
 	if err != nil {
 		return nil, err
 	}
-	u := &Usage{Largest: largest}
-	add := func(kind, unit string, count int, bytes int64) {
-		u.Kinds = append(u.Kinds, UsageKind{Kind: kind, Count: count, Unit: unit, Bytes: bytes})
-		u.Total += bytes
-	}
-	add("task_refs", "refs", len(taskRefs), only)
-	add("records", "tasks", len(ids), records.Bytes)
-	add("logs", "tasks", logs.Entries, logs.Bytes)
-	add("pool", "worktrees", pool.Entries, pool.Bytes)
-	add("worktrees", "worktrees", wts.Entries, wts.Bytes)
-	add("stage", "folders", stage.Entries, stage.Bytes)
-	add("sandbox", "tasks", sandbox.Entries, sandbox.Bytes)
-	add("op_log", "logs", len(oplog), opBytes)
+	u := &retain.Usage{Largest: largest}
+	u.Add("task_refs", "refs", len(taskRefs), only)
+	u.Add("records", "tasks", len(ids), records.Bytes)
+	u.Add("logs", "tasks", logs.Entries, logs.Bytes)
+	u.Add("pool", "worktrees", pool.Entries, pool.Bytes)
+	u.Add("worktrees", "worktrees", wts.Entries, wts.Bytes)
+	u.Add("stage", "folders", stage.Entries, stage.Bytes)
+	u.Add("sandbox", "tasks", sandbox.Entries, sandbox.Bytes)
+	u.Add("op_log", "logs", len(oplog), opBytes)
 	return u, nil
 }

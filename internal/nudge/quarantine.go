@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
 // This file keeps what an unsandboxed task did to the repository's refs
@@ -66,7 +67,7 @@ func (w *Workspace) refsOutsideOwn(ctx context.Context) (map[string]string, erro
 		return nil, err
 	}
 	for n := range all {
-		if strings.HasPrefix(n, "refs/nudgethis/") || strings.HasPrefix(n, "refs/nudgethis-oplog/") || strings.HasPrefix(n, "refs/autodev/") {
+		if strings.HasPrefix(n, refs.Nudge) || strings.HasPrefix(n, refs.Oplog) || strings.HasPrefix(n, refs.Autodev) {
 			delete(all, n)
 		}
 	}

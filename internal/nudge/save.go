@@ -407,43 +407,33 @@ func (w *Workspace) settleSaves(ctx context.Context) ([]string, error) {
 		if e.State != SaveSaving {
 			continue
 		}
-		at, ok, err := w.Repo.ReadRef(ctx, e.Branch)
+		stand, back, err := w.classifySave(ctx, e)
 		if err != nil {
 			return nil, err
 		}
 		br := strings.TrimPrefix(e.Branch, "refs/heads/")
-		switch {
-		case ok && at == e.Commit:
+		switch stand {
+		case saveLanded:
 			if err := w.finishSave(ctx, e, true, nil); err != nil {
 				return nil, err
 			}
 			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s; it has been completed (index entries of its paths updated, tasks marked saved)", e.ID, br, short(e.Commit)))
-		case (ok && e.Parent != "" && at == e.Parent) || (!ok && e.Parent == ""):
+		case saveUnmoved:
 			e.State = SaveRolledBack
 			notes = append(notes, fmt.Sprintf("save %s was interrupted before %s moved; it was rolled back and its tasks are still applied", e.ID, br))
-		default:
-			descends := false
-			if ok {
-				descends, _ = w.Repo.IsAncestor(ctx, e.Commit, at)
+		case saveUndone:
+			// A later commit undid the save (a git commit made with the
+			// index it left): its tasks are not saved.
+			e.State = SaveReverted
+			notes = append(notes, revertedNote(e, br, back, "its tasks were not marked saved and stay applied"))
+		case saveFollowed:
+			// The save landed and more commits followed: finish the tasks
+			// but leave the index alone, it has moved on.
+			if err := w.finishSave(ctx, e, false, nil); err != nil {
+				return nil, err
 			}
-			if descends {
-				if back, err := w.revertedPaths(ctx, e, at); err != nil {
-					return nil, err
-				} else if len(back) > 0 {
-					// A later commit undid the save (a git commit made
-					// with the index it left): its tasks are not saved.
-					e.State = SaveReverted
-					notes = append(notes, revertedNote(e, br, back, "its tasks were not marked saved and stay applied"))
-					break
-				}
-				// The save landed and more commits followed: finish the
-				// tasks but leave the index alone, it has moved on.
-				if err := w.finishSave(ctx, e, false, nil); err != nil {
-					return nil, err
-				}
-				notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, and later commits followed; its tasks are now marked saved, the index was left as it is", e.ID, br, short(e.Commit)))
-				break
-			}
+			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, and later commits followed; its tasks are now marked saved, the index was left as it is", e.ID, br, short(e.Commit)))
+		case saveLost:
 			notes = append(notes, fmt.Sprintf("save %s was interrupted and %s now points at neither its parent %s nor its commit %s; it was left as %q in %s for you to inspect (git log %s)", e.ID, br, short(e.Parent), short(e.Commit), SaveSaving, w.savesPath(), br))
 			continue
 		}

@@ -29,13 +29,13 @@ func (w *Workspace) PendingSaves(ctx context.Context) ([]string, error) {
 		if e.State != SaveSaving {
 			continue
 		}
-		at, ok, err := w.Repo.ReadRef(ctx, e.Branch)
+		stand, back, err := w.classifySave(ctx, e)
 		if err != nil {
 			return nil, err
 		}
 		br := strings.TrimPrefix(e.Branch, "refs/heads/")
-		switch {
-		case ok && at == e.Commit:
+		switch stand {
+		case saveLanded:
 			stale, err := w.staleIndexPaths(ctx, e)
 			if err != nil {
 				return nil, err
@@ -45,29 +45,66 @@ func (w *Workspace) PendingSaves(ctx context.Context) ([]string, error) {
 				break
 			}
 			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, before the index was updated: the index still holds %s as before the save, so a git commit now would undo it; run git nudge save to finish it", e.ID, br, short(e.Commit), pathCount(stale)))
-		case (ok && e.Parent != "" && at == e.Parent) || (!ok && e.Parent == ""):
+		case saveUnmoved:
 			notes = append(notes, fmt.Sprintf("save %s was interrupted before %s moved; git nudge save rolls it back (its tasks stay applied)", e.ID, br))
-		default:
-			descends := false
-			if ok {
-				descends, _ = w.Repo.IsAncestor(ctx, e.Commit, at)
-			}
-			if !descends {
-				notes = append(notes, fmt.Sprintf("save %s was interrupted and %s now points at neither its parent %s nor its commit %s; see %s (git log %s)", e.ID, br, short(e.Parent), short(e.Commit), w.savesPath(), br))
-				break
-			}
-			back, err := w.revertedPaths(ctx, e, at)
-			if err != nil {
-				return nil, err
-			}
-			if len(back) > 0 {
-				notes = append(notes, revertedNote(e, br, back, "git nudge save leaves its tasks applied, so that they can be saved again"))
-				break
-			}
+		case saveLost:
+			notes = append(notes, fmt.Sprintf("save %s was interrupted and %s now points at neither its parent %s nor its commit %s; see %s (git log %s)", e.ID, br, short(e.Parent), short(e.Commit), w.savesPath(), br))
+		case saveUndone:
+			notes = append(notes, revertedNote(e, br, back, "git nudge save leaves its tasks applied, so that they can be saved again"))
+		case saveFollowed:
 			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, and later commits followed; git nudge save marks its tasks saved", e.ID, br, short(e.Commit)))
 		}
 	}
 	return notes, nil
+}
+
+// saveStand is where a save left in "saving" stands, as its branch shows.
+type saveStand int
+
+const (
+	// saveLanded: the branch points at the save's commit.
+	saveLanded saveStand = iota
+	// saveUnmoved: the branch points at the save's parent (or is still
+	// unborn, as it was before the save).
+	saveUnmoved
+	// saveFollowed: the save's commit landed and later commits followed.
+	saveFollowed
+	// saveUndone: as saveFollowed, but a later commit put some of the
+	// save's paths back as they were before it.
+	saveUndone
+	// saveLost: the branch points at neither the parent nor anything
+	// that descends from the save's commit.
+	saveLost
+)
+
+// classifySave tells where interrupted save e stands by where its branch
+// points now; for saveUndone it also returns the paths put back.
+func (w *Workspace) classifySave(ctx context.Context, e *SaveEntry) (saveStand, []string, error) {
+	at, ok, err := w.Repo.ReadRef(ctx, e.Branch)
+	if err != nil {
+		return 0, nil, err
+	}
+	switch {
+	case ok && at == e.Commit:
+		return saveLanded, nil, nil
+	case (ok && e.Parent != "" && at == e.Parent) || (!ok && e.Parent == ""):
+		return saveUnmoved, nil, nil
+	}
+	descends := false
+	if ok {
+		descends, _ = w.Repo.IsAncestor(ctx, e.Commit, at)
+	}
+	if !descends {
+		return saveLost, nil, nil
+	}
+	back, err := w.revertedPaths(ctx, e, at)
+	if err != nil {
+		return 0, nil, err
+	}
+	if len(back) > 0 {
+		return saveUndone, back, nil
+	}
+	return saveFollowed, nil, nil
 }
 
 // revertedNote says that a later commit undid an interrupted save.

@@ -362,21 +362,13 @@ func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOp
 		return false, err
 	}
 	logPath := filepath.Join(w.LogDir(t.ID), "setup.log")
-	log, err := OpenBoundedLog(logPath, LogLimit)
+	log, err := openShellLog(logPath, o.Output)
 	if err != nil {
 		return true, err
 	}
 	defer log.Close()
-	out := io.Writer(log)
-	if o.Output != nil {
-		out = io.MultiWriter(log, o.Output)
-	}
 	for _, c := range cmds {
-		fmt.Fprintf(out, "$ %s\n", c)
-		code, err := child{
-			argv: []string{"sh", "-c", c}, dir: dir, env: w.childEnv(o.Environ, t, dir),
-			stdout: out, stderr: out, group: true, lock: o.hold, signals: o.signals,
-		}.run()
+		code, err := log.command(c, dir, w.childEnv(o.Environ, t, dir), o.hold, o.signals).run()
 		if err != nil {
 			return true, fmt.Errorf("setup command %q: %w", c, err)
 		}

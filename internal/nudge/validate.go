@@ -195,15 +195,11 @@ func (w *Workspace) validateHeld(ctx context.Context, t *Task, l *journal.Lock, 
 // one and skips the rest.
 func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, timeout time.Duration, logPath string, hold *os.File, o ValidateOptions) ([]ValidationCommand, error) {
 	results := make([]ValidationCommand, 0, len(cmds))
-	log, err := OpenBoundedLog(logPath, LogLimit)
+	log, err := openShellLog(logPath, o.Output)
 	if err != nil {
 		return results, err
 	}
 	defer log.Close()
-	out := io.Writer(log)
-	if o.Output != nil {
-		out = io.MultiWriter(log, o.Output)
-	}
 	// After a sandboxed run, validation runs the task's code (its tests,
 	// build files, scripts) in the same sandbox: a task must not escape it
 	// by writing what validation executes.
@@ -213,15 +209,14 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 		if plan, err = w.planSandbox(ctx, &on, o.Environ); err != nil {
 			return results, err
 		}
-		fmt.Fprint(out, plan.fallbackGaps())
-		fmt.Fprintf(out, "git nudge: validating in the sandbox the task ran in: %s\n", plan.describe())
+		log.Printf("%s", plan.fallbackGaps())
+		log.Printf("git nudge: validating in the sandbox the task ran in: %s\n", plan.describe())
 	}
 	var interrupted bool
 	for _, c := range cmds {
 		if ctx.Err() != nil || interrupted {
 			return results, fmt.Errorf("interrupted before %q ran", c)
 		}
-		fmt.Fprintf(out, "$ %s\n", c)
 		res := ValidationCommand{Command: c}
 		sigs := make(chan os.Signal, 4)
 		stop := make(chan struct{})
@@ -247,10 +242,7 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 			}
 		}()
 		start := time.Now()
-		ch := child{
-			argv: []string{"sh", "-c", c}, dir: *t.Worktree, env: w.childEnv(o.Environ, t, *t.Worktree),
-			stdout: out, stderr: out, group: true, lock: hold, signals: sigs,
-		}
+		ch := log.command(c, *t.Worktree, w.childEnv(o.Environ, t, *t.Worktree), hold, sigs)
 		var done func() []string
 		var err error
 		if plan != nil {
@@ -264,7 +256,7 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 		}
 		if done != nil {
 			if put := done(); len(put) > 0 {
-				fmt.Fprintf(out, "git nudge: the validation command changed %s, which git reads as configuration or as the way to the repository; put back as it was\n", strings.Join(put, ", "))
+				log.Printf("git nudge: the validation command changed %s, which git reads as configuration or as the way to the repository; put back as it was\n", strings.Join(put, ", "))
 			}
 		}
 		close(stop)
@@ -273,16 +265,16 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 		case <-timedOut:
 			res.TimedOut = true
 			res.Error = fmt.Sprintf("stopped after %s (git config nudge.validateTimeout)", timeout)
-			fmt.Fprintf(out, "git nudge: %s\n", res.Error)
+			log.Printf("git nudge: %s\n", res.Error)
 		default:
 		}
 		if err != nil {
 			res.Error = err.Error()
-			fmt.Fprintf(out, "git nudge: %v\n", err)
+			log.Printf("git nudge: %v\n", err)
 		} else {
 			res.ExitCode = &code
 			if code != 0 && !res.TimedOut {
-				fmt.Fprintf(out, "git nudge: exit status %d\n", code)
+				log.Printf("git nudge: exit status %d\n", code)
 			}
 		}
 		select {

@@ -20,7 +20,7 @@ import (
 )
 
 // StateDirName is the workspace's state folder, at the work tree's top level.
-const StateDirName = ".nudgethis"
+const StateDirName = refs.NudgeDir
 
 // LockTimeout is how long a command waits for another git-nudge command of
 // the same workspace to finish.

@@ -17,12 +17,13 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/refs"
 	"github.com/nudgethis/git-nudge/internal/txn"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
 // refPrefixes are the refs a command of the suite can change.
-var refPrefixes = []string{"refs/heads/", "refs/nudgethis/snapshots/", "refs/nudgethis/results/", "refs/nudgethis/", "refs/autodev/"}
+var refPrefixes = []string{refs.Heads, refs.Snapshots, refs.Results, refs.Nudge, refs.Autodev}
 
 // Scope is what a command may change besides the work tree and the
 // index: the ref folders and the journals its recording reads before and
@@ -69,18 +70,18 @@ var (
 	// records and refs are those told to its transaction: the recording
 	// costs what the command changes, not the number of tasks, and never
 	// takes another process's changes made meanwhile for the command's.
-	ScopeTasks = Scope{Refs: []string{"refs/heads/", "refs/nudgethis/"}, WrittenRefs: true, Saves: true, Tasks: WrittenTasks}
+	ScopeTasks = Scope{Refs: []string{refs.Heads, refs.Nudge}, WrittenRefs: true, Saves: true, Tasks: WrittenTasks}
 	// ScopeSnapshot is git nudge snapshot's: a new task (its snapshot ref
 	// and record), and the records its lock settles.
-	ScopeSnapshot = Scope{Refs: []string{"refs/heads/", "refs/nudgethis/snapshots/"}, WrittenRefs: true, Tasks: WrittenTasks}
+	ScopeSnapshot = Scope{Refs: []string{refs.Heads, refs.Snapshots}, WrittenRefs: true, Tasks: WrittenTasks}
 	// ScopeCheckpoints is a git-autodev command's: the branches and
 	// checkpoint refs it changes and its journals; never git-nudge's refs
 	// or task records.
-	ScopeCheckpoints = Scope{Refs: []string{"refs/heads/", "refs/autodev/checkpoints/"}, WrittenRefs: true, Autodev: true, Tasks: NoTasks}
+	ScopeCheckpoints = Scope{Refs: []string{refs.Heads, refs.Checkpoints}, WrittenRefs: true, Autodev: true, Tasks: NoTasks}
 	// ScopeAutodevRun is git autodev run's: every branch (what the command
 	// it runs does to them is part of the run), and the checkpoints it
 	// adds (each pins a new id: only the new ones are read after it).
-	ScopeAutodevRun = Scope{Refs: []string{"refs/heads/"}, NewRefs: "refs/autodev/checkpoints/", Autodev: true, Tasks: NoTasks}
+	ScopeAutodevRun = Scope{Refs: []string{refs.Heads}, NewRefs: refs.Checkpoints, Autodev: true, Tasks: NoTasks}
 )
 
 // scope is what s's command may change: its declared scope (ScopeAll when
@@ -118,10 +119,10 @@ type state struct {
 func journalFiles(top string, sc Scope, prev *state) []string {
 	var fs []string
 	if sc.Saves {
-		fs = append(fs, ".nudgethis/saves.json")
+		fs = append(fs, refs.SavesJournal)
 	}
 	if sc.Autodev {
-		fs = append(fs, ".autodev/checkpoints.json", ".autodev/state.json")
+		fs = append(fs, refs.CheckpointsJournal, refs.StateJournal)
 	}
 	if sc.Tasks == NoTasks {
 		return fs
@@ -132,12 +133,12 @@ func journalFiles(top string, sc Scope, prev *state) []string {
 		}
 		return fs
 	}
-	ents, _ := os.ReadDir(filepath.Join(top, ".nudgethis", "tasks"))
+	ents, _ := os.ReadDir(filepath.Join(top, filepath.FromSlash(refs.TasksFolder)))
 	for _, e := range ents {
 		if !strings.HasSuffix(e.Name(), ".json") || !e.Type().IsRegular() {
 			continue
 		}
-		fs = append(fs, ".nudgethis/tasks/"+e.Name())
+		fs = append(fs, refs.TasksFolder+e.Name())
 	}
 	return fs
 }
@@ -172,7 +173,7 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 		return nil, err
 	}
 	for n := range s.refs {
-		if strings.HasPrefix(n, "refs/nudgethis-oplog/") {
+		if strings.HasPrefix(n, refs.Oplog) {
 			delete(s.refs, n)
 		}
 	}
@@ -457,8 +458,8 @@ func (r *Recording) JournalChanging(path string) {
 		return
 	}
 	rel = filepath.ToSlash(rel)
-	dir, name, _ := strings.Cut(rel, "/tasks/")
-	if dir != ".nudgethis" || strings.Contains(name, "/") || !strings.HasSuffix(name, ".json") {
+	name, ok := strings.CutPrefix(rel, refs.TasksFolder)
+	if !ok || strings.Contains(name, "/") || !strings.HasSuffix(name, ".json") {
 		return
 	}
 	r.mu.Lock()

@@ -25,6 +25,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
+	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
 // States of an operation.
@@ -138,7 +139,7 @@ func Open(r *git.Repo) *Log {
 	if filepath.Clean(r.GitDir) != filepath.Clean(r.CommonDir) {
 		key = "wt-" + filepath.Base(r.GitDir)
 	}
-	return &Log{Repo: r, Ref: "refs/nudgethis-oplog/" + key, Key: key}
+	return &Log{Repo: r, Ref: refs.Oplog + key, Key: key}
 }
 
 // CorruptError names a log that cannot be read; the log is never

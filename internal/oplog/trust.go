@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/pathenc"
+	"github.com/nudgethis/git-nudge/internal/refs"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
@@ -21,19 +22,19 @@ import (
 // relative to the work tree's top level. A journal kind added by a command
 // goes here (an exact name), or under a folder of journalFolders.
 var Journals = []string{
-	".nudgethis/saves.json",
-	".autodev/checkpoints.json",
-	".autodev/state.json",
+	refs.SavesJournal,
+	refs.CheckpointsJournal,
+	refs.StateJournal,
 }
 
 // journalFolders hold one journal per file "<name>.json" directly inside
 // (task records).
-var journalFolders = []string{".nudgethis/tasks/"}
+var journalFolders = []string{refs.TasksFolder}
 
 // RefFolders are the ref folders a record may name (besides HEAD): the
 // branches and the suite's own refs. The log's own refs are never among
 // them.
-var RefFolders = []string{"refs/heads/", "refs/nudgethis/", "refs/autodev/"}
+var RefFolders = []string{refs.Heads, refs.Nudge, refs.Autodev}
 
 // trustedJournal reports whether f is one of the suite's journals.
 func trustedJournal(f string) bool {
@@ -77,7 +78,7 @@ func trustedRef(name string) bool {
 			under = true
 		}
 	}
-	if !under || strings.HasPrefix(name, "refs/nudgethis-oplog/") || !safeName(name) {
+	if !under || strings.HasPrefix(name, refs.Oplog) || !safeName(name) {
 		return false
 	}
 	// git check-ref-format's rules that matter here.

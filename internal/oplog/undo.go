@@ -13,6 +13,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
+	"github.com/nudgethis/git-nudge/internal/refs"
 	"github.com/nudgethis/git-nudge/internal/refusal"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
@@ -456,7 +457,7 @@ func (l *Log) write(ctx context.Context, inv *Op) error {
 // record tells ("ID" when it does not).
 func taskOf(o *Op) string {
 	for _, r := range o.Refs {
-		if id, ok := strings.CutPrefix(r.Name, "refs/nudgethis/snapshots/"); ok {
+		if id, ok := strings.CutPrefix(r.Name, refs.Snapshots); ok {
 			return id
 		}
 	}

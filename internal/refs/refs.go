@@ -1,4 +1,5 @@
-// Package refs owns the suite's ref namespaces and the allocation of ids
+// Package refs owns the suite's ref namespaces, the places of its
+// journals in a work tree, and the allocation of ids
 // (t<N> for nudge tasks, c<N> for autodev checkpoints) by create-only ref
 // updates, so that two processes, even in two worktrees of one repository,
 // can never be given the same id.
@@ -15,6 +16,16 @@ import (
 
 // Namespaces.
 const (
+	// Heads is git's branch folder.
+	Heads = "refs/heads/"
+	// Nudge holds every ref git nudge keeps; Autodev every ref git
+	// autodev keeps.
+	Nudge   = "refs/nudgethis/"
+	Autodev = "refs/autodev/"
+	// Oplog holds the operation log: one ref per worktree,
+	// refs/nudgethis-oplog/<worktree>. It is no command's to change.
+	Oplog = "refs/nudgethis-oplog/"
+
 	Snapshots = "refs/nudgethis/snapshots/"
 	Results   = "refs/nudgethis/results/"
 	Setups    = "refs/nudgethis/setup/"

@@ -21,9 +21,6 @@ import (
 	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
-// OplogPrefix is the operation log's ref folder (one ref per worktree).
-const OplogPrefix = "refs/nudgethis-oplog/"
-
 // ParseAge reads a retention age: a number followed by w (weeks), d
 // (days), h (hours) or m (minutes), or a Go duration ("90m", "1h30m").
 func ParseAge(s string) (time.Duration, error) {

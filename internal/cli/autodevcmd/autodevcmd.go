@@ -11,6 +11,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/dashboardcmd"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
@@ -19,17 +20,17 @@ import (
 type CLI struct {
 	Version kong.VersionFlag `help:"Print the version and exit."`
 
-	Checkpoint CheckpointCmd `cmd:"" help:"Commit the work tree as a checkpoint on the current branch."`
-	Restore    RestoreCmd    `cmd:"" help:"List the checkpoints, or rewind the project to one."`
-	Run        RunCmd        `cmd:"" help:"Run a command as an autodev run: baseline checkpoint, run state, exit status."`
-	Squash     SquashCmd     `cmd:"" help:"Fold the checkpoints at the tip of the branch into one commit of yours, before a push."`
-	Park       ParkCmd       `cmd:"" help:"Commit the whole work tree onto a new branch without touching anything else."`
-	Status     StatusCmd     `cmd:"" help:"Show the run state and where HEAD is among the checkpoints."`
-	Hook       HookCmd       `cmd:"" help:"Checkpoint an agent's turn; run by the agent's hook, never fails it."`
-	Hooks      HooksCmd      `cmd:"" help:"Install or remove the checkpoint hook in an agent's settings."`
-	Dashboard  DashboardCmd  `cmd:"" help:"Serve a local page to review tasks and restore checkpoints (opens the checkpoints)."`
-	Du         DuCmd         `cmd:"" help:"Show what git autodev holds on disk, by kind, and the largest checkpoints."`
-	Prune      PruneCmd      `cmd:"" help:"Drop old checkpoints no branch holds; op undo brings them back."`
+	Checkpoint CheckpointCmd    `cmd:"" help:"Commit the work tree as a checkpoint on the current branch."`
+	Restore    RestoreCmd       `cmd:"" help:"List the checkpoints, or rewind the project to one."`
+	Run        RunCmd           `cmd:"" help:"Run a command as an autodev run: baseline checkpoint, run state, exit status."`
+	Squash     SquashCmd        `cmd:"" help:"Fold the checkpoints at the tip of the branch into one commit of yours, before a push."`
+	Park       ParkCmd          `cmd:"" help:"Commit the whole work tree onto a new branch without touching anything else."`
+	Status     StatusCmd        `cmd:"" help:"Show the run state and where HEAD is among the checkpoints."`
+	Hook       HookCmd          `cmd:"" help:"Checkpoint an agent's turn; run by the agent's hook, never fails it."`
+	Hooks      HooksCmd         `cmd:"" help:"Install or remove the checkpoint hook in an agent's settings."`
+	Dashboard  dashboardcmd.Cmd `cmd:"" help:"Serve a local page to review tasks and restore checkpoints (opens the checkpoints)."`
+	Du         DuCmd            `cmd:"" help:"Show what git autodev holds on disk, by kind, and the largest checkpoints."`
+	Prune      PruneCmd         `cmd:"" help:"Drop old checkpoints no branch holds; op undo brings them back."`
 
 	Op opcmd.Cmd `cmd:"" help:"The operation log: list, show and undo what this tool and its sibling did."`
 

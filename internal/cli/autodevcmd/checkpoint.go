@@ -3,6 +3,7 @@ package autodevcmd
 import (
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/autodevjson"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -53,9 +54,9 @@ func (c *CheckpointCmd) Run(env *cli.Env) error {
 			"outcome":    res.Outcome,
 			"checkpoint": res.Entry,
 			"recovered":  res.Recovered,
-			"head":       nullable(res.Head),
+			"head":       autodevjson.Nullable(res.Head),
 			"message":    msg,
-			"left_out":   leftOutDoc(res.LeftOut),
+			"left_out":   autodevjson.LeftOut(res.LeftOut),
 		})
 	}
 	env.Printf("%s\n", msg)
@@ -69,14 +70,6 @@ func printLeftOut(env *cli.Env, l []autodev.LeftOut) {
 	if line := autodev.LeftOutLine(l); line != "" {
 		env.Printf("%s (left in the work tree, untracked)\n", line)
 	}
-}
-
-// leftOutDoc is left_out in --json: always a list.
-func leftOutDoc(l []autodev.LeftOut) []autodev.LeftOut {
-	if l == nil {
-		return []autodev.LeftOut{}
-	}
-	return l
 }
 
 func checkpointMessage(res autodev.CheckpointResult) string {
@@ -95,11 +88,4 @@ func checkpointMessage(res autodev.CheckpointResult) string {
 		return "Checkpoints are off (git config autodev.checkpoints false); nothing was recorded."
 	}
 	return string(res.Outcome)
-}
-
-func nullable(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
 }

@@ -15,10 +15,6 @@ func (c *DuCmd) Help() string {
 	return `Shows what git autodev holds on disk, by kind: the checkpoint refs with the bytes of the objects only they keep (checkpoints no branch holds any more, after a restore or a squash: what git gc could reclaim once they are pruned and the operation log no longer holds them), the autodev/ branches restore and park made, the .autodev journals and the operation log; then the checkpoints that keep the most. git autodev prune drops old checkpoints.`
 }
 
-var usageLabels = map[string]string{
-	"checkpoint_refs": "checkpoint refs", "autodev_branches": "autodev branches", "journals": "journals", "op_log": "op log",
-}
-
 // Run measures and prints.
 func (c *DuCmd) Run(env *cli.Env) error {
 	ws, err := open(env, c.JSON)
@@ -32,11 +28,6 @@ func (c *DuCmd) Run(env *cli.Env) error {
 	if c.JSON {
 		return env.JSON(u)
 	}
-	rows := make([]cli.UsageRow, len(u.Kinds))
-	for i, k := range u.Kinds {
-		rows[i] = cli.UsageRow{Label: usageLabels[k.Kind], Count: k.Count, Unit: k.Unit, Bytes: k.Bytes}
-	}
-	env.PrintUsage(rows, u.Total)
-	env.PrintLargest("Largest checkpoints (bytes only they keep):", u.Largest)
+	env.Printf("%s", u.Text("Largest checkpoints (bytes only they keep):"))
 	return nil
 }

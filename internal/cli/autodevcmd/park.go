@@ -3,6 +3,7 @@ package autodevcmd
 import (
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/autodevjson"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -34,11 +35,11 @@ func (c *ParkCmd) Run(env *cli.Env) error {
 	}
 	if c.JSON {
 		return env.JSON(map[string]any{
-			"branch":   nullable(p.Branch),
-			"commit":   nullable(p.Commit),
+			"branch":   autodevjson.Nullable(p.Branch),
+			"commit":   autodevjson.Nullable(p.Commit),
 			"clean":    p.Clean,
 			"status":   autodev.StatusError,
-			"left_out": leftOutDoc(p.LeftOut),
+			"left_out": autodevjson.LeftOut(p.LeftOut),
 		})
 	}
 	defer printLeftOut(env, p.LeftOut)

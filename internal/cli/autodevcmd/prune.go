@@ -1,14 +1,12 @@
 package autodevcmd
 
 import (
-	"errors"
-	"fmt"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/oplog"
-	"github.com/nudgethis/git-nudge/internal/retain"
 )
 
 // PruneCmd is `git autodev prune`.
@@ -42,20 +40,9 @@ func (c *PruneCmd) Run(env *cli.Env) error {
 		return err
 	}
 	o := autodev.PruneOptions{DryRun: c.DryRun, Keep: max(c.Keep, 0)}
-	switch {
-	case c.OlderThan != "":
-		if o.OlderThan, err = retain.ParseAge(c.OlderThan); err != nil {
-			return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("--older-than: %w", err)}
-		}
-	case c.Keep < 0:
-		d, err := ws.Retention(env.Ctx)
-		if err != nil {
-			return err
-		}
-		if d == 0 {
-			return &cli.ExitError{Code: cli.ExitUsage, Err: errors.New("prune needs a bound: give --older-than AGE (such as 30d) or --keep N, or set one with git config autodev.retention 30d")}
-		}
-		o.OlderThan = d
+	o.OlderThan, err = cli.PruneBound(c.OlderThan, c.Keep, "autodev.retention", func() (time.Duration, error) { return ws.Retention(env.Ctx) })
+	if err != nil {
+		return err
 	}
 	res, err := ws.Prune(env.Ctx, o)
 	if err != nil {
@@ -108,30 +95,18 @@ func autoPrune(env *cli.Env, command string, args []string) {
 	if err != nil {
 		return
 	}
-	spelled := retain.FormatAge(age)
-	var res *autodev.PruneResult
-	plan := opcmd.Plan{Repo: r, Spec: oplog.Spec{Tool: "autodev", Kind: "prune", Scope: oplog.ScopeCheckpoints, Args: []string{"prune", "--older-than", spelled}, DropEmpty: true}}
-	err = opcmd.Around(env, plan, func() error {
-		var err error
-		res, err = ws.Prune(env.Ctx, autodev.PruneOptions{OlderThan: age, Except: opcmd.Positionals(args)})
-		return err
-	})
-	if err != nil {
-		env.Warnf("git autodev: automatic pruning (autodev.retention) failed, nothing was pruned: %s\n", firstLine(err.Error()))
-		return
-	}
-	_ = ws.PruneStamp().Set(env.Now())
-	if len(res.Dropped) > 0 {
-		env.Warnf("git autodev: pruned %s older than %s (autodev.retention): %s; git autodev op log shows it, and op undo of it brings them back\n",
-			count(len(res.Dropped), "checkpoint", "checkpoints"), spelled, cli.JoinIDs(res.Dropped, 5))
-	}
-}
-
-func firstLine(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			return s[:i]
-		}
-	}
-	return s
+	opcmd.AutoPrune{
+		Repo: r, Spec: oplog.Spec{Tool: "autodev", Kind: "prune", Scope: oplog.ScopeCheckpoints},
+		Key: "autodev.retention", Age: age, Stamp: ws.PruneStamp(), Failed: "nothing was pruned",
+		Prune: func() ([]string, bool, error) {
+			res, err := ws.Prune(env.Ctx, autodev.PruneOptions{OlderThan: age, Except: opcmd.Positionals(args)})
+			if err != nil {
+				return nil, false, err
+			}
+			return res.Dropped, false, nil
+		},
+		Dropped: func(n int, age string) string {
+			return count(n, "checkpoint", "checkpoints") + " older than " + age
+		},
+	}.Run(env)
 }

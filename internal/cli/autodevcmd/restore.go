@@ -7,6 +7,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/agenthooks"
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/autodevjson"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
@@ -96,62 +97,8 @@ func (c *RestoreCmd) list(env *cli.Env, ws *autodev.Workspace) error {
 	return nil
 }
 
-// listed is an entry of the JSON list: the journal entry plus "head".
-type listed struct {
-	autodev.Entry
-	Head bool
-}
-
-func (l listed) MarshalJSON() ([]byte, error) {
-	// The entry's own encoder, once: json.Marshal would check and compact
-	// its output a second time (and escape <, > and & unlike the rest).
-	data, err := l.Entry.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	flag := []byte(`,"head":false}`)
-	if l.Head {
-		flag = []byte(`,"head":true}`)
-	}
-	return append(data[:len(data)-1], flag...), nil
-}
-
 func writeListJSON(env *cli.Env, l *autodev.Listing) error {
-	return env.JSON(listDocument(l))
-}
-
-// listDocument is the --json list (the dashboard's GET
-// /api/autodev/checkpoints answers with it too).
-func listDocument(l *autodev.Listing) []listed {
-	out := make([]listed, len(l.Entries))
-	for i, e := range l.Entries {
-		out[i] = listed{Entry: e, Head: i == l.HeadIndex}
-	}
-	return out
-}
-
-// restoreDocument is the --json document of a restore (the dashboard's
-// POST /api/autodev/restore/{id} answers with it too).
-func restoreDocument(res autodev.RestoreResult) map[string]any {
-	// Names are bytes: removed_b64 when one is not UTF-8.
-	removed, removedB64 := pathenc.EncodeList(nonNil(res.Removed))
-	doc := map[string]any{
-		"unchanged":     res.Unchanged,
-		"restored":      res.Target,
-		"parked_branch": nullable(res.Parked.Branch),
-		"parked_commit": nullable(res.Parked.Commit),
-		"pre_restore":   res.PreRestore,
-		"removed":       removed,
-		"base":          nullable(res.Base),
-		"left_out":      leftOutDoc(res.Parked.LeftOut),
-	}
-	if removedB64 != nil {
-		doc["removed_b64"] = removedB64
-	}
-	if s := res.Target.Session; s != nil && s.Resume() != "" {
-		doc["resume"] = s.Resume()
-	}
-	return doc
+	return env.JSON(autodevjson.List(l))
 }
 
 func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
@@ -171,7 +118,7 @@ func (c *RestoreCmd) restore(env *cli.Env, ws *autodev.Workspace) error {
 		return err
 	}
 	if c.JSON {
-		return env.JSON(restoreDocument(res))
+		return env.JSON(autodevjson.Restore(res))
 	}
 	switch {
 	case res.Unchanged:
@@ -208,11 +155,4 @@ func printResume(env *cli.Env, e autodev.Entry) {
 	if s.Transcript != "" {
 		env.Printf("Transcript: %s\n", pathenc.Text(s.Transcript))
 	}
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/autodevjson"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -48,7 +49,7 @@ func (c *SquashCmd) Run(env *cli.Env) error {
 		}
 		return env.JSON(map[string]any{
 			"commit": res.Commit,
-			"parent": nullable(res.Base),
+			"parent": autodevjson.Nullable(res.Base),
 			"before": res.Old,
 			"branch": res.Branch,
 			"folded": ids,

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/autodevjson"
 )
 
 // StatusCmd is `git autodev status`.
@@ -28,7 +29,7 @@ func (c *StatusCmd) Run(env *cli.Env) error {
 		return err
 	}
 	if c.JSON {
-		return env.JSON(statusDocument(rep))
+		return env.JSON(autodevjson.Status(rep))
 	}
 	env.Printf("%s\n", runLine(rep))
 	env.Printf("%s\n", checkpointsLine(rep))
@@ -52,22 +53,6 @@ func (c *StatusCmd) Run(env *cli.Env) error {
 		env.Printf("HEAD locked: %s exists: a git command is moving HEAD or its branch, or one was killed while it did; restore refuses until it is gone (remove it if no git command is running)\n", rep.RefLock)
 	}
 	return nil
-}
-
-func leftoversJSON(list []autodev.Leftover) []map[string]any {
-	out := []map[string]any{}
-	for _, l := range list {
-		out = append(out, map[string]any{"path": l.Path, "pid": l.PID, "index_lock": l.UserLock, "removable": l.Removable})
-	}
-	return out
-}
-
-func unrecordedJSON(list []autodev.Parked) []map[string]string {
-	out := []map[string]string{}
-	for _, p := range list {
-		out = append(out, map[string]string{"branch": p.Branch, "commit": p.Commit})
-	}
-	return out
 }
 
 func runLine(rep autodev.Report) string {
@@ -115,39 +100,4 @@ func checkpointsLine(rep autodev.Report) string {
 		return fmt.Sprintf("Checkpoints: %d; HEAD has no commit", rep.Checkpoints)
 	}
 	return fmt.Sprintf("Checkpoints: %d; HEAD (%s) is not at a checkpoint", rep.Checkpoints, autodev.Short(rep.Head))
-}
-
-// statusDocument is the --json document of status (the dashboard's
-// GET /api/autodev/status answers with it too).
-func statusDocument(rep autodev.Report) map[string]any {
-	var headID *string
-	if rep.HeadEntry != nil {
-		headID = &rep.HeadEntry.ID
-	}
-	var pid *int
-	if rep.Active && rep.RunPID > 0 {
-		pid = &rep.RunPID
-	}
-	return map[string]any{
-		"status":              rep.State.Status,
-		"pid":                 rep.State.PID,
-		"mode":                rep.State.Mode,
-		"current_task":        rep.State.CurrentTask,
-		"since":               nullable(rep.State.Since),
-		"active":              rep.Active,
-		"run_pid":             pid,
-		"stale":               rep.Stale,
-		"orphaned":            rep.Orphaned,
-		"checkpoints_enabled": rep.Enabled,
-		"checkpoints":         rep.Checkpoints,
-		"journal_missing":     rep.Missing,
-		"rebuildable":         rep.History,
-		"head":                nullable(rep.Head),
-		"head_checkpoint":     headID,
-		"restore_points":      rep.RestorePoints(),
-		"unrecorded_parked":   unrecordedJSON(rep.Unrecorded),
-		"leftovers":           leftoversJSON(rep.Leftovers),
-		"index_lock":          nullable(rep.IndexLock),
-		"ref_lock":            nullable(rep.RefLock),
-	}
 }

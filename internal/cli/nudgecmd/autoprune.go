@@ -1,12 +1,13 @@
 package nudgecmd
 
 import (
+	"fmt"
+
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/refs"
-	"github.com/nudgethis/git-nudge/internal/retain"
 )
 
 // autoPrune applies nudge.retention before a command that changes
@@ -42,32 +43,16 @@ func autoPrune(env *cli.Env, command string, args []string) {
 			except = append(except, a)
 		}
 	}
-	spelled := retain.FormatAge(age)
-	var res *nudge.PruneResult
-	plan := opcmd.Plan{Repo: w.Repo, Spec: oplog.Spec{Tool: "nudge", Kind: "prune", Scope: oplog.ScopeTasks, LeavesIndex: true, Args: []string{"prune", "--older-than", spelled}, DropEmpty: true}}
-	err = opcmd.Around(env, plan, func() error {
-		var err error
-		res, err = w.Prune(env.Ctx, nudge.PruneOptions{OlderThan: age, Except: except, Budget: autoPruneBudget})
-		return err
-	})
-	if err != nil {
-		env.Warnf("git nudge: automatic pruning (nudge.retention) failed, nothing more was pruned: %s\n", firstLineOf(err.Error()))
-		return
-	}
-	if !res.Stopped {
-		_ = w.PruneStamp().Set(env.Now())
-	}
-	if len(res.Dropped) > 0 {
-		env.Warnf("git nudge: pruned %d task(s) unchanged for %s (nudge.retention): %s; git nudge op log shows it, and op undo of it brings them back\n",
-			len(res.Dropped), spelled, cli.JoinIDs(res.Dropped, 5))
-	}
-}
-
-func firstLineOf(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			return s[:i]
-		}
-	}
-	return s
+	opcmd.AutoPrune{
+		Repo: w.Repo, Spec: oplog.Spec{Tool: "nudge", Kind: "prune", Scope: oplog.ScopeTasks, LeavesIndex: true},
+		Key: "nudge.retention", Age: age, Stamp: w.PruneStamp(), Failed: "nothing more was pruned",
+		Prune: func() ([]string, bool, error) {
+			res, err := w.Prune(env.Ctx, nudge.PruneOptions{OlderThan: age, Except: except, Budget: autoPruneBudget})
+			if err != nil {
+				return nil, false, err
+			}
+			return res.Dropped, res.Stopped, nil
+		},
+		Dropped: func(n int, age string) string { return fmt.Sprintf("%d task(s) unchanged for %s", n, age) },
+	}.Run(env)
 }

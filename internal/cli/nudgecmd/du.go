@@ -15,12 +15,6 @@ func (c *DuCmd) Help() string {
 	return `Shows what git nudge holds on disk, by kind: the task refs (snapshots, results, setup, validation, undo bytes, quarantined refs) with the bytes of the objects only they keep (what git gc could reclaim once those tasks are dropped and the operation log no longer holds them), the task records, logs, pooled and task worktrees, stage and sandbox folders, and the operation log (the bytes only it keeps); then the tasks that keep the most. git nudge prune drops old tasks.`
 }
 
-var usageLabels = map[string]string{
-	"task_refs": "task refs", "records": "task records", "logs": "logs", "pool": "pool",
-	"worktrees": "task worktrees", "stage": "stage", "sandbox": "sandbox objects", "op_log": "op log",
-	"checkpoint_refs": "checkpoint refs", "autodev_branches": "autodev branches", "journals": "journals",
-}
-
 // Run measures and prints.
 func (c *DuCmd) Run(env *cli.Env) error {
 	w, err := readWorkspace(env)
@@ -34,11 +28,6 @@ func (c *DuCmd) Run(env *cli.Env) error {
 	if c.JSON {
 		return env.JSON(u)
 	}
-	rows := make([]cli.UsageRow, len(u.Kinds))
-	for i, k := range u.Kinds {
-		rows[i] = cli.UsageRow{Label: usageLabels[k.Kind], Count: k.Count, Unit: k.Unit, Bytes: k.Bytes}
-	}
-	env.PrintUsage(rows, u.Total)
-	env.PrintLargest("Largest tasks (bytes only they keep):", u.Largest)
+	env.Printf("%s", u.Text("Largest tasks (bytes only they keep):"))
 	return nil
 }

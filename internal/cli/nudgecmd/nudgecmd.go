@@ -8,7 +8,7 @@ import (
 	"github.com/alecthomas/kong"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
+	"github.com/nudgethis/git-nudge/internal/cli/dashboardcmd"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
@@ -40,8 +40,8 @@ type CLI struct {
 	Du       DuCmd       `cmd:"" help:"Show what git nudge holds on disk, by kind, and the largest tasks."`
 	Prune    PruneCmd    `cmd:"" help:"Drop old tasks (never applied, running or Recovery required ones); op undo brings them back."`
 
-	Dashboard autodevcmd.DashboardCmd `cmd:"" help:"Serve a local page to review, apply, undo and save tasks and restore checkpoints."`
-	Op        opcmd.Cmd               `cmd:"" help:"The operation log: list, show and undo what this tool and its sibling did."`
+	Dashboard dashboardcmd.Cmd `cmd:"" help:"Serve a local page to review, apply, undo and save tasks and restore checkpoints."`
+	Op        opcmd.Cmd        `cmd:"" help:"The operation log: list, show and undo what this tool and its sibling did."`
 
 	Completion cli.CompletionCmd `cmd:"" hidden:"" help:"Print a shell completion script."`
 }

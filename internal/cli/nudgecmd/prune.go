@@ -1,14 +1,11 @@
 package nudgecmd
 
 import (
-	"errors"
-	"fmt"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
-	"github.com/nudgethis/git-nudge/internal/retain"
 )
 
 // PruneCmd is `git nudge prune`.
@@ -42,20 +39,9 @@ func (c *PruneCmd) Run(env *cli.Env) error {
 		return err
 	}
 	o := nudge.PruneOptions{DryRun: c.DryRun, Keep: max(c.Keep, 0)}
-	switch {
-	case c.OlderThan != "":
-		if o.OlderThan, err = retain.ParseAge(c.OlderThan); err != nil {
-			return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("--older-than: %w", err)}
-		}
-	case c.Keep < 0:
-		d, err := w.Retention(env.Ctx)
-		if err != nil {
-			return err
-		}
-		if d == 0 {
-			return &cli.ExitError{Code: cli.ExitUsage, Err: errors.New("prune needs a bound: give --older-than AGE (such as 30d) or --keep N, or set one with git config nudge.retention 30d")}
-		}
-		o.OlderThan = d
+	o.OlderThan, err = cli.PruneBound(c.OlderThan, c.Keep, "nudge.retention", func() (time.Duration, error) { return w.Retention(env.Ctx) })
+	if err != nil {
+		return err
 	}
 	res, err := w.Prune(env.Ctx, o)
 	if err != nil {

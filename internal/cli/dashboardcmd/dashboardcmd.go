@@ -1,20 +1,23 @@
-package autodevcmd
+// Package dashboardcmd is the dashboard command that git nudge and git
+// autodev share.
+package dashboardcmd
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/alecthomas/kong"
-	"github.com/nudgethis/git-nudge/internal/agenthooks"
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/cli/autodevjson"
 	"github.com/nudgethis/git-nudge/internal/dashboard"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
-// DashboardCmd is `git nudge dashboard` and `git autodev dashboard`: one
-// server for both tools (git autodev's opens on the checkpoints page).
-type DashboardCmd struct {
+// Cmd is `git nudge dashboard` and `git autodev dashboard`: one server for
+// both tools (git autodev's opens on the checkpoints page).
+type Cmd struct {
 	NoOpen      bool `name:"no-open" help:"Do not open a browser; only print the address."`
 	Port        int  `name:"port" placeholder:"N" default:"0" help:"Port to listen on, on 127.0.0.1 (default: a free port)."`
 	Stop        bool `name:"stop" help:"Stop the dashboard running for this workspace, and wait until it has."`
@@ -22,7 +25,7 @@ type DashboardCmd struct {
 }
 
 // Help is the long help.
-func (c *DashboardCmd) Help() string {
+func (c *Cmd) Help() string {
 	return `Serves a local page for this workspace: the git nudge tasks (live list, record, coloured diff per file, Apply, Undo, Save version and Drop buttons, refusals with every reason), the git autodev checkpoints (the restore list; clicking a row restores to it; disabled while a run is active), and the operation log (git nudge op log) with an Undo button per operation. Every button runs the same code, lock and journals as the command line, and is recorded in the operation log as the command would be.
 Unless --no-execution is given, the server runs the workspace's queued tasks (git nudge queue) one at a time, as git nudge work does, while it runs; when git nudge work already runs them it serves without executing and says so. Stopping the server stops a queued task that is running (its process group) before it exits; the task ends failed. The tasks page's New task buttons queue the commands of git config nudge.command.<name> (as git nudge queue -m <name> -- sh -c <command>), and the checkpoints page's New run buttons start those of autodev.command.<name> under git autodev run; the page sends only the name, never a command.
 Prints "Dashboard: http://127.0.0.1:<port>/?token=<token>" and opens a browser unless --no-open is given or there is no display. It listens on 127.0.0.1 only; the token (fresh for each start) is kept by the page in its tab and sent as a header, never as a cookie, and scripts send it as "Authorization: Bearer <token>". The browser ($BROWSER, else xdg-open or open) is given a 0600 page in .nudgethis/private/, never the token itself. API requests without it get 401 (the page itself holds no data), requests naming another host get 403, and changes are accepted only by POST from the page itself.
@@ -30,7 +33,7 @@ One dashboard runs per workspace: .nudgethis/server.lock is held while it runs (
 }
 
 // Run starts, finds or stops the dashboard.
-func (c *DashboardCmd) Run(k *kong.Kong, env *cli.Env) error {
+func (c *Cmd) Run(k *kong.Kong, env *cli.Env) error {
 	if c.Port < 0 || c.Port > 65535 {
 		return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("--port %d is not a port: give 1 to 65535, or 0 for a free one", c.Port)}
 	}
@@ -38,7 +41,12 @@ func (c *DashboardCmd) Run(k *kong.Kong, env *cli.Env) error {
 	if k.Model.Name == "git-autodev" {
 		page = "checkpoints"
 		// Outside a repository autodev says so and exits 0, as everywhere.
-		if ws, err := open(env, false); ws == nil {
+		_, err := autodev.Open(env.Ctx, env.Dir, env.Now)
+		if errors.Is(err, autodev.ErrNoRepository) || errors.Is(err, autodev.ErrNoWorkTree) {
+			env.Printf("%s\n", err.Error())
+			return nil
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -58,76 +66,17 @@ func (c *DashboardCmd) Run(k *kong.Kong, env *cli.Env) error {
 		env.Printf("Stopped the dashboard on 127.0.0.1:%d (pid %d).\n", run.Port, run.PID)
 		return nil
 	}
-	return dashboard.Serve(env.Ctx, dashboard.Options{Dir: env.Dir, Now: env.Now, Shapes: DashboardShapes(), NoExecution: c.NoExecution},
+	return dashboard.Serve(env.Ctx, dashboard.Options{Dir: env.Dir, Now: env.Now, Shapes: Shapes(), NoExecution: c.NoExecution},
 		dashboard.ServeOptions{Port: c.Port, Page: page, Open: !c.NoOpen, Stdout: env.Stdout, Stderr: env.Stderr})
 }
 
-// DashboardShapes are the JSON documents of git autodev's --json output,
-// for the dashboard's API.
-func DashboardShapes() dashboard.Shapes {
+// Shapes are the JSON documents of git autodev's --json output, for the
+// dashboard's API.
+func Shapes() dashboard.Shapes {
 	return dashboard.Shapes{
-		List:     func(l *autodev.Listing) any { return listDocument(l) },
-		Status:   func(r autodev.Report) any { return statusDocument(r) },
-		Restore:  func(r autodev.RestoreResult) any { return restoreDocument(r) },
-		ListJSON: listJSON(),
-	}
-}
-
-// entryKey is every field of an entry without fields from a newer
-// version: equal keys encode to the same JSON.
-type entryKey struct {
-	id, commit, label, typ, time, task, mode, worktree, branch string
-	hasTask, hasMode                                           bool
-	squashed                                                   string
-	session                                                    agenthooks.Session
-	hasSession                                                 bool
-}
-
-// listJSON is listDocument encoded entry by entry, for a dashboard that
-// lists the same checkpoints again and again: it keeps each entry's
-// encoding from one call to the next (the calls come one at a time), so
-// one checkpoint more costs one entry to encode. Entries with fields from
-// a newer version are encoded every time.
-func listJSON() func(*autodev.Listing) ([]byte, error) {
-	var last map[entryKey][]byte
-	return func(l *autodev.Listing) ([]byte, error) {
-		next := make(map[entryKey][]byte, len(l.Entries))
-		b := make([]byte, 0, 200*len(l.Entries)+2)
-		b = append(b, '[')
-		for i, e := range l.Entries {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			k, keyed := entryKey{id: e.ID, commit: e.Commit, label: e.Label, typ: e.Type, time: e.Time,
-				worktree: e.Worktree, branch: e.Branch, squashed: e.Squashed}, len(e.Extra) == 0
-			if e.Session != nil {
-				k.session, k.hasSession = *e.Session, true
-			}
-			if e.Task != nil {
-				k.task, k.hasTask = *e.Task, true
-			}
-			if e.Mode != nil {
-				k.mode, k.hasMode = *e.Mode, true
-			}
-			data, ok := last[k]
-			if !ok || !keyed {
-				var err error
-				if data, err = e.MarshalJSON(); err != nil {
-					return nil, err
-				}
-			}
-			if keyed {
-				next[k] = data
-			}
-			// listed's encoding: the entry with "head" added.
-			b = append(b, data[:len(data)-1]...)
-			if i == l.HeadIndex {
-				b = append(b, `,"head":true}`...)
-			} else {
-				b = append(b, `,"head":false}`...)
-			}
-		}
-		last = next
-		return append(b, ']'), nil
+		List:     func(l *autodev.Listing) any { return autodevjson.List(l) },
+		Status:   func(r autodev.Report) any { return autodevjson.Status(r) },
+		Restore:  func(r autodev.RestoreResult) any { return autodevjson.Restore(r) },
+		ListJSON: autodevjson.ListJSON(),
 	}
 }
