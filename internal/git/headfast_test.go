@@ -124,7 +124,7 @@ func gitOK(t *testing.T, dir string, args ...string) string {
 func TestHeadInProcessAgreesWithGit(t *testing.T) {
 	t.Setenv("PATH", os.Getenv("PATH")) // restored at the end; marks the test as not parallel
 	r := newApplyRepo(t)
-	if !r.fastOK() {
+	if !r.InProcess() {
 		t.Skip("git's files are not read in this process here")
 	}
 	ctx := context.Background()
@@ -202,7 +202,7 @@ func TestOutsideSparseCheckoutWithoutConfig(t *testing.T) {
 func TestObjectInfosInProcessAgreesWithGit(t *testing.T) {
 	t.Parallel()
 	r := newApplyRepo(t)
-	if !r.fastOK() {
+	if !r.InProcess() {
 		t.Skip("git's files are not read in this process here")
 	}
 	ctx := context.Background()

@@ -46,10 +46,10 @@ func TestReadObjectHereAgreesWithGit(t *testing.T) {
 				f := strings.Fields(l)
 				id, typ := f[0], f[1]
 				// Described here too (a delta by its chain), as git does.
-				if info, ok := r.objectInfoHere(id); !ok || info.Type != typ || strconv.FormatInt(info.Size, 10) != f[2] {
+				if info, ok := r.ObjectInfoHere(id); !ok || info.Type != typ || strconv.FormatInt(info.Size, 10) != f[2] {
 					t.Errorf("%s: described here as %+v (%v), git: %s %s", id, info, ok, typ, f[2])
 				}
-				gotTyp, got, ok := r.readObjectHere(id)
+				gotTyp, got, ok := r.ReadObjectHere(id)
 				if !ok {
 					t.Errorf("%s: not read here", id)
 					continue
@@ -75,7 +75,7 @@ func TestReadObjectHereAgreesWithGit(t *testing.T) {
 	}
 	// An id in no pack, or a corrupt pack: not read here.
 	r := newApplyRepo(t)
-	if _, _, ok := r.readObjectHere(strings.Repeat("ab", 20)); ok {
+	if _, _, ok := r.ReadObjectHere(strings.Repeat("ab", 20)); ok {
 		t.Error("a missing object was read")
 	}
 }
@@ -131,7 +131,7 @@ func TestReadObjectHereAcrossRepack(t *testing.T) {
 	check := func(want map[string]string) {
 		t.Helper()
 		for id, typ := range want {
-			gotTyp, got, ok := r.readObjectHere(id)
+			gotTyp, got, ok := r.ReadObjectHere(id)
 			if !ok {
 				t.Errorf("%s: not read here", id)
 				continue
@@ -163,7 +163,7 @@ func TestReadObjectHereAcrossRepack(t *testing.T) {
 				default:
 				}
 				for id, typ := range ids {
-					if gotTyp, data, ok := r.readObjectHere(id); ok && (gotTyp != typ || r.ObjectID(gotTyp, data) != id) {
+					if gotTyp, data, ok := r.ReadObjectHere(id); ok && (gotTyp != typ || r.ObjectID(gotTyp, data) != id) {
 						wrong.Add(1)
 					}
 				}

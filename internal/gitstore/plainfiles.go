@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 // This file holds when git converts nothing for a set of paths, and
 // reading blobs in this process for them.
@@ -24,7 +24,7 @@ import (
 // writes for a blob are the blob's. A .gitattributes among paths, a
 // leading folder that cannot be looked at (a file or symlink in the way,
 // a permission error) or anything unusual answers false: ask git.
-func (r *Repo) PlainFiles(paths []string) bool {
+func (r *Store) PlainFiles(paths []string) bool {
 	if !r.fastOK() || !r.plainCheckin() {
 		return false
 	}
@@ -64,8 +64,8 @@ func (r *Repo) PlainFiles(paths []string) bool {
 // here): git also reads one from the index when the work tree lacks it
 // (deleted there, or skip-worktree), and the index of a checkout holds
 // HEAD's unless the user staged otherwise. Read here, a folder at a time.
-func (r *Repo) headHasAttributes(dirs map[string]bool) bool {
-	_, root, ok := r.headTreeFast()
+func (r *Store) headHasAttributes(dirs map[string]bool) bool {
+	_, root, ok := r.HeadTreeFast()
 	if !ok {
 		return true
 	}
@@ -78,11 +78,11 @@ func (r *Repo) headHasAttributes(dirs map[string]bool) bool {
 		if entries, ok := read[id]; ok {
 			return entries, true
 		}
-		typ, data, found := r.readObjectHere(id)
+		typ, data, found := r.ReadObjectHere(id)
 		if !found || typ != "tree" {
 			return nil, false
 		}
-		entries, err := parseTree(data, r.hashLen())
+		entries, err := parseTree(data, r.HashLen())
 		if err != nil {
 			return nil, false
 		}
@@ -130,16 +130,16 @@ func (r *Repo) headHasAttributes(dirs map[string]bool) bool {
 }
 
 // BlobReader reads blobs in this process where it can (loose objects and
-// packs, see readObjectHere), the repository-wide conditions worked out
+// packs, see ReadObjectHere), the repository-wide conditions worked out
 // once.
 type BlobReader struct {
-	r  *Repo
+	r  *Store
 	ok bool
 }
 
 // NewBlobReader returns a BlobReader for r.
-func (r *Repo) NewBlobReader() *BlobReader {
-	return &BlobReader{r: r, ok: r.fastOK() && !r.mayReplace()}
+func (r *Store) NewBlobReader() *BlobReader {
+	return &BlobReader{r: r, ok: r.fastOK() && !r.MayReplace()}
 }
 
 // Read returns the content of blob id; ok is false when it cannot be read

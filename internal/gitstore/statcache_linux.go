@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 import "golang.org/x/sys/unix"
 

@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 // This file holds the checks of a tree's entries before anything is written from it.
 
@@ -36,16 +36,16 @@ type TreeProblem struct {
 // (check every tree). Each distinct tree object is read once, so a tree
 // that refers to one subtree many times costs one read. Trees are given as
 // tree-ish expressions ("<commit>^{tree}") or ids. Trees are read in this
-// process where it can (readObjectHere's rule), the others from one
+// process where it can (ReadObjectHere's rule), the others from one
 // `git cat-file --batch`, started only when needed; either way one folder
 // level at a time, so that the cost is a few round trips, not one per
 // tree.
-func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem, error) {
-	here := r.fastOK() && !r.mayReplace()
-	var cat *proc
+func (r *Store) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem, error) {
+	here := r.fastOK() && !r.MayReplace()
+	var cat Proc
 	defer func() {
 		if cat != nil {
-			_ = cat.close()
+			_ = cat.Close()
 		}
 	}()
 	type answer struct {
@@ -91,7 +91,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 	readGit := func(treeishes []string) ([]answer, error) {
 		if cat == nil {
 			var err error
-			if cat, err = r.startProc(ctx, "cat-file", "--batch"); err != nil {
+			if cat, err = r.Git.StartProc(ctx, "cat-file", "--batch"); err != nil {
 				return nil, err
 			}
 		}
@@ -101,13 +101,13 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 			for _, t := range treeishes {
 				req.WriteString(t + "\n")
 			}
-			_, err := cat.in.Write(req.Bytes())
+			_, err := cat.Stdin().Write(req.Bytes())
 			wrote <- err
 		}()
 		out := make([]answer, len(treeishes))
 		var rerr error
 		for i := range treeishes {
-			header, err := cat.out.ReadString('\n')
+			header, err := cat.Stdout().ReadString('\n')
 			if err != nil {
 				rerr = err
 				break
@@ -127,7 +127,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 				break
 			}
 			data := make([]byte, size+1)
-			if _, err := io.ReadFull(cat.out, data); err != nil {
+			if _, err := io.ReadFull(cat.Stdout(), data); err != nil {
 				rerr = err
 				break
 			}
@@ -138,16 +138,14 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 			out[i] = answer{kind: "tree", data: data[:size]}
 		}
 		if rerr != nil {
-			if cat.cmd.Process != nil {
-				_ = cat.cmd.Process.Kill()
-			}
+			cat.Kill()
 			<-wrote
-			err := cat.fail(rerr)
+			err := cat.Fail(rerr)
 			cat = nil
 			return nil, err
 		}
 		if werr := <-wrote; werr != nil {
-			err := cat.fail(werr)
+			err := cat.Fail(werr)
 			cat = nil
 			return nil, err
 		}
@@ -182,7 +180,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 
 	// Entries are parsed with their ids as raw bytes (parseTreeRawIDs);
 	// only the folders read next are written out in hex.
-	rawZero := string(make([]byte, r.hashLen()))
+	rawZero := string(make([]byte, r.HashLen()))
 	type job struct{ folder, tree, base string }
 	var problems []TreeProblem
 	seen := map[string]bool{}
@@ -213,7 +211,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 			var entries []treeEntry
 			if a.kind == "tree" {
 				var err error
-				if entries, err = parseTreeRawIDs(a.data, r.hashLen()); err != nil {
+				if entries, err = parseTreeRawIDs(a.data, r.HashLen()); err != nil {
 					a.kind = "corrupt"
 				}
 			}
@@ -228,7 +226,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 			}
 			var baseDirs map[string]string
 			if b.kind == "tree" {
-				baseDirs = treeFolders(b.data, r.hashLen())
+				baseDirs = treeFolders(b.data, r.HashLen())
 			}
 			problems = append(problems, checkEntries(j.folder, entries, rawZero)...)
 			for _, e := range entries {
@@ -262,16 +260,16 @@ func joinFolder(folder, name string) string {
 }
 
 // parseTreeRawIDs is parseTree with each entry's id kept as its raw bytes
-// (a string of hashLen bytes): the check of a tree looks at every entry
+// (a string of HashLen bytes): the check of a tree looks at every entry
 // but follows only a few.
-func parseTreeRawIDs(data []byte, hashLen int) ([]treeEntry, error) {
-	return parseTreeEntries(data, hashLen, func(raw []byte) string { return string(raw) })
+func parseTreeRawIDs(data []byte, HashLen int) ([]treeEntry, error) {
+	return parseTreeEntries(data, HashLen, func(raw []byte) string { return string(raw) })
 }
 
 // treeFolders returns the folder entries (mode 40000) of a tree's
 // content, by name, with raw ids; nothing else of it is copied. A tree
 // that cannot be parsed has none.
-func treeFolders(data []byte, hashLen int) map[string]string {
+func treeFolders(data []byte, HashLen int) map[string]string {
 	out := map[string]string{}
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')
@@ -279,14 +277,14 @@ func treeFolders(data []byte, hashLen int) map[string]string {
 			return nil
 		}
 		nul := bytes.IndexByte(data[sp:], 0)
-		if nul < 0 || sp+nul+1+hashLen > len(data) {
+		if nul < 0 || sp+nul+1+HashLen > len(data) {
 			return nil
 		}
 		nul += sp
 		if string(data[:sp]) == "40000" {
-			out[string(data[sp+1:nul])] = string(data[nul+1 : nul+1+hashLen])
+			out[string(data[sp+1:nul])] = string(data[nul+1 : nul+1+HashLen])
 		}
-		data = data[nul+1+hashLen:]
+		data = data[nul+1+HashLen:]
 	}
 	return out
 }

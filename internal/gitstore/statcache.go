@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 // This file holds the stat cache: a private copy of the index whose
 // refreshed stat data status may use, and when it can be trusted.
@@ -95,7 +95,7 @@ type statCache struct {
 // openStatCache returns the copy to give git status, made afresh from the
 // user's index when the recorded one cannot be trusted; nil when the user's
 // index must be used (none yet, submodules, any error).
-func (r *Repo) openStatCache() *statCache {
+func (r *Store) openStatCache() *statCache {
 	if r.GitDir == "" || r.WorkTree == "" {
 		return nil
 	}
@@ -115,10 +115,10 @@ func (r *Repo) openStatCache() *statCache {
 	}
 	defer user.Close()
 	ust, err := user.Stat()
-	if err != nil || !ust.Mode().IsRegular() || ust.Size() < int64(12+r.hashLen()) {
+	if err != nil || !ust.Mode().IsRegular() || ust.Size() < int64(12+r.HashLen()) {
 		return nil
 	}
-	trailer := make([]byte, r.hashLen())
+	trailer := make([]byte, r.HashLen())
 	if _, err := user.ReadAt(trailer, ust.Size()-int64(len(trailer))); err != nil {
 		return nil
 	}
@@ -203,10 +203,10 @@ func (c *statCache) save() bool {
 // forget removes the record, so the copy is never used again as it is.
 func (c *statCache) forget() { os.Remove(c.record) }
 
-// statusWithCache runs the status command on the copy, letting git write
+// StatusWithCache runs the status command on the copy, letting git write
 // the stat data it refreshed into it, then records the copy; ok is false
 // when the copy could not be used (the caller runs status as usual).
-func (r *Repo) statusWithCache(run func(env []string, locks bool) ([]byte, error)) ([]byte, bool) {
+func (r *Store) StatusWithCache(run func(env []string, locks bool) ([]byte, error)) ([]byte, bool) {
 	c := r.openStatCache()
 	if c == nil {
 		return nil, false
@@ -226,7 +226,7 @@ func (r *Repo) statusWithCache(run func(env []string, locks bool) ([]byte, error
 	return out, true
 }
 
-// untrackedCacheHere reports whether git status may keep an untracked
+// UntrackedCacheHere reports whether git status may keep an untracked
 // cache in the stat cache copy. The untracked cache is git's own: it
 // remembers each folder's untracked entries with the folder's stat data
 // and the ids of the ignore files that applied, and reads a folder again
@@ -237,8 +237,8 @@ func (r *Repo) statusWithCache(run func(env []string, locks bool) ([]byte, error
 // used only on local filesystems known to do so, and never when the
 // user's config says core.untrackedCache=false or cannot be read in this
 // process. The user's own index never gets one from us.
-func (r *Repo) untrackedCacheHere() bool {
-	v, found, ok := r.configLast("core", "untrackedcache")
+func (r *Store) UntrackedCacheHere() bool {
+	v, found, ok := r.ConfigLast("core", "untrackedcache")
 	if !ok || found && v == "false" {
 		return false
 	}

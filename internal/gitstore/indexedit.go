@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 // This file holds the in-process editor of the user's index: a few
 // entries set or removed (what `git update-index --index-info` does) at
@@ -50,12 +50,12 @@ type KnownFolders struct {
 // of a folder): under index.lock, taken before
 // the index is read, written whole and renamed into place, as git does.
 // Otherwise git does it.
-func (r *Repo) SetIndexEntries(ctx context.Context, entries []IndexEntry, known *KnownFolders) error {
+func (r *Store) SetIndexEntries(ctx context.Context, entries []IndexEntry, known *KnownFolders) error {
 	done, err := r.editIndex(ctx, entries, known)
 	if done || err != nil {
 		return err
 	}
-	return r.UpdateIndexEntries(ctx, Index{}, entries)
+	return r.Git.UpdateIndexEntries(ctx, Index{}, entries)
 }
 
 // errIndexFallback says the index holds something editIndex leaves to git.
@@ -63,7 +63,7 @@ var errIndexFallback = errors.New("index left to git")
 
 // editIndex is SetIndexEntries in this process; done is false (and
 // nothing changed) when git must do it.
-func (r *Repo) editIndex(ctx context.Context, entries []IndexEntry, known *KnownFolders) (done bool, err error) {
+func (r *Store) editIndex(ctx context.Context, entries []IndexEntry, known *KnownFolders) (done bool, err error) {
 	if !r.fastOK() || len(entries) == 0 {
 		// fastOK: no shared repository (the lock file's mode) and no
 		// fsync setting (git's default: the index is not flushed).
@@ -188,18 +188,18 @@ type indexPos struct {
 // errIndexFallback instead. indexMtime is the file's modification time (seconds):
 // entries as recent are racily clean and are smudged, as git does when it
 // writes an index, so that their files are compared by content next time.
-func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64, entries []IndexEntry, known *KnownFolders, gitOK bool) (out [][]byte, tree string, plain bool, err error) {
-	hashLen := r.hashLen()
-	if len(data) < 12+hashLen || len(data) >= 1<<31 || string(data[:4]) != "DIRC" {
+func (r *Store) editIndexData(ctx context.Context, data []byte, indexMtime int64, entries []IndexEntry, known *KnownFolders, gitOK bool) (out [][]byte, tree string, plain bool, err error) {
+	HashLen := r.HashLen()
+	if len(data) < 12+HashLen || len(data) >= 1<<31 || string(data[:4]) != "DIRC" {
 		return nil, "", false, errIndexFallback
 	}
 	version := binary.BigEndian.Uint32(data[4:8])
 	if version != 2 && version != 3 {
 		return nil, "", false, errIndexFallback
 	}
-	end := len(data) - hashLen
+	end := len(data) - HashLen
 	sum := data[end:]
-	if bytes.Equal(sum, make([]byte, hashLen)) {
+	if bytes.Equal(sum, make([]byte, HashLen)) {
 		return nil, "", false, errIndexFallback // index.skipHash: left to git
 	}
 	// The file's checksum is not checked, as git does not check it when
@@ -212,11 +212,11 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 	var racy []int // entries as recent as the index file
 	off := 12
 	for i := 0; i < count; i++ {
-		fixed := 40 + hashLen + 2
+		fixed := 40 + HashLen + 2
 		if off+fixed > end {
 			return nil, "", false, errIndexFallback
 		}
-		flags := binary.BigEndian.Uint16(data[off+40+hashLen:])
+		flags := binary.BigEndian.Uint16(data[off+40+HashLen:])
 		mode := binary.BigEndian.Uint32(data[off+24:])
 		p := indexPos{off: int32(off), stage: uint8(flags>>12) & 3, flagged: flags&0x8000 != 0}
 		if flags&0x4000 != 0 {
@@ -305,7 +305,7 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 				return nil, "", false, errIndexFallback
 			}
 			oid, err := hex.DecodeString(e.Blob)
-			if err != nil || len(oid) != hashLen {
+			if err != nil || len(oid) != HashLen {
 				return nil, "", false, errIndexFallback
 			}
 			ed.mode, ed.oid = uint32(m), oid
@@ -380,7 +380,7 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 				}
 			}
 		}
-		root, ok := parseCacheTree(treeExt, hashLen)
+		root, ok := parseCacheTree(treeExt, HashLen)
 		if !ok {
 			return nil, "", false, errIndexFallback
 		}
@@ -392,7 +392,7 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 				folders = known.Folders
 			} else if !gitOK {
 				return nil, "", false, errIndexFallback
-			} else if r.hasObject(base) {
+			} else if r.HasObjectHere(base) {
 				edits := make([]TreeEdit, len(eds))
 				for i, ed := range eds {
 					edits[i] = TreeEdit{Path: ed.name}
@@ -406,10 +406,10 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 				}
 			}
 			if folders != nil {
-				updated = root.update(folders, delta, hashLen) && root.count == newCount
+				updated = root.update(folders, delta, HashLen) && root.count == newCount
 			}
 			if !updated {
-				root, _ = parseCacheTree(treeExt, hashLen) // as read: update may have changed it
+				root, _ = parseCacheTree(treeExt, HashLen) // as read: update may have changed it
 			}
 		}
 		if !updated {
@@ -459,15 +459,15 @@ func (r *Repo) editIndexData(ctx context.Context, data []byte, indexMtime int64,
 			continue
 		}
 		n++
-		e := make([]byte, (40+hashLen+2+len(ed.name)+8)&^7)
+		e := make([]byte, (40+HashLen+2+len(ed.name)+8)&^7)
 		binary.BigEndian.PutUint32(e[24:], ed.mode)
 		copy(e[40:], ed.oid)
 		nl := len(ed.name)
 		if nl > 0xfff {
 			nl = 0xfff
 		}
-		binary.BigEndian.PutUint16(e[40+hashLen:], uint16(nl))
-		copy(e[40+hashLen+2:], ed.name)
+		binary.BigEndian.PutUint16(e[40+HashLen:], uint16(nl))
+		copy(e[40+HashLen+2:], ed.name)
 		b.add(e)
 	}
 	copyEntries(next, len(pos))
@@ -516,7 +516,7 @@ func (b *pieces) join() []byte {
 }
 
 // indexSum is the trailing checksum of an index file made of pieces.
-func (r *Repo) indexSum(pieces [][]byte) []byte {
+func (r *Store) indexSum(pieces [][]byte) []byte {
 	h := r.indexHash()
 	for _, p := range pieces {
 		h.Write(p)
@@ -533,7 +533,7 @@ func (r *Repo) indexSum(pieces [][]byte) []byte {
 // (the same identity and trailing checksum, as it would use the
 // remembered bytes), with the same entries and known; otherwise it works
 // everything out again.
-func (r *Repo) PrepareIndexEntries(ctx context.Context, entries []IndexEntry, known *KnownFolders) {
+func (r *Store) PrepareIndexEntries(ctx context.Context, entries []IndexEntry, known *KnownFolders) {
 	if !r.fastOK() || len(entries) == 0 {
 		return
 	}
@@ -600,7 +600,7 @@ func takePrepared(path string, id fileID, entries []IndexEntry, known *KnownFold
 	return p
 }
 
-func (r *Repo) indexHash() hash.Hash {
+func (r *Store) indexHash() hash.Hash {
 	if r.ObjectFormat == "sha256" {
 		return sha256.New()
 	}
@@ -618,7 +618,7 @@ type cacheTree struct {
 
 // parseCacheTree decodes a TREE extension: nodes in pre-order, each
 // "name NUL count SP subtrees LF [id]".
-func parseCacheTree(data []byte, hashLen int) (*cacheTree, bool) {
+func parseCacheTree(data []byte, HashLen int) (*cacheTree, bool) {
 	var parse func() (*cacheTree, bool)
 	parse = func() (*cacheTree, bool) {
 		nul := bytes.IndexByte(data, 0)
@@ -643,11 +643,11 @@ func parseCacheTree(data []byte, hashLen int) (*cacheTree, bool) {
 		data = data[lf+1:]
 		n.count = c
 		if c >= 0 {
-			if len(data) < hashLen {
+			if len(data) < HashLen {
 				return nil, false
 			}
-			n.oid = data[:hashLen:hashLen]
-			data = data[hashLen:]
+			n.oid = data[:HashLen:HashLen]
+			data = data[HashLen:]
 		}
 		for i := 0; i < subs; i++ {
 			ch, ok := parse()
@@ -726,7 +726,7 @@ func (n *cacheTree) invalidate(path string) {
 // from folders (as EditTreeFolders of the index's tree reported them) and
 // its entry count moved by delta. It reports false when the cache-tree
 // does not match what the tree said (the caller then invalidates).
-func (n *cacheTree) update(folders map[string]FolderEdit, delta map[string]int, hashLen int) bool {
+func (n *cacheTree) update(folders map[string]FolderEdit, delta map[string]int, HashLen int) bool {
 	dirs := make([]string, 0, len(folders))
 	for d := range folders {
 		dirs = append(dirs, d)
@@ -745,7 +745,7 @@ func (n *cacheTree) update(folders map[string]FolderEdit, delta map[string]int, 
 	for _, d := range dirs {
 		fe := folders[d]
 		oid, err := hex.DecodeString(fe.Tree)
-		if err != nil || len(oid) != hashLen {
+		if err != nil || len(oid) != HashLen {
 			return false
 		}
 		if d == "" {
@@ -854,10 +854,10 @@ func rememberIndex(path string, id fileID, data *indexData, tree string, plain b
 
 // recalledIndex returns the remembered index when f (open at path, of
 // identity id) is the same file with the same checksum.
-func (r *Repo) recalledIndex(path string, f *os.File, id fileID) (data *indexData, tree string, plain, ok bool) {
+func (r *Store) recalledIndex(path string, f *os.File, id fileID) (data *indexData, tree string, plain, ok bool) {
 	indexMemo.Lock()
 	defer indexMemo.Unlock()
-	n := r.hashLen()
+	n := r.HashLen()
 	m := indexMemo.data
 	if indexMemo.path != path || id == (fileID{}) || indexMemo.id != id || m == nil || m.size < n || int64(m.size) != id.Size {
 		return nil, "", false, false
