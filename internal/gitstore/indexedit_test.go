@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 import (
 	"bytes"
@@ -117,7 +117,7 @@ func TestSetIndexEntriesMatchesGit(t *testing.T) {
 				set = append(set, IndexEntry{Path: p, Mode: "100644", Blob: blob})
 				fmt.Fprintf(&info, "100644 %s\t%s\n", blob, p)
 			}
-			r, err := Discover(context.Background(), ours)
+			r, err := openTestStore(ours)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,7 +226,7 @@ func dumpCacheTree(n *cacheTree) string {
 // readIndexRepo is a repository with a/b.txt and c.txt committed, its index
 // read back from HEAD (a full cache-tree) and read once by the Repo
 // returned, as the op log reads it before a command.
-func readIndexRepo(t *testing.T) (string, *Repo) {
+func readIndexRepo(t *testing.T) (string, *Store) {
 	t.Helper()
 	dir := testutil.Repo(t)
 	testutil.WriteFile(t, dir, "a/b.txt", "b\n")
@@ -234,7 +234,7 @@ func readIndexRepo(t *testing.T) (string, *Repo) {
 	testutil.Git(t, dir, "add", "-A")
 	testutil.Git(t, dir, "commit", "-q", "-m", "base")
 	testutil.Git(t, dir, "read-tree", "HEAD")
-	r, err := Discover(context.Background(), dir)
+	r, err := openTestStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +286,7 @@ func TestEditIndexNameLengthAsGitReadsIt(t *testing.T) {
 	testutil.WriteFile(t, dir, "d.txt", "d\n")
 	testutil.Git(t, dir, "add", "-A")
 	ctx := context.Background()
-	r, err := Discover(ctx, dir)
+	r, err := openTestStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +320,7 @@ func TestEditIndexNameLengthAsGitReadsIt(t *testing.T) {
 // nothing prepared (it failed so once under the race detector).
 func TestPrepareIndexEntries(t *testing.T) {
 	ctx := context.Background()
-	setup := func(t *testing.T) (string, *Repo, []IndexEntry, *KnownFolders) {
+	setup := func(t *testing.T) (string, *Store, []IndexEntry, *KnownFolders) {
 		dir, r := readIndexRepo(t)
 		blob := testutil.Git(t, dir, "rev-parse", "HEAD:c.txt")
 		set := []IndexEntry{{Path: "a/b.txt", Mode: "100644", Blob: blob}}

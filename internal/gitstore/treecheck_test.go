@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 import (
 	"context"
@@ -64,7 +64,7 @@ func TestCheckEntries(t *testing.T) {
 // all a few levels down.
 func TestCheckTreeHereAgreesWithGit(t *testing.T) {
 	t.Parallel()
-	r := newApplyRepo(t)
+	r := newTestStore(t)
 	if !r.InProcess() {
 		t.Skip("git's files are not read in this process here")
 	}

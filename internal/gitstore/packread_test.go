@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func TestReadObjectHereAgreesWithGit(t *testing.T) {
 	for _, ofs := range []string{"true", "false"} {
 		t.Run("deltaBaseOffset="+ofs, func(t *testing.T) {
 			t.Parallel()
-			r := newApplyRepo(t)
+			r := newTestStore(t)
 			var text strings.Builder
 			for i := 0; i < 300; i++ {
 				fmt.Fprintf(&text, "line %d of a file that changes a little each commit\n", i)
@@ -74,13 +74,13 @@ func TestReadObjectHereAgreesWithGit(t *testing.T) {
 		})
 	}
 	// An id in no pack, or a corrupt pack: not read here.
-	r := newApplyRepo(t)
+	r := newTestStore(t)
 	if _, _, ok := r.ReadObjectHere(strings.Repeat("ab", 20)); ok {
 		t.Error("a missing object was read")
 	}
 }
 
-func firstPack(t *testing.T, r *Repo) string {
+func firstPack(t *testing.T, r *Store) string {
 	t.Helper()
 	m, _ := filepath.Glob(filepath.Join(r.CommonDir, "objects", "pack", "pack-*.idx"))
 	if len(m) == 0 {
@@ -113,7 +113,7 @@ func TestApplyDeltaStopsAtDeclaredSize(t *testing.T) {
 // git (ok false); once it is over, every object, old and new, is read here
 // again, as git reads it.
 func TestReadObjectHereAcrossRepack(t *testing.T) {
-	r := newApplyRepo(t)
+	r := newTestStore(t)
 	objects := func() map[string]string {
 		list := gitT(t, r.WorkTree, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")
 		m := map[string]string{}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package gitstore
+
+const raceEnabled = false
