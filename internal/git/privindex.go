@@ -1,5 +1,8 @@
 package git
 
+// This file holds what git does in a private index: hashing work-tree
+// files as git add would (HashIndexed, HashWorkTreePaths).
+
 import (
 	"bytes"
 	"context"

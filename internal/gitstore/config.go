@@ -1,5 +1,8 @@
 package gitstore
 
+// This file holds git's config files read in this process: whether any may mention a
+// setting, and the value of a plain one.
+
 import (
 	"bytes"
 	"errors"

@@ -1,5 +1,9 @@
 package gitstore
 
+// This file holds the index as files: the user's index (its path, lock and installing a
+// new one), private copies, and reading an index file's bytes, entries
+// and cache-tree in this process.
+
 import (
 	"bytes"
 	"encoding/binary"
@@ -248,8 +252,8 @@ type indexEntry struct {
 // walkIndex is the one reader of an index file's entries (versions 2 to
 // 4): it calls each for every entry and returns the offset of the first
 // extension. data is the whole file, its trailing checksum included.
-func walkIndex(data []byte, HashLen int, each func(e indexEntry)) (ext int, err error) {
-	if len(data) < 12+HashLen || string(data[:4]) != "DIRC" {
+func walkIndex(data []byte, hashLen int, each func(e indexEntry)) (ext int, err error) {
+	if len(data) < 12+hashLen || string(data[:4]) != "DIRC" {
 		return 0, errors.New("no index header")
 	}
 	version := binary.BigEndian.Uint32(data[4:8])
@@ -257,17 +261,17 @@ func walkIndex(data []byte, HashLen int, each func(e indexEntry)) (ext int, err 
 		return 0, fmt.Errorf("unexpected version %d", version)
 	}
 	count := int(binary.BigEndian.Uint32(data[8:12]))
-	end := len(data) - HashLen
+	end := len(data) - hashLen
 	off := 12
 	for i := 0; i < count; i++ {
-		fixed := 40 + HashLen + 2
+		fixed := 40 + hashLen + 2
 		if off+fixed > end {
 			return 0, errors.New("truncated entry")
 		}
 		e := indexEntry{
 			mode:  binary.BigEndian.Uint32(data[off+24:]),
-			flags: binary.BigEndian.Uint16(data[off+40+HashLen:]),
-			oid:   data[off+40 : off+40+HashLen],
+			flags: binary.BigEndian.Uint16(data[off+40+hashLen:]),
+			oid:   data[off+40 : off+40+hashLen],
 		}
 		if e.flags&0x4000 != 0 {
 			if version < 3 {
@@ -309,10 +313,10 @@ func walkIndex(data []byte, HashLen int, each func(e indexEntry)) (ext int, err 
 // returns the root of its cache-tree extension when valid, and whether the
 // index holds only what a tree can (stage 0 entries, no extended flags, no
 // split or sparse index).
-func indexCacheTree(data []byte, HashLen int) (tree string, plain bool) {
+func indexCacheTree(data []byte, hashLen int) (tree string, plain bool) {
 	plain = true
 	count := 0
-	off, err := walkIndex(data, HashLen, func(e indexEntry) {
+	off, err := walkIndex(data, hashLen, func(e indexEntry) {
 		count++
 		if e.ext {
 			plain = false // intent-to-add, skip-worktree
@@ -324,7 +328,7 @@ func indexCacheTree(data []byte, HashLen int) (tree string, plain bool) {
 	if err != nil {
 		return "", false
 	}
-	end := len(data) - HashLen
+	end := len(data) - hashLen
 	for off+8 <= end {
 		sig := string(data[off : off+4])
 		size := int(binary.BigEndian.Uint32(data[off+4:]))
@@ -342,8 +346,8 @@ func indexCacheTree(data []byte, HashLen int) (tree string, plain bool) {
 				break
 			}
 			n, _, _ := strings.Cut(string(ext[1:lf]), " ")
-			if c, err := strconv.Atoi(n); err == nil && c == count && lf+1+HashLen <= len(ext) {
-				tree = hex.EncodeToString(ext[lf+1 : lf+1+HashLen])
+			if c, err := strconv.Atoi(n); err == nil && c == count && lf+1+hashLen <= len(ext) {
+				tree = hex.EncodeToString(ext[lf+1 : lf+1+hashLen])
 			}
 		case "link", "sdir":
 			plain = false
@@ -412,12 +416,12 @@ type IndexEntry struct {
 
 // ParseIndex reads the entries of an index file of version 2 or 3 (the
 // small indexes this package writes itself).
-func ParseIndex(data []byte, HashLen int) ([]IndexEntry, error) {
+func ParseIndex(data []byte, hashLen int) ([]IndexEntry, error) {
 	if len(data) >= 8 && binary.BigEndian.Uint32(data[4:8]) == 4 {
 		return nil, errors.New("reading a private index: unexpected version 4")
 	}
 	var entries []IndexEntry
-	_, err := walkIndex(data, HashLen, func(e indexEntry) {
+	_, err := walkIndex(data, hashLen, func(e indexEntry) {
 		if stage := (e.flags >> 12) & 3; stage == 0 {
 			entries = append(entries, IndexEntry{Mode: fmt.Sprintf("%06o", e.mode), Blob: hex.EncodeToString(e.oid), Path: string(e.name)})
 		}

@@ -1,5 +1,9 @@
 package gitstore
 
+// This file holds objects as this process names them: tree-entry modes, the size limit,
+// object ids hashed in the repository's format, and what is known of one
+// object.
+
 import (
 	"crypto/sha1"
 	"crypto/sha256"

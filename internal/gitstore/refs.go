@@ -1,5 +1,8 @@
 package gitstore
 
+// This file holds ref files read in this process: loose refs (with a cache of the folders
+// already listed), packed-refs, HEAD and its reflog, replace refs.
+
 import (
 	"bytes"
 	"errors"

@@ -376,12 +376,12 @@ func (b *treeBuilder) encode(entries []treeEntry) (string, []byte, []byte, error
 	sort.Slice(ks, func(i, j int) bool {
 		return treeNameLess(ks[i].e.name, ks[i].dir, ks[j].e.name, ks[j].dir)
 	})
-	HashLen := b.r.HashLen()
-	obj := make([]byte, 0, len(ks)*(HashLen+24))
-	input := make([]byte, 0, len(ks)*(2*HashLen+32)+1)
-	raw := make([]byte, HashLen)
+	hashLen := b.r.HashLen()
+	obj := make([]byte, 0, len(ks)*(hashLen+24))
+	input := make([]byte, 0, len(ks)*(2*hashLen+32)+1)
+	raw := make([]byte, hashLen)
 	for _, k := range ks {
-		if len(k.e.oid) != 2*HashLen {
+		if len(k.e.oid) != 2*hashLen {
 			return "", nil, nil, fmt.Errorf("tree entry %q: bad object id %q", k.e.name, k.e.oid)
 		}
 		if _, err := hex.Decode(raw, []byte(k.e.oid)); err != nil {
@@ -523,13 +523,13 @@ func (b *treeBuilder) readTreeReply(treeish string) (string, []treeEntry, error)
 }
 
 // parseTree decodes a binary tree object: "<mode> <name>\0<raw id>"...
-func parseTree(data []byte, HashLen int) ([]treeEntry, error) {
-	return parseTreeEntries(data, HashLen, hex.EncodeToString)
+func parseTree(data []byte, hashLen int) ([]treeEntry, error) {
+	return parseTreeEntries(data, hashLen, hex.EncodeToString)
 }
 
 // parseTreeEntries decodes a binary tree object, each raw id given to id;
 // the common modes are not copied.
-func parseTreeEntries(data []byte, HashLen int, id func([]byte) string) ([]treeEntry, error) {
+func parseTreeEntries(data []byte, hashLen int, id func([]byte) string) ([]treeEntry, error) {
 	out := make([]treeEntry, 0, 64)
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')
@@ -537,7 +537,7 @@ func parseTreeEntries(data []byte, HashLen int, id func([]byte) string) ([]treeE
 			return nil, errors.New("corrupt tree object")
 		}
 		nul := bytes.IndexByte(data[sp:], 0)
-		if nul < 0 || sp+nul+1+HashLen > len(data) {
+		if nul < 0 || sp+nul+1+hashLen > len(data) {
 			return nil, errors.New("corrupt tree object")
 		}
 		nul += sp
@@ -555,9 +555,9 @@ func parseTreeEntries(data []byte, HashLen int, id func([]byte) string) ([]treeE
 		out = append(out, treeEntry{
 			mode: mode,
 			name: string(data[sp+1 : nul]),
-			oid:  id(data[nul+1 : nul+1+HashLen]),
+			oid:  id(data[nul+1 : nul+1+hashLen]),
 		})
-		data = data[nul+1+HashLen:]
+		data = data[nul+1+hashLen:]
 	}
 	return out, nil
 }

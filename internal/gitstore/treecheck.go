@@ -260,16 +260,16 @@ func joinFolder(folder, name string) string {
 }
 
 // parseTreeRawIDs is parseTree with each entry's id kept as its raw bytes
-// (a string of HashLen bytes): the check of a tree looks at every entry
+// (a string of hashLen bytes): the check of a tree looks at every entry
 // but follows only a few.
-func parseTreeRawIDs(data []byte, HashLen int) ([]treeEntry, error) {
-	return parseTreeEntries(data, HashLen, func(raw []byte) string { return string(raw) })
+func parseTreeRawIDs(data []byte, hashLen int) ([]treeEntry, error) {
+	return parseTreeEntries(data, hashLen, func(raw []byte) string { return string(raw) })
 }
 
 // treeFolders returns the folder entries (mode 40000) of a tree's
 // content, by name, with raw ids; nothing else of it is copied. A tree
 // that cannot be parsed has none.
-func treeFolders(data []byte, HashLen int) map[string]string {
+func treeFolders(data []byte, hashLen int) map[string]string {
 	out := map[string]string{}
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')
@@ -277,14 +277,14 @@ func treeFolders(data []byte, HashLen int) map[string]string {
 			return nil
 		}
 		nul := bytes.IndexByte(data[sp:], 0)
-		if nul < 0 || sp+nul+1+HashLen > len(data) {
+		if nul < 0 || sp+nul+1+hashLen > len(data) {
 			return nil
 		}
 		nul += sp
 		if string(data[:sp]) == "40000" {
-			out[string(data[sp+1:nul])] = string(data[nul+1 : nul+1+HashLen])
+			out[string(data[sp+1:nul])] = string(data[nul+1 : nul+1+hashLen])
 		}
-		data = data[nul+1+HashLen:]
+		data = data[nul+1+hashLen:]
 	}
 	return out
 }
