@@ -231,17 +231,17 @@ func TestObjectInfosInProcessAgreesWithGit(t *testing.T) {
 		}
 	}
 	check("loose")
-	if _, ok := r.ObjectInfoHere(ids[2]); !ok {
+	if _, ok := r.ObjectInfoInProcess(ids[2]); !ok {
 		t.Error("a loose blob was not described in this process")
 	}
 	gitT(t, r.WorkTree, "repack", "-adqf")
 	gitT(t, r.WorkTree, "prune-packed")
 	check("packed")
-	if _, ok := r.ObjectInfoHere(ids[4]); !ok {
+	if _, ok := r.ObjectInfoInProcess(ids[4]); !ok {
 		t.Error("a packed, undeltified blob was not described in this process")
 	}
-	_, ok2 := r.ObjectInfoHere(ids[2])
-	_, ok3 := r.ObjectInfoHere(ids[3])
+	_, ok2 := r.ObjectInfoInProcess(ids[2])
+	_, ok3 := r.ObjectInfoInProcess(ids[3])
 	if !ok2 && !ok3 {
 		t.Error("neither big blob (one is the other's delta base) was described in this process")
 	}

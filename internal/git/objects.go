@@ -58,7 +58,7 @@ func (r *Repo) hashPaths(ctx context.Context, paths []string, opts ...string) ([
 
 // ObjectInfos looks up many objects with one `git cat-file --batch-check`.
 // Loose and undeltified packed objects are described in this process
-// (objectInfoInProcess); git is asked only about the others.
+// (ObjectInfoInProcess); git is asked only about the others.
 func (r *Repo) ObjectInfos(ctx context.Context, ids []string) ([]ObjectInfo, error) {
 	if len(ids) == 0 {
 		return nil, nil
@@ -71,7 +71,7 @@ func (r *Repo) ObjectInfos(ctx context.Context, ids []string) ([]ObjectInfo, err
 	infos := make([]ObjectInfo, len(ids))
 	var ask []string
 	var at []int
-	here := r.InProcess() && !r.MayReplace() // objectInfoInProcess's checks, once
+	here := r.InProcess() && !r.MayReplace() // ObjectInfoInProcess's checks, once
 	for i, id := range ids {
 		if here {
 			if info, ok := r.ObjectInfoHere(id); ok {

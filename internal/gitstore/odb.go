@@ -388,18 +388,18 @@ func openPack(idx string) *packFile {
 	return p
 }
 
-// objectInfoInProcess describes a loose object (its header) or a packed
+// ObjectInfoInProcess describes a loose object (its header) or a packed
 // one (its entry's header, a delta's own first bytes and its chain's
 // headers: see packEntryInfo); ok is false for anything else (an object
 // not found here; a repository fastOK leaves to git).
-func (r *Store) objectInfoInProcess(id string) (ObjectInfo, bool) {
+func (r *Store) ObjectInfoInProcess(id string) (ObjectInfo, bool) {
 	if !r.fastOK() || !r.validID(id) || r.MayReplace() {
 		return ObjectInfo{}, false
 	}
 	return r.ObjectInfoHere(id)
 }
 
-// ObjectInfoHere is objectInfoInProcess once its repository-wide checks
+// ObjectInfoHere is ObjectInfoInProcess once its repository-wide checks
 // hold (a caller describing many objects makes them once).
 func (r *Store) ObjectInfoHere(id string) (ObjectInfo, bool) {
 	return r.objectInfoDepth(id, 0)

@@ -1,5 +1,0 @@
-//go:build !race
-
-package git
-
-const raceEnabled = false
