@@ -60,7 +60,7 @@ func (r *Store) InProcess() bool { return r.fastOK() }
 // objects). When no config file mentions either word, git is not asked;
 // when one might (config from the environment, a file that includes
 // another, the word anywhere), git config says whether either is set. The
-// answer is worked out once per Repo value.
+// answer is worked out once per Store value.
 func (r *Store) fastOK() bool {
 	if v := atomic.LoadInt32(&r.fast); v != 0 {
 		return v == 1

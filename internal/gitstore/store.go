@@ -1,6 +1,6 @@
 // Package gitstore reads and writes git's own files in this process: loose
-// and packed objects, the index and its cache-tree, trees, and the stat
-// cache. It never starts git itself: where a case is not one it handles,
+// and packed objects, ref files and packed-refs, plain config files, the
+// index and its cache-tree, private indexes, trees, and the stat cache. It never starts git itself: where a case is not one it handles,
 // it asks the Git its Store was given, which is how package git (the
 // porcelain that starts git processes) plugs in.
 package gitstore
@@ -13,7 +13,8 @@ import (
 )
 
 // Store is one repository's files as this process reads and writes them.
-// Its paths are absolute; a zero Git makes every fallback to git fail.
+// Its paths are absolute. Git must be set before a method that may fall
+// back to git is called (package git's Repo sets it to itself).
 type Store struct {
 	GitDir       string // this worktree's git dir, absolute
 	CommonDir    string // the shared git dir, absolute (== GitDir outside linked worktrees)
