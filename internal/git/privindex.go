@@ -8,7 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/nudgethis/git-nudge/internal/gitstore"
+	"github.com/nudgethis/git-nudge/internal/gitindex"
 	"io/fs"
 	"os"
 	"strings"
@@ -148,7 +148,7 @@ func (r *Repo) HashWorkTreePaths(ctx context.Context, seeds []IndexEntry, paths 
 	if err != nil {
 		return nil, err
 	}
-	return gitstore.ParseIndex(data, r.HashLen())
+	return gitindex.ParseIndex(data, r.HashLen())
 }
 
 // privateIndexArgs keep a private index self-contained: never split into a

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nudgethis/git-nudge/internal/gitindex"
 	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"io/fs"
 	"os"
@@ -29,12 +30,13 @@ var ErrNotRepository = errors.New("not a git repository")
 // ErrBare is returned by Discover in a bare repository or inside a .git folder.
 var ErrBare = errors.New("this command needs a work tree, and this repository has none (bare, or run from inside .git)")
 
-// Repo is a discovered repository with a work tree. Its embedded Store
-// reads and writes git's files in this process (objects, the index, ref
-// files, trees); Repo's own methods start git. The Store's paths
-// (GitDir, CommonDir, WorkTree, ObjectFormat) are Repo's, promoted.
+// Repo is a discovered repository with a work tree. Its embedded Files
+// (package gitindex: the index files) and their Store (package gitstore:
+// objects, ref and config files, trees) read and write git's files in
+// this process; Repo's own methods start git. The Store's paths (GitDir,
+// CommonDir, WorkTree, ObjectFormat) are Repo's, promoted.
 type Repo struct {
-	*gitstore.Store
+	*gitindex.Files
 	// StatusFSMonitor, when set, is the core.fsmonitor value (a hook's
 	// command, or "true" for git's daemon) that Status lets git use; every
 	// other git child runs with core.fsmonitor off. See FSMonitorSetting.
@@ -53,8 +55,9 @@ type Repo struct {
 // newRepo is the repository at these absolute paths, its Store asking it
 // for whatever needs a git process.
 func newRepo(gitDir, commonDir, workTree, objectFormat string) *Repo {
-	r := &Repo{Store: &gitstore.Store{GitDir: gitDir, CommonDir: commonDir, WorkTree: workTree, ObjectFormat: objectFormat}}
-	r.Store.Git = r
+	s := &gitstore.Store{GitDir: gitDir, CommonDir: commonDir, WorkTree: workTree, ObjectFormat: objectFormat}
+	r := &Repo{Files: &gitindex.Files{Store: s}}
+	s.Git = r
 	return r
 }
 

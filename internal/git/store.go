@@ -1,7 +1,7 @@
 package git
 
 // This file names, in package git, what its callers use of the in-process
-// store (package gitstore), and is where Repo meets the Store's Git: the
+// store (packages gitstore and gitindex), and is where Repo meets the Store's Git: the
 // git processes a Store leaves to the porcelain.
 
 import (
@@ -9,6 +9,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/nudgethis/git-nudge/internal/gitindex"
 	"github.com/nudgethis/git-nudge/internal/gitstore"
 )
 
@@ -17,8 +18,8 @@ import (
 type (
 	Index            = gitstore.Index
 	IndexEntry       = gitstore.IndexEntry
-	IndexFile        = gitstore.IndexFile
-	IndexLockedError = gitstore.IndexLockedError
+	IndexFile        = gitindex.IndexFile
+	IndexLockedError = gitindex.IndexLockedError
 	ObjectInfo       = gitstore.ObjectInfo
 	Head             = gitstore.Head
 	ConfigEntry      = gitstore.ConfigEntry
@@ -26,8 +27,8 @@ type (
 	FolderEdit       = gitstore.FolderEdit
 	TreeEditor       = gitstore.TreeEditor
 	TreeProblem      = gitstore.TreeProblem
-	KnownFolders     = gitstore.KnownFolders
-	LeftoverIndex    = gitstore.LeftoverIndex
+	KnownFolders     = gitindex.KnownFolders
+	LeftoverIndex    = gitindex.LeftoverIndex
 	BlobReader       = gitstore.BlobReader
 )
 
@@ -42,13 +43,13 @@ const (
 )
 
 // ErrIndexLocked reports that another git process holds index.lock.
-var ErrIndexLocked = gitstore.ErrIndexLocked
+var ErrIndexLocked = gitindex.ErrIndexLocked
 
 // AbsentMode reports whether mode says "no file" (gitstore.AbsentMode).
 func AbsentMode(mode string) bool { return gitstore.AbsentMode(mode) }
 
-// UntrackedCacheFS is gitstore.UntrackedCacheFS.
-func UntrackedCacheFS(dir string) bool { return gitstore.UntrackedCacheFS(dir) }
+// UntrackedCacheFS is gitindex.UntrackedCacheFS.
+func UntrackedCacheFS(dir string) bool { return gitindex.UntrackedCacheFS(dir) }
 
 // StartProc starts a long-lived git child spoken to through pipes, for
 // the Store (gitstore.Git).

@@ -5,6 +5,8 @@ package gitstore
 
 import (
 	"errors"
+	"path/filepath"
+	"strings"
 	"io/fs"
 	"os"
 	"path"
@@ -18,14 +20,14 @@ import (
 // when no attributes can apply (no .gitattributes in the work tree's top
 // folder nor in any folder leading to a path, no info/attributes, no
 // global or system attributes file, no attribute setting in the config;
-// see plainCheckin), core.autocrlf is off (the only conversion without
+// see PlainCheckin), core.autocrlf is off (the only conversion without
 // attributes), and this process reads git's files itself (fastOK). Then
 // the id git gives a file is the id of its bytes, and the bytes checkout
 // writes for a blob are the blob's. A .gitattributes among paths, a
 // leading folder that cannot be looked at (a file or symlink in the way,
 // a permission error) or anything unusual answers false: ask git.
 func (r *Store) PlainFiles(paths []string) bool {
-	if !r.fastOK() || !r.plainCheckin() {
+	if !r.fastOK() || !r.PlainCheckin() {
 		return false
 	}
 	root, err := os.OpenRoot(r.WorkTree)
@@ -154,4 +156,44 @@ func (b *BlobReader) Read(id string) (data []byte, ok bool) {
 		return nil, false
 	}
 	return data, true
+}
+
+// PlainCheckin reports whether git would store work-tree files as their
+// bytes, whatever their path: the repository-wide half of HashHere's test.
+// Attributes can also come from git's system-wide file (as for config: known
+// only for a git under /usr), from a tree (GIT_ATTR_SOURCE, attr.tree) or a
+// file named in the config (core.attributesFile).
+func (r *Store) PlainCheckin() bool {
+	if _, err := os.Lstat(filepath.Join(r.CommonDir, "info", "attributes")); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if os.Getenv("GIT_ATTR_SOURCE") != "" || r.ConfigMayMention("attr", "sparse") {
+		return false
+	}
+	if v := strings.ToLower(os.Getenv("GIT_ATTR_NOSYSTEM")); v != "1" && v != "true" && v != "yes" && v != "on" {
+		if _, known := systemConfigFile(); !known {
+			return false
+		}
+		if _, err := os.Lstat("/etc/gitattributes"); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		if _, err := os.Lstat(filepath.Join(xdg, "git", "attributes")); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	} else {
+		return false
+	}
+	for _, c := range []struct{ key, want string }{{"autocrlf", "false"}, {"filemode", "true"}, {"symlinks", "true"}} {
+		v, found, ok := r.ConfigLast("core", c.key)
+		if !ok || found && v != c.want {
+			return false
+		}
+	}
+	return true
 }

@@ -95,13 +95,13 @@ func (r *Store) walkLoose(name string, into map[string]string) bool {
 	if !fi.IsDir() {
 		return true
 	}
-	stamp, _ := folderID(dir)
+	stamp, _ := FolderID(dir)
 	refDirs.Lock()
 	e, ok := refDirs.m[dir]
 	refDirs.Unlock()
 	if ok && e.stamp == stamp {
 		for n, f := range e.files {
-			if id, ok := idOfPath(filepath.Join(r.CommonDir, filepath.FromSlash(n))); !ok || id != f.stamp {
+			if id, ok := IDOfPath(filepath.Join(r.CommonDir, filepath.FromSlash(n))); !ok || id != f.stamp {
 				return r.relist(name, dir, into)
 			}
 			into[n] = f.value
@@ -119,7 +119,7 @@ func (r *Store) walkLoose(name string, into map[string]string) bool {
 // relist lists and reads the ref folder name (at dir) afresh, adding its
 // refs to into, and keeps what it found for walkLoose.
 func (r *Store) relist(name, dir string, into map[string]string) bool {
-	stamp, ok := folderID(dir)
+	stamp, ok := FolderID(dir)
 	if !ok {
 		return true // gone, or not a folder
 	}
@@ -145,7 +145,7 @@ func (r *Store) relist(name, dir string, into map[string]string) bool {
 			}
 		case d.Type().IsRegular():
 			p := filepath.Join(r.CommonDir, filepath.FromSlash(n))
-			id, ok := idOfPath(p)
+			id, ok := IDOfPath(p)
 			if !ok {
 				return false
 			}
@@ -184,12 +184,12 @@ func (r *Store) relist(name, dir string, into map[string]string) bool {
 // refFile is one ref file as a walk read it.
 type refFile struct {
 	value string
-	stamp fileID
+	stamp FileID
 }
 
 // refDir is what one walk found in a ref folder.
 type refDir struct {
-	stamp   fileID
+	stamp   FileID
 	files   map[string]refFile
 	subdirs []string
 }

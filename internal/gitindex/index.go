@@ -1,4 +1,4 @@
-package gitstore
+package gitindex
 
 // This file holds the index as files: the user's index (its path, lock and installing a
 // new one), private copies, and reading an index file's bytes, entries
@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"io"
 	"io/fs"
 	"os"
@@ -20,19 +21,19 @@ import (
 )
 
 // IndexPath is the file of the user's index for this worktree.
-func (r *Store) IndexPath() string { return filepath.Join(r.GitDir, "index") }
+func (r *Files) IndexPath() string { return filepath.Join(r.GitDir, "index") }
 
 // CopyIndex makes a private index under the git dir that starts as a copy
 // of the user's index, with the same modification time so git's stat cache
 // stays valid and unchanged files are not read again. Without a user index
 // the private one starts empty. Remove the file when done (or hand it to
 // InstallIndex).
-func (r *Store) CopyIndex(name string) (Index, error) {
+func (r *Files) CopyIndex(name string) (gitstore.Index, error) {
 	// The pid in the name says whose it is if a kill leaves it behind
 	// (see LeftoverIndexes).
 	f, ix, _, err := r.newPrivateIndex(name)
 	if err != nil {
-		return Index{}, err
+		return gitstore.Index{}, err
 	}
 	src, err := os.Open(r.IndexPath())
 	if errors.Is(err, os.ErrNotExist) {
@@ -43,7 +44,7 @@ func (r *Store) CopyIndex(name string) (Index, error) {
 	if err != nil {
 		f.Close()
 		os.Remove(ix.Path)
-		return Index{}, err
+		return gitstore.Index{}, err
 	}
 	defer src.Close()
 	st, err := src.Stat()
@@ -63,7 +64,7 @@ func (r *Store) CopyIndex(name string) (Index, error) {
 	}
 	if err != nil {
 		os.Remove(ix.Path)
-		return Index{}, err
+		return gitstore.Index{}, err
 	}
 	return ix, nil
 }
@@ -79,7 +80,7 @@ var ErrIndexLocked = errors.New("index.lock is held by another git process")
 // index named with this process's pid (see LeftoverIndexes). Where hard
 // links are not available, an empty lock file is created instead and the
 // new index renamed over it. ix's file is gone afterwards on success.
-func (r *Store) InstallIndex(ix Index) error {
+func (r *Files) InstallIndex(ix gitstore.Index) error {
 	if ix.Path == "" {
 		return errors.New("InstallIndex needs a private index")
 	}
@@ -123,23 +124,9 @@ func (r *Store) InstallIndex(ix Index) error {
 	return nil
 }
 
-// InPathOrder lists found's entries in the order of paths, with an empty
-// Mode and Blob for a path found lacks (IndexEntries, FilesAt).
-func InPathOrder(paths []string, found map[string]IndexEntry) []IndexEntry {
-	entries := make([]IndexEntry, len(paths))
-	for i, p := range paths {
-		if e, ok := found[p]; ok {
-			entries[i] = e
-		} else {
-			entries[i] = IndexEntry{Path: p}
-		}
-	}
-	return entries
-}
-
 // IndexLocked reports whether the user's index.lock exists (a git process
 // is changing the index, or one was killed while it did).
-func (r *Store) IndexLocked() bool {
+func (r *Files) IndexLocked() bool {
 	_, err := os.Lstat(r.IndexPath() + ".lock")
 	return err == nil
 }
@@ -154,19 +141,13 @@ func (e *IndexLockedError) Error() string {
 // Is makes errors.Is(err, ErrIndexLocked) hold.
 func (e *IndexLockedError) Is(target error) bool { return target == ErrIndexLocked }
 
-// Index names an index file for plumbing commands. The zero value is the
-// user's own index (only commands defined to touch it may use that).
-type Index struct {
-	Path string // absolute path of a private index file, "" for the user's index
-}
-
 // IndexFile is the user's index as read once: its bytes, its file's
 // identity (to tell later whether it was replaced) and, when its
 // cache-tree covers it whole, its tree.
 type IndexFile struct {
 	Absent bool
-	data   *indexData // nil: absent
-	id     fileID     // the file read (zero: not known)
+	data   *indexData      // nil: absent
+	id     gitstore.FileID // the file read (zero: not known)
 	// Tree is the index's tree when it is known without a git process
 	// ("" otherwise). Plain is false when the index holds what a tree
 	// cannot (conflict stages, intent-to-add or skip-worktree entries, a
@@ -186,7 +167,7 @@ func (ix *IndexFile) Bytes() []byte {
 }
 
 // ReadIndexFile reads the user's index and what its cache-tree says.
-func (r *Store) ReadIndexFile() (*IndexFile, error) {
+func (r *Files) ReadIndexFile() (*IndexFile, error) {
 	f, err := os.Open(r.IndexPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return &IndexFile{Absent: true, Plain: true, Tree: r.EmptyTree()}, nil
@@ -199,7 +180,7 @@ func (r *Store) ReadIndexFile() (*IndexFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	id := fileIDOf(f)
+	id := gitstore.FileIDOf(f)
 	if data, tree, plain, ok := r.recalledIndex(r.IndexPath(), f, id); ok {
 		// Read (or written) by this process a moment ago.
 		ix := &IndexFile{data: data, id: id, Tree: tree, Plain: plain}
@@ -217,7 +198,7 @@ func (r *Store) ReadIndexFile() (*IndexFile, error) {
 	if ix.Tree != "" && !r.HasObjectHere(ix.Tree) {
 		ix.Tree = ""
 	}
-	if id != (fileID{}) && int64(len(data)) == id.Size {
+	if id != (gitstore.FileID{}) && int64(len(data)) == id.Size {
 		rememberIndex(r.IndexPath(), id, ix.data, ix.Tree, ix.Plain)
 	}
 	return ix, nil
@@ -233,8 +214,8 @@ func (ix *IndexFile) Unchanged(r interface{ IndexPath() string }) bool {
 		_, err := os.Stat(r.IndexPath())
 		return errors.Is(err, fs.ErrNotExist)
 	}
-	now, ok := idOfPath(r.IndexPath())
-	if !ok || ix.id == (fileID{}) || now != ix.id {
+	now, ok := gitstore.IDOfPath(r.IndexPath())
+	if !ok || ix.id == (gitstore.FileID{}) || now != ix.id {
 		return false
 	}
 	return time.Since(time.Unix(0, now.Ctime)) > 2*time.Second
@@ -362,7 +343,7 @@ func indexCacheTree(data []byte, hashLen int) (tree string, plain bool) {
 
 // ReadIndexBytes returns the user's index file as it is (nil when there is
 // none).
-func (r *Store) ReadIndexBytes() ([]byte, error) {
+func (r *Files) ReadIndexBytes() ([]byte, error) {
 	b, err := os.ReadFile(r.IndexPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -373,7 +354,7 @@ func (r *Store) ReadIndexBytes() ([]byte, error) {
 // WriteIndexBytes replaces the user's index with data the way git does:
 // under index.lock (created exclusively), fsynced, renamed into place.
 // nil data removes the index.
-func (r *Store) WriteIndexBytes(data []byte) error {
+func (r *Files) WriteIndexBytes(data []byte) error {
 	lock := r.IndexPath() + ".lock"
 	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
@@ -406,24 +387,16 @@ func (r *Store) WriteIndexBytes(data []byte) error {
 	return werr
 }
 
-// IndexEntry is one index entry to set: Mode "" (or "0") and Blob "" remove
-// the path from the index.
-type IndexEntry struct {
-	Path string
-	Mode string
-	Blob string
-}
-
 // ParseIndex reads the entries of an index file of version 2 or 3 (the
 // small indexes this package writes itself).
-func ParseIndex(data []byte, hashLen int) ([]IndexEntry, error) {
+func ParseIndex(data []byte, hashLen int) ([]gitstore.IndexEntry, error) {
 	if len(data) >= 8 && binary.BigEndian.Uint32(data[4:8]) == 4 {
 		return nil, errors.New("reading a private index: unexpected version 4")
 	}
-	var entries []IndexEntry
+	var entries []gitstore.IndexEntry
 	_, err := walkIndex(data, hashLen, func(e indexEntry) {
 		if stage := (e.flags >> 12) & 3; stage == 0 {
-			entries = append(entries, IndexEntry{Mode: fmt.Sprintf("%06o", e.mode), Blob: hex.EncodeToString(e.oid), Path: string(e.name)})
+			entries = append(entries, gitstore.IndexEntry{Mode: fmt.Sprintf("%06o", e.mode), Blob: hex.EncodeToString(e.oid), Path: string(e.name)})
 		}
 	})
 	if err != nil {
@@ -438,8 +411,8 @@ func ParseIndex(data []byte, hashLen int) ([]IndexEntry, error) {
 // conflict stages, intent-to-add or skip-worktree entries, no split or
 // sparse index: see indexCacheTree) and the tree is in the object store.
 // A caller given "" asks git (WriteTree).
-func (r *Store) CachedTree(ix Index) string {
-	if ix.Path == "" || !r.fastOK() {
+func (r *Files) CachedTree(ix gitstore.Index) string {
+	if ix.Path == "" || !r.InProcess() {
 		return ""
 	}
 	data, err := os.ReadFile(ix.Path)
@@ -457,12 +430,12 @@ func (r *Store) CachedTree(ix Index) string {
 // index entries (stage 0) of paths, in their order, and the paths with
 // conflict stages. ok is false when git should read the index (version 4,
 // intent-to-add or skip-worktree entries, an unreadable file).
-func (r *Store) IndexEntriesHere(paths []string) (entries []IndexEntry, unmerged map[string]bool, ok bool) {
+func (r *Files) IndexEntriesHere(paths []string) (entries []gitstore.IndexEntry, unmerged map[string]bool, ok bool) {
 	want := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		want[p] = true
 	}
-	found := map[string]IndexEntry{}
+	found := map[string]gitstore.IndexEntry{}
 	unmerged = map[string]bool{}
 	if ix, err := r.ReadIndexFile(); err == nil && !ix.Absent && ix.data != nil {
 		data := ix.Bytes()
@@ -483,13 +456,13 @@ func (r *Store) IndexEntriesHere(paths []string) (entries []IndexEntry, unmerged
 				unmerged[string(e.name)] = true
 				return
 			}
-			found[string(e.name)] = IndexEntry{Path: string(e.name), Mode: strconv.FormatUint(uint64(e.mode), 8), Blob: hex.EncodeToString(e.oid)}
+			found[string(e.name)] = gitstore.IndexEntry{Path: string(e.name), Mode: strconv.FormatUint(uint64(e.mode), 8), Blob: hex.EncodeToString(e.oid)}
 		})
 		if werr == nil && hereOK {
-			return InPathOrder(paths, found), unmerged, true
+			return gitstore.InPathOrder(paths, found), unmerged, true
 		}
 	} else if err == nil && ix.Absent {
-		return InPathOrder(paths, found), unmerged, true
+		return gitstore.InPathOrder(paths, found), unmerged, true
 	}
 	return nil, nil, false
 }

@@ -1,4 +1,4 @@
-package gitstore
+package gitindex
 
 // This file holds the last index file this process read or wrote, kept in memory (in
 // pieces, as written) so that the next read of the same file costs no copy,
@@ -6,6 +6,7 @@ package gitstore
 
 import (
 	"bytes"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"os"
 	"runtime"
 	"sync"
@@ -21,7 +22,7 @@ import (
 var indexMemo struct {
 	sync.Mutex
 	path  string
-	id    fileID
+	id    gitstore.FileID
 	data  *indexData
 	tree  string
 	plain bool
@@ -62,7 +63,7 @@ func (d *indexData) tail(n int) []byte {
 	return b[len(b)-n:]
 }
 
-func rememberIndex(path string, id fileID, data *indexData, tree string, plain bool) {
+func rememberIndex(path string, id gitstore.FileID, data *indexData, tree string, plain bool) {
 	indexMemo.Lock()
 	defer indexMemo.Unlock()
 	indexMemo.path, indexMemo.id, indexMemo.data, indexMemo.tree, indexMemo.plain = path, id, data, tree, plain
@@ -70,12 +71,12 @@ func rememberIndex(path string, id fileID, data *indexData, tree string, plain b
 
 // recalledIndex returns the remembered index when f (open at path, of
 // identity id) is the same file with the same checksum.
-func (r *Store) recalledIndex(path string, f *os.File, id fileID) (data *indexData, tree string, plain, ok bool) {
+func (r *Files) recalledIndex(path string, f *os.File, id gitstore.FileID) (data *indexData, tree string, plain, ok bool) {
 	indexMemo.Lock()
 	defer indexMemo.Unlock()
 	n := r.HashLen()
 	m := indexMemo.data
-	if indexMemo.path != path || id == (fileID{}) || indexMemo.id != id || m == nil || m.size < n || int64(m.size) != id.Size {
+	if indexMemo.path != path || id == (gitstore.FileID{}) || indexMemo.id != id || m == nil || m.size < n || int64(m.size) != id.Size {
 		return nil, "", false, false
 	}
 	sum := make([]byte, n)
@@ -107,12 +108,4 @@ func bigBuffer(n int) []byte {
 		_ = unix.Madvise(b[start:end], madvHugepage) // only advice
 	}
 	return b
-}
-
-func fileIDOf(f *os.File) fileID {
-	var s unix.Stat_t
-	if unix.Fstat(int(f.Fd()), &s) != nil {
-		return fileID{}
-	}
-	return idOfStat(&s)
 }

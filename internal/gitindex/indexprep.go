@@ -1,4 +1,4 @@
-package gitstore
+package gitindex
 
 // This file holds prepareIndexEntries: an index edit worked out ahead of time, while the
 // caller does something else, and taken up by SetIndexEntries when the
@@ -6,6 +6,7 @@ package gitstore
 
 import (
 	"context"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"slices"
 	"sync"
 )
@@ -19,18 +20,18 @@ import (
 // (the same identity and trailing checksum, as it would use the
 // remembered bytes), with the same entries and known; otherwise it works
 // everything out again.
-func (r *Store) PrepareIndexEntries(ctx context.Context, entries []IndexEntry, known *KnownFolders) {
-	if !r.fastOK() || len(entries) == 0 {
+func (r *Files) PrepareIndexEntries(ctx context.Context, entries []gitstore.IndexEntry, known *KnownFolders) {
+	if !r.InProcess() || len(entries) == 0 {
 		return
 	}
 	path := r.IndexPath()
 	indexMemo.Lock()
-	if indexMemo.path != path || indexMemo.data == nil || indexMemo.id == (fileID{}) {
+	if indexMemo.path != path || indexMemo.data == nil || indexMemo.id == (gitstore.FileID{}) {
 		indexMemo.Unlock()
 		return
 	}
 	p := &indexPrep{path: path, id: indexMemo.id, data: indexMemo.data,
-		entries: append([]IndexEntry(nil), entries...), known: known, done: make(chan struct{})}
+		entries: append([]gitstore.IndexEntry(nil), entries...), known: known, done: make(chan struct{})}
 	indexMemo.Unlock()
 	prepared.Lock()
 	prepared.p = p
@@ -55,9 +56,9 @@ var prepared struct {
 
 type indexPrep struct {
 	path    string
-	id      fileID
+	id      gitstore.FileID
 	data    *indexData // the bytes it was worked out from
-	entries []IndexEntry
+	entries []gitstore.IndexEntry
 	known   *KnownFolders
 	done    chan struct{}
 	out     [][]byte // the new file's pieces, its checksum last (nil: left to the step)
@@ -67,7 +68,7 @@ type indexPrep struct {
 
 // takePrepared returns the prepared edit of these entries on the file of
 // identity id at path, once worked out (nil: none, or it failed).
-func takePrepared(path string, id fileID, entries []IndexEntry, known *KnownFolders) *indexPrep {
+func takePrepared(path string, id gitstore.FileID, entries []gitstore.IndexEntry, known *KnownFolders) *indexPrep {
 	prepared.Lock()
 	p := prepared.p
 	if p == nil || p.path != path {

@@ -1,4 +1,4 @@
-package gitstore
+package gitindex
 
 // This file holds the in-process editor of the user's index: a few
 // entries set or removed (what `git update-index --index-info` does) at
@@ -16,6 +16,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"hash"
 	"io"
 	"io/fs"
@@ -31,7 +32,7 @@ import (
 // without reading any tree again.
 type KnownFolders struct {
 	Base    string
-	Folders map[string]FolderEdit
+	Folders map[string]gitstore.FolderEdit
 }
 
 // SetIndexEntries sets the user's index entries of the given paths to
@@ -44,12 +45,12 @@ type KnownFolders struct {
 // of a folder): under index.lock, taken before
 // the index is read, written whole and renamed into place, as git does.
 // Otherwise git does it.
-func (r *Store) SetIndexEntries(ctx context.Context, entries []IndexEntry, known *KnownFolders) error {
+func (r *Files) SetIndexEntries(ctx context.Context, entries []gitstore.IndexEntry, known *KnownFolders) error {
 	done, err := r.editIndex(ctx, entries, known)
 	if done || err != nil {
 		return err
 	}
-	return r.Git.UpdateIndexEntries(ctx, Index{}, entries)
+	return r.Git.UpdateIndexEntries(ctx, gitstore.Index{}, entries)
 }
 
 // errIndexFallback says the index holds something editIndex leaves to git.
@@ -57,8 +58,8 @@ var errIndexFallback = errors.New("index left to git")
 
 // editIndex is SetIndexEntries in this process; done is false (and
 // nothing changed) when git must do it.
-func (r *Store) editIndex(ctx context.Context, entries []IndexEntry, known *KnownFolders) (done bool, err error) {
-	if !r.fastOK() || len(entries) == 0 {
+func (r *Files) editIndex(ctx context.Context, entries []gitstore.IndexEntry, known *KnownFolders) (done bool, err error) {
+	if !r.InProcess() || len(entries) == 0 {
 		// fastOK: no shared repository (the lock file's mode) and no
 		// fsync setting (git's default: the index is not flushed).
 		return false, nil
@@ -92,8 +93,8 @@ func (r *Store) editIndex(ctx context.Context, entries []IndexEntry, known *Know
 			src.Close()
 		}
 	}()
-	id := fileIDOf(src)
-	if id == (fileID{}) {
+	id := gitstore.FileIDOf(src)
+	if id == (gitstore.FileID{}) {
 		return false, nil
 	}
 	var out [][]byte
@@ -155,7 +156,7 @@ func (r *Store) editIndex(ctx context.Context, entries []IndexEntry, known *Know
 	go src.Close()
 	// The operation log reads it next: from memory, if it is still this
 	// file (rename changed its ctime, so its identity is taken now).
-	if nid, ok := idOfPath(path); ok {
+	if nid, ok := gitstore.IDOfPath(path); ok {
 		size := 0
 		for _, p := range out {
 			size += len(p)
@@ -182,7 +183,7 @@ type indexPos struct {
 // errIndexFallback instead. indexMtime is the file's modification time (seconds):
 // entries as recent are racily clean and are smudged, as git does when it
 // writes an index, so that their files are compared by content next time.
-func (r *Store) editIndexData(ctx context.Context, data []byte, indexMtime int64, entries []IndexEntry, known *KnownFolders, gitOK bool) (out [][]byte, tree string, plain bool, err error) {
+func (r *Files) editIndexData(ctx context.Context, data []byte, indexMtime int64, entries []gitstore.IndexEntry, known *KnownFolders, gitOK bool) (out [][]byte, tree string, plain bool, err error) {
 	hashLen := r.HashLen()
 	ix, err := scanIndex(data, hashLen, indexMtime)
 	if err != nil {
@@ -333,7 +334,7 @@ func (ix *scannedIndex) find(name string) int {
 // given twice, a mode git would not write, a conflict or flagged entry at
 // the path, a file in the way of a folder (or the other way round), an
 // added or removed path with an untracked cache.
-func (ix *scannedIndex) plan(entries []IndexEntry) ([]indexEdit, error) {
+func (ix *scannedIndex) plan(entries []gitstore.IndexEntry) ([]indexEdit, error) {
 	eds := make([]indexEdit, 0, len(entries))
 	seen := map[string]bool{}
 	for _, e := range entries {
@@ -399,7 +400,7 @@ func (ix *scannedIndex) plan(entries []IndexEntry) ([]indexEdit, error) {
 // says what the folders became (valid is then true); else invalidated
 // along them, as git does. rootTree is the root's id as the result holds
 // it.
-func (r *Store) editedCacheTree(ctx context.Context, ix *scannedIndex, eds []indexEdit, known *KnownFolders, gitOK bool) (newTree []byte, rootTree string, valid bool, err error) {
+func (r *Files) editedCacheTree(ctx context.Context, ix *scannedIndex, eds []indexEdit, known *KnownFolders, gitOK bool) (newTree []byte, rootTree string, valid bool, err error) {
 	newCount := ix.count
 	delta := map[string]int{}
 	for _, ed := range eds {
@@ -425,15 +426,15 @@ func (r *Store) editedCacheTree(ctx context.Context, ix *scannedIndex, eds []ind
 	updated := false
 	if ix.plain && root.count == ix.count {
 		base := hex.EncodeToString(root.oid)
-		var folders map[string]FolderEdit
+		var folders map[string]gitstore.FolderEdit
 		if known != nil && known.Base == base {
 			folders = known.Folders
 		} else if !gitOK {
 			return nil, "", false, errIndexFallback
 		} else if r.HasObjectHere(base) {
-			edits := make([]TreeEdit, len(eds))
+			edits := make([]gitstore.TreeEdit, len(eds))
 			for i, ed := range eds {
-				edits[i] = TreeEdit{Path: ed.name}
+				edits[i] = gitstore.TreeEdit{Path: ed.name}
 				if !ed.remove {
 					edits[i].Mode = strconv.FormatUint(uint64(ed.mode), 8)
 					edits[i].Object = hex.EncodeToString(ed.oid)
@@ -552,7 +553,7 @@ func (b *pieces) join() []byte {
 }
 
 // indexSum is the trailing checksum of an index file made of pieces.
-func (r *Store) indexSum(pieces [][]byte) []byte {
+func (r *Files) indexSum(pieces [][]byte) []byte {
 	h := r.indexHash()
 	for _, p := range pieces {
 		h.Write(p)
@@ -560,7 +561,7 @@ func (r *Store) indexSum(pieces [][]byte) []byte {
 	return h.Sum(nil)
 }
 
-func (r *Store) indexHash() hash.Hash {
+func (r *Files) indexHash() hash.Hash {
 	if r.ObjectFormat == "sha256" {
 		return sha256.New()
 	}

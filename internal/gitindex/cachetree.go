@@ -1,4 +1,4 @@
-package gitstore
+package gitindex
 
 // This file holds the index's cache-tree extension: parsed, brought up to date along
 // edited paths from what the trees became, invalidated, and encoded again.
@@ -6,6 +6,7 @@ package gitstore
 import (
 	"bytes"
 	"encoding/hex"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"sort"
 	"strconv"
 	"strings"
@@ -130,7 +131,7 @@ func (n *cacheTree) invalidate(path string) {
 // from folders (as EditTreeFolders of the index's tree reported them) and
 // its entry count moved by delta. It reports false when the cache-tree
 // does not match what the tree said (the caller then invalidates).
-func (n *cacheTree) update(folders map[string]FolderEdit, delta map[string]int, hashLen int) bool {
+func (n *cacheTree) update(folders map[string]gitstore.FolderEdit, delta map[string]int, hashLen int) bool {
 	dirs := make([]string, 0, len(folders))
 	for d := range folders {
 		dirs = append(dirs, d)

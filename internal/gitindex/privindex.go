@@ -1,4 +1,4 @@
-package gitstore
+package gitindex
 
 // This file holds private indexes: the one naming and cleanup rule for
 // an index of our own in the git dir, what a killed process leaves
@@ -7,6 +7,7 @@ package gitstore
 import (
 	"errors"
 	"fmt"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"io"
 	"io/fs"
 	"os"
@@ -39,7 +40,7 @@ type LeftoverIndex struct {
 // that are in the git dir, and the user's index.lock when it is a link to
 // one of them. The caller decides, from PID, which were left by processes
 // that have ended.
-func (r *Store) LeftoverIndexes(name string) ([]LeftoverIndex, error) {
+func (r *Files) LeftoverIndexes(name string) ([]LeftoverIndex, error) {
 	re := regexp.MustCompile(`^` + regexp.QuoteMeta(name) + `-(?:([0-9]+)-)?[0-9]+\.index(\.lock)?$`)
 	ents, err := os.ReadDir(r.GitDir)
 	if err != nil {
@@ -67,7 +68,7 @@ func (r *Store) LeftoverIndexes(name string) ([]LeftoverIndex, error) {
 // RemoveLeftover removes a file LeftoverIndexes listed. The user's
 // index.lock is removed only while it is still the same file as a private
 // index of l.PID's.
-func (r *Store) RemoveLeftover(name string, l LeftoverIndex) error {
+func (r *Files) RemoveLeftover(name string, l LeftoverIndex) error {
 	if l.UserLock {
 		now, err := r.LeftoverIndexes(name)
 		if err != nil {
@@ -90,7 +91,7 @@ func (r *Store) RemoveLeftover(name string, l LeftoverIndex) error {
 // PrivateIndex returns an empty private index in the git dir named
 // <name>-<pid>-<n>.index and the function that removes it (and any
 // <file>.lock left beside it) when done.
-func (r *Store) PrivateIndex(name string) (Index, func(), error) {
+func (r *Files) PrivateIndex(name string) (gitstore.Index, func(), error) {
 	return r.EmptyPrivateIndex(name)
 }
 
@@ -104,7 +105,7 @@ var privateIndexSeq atomic.Uint64
 // it is if a kill leaves it behind: LeftoverIndexes(name) lists such files.
 // The returned remove is the one cleanup rule for every private index: the
 // file goes, and so does the <file>.lock git may have left beside it.
-func (r *Store) newPrivateIndex(name string) (*os.File, Index, func(), error) {
+func (r *Files) newPrivateIndex(name string) (*os.File, gitstore.Index, func(), error) {
 	for {
 		path := filepath.Join(r.GitDir, fmt.Sprintf("%s-%d-%d.index", name, os.Getpid(), privateIndexSeq.Add(1)))
 		f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
@@ -112,9 +113,9 @@ func (r *Store) newPrivateIndex(name string) (*os.File, Index, func(), error) {
 			continue
 		}
 		if err != nil {
-			return nil, Index{}, nil, err
+			return nil, gitstore.Index{}, nil, err
 		}
-		return f, Index{Path: path}, func() {
+		return f, gitstore.Index{Path: path}, func() {
 			os.Remove(path)
 			os.Remove(path + ".lock")
 		}, nil
@@ -124,10 +125,10 @@ func (r *Store) newPrivateIndex(name string) (*os.File, Index, func(), error) {
 // EmptyPrivateIndex is newPrivateIndex for an index that starts empty: the
 // file is left absent, which is how git spells an empty index (git refuses
 // an empty file), and is created by the first git command that writes it.
-func (r *Store) EmptyPrivateIndex(name string) (Index, func(), error) {
+func (r *Files) EmptyPrivateIndex(name string) (gitstore.Index, func(), error) {
 	f, ix, remove, err := r.newPrivateIndex(name)
 	if err != nil {
-		return Index{}, nil, err
+		return gitstore.Index{}, nil, err
 	}
 	f.Close()
 	remove()
@@ -145,8 +146,8 @@ func (r *Store) EmptyPrivateIndex(name string) (Index, func(), error) {
 // never following a link. ok is false, and git hashes all of them, for
 // anything else (a folder or submodule, a special file, a file over 32
 // MiB, a .gitattributes among the paths).
-func (r *Store) HashHere(paths []string) ([]IndexEntry, bool) {
-	if !r.fastOK() || !r.plainCheckin() {
+func (r *Files) HashHere(paths []string) ([]gitstore.IndexEntry, bool) {
+	if !r.InProcess() || !r.PlainCheckin() {
 		return nil, false
 	}
 	root, err := os.OpenRoot(r.WorkTree)
@@ -185,7 +186,7 @@ func (r *Store) HashHere(paths []string) ([]IndexEntry, bool) {
 		folders[dir] = st
 		return st, true
 	}
-	out := make([]IndexEntry, 0, len(paths))
+	out := make([]gitstore.IndexEntry, 0, len(paths))
 	for _, p := range paths {
 		if p == "" || strings.HasSuffix(p, "/") || path.Clean(p) != p || !fs.ValidPath(p) || path.Base(p) == ".gitattributes" {
 			return nil, false
@@ -221,7 +222,7 @@ func (r *Store) HashHere(paths []string) ([]IndexEntry, bool) {
 			if err == nil && ofi.Mode().IsRegular() && ofi.Size() <= maxHashHere {
 				data, err = io.ReadAll(io.LimitReader(f, maxHashHere+1))
 			} else if err == nil {
-				err = errSlowPath
+				err = errNotPlain
 			}
 			f.Close()
 			if err != nil || len(data) > maxHashHere {
@@ -235,7 +236,7 @@ func (r *Store) HashHere(paths []string) ([]IndexEntry, bool) {
 			if err != nil {
 				return nil, false
 			}
-			data, mode = []byte(target), ModeSymlink
+			data, mode = []byte(target), gitstore.ModeSymlink
 		default:
 			return nil, false
 		}
@@ -243,7 +244,7 @@ func (r *Store) HashHere(paths []string) ([]IndexEntry, bool) {
 		if err != nil {
 			return nil, false
 		}
-		out = append(out, IndexEntry{Mode: mode, Blob: id, Path: p})
+		out = append(out, gitstore.IndexEntry{Mode: mode, Blob: id, Path: p})
 	}
 	// In the index's order, as git's answer comes.
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
@@ -253,42 +254,6 @@ func (r *Store) HashHere(paths []string) ([]IndexEntry, bool) {
 // maxHashHere is the largest file HashHere reads itself.
 const maxHashHere = 32 << 20
 
-// plainCheckin reports whether git would store work-tree files as their
-// bytes, whatever their path: the repository-wide half of HashHere's test.
-// Attributes can also come from git's system-wide file (as for config: known
-// only for a git under /usr), from a tree (GIT_ATTR_SOURCE, attr.tree) or a
-// file named in the config (core.attributesFile).
-func (r *Store) plainCheckin() bool {
-	if _, err := os.Lstat(filepath.Join(r.CommonDir, "info", "attributes")); !errors.Is(err, fs.ErrNotExist) {
-		return false
-	}
-	if os.Getenv("GIT_ATTR_SOURCE") != "" || r.ConfigMayMention("attr", "sparse") {
-		return false
-	}
-	if v := strings.ToLower(os.Getenv("GIT_ATTR_NOSYSTEM")); v != "1" && v != "true" && v != "yes" && v != "on" {
-		if _, known := systemConfigFile(); !known {
-			return false
-		}
-		if _, err := os.Lstat("/etc/gitattributes"); !errors.Is(err, fs.ErrNotExist) {
-			return false
-		}
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		xdg := os.Getenv("XDG_CONFIG_HOME")
-		if xdg == "" {
-			xdg = filepath.Join(home, ".config")
-		}
-		if _, err := os.Lstat(filepath.Join(xdg, "git", "attributes")); !errors.Is(err, fs.ErrNotExist) {
-			return false
-		}
-	} else {
-		return false
-	}
-	for _, c := range []struct{ key, want string }{{"autocrlf", "false"}, {"filemode", "true"}, {"symlinks", "true"}} {
-		v, found, ok := r.ConfigLast("core", c.key)
-		if !ok || found && v != c.want {
-			return false
-		}
-	}
-	return true
-}
+// errNotPlain says a work-tree file is not one HashHere reads (not a
+// regular file, or too big): git hashes it.
+var errNotPlain = errors.New("not a plain file to hash here")
