@@ -41,7 +41,7 @@ type Repo struct {
 	// command, or "true" for git's daemon) that Status lets git use; every
 	// other git child runs with core.fsmonitor off. See FSMonitorSetting.
 	StatusFSMonitor string
-	// StatusStatCache lets Status run on the stat cache (gitstore's
+	// StatusStatCache lets Status run on the stat cache (gitindex's
 	// statcache.go), a private copy of the index whose refreshed stat data
 	// is kept: only for the workspace's own snapshot, under its lock.
 	StatusStatCache bool

@@ -1,6 +1,6 @@
 // Package gitstore reads and writes git's own files in this process: loose
-// and packed objects, ref files and packed-refs, plain config files, the
-// index and its cache-tree, private indexes, trees, and the stat cache. It never starts git itself: where a case is not one it handles,
+// and packed objects, ref files and packed-refs, plain config files and
+// trees (package gitindex, on top of it, does the index files). It never starts git itself: where a case is not one it handles,
 // it asks the Git its Store was given, which is how package git (the
 // porcelain that starts git processes) plugs in.
 package gitstore
