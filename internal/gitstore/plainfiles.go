@@ -5,11 +5,11 @@ package gitstore
 
 import (
 	"errors"
-	"path/filepath"
-	"strings"
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
+	"strings"
 	"syscall"
 )
 
