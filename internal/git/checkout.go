@@ -44,7 +44,7 @@ func (r *Repo) CheckoutTo(ctx context.Context, dir string, entries []IndexEntry)
 		return err
 	}
 	defer cleanup()
-	_, err = r.run(ctx, cmd{args: []string{"checkout-index", "-a", "-f", "--prefix=" + abs + "/"}, env: ix.env()})
+	_, err = r.run(ctx, cmd{args: []string{"checkout-index", "-a", "-f", "--prefix=" + abs + "/"}, env: indexEnv(ix)})
 	return err
 }
 
@@ -62,7 +62,7 @@ func (r *Repo) CheckoutTo(ctx context.Context, dir string, entries []IndexEntry)
 // *RefLockError naming it (Lock), and nothing is changed.
 func (r *Repo) ResetHard(ctx context.Context, commit, reason string) error {
 	r.refsAboutToChange("HEAD")
-	if !r.validID(commit) {
+	if !r.ValidID(commit) {
 		return fmt.Errorf("ResetHard needs a full commit id, not %q", commit)
 	}
 	if r.IndexLocked() {
@@ -76,7 +76,7 @@ func (r *Repo) ResetHard(ctx context.Context, commit, reason string) error {
 	if err != nil {
 		return fmt.Errorf("copying the index: %w", err)
 	}
-	env := ix.env()
+	env := indexEnv(ix)
 	if reason != "" {
 		env = append(env, "GIT_REFLOG_ACTION="+reason)
 	}
@@ -166,7 +166,7 @@ func (s *BlobStreamer) Stream(ctx context.Context, reqs []BlobRequest, to func(i
 	}
 	r, filters := s.r, s.filters
 	for _, q := range reqs {
-		if !r.validID(q.Blob) {
+		if !r.ValidID(q.Blob) {
 			return fmt.Errorf("malformed blob id %q for %s", q.Blob, q.Path)
 		}
 		if filters && (q.Path == "" || strings.IndexByte(q.Path, 0) >= 0) {
@@ -310,7 +310,7 @@ func copyUntil(w io.Writer, src interface {
 // sums to the id git gives a blob of that content (git hash-object
 // --no-filters), in the repository's object format.
 func (r *Repo) NewBlobHash(size int64) hash.Hash {
-	return r.newObjectHash("blob", size)
+	return r.NewObjectHash("blob", size)
 }
 
 // CheckoutRaw is CheckoutTo without any filter: each blob's bytes are
@@ -322,7 +322,7 @@ func (r *Repo) CheckoutRaw(ctx context.Context, dir string, entries []IndexEntry
 		return nil
 	}
 	for _, e := range entries {
-		if !r.validID(e.Blob) {
+		if !r.ValidID(e.Blob) {
 			return fmt.Errorf("malformed blob id %q for %s", e.Blob, e.Path)
 		}
 	}

@@ -86,11 +86,11 @@ func (r *Repo) FindCommits(ctx context.Context, q CommitQuery) ([]CommitInfo, er
 // or config, and loose objects that this process may write (fastOK). It
 // is the one commit writer: CommitTree uses it. ok is false when git must write it.
 func (r *Repo) writeCommit(req CommitRequest) (id string, ok bool, err error) {
-	if !r.validID(req.Tree) || !cleanIdent(req.Author) || !cleanIdent(req.Committer) || strings.IndexByte(req.Message, 0) >= 0 {
+	if !r.ValidID(req.Tree) || !cleanIdent(req.Author) || !cleanIdent(req.Committer) || strings.IndexByte(req.Message, 0) >= 0 {
 		return "", false, nil
 	}
 	for _, p := range req.Parents {
-		if !r.validID(p) {
+		if !r.ValidID(p) {
 			return "", false, nil
 		}
 	}
@@ -103,7 +103,7 @@ func (r *Repo) writeCommit(req CommitRequest) (id string, ok bool, err error) {
 	if !ok1 || !ok2 {
 		return "", false, nil
 	}
-	if !r.fastOK() || r.ConfigMayMention("encoding") {
+	if !r.InProcess() || r.ConfigMayMention("encoding") {
 		return "", false, nil
 	}
 	var b bytes.Buffer
@@ -114,7 +114,7 @@ func (r *Repo) writeCommit(req CommitRequest) (id string, ok bool, err error) {
 	fmt.Fprintf(&b, "author %s <%s> %s\n", req.Author.Name, req.Author.Email, authorDate)
 	fmt.Fprintf(&b, "committer %s <%s> %s\n\n", req.Committer.Name, req.Committer.Email, committerDate)
 	b.WriteString(req.Message)
-	if id, err = r.writeObject("commit", b.Bytes()); err != nil {
+	if id, err = r.WriteObject("commit", b.Bytes()); err != nil {
 		return "", true, err
 	}
 	return id, true, nil
@@ -217,10 +217,10 @@ func (r *Repo) CommitMessage(ctx context.Context, commit string) (string, error)
 }
 
 // ReadCommit returns a commit's parents and message: read here when it
-// can be (readObjectHere), else by git.
+// can be (ReadObjectHere), else by git.
 func (r *Repo) ReadCommit(ctx context.Context, id string) (parents []string, msg string, err error) {
-	if r.fastOK() {
-		typ, data, ok := r.readObjectHere(id)
+	if r.InProcess() {
+		typ, data, ok := r.ReadObjectHere(id)
 		if ok && typ == "commit" {
 			head, body, _ := bytes.Cut(data, []byte("\n\n"))
 			for _, l := range strings.Split(string(head), "\n") {

@@ -30,7 +30,7 @@ func TestFastPathFollowsIncludes(t *testing.T) {
 				t.Fatal(err)
 			}
 			gitT(t, r.WorkTree, "config", "include.path", inc)
-			if got := r.fastOK(); got != c.fast {
+			if got := r.InProcess(); got != c.fast {
 				t.Errorf("fastOK with an included %q = %v, want %v", c.included, got, c.fast)
 			}
 		})
@@ -69,12 +69,12 @@ func TestRefNeedsGitFollowsLogAllRefUpdates(t *testing.T) {
 		"refs/remotes/origin/main":    true,
 		"refs/notes/commits":          true,
 	} {
-		if got := r.refNeedsGit(name); got != want {
-			t.Errorf("logAllRefUpdates=true: refNeedsGit(%s) = %v, want %v", name, got, want)
+		if got := r.RefNeedsGit(name); got != want {
+			t.Errorf("logAllRefUpdates=true: RefNeedsGit(%s) = %v, want %v", name, got, want)
 		}
 	}
 	gitT(t, r.WorkTree, "config", "core.logAllRefUpdates", "always")
-	if !r.refNeedsGit("refs/nudgethis-oplog/main") {
+	if !r.RefNeedsGit("refs/nudgethis-oplog/main") {
 		t.Error("logAllRefUpdates=always: the op log's ref would be updated without its reflog")
 	}
 	ctx := context.Background()
@@ -87,14 +87,14 @@ func TestRefNeedsGitFollowsLogAllRefUpdates(t *testing.T) {
 	}
 }
 
-// configLast, where it answers, answers what git config --type=bool-or-str
+// ConfigLast, where it answers, answers what git config --type=bool-or-str
 // --get does, for the spellings a config file allows; where it cannot be
 // sure it says so, and git is asked.
 func TestConfigLastAgreesWithGit(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name, text string
-		here       bool // configLast answers without git
+		here       bool // ConfigLast answers without git
 	}{
 		{"unset", "[user]\n\tname = x\n", true},
 		{"path", "[core]\n\tfsmonitor = /opt/hooks/fsmon\n", true},
@@ -123,9 +123,9 @@ func TestConfigLastAgreesWithGit(t *testing.T) {
 			if err := os.WriteFile(cfg, append(old, c.text...), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			val, found, here := r.configLast("core", "fsmonitor")
+			val, found, here := r.ConfigLast("core", "fsmonitor")
 			if here != c.here {
-				t.Fatalf("configLast answered here = %v, want %v (value %q)", here, c.here, val)
+				t.Fatalf("ConfigLast answered here = %v, want %v (value %q)", here, c.here, val)
 			}
 			if !here {
 				return
@@ -135,7 +135,7 @@ func TestConfigLastAgreesWithGit(t *testing.T) {
 			out, err := cmd.Output()
 			gitFound := err == nil
 			if gitFound != found || strings.TrimSuffix(string(out), "\n") != val {
-				t.Errorf("configLast = %q (found %v); git config = %q (err %v)", val, found, out, err)
+				t.Errorf("ConfigLast = %q (found %v); git config = %q (err %v)", val, found, out, err)
 			}
 		})
 	}
@@ -175,7 +175,7 @@ func TestConfigLastLeavesContinuationsToGit(t *testing.T) {
 	if err := os.WriteFile(cfg, append(old, "[core]\n\tfsmonitor = /opt/a\\\nb\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if v, _, here := r.configLast("core", "fsmonitor"); here {
-		t.Errorf("configLast read a continued value here: %q", v)
+	if v, _, here := r.ConfigLast("core", "fsmonitor"); here {
+		t.Errorf("ConfigLast read a continued value here: %q", v)
 	}
 }

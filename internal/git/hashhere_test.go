@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// hashHere stores what git update-index would store for the same paths,
+// HashHere stores what git update-index would store for the same paths,
 // and hands over to git whenever a setting or an attributes file could
 // make git convert something.
 func TestHashHereAgreesWithGit(t *testing.T) {
@@ -45,12 +45,12 @@ func TestHashHereAgreesWithGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, ok := r.hashHere(paths)
+	got, ok := r.HashHere(paths)
 	if !ok {
-		t.Fatal("hashHere left a plain work tree to git")
+		t.Fatal("HashHere left a plain work tree to git")
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("hashHere = %v\ngit       = %v", got, want)
+		t.Errorf("HashHere = %v\ngit       = %v", got, want)
 	}
 
 	// Whatever could make git convert: git hashes.
@@ -80,13 +80,13 @@ func TestHashHereAgreesWithGit(t *testing.T) {
 			os.MkdirAll(filepath.Join(r.WorkTree, "deep", "a", "b"), 0o755)
 			os.WriteFile(filepath.Join(r.WorkTree, "deep", "a", "b", "c.bin"), []byte("x\r\n"), 0o644)
 			c.setup(t, r)
-			if _, ok := r.hashHere([]string{"deep/a/b/c.bin"}); ok {
-				t.Error("hashHere hashed the file itself")
+			if _, ok := r.HashHere([]string{"deep/a/b/c.bin"}); ok {
+				t.Error("HashHere hashed the file itself")
 			}
 		})
 	}
 	// A folder where a path is asked for: git decides.
-	if _, ok := r.hashHere([]string{"deep"}); ok {
-		t.Error("hashHere hashed a folder")
+	if _, ok := r.HashHere([]string{"deep"}); ok {
+		t.Error("HashHere hashed a folder")
 	}
 }

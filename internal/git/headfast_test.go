@@ -124,7 +124,7 @@ func gitOK(t *testing.T, dir string, args ...string) string {
 func TestHeadInProcessAgreesWithGit(t *testing.T) {
 	t.Setenv("PATH", os.Getenv("PATH")) // restored at the end; marks the test as not parallel
 	r := newApplyRepo(t)
-	if !r.fastOK() {
+	if !r.InProcess() {
 		t.Skip("git's files are not read in this process here")
 	}
 	ctx := context.Background()
@@ -202,7 +202,7 @@ func TestOutsideSparseCheckoutWithoutConfig(t *testing.T) {
 func TestObjectInfosInProcessAgreesWithGit(t *testing.T) {
 	t.Parallel()
 	r := newApplyRepo(t)
-	if !r.fastOK() {
+	if !r.InProcess() {
 		t.Skip("git's files are not read in this process here")
 	}
 	ctx := context.Background()
@@ -231,17 +231,17 @@ func TestObjectInfosInProcessAgreesWithGit(t *testing.T) {
 		}
 	}
 	check("loose")
-	if _, ok := r.objectInfoInProcess(ids[2]); !ok {
+	if _, ok := r.ObjectInfoInProcess(ids[2]); !ok {
 		t.Error("a loose blob was not described in this process")
 	}
 	gitT(t, r.WorkTree, "repack", "-adqf")
 	gitT(t, r.WorkTree, "prune-packed")
 	check("packed")
-	if _, ok := r.objectInfoInProcess(ids[4]); !ok {
+	if _, ok := r.ObjectInfoInProcess(ids[4]); !ok {
 		t.Error("a packed, undeltified blob was not described in this process")
 	}
-	_, ok2 := r.objectInfoInProcess(ids[2])
-	_, ok3 := r.objectInfoInProcess(ids[3])
+	_, ok2 := r.ObjectInfoInProcess(ids[2])
+	_, ok3 := r.ObjectInfoInProcess(ids[3])
 	if !ok2 && !ok3 {
 		t.Error("neither big blob (one is the other's delta base) was described in this process")
 	}

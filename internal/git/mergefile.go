@@ -2,8 +2,8 @@ package git
 
 import (
 	"context"
-	"encoding/hex"
 	"errors"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -68,71 +68,11 @@ func (r *Repo) MergeFileLabeled(ctx context.Context, dir string, ours, base, the
 // tree's id), read in this process where it can be (the folders on the
 // paths, each once), else by git ls-tree.
 func (r *Repo) TreeEntriesAt(ctx context.Context, treeish string, paths []string) ([]IndexEntry, error) {
-	if out, ok := r.treeEntriesHere(treeish, paths); ok {
+	if out, ok := r.TreeEntriesHere(treeish, paths); ok {
 		return out, nil
 	}
 	commit, _ := strings.CutSuffix(treeish, "^{tree}")
 	return r.TreeEntries(ctx, commit, paths)
-}
-
-func (r *Repo) treeEntriesHere(treeish string, paths []string) ([]IndexEntry, bool) {
-	if !r.fastOK() {
-		return nil, false
-	}
-	b := &treeBuilder{r: r}
-	_, root, ok := b.readTreeHere(treeish)
-	if !ok {
-		return nil, false
-	}
-	folders := map[string][]treeEntry{"": root}
-	// folder returns the entries of folder dir ("" the root), nil when
-	// there is no such folder; ok is false when it cannot be read here.
-	var folder func(dir string) ([]treeEntry, bool)
-	folder = func(dir string) ([]treeEntry, bool) {
-		if es, seen := folders[dir]; seen {
-			return es, true
-		}
-		parent, name := "", dir
-		if i := strings.LastIndexByte(dir, '/'); i >= 0 {
-			parent, name = dir[:i], dir[i+1:]
-		}
-		up, ok := folder(parent)
-		if !ok {
-			return nil, false
-		}
-		var es []treeEntry
-		for _, e := range up {
-			if e.name == name && e.mode == "40000" {
-				_, got, ok := b.readTreeHere(e.oid)
-				if !ok {
-					return nil, false
-				}
-				es = got
-				break
-			}
-		}
-		folders[dir] = es
-		return es, true
-	}
-	out := make([]IndexEntry, len(paths))
-	for i, p := range paths {
-		out[i] = IndexEntry{Path: p}
-		dir, name := "", p
-		if j := strings.LastIndexByte(p, '/'); j >= 0 {
-			dir, name = p[:j], p[j+1:]
-		}
-		es, ok := folder(dir)
-		if !ok {
-			return nil, false
-		}
-		for _, e := range es {
-			if e.name == name && e.mode != "40000" {
-				out[i].Mode, out[i].Blob = e.mode, e.oid
-				break
-			}
-		}
-	}
-	return out, true
 }
 
 // IndexEntriesAt returns the user's index entries (stage 0) of paths, in
@@ -140,40 +80,14 @@ func (r *Repo) treeEntriesHere(treeish string, paths []string) ([]IndexEntry, bo
 // among them that have conflict stages. The index is read in this process
 // where it can be (versions 2 and 3), else by git ls-files.
 func (r *Repo) IndexEntriesAt(ctx context.Context, paths []string) (entries []IndexEntry, unmerged map[string]bool, err error) {
+	if entries, unmerged, ok := r.IndexEntriesHere(paths); ok {
+		return entries, unmerged, nil
+	}
 	want := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		want[p] = true
 	}
-	found := map[string]IndexEntry{}
-	unmerged = map[string]bool{}
-	if ix, err := r.ReadIndexFile(); err == nil && !ix.Absent && ix.data != nil {
-		data := ix.Bytes()
-		hereOK := true
-		_, werr := walkIndex(data, r.hashLen(), func(e indexEntry) {
-			if e.name == nil {
-				hereOK = false // version 4: prefix-compressed names
-				return
-			}
-			if !want[string(e.name)] {
-				return
-			}
-			if e.ext {
-				hereOK = false // intent-to-add or skip-worktree: left to git
-				return
-			}
-			if e.flags&0x3000 != 0 {
-				unmerged[string(e.name)] = true
-				return
-			}
-			found[string(e.name)] = IndexEntry{Path: string(e.name), Mode: strconv.FormatUint(uint64(e.mode), 8), Blob: hex.EncodeToString(e.oid)}
-		})
-		if werr == nil && hereOK {
-			return inPathOrder(paths, found), unmerged, nil
-		}
-	} else if err == nil && ix.Absent {
-		return inPathOrder(paths, found), unmerged, nil
-	}
-	found, unmerged = map[string]IndexEntry{}, map[string]bool{}
+	found, unmerged := map[string]IndexEntry{}, map[string]bool{}
 	args := []string{"ls-files", "-s", "-z", "--full-name", "--"}
 	if len(paths) <= maxPathArgs {
 		args = append(args, paths...)
@@ -194,5 +108,5 @@ func (r *Repo) IndexEntriesAt(ctx context.Context, paths []string) (entries []In
 		}
 		found[path] = IndexEntry{Path: path, Mode: f[0], Blob: f[1]}
 	}
-	return inPathOrder(paths, found), unmerged, nil
+	return gitstore.InPathOrder(paths, found), unmerged, nil
 }

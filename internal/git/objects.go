@@ -7,38 +7,12 @@ package git
 import (
 	"bytes"
 	"context"
-	"crypto/sha1"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 )
-
-// Modes of tree entries, as git spells them in ls-tree and index output:
-// the one place the suite names them.
-const (
-	ModeFile    = "100644"
-	ModeExec    = "100755"
-	ModeSymlink = "120000"
-	ModeGitlink = "160000" // a submodule's commit
-	ModeTree    = "40000"  // as in a tree object; ls-files and --index-info say 040000
-)
-
-// MaxFileSize is the largest file content the suite captures or writes
-// (16 MiB): snapshot.MaxFileSize and nudge.MaxFileSize are this.
-const MaxFileSize = 16 << 20
-
-// AbsentMode reports whether mode says "no file": git's zero mode
-// "000000" on the absent side of a change (diff-tree, status), or any
-// other spelling of zero (a record's "0", an empty TreeEdit mode). It is
-// the one test for it.
-func AbsentMode(mode string) bool { return strings.Trim(mode, "0") == "" }
 
 // HashFiles returns, for each work-tree file at paths (relative to the top
 // level, regular files only), the blob id git would give its content: clean
@@ -75,39 +49,32 @@ func (r *Repo) hashPaths(ctx context.Context, paths []string, opts ...string) ([
 		return nil, fmt.Errorf("git hash-object returned %d ids for %d paths", len(ids), len(paths))
 	}
 	for _, id := range ids {
-		if !r.validID(id) {
+		if !r.ValidID(id) {
 			return nil, fmt.Errorf("git hash-object returned a malformed id %q", id)
 		}
 	}
 	return ids, nil
 }
 
-// ObjectInfo is what cat-file --batch-check says of one object.
-type ObjectInfo struct {
-	Type    string // "blob", "tree", ...; "" when missing
-	Size    int64
-	Missing bool
-}
-
 // ObjectInfos looks up many objects with one `git cat-file --batch-check`.
 // Loose and undeltified packed objects are described in this process
-// (objectInfoInProcess); git is asked only about the others.
+// (ObjectInfoInProcess); git is asked only about the others.
 func (r *Repo) ObjectInfos(ctx context.Context, ids []string) ([]ObjectInfo, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
 	for _, id := range ids {
-		if !r.validID(id) {
+		if !r.ValidID(id) {
 			return nil, fmt.Errorf("malformed object id %q", id)
 		}
 	}
 	infos := make([]ObjectInfo, len(ids))
 	var ask []string
 	var at []int
-	here := r.fastOK() && !r.mayReplace() // objectInfoInProcess's checks, once
+	here := r.InProcess() && !r.MayReplace() // ObjectInfoInProcess's checks, once
 	for i, id := range ids {
 		if here {
-			if info, ok := r.objectInfoHere(id); ok {
+			if info, ok := r.ObjectInfoHere(id); ok {
 				infos[i] = info
 				continue
 			}
@@ -160,12 +127,6 @@ func (r *Repo) objectInfosGit(ctx context.Context, ids []string) ([]ObjectInfo, 
 	return infos, nil
 }
 
-// BlobID is the id git gives data as a blob in this repository's hash
-// format, computed without running git.
-func (r *Repo) BlobID(data []byte) string {
-	return r.ObjectID("blob", data)
-}
-
 // WriteFilesFiltered stores each work-tree file (paths from the top of
 // the work tree) as git add would (its clean filter, eol and encoding
 // rules applied) and returns the blob ids in order.
@@ -187,7 +148,7 @@ func (r *Repo) WriteBlob(ctx context.Context, data []byte) (string, error) {
 		return "", err
 	}
 	id := strings.TrimSpace(string(out))
-	if !r.validID(id) {
+	if !r.ValidID(id) {
 		return "", fmt.Errorf("git hash-object returned a malformed id %q", id)
 	}
 	return id, nil
@@ -195,33 +156,10 @@ func (r *Repo) WriteBlob(ctx context.Context, data []byte) (string, error) {
 
 // ReadBlob returns the bytes of blob id.
 func (r *Repo) ReadBlob(ctx context.Context, id string) ([]byte, error) {
-	if !r.validID(id) {
+	if !r.ValidID(id) {
 		return nil, fmt.Errorf("%q is not an object id", id)
 	}
 	return r.git(ctx, "cat-file", "blob", id)
-}
-
-// ObjectID is the id git gives an object of type typ holding data: the
-// one place object ids are hashed.
-func (r *Repo) ObjectID(typ string, data []byte) string {
-	h := r.newObjectHash(typ, int64(len(data)))
-	h.Write(data)
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-// newObjectHash is a hash in the repository's object format, already
-// given the header of an object of type typ and size bytes: the one place
-// the format and the header are chosen.
-func (r *Repo) newObjectHash(typ string, size int64) hash.Hash {
-	var h hash.Hash
-	if r.ObjectFormat == "sha256" {
-		h = sha256.New()
-	} else {
-		h = sha1.New()
-	}
-	h.Write(strconv.AppendInt([]byte(typ+" "), size, 10))
-	h.Write([]byte{0})
-	return h
 }
 
 // ObjectTypes returns the type of each id ("" when it does not exist):
@@ -230,14 +168,14 @@ func (r *Repo) newObjectHash(typ string, size int64) hash.Hash {
 func (r *Repo) ObjectTypes(ctx context.Context, ids []string) (map[string]string, error) {
 	out := map[string]string{}
 	var ask []string
-	here := r.fastOK() && !r.mayReplace() // a replacement may be of another type
+	here := r.InProcess() && !r.MayReplace() // a replacement may be of another type
 	for _, id := range ids {
-		if !r.validID(id) {
+		if !r.ValidID(id) {
 			out[id] = ""
 			continue
 		}
 		if here {
-			if info, ok := r.objectInfoHere(id); ok {
+			if info, ok := r.ObjectInfoHere(id); ok {
 				out[id] = info.Type
 				continue
 			}
@@ -253,7 +191,7 @@ func (r *Repo) ObjectTypes(ctx context.Context, ids []string) (map[string]string
 	}
 	for _, l := range strings.Split(strings.TrimRight(string(res), "\n"), "\n") {
 		f := strings.Fields(l)
-		if len(f) == 2 && r.validID(f[0]) && f[1] != "missing" {
+		if len(f) == 2 && r.ValidID(f[0]) && f[1] != "missing" {
 			out[f[0]] = f[1]
 		}
 	}
@@ -269,25 +207,6 @@ func (r *Repo) ObjectTypes(ctx context.Context, ids []string) (map[string]string
 // process, and returns their ids in order.
 func (r *Repo) WriteBlobsData(ctx context.Context, data [][]byte) ([]string, error) {
 	return r.WriteObjects(ctx, "blob", data)
-}
-
-func (r *Repo) writeBlobsData(ctx context.Context, data [][]byte) ([]string, error) {
-	if len(data) == 0 {
-		return nil, nil
-	}
-	dir, err := os.MkdirTemp(r.GitDir, "nudgethis-op-blobs-")
-	if err != nil {
-		return nil, err
-	}
-	defer os.RemoveAll(dir)
-	paths := make([]string, len(data))
-	for i, d := range data {
-		paths[i] = filepath.Join(dir, fmt.Sprint(i))
-		if err := os.WriteFile(paths[i], d, 0o600); err != nil {
-			return nil, err
-		}
-	}
-	return r.HashFilesRaw(ctx, paths, true)
 }
 
 // ObjectType returns the type of object id ("commit", "blob", ...).
@@ -436,7 +355,7 @@ func (h *Hasher) HashFiles(ctx context.Context, paths []string) ([]string, error
 			break
 		}
 		ids[i] = strings.TrimSuffix(line, "\n")
-		if !h.r.validID(ids[i]) {
+		if !h.r.ValidID(ids[i]) {
 			err = fmt.Errorf("git hash-object returned a malformed id %q", ids[i])
 			break
 		}

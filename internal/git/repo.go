@@ -8,6 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nudgethis/git-nudge/internal/gitindex"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -28,27 +30,35 @@ var ErrNotRepository = errors.New("not a git repository")
 // ErrBare is returned by Discover in a bare repository or inside a .git folder.
 var ErrBare = errors.New("this command needs a work tree, and this repository has none (bare, or run from inside .git)")
 
-// Repo is a discovered repository with a work tree.
+// Repo is a discovered repository with a work tree. Its embedded Files
+// (package gitindex: the index files) and their Store (package gitstore:
+// objects, ref and config files, trees) read and write git's files in
+// this process; Repo's own methods start git. The Store's paths (GitDir,
+// CommonDir, WorkTree, ObjectFormat) are Repo's, promoted.
 type Repo struct {
-	GitDir       string // this worktree's git dir, absolute
-	CommonDir    string // the shared git dir, absolute (== GitDir outside linked worktrees)
-	WorkTree     string // top level of the work tree, absolute
-	ObjectFormat string // "sha1" or "sha256"
+	*gitindex.Files
 	// StatusFSMonitor, when set, is the core.fsmonitor value (a hook's
 	// command, or "true" for git's daemon) that Status lets git use; every
 	// other git child runs with core.fsmonitor off. See FSMonitorSetting.
 	StatusFSMonitor string
-	// fast caches fastOK's answer (0 not yet known, 1 yes, 2 no).
-	fast int32
-	// StatusStatCache lets Status run on the stat cache (statcache.go), a
-	// private copy of the index whose refreshed stat data is kept: only
-	// for the workspace's own snapshot, under its lock.
+	// StatusStatCache lets Status run on the stat cache (gitindex's
+	// statcache.go), a private copy of the index whose refreshed stat data
+	// is kept: only for the workspace's own snapshot, under its lock.
 	StatusStatCache bool
 	// Tx is the transaction of the command r works for (nil: none),
 	// told of every ref r is about to change. Discover takes it from the
 	// context (txn.With); a repository derived from r (WorktreeRepo,
 	// Worktree) carries r's.
 	Tx txn.Tx
+}
+
+// newRepo is the repository at these absolute paths, its Store asking it
+// for whatever needs a git process.
+func newRepo(gitDir, commonDir, workTree, objectFormat string) *Repo {
+	s := &gitstore.Store{GitDir: gitDir, CommonDir: commonDir, WorkTree: workTree, ObjectFormat: objectFormat}
+	r := &Repo{Files: &gitindex.Files{Store: s}}
+	s.Git = r
+	return r
 }
 
 // Discover finds the repository that git itself would use when started in
@@ -65,7 +75,9 @@ func Discover(ctx context.Context, dir string) (*Repo, error) {
 		r := memo.repo
 		memo.key = ""
 		memo.Unlock()
-		return &Repo{GitDir: r.GitDir, CommonDir: r.CommonDir, WorkTree: r.WorkTree, ObjectFormat: r.ObjectFormat, Tx: txn.From(ctx)}, nil
+		n := newRepo(r.GitDir, r.CommonDir, r.WorkTree, r.ObjectFormat)
+		n.Tx = txn.From(ctx)
+		return n, nil
 	}
 	memo.Unlock()
 	r, err := discover(ctx, dir)
@@ -73,7 +85,7 @@ func Discover(ctx context.Context, dir string) (*Repo, error) {
 		r.Tx = txn.From(ctx)
 		memo.Lock()
 		memo.key, memo.at = key, time.Now()
-		memo.repo = Repo{GitDir: r.GitDir, CommonDir: r.CommonDir, WorkTree: r.WorkTree, ObjectFormat: r.ObjectFormat}
+		memo.repo = gitstore.Store{GitDir: r.GitDir, CommonDir: r.CommonDir, WorkTree: r.WorkTree, ObjectFormat: r.ObjectFormat}
 		memo.Unlock()
 	}
 	return r, err
@@ -83,7 +95,7 @@ var memo struct {
 	sync.Mutex
 	key  string
 	at   time.Time
-	repo Repo
+	repo gitstore.Store // only its paths
 }
 
 // discoverKey is what discovery depends on: the folder (and the current
@@ -122,13 +134,7 @@ func discover(ctx context.Context, dir string) (*Repo, error) {
 	if len(lines) < 5 || lines[3] == "true" {
 		return nil, ErrBare
 	}
-	r := &Repo{
-		GitDir:       filepath.Clean(lines[0]),
-		CommonDir:    filepath.Clean(lines[1]),
-		ObjectFormat: lines[2],
-		WorkTree:     filepath.Clean(lines[4]),
-	}
-	return r, nil
+	return newRepo(filepath.Clean(lines[0]), filepath.Clean(lines[1]), filepath.Clean(lines[4]), lines[2]), nil
 }
 
 // discoverFast is what discover's git rev-parse answers, worked out in
@@ -234,19 +240,19 @@ func repoAt(top, gitDir string) (*Repo, bool) {
 	if !ok {
 		return nil, false
 	}
-	return &Repo{GitDir: gitDir, CommonDir: common, WorkTree: top, ObjectFormat: format}, true
+	return newRepo(gitDir, common, top, format), true
 }
 
 // isGitDir is git's test for a git dir: a HEAD that names a ref or holds a
 // commit id, and objects and refs (or a commondir file, in a linked
 // worktree's git dir). A HEAD that is a link is git's to judge.
 func isGitDir(d string) bool {
-	b, err := readSmall(filepath.Join(d, "HEAD"))
+	b, err := gitstore.ReadSmall(filepath.Join(d, "HEAD"))
 	if err != nil {
 		return false
 	}
 	head := strings.TrimRight(string(b), "\n")
-	if !strings.HasPrefix(head, "ref: refs/") && !isHexID(head) {
+	if !strings.HasPrefix(head, "ref: refs/") && !gitstore.IsHexID(head) {
 		return false
 	}
 	if _, err := os.Stat(filepath.Join(d, "commondir")); err == nil {
@@ -261,7 +267,7 @@ func isGitDir(d string) bool {
 // core.worktree, an include, an extension other than the object format).
 func plainRepoConfig(path string) (format string, ok bool) {
 	data, err := os.ReadFile(path)
-	if err != nil || !plainConfigText(data) {
+	if err != nil || !gitstore.PlainConfigText(data) {
 		return "", false
 	}
 	var cfg gitconfig.Config
@@ -314,22 +320,6 @@ func discoverEnv(base []string) []string {
 	return untranslated(env)
 }
 
-// ZeroID is the all-zero object id in this repository's hash format.
-func (r *Repo) ZeroID() string {
-	if r.ObjectFormat == "sha256" {
-		return strings.Repeat("0", 64)
-	}
-	return strings.Repeat("0", 40)
-}
-
-// EmptyTree is the id of the empty tree in this repository's hash format.
-func (r *Repo) EmptyTree() string {
-	if r.ObjectFormat == "sha256" {
-		return "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14b4b9b939dd74decc5321"
-	}
-	return "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
-}
-
 // OperationInProgress names the multi-step git operation this worktree is
 // in the middle of ("merge", "rebase", "cherry-pick", "revert"), or "".
 // It only looks at files in the git dir: no git process.
@@ -365,19 +355,6 @@ func (r *Repo) HeadRefLock() string {
 	return ""
 }
 
-func (r *Repo) validID(id string) bool {
-	n := 40
-	if r.ObjectFormat == "sha256" {
-		n = 64
-	}
-	return len(id) == n && isHexID(id)
-}
-
-// ValidID reports whether id is a full object id in this repository's
-// format (40 or 64 lowercase hex digits): a value safe to hand to git as
-// an object, never read as a revision expression or an option.
-func (r *Repo) ValidID(id string) bool { return r.validID(id) }
-
 func samePath(a, b string) bool {
 	if a == b {
 		return true
@@ -385,13 +362,6 @@ func samePath(a, b string) bool {
 	ea, err1 := filepath.EvalSymlinks(a)
 	eb, err2 := filepath.EvalSymlinks(b)
 	return err1 == nil && err2 == nil && ea == eb
-}
-
-func (r *Repo) hashLen() int {
-	if r.ObjectFormat == "sha256" {
-		return 32
-	}
-	return 20
 }
 
 // deviceOf is the file system p is on.
@@ -411,17 +381,4 @@ func ownedByMe(p string) bool {
 	}
 	var s unix.Stat_t
 	return unix.Stat(p, &s) == nil && int(s.Uid) == os.Geteuid()
-}
-
-// isHexID reports whether s is a full object id of either length.
-func isHexID(s string) bool {
-	if len(s) != 40 && len(s) != 64 {
-		return false
-	}
-	for _, c := range s {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return false
-		}
-	}
-	return true
 }

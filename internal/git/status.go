@@ -164,16 +164,16 @@ func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
 		"--untracked-files=normal", "--ignored=no", "--no-renames", "--ignore-submodules=none"}
 	run := func(env []string, locks bool) ([]byte, error) {
 		a := args
-		if locks && r.untrackedCacheHere() {
+		if locks && r.UntrackedCacheHere() {
 			// The stat cache copy keeps an untracked cache too (see
-			// untrackedCacheHere): it is ours, never the user's index.
+			// UntrackedCacheHere): it is ours, never the user's index.
 			a = append([]string{"-c", "core.untrackedCache=true"}, args...)
 		}
 		return r.run(ctx, cmd{args: a, fsmonitor: r.StatusFSMonitor,
 			env: append(env, hugePagesEnv()...), locks: locks})
 	}
 	if r.StatusStatCache {
-		if out, ok := r.statusWithCache(run); ok {
+		if out, ok := r.StatusWithCache(run); ok {
 			return parseStatusV2(out)
 		}
 	}
@@ -217,7 +217,7 @@ func (r *Repo) FSMonitorSetting(ctx context.Context) (string, error) {
 	if !r.mayConfigureFSMonitor() {
 		return "", nil // no git process for the common case
 	}
-	v, found, here := r.configLast("core", "fsmonitor")
+	v, found, here := r.ConfigLast("core", "fsmonitor")
 	if here && !found {
 		return "", nil // unset
 	}

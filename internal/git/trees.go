@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"sort"
 	"strings"
 )
@@ -42,7 +43,7 @@ func (r *Repo) writeIDTree(entries [][2]string) (string, error) {
 		b.WriteString(e[0] + " " + e[1] + "\x00")
 		b.Write(raw)
 	}
-	return r.writeObject("tree", b.Bytes())
+	return r.WriteObject("tree", b.Bytes())
 }
 
 // BlobTree writes a tree holding each blob once (entries named by their
@@ -52,7 +53,7 @@ func (r *Repo) BlobTree(ctx context.Context, blobs, trees []string) (string, err
 	seen := map[string]bool{}
 	var entries [][2]string
 	for _, t := range trees {
-		if t == "" || seen[t] || !r.validID(t) {
+		if t == "" || seen[t] || !r.ValidID(t) {
 			continue
 		}
 		seen[t] = true
@@ -63,19 +64,19 @@ func (r *Repo) BlobTree(ctx context.Context, blobs, trees []string) (string, err
 		if b == "" || seen[b] {
 			continue
 		}
-		if !r.validID(b) {
+		if !r.ValidID(b) {
 			return "", fmt.Errorf("not an object id: %q", b)
 		}
 		seen[b] = true
 		fmt.Fprintf(&in, "100644 blob %s\t%s\n", b, b)
 		entries = append(entries, [2]string{ModeFile, b})
 	}
-	if r.fastOK() {
+	if r.InProcess() {
 		// Every entry was written by the caller or checked to exist (an
 		// index's cache-tree), but the empty tree, which git only
 		// pretends to have: it is written here.
 		if seen[r.EmptyTree()] {
-			if _, err := r.writeObject("tree", nil); err != nil {
+			if _, err := r.WriteObject("tree", nil); err != nil {
 				return "", err
 			}
 		}
@@ -141,7 +142,7 @@ func (r *Repo) TreeEntries(ctx context.Context, commit string, paths []string) (
 		}
 		found[path] = IndexEntry{Path: path, Mode: f[0], Blob: f[2]}
 	}
-	return inPathOrder(paths, found), nil
+	return gitstore.InPathOrder(paths, found), nil
 }
 
 // WriteEmptyTree stores the empty tree object (git only pretends to have it

@@ -24,7 +24,9 @@ import (
 // by the caller rather than read from the worktree's .git file (which a
 // task may have rewritten).
 func (r *Repo) WorktreeRepo(dir, admin string) *Repo {
-	return &Repo{GitDir: admin, CommonDir: r.CommonDir, WorkTree: dir, ObjectFormat: r.ObjectFormat, Tx: r.Tx}
+	w := newRepo(admin, r.CommonDir, dir, r.ObjectFormat)
+	w.Tx = r.Tx
+	return w
 }
 
 // ResetWorktreeTo makes r's index (a worktree's own) the tree of commit
@@ -124,13 +126,8 @@ func (r *Repo) OpenWorktree(ctx context.Context, dir string) (*Repo, error) {
 	if len(lines) != 3 {
 		return nil, fmt.Errorf("git rev-parse in %s: unexpected output %q", dir, out)
 	}
-	w := &Repo{
-		GitDir:       filepath.Clean(lines[0]),
-		CommonDir:    filepath.Clean(lines[1]),
-		WorkTree:     filepath.Clean(lines[2]),
-		ObjectFormat: r.ObjectFormat,
-		Tx:           r.Tx,
-	}
+	w := newRepo(filepath.Clean(lines[0]), filepath.Clean(lines[1]), filepath.Clean(lines[2]), r.ObjectFormat)
+	w.Tx = r.Tx
 	if !samePath(w.CommonDir, r.CommonDir) || !samePath(w.WorkTree, dir) {
 		return nil, fmt.Errorf("%s is not a worktree of the repository at %s", dir, r.CommonDir)
 	}

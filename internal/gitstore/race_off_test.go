@@ -1,5 +1,5 @@
 //go:build !race
 
-package git
+package gitstore
 
 const raceEnabled = false

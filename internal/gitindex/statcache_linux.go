@@ -1,4 +1,4 @@
-package git
+package gitindex
 
 import "golang.org/x/sys/unix"
 

@@ -1,4 +1,4 @@
-package git
+package gitindex
 
 // This file holds the stat cache: a private copy of the index whose
 // refreshed stat data status may use, and when it can be trusted.
@@ -9,12 +9,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-
-	"golang.org/x/sys/unix"
 )
 
 // The stat cache is a private copy of the user's index whose stat data git
@@ -45,45 +44,9 @@ const statCacheDir = "nudgethis-statcache"
 
 // statCacheRecord is record.json next to the copy.
 type statCacheRecord struct {
-	Version int    `json:"version"`
-	Source  string `json:"source"` // trailing checksum of the user's index copied
-	Copy    fileID `json:"copy"`   // the copy as git last wrote it
-}
-
-// fileID is what tells one version of a file from another.
-type fileID struct {
-	Dev   uint64 `json:"dev"`
-	Ino   uint64 `json:"ino"`
-	Size  int64  `json:"size"`
-	Mtime int64  `json:"mtime_ns"`
-	Ctime int64  `json:"ctime_ns"`
-}
-
-// idOfPath is the identity of the file at path (not followed if a link);
-// ok is false when it is not a regular file. golang.org/x/sys/unix names
-// the change time Ctim on every unix (syscall's Stat_t does not).
-func idOfPath(path string) (fileID, bool) {
-	var s unix.Stat_t
-	if err := unix.Lstat(path, &s); err != nil || s.Mode&unix.S_IFMT != unix.S_IFREG {
-		return fileID{}, false
-	}
-	return idOfStat(&s), true
-}
-
-// idOfStat is the identity stat data gives.
-func idOfStat(s *unix.Stat_t) fileID {
-	return fileID{Dev: uint64(s.Dev), Ino: uint64(s.Ino), Size: s.Size,
-		Mtime: s.Mtim.Nano(), Ctime: s.Ctim.Nano()}
-}
-
-// folderID is idOfPath for a folder (followed if a link); ok is false when
-// there is none at path.
-func folderID(path string) (fileID, bool) {
-	var s unix.Stat_t
-	if err := unix.Stat(path, &s); err != nil || s.Mode&unix.S_IFMT != unix.S_IFDIR {
-		return fileID{}, false
-	}
-	return idOfStat(&s), true
+	Version int             `json:"version"`
+	Source  string          `json:"source"` // trailing checksum of the user's index copied
+	Copy    gitstore.FileID `json:"copy"`   // the copy as git last wrote it
 }
 
 // statCache is the copy a Status call uses, and what to record after it.
@@ -95,7 +58,7 @@ type statCache struct {
 // openStatCache returns the copy to give git status, made afresh from the
 // user's index when the recorded one cannot be trusted; nil when the user's
 // index must be used (none yet, submodules, any error).
-func (r *Repo) openStatCache() *statCache {
+func (r *Files) openStatCache() *statCache {
 	if r.GitDir == "" || r.WorkTree == "" {
 		return nil
 	}
@@ -115,10 +78,10 @@ func (r *Repo) openStatCache() *statCache {
 	}
 	defer user.Close()
 	ust, err := user.Stat()
-	if err != nil || !ust.Mode().IsRegular() || ust.Size() < int64(12+r.hashLen()) {
+	if err != nil || !ust.Mode().IsRegular() || ust.Size() < int64(12+r.HashLen()) {
 		return nil
 	}
-	trailer := make([]byte, r.hashLen())
+	trailer := make([]byte, r.HashLen())
 	if _, err := user.ReadAt(trailer, ust.Size()-int64(len(trailer))); err != nil {
 		return nil
 	}
@@ -127,7 +90,7 @@ func (r *Repo) openStatCache() *statCache {
 		return nil // index.skipHash: no checksum to tell versions apart
 	}
 	if rec, ok := c.load(); ok && rec.Source == c.source {
-		if id, ok := idOfPath(c.index); ok && id == rec.Copy {
+		if id, ok := gitstore.IDOfPath(c.index); ok && id == rec.Copy {
 			return c
 		}
 	}
@@ -181,7 +144,7 @@ func (c *statCache) load() (statCacheRecord, bool) {
 // made). Not fsynced: a record lost or older than the copy only makes the
 // next snapshot copy the user's index again.
 func (c *statCache) save() bool {
-	id, ok := idOfPath(c.index)
+	id, ok := gitstore.IDOfPath(c.index)
 	if !ok {
 		return false
 	}
@@ -203,10 +166,10 @@ func (c *statCache) save() bool {
 // forget removes the record, so the copy is never used again as it is.
 func (c *statCache) forget() { os.Remove(c.record) }
 
-// statusWithCache runs the status command on the copy, letting git write
+// StatusWithCache runs the status command on the copy, letting git write
 // the stat data it refreshed into it, then records the copy; ok is false
 // when the copy could not be used (the caller runs status as usual).
-func (r *Repo) statusWithCache(run func(env []string, locks bool) ([]byte, error)) ([]byte, bool) {
+func (r *Files) StatusWithCache(run func(env []string, locks bool) ([]byte, error)) ([]byte, bool) {
 	c := r.openStatCache()
 	if c == nil {
 		return nil, false
@@ -226,7 +189,7 @@ func (r *Repo) statusWithCache(run func(env []string, locks bool) ([]byte, error
 	return out, true
 }
 
-// untrackedCacheHere reports whether git status may keep an untracked
+// UntrackedCacheHere reports whether git status may keep an untracked
 // cache in the stat cache copy. The untracked cache is git's own: it
 // remembers each folder's untracked entries with the folder's stat data
 // and the ids of the ignore files that applied, and reads a folder again
@@ -237,8 +200,8 @@ func (r *Repo) statusWithCache(run func(env []string, locks bool) ([]byte, error
 // used only on local filesystems known to do so, and never when the
 // user's config says core.untrackedCache=false or cannot be read in this
 // process. The user's own index never gets one from us.
-func (r *Repo) untrackedCacheHere() bool {
-	v, found, ok := r.configLast("core", "untrackedcache")
+func (r *Files) UntrackedCacheHere() bool {
+	v, found, ok := r.ConfigLast("core", "untrackedcache")
 	if !ok || found && v == "false" {
 		return false
 	}

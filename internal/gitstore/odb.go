@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 // This file holds the object store read and written in this process
 // (loose objects, pack index lookups), and the one rule for when that is
@@ -45,7 +45,7 @@ var errSlowPath = errors.New("not handled in-process")
 // InProcess reports whether this process reads and writes git's files
 // itself in this repository (fastOK): callers that read ref files directly
 // read them through git when it says no (reftable, for one).
-func (r *Repo) InProcess() bool { return r.fastOK() }
+func (r *Store) InProcess() bool { return r.fastOK() }
 
 // fastOK is the one rule for when this process reads and writes git's
 // files itself (refs, HEAD, loose objects, pack indexes, the index's
@@ -60,8 +60,8 @@ func (r *Repo) InProcess() bool { return r.fastOK() }
 // objects). When no config file mentions either word, git is not asked;
 // when one might (config from the environment, a file that includes
 // another, the word anywhere), git config says whether either is set. The
-// answer is worked out once per Repo value.
-func (r *Repo) fastOK() bool {
+// answer is worked out once per Store value.
+func (r *Store) fastOK() bool {
 	if v := atomic.LoadInt32(&r.fast); v != 0 {
 		return v == 1
 	}
@@ -73,7 +73,7 @@ func (r *Repo) fastOK() bool {
 	return v == 1
 }
 
-func (r *Repo) fastAllowed() bool {
+func (r *Store) fastAllowed() bool {
 	b, err := os.ReadFile(filepath.Join(r.CommonDir, "config"))
 	if err != nil || strings.Contains(strings.ToLower(string(b)), "refstorage") {
 		return false
@@ -92,11 +92,11 @@ func (r *Repo) fastAllowed() bool {
 	// identity through includeIf is common): ask git itself, which follows
 	// includes, whether either setting is in force. One git process here
 	// spares the ten or so the slow path costs.
-	set, err := r.ConfigGetRegexp(context.Background(), `^core\.(sharedrepository|fsync)`)
+	set, err := r.Git.ConfigGetRegexp(context.Background(), `^core\.(sharedrepository|fsync)`)
 	return err == nil && len(set) == 0
 }
 
-func (r *Repo) loosePath(id string) string {
+func (r *Store) loosePath(id string) string {
 	return filepath.Join(r.CommonDir, "objects", id[:2], id[2:])
 }
 
@@ -106,7 +106,7 @@ const looseWriters = 4
 // WriteObjects stores each of data as an object of type typ and returns
 // their ids in order: in this process where it can, else with one git
 // process.
-func (r *Repo) WriteObjects(ctx context.Context, typ string, data [][]byte) ([]string, error) {
+func (r *Store) WriteObjects(ctx context.Context, typ string, data [][]byte) ([]string, error) {
 	if len(data) == 0 {
 		return nil, nil
 	}
@@ -128,7 +128,7 @@ func (r *Repo) WriteObjects(ctx context.Context, typ string, data [][]byte) ([]s
 
 // readLoose returns the type and content of a loose object; ok is false
 // when there is no loose object id.
-func (r *Repo) readLoose(id string) (typ string, data []byte, ok bool, err error) {
+func (r *Store) readLoose(id string) (typ string, data []byte, ok bool, err error) {
 	if !r.validID(id) {
 		return "", nil, false, fmt.Errorf("not an object id: %q", id)
 	}
@@ -191,7 +191,7 @@ func (r *Repo) readLoose(id string) (typ string, data []byte, ok bool, err error
 }
 
 // looseInfo reads the header of a loose object: its type and size.
-func (r *Repo) looseInfo(id string) (ObjectInfo, bool) {
+func (r *Store) looseInfo(id string) (ObjectInfo, bool) {
 	f, err := openObjectFile(r.loosePath(id))
 	if err != nil {
 		return ObjectInfo{}, false
@@ -220,7 +220,7 @@ func (r *Repo) looseInfo(id string) (ObjectInfo, bool) {
 // packedAt finds id in the packs' indexes (version 2): the pack holding
 // it, open, and the offset of its entry; ok is false when no index it can
 // read names it. The pack stays open until release is called (once).
-func (r *Repo) packedAt(id string) (pack *os.File, off int64, release func(), ok bool) {
+func (r *Store) packedAt(id string) (pack *os.File, off int64, release func(), ok bool) {
 	raw, err := hex.DecodeString(id)
 	if err != nil {
 		return nil, 0, nil, false
@@ -388,26 +388,26 @@ func openPack(idx string) *packFile {
 	return p
 }
 
-// objectInfoInProcess describes a loose object (its header) or a packed
+// ObjectInfoInProcess describes a loose object (its header) or a packed
 // one (its entry's header, a delta's own first bytes and its chain's
 // headers: see packEntryInfo); ok is false for anything else (an object
 // not found here; a repository fastOK leaves to git).
-func (r *Repo) objectInfoInProcess(id string) (ObjectInfo, bool) {
-	if !r.fastOK() || !r.validID(id) || r.mayReplace() {
+func (r *Store) ObjectInfoInProcess(id string) (ObjectInfo, bool) {
+	if !r.fastOK() || !r.validID(id) || r.MayReplace() {
 		return ObjectInfo{}, false
 	}
-	return r.objectInfoHere(id)
+	return r.ObjectInfoHere(id)
 }
 
-// objectInfoHere is objectInfoInProcess once its repository-wide checks
+// ObjectInfoHere is ObjectInfoInProcess once its repository-wide checks
 // hold (a caller describing many objects makes them once).
-func (r *Repo) objectInfoHere(id string) (ObjectInfo, bool) {
+func (r *Store) ObjectInfoHere(id string) (ObjectInfo, bool) {
 	return r.objectInfoDepth(id, 0)
 }
 
-// objectInfoDepth is objectInfoHere for the base of a delta depth deltas
+// objectInfoDepth is ObjectInfoHere for the base of a delta depth deltas
 // down.
-func (r *Repo) objectInfoDepth(id string, depth int) (ObjectInfo, bool) {
+func (r *Store) objectInfoDepth(id string, depth int) (ObjectInfo, bool) {
 	if info, ok := r.looseInfo(id); ok {
 		return info, true
 	}
@@ -505,8 +505,8 @@ func openObjectFile(path string) (*os.File, error) {
 	}
 }
 
-// readSmall reads a small file (a loose ref) with open, read, close only.
-func readSmall(path string) ([]byte, error) {
+// ReadSmall reads a small file (a loose ref) with open, read, close only.
+func ReadSmall(path string) ([]byte, error) {
 	fd, err := syscall.Open(path, syscall.O_RDONLY|syscall.O_CLOEXEC|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nil, err
@@ -523,9 +523,9 @@ func readSmall(path string) ([]byte, error) {
 	return buf[:n], nil
 }
 
-// hasObject reports whether id is in the object store (loose, or in a
+// HasObjectHere reports whether id is in the object store (loose, or in a
 // pack's index), as far as this process can tell.
-func (r *Repo) hasObject(id string) bool {
+func (r *Store) HasObjectHere(id string) bool {
 	if !r.fastOK() || !r.validID(id) {
 		return false
 	}
@@ -546,16 +546,16 @@ func (r *Repo) hasObject(id string) bool {
 
 // looseObjectDir is the object folder where this process may write loose
 // objects itself, or "" when git must write them (see fastOK).
-func (r *Repo) looseObjectDir() string {
+func (r *Store) looseObjectDir() string {
 	if !r.fastOK() {
 		return ""
 	}
 	return filepath.Join(r.CommonDir, "objects")
 }
 
-// writeObject stores data as a loose object of type typ and returns its
+// WriteObject stores data as a loose object of type typ and returns its
 // id. The caller has checked fastOK.
-func (r *Repo) writeObject(typ string, data []byte) (string, error) {
+func (r *Store) WriteObject(typ string, data []byte) (string, error) {
 	id := r.ObjectID(typ, data)
 	return id, writeLooseObject(filepath.Join(r.CommonDir, "objects"), typ, id, data)
 }
@@ -655,4 +655,23 @@ func createObjectTemp(dir string) (*os.File, error) {
 		}
 		return f, err
 	}
+}
+
+func (r *Store) writeBlobsData(ctx context.Context, data [][]byte) ([]string, error) {
+	if len(data) == 0 {
+		return nil, nil
+	}
+	dir, err := os.MkdirTemp(r.GitDir, "nudgethis-op-blobs-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	paths := make([]string, len(data))
+	for i, d := range data {
+		paths[i] = filepath.Join(dir, fmt.Sprint(i))
+		if err := os.WriteFile(paths[i], d, 0o600); err != nil {
+			return nil, err
+		}
+	}
+	return r.Git.HashFilesRaw(ctx, paths, true)
 }

@@ -1,7 +1,6 @@
-package git
+package gitstore
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -19,18 +18,17 @@ func TestRefCacheSeesInPlaceRewrite(t *testing.T) {
 	refCacheRecent = -int64(time.Hour)
 	defer func() { refCacheRecent = saved }()
 
-	r := newApplyRepo(t)
-	ctx := context.Background()
-	if !r.fastOK() {
+	r := newTestStore(t)
+	if !r.InProcess() {
 		t.Skip("git's files are not read in this process here")
 	}
 	c1 := gitT(t, r.WorkTree, "commit-tree", "-m", "one", r.EmptyTree())
 	c2 := gitT(t, r.WorkTree, "commit-tree", "-m", "two", r.EmptyTree())
 	gitT(t, r.WorkTree, "update-ref", "refs/autodev/checkpoints/c1", c1)
 	for i := 0; i < 2; i++ { // the second read comes from the kept listing
-		m, _, err := r.RefsAndHead(ctx, "refs/autodev/")
-		if err != nil || m["refs/autodev/checkpoints/c1"] != c1 {
-			t.Fatalf("read %d: %v %v", i, m, err)
+		m, ok := r.RefsFast([]string{"refs/autodev/"})
+		if !ok || m["refs/autodev/checkpoints/c1"] != c1 {
+			t.Fatalf("read %d: %v (read here: %v)", i, m, ok)
 		}
 	}
 	ref := filepath.Join(r.CommonDir, "refs", "autodev", "checkpoints", "c1")
@@ -52,8 +50,8 @@ func TestRefCacheSeesInPlaceRewrite(t *testing.T) {
 	if err := os.Chtimes(ref, st.ModTime(), st.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	m, _, err := r.RefsAndHead(ctx, "refs/autodev/")
-	if err != nil || m["refs/autodev/checkpoints/c1"] != c2 {
-		t.Fatalf("after an in-place rewrite with its time set back: %v %v (want c1 at %s)", m, err, c2)
+	m, ok := r.RefsFast([]string{"refs/autodev/"})
+	if !ok || m["refs/autodev/checkpoints/c1"] != c2 {
+		t.Fatalf("after an in-place rewrite with its time set back: %v (read here: %v; want c1 at %s)", m, ok, c2)
 	}
 }

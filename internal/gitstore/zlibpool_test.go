@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 import (
 	"fmt"
@@ -12,7 +12,7 @@ func TestLooseObjectsReuseCompressor(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop what is put back; measured without it")
 	}
-	r := newApplyRepo(t)
+	r := newTestStore(t)
 	writeLooseObject(r.CommonDir+"/objects", "blob", r.ObjectID("blob", []byte("warm\n")), []byte("warm\n"))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)

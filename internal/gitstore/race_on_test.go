@@ -1,6 +1,6 @@
 //go:build race
 
-package git
+package gitstore
 
 // raceEnabled: the race detector makes sync.Pool drop a share of what is
 // put back, so a pool's saving cannot be measured under it.

@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 // This file holds reading objects from packs in this process: the entry
 // an index names, deltas resolved against their bases.
@@ -14,19 +14,19 @@ import (
 	"sync"
 )
 
-// readObjectHere reads an object in this process, loose or packed; ok is
+// ReadObjectHere reads an object in this process, loose or packed; ok is
 // false when it cannot say (fastOK does not hold, the object is in no
 // pack whose index it reads, a pack it does not understand), and git is
 // to be asked. What it returns hashes to id.
-func (r *Repo) readObjectHere(id string) (typ string, data []byte, ok bool) {
-	if !r.fastOK() || !r.validID(id) || r.mayReplace() {
+func (r *Store) ReadObjectHere(id string) (typ string, data []byte, ok bool) {
+	if !r.fastOK() || !r.validID(id) || r.MayReplace() {
 		// With replace refs git would read another object's content.
 		return "", nil, false
 	}
 	return r.readObjectDepth(id, 0)
 }
 
-func (r *Repo) readObjectDepth(id string, depth int) (string, []byte, bool) {
+func (r *Store) readObjectDepth(id string, depth int) (string, []byte, bool) {
 	typ, data, found, err := r.readLoose(id)
 	if err != nil {
 		return "", nil, false
@@ -56,7 +56,7 @@ var packObjectTypes = [...]string{1: "commit", 2: "tree", 3: "blob", 4: "tag"}
 const maxDeltaDepth = 100
 
 // packEntry reads the entry at off of the pack f.
-func (r *Repo) packEntry(f *os.File, off int64, depth int) (string, []byte, error) {
+func (r *Store) packEntry(f *os.File, off int64, depth int) (string, []byte, error) {
 	if depth > maxDeltaDepth {
 		return "", nil, errors.New("delta chain too deep")
 	}
@@ -87,7 +87,7 @@ func (r *Repo) packEntry(f *os.File, off int64, depth int) (string, []byte, erro
 		out, err := applyDelta(base, delta)
 		return typ, out, err
 	case 7: // a delta against the object named
-		raw := make([]byte, r.hashLen())
+		raw := make([]byte, r.HashLen())
 		if _, err := io.ReadFull(br, raw); err != nil {
 			return "", nil, err
 		}
@@ -229,7 +229,7 @@ func applyDelta(base, delta []byte) ([]byte, error) {
 // by its header; a delta by its base's type (the chain followed by
 // headers only) and the size the delta declares for its result (its
 // first bytes inflated).
-func (r *Repo) packEntryInfo(f *os.File, off int64, depth int) (ObjectInfo, bool) {
+func (r *Store) packEntryInfo(f *os.File, off int64, depth int) (ObjectInfo, bool) {
 	if depth > maxDeltaDepth {
 		return ObjectInfo{}, false
 	}
@@ -255,7 +255,7 @@ func (r *Repo) packEntryInfo(f *os.File, off int64, depth int) (ObjectInfo, bool
 		}
 		base = func() (ObjectInfo, bool) { return r.packEntryInfo(f, off-rel, depth+1) }
 	} else {
-		raw := make([]byte, r.hashLen())
+		raw := make([]byte, r.HashLen())
 		if _, err := io.ReadFull(br, raw); err != nil {
 			return ObjectInfo{}, false
 		}

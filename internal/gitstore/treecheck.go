@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 // This file holds the checks of a tree's entries before anything is written from it.
 
@@ -36,153 +36,16 @@ type TreeProblem struct {
 // (check every tree). Each distinct tree object is read once, so a tree
 // that refers to one subtree many times costs one read. Trees are given as
 // tree-ish expressions ("<commit>^{tree}") or ids. Trees are read in this
-// process where it can (readObjectHere's rule), the others from one
+// process where it can (ReadObjectHere's rule), the others from one
 // `git cat-file --batch`, started only when needed; either way one folder
 // level at a time, so that the cost is a few round trips, not one per
 // tree.
-func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem, error) {
-	here := r.fastOK() && !r.mayReplace()
-	var cat *proc
-	defer func() {
-		if cat != nil {
-			_ = cat.close()
-		}
-	}()
-	type answer struct {
-		kind string // "tree", "missing" or the object's type
-		data []byte // a tree's content, parsed where it is used
-	}
-	// readHere answers treeish in this process; ok is false when git is
-	// to be asked (not readable here, or missing here).
-	readHere := func(treeish string) (answer, bool) {
-		if !here {
-			return answer{}, false
-		}
-		id := treeish
-		if c, ok := strings.CutSuffix(treeish, "^{tree}"); ok {
-			if !r.validID(c) {
-				return answer{}, false
-			}
-			typ, data, ok := r.readObjectDepth(c, 0)
-			if !ok || typ != "commit" {
-				return answer{}, false
-			}
-			line, _, _ := bytes.Cut(data, []byte("\n"))
-			t, ok := bytes.CutPrefix(line, []byte("tree "))
-			if !ok {
-				return answer{}, false
-			}
-			id = string(t)
-		}
-		if !r.validID(id) {
-			return answer{}, false
-		}
-		typ, data, ok := r.readObjectDepth(id, 0)
-		if !ok {
-			return answer{}, false
-		}
-		if typ != "tree" {
-			return answer{kind: typ}, true
-		}
-		return answer{kind: "tree", data: data}, true
-	}
-	// readGit reads the answers of git cat-file for every treeish, sent
-	// in one go (from their own goroutine: a pipe holds only so much).
-	readGit := func(treeishes []string) ([]answer, error) {
-		if cat == nil {
-			var err error
-			if cat, err = r.startProc(ctx, "cat-file", "--batch"); err != nil {
-				return nil, err
-			}
-		}
-		wrote := make(chan error, 1)
-		go func() {
-			var req bytes.Buffer
-			for _, t := range treeishes {
-				req.WriteString(t + "\n")
-			}
-			_, err := cat.in.Write(req.Bytes())
-			wrote <- err
-		}()
-		out := make([]answer, len(treeishes))
-		var rerr error
-		for i := range treeishes {
-			header, err := cat.out.ReadString('\n')
-			if err != nil {
-				rerr = err
-				break
-			}
-			f := strings.Fields(header)
-			if len(f) == 2 && f[1] == "missing" {
-				out[i] = answer{kind: "missing"}
-				continue
-			}
-			if len(f) != 3 {
-				rerr = fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
-				break
-			}
-			size, err := strconv.Atoi(f[2])
-			if err != nil || size < 0 {
-				rerr = fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
-				break
-			}
-			data := make([]byte, size+1)
-			if _, err := io.ReadFull(cat.out, data); err != nil {
-				rerr = err
-				break
-			}
-			if f[1] != "tree" {
-				out[i] = answer{kind: f[1]}
-				continue
-			}
-			out[i] = answer{kind: "tree", data: data[:size]}
-		}
-		if rerr != nil {
-			if cat.cmd.Process != nil {
-				_ = cat.cmd.Process.Kill()
-			}
-			<-wrote
-			err := cat.fail(rerr)
-			cat = nil
-			return nil, err
-		}
-		if werr := <-wrote; werr != nil {
-			err := cat.fail(werr)
-			cat = nil
-			return nil, err
-		}
-		return out, nil
-	}
-	// readAll answers every treeish: here where possible, the rest from
-	// git in one batch.
-	readAll := func(treeishes []string) ([]answer, error) {
-		out := make([]answer, len(treeishes))
-		var rest []string
-		var restIdx []int
-		for i, t := range treeishes {
-			a, ok := readHere(t)
-			if ok {
-				out[i] = a
-				continue
-			}
-			rest = append(rest, t)
-			restIdx = append(restIdx, i)
-		}
-		if len(rest) > 0 {
-			got, err := readGit(rest)
-			if err != nil {
-				return nil, err
-			}
-			for k, i := range restIdx {
-				out[i] = got[k]
-			}
-		}
-		return out, nil
-	}
-
+func (r *Store) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem, error) {
+	rd := &treeReader{r: r, ctx: ctx, here: r.fastOK() && !r.MayReplace()}
+	defer rd.close()
 	// Entries are parsed with their ids as raw bytes (parseTreeRawIDs);
 	// only the folders read next are written out in hex.
-	rawZero := string(make([]byte, r.hashLen()))
+	rawZero := string(make([]byte, r.HashLen()))
 	type job struct{ folder, tree, base string }
 	var problems []TreeProblem
 	seen := map[string]bool{}
@@ -196,7 +59,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 				want = append(want, j.base)
 			}
 		}
-		got, err := readAll(want)
+		got, err := rd.readAll(want)
 		if err != nil {
 			return nil, err
 		}
@@ -205,7 +68,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 		for _, j := range level {
 			a := got[k]
 			k++
-			var b answer
+			var b treeAnswer
 			if j.base != "" {
 				b = got[k]
 				k++
@@ -213,7 +76,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 			var entries []treeEntry
 			if a.kind == "tree" {
 				var err error
-				if entries, err = parseTreeRawIDs(a.data, r.hashLen()); err != nil {
+				if entries, err = parseTreeRawIDs(a.data, r.HashLen()); err != nil {
 					a.kind = "corrupt"
 				}
 			}
@@ -228,7 +91,7 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 			}
 			var baseDirs map[string]string
 			if b.kind == "tree" {
-				baseDirs = treeFolders(b.data, r.hashLen())
+				baseDirs = treeFolders(b.data, r.HashLen())
 			}
 			problems = append(problems, checkEntries(j.folder, entries, rawZero)...)
 			for _, e := range entries {
@@ -252,6 +115,157 @@ func (r *Repo) CheckTree(ctx context.Context, tree, base string) ([]TreeProblem,
 		level = next
 	}
 	return problems, nil
+}
+
+// treeAnswer is what a treeReader found for one tree-ish.
+type treeAnswer struct {
+	kind string // "tree", "missing" or the object's type
+	data []byte // a tree's content, parsed where it is used
+}
+
+// treeReader reads trees for CheckTree: in this process where it can
+// (here), the others from one git cat-file --batch started on first need.
+type treeReader struct {
+	r    *Store
+	ctx  context.Context
+	here bool
+	cat  Proc
+}
+
+func (rd *treeReader) close() {
+	if rd.cat != nil {
+		_ = rd.cat.Close()
+	}
+}
+
+// readHere answers treeish in this process; ok is false when git is to
+// be asked (not readable here, or missing here).
+func (rd *treeReader) readHere(treeish string) (treeAnswer, bool) {
+	r := rd.r
+	if !rd.here {
+		return treeAnswer{}, false
+	}
+	id := treeish
+	if c, ok := strings.CutSuffix(treeish, "^{tree}"); ok {
+		if !r.validID(c) {
+			return treeAnswer{}, false
+		}
+		typ, data, ok := r.readObjectDepth(c, 0)
+		if !ok || typ != "commit" {
+			return treeAnswer{}, false
+		}
+		line, _, _ := bytes.Cut(data, []byte("\n"))
+		t, ok := bytes.CutPrefix(line, []byte("tree "))
+		if !ok {
+			return treeAnswer{}, false
+		}
+		id = string(t)
+	}
+	if !r.validID(id) {
+		return treeAnswer{}, false
+	}
+	typ, data, ok := r.readObjectDepth(id, 0)
+	if !ok {
+		return treeAnswer{}, false
+	}
+	if typ != "tree" {
+		return treeAnswer{kind: typ}, true
+	}
+	return treeAnswer{kind: "tree", data: data}, true
+}
+
+// readGit reads the answers of git cat-file for every treeish, sent in
+// one go (from their own goroutine: a pipe holds only so much).
+func (rd *treeReader) readGit(treeishes []string) ([]treeAnswer, error) {
+	if rd.cat == nil {
+		var err error
+		if rd.cat, err = rd.r.Git.StartProc(rd.ctx, "cat-file", "--batch"); err != nil {
+			return nil, err
+		}
+	}
+	cat := rd.cat
+	wrote := make(chan error, 1)
+	go func() {
+		var req bytes.Buffer
+		for _, t := range treeishes {
+			req.WriteString(t + "\n")
+		}
+		_, err := cat.Stdin().Write(req.Bytes())
+		wrote <- err
+	}()
+	out := make([]treeAnswer, len(treeishes))
+	var rerr error
+	for i := range treeishes {
+		header, err := cat.Stdout().ReadString('\n')
+		if err != nil {
+			rerr = err
+			break
+		}
+		f := strings.Fields(header)
+		if len(f) == 2 && f[1] == "missing" {
+			out[i] = treeAnswer{kind: "missing"}
+			continue
+		}
+		if len(f) != 3 {
+			rerr = fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
+			break
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil || size < 0 {
+			rerr = fmt.Errorf("git cat-file: unexpected header %q", strings.TrimSpace(header))
+			break
+		}
+		data := make([]byte, size+1)
+		if _, err := io.ReadFull(cat.Stdout(), data); err != nil {
+			rerr = err
+			break
+		}
+		if f[1] != "tree" {
+			out[i] = treeAnswer{kind: f[1]}
+			continue
+		}
+		out[i] = treeAnswer{kind: "tree", data: data[:size]}
+	}
+	if rerr != nil {
+		cat.Kill()
+		<-wrote
+		err := cat.Fail(rerr)
+		rd.cat = nil
+		return nil, err
+	}
+	if werr := <-wrote; werr != nil {
+		err := cat.Fail(werr)
+		rd.cat = nil
+		return nil, err
+	}
+	return out, nil
+}
+
+// readAll answers every treeish: here where possible, the rest from git
+// in one batch.
+func (rd *treeReader) readAll(treeishes []string) ([]treeAnswer, error) {
+	out := make([]treeAnswer, len(treeishes))
+	var rest []string
+	var restIdx []int
+	for i, t := range treeishes {
+		a, ok := rd.readHere(t)
+		if ok {
+			out[i] = a
+			continue
+		}
+		rest = append(rest, t)
+		restIdx = append(restIdx, i)
+	}
+	if len(rest) > 0 {
+		got, err := rd.readGit(rest)
+		if err != nil {
+			return nil, err
+		}
+		for k, i := range restIdx {
+			out[i] = got[k]
+		}
+	}
+	return out, nil
 }
 
 func joinFolder(folder, name string) string {

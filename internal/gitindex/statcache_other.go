@@ -1,6 +1,6 @@
 //go:build !linux
 
-package git
+package gitindex
 
 // UntrackedCacheFS: only Linux's filesystems are known here; elsewhere git
 // status keeps no untracked cache in the stat cache copy.

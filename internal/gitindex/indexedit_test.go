@@ -1,4 +1,4 @@
-package git
+package gitindex
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -95,11 +96,11 @@ func TestSetIndexEntriesMatchesGit(t *testing.T) {
 					}
 				}
 			}
-			var set []IndexEntry
+			var set []gitstore.IndexEntry
 			var info strings.Builder
 			for _, s := range c.set {
 				if p, ok := strings.CutSuffix(s, " -"); ok {
-					set = append(set, IndexEntry{Path: p})
+					set = append(set, gitstore.IndexEntry{Path: p})
 					fmt.Fprintf(&info, "0 %s\t%s\n", strings.Repeat("0", 40), p)
 					continue
 				}
@@ -114,10 +115,10 @@ func TestSetIndexEntriesMatchesGit(t *testing.T) {
 					}
 					blob = strings.TrimSpace(string(out))
 				}
-				set = append(set, IndexEntry{Path: p, Mode: "100644", Blob: blob})
+				set = append(set, gitstore.IndexEntry{Path: p, Mode: "100644", Blob: blob})
 				fmt.Fprintf(&info, "100644 %s\t%s\n", blob, p)
 			}
-			r, err := Discover(context.Background(), ours)
+			r, err := openTestStore(ours)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,7 +227,7 @@ func dumpCacheTree(n *cacheTree) string {
 // readIndexRepo is a repository with a/b.txt and c.txt committed, its index
 // read back from HEAD (a full cache-tree) and read once by the Repo
 // returned, as the op log reads it before a command.
-func readIndexRepo(t *testing.T) (string, *Repo) {
+func readIndexRepo(t *testing.T) (string, *Files) {
 	t.Helper()
 	dir := testutil.Repo(t)
 	testutil.WriteFile(t, dir, "a/b.txt", "b\n")
@@ -234,7 +235,7 @@ func readIndexRepo(t *testing.T) (string, *Repo) {
 	testutil.Git(t, dir, "add", "-A")
 	testutil.Git(t, dir, "commit", "-q", "-m", "base")
 	testutil.Git(t, dir, "read-tree", "HEAD")
-	r, err := Discover(context.Background(), dir)
+	r, err := openTestStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestReadIndexFileAfterEdit(t *testing.T) {
 	ctx := context.Background()
 	dir, r := readIndexRepo(t)
 	blob := testutil.Git(t, dir, "rev-parse", "HEAD:c.txt")
-	if err := r.SetIndexEntries(ctx, []IndexEntry{{Path: "a/new.txt", Mode: "100644", Blob: blob}}, nil); err != nil {
+	if err := r.SetIndexEntries(ctx, []gitstore.IndexEntry{{Path: "a/new.txt", Mode: "100644", Blob: blob}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	check := func(what string) {
@@ -286,7 +287,7 @@ func TestEditIndexNameLengthAsGitReadsIt(t *testing.T) {
 	testutil.WriteFile(t, dir, "d.txt", "d\n")
 	testutil.Git(t, dir, "add", "-A")
 	ctx := context.Background()
-	r, err := Discover(ctx, dir)
+	r, err := openTestStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +296,7 @@ func TestEditIndexNameLengthAsGitReadsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	blob := testutil.Git(t, dir, "rev-parse", ":d.txt")
-	set := []IndexEntry{{Path: "d.txt", Mode: "100644", Blob: blob}}
+	set := []gitstore.IndexEntry{{Path: "d.txt", Mode: "100644", Blob: blob}}
 	if _, _, _, err := r.editIndexData(ctx, data, 0, set, nil, true); err != nil {
 		t.Fatalf("the index as git wrote it: %v", err)
 	}
@@ -320,12 +321,12 @@ func TestEditIndexNameLengthAsGitReadsIt(t *testing.T) {
 // nothing prepared (it failed so once under the race detector).
 func TestPrepareIndexEntries(t *testing.T) {
 	ctx := context.Background()
-	setup := func(t *testing.T) (string, *Repo, []IndexEntry, *KnownFolders) {
+	setup := func(t *testing.T) (string, *Files, []gitstore.IndexEntry, *KnownFolders) {
 		dir, r := readIndexRepo(t)
 		blob := testutil.Git(t, dir, "rev-parse", "HEAD:c.txt")
-		set := []IndexEntry{{Path: "a/b.txt", Mode: "100644", Blob: blob}}
+		set := []gitstore.IndexEntry{{Path: "a/b.txt", Mode: "100644", Blob: blob}}
 		head := testutil.Git(t, dir, "rev-parse", "HEAD^{tree}")
-		_, _, folders, err := r.EditTreeFolders(ctx, head, []TreeEdit{{Path: "a/b.txt", Mode: "100644", Object: blob}})
+		_, _, folders, err := r.EditTreeFolders(ctx, head, []gitstore.TreeEdit{{Path: "a/b.txt", Mode: "100644", Object: blob}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -383,7 +384,7 @@ func TestPrepareIndexEntries(t *testing.T) {
 	t.Run("other entries", func(t *testing.T) {
 		dir, r, set, known := setup(t)
 		r.PrepareIndexEntries(ctx, set, known)
-		other := []IndexEntry{{Path: "c.txt", Mode: "100755", Blob: set[0].Blob}}
+		other := []gitstore.IndexEntry{{Path: "c.txt", Mode: "100755", Blob: set[0].Blob}}
 		if err := r.SetIndexEntries(ctx, other, nil); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 import (
 	"context"
@@ -64,8 +64,8 @@ func TestCheckEntries(t *testing.T) {
 // all a few levels down.
 func TestCheckTreeHereAgreesWithGit(t *testing.T) {
 	t.Parallel()
-	r := newApplyRepo(t)
-	if !r.fastOK() {
+	r := newTestStore(t)
+	if !r.InProcess() {
 		t.Skip("git's files are not read in this process here")
 	}
 	ctx := context.Background()

@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 // This file holds when git converts nothing for a set of paths, and
 // reading blobs in this process for them.
@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -18,14 +20,14 @@ import (
 // when no attributes can apply (no .gitattributes in the work tree's top
 // folder nor in any folder leading to a path, no info/attributes, no
 // global or system attributes file, no attribute setting in the config;
-// see plainCheckin), core.autocrlf is off (the only conversion without
+// see PlainCheckin), core.autocrlf is off (the only conversion without
 // attributes), and this process reads git's files itself (fastOK). Then
 // the id git gives a file is the id of its bytes, and the bytes checkout
 // writes for a blob are the blob's. A .gitattributes among paths, a
 // leading folder that cannot be looked at (a file or symlink in the way,
 // a permission error) or anything unusual answers false: ask git.
-func (r *Repo) PlainFiles(paths []string) bool {
-	if !r.fastOK() || !r.plainCheckin() {
+func (r *Store) PlainFiles(paths []string) bool {
+	if !r.fastOK() || !r.PlainCheckin() {
 		return false
 	}
 	root, err := os.OpenRoot(r.WorkTree)
@@ -64,8 +66,8 @@ func (r *Repo) PlainFiles(paths []string) bool {
 // here): git also reads one from the index when the work tree lacks it
 // (deleted there, or skip-worktree), and the index of a checkout holds
 // HEAD's unless the user staged otherwise. Read here, a folder at a time.
-func (r *Repo) headHasAttributes(dirs map[string]bool) bool {
-	_, root, ok := r.headTreeFast()
+func (r *Store) headHasAttributes(dirs map[string]bool) bool {
+	_, root, ok := r.HeadTreeFast()
 	if !ok {
 		return true
 	}
@@ -78,11 +80,11 @@ func (r *Repo) headHasAttributes(dirs map[string]bool) bool {
 		if entries, ok := read[id]; ok {
 			return entries, true
 		}
-		typ, data, found := r.readObjectHere(id)
+		typ, data, found := r.ReadObjectHere(id)
 		if !found || typ != "tree" {
 			return nil, false
 		}
-		entries, err := parseTree(data, r.hashLen())
+		entries, err := parseTree(data, r.HashLen())
 		if err != nil {
 			return nil, false
 		}
@@ -130,16 +132,16 @@ func (r *Repo) headHasAttributes(dirs map[string]bool) bool {
 }
 
 // BlobReader reads blobs in this process where it can (loose objects and
-// packs, see readObjectHere), the repository-wide conditions worked out
+// packs, see ReadObjectHere), the repository-wide conditions worked out
 // once.
 type BlobReader struct {
-	r  *Repo
+	r  *Store
 	ok bool
 }
 
 // NewBlobReader returns a BlobReader for r.
-func (r *Repo) NewBlobReader() *BlobReader {
-	return &BlobReader{r: r, ok: r.fastOK() && !r.mayReplace()}
+func (r *Store) NewBlobReader() *BlobReader {
+	return &BlobReader{r: r, ok: r.fastOK() && !r.MayReplace()}
 }
 
 // Read returns the content of blob id; ok is false when it cannot be read
@@ -154,4 +156,44 @@ func (b *BlobReader) Read(id string) (data []byte, ok bool) {
 		return nil, false
 	}
 	return data, true
+}
+
+// PlainCheckin reports whether git would store work-tree files as their
+// bytes, whatever their path: the repository-wide half of HashHere's test.
+// Attributes can also come from git's system-wide file (as for config: known
+// only for a git under /usr), from a tree (GIT_ATTR_SOURCE, attr.tree) or a
+// file named in the config (core.attributesFile).
+func (r *Store) PlainCheckin() bool {
+	if _, err := os.Lstat(filepath.Join(r.CommonDir, "info", "attributes")); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	if os.Getenv("GIT_ATTR_SOURCE") != "" || r.ConfigMayMention("attr", "sparse") {
+		return false
+	}
+	if v := strings.ToLower(os.Getenv("GIT_ATTR_NOSYSTEM")); v != "1" && v != "true" && v != "yes" && v != "on" {
+		if _, known := systemConfigFile(); !known {
+			return false
+		}
+		if _, err := os.Lstat("/etc/gitattributes"); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		xdg := os.Getenv("XDG_CONFIG_HOME")
+		if xdg == "" {
+			xdg = filepath.Join(home, ".config")
+		}
+		if _, err := os.Lstat(filepath.Join(xdg, "git", "attributes")); !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	} else {
+		return false
+	}
+	for _, c := range []struct{ key, want string }{{"autocrlf", "false"}, {"filemode", "true"}, {"symlinks", "true"}} {
+		v, found, ok := r.ConfigLast("core", c.key)
+		if !ok || found && v != c.want {
+			return false
+		}
+	}
+	return true
 }

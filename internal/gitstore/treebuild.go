@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 // This file holds the tree encoder: a tree built from a base tree and
 // edits path by path, written with one long-lived git process per kind of
@@ -32,7 +32,7 @@ func (e TreeEdit) removes() bool { return AbsentMode(e.Mode) }
 // cat-file --batch) and written (one mktree --batch); the rest of the tree
 // is shared with base. A folder left empty disappears; a file replaces a
 // folder of the same name and the other way round.
-func (r *Repo) EditTree(ctx context.Context, base string, edits []TreeEdit) (tree, baseTree string, err error) {
+func (r *Store) EditTree(ctx context.Context, base string, edits []TreeEdit) (tree, baseTree string, err error) {
 	ed, err := r.StartTreeEdit(ctx, base)
 	if err != nil {
 		return "", "", err
@@ -51,7 +51,7 @@ type FolderEdit struct {
 
 // EditTreeFolders is EditTree that also returns, by path ("" for the
 // root), every folder on the edited paths as it was and as it became.
-func (r *Repo) EditTreeFolders(ctx context.Context, base string, edits []TreeEdit) (tree, baseTree string, folders map[string]FolderEdit, err error) {
+func (r *Store) EditTreeFolders(ctx context.Context, base string, edits []TreeEdit) (tree, baseTree string, folders map[string]FolderEdit, err error) {
 	ed, err := r.StartTreeEdit(ctx, base)
 	if err != nil {
 		return "", "", nil, err
@@ -73,18 +73,18 @@ type TreeEditor struct {
 }
 
 // StartTreeEdit starts the processes of an EditTree on base.
-func (r *Repo) StartTreeEdit(ctx context.Context, base string) (*TreeEditor, error) {
+func (r *Store) StartTreeEdit(ctx context.Context, base string) (*TreeEditor, error) {
 	b := &treeBuilder{r: r, ctx: ctx}
 	var err error
 	if base != "" && !r.fastOK() {
 		// Else the folders are read in this process (readTreeHere), and
 		// cat-file starts only if one cannot be.
-		if b.cat, err = r.startProc(ctx, "cat-file", "--batch"); err != nil {
+		if b.cat, err = r.Git.StartProc(ctx, "cat-file", "--batch"); err != nil {
 			return nil, err
 		}
 	}
 	if b.objects = r.looseObjectDir(); b.objects == "" {
-		if b.mk, err = r.startProc(ctx, "mktree", "-z", "--batch"); err != nil {
+		if b.mk, err = r.Git.StartProc(ctx, "mktree", "-z", "--batch"); err != nil {
 			b.close()
 			return nil, err
 		}
@@ -197,9 +197,9 @@ type treeEntry struct {
 }
 
 type treeBuilder struct {
-	r       *Repo
+	r       *Store
 	ctx     context.Context
-	cat, mk *proc
+	cat, mk Proc
 	cache   map[string]cachedTree // folders read so far, by tree-ish
 	// objects, when set, is the object folder the new trees are written
 	// to directly (see looseObjectDir); otherwise mktree writes them.
@@ -225,11 +225,11 @@ type builtTree struct {
 func (b *treeBuilder) close() error {
 	var errs []error
 	if b.cat != nil {
-		errs = append(errs, b.cat.close())
+		errs = append(errs, b.cat.Close())
 		b.cat = nil
 	}
 	if b.mk != nil {
-		errs = append(errs, b.mk.close())
+		errs = append(errs, b.mk.Close())
 		b.mk = nil
 	}
 	return errors.Join(errs...)
@@ -262,7 +262,7 @@ func (b *treeBuilder) load(root *editNode) error {
 			}
 			if want = rest; len(want) > 0 {
 				var err error
-				if b.cat, err = b.r.startProc(b.ctx, "cat-file", "--batch"); err != nil {
+				if b.cat, err = b.r.Git.StartProc(b.ctx, "cat-file", "--batch"); err != nil {
 					return err
 				}
 			}
@@ -272,8 +272,8 @@ func (b *treeBuilder) load(root *editNode) error {
 			for _, n := range want {
 				req.WriteString(n.baseRef + "\n")
 			}
-			if _, err := b.cat.in.Write(req.Bytes()); err != nil {
-				return b.cat.fail(err)
+			if _, err := b.cat.Stdin().Write(req.Bytes()); err != nil {
+				return b.cat.Fail(err)
 			}
 			for _, n := range want {
 				id, entries, err := b.readTreeReply(n.baseRef)
@@ -376,7 +376,7 @@ func (b *treeBuilder) encode(entries []treeEntry) (string, []byte, []byte, error
 	sort.Slice(ks, func(i, j int) bool {
 		return treeNameLess(ks[i].e.name, ks[i].dir, ks[j].e.name, ks[j].dir)
 	})
-	hashLen := b.r.hashLen()
+	hashLen := b.r.HashLen()
 	obj := make([]byte, 0, len(ks)*(hashLen+24))
 	input := make([]byte, 0, len(ks)*(2*hashLen+32)+1)
 	raw := make([]byte, hashLen)
@@ -449,7 +449,7 @@ func (b *treeBuilder) write(trees []builtTree) error {
 	errc := make(chan error, 1)
 	go func() {
 		for _, t := range trees {
-			if _, err := b.mk.in.Write(t.input); err != nil {
+			if _, err := b.mk.Stdin().Write(t.input); err != nil {
 				errc <- err
 				return
 			}
@@ -457,10 +457,10 @@ func (b *treeBuilder) write(trees []builtTree) error {
 		errc <- nil
 	}()
 	for _, t := range trees {
-		line, err := b.mk.out.ReadString('\n')
+		line, err := b.mk.Stdout().ReadString('\n')
 		if err != nil {
 			<-errc
-			return b.mk.fail(err)
+			return b.mk.Fail(err)
 		}
 		if got := strings.TrimSpace(line); got != t.id {
 			<-errc
@@ -468,7 +468,7 @@ func (b *treeBuilder) write(trees []builtTree) error {
 		}
 	}
 	if err := <-errc; err != nil {
-		return b.mk.fail(err)
+		return b.mk.Fail(err)
 	}
 	return nil
 }
@@ -478,7 +478,7 @@ func (b *treeBuilder) write(trees []builtTree) error {
 func (b *treeBuilder) readTreeHere(ref string) (string, []treeEntry, bool) {
 	id := ref
 	if c, ok := strings.CutSuffix(ref, "^{tree}"); ok {
-		typ, data, ok := b.r.readObjectHere(c)
+		typ, data, ok := b.r.ReadObjectHere(c)
 		if !ok || typ != "commit" {
 			return "", nil, false
 		}
@@ -489,11 +489,11 @@ func (b *treeBuilder) readTreeHere(ref string) (string, []treeEntry, bool) {
 		}
 		id = string(t)
 	}
-	typ, data, ok := b.r.readObjectHere(id)
+	typ, data, ok := b.r.ReadObjectHere(id)
 	if !ok || typ != "tree" {
 		return "", nil, false
 	}
-	entries, err := parseTree(data, b.r.hashLen())
+	entries, err := parseTree(data, b.r.HashLen())
 	if err != nil {
 		return "", nil, false
 	}
@@ -502,9 +502,9 @@ func (b *treeBuilder) readTreeHere(ref string) (string, []treeEntry, bool) {
 
 // readTreeReply reads cat-file's answer for one requested tree-ish.
 func (b *treeBuilder) readTreeReply(treeish string) (string, []treeEntry, error) {
-	header, err := b.cat.out.ReadString('\n')
+	header, err := b.cat.Stdout().ReadString('\n')
 	if err != nil {
-		return "", nil, b.cat.fail(err)
+		return "", nil, b.cat.Fail(err)
 	}
 	f := strings.Fields(header)
 	if len(f) != 3 || f[1] != "tree" {
@@ -515,10 +515,10 @@ func (b *treeBuilder) readTreeReply(treeish string) (string, []treeEntry, error)
 		return "", nil, fmt.Errorf("git cat-file: bad header %q", header)
 	}
 	data := make([]byte, size+1)
-	if _, err := io.ReadFull(b.cat.out, data); err != nil {
-		return "", nil, b.cat.fail(err)
+	if _, err := io.ReadFull(b.cat.Stdout(), data); err != nil {
+		return "", nil, b.cat.Fail(err)
 	}
-	entries, err := parseTree(data[:size], b.r.hashLen())
+	entries, err := parseTree(data[:size], b.r.HashLen())
 	return f[0], entries, err
 }
 
@@ -560,4 +560,66 @@ func parseTreeEntries(data []byte, hashLen int, id func([]byte) string) ([]treeE
 		data = data[nul+1+hashLen:]
 	}
 	return out, nil
+}
+
+// TreeEntriesHere is TreeEntriesAt read in this process (the folders on the
+// paths, each once); ok is false when git should answer.
+func (r *Store) TreeEntriesHere(treeish string, paths []string) ([]IndexEntry, bool) {
+	if !r.fastOK() {
+		return nil, false
+	}
+	b := &treeBuilder{r: r}
+	_, root, ok := b.readTreeHere(treeish)
+	if !ok {
+		return nil, false
+	}
+	folders := map[string][]treeEntry{"": root}
+	// folder returns the entries of folder dir ("" the root), nil when
+	// there is no such folder; ok is false when it cannot be read here.
+	var folder func(dir string) ([]treeEntry, bool)
+	folder = func(dir string) ([]treeEntry, bool) {
+		if es, seen := folders[dir]; seen {
+			return es, true
+		}
+		parent, name := "", dir
+		if i := strings.LastIndexByte(dir, '/'); i >= 0 {
+			parent, name = dir[:i], dir[i+1:]
+		}
+		up, ok := folder(parent)
+		if !ok {
+			return nil, false
+		}
+		var es []treeEntry
+		for _, e := range up {
+			if e.name == name && e.mode == "40000" {
+				_, got, ok := b.readTreeHere(e.oid)
+				if !ok {
+					return nil, false
+				}
+				es = got
+				break
+			}
+		}
+		folders[dir] = es
+		return es, true
+	}
+	out := make([]IndexEntry, len(paths))
+	for i, p := range paths {
+		out[i] = IndexEntry{Path: p}
+		dir, name := "", p
+		if j := strings.LastIndexByte(p, '/'); j >= 0 {
+			dir, name = p[:j], p[j+1:]
+		}
+		es, ok := folder(dir)
+		if !ok {
+			return nil, false
+		}
+		for _, e := range es {
+			if e.name == name && e.mode != "40000" {
+				out[i].Mode, out[i].Blob = e.mode, e.oid
+				break
+			}
+		}
+	}
+	return out, true
 }

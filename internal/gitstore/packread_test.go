@@ -1,4 +1,4 @@
-package git
+package gitstore
 
 import (
 	"bytes"
@@ -22,7 +22,7 @@ func TestReadObjectHereAgreesWithGit(t *testing.T) {
 	for _, ofs := range []string{"true", "false"} {
 		t.Run("deltaBaseOffset="+ofs, func(t *testing.T) {
 			t.Parallel()
-			r := newApplyRepo(t)
+			r := newTestStore(t)
 			var text strings.Builder
 			for i := 0; i < 300; i++ {
 				fmt.Fprintf(&text, "line %d of a file that changes a little each commit\n", i)
@@ -46,10 +46,10 @@ func TestReadObjectHereAgreesWithGit(t *testing.T) {
 				f := strings.Fields(l)
 				id, typ := f[0], f[1]
 				// Described here too (a delta by its chain), as git does.
-				if info, ok := r.objectInfoHere(id); !ok || info.Type != typ || strconv.FormatInt(info.Size, 10) != f[2] {
+				if info, ok := r.ObjectInfoHere(id); !ok || info.Type != typ || strconv.FormatInt(info.Size, 10) != f[2] {
 					t.Errorf("%s: described here as %+v (%v), git: %s %s", id, info, ok, typ, f[2])
 				}
-				gotTyp, got, ok := r.readObjectHere(id)
+				gotTyp, got, ok := r.ReadObjectHere(id)
 				if !ok {
 					t.Errorf("%s: not read here", id)
 					continue
@@ -74,13 +74,13 @@ func TestReadObjectHereAgreesWithGit(t *testing.T) {
 		})
 	}
 	// An id in no pack, or a corrupt pack: not read here.
-	r := newApplyRepo(t)
-	if _, _, ok := r.readObjectHere(strings.Repeat("ab", 20)); ok {
+	r := newTestStore(t)
+	if _, _, ok := r.ReadObjectHere(strings.Repeat("ab", 20)); ok {
 		t.Error("a missing object was read")
 	}
 }
 
-func firstPack(t *testing.T, r *Repo) string {
+func firstPack(t *testing.T, r *Store) string {
 	t.Helper()
 	m, _ := filepath.Glob(filepath.Join(r.CommonDir, "objects", "pack", "pack-*.idx"))
 	if len(m) == 0 {
@@ -113,7 +113,7 @@ func TestApplyDeltaStopsAtDeclaredSize(t *testing.T) {
 // git (ok false); once it is over, every object, old and new, is read here
 // again, as git reads it.
 func TestReadObjectHereAcrossRepack(t *testing.T) {
-	r := newApplyRepo(t)
+	r := newTestStore(t)
 	objects := func() map[string]string {
 		list := gitT(t, r.WorkTree, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype)")
 		m := map[string]string{}
@@ -131,7 +131,7 @@ func TestReadObjectHereAcrossRepack(t *testing.T) {
 	check := func(want map[string]string) {
 		t.Helper()
 		for id, typ := range want {
-			gotTyp, got, ok := r.readObjectHere(id)
+			gotTyp, got, ok := r.ReadObjectHere(id)
 			if !ok {
 				t.Errorf("%s: not read here", id)
 				continue
@@ -163,7 +163,7 @@ func TestReadObjectHereAcrossRepack(t *testing.T) {
 				default:
 				}
 				for id, typ := range ids {
-					if gotTyp, data, ok := r.readObjectHere(id); ok && (gotTyp != typ || r.ObjectID(gotTyp, data) != id) {
+					if gotTyp, data, ok := r.ReadObjectHere(id); ok && (gotTyp != typ || r.ObjectID(gotTyp, data) != id) {
 						wrong.Add(1)
 					}
 				}

@@ -1,0 +1,51 @@
+package cli_test
+
+import (
+	"go/parser"
+	"go/token"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestGitStoreIsALeaf: the in-process store of git's files imports
+// nothing of the project above it. internal/gitstore (objects, ref and
+// config files, trees) imports no package of the project;
+// internal/gitindex (the index files) imports only internal/gitstore.
+// Neither imports internal/git, the porcelain that embeds them: what they
+// leave to a git process they ask through gitstore.Git, which
+// internal/git implements.
+func TestGitStoreIsALeaf(t *testing.T) {
+	t.Parallel()
+	const mod = "github.com/nudgethis/git-nudge/"
+	allowed := map[string]map[string]bool{
+		"gitstore": {},
+		"gitindex": {mod + "internal/gitstore": true},
+	}
+	for pkg, ok := range allowed {
+		files, err := filepath.Glob(filepath.Join("..", pkg, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked := 0
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			checked++
+			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, im := range af.Imports {
+				if p, _ := strconv.Unquote(im.Path.Value); strings.HasPrefix(p, mod) && !ok[p] {
+					t.Errorf("%s imports %s: the store stays below the porcelain; ask git through gitstore.Git instead", f, p)
+				}
+			}
+		}
+		if checked < 5 {
+			t.Fatalf("only %d files of internal/%s checked: the glob missed the package", checked, pkg)
+		}
+	}
+}
