@@ -334,7 +334,7 @@ var identity = git.Identity{Name: "git-nudge oplog", Email: "oplog@localhost"}
 // when another process appended first). A new op (ID "") gets the next id.
 // The common case starts no git process: the tip is a loose commit read
 // here, the objects are written as loose objects and the ref is swapped
-// with git's lock protocol (see internal/git/odb.go).
+// with git's lock protocol (see internal/gitstore/odb.go).
 //
 // ready, when set, waits for the objects op names that the caller is
 // still writing: before the commit is made (and the ref moved), or before
