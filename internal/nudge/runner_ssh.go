@@ -52,8 +52,32 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 	fail := func(what string, err error) error {
 		return fmt.Errorf("runner %s (ssh %s): %s: %w; check that ssh %s works without a password and that git is installed there", p.name, p.host, what, err, p.host)
 	}
-	if err := quiet(sshArgs("mkdir -p "+qcache+" && cd "+qcache+" && { test -f HEAD || git init -q --bare .; }"), io.Discard); err != nil {
-		return c, nil, fail("making the cache repository", err)
+	work := "work/" + t.ID
+	// One connection makes the cache, copies the review comments
+	// (NUDGE_REVIEW) there and, for the sandbox, checks that bubblewrap
+	// works on the host.
+	prep := "mkdir -p " + qcache + "/work && cd " + qcache + " && { test -f HEAD || git init -q --bare .; } && rm -f " + work + ".review"
+	review := envValue(c.env, ReviewEnv)
+	var prepIn io.Reader
+	if review != "" {
+		f, err := os.Open(review)
+		if err != nil {
+			return c, nil, err
+		}
+		defer f.Close()
+		prepIn = f
+		prep += " && cat > " + work + ".review"
+	}
+	if p.sandbox {
+		prep += " && { command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent --new-session true >/dev/null 2>&1 && echo sandbox=bwrap || echo sandbox=none; }"
+	}
+	var prepOut bytes.Buffer
+	var errb bytes.Buffer
+	if err := proc.QuickIn(context.WithoutCancel(ctx), sshArgs(prep), c.env, w.Repo.WorkTree, prepIn, &prepOut, io.MultiWriter(log, &errb)); err != nil {
+		return c, nil, fail("making the cache repository", fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String())))
+	}
+	if p.sandbox && !strings.Contains(prepOut.String(), "sandbox=bwrap") {
+		return c, nil, fmt.Errorf("runner %s: the sandbox was asked for (--sandbox or git config nudge.sandbox) but bubblewrap (bwrap) does not run on %s, so the command was not run there unconfined; install bubblewrap on the host (and allow unprivileged user namespaces), or run with --no-sandbox only if you trust the command with that account", p.name, p.host)
 	}
 	remoteBase := "refs/nudge/base/" + t.ID
 	if err := quiet([]string{"git", "push", "-q", "--no-verify", p.host + ":" + cache, "+" + baseRef + ":" + remoteBase}, io.Discard); err != nil {
@@ -63,7 +87,6 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 	if err != nil || !filepath.IsLocal(rel) {
 		rel = "."
 	}
-	work := "work/" + t.ID
 	result := "refs/nudge/results/" + t.ID
 	var env []string
 	for _, k := range []string{"NUDGE_TASK", "NUDGE_ATTEMPT"} {
@@ -72,19 +95,36 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 		}
 	}
 	env = append(env, "NUDGE_RUNNER="+p.name)
+	run := ShellQuote(env)
+	if review != "" {
+		run += ` NUDGE_REVIEW="$w.review"`
+	}
+	run += " " + ShellQuote(c.argv)
+	if p.sandbox {
+		// Everything read-only but the worktree, its own /tmp, /dev and
+		// /proc, no network unless nudge.sandbox.network is host; the
+		// command ends with bubblewrap.
+		net := "--unshare-all"
+		if p.sandboxNet {
+			net = "--unshare-all --share-net"
+		}
+		run = `bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$w" "$w" ` + net + ` --die-with-parent --new-session --chdir "$PWD" -- env ` + run
+	} else {
+		run = "env " + run
+	}
 	script := strings.Join([]string{
 		"set -u",
 		"exec 3<&0",
 		"cd " + qcache + " || exit 125",
 		"w=\"$PWD/" + work + "\"",
-		"rm -rf \"$w\" \"$w.bundle\" \"$w.done\" \"$w.lost\"; git worktree prune",
+		"rm -rf \"$w\" \"$w.bundle\" \"$w.done\" \"$w.lost\" \"$w.pid\"; git worktree prune",
 		"git worktree add -q --detach \"$w\" " + base + " >&2 || exit 125",
 		"cd \"$w\"/" + ShellQuote([]string{filepath.ToSlash(rel)}) + " || exit 125",
 		// A session of its own (setsid, where there is one) so that a
 		// lost connection ends all the command started.
 		"s=; command -v setsid >/dev/null 2>&1 && s=setsid",
-		"$s env " + ShellQuote(env) + " " + ShellQuote(c.argv) + " </dev/null 3<&- &",
-		"pid=$!",
+		"$s " + run + " </dev/null 3<&- &",
+		"pid=$!; echo $pid > \"$w.pid\"",
 		// The connection is ssh's stdin, kept as 3 (a background job's
 		// stdin would be /dev/null).
 		"{ cat >/dev/null; test -e \"$w.done\" || { touch \"$w.lost\"; kill -TERM -$pid 2>/dev/null || kill -TERM $pid; sleep 5; kill -KILL -$pid 2>/dev/null; }; } <&3 3<&- &",
@@ -108,7 +148,9 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 		stdinW.Close()
 		defer os.RemoveAll(dir)
 		defer func() {
-			_ = quiet(sshArgs("cd "+qcache+" && rm -rf "+work+" "+work+".bundle "+work+".done "+work+".lost && git worktree prune && git update-ref -d "+result), io.Discard)
+			// A command still running there (the connection went before
+			// the far side noticed) is killed with its session first.
+			_ = quiet(sshArgs("cd "+qcache+" && { test -e "+work+".done || ! test -e "+work+".pid || { p=$(cat "+work+".pid); kill -KILL -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; }; rm -rf "+work+" "+work+".bundle "+work+".done "+work+".lost "+work+".pid "+work+".review && git worktree prune && git update-ref -d "+result), io.Discard)
 		}()
 		f, err := os.Create(out)
 		if err != nil {
