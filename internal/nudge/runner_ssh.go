@@ -3,11 +3,14 @@ package nudge
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/nudgethis/git-nudge/internal/proc"
 	"github.com/nudgethis/git-nudge/internal/refs"
@@ -37,14 +40,24 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 	}
 	cache := strings.TrimSuffix(p.path, "/") + "/cache.git"
 	qcache := ShellQuote([]string{cache})
+	opts := append([]string{"-o", "BatchMode=yes", "-o", "ConnectTimeout=30"}, sshShare()...)
 	sshArgs := func(remote string) []string {
-		return []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=30", "--", p.host, remote}
+		return append(append([]string{"ssh"}, opts...), "--", p.host, remote)
+	}
+	gitEnv := c.env
+	if envValue(c.env, "GIT_SSH_COMMAND") == "" && envValue(c.env, "GIT_SSH") == "" {
+		// git push shares the connection too, unless the user said how
+		// git reaches ssh hosts (core.sshCommand is still honoured: it
+		// is read only when GIT_SSH_COMMAND is not set).
+		if v, _, err := w.Repo.ConfigGet(ctx, "core.sshCommand"); err == nil && strings.TrimSpace(v) == "" {
+			gitEnv = append(withoutEnv(c.env, "GIT_SSH_COMMAND"), "GIT_SSH_COMMAND=ssh "+ShellQuote(opts))
+		}
 	}
 	// The steps around the command are not cut short by an interrupt:
 	// the cleanup must run, and ssh has its own timeouts.
 	quiet := func(argv []string, stdout io.Writer) error {
 		var errb bytes.Buffer
-		if err := proc.Quick(context.WithoutCancel(ctx), argv, c.env, w.Repo.WorkTree, stdout, io.MultiWriter(log, &errb)); err != nil {
+		if err := proc.Quick(context.WithoutCancel(ctx), argv, gitEnv, w.Repo.WorkTree, stdout, io.MultiWriter(log, &errb)); err != nil {
 			return fmt.Errorf("%s: %v: %s", strings.Join(argv[:min(len(argv), 5)], " "), err, strings.TrimSpace(errb.String()))
 		}
 		return nil
@@ -71,17 +84,23 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 	if p.sandbox {
 		prep += " && { command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent --new-session true >/dev/null 2>&1 && echo sandbox=bwrap || echo sandbox=none; }"
 	}
+	// The snapshot is sent only when the cache lacks its commit (a
+	// second task on the same snapshot sends nothing, not even a push).
+	remoteBase := "refs/nudge/base/" + t.ID
+	prep += " && { ! git cat-file -e " + base + "^{commit} 2>/dev/null || { git update-ref " + remoteBase + " " + base + " && echo base=present; }; }"
 	var prepOut bytes.Buffer
 	var errb bytes.Buffer
-	if err := proc.QuickIn(context.WithoutCancel(ctx), sshArgs(prep), c.env, w.Repo.WorkTree, prepIn, &prepOut, io.MultiWriter(log, &errb)); err != nil {
+	if err := proc.QuickIn(context.WithoutCancel(ctx), sshArgs(prep), c.env, "/", prepIn, &prepOut, io.MultiWriter(log, &errb)); err != nil {
 		return c, nil, fail("making the cache repository", fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String())))
 	}
 	if p.sandbox && !strings.Contains(prepOut.String(), "sandbox=bwrap") {
 		return c, nil, fmt.Errorf("runner %s: the sandbox was asked for (--sandbox or git config nudge.sandbox) but bubblewrap (bwrap) does not run on %s, so the command was not run there unconfined; install bubblewrap on the host (and allow unprivileged user namespaces), or run with --no-sandbox only if you trust the command with that account", p.name, p.host)
 	}
-	remoteBase := "refs/nudge/base/" + t.ID
-	if err := quiet([]string{"git", "push", "-q", "--no-verify", p.host + ":" + cache, "+" + baseRef + ":" + remoteBase}, io.Discard); err != nil {
-		return c, nil, fail("sending the snapshot", err)
+	if !strings.Contains(prepOut.String(), "base=present") {
+		fmt.Fprintf(log, "git nudge: runner %s: sending the snapshot's objects that %s lacks (git push)\n", p.name, p.host)
+		if err := quiet([]string{"git", "push", "-q", "--no-verify", p.host + ":" + cache, "+" + baseRef + ":" + remoteBase}, io.Discard); err != nil {
+			return c, nil, fail("sending the snapshot", err)
+		}
 	}
 	rel, err := filepath.Rel(*t.Worktree, c.dir)
 	if err != nil || !filepath.IsLocal(rel) {
@@ -147,16 +166,18 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 		stdinR.Close()
 		stdinW.Close()
 		defer os.RemoveAll(dir)
-		defer func() {
-			// A command still running there (the connection went before
-			// the far side noticed) is killed with its session first.
-			_ = quiet(sshArgs("cd "+qcache+" && { test -e "+work+".done || ! test -e "+work+".pid || { p=$(cat "+work+".pid); kill -KILL -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; }; rm -rf "+work+" "+work+".bundle "+work+".done "+work+".lost "+work+".pid "+work+".review && git worktree prune && git update-ref -d "+result), io.Discard)
-		}()
 		f, err := os.Create(out)
 		if err != nil {
 			return err
 		}
-		err = quiet(sshArgs("cd "+qcache+" && if test -e "+work+".lost; then echo 'the connection was lost while the command ran' >&2; exit 3; fi && cat "+work+".bundle"), f)
+		// One connection fetches the bundle and cleans up: a command
+		// still running there (the connection went before the far side
+		// noticed) is killed with its session, then the worktree and
+		// what came with it are removed.
+		err = quiet(sshArgs("cd "+qcache+" || exit 125; "+
+			"if test -e "+work+".lost; then echo 'the connection was lost while the command ran' >&2; rc=3; else cat "+work+".bundle; rc=$?; fi; "+
+			"test -e "+work+".done || ! test -e "+work+".pid || { p=$(cat "+work+".pid); kill -KILL -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; "+
+			"rm -rf "+work+" "+work+".bundle "+work+".done "+work+".lost "+work+".pid "+work+".review; git worktree prune; git update-ref -d "+result+" 2>/dev/null; exit $rc"), f)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -172,4 +193,23 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 		return nil
 	}
 	return c, finish, nil
+}
+
+// sshShare is the ssh options that let the connections of one run (and
+// of the runs that follow within a minute) share one: a master
+// connection whose socket is in a folder of this user's own in the
+// temporary folder. None when that folder cannot be had.
+func sshShare() []string {
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("git-nudge-ssh-%d", os.Getuid()))
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	st, err := os.Lstat(dir)
+	if err != nil || !st.IsDir() || st.Mode().Perm() != 0o700 {
+		return nil
+	}
+	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || int(sys.Uid) != os.Getuid() {
+		return nil
+	}
+	return []string{"-o", "ControlMaster=auto", "-o", "ControlPath=" + dir + "/%C", "-o", "ControlPersist=60"}
 }
