@@ -216,10 +216,7 @@ func (w *Workspace) viaCommand(ctx context.Context, p *runnerPlan, t *Task, c ch
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return c, nil, err
 	}
-	base, baseRef := t.Snapshot, refs.Task.Ref(t.ID)
-	if t.Setup != nil {
-		base, baseRef = *t.Setup, refs.Setups+t.ID
-	}
+	base, baseRef := w.runnerStart(ctx, t)
 	in := filepath.Join(dir, "in.bundle")
 	if err := w.Repo.CreateBundle(ctx, in, baseRef); err != nil {
 		return c, nil, fmt.Errorf("runner %s: writing the snapshot bundle: %w", p.name, err)
@@ -470,4 +467,19 @@ func withoutEnv(env []string, k string) []string {
 		}
 	}
 	return out
+}
+
+// runnerStart is the commit (and a ref on it) a runner starts t's command
+// from: its last result when it has one (a task run again goes on from
+// there, as its worktree here does), else its setup or snapshot.
+func (w *Workspace) runnerStart(ctx context.Context, t *Task) (commit, ref string) {
+	if t.Result != nil && *t.Result != "" {
+		if got, ok, err := w.Repo.ReadRefFast(ctx, refs.Results+t.ID); err == nil && ok && got == *t.Result {
+			return got, refs.Results + t.ID
+		}
+	}
+	if t.Setup != nil {
+		return *t.Setup, refs.Setups + t.ID
+	}
+	return t.Snapshot, refs.Task.Ref(t.ID)
 }

@@ -13,7 +13,6 @@ import (
 	"syscall"
 
 	"github.com/nudgethis/git-nudge/internal/proc"
-	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
 // overSSH is onRunner for an ssh runner. Before the command: the cache
@@ -34,10 +33,7 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return c, nil, err
 	}
-	base, baseRef := t.Snapshot, refs.Task.Ref(t.ID)
-	if t.Setup != nil {
-		base, baseRef = *t.Setup, refs.Setups+t.ID
-	}
+	base, baseRef := w.runnerStart(ctx, t)
 	cache := strings.TrimSuffix(p.path, "/") + "/cache.git"
 	qcache := ShellQuote([]string{cache})
 	opts := append([]string{"-o", "BatchMode=yes", "-o", "ConnectTimeout=30"}, sshShare()...)
@@ -198,18 +194,28 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 // sshShare is the ssh options that let the connections of one run (and
 // of the runs that follow within a minute) share one: a master
 // connection whose socket is in a folder of this user's own in the
-// temporary folder. None when that folder cannot be had.
+// temporary folder ($TMPDIR, or /tmp when that path is too long for a
+// socket). None when no such folder can be had.
 func sshShare() []string {
-	dir := filepath.Join(os.TempDir(), fmt.Sprintf("git-nudge-ssh-%d", os.Getuid()))
-	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
-		return nil
+	for _, tmp := range []string{os.TempDir(), "/tmp"} {
+		dir := filepath.Join(tmp, fmt.Sprintf("git-nudge-ssh-%d", os.Getuid()))
+		// The socket's name is 40 hex digits, and ssh binds a temporary
+		// name 17 characters longer first; a socket path has at most
+		// 107 bytes.
+		if len(dir)+1+40+17 > 100 {
+			continue
+		}
+		if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		st, err := os.Lstat(dir)
+		if err != nil || !st.IsDir() || st.Mode().Perm() != 0o700 {
+			continue
+		}
+		if sys, ok := st.Sys().(*syscall.Stat_t); !ok || int(sys.Uid) != os.Getuid() {
+			continue
+		}
+		return []string{"-o", "ControlMaster=auto", "-o", "ControlPath=" + dir + "/%C", "-o", "ControlPersist=60"}
 	}
-	st, err := os.Lstat(dir)
-	if err != nil || !st.IsDir() || st.Mode().Perm() != 0o700 {
-		return nil
-	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); !ok || int(sys.Uid) != os.Getuid() {
-		return nil
-	}
-	return []string{"-o", "ControlMaster=auto", "-o", "ControlPath=" + dir + "/%C", "-o", "ControlPersist=60"}
+	return nil
 }
