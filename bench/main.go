@@ -50,6 +50,7 @@ var (
 	containerOnly  = flag.Bool("container-only", false, "measure only git nudge run --on a container runner -- true against podman run --rm IMAGE true plus git nudge run -- true (a pooled worktree)")
 	containerImage = flag.String("container-image", "", "image for the container runner rows (e.g. localhost/nudge-test:1, which the runner_container scenario builds); empty: the rows are skipped unless -container-only")
 	runnerOnly     = flag.Bool("runner-only", false, "measure only the runner rows: git nudge run --on an ssh runner (with -ssh-host) and run --attempts 8 against --attempts 1")
+	attemptsRow    = flag.Bool("attempts", true, "with -runner-only: also measure run --attempts 8 against --attempts 1")
 	sshHost        = flag.String("ssh-host", "", "an ssh destination reached without a password, for the ssh runner rows (skipped when empty)")
 	mergeOnly      = flag.Bool("merge-only", false, "measure only apply --merge of a 50-file patch with 10 files edited since the snapshot (applyMerge)")
 	snapOnly       = flag.Bool("snapshot-only", false, "measure only the snapshot rows (plain, with core.fsmonitor, and after a mass touch unless -masstouch=false)")
@@ -1476,6 +1477,9 @@ func (b *bench) runnerRows(dir string, n int) error {
 			baseName: "ssh HOST true + git nudge run -- true", target: "<= 1.3x"})
 		b.rows = append(b.rows, row{name: fmt.Sprintf("run --on an ssh runner -- true, snapshot in the cache, first connection, %d files", n), ours: got[3], base: got[0].plus(got[1]),
 			baseName: "ssh HOST true + git nudge run -- true", target: "(info)"})
+	}
+	if !*attemptsRow {
+		return nil
 	}
 	got, err := b.alternate(dir,
 		step{prep: fill(1), cmd: "git nudge run --attempts 1 -- true" + keep},

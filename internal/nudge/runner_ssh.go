@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -123,7 +124,7 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 		if p.sandboxNet {
 			net = "--unshare-all --share-net"
 		}
-		run = `bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$w" "$w" ` + net + ` --die-with-parent --new-session --chdir "$PWD" -- env ` + run
+		run = `bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$d" "$d" ` + net + ` --die-with-parent --new-session --chdir "$PWD" -- env ` + run
 	} else {
 		run = "env " + run
 	}
@@ -132,9 +133,17 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 		"exec 3<&0",
 		"cd " + qcache + " || exit 125",
 		"w=\"$PWD/" + work + "\"",
-		"rm -rf \"$w\" \"$w.bundle\" \"$w.done\" \"$w.lost\" \"$w.pid\"; git worktree prune",
-		"git worktree add -q --detach \"$w\" " + base + " >&2 || exit 125",
-		"cd \"$w\"/" + ShellQuote([]string{filepath.ToSlash(rel)}) + " || exit 125",
+		"rm -rf \"$w\" \"$w.bundle\" \"$w.done\" \"$w.lost\" \"$w.pid\" \"$w.slot\"",
+		// A worktree of the pool there (work/slotN, taken with an atomic
+		// mkdir of work/slotN.busy) is put back to the base: only the
+		// files that differ are written, what the last task left is
+		// cleaned away. When all are taken, or one cannot be cleaned, a
+		// fresh worktree of the task's own.
+		"d=\"$w\"; i=1",
+		"while [ $i -le " + strconv.Itoa(sshSlots) + " ]; do if mkdir \"work/slot$i.busy\" 2>/dev/null; then echo $i > \"$w.slot\"; d=\"$PWD/work/slot$i\"; break; fi; i=$((i+1)); done",
+		"if [ -e \"$d/.git\" ] && ! (cd \"$d\" && git checkout -q --detach -f " + base + " && git clean -q -ffdx) >&2; then rm -rf \"$d\"; fi",
+		"[ -e \"$d/.git\" ] || { rm -rf \"$d\"; git worktree prune; git worktree add -q --detach \"$d\" " + base + " >&2; } || exit 125",
+		"cd \"$d\"/" + ShellQuote([]string{filepath.ToSlash(rel)}) + " || exit 125",
 		// A session of its own (setsid, where there is one) so that a
 		// lost connection ends all the command started.
 		"s=; command -v setsid >/dev/null 2>&1 && s=setsid",
@@ -146,7 +155,7 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 		"watch=$!",
 		"wait $pid; code=$?",
 		"touch \"$w.done\"; kill $watch 2>/dev/null",
-		"cd \"$w\" && git add -A && git -c user.name=git-nudge -c user.email=git-nudge@localhost commit -q --allow-empty --no-verify -m result" +
+		"cd \"$d\" && git add -A && git -c user.name=git-nudge -c user.email=git-nudge@localhost commit -q --allow-empty --no-verify -m result" +
 			" && git update-ref " + result + " HEAD && git bundle create -q \"$w.bundle\" " + result + " ^" + base + " 2>/dev/null || exit 125",
 		"exit $code",
 	}, "\n")
@@ -173,7 +182,8 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 		err = quiet(sshArgs("cd "+qcache+" || exit 125; "+
 			"if test -e "+work+".lost; then echo 'the connection was lost while the command ran' >&2; rc=3; else cat "+work+".bundle; rc=$?; fi; "+
 			"test -e "+work+".done || ! test -e "+work+".pid || { p=$(cat "+work+".pid); kill -KILL -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; "+
-			"rm -rf "+work+" "+work+".bundle "+work+".done "+work+".lost "+work+".pid "+work+".review; git worktree prune; git update-ref -d "+result+" 2>/dev/null; exit $rc"), f)
+			"if test -e "+work+".slot; then rmdir \"work/slot$(cat "+work+".slot).busy\"; fi; "+
+			"rm -rf "+work+" "+work+".bundle "+work+".done "+work+".lost "+work+".pid "+work+".review "+work+".slot; git worktree prune; git update-ref -d "+result+" 2>/dev/null; exit $rc"), f)
 		if cerr := f.Close(); err == nil {
 			err = cerr
 		}
@@ -190,6 +200,10 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 	}
 	return c, finish, nil
 }
+
+// sshSlots is how many worktrees the cache repository on an ssh host
+// keeps for the tasks that follow (work/slot1 ... there).
+const sshSlots = 16
 
 // sshShare is the ssh options that let the connections of one run (and
 // of the runs that follow within a minute) share one: a master
