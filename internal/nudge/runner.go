@@ -325,6 +325,9 @@ func ShellQuote(argv []string) string {
 // inContainer is onRunner for a container runner.
 func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c child) (child, func(int) error, error) {
 	wt := *t.Worktree
+	if host := remoteEngine(p.engine, c.env); host != "" {
+		return c, nil, fmt.Errorf("runner %s: %s points %s at a remote engine (%s), which cannot see the task's worktree mounted from this machine; a remote engine is not supported yet: unset it for git nudge, or run on that host with an ssh runner (see docs/RUNNERS.md)", p.name, remoteEngineVar(p.engine), p.engine, host)
+	}
 	name := "nudge-" + t.ID + "-" + strconv.Itoa(os.Getpid())
 	args := []string{p.engine, "run", "--rm", "--init", "--name", name,
 		"--network", p.network,
@@ -482,4 +485,23 @@ func (w *Workspace) runnerStart(ctx context.Context, t *Task) (commit, ref strin
 		return *t.Setup, refs.Setups + t.ID
 	}
 	return t.Snapshot, refs.Task.Ref(t.ID)
+}
+
+// remoteEngineVar is the variable that points engine's client at another
+// machine.
+func remoteEngineVar(engine string) string {
+	if engine == "docker" {
+		return "DOCKER_HOST"
+	}
+	return "CONTAINER_HOST"
+}
+
+// remoteEngine is where env points engine's client when that is not this
+// machine's socket ("" for a local engine).
+func remoteEngine(engine string, env []string) string {
+	v := envValue(env, remoteEngineVar(engine))
+	if v == "" || strings.HasPrefix(v, "unix://") || strings.HasPrefix(v, "/") {
+		return ""
+	}
+	return v
 }
