@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/proc"
 	"github.com/nudgethis/git-nudge/internal/refs"
@@ -362,8 +363,8 @@ func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c c
 	args = append(args, p.image)
 	c.argv = append(args, c.argv...)
 	c.path = ""
-	engine := func(args ...string) {
-		_ = proc.Quick(context.WithoutCancel(ctx), append([]string{p.engine}, args...), c.env, "", nil, nil)
+	engine := func(args ...string) error {
+		return proc.Quick(context.WithoutCancel(ctx), append([]string{p.engine}, args...), c.env, "", nil, nil)
 	}
 	// An interrupt or termination stops the container itself (the
 	// engine's client passes it on too, but a client that dies first
@@ -385,7 +386,7 @@ func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c c
 					}
 					if !stopping && (s == syscall.SIGINT || s == syscall.SIGTERM || s == syscall.SIGHUP) {
 						stopping = true
-						go engine("stop", "--time", "10", name)
+						go func() { _ = engine("stop", "--time", "10", name) }()
 					}
 				}
 			}
@@ -394,8 +395,16 @@ func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c c
 	finish := func(int) error {
 		close(stop)
 		// A client killed before its container ended leaves it running:
-		// removed here, whatever happened.
-		engine("rm", "--force", name)
+		// removed here, whatever happened. An engine still cleaning up
+		// after the container's end may refuse the removal for a moment:
+		// tried again until the container is gone (for 20 s at most).
+		for i := 0; i < 80; i++ {
+			_ = engine("rm", "--force", name)
+			if engine("container", "inspect", name) != nil {
+				break
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
 		return nil
 	}
 	return c, finish, nil
