@@ -49,6 +49,9 @@ var (
 	sandboxOnly    = flag.Bool("sandbox-only", false, "measure only git nudge run --sandbox -- true against git nudge run -- true, each with a pooled worktree")
 	containerOnly  = flag.Bool("container-only", false, "measure only git nudge run --on a container runner -- true against podman run --rm IMAGE true plus git nudge run -- true (a pooled worktree)")
 	containerImage = flag.String("container-image", "", "image for the container runner rows (e.g. localhost/nudge-test:1, which the runner_container scenario builds); empty: the rows are skipped unless -container-only")
+	runnerOnly     = flag.Bool("runner-only", false, "measure only the runner rows: git nudge run --on an ssh runner (with -ssh-host) and run --attempts 8 against --attempts 1")
+	attemptsRow    = flag.Bool("attempts", true, "with -runner-only: also measure run --attempts 8 against --attempts 1")
+	sshHost        = flag.String("ssh-host", "", "an ssh destination reached without a password, for the ssh runner rows (skipped when empty)")
 	mergeOnly      = flag.Bool("merge-only", false, "measure only apply --merge of a 50-file patch with 10 files edited since the snapshot (applyMerge)")
 	snapOnly       = flag.Bool("snapshot-only", false, "measure only the snapshot rows (plain, with core.fsmonitor, and after a mass touch unless -masstouch=false)")
 )
@@ -158,6 +161,12 @@ func (b *bench) run() error {
 			}
 			continue
 		}
+		if *runnerOnly {
+			if err := b.runnerRows(dir, n); err != nil {
+				return err
+			}
+			continue
+		}
 		if *sandboxOnly {
 			if err := b.sandboxRun(dir, n); err != nil {
 				return err
@@ -244,7 +253,7 @@ func (b *bench) run() error {
 			}
 		}
 	}
-	if *poolOnly || *ckptOnly || *applyOnly || *snapOnly || *sandboxOnly || *mergeOnly || *containerOnly {
+	if *poolOnly || *ckptOnly || *applyOnly || *snapOnly || *sandboxOnly || *mergeOnly || *containerOnly || *runnerOnly {
 		b.print(time.Since(start))
 		return nil
 	}
@@ -1424,6 +1433,62 @@ echo "$id" >../task-big-` + tag
 		b.rows = append(b.rows, row{name: fmt.Sprintf("apply of %d files vs %d files", 10*k, k), ours: big, base: applyOf[k],
 			baseName: fmt.Sprintf("apply of %d files", k), target: "<= 12x"})
 	}
+	return nil
+}
+
+// runnerRows: the ssh runner's per-task overhead (git nudge run --on an
+// ssh runner -- true, a pooled worktree, the snapshot already in the
+// cache there) against ssh HOST true plus git nudge run -- true, with the
+// shared connection warm (a task within a minute of the last) and cold
+// (closed before each round); and git nudge run --attempts 8 -- true
+// against --attempts 1, each attempt taking a pooled worktree.
+func (b *bench) runnerRows(dir string, n int) error {
+	last := filepath.Join(b.work, fmt.Sprintf("runner-last-%d", n))
+	keep := " 2>&1 | sed -n 's/^git nudge: \\(t[0-9]*\\) .*/\\1/p' | sort -u > " + last
+	dropLast := "{ [ ! -s " + last + " ] || git nudge drop $(cat " + last + ") >/dev/null; }"
+	fill := func(k int) func(int) error {
+		return func(int) error {
+			return b.must(dir, fmt.Sprintf("%s && git config nudge.pool %d && git nudge pool fill >/dev/null", dropLast, k))
+		}
+	}
+	if err := b.must(dir, "git nudge pool clear >/dev/null"); err != nil {
+		return err
+	}
+	defer b.must(dir, dropLast+" 2>&1; git config --unset nudge.pool")
+	if host := *sshHost; host != "" {
+		if err := b.must(dir, "git config nudge.runner.far.type ssh && git config nudge.runner.far.host "+host+" && git config nudge.runner.far.path .cache/git-nudge-bench && git nudge run --on far -- true >/dev/null 2>&1"); err != nil {
+			return err
+		}
+		closeShared := func(r int) error {
+			if err := fill(1)(r); err != nil {
+				return err
+			}
+			return b.must(dir, "for s in ${TMPDIR:-/tmp}/git-nudge-ssh-$(id -u)/*; do [ -S \"$s\" ] && ssh -o ControlPath=\"$s\" -O exit x 2>/dev/null; done; true")
+		}
+		got, err := b.alternate(dir,
+			step{prep: fill(1), cmd: "git nudge run -- true" + keep},
+			step{cmd: "ssh -o BatchMode=yes " + host + " true"},
+			step{prep: fill(1), cmd: "git nudge run --on far -- true" + keep},
+			step{prep: closeShared, cmd: "git nudge run --on far -- true" + keep})
+		if err != nil {
+			return err
+		}
+		b.rows = append(b.rows, row{name: fmt.Sprintf("run --on an ssh runner -- true, snapshot in the cache, connection shared, %d files", n), ours: got[2], base: got[0].plus(got[1]),
+			baseName: "ssh HOST true + git nudge run -- true", target: "<= 1.3x"})
+		b.rows = append(b.rows, row{name: fmt.Sprintf("run --on an ssh runner -- true, snapshot in the cache, first connection, %d files", n), ours: got[3], base: got[0].plus(got[1]),
+			baseName: "ssh HOST true + git nudge run -- true", target: "(info)"})
+	}
+	if !*attemptsRow {
+		return nil
+	}
+	got, err := b.alternate(dir,
+		step{prep: fill(1), cmd: "git nudge run --attempts 1 -- true" + keep},
+		step{prep: fill(8), cmd: "git nudge run --attempts 8 -- true" + keep})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("run --attempts 8 -- true, pooled worktrees, %d files", n), ours: got[1], base: got[0],
+		baseName: "run --attempts 1 -- true", target: "< 2x"})
 	return nil
 }
 

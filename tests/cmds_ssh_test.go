@@ -47,7 +47,8 @@ func sshdReady() (bool, error) {
 // sshd-start: the second user (made once), a host key and a user key,
 // sshd on 127.0.0.1 on a free port (stopped when the script ends), an ssh
 // on PATH that reads the script's ssh config, where host "farhost" is that
-// user there; REMOTE is a fresh folder of that user's.
+// user there (each ssh command line is added to .ssh-test/ssh.log);
+// REMOTE is a fresh folder of that user's.
 func sshdStart(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 0 {
 		ts.Fatalf("usage: sshd-start")
@@ -105,7 +106,7 @@ func sshdStart(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.MkdirAll(bin, 0o755))
 	realSSH, err := exec.LookPath("ssh")
 	ts.Check(err)
-	ts.Check(os.WriteFile(filepath.Join(bin, "ssh"), []byte("#!/bin/sh\nexec "+realSSH+" -F "+filepath.Join(dir, "config")+" \"$@\"\n"), 0o755))
+	ts.Check(os.WriteFile(filepath.Join(bin, "ssh"), []byte("#!/bin/sh\necho \"$*\" >> "+filepath.Join(dir, "ssh.log")+"\nexec "+realSSH+" -F "+filepath.Join(dir, "config")+" \"$@\"\n"), 0o755))
 	ts.Setenv("PATH", bin+string(os.PathListSeparator)+ts.Getenv("PATH"))
 	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		x := exec.Command(filepath.Join(bin, "ssh"), "farhost", "true")

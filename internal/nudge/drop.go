@@ -30,31 +30,55 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 // lock, all or none: every task is looked at first, and when any is
 // refused (or unknown) nothing is dropped and every reason is given at
 // once. It returns the ids dropped, in order.
+//
+// A task running on a runner (a container, an ssh host, a command
+// runner) is stopped first when nothing else refuses the drop: its
+// command is sent SIGTERM (SIGKILL later), which ends the remote work,
+// and once the run has recorded its end the task is dropped like any.
 func (w *Workspace) DropAll(ctx context.Context, ids []string, force bool) ([]string, error) {
 	l, err := w.Lock(ctx, "git-nudge drop")
 	if err != nil {
 		return nil, err
 	}
-	defer l.Release()
-	var tasks []*Task
-	var refusedIDs []string
-	var refused []*RefusedError
+	defer func() { l.Release() }()
 	unique := distinct(ids)
-	for _, id := range unique {
-		t, err := w.Load(id)
-		if err != nil {
-			if len(ids) > 1 {
-				return nil, fmt.Errorf("%w; nothing was dropped", err)
+	var tasks []*Task
+	for stopped := false; ; stopped = true {
+		var refusedIDs, remote []string
+		var refused []*RefusedError
+		tasks = tasks[:0]
+		for _, id := range unique {
+			t, err := w.Load(id)
+			if err != nil {
+				if len(ids) > 1 {
+					return nil, fmt.Errorf("%w; nothing was dropped", err)
+				}
+				return nil, err
 			}
-			return nil, err
+			if r := w.dropRefusal(ctx, t, force); r != nil {
+				if !stopped && w.stoppableRemote(t) {
+					remote = append(remote, id)
+				} else {
+					refusedIDs, refused = append(refusedIDs, id), append(refused, r)
+				}
+			}
+			tasks = append(tasks, t)
 		}
-		if r := w.dropRefusal(ctx, t, force); r != nil {
-			refusedIDs, refused = append(refusedIDs, id), append(refused, r)
+		if r := joinRefusals(refusedIDs, refused); r != nil {
+			return nil, r
 		}
-		tasks = append(tasks, t)
-	}
-	if r := joinRefusals(refusedIDs, refused); r != nil {
-		return nil, r
+		if len(remote) == 0 {
+			break
+		}
+		// The run records the task's end under the workspace lock.
+		l.Release()
+		serr := w.stopRemoteRuns(ctx, remote)
+		if l, err = w.Lock(context.WithoutCancel(ctx), "git-nudge drop"); err != nil {
+			return nil, errors.Join(serr, err)
+		}
+		if serr != nil {
+			return nil, serr
+		}
 	}
 	for i, t := range tasks {
 		if err := w.remove(ctx, t, force); err != nil {

@@ -173,7 +173,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	t.ExitCode = nil
 	t.Error = nil
 	t.PID, t.CommandPID = &pid, nil
-	t.Sandbox = sandbox != nil
+	t.Sandbox = sandbox != nil || (runner != nil && runner.sandbox)
 	t.Runner = ""
 	if runner != nil {
 		t.Runner = runner.name
@@ -357,6 +357,9 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 			return 127, fmt.Errorf("%w: %v", ErrCommandNotStarted, err)
 		}
 		fmt.Fprintf(stderr, "git nudge: %s\n", runner.describe())
+		if runner.note != "" {
+			fmt.Fprintf(stderr, "git nudge: %s\n", runner.note)
+		}
 	}
 	code, err := c.run()
 	if finish != nil {

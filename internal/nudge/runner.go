@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/proc"
 	"github.com/nudgethis/git-nudge/internal/refs"
@@ -37,6 +38,13 @@ type runnerPlan struct {
 	host    string
 	path    string
 	command string // command: the shell command that is the runner
+	// sandbox: ssh runs the command under bubblewrap on the far side
+	// (--sandbox, or git config nudge.sandbox), sandboxNet keeping the
+	// network there (nudge.sandbox.network host).
+	sandbox    bool
+	sandboxNet bool
+	// note is printed with describe (a sandbox asked for on a container).
+	note string
 }
 
 var runnerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
@@ -209,10 +217,7 @@ func (w *Workspace) viaCommand(ctx context.Context, p *runnerPlan, t *Task, c ch
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return c, nil, err
 	}
-	base, baseRef := t.Snapshot, refs.Task.Ref(t.ID)
-	if t.Setup != nil {
-		base, baseRef = *t.Setup, refs.Setups+t.ID
-	}
+	base, baseRef := w.runnerStart(ctx, t)
 	in := filepath.Join(dir, "in.bundle")
 	if err := w.Repo.CreateBundle(ctx, in, baseRef); err != nil {
 		return c, nil, fmt.Errorf("runner %s: writing the snapshot bundle: %w", p.name, err)
@@ -227,7 +232,21 @@ func (w *Workspace) viaCommand(ctx context.Context, p *runnerPlan, t *Task, c ch
 		rel = "."
 	}
 	out := filepath.Join(dir, "out.bundle")
-	env := append(c.env,
+	env := c.env
+	if review := envValue(c.env, ReviewEnv); review != "" {
+		// The comments go with the bundle: a copy in the runner's folder,
+		// for it to send wherever the command runs.
+		b, err := os.ReadFile(review)
+		if err != nil {
+			return c, nil, err
+		}
+		copied := filepath.Join(dir, "review.md")
+		if err := os.WriteFile(copied, b, 0o600); err != nil {
+			return c, nil, err
+		}
+		env = append(withoutEnv(env, ReviewEnv), ReviewEnv+"="+copied)
+	}
+	env = append(env,
 		"NUDGE_RUNNER="+p.name,
 		"NUDGE_BUNDLE_IN="+in,
 		"NUDGE_SNAPSHOT="+base,
@@ -307,6 +326,9 @@ func ShellQuote(argv []string) string {
 // inContainer is onRunner for a container runner.
 func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c child) (child, func(int) error, error) {
 	wt := *t.Worktree
+	if host := remoteEngine(p.engine, c.env); host != "" {
+		return c, nil, fmt.Errorf("runner %s: %s points %s at a remote engine (%s), which cannot see the task's worktree mounted from this machine; a remote engine is not supported yet: unset it for git nudge, or run on that host with an ssh runner (see docs/RUNNERS.md)", p.name, remoteEngineVar(p.engine), p.engine, host)
+	}
 	name := "nudge-" + t.ID + "-" + strconv.Itoa(os.Getpid())
 	args := []string{p.engine, "run", "--rm", "--init", "--name", name,
 		"--network", p.network,
@@ -319,6 +341,10 @@ func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c c
 	}
 	if v := envValue(c.env, "NUDGE_ATTEMPT"); v != "" {
 		args = append(args, "--env", "NUDGE_ATTEMPT="+v)
+	}
+	if v := envValue(c.env, ReviewEnv); v != "" {
+		// The review comments, read-only at the same path.
+		args = append(args, "--volume", v+":"+v+":ro", "--env", ReviewEnv+"="+v)
 	}
 	if p.cpus != "" {
 		args = append(args, "--cpus", p.cpus)
@@ -337,8 +363,8 @@ func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c c
 	args = append(args, p.image)
 	c.argv = append(args, c.argv...)
 	c.path = ""
-	engine := func(args ...string) {
-		_ = proc.Quick(context.WithoutCancel(ctx), append([]string{p.engine}, args...), c.env, "", nil, nil)
+	engine := func(args ...string) error {
+		return proc.Quick(context.WithoutCancel(ctx), append([]string{p.engine}, args...), c.env, "", nil, nil)
 	}
 	// An interrupt or termination stops the container itself (the
 	// engine's client passes it on too, but a client that dies first
@@ -360,7 +386,7 @@ func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c c
 					}
 					if !stopping && (s == syscall.SIGINT || s == syscall.SIGTERM || s == syscall.SIGHUP) {
 						stopping = true
-						go engine("stop", "--time", "10", name)
+						go func() { _ = engine("stop", "--time", "10", name) }()
 					}
 				}
 			}
@@ -369,8 +395,16 @@ func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c c
 	finish := func(int) error {
 		close(stop)
 		// A client killed before its container ended leaves it running:
-		// removed here, whatever happened.
-		engine("rm", "--force", name)
+		// removed here, whatever happened. An engine still cleaning up
+		// after the container's end may refuse the removal for a moment:
+		// tried again until the container is gone (for 20 s at most).
+		for i := 0; i < 80; i++ {
+			_ = engine("rm", "--force", name)
+			if engine("container", "inspect", name) != nil {
+				break
+			}
+			time.Sleep(250 * time.Millisecond)
+		}
 		return nil
 	}
 	return c, finish, nil
@@ -389,24 +423,94 @@ func (p *runnerPlan) describe() string {
 		}
 		return fmt.Sprintf("runner %s: %s container of image %s, network %s, %s; the worktree is mounted at the same path", p.name, p.engine, p.image, p.network, lim)
 	case RunnerSSH:
-		return fmt.Sprintf("runner %s: over ssh to %s, in a worktree of the cache repository %s/cache.git there; the result comes back as a bundle, checked before it is captured", p.name, p.host, p.path)
+		sb := ""
+		if p.sandbox {
+			sb = ", confined there by bubblewrap"
+		}
+		return fmt.Sprintf("runner %s: over ssh to %s, in a worktree of the cache repository %s/cache.git there%s; the result comes back as a bundle, checked before it is captured", p.name, p.host, p.path, sb)
 	case RunnerCommand:
 		return fmt.Sprintf("runner %s: the snapshot goes out as a bundle to git config nudge.runner.%s.command; its result comes back as a bundle, checked before it is captured", p.name, p.name)
 	}
 	return "runner " + p.name
 }
 
-// planRunnerSandbox is planSandbox for a run on runner: a container
-// runner is the isolation itself (the sandbox is not stacked on it); a
+// planRunnerSandbox is planSandbox for a run on runner p. A container
+// runner is the isolation itself: the sandbox is not stacked on it (and
+// describe says so when it was asked for). An ssh runner confines the
+// command on the far side with bubblewrap when the sandbox is on there
+// (p.sandbox; the run is refused when the host has none that works). A
 // command runner's command is the user's own program, which git-nudge
 // cannot confine, so asking for the sandbox there is refused.
 func (w *Workspace) planRunnerSandbox(ctx context.Context, p *runnerPlan, want *bool, environ []string) (*sandboxPlan, error) {
 	if p == nil {
 		return w.planSandbox(ctx, want, environ)
 	}
-	if p.kind == RunnerCommand && want != nil && *want {
-		return nil, runnerRefusal(p.name, fmt.Sprintf("--sandbox cannot confine a command runner: runner %s decides where and how the command runs", p.name),
-			"Run it without --sandbox (the runner's engine is its isolation), or on a container runner.")
+	switch p.kind {
+	case RunnerCommand:
+		if want != nil && *want {
+			return nil, runnerRefusal(p.name, fmt.Sprintf("--sandbox cannot confine a command runner: runner %s decides where and how the command runs", p.name),
+				"Run it without --sandbox (the runner's engine is its isolation), or on a container runner.")
+		}
+	case RunnerContainer:
+		if want != nil && *want {
+			p.note = fmt.Sprintf("--sandbox: runner %s is a container, which is already the isolation; the sandbox is not stacked on it", p.name)
+		}
+	case RunnerSSH:
+		// The same decision as a local run's, carried out on the far side.
+		on, err := w.sandboxWanted(ctx, want)
+		if err != nil || !on {
+			return nil, err
+		}
+		net, _, err := w.Repo.ConfigGet(ctx, "nudge.sandbox.network")
+		if err != nil {
+			return nil, err
+		}
+		p.sandbox, p.sandboxNet = true, strings.TrimSpace(net) == "host"
 	}
 	return nil, nil
+}
+
+// withoutEnv is env without the variable named k.
+func withoutEnv(env []string, k string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if name, _, _ := strings.Cut(kv, "="); name != k {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// runnerStart is the commit (and a ref on it) a runner starts t's command
+// from: its last result when it has one (a task run again goes on from
+// there, as its worktree here does), else its setup or snapshot.
+func (w *Workspace) runnerStart(ctx context.Context, t *Task) (commit, ref string) {
+	if t.Result != nil && *t.Result != "" {
+		if got, ok, err := w.Repo.ReadRefFast(ctx, refs.Results+t.ID); err == nil && ok && got == *t.Result {
+			return got, refs.Results + t.ID
+		}
+	}
+	if t.Setup != nil {
+		return *t.Setup, refs.Setups + t.ID
+	}
+	return t.Snapshot, refs.Task.Ref(t.ID)
+}
+
+// remoteEngineVar is the variable that points engine's client at another
+// machine.
+func remoteEngineVar(engine string) string {
+	if engine == "docker" {
+		return "DOCKER_HOST"
+	}
+	return "CONTAINER_HOST"
+}
+
+// remoteEngine is where env points engine's client when that is not this
+// machine's socket ("" for a local engine).
+func remoteEngine(engine string, env []string) string {
+	v := envValue(env, remoteEngineVar(engine))
+	if v == "" || strings.HasPrefix(v, "unix://") || strings.HasPrefix(v, "/") {
+		return ""
+	}
+	return v
 }

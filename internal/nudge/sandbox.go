@@ -25,29 +25,40 @@ type sandboxPlan struct {
 	extra    []string // git config nudge.sandbox.allowWrite, absolute
 }
 
+// sandboxWanted is whether a command runs confined: want (the --sandbox
+// flag) when given, else git config nudge.sandbox (true or strict).
+func (w *Workspace) sandboxWanted(ctx context.Context, want *bool) (bool, error) {
+	if want != nil {
+		return *want, nil
+	}
+	raw, _, err := w.Repo.ConfigGet(ctx, "nudge.sandbox")
+	if err != nil {
+		return false, err
+	}
+	if strings.EqualFold(strings.TrimSpace(raw), "strict") {
+		return true, nil
+	}
+	v, err := w.Repo.ConfigBool(ctx, "nudge.sandbox", false)
+	if err != nil {
+		return false, fmt.Errorf("%w (git config nudge.sandbox takes true, false or strict)", err)
+	}
+	return v, nil
+}
+
 // planSandbox decides whether the command runs confined (want: the
 // --sandbox flag, nil for git config nudge.sandbox) and, if so, how:
 // under bubblewrap, or where it cannot run, under Landlock unless
 // nudge.sandbox is strict. Never a silent run without it.
 func (w *Workspace) planSandbox(ctx context.Context, want *bool, environ []string) (*sandboxPlan, error) {
+	on, err := w.sandboxWanted(ctx, want)
+	if err != nil || !on {
+		return nil, err
+	}
 	raw, _, err := w.Repo.ConfigGet(ctx, "nudge.sandbox")
 	if err != nil {
 		return nil, err
 	}
 	strict := strings.EqualFold(strings.TrimSpace(raw), "strict")
-	on := strict
-	if want != nil {
-		on = *want
-	} else if !strict {
-		v, err := w.Repo.ConfigBool(ctx, "nudge.sandbox", false)
-		if err != nil {
-			return nil, fmt.Errorf("%w (git config nudge.sandbox takes true, false or strict)", err)
-		}
-		on = v
-	}
-	if !on {
-		return nil, nil
-	}
 	refuse := func(reasons ...string) error {
 		return &RefusedError{What: "cannot run the command in the sandbox", Reasons: reasons,
 			Next: "Nothing was run. Run it without the sandbox (git nudge run --no-sandbox, or git config nudge.sandbox false) only if you trust it with the workspace."}

@@ -352,3 +352,10 @@ func Quick(ctx context.Context, argv, env []string, dir string, stdout, stderr i
 	x.Env, x.Dir, x.Stdout, x.Stderr = env, dir, stdout, stderr
 	return x.Run()
 }
+
+// QuickIn is Quick with stdin (nil: the null device).
+func QuickIn(ctx context.Context, argv, env []string, dir string, stdin io.Reader, stdout, stderr io.Writer) error {
+	x := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	x.Env, x.Dir, x.Stdin, x.Stdout, x.Stderr = env, dir, stdin, stdout, stderr
+	return x.Run()
+}
