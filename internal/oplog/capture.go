@@ -859,6 +859,14 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 		if bok == aok && bytes.Equal(b, a) {
 			continue
 		}
+		if bok && aok {
+			if d := deltaOf(b, a); d != nil {
+				// Only what changed is stored; both versions are named
+				// by id, to check the file against before an undo.
+				op.Journals = append(op.Journals, BlobChange{File: j, Old: l.Repo.BlobID(b), New: l.Repo.BlobID(a), Delta: d})
+				continue
+			}
+		}
 		op.Journals = append(op.Journals, BlobChange{File: j})
 		if bok {
 			datas = append(datas, b)
@@ -868,6 +876,9 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 		}
 	}
 	for i := range op.Journals {
+		if op.Journals[i].Delta != nil {
+			continue
+		}
 		j := op.Journals[i].File
 		if _, ok := r.before.journals[j]; ok {
 			sets = append(sets, &op.Journals[i].Old)

@@ -81,6 +81,10 @@ type BlobChange struct {
 	// New (its bytes) are then "". Records before these fields kept bytes.
 	OldTree string `json:"old_tree,omitempty"`
 	NewTree string `json:"new_tree,omitempty"`
+	// Delta, for a journal, records what changed between Old and New
+	// instead of both versions: neither blob is stored then. Records
+	// before this field kept both blobs, and still read and undo so.
+	Delta *Delta `json:"delta,omitempty"`
 }
 
 // Trees reports whether the index change is recorded as trees.
@@ -260,7 +264,9 @@ func (o *Op) blobs() []string {
 		}
 	}
 	for _, j := range o.Journals {
-		bs = append(bs, j.Old, j.New)
+		if j.Delta == nil {
+			bs = append(bs, j.Old, j.New)
+		}
 	}
 	if o.Index != nil {
 		bs = append(bs, o.Index.Old, o.Index.New)

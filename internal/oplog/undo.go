@@ -250,7 +250,7 @@ func (l *Log) invert(ctx context.Context, ops []*Op, target *Op, kind string, ar
 		inv.Files = append(inv.Files, FileChange{Path: f.Path, PathB64: f.PathB64, Before: f.After, After: f.Before})
 	}
 	for _, j := range target.Journals {
-		inv.Journals = append(inv.Journals, BlobChange{File: j.File, Old: j.New, New: j.Old})
+		inv.Journals = append(inv.Journals, BlobChange{File: j.File, Old: j.New, New: j.Old, Delta: j.Delta.inverse()})
 	}
 	if target.Index != nil {
 		inv.Index = &BlobChange{File: "index", Old: target.Index.New, New: target.Index.Old, OldTree: target.Index.NewTree, NewTree: target.Index.OldTree}
@@ -388,7 +388,7 @@ func (l *Log) write(ctx context.Context, inv *Op) error {
 			}
 			continue
 		}
-		data, err := l.Repo.ReadBlob(ctx, j.New)
+		data, err := l.journalAfter(ctx, j)
 		if err != nil {
 			return err
 		}
@@ -564,4 +564,28 @@ type current struct {
 	head string
 	// types are the objects the records name, looked up once.
 	types map[string]string
+}
+
+// journalAfter is the bytes of j's after version: its blob, or, for a
+// change recorded as a delta, rebuilt from the file as it is now, which
+// must be j's before version (checked by id before and after rebuilding).
+func (l *Log) journalAfter(ctx context.Context, j BlobChange) ([]byte, error) {
+	if j.Delta == nil {
+		return l.Repo.ReadBlob(ctx, j.New)
+	}
+	cur, err := journal.ReadRegular(filepath.Join(l.Repo.WorkTree, j.File))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", j.File, err)
+	}
+	if l.Repo.BlobID(cur) != j.Old {
+		return nil, fmt.Errorf("%s changed since it was checked; nothing of it was written", j.File)
+	}
+	data, err := j.Delta.apply(cur)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", j.File, err)
+	}
+	if l.Repo.BlobID(data) != j.New {
+		return nil, fmt.Errorf("%s: the recorded change does not rebuild the recorded version; nothing of it was written", j.File)
+	}
+	return data, nil
 }
