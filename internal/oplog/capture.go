@@ -956,7 +956,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	if err := l.removePending(r); err != nil {
 		return err
 	}
-	return l.prune(ctx, op.ID)
+	return l.prune(ctx, op)
 }
 
 // indexChange is the index's change between b and a (nil: none): as trees

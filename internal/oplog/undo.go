@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -488,7 +489,13 @@ func (l *Log) refusal(ctx context.Context, ops []*Op, target *Op, cur *current, 
 		return &Refused{What: what, Reasons: []string{"a git nudge " + target.Kind + " can have run alongside other commands, and its record may hold their changes too"},
 			Next: next}, nil
 	}
-	if reasons := laterTouches(ops, target); len(reasons) > 0 {
+	var reasons []string
+	if cur != nil && cur.later != nil {
+		reasons = cur.later.touches(target)
+	} else {
+		reasons = laterTouches(ops, target)
+	}
+	if len(reasons) > 0 {
 		return &Refused{What: what, Reasons: reasons, Next: "undo the later operations first (newest first)"}, nil
 	}
 	// The record is untrusted input: checked whole before anything else
@@ -540,7 +547,7 @@ func (l *Log) Undoable(ctx context.Context, ops []*Op) (map[string][]string, err
 	if err != nil {
 		return nil, err
 	}
-	cur := &current{refs: refs, head: head, types: types}
+	cur := &current{refs: refs, head: head, types: types, later: newLaterIndex(ops)}
 	out := map[string][]string{}
 	for _, o := range ops {
 		if o.State == Pending {
@@ -564,6 +571,69 @@ type current struct {
 	head string
 	// types are the objects the records name, looked up once.
 	types map[string]string
+	// later answers laterTouches for many targets of one log read.
+	later *laterIndex
+}
+
+// laterIndex is what every operation of a log changed, worked out once,
+// so that telling for each of n operations which later ones touched the
+// same things costs what they touched, not n times the log.
+type laterIndex struct {
+	pos     map[*Op]int       // position in the log (newest first)
+	keys    []map[string]bool // touched(ops[i]), in log order
+	byKey   map[string][]int  // key -> positions of ops that count as later changes
+	ops     []*Op
+	numbers []int
+}
+
+func newLaterIndex(ops []*Op) *laterIndex {
+	x := &laterIndex{pos: map[*Op]int{}, keys: make([]map[string]bool, len(ops)), byKey: map[string][]int{}, ops: ops, numbers: make([]int, len(ops))}
+	for i, o := range ops {
+		x.pos[o] = i
+		x.keys[i] = touched(o)
+		x.numbers[i], _ = Number(o.ID)
+		if o.UndoneBy != "" || undoLike(o) {
+			continue
+		}
+		for k := range x.keys[i] {
+			x.byKey[k] = append(x.byKey[k], i)
+		}
+	}
+	return x
+}
+
+// touches is laterTouches(ops, target) for the ops x was made from.
+func (x *laterIndex) touches(target *Op) []string {
+	i, ok := x.pos[target]
+	if !ok {
+		return laterTouches(x.ops, target)
+	}
+	tn := x.numbers[i]
+	first := map[int]string{} // position -> a key it shares with target
+	for _, k := range sortedKeys(x.keys[i]) {
+		for _, j := range x.byKey[k] {
+			if x.numbers[j] <= tn {
+				continue
+			}
+			if _, ok := first[j]; !ok {
+				first[j] = k
+			}
+		}
+	}
+	if len(first) == 0 {
+		return nil
+	}
+	at := make([]int, 0, len(first))
+	for j := range first {
+		at = append(at, j)
+	}
+	slices.Sort(at)
+	reasons := make([]string, 0, len(at))
+	for _, j := range at {
+		o := x.ops[j]
+		reasons = append(reasons, fmt.Sprintf("later operation %s (%s) also changed %s", o.ID, o.Kind, first[j]))
+	}
+	return reasons
 }
 
 // journalAfter is the bytes of j's after version: its blob, or, for a
