@@ -302,3 +302,64 @@ func validNumber(data []byte, i int) (int, bool) {
 	}
 	return i, true
 }
+
+// ScanArray checks that data is one valid JSON document, exactly as
+// json.Valid does, and when it is an array calls fn with each element's
+// raw bytes, in order. It is the fast way to read a few fields of each
+// record of a long journal: the whole file is checked in one pass and
+// nothing is decoded. Valid JSON that is not an array returns
+// ErrNotArray; fn is called before the end of data is checked, so a
+// caller keeps nothing from a scan that fails; an error from fn stops the
+// scan and is returned.
+func ScanArray(data []byte, fn func(elem []byte) error) error {
+	i := skipSpace(data, 0)
+	if i >= len(data) {
+		return errInvalid
+	}
+	if data[i] != '[' {
+		end, ok := validValue(data, i, 0)
+		if !ok || skipSpace(data, end) != len(data) {
+			return errInvalid
+		}
+		return ErrNotArray
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		if skipSpace(data, i+1) != len(data) {
+			return errInvalid
+		}
+		return nil
+	}
+	for {
+		end, ok := validValue(data, i, 1)
+		if !ok {
+			return errInvalid
+		}
+		if err := fn(data[i:end]); err != nil {
+			return err
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) {
+			return errInvalid
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case ']':
+			if skipSpace(data, i+1) != len(data) {
+				return errInvalid
+			}
+			return nil
+		default:
+			return errInvalid
+		}
+	}
+}
+
+// ErrNotArray is ScanArray's answer for valid JSON that is not an array.
+var ErrNotArray = errors.New("not a JSON array")
+
+// EachMember calls fn with the key and raw value of each member of the
+// JSON object data (valid JSON, as ScanArray hands over), in order; data
+// that is not an object has none.
+func EachMember(data []byte, fn func(key string, raw []byte)) error { return eachMember(data, fn) }

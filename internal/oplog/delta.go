@@ -34,11 +34,20 @@ func deltaOf(b, a []byte) *Delta {
 		return nil
 	}
 	n := min(len(b), len(a))
+	// Whole blocks are compared first (bytes.Equal runs at memory speed),
+	// then the bytes of the block that differs.
+	const block = 4096
 	p := 0
+	for p+block <= n && bytes.Equal(b[p:p+block], a[p:p+block]) {
+		p += block
+	}
 	for p < n && b[p] == a[p] {
 		p++
 	}
 	s := 0
+	for s+block <= n-p && bytes.Equal(b[len(b)-s-block:len(b)-s], a[len(a)-s-block:len(a)-s]) {
+		s += block
+	}
 	for s < n-p && b[len(b)-1-s] == a[len(a)-1-s] {
 		s++
 	}
