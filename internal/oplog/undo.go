@@ -306,7 +306,7 @@ func laterTouches(ops []*Op, target *Op) []string {
 			}
 		}
 	}
-	return reasons
+	return capLater(reasons)
 }
 
 func touched(o *Op) map[string]bool {
@@ -628,12 +628,27 @@ func (x *laterIndex) touches(target *Op) []string {
 		at = append(at, j)
 	}
 	slices.Sort(at)
-	reasons := make([]string, 0, len(at))
+	reasons := make([]string, 0, min(len(at), maxLaterReasons+1))
 	for _, j := range at {
 		o := x.ops[j]
 		reasons = append(reasons, fmt.Sprintf("later operation %s (%s) also changed %s", o.ID, o.Kind, first[j]))
 	}
-	return reasons
+	return capLater(reasons)
+}
+
+// maxLaterReasons is how many later operations a refusal names: an old
+// checkpoint in a long log has hundreds, and naming them all would make
+// the answer (and the dashboard's list) grow with the square of the log.
+const maxLaterReasons = 10
+
+// capLater keeps the first maxLaterReasons reasons and says how many more
+// there are.
+func capLater(reasons []string) []string {
+	if len(reasons) <= maxLaterReasons {
+		return reasons
+	}
+	more := len(reasons) - maxLaterReasons
+	return append(reasons[:maxLaterReasons:maxLaterReasons], fmt.Sprintf("and %d more later operations changed the same", more))
 }
 
 // journalAfter is the bytes of j's after version: its blob, or, for a
