@@ -130,38 +130,21 @@ func (ws *Workspace) loadJournalSkim() (*Journal, error) {
 	if err != nil {
 		return ws.loadJournal()
 	}
-	var entries []Entry
-	var raw [][]byte
+	hint := bytes.Count(data, []byte(`"commit"`))
+	entries := make([]Entry, 0, hint+1)
+	raw := make([][]byte, 0, hint+1)
 	bad := errors.New("not a plain entry")
+	names := []string{"id", "commit"}
 	err = journal.ScanArray(data, func(elem []byte) error {
 		var e Entry
-		seen := 0
-		if err := journal.EachMember(elem, func(key string, v []byte) {
-			var into *string
-			switch key {
-			case "id":
-				into = &e.ID
-			case "commit":
-				into = &e.Commit
-			default:
-				return
-			}
-			seen++
-			if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 {
-				if json.Unmarshal(v, into) != nil {
-					seen = -100
-				}
-				return
-			}
-			*into = string(v[1 : len(v)-1])
-		}); err != nil || seen != 2 || elem[0] != '{' {
+		if n, ok := journal.MemberStrings(elem, names, []*string{&e.ID, &e.Commit}); !ok || n != 2 {
 			return bad
 		}
 		entries = append(entries, e)
 		raw = append(raw, elem)
 		return nil
 	})
-	if err != nil || entries == nil {
+	if err != nil || len(entries) == 0 {
 		return ws.loadJournal()
 	}
 	return &Journal{Entries: entries, file: data, read: slices.Clone(entries), raw: raw}, nil

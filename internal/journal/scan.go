@@ -1,6 +1,10 @@
 package journal
 
-import "errors"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
 
 // ErrNotObject is ScanObject's answer for valid JSON that is not an object.
 var ErrNotObject = errors.New("not a JSON object")
@@ -363,3 +367,36 @@ var ErrNotArray = errors.New("not a JSON array")
 // JSON object data (valid JSON, as ScanArray hands over), in order; data
 // that is not an object has none.
 func EachMember(data []byte, fn func(key string, raw []byte)) error { return eachMember(data, fn) }
+
+// MemberStrings sets *into[i] to the string value of the top-level member
+// of the JSON object obj (valid JSON, as ScanArray hands over) named
+// names[i] (a name written without escapes), and returns how many of
+// names it found; a member named twice counts twice. ok is false when obj
+// is not an object or a named member's value is not a string. Nothing but
+// the strings returned is allocated.
+func MemberStrings(obj []byte, names []string, into []*string) (found int, ok bool) {
+	m := members{data: obj}
+	if i := skipSpace(obj, 0); i >= len(obj) || obj[i] != '{' {
+		return 0, false
+	}
+	for {
+		key, raw, more, err := m.next()
+		if err != nil {
+			return found, false
+		}
+		if !more {
+			return found, true
+		}
+		for i, n := range names {
+			if string(key) != n {
+				continue
+			}
+			found++
+			if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+				*into[i] = string(raw[1 : len(raw)-1])
+			} else if err := json.Unmarshal(raw, into[i]); err != nil {
+				return found, false
+			}
+		}
+	}
+}
