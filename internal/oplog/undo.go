@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -543,11 +542,20 @@ func (l *Log) Undoable(ctx context.Context, ops []*Op) (map[string][]string, err
 	if err != nil {
 		return nil, err
 	}
-	types, err := l.objectTypes(ctx, ops)
+	// The objects are looked up for the operations that later ones did
+	// not touch: the others are refused before their records are checked.
+	later := newLaterIndex(ops)
+	var cands []*Op
+	for _, o := range ops {
+		if o.State != Pending && o.UndoneBy == "" && len(later.touches(o)) == 0 {
+			cands = append(cands, o)
+		}
+	}
+	types, err := l.objectTypes(ctx, cands)
 	if err != nil {
 		return nil, err
 	}
-	cur := &current{refs: refs, head: head, types: types, later: newLaterIndex(ops)}
+	cur := &current{refs: refs, head: head, types: types, later: later}
 	out := map[string][]string{}
 	for _, o := range ops {
 		if o.State == Pending {
@@ -580,6 +588,7 @@ type current struct {
 // same things costs what they touched, not n times the log.
 type laterIndex struct {
 	pos     map[*Op]int       // position in the log (newest first)
+	done    map[*Op][]string  // touches' answers
 	keys    []map[string]bool // touched(ops[i]), in log order
 	byKey   map[string][]int  // key -> positions of ops that count as later changes
 	ops     []*Op
@@ -587,7 +596,7 @@ type laterIndex struct {
 }
 
 func newLaterIndex(ops []*Op) *laterIndex {
-	x := &laterIndex{pos: map[*Op]int{}, keys: make([]map[string]bool, len(ops)), byKey: map[string][]int{}, ops: ops, numbers: make([]int, len(ops))}
+	x := &laterIndex{pos: map[*Op]int{}, done: map[*Op][]string{}, keys: make([]map[string]bool, len(ops)), byKey: map[string][]int{}, ops: ops, numbers: make([]int, len(ops))}
 	for i, o := range ops {
 		x.pos[o] = i
 		x.keys[i] = touched(o)
@@ -602,38 +611,58 @@ func newLaterIndex(ops []*Op) *laterIndex {
 	return x
 }
 
-// touches is laterTouches(ops, target) for the ops x was made from.
+// touches is laterTouches(ops, target) for the ops x was made from. The
+// later operations sharing a key are, in that key's list, the ones before
+// target's position (the log is newest first): the lists are merged up to
+// there, and only the reasons kept are written out.
 func (x *laterIndex) touches(target *Op) []string {
+	if r, ok := x.done[target]; ok {
+		return r
+	}
 	i, ok := x.pos[target]
 	if !ok {
 		return laterTouches(x.ops, target)
 	}
 	tn := x.numbers[i]
-	first := map[int]string{} // position -> a key it shares with target
-	for _, k := range sortedKeys(x.keys[i]) {
-		for _, j := range x.byKey[k] {
-			if x.numbers[j] <= tn {
-				continue
-			}
-			if _, ok := first[j]; !ok {
-				first[j] = k
+	keys := sortedKeys(x.keys[i])
+	lists := make([][]int, len(keys))
+	for k, key := range keys {
+		l := x.byKey[key]
+		n := 0
+		for n < len(l) && x.numbers[l[n]] > tn {
+			n++
+		}
+		lists[k] = l[:n]
+	}
+	var reasons []string
+	more := 0
+	for {
+		best, bestKey := -1, -1
+		for k, l := range lists {
+			if len(l) > 0 && (best < 0 || l[0] < best) {
+				best, bestKey = l[0], k
 			}
 		}
+		if best < 0 {
+			break
+		}
+		for k, l := range lists {
+			if len(l) > 0 && l[0] == best {
+				lists[k] = l[1:]
+			}
+		}
+		if len(reasons) < maxLaterReasons {
+			o := x.ops[best]
+			reasons = append(reasons, fmt.Sprintf("later operation %s (%s) also changed %s", o.ID, o.Kind, keys[bestKey]))
+		} else {
+			more++
+		}
 	}
-	if len(first) == 0 {
-		return nil
+	if more > 0 {
+		reasons = append(reasons, fmt.Sprintf("and %d more later operations changed the same", more))
 	}
-	at := make([]int, 0, len(first))
-	for j := range first {
-		at = append(at, j)
-	}
-	slices.Sort(at)
-	reasons := make([]string, 0, min(len(at), maxLaterReasons+1))
-	for _, j := range at {
-		o := x.ops[j]
-		reasons = append(reasons, fmt.Sprintf("later operation %s (%s) also changed %s", o.ID, o.Kind, first[j]))
-	}
-	return capLater(reasons)
+	x.done[target] = reasons
+	return reasons
 }
 
 // maxLaterReasons is how many later operations a refusal names: an old
