@@ -405,6 +405,11 @@ func (c *ShowCmd) Run(k *kong.Kong, env *cli.Env, open Opener) error {
 		}
 	}
 	for _, j := range o.Journals {
+		if d := j.Delta; d != nil {
+			// Neither version is a blob of the repository.
+			env.Printf("  journal %s: %s -> %s (recorded as the change: %d bytes -> %d bytes at byte %d)\n", j.File, val(j.Old), val(j.New), len(d.Old), len(d.New), d.Prefix)
+			continue
+		}
 		env.Printf("  journal %s: %s -> %s\n", j.File, val(j.Old), val(j.New))
 	}
 	for _, f := range o.Files {
