@@ -89,7 +89,7 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	if op := ws.Repo.OperationInProgress(); op != "" {
 		return CheckpointResult{}, fmt.Errorf("a %s is in progress: a checkpoint now would commit conflict markers and replace the index's conflict state; finish the %s (or abort it with git %s --abort), then checkpoint again", op, op, op)
 	}
-	j, err := ws.LoadJournal()
+	j, err := ws.loadJournalSkim()
 	if err != nil {
 		return CheckpointResult{}, err
 	}

@@ -77,6 +77,11 @@ type Journal struct {
 	// again (nil: encode them all).
 	file []byte
 	read []Entry
+	// raw, for a journal read skimmed (loadJournalSkim), is each entry's
+	// bytes in file: Entries then hold only the ID and Commit of the
+	// entries read (enough to number, find and append), and Find and
+	// ByCommit decode the entry they return in full.
+	raw [][]byte
 }
 
 // RebuildAdvice is what to do about a corrupt checkpoints.json: it is
@@ -111,6 +116,69 @@ func (ws *Workspace) loadJournal() (*Journal, error) {
 		return nil, err
 	}
 	return &Journal{Entries: entries, file: data, read: slices.Clone(entries)}, nil
+}
+
+// loadJournalSkim reads checkpoints.json for a command that only appends
+// to it (a checkpoint): the whole file is checked, as loadJournal does,
+// but of each entry only its id and commit are decoded. Anything unusual
+// goes through loadJournal, which names what is wrong.
+func (ws *Workspace) loadJournalSkim() (*Journal, error) {
+	if ws.journalCache != nil {
+		return ws.journalCache.load(ws)
+	}
+	data, err := journal.ReadRegular(ws.CheckpointsPath())
+	if err != nil {
+		return ws.loadJournal()
+	}
+	hint := bytes.Count(data, []byte(`"commit"`))
+	entries := make([]Entry, 0, hint+1)
+	raw := make([][]byte, 0, hint+1)
+	bad := errors.New("not a plain entry")
+	names := []string{"id", "commit"}
+	err = journal.ScanArray(data, func(elem []byte) error {
+		var e Entry
+		if n, ok := journal.MemberStrings(elem, names, []*string{&e.ID, &e.Commit}); !ok || n != 2 {
+			return bad
+		}
+		entries = append(entries, e)
+		raw = append(raw, elem)
+		return nil
+	})
+	if err != nil || len(entries) == 0 {
+		return ws.loadJournal()
+	}
+	return &Journal{Entries: entries, file: data, read: slices.Clone(entries), raw: raw}, nil
+}
+
+// full is entry i as the file holds it, decoded in full (a skimmed
+// journal's entries hold only their id and commit).
+func (j *Journal) full(i int) Entry {
+	if j.raw == nil || i >= len(j.raw) || !sameEntry(&j.Entries[i], &j.read[i]) {
+		return j.Entries[i]
+	}
+	var f entryFields
+	extra, err := journal.UnmarshalValidKnown(j.raw[i], &f)
+	if err != nil {
+		return j.Entries[i]
+	}
+	e := Entry(f)
+	e.Extra = extra
+	return e
+}
+
+// unskim decodes every entry of a skimmed journal in full, keeping the
+// changes made to them since.
+func (j *Journal) unskim() {
+	if j.raw == nil {
+		return
+	}
+	for i := range j.raw {
+		if i < len(j.Entries) {
+			j.Entries[i] = j.full(i)
+		}
+	}
+	j.raw = nil
+	j.read = nil
 }
 
 // decodeEntries parses checkpoints.json with the journal codec, which keeps
@@ -159,6 +227,11 @@ func (ws *Workspace) saveJournal(j *Journal) error {
 	}
 	data, err := j.appended()
 	if err == nil && data == nil {
+		j.unskim()
+		entries = j.Entries
+		if entries == nil {
+			entries = []Entry{}
+		}
 		data, err = journal.Encode(entries)
 	}
 	if err != nil {
@@ -169,6 +242,17 @@ func (ws *Workspace) saveJournal(j *Journal) error {
 		return err
 	}
 	j.Missing = false
+	if j.raw != nil {
+		// Still skimmed: the entries appended are known in full.
+		for _, e := range entries[len(j.raw):] {
+			b, err := journal.Marshal(e)
+			if err != nil {
+				j.unskim()
+				break
+			}
+			j.raw = append(j.raw, b)
+		}
+	}
 	j.file, j.read = data, slices.Clone(entries)
 	return nil
 }
@@ -226,7 +310,7 @@ func samePtr(a, b *string) bool {
 func (j *Journal) Find(id string) (Entry, bool) {
 	for i := len(j.Entries) - 1; i >= 0; i-- {
 		if j.Entries[i].ID == id {
-			return j.Entries[i], true
+			return j.full(i), true
 		}
 	}
 	return Entry{}, false
@@ -238,9 +322,9 @@ func (j *Journal) ByCommit(commit string) (Entry, bool) {
 	if commit == "" {
 		return Entry{}, false
 	}
-	for _, e := range j.Entries {
+	for i, e := range j.Entries {
 		if e.Commit == commit {
-			return e, true
+			return j.full(i), true
 		}
 	}
 	return Entry{}, false

@@ -253,7 +253,18 @@ func (r *Repo) ReadChain(ctx context.Context, ref string) ([]ChainCommit, error)
 	if _, ok, err := r.ReadRef(ctx, ref); err != nil || !ok {
 		return nil, err
 	}
-	out, err := r.git(ctx, "log", "--first-parent", "--no-show-signature", "--format=%H %T %P%x01%B%x02", "--end-of-options", ref, "--")
+	return r.ReadChains(ctx, []string{ref})
+}
+
+// ReadChains lists, in one git process, the first-parent chains from each
+// of tips (refs or commits, which must exist), newest commit first; a
+// commit two chains share is listed once.
+func (r *Repo) ReadChains(ctx context.Context, tips []string) ([]ChainCommit, error) {
+	if len(tips) == 0 {
+		return nil, nil
+	}
+	args := append([]string{"log", "--first-parent", "--no-show-signature", "--format=%H %T %P%x01%B%x02", "--end-of-options"}, tips...)
+	out, err := r.git(ctx, append(args, "--")...)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +277,7 @@ func (r *Repo) ReadChain(ctx context.Context, ref string) ([]ChainCommit, error)
 		head, msg, ok := strings.Cut(rec, "\x01")
 		f := strings.Fields(head)
 		if !ok || len(f) < 2 {
-			return nil, fmt.Errorf("git log of %s: unexpected record %q", ref, head)
+			return nil, fmt.Errorf("git log of %s: unexpected record %q", strings.Join(tips, " "), head)
 		}
 		cs = append(cs, ChainCommit{ID: f[0], Tree: f[1], Parents: f[2:], Message: strings.TrimRight(msg, "\n")})
 	}

@@ -1,6 +1,10 @@
 package journal
 
-import "errors"
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+)
 
 // ErrNotObject is ScanObject's answer for valid JSON that is not an object.
 var ErrNotObject = errors.New("not a JSON object")
@@ -301,4 +305,98 @@ func validNumber(data []byte, i int) (int, bool) {
 		i = j
 	}
 	return i, true
+}
+
+// ScanArray checks that data is one valid JSON document, exactly as
+// json.Valid does, and when it is an array calls fn with each element's
+// raw bytes, in order. It is the fast way to read a few fields of each
+// record of a long journal: the whole file is checked in one pass and
+// nothing is decoded. Valid JSON that is not an array returns
+// ErrNotArray; fn is called before the end of data is checked, so a
+// caller keeps nothing from a scan that fails; an error from fn stops the
+// scan and is returned.
+func ScanArray(data []byte, fn func(elem []byte) error) error {
+	i := skipSpace(data, 0)
+	if i >= len(data) {
+		return errInvalid
+	}
+	if data[i] != '[' {
+		end, ok := validValue(data, i, 0)
+		if !ok || skipSpace(data, end) != len(data) {
+			return errInvalid
+		}
+		return ErrNotArray
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == ']' {
+		if skipSpace(data, i+1) != len(data) {
+			return errInvalid
+		}
+		return nil
+	}
+	for {
+		end, ok := validValue(data, i, 1)
+		if !ok {
+			return errInvalid
+		}
+		if err := fn(data[i:end]); err != nil {
+			return err
+		}
+		i = skipSpace(data, end)
+		if i >= len(data) {
+			return errInvalid
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case ']':
+			if skipSpace(data, i+1) != len(data) {
+				return errInvalid
+			}
+			return nil
+		default:
+			return errInvalid
+		}
+	}
+}
+
+// ErrNotArray is ScanArray's answer for valid JSON that is not an array.
+var ErrNotArray = errors.New("not a JSON array")
+
+// EachMember calls fn with the key and raw value of each member of the
+// JSON object data (valid JSON, as ScanArray hands over), in order; data
+// that is not an object has none.
+func EachMember(data []byte, fn func(key string, raw []byte)) error { return eachMember(data, fn) }
+
+// MemberStrings sets *into[i] to the string value of the top-level member
+// of the JSON object obj (valid JSON, as ScanArray hands over) named
+// names[i] (a name written without escapes), and returns how many of
+// names it found; a member named twice counts twice. ok is false when obj
+// is not an object or a named member's value is not a string. Nothing but
+// the strings returned is allocated.
+func MemberStrings(obj []byte, names []string, into []*string) (found int, ok bool) {
+	m := members{data: obj}
+	if i := skipSpace(obj, 0); i >= len(obj) || obj[i] != '{' {
+		return 0, false
+	}
+	for {
+		key, raw, more, err := m.next()
+		if err != nil {
+			return found, false
+		}
+		if !more {
+			return found, true
+		}
+		for i, n := range names {
+			if string(key) != n {
+				continue
+			}
+			found++
+			if len(raw) >= 2 && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0 {
+				*into[i] = string(raw[1 : len(raw)-1])
+			} else if err := json.Unmarshal(raw, into[i]); err != nil {
+				return found, false
+			}
+		}
+	}
 }

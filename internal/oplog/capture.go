@@ -860,6 +860,14 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 		if bok == aok && bytes.Equal(b, a) {
 			continue
 		}
+		if bok && aok {
+			if d := deltaOf(b, a); d != nil {
+				// Only what changed is stored; both versions are named
+				// by id, to check the file against before an undo.
+				op.Journals = append(op.Journals, BlobChange{File: j, Old: l.Repo.BlobID(b), New: l.Repo.BlobID(a), Delta: d})
+				continue
+			}
+		}
 		op.Journals = append(op.Journals, BlobChange{File: j})
 		if bok {
 			datas = append(datas, b)
@@ -869,6 +877,9 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 		}
 	}
 	for i := range op.Journals {
+		if op.Journals[i].Delta != nil {
+			continue
+		}
 		j := op.Journals[i].File
 		if _, ok := r.before.journals[j]; ok {
 			sets = append(sets, &op.Journals[i].Old)
@@ -946,7 +957,7 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	if err := l.removePending(r); err != nil {
 		return err
 	}
-	return l.prune(ctx, op.ID)
+	return l.prune(ctx, op)
 }
 
 // indexChange is the index's change between b and a (nil: none): as trees

@@ -82,6 +82,10 @@ type BlobChange struct {
 	// New (its bytes) are then "". Records before these fields kept bytes.
 	OldTree string `json:"old_tree,omitempty"`
 	NewTree string `json:"new_tree,omitempty"`
+	// Delta, for a journal, records what changed between Old and New
+	// instead of both versions: neither blob is stored then. Records
+	// before this field kept both blobs, and still read and undo so.
+	Delta *Delta `json:"delta,omitempty"`
 }
 
 // Trees reports whether the index change is recorded as trees.
@@ -110,6 +114,9 @@ type Op struct {
 	// Pins are trees written from the index before and after, so that the
 	// staged blobs an index names stay reachable.
 	Pins []string `json:"pins,omitempty"`
+	// ChainSince is the time of the first operation of the chain (the
+	// log's segment) the record was appended to.
+	ChainSince time.Time `json:"chain_since,omitzero"`
 	// UndoneBy is computed when the log is read, never stored.
 	UndoneBy string `json:"-"`
 	commit   string
@@ -131,6 +138,10 @@ type Log struct {
 	Repo *git.Repo
 	Ref  string
 	Key  string
+	// op.keep and op.keepDays, read once
+	keep    int64
+	ageRead bool
+	age     time.Duration
 }
 
 // Open returns the log of r's worktree.
@@ -157,7 +168,7 @@ func (e *CorruptError) Error() string {
 // id), with UndoneBy filled in. With a corrupt commit it returns what it
 // could read and a *CorruptError.
 func (l *Log) Read(ctx context.Context) ([]*Op, error) {
-	chain, err := l.Repo.ReadChain(ctx, l.Ref)
+	chain, err := l.readChains(ctx)
 	if err != nil {
 		return nil, &CorruptError{Ref: l.Ref, Commit: "(tip)", Err: err}
 	}
@@ -166,7 +177,7 @@ func (l *Log) Read(ctx context.Context) ([]*Op, error) {
 	var bad error
 	for _, c := range chain {
 		if c.Message == rootMessage {
-			break
+			continue // the start of one segment
 		}
 		var op Op
 		if err := json.Unmarshal(recordOf(c.Message), &op); err != nil {
@@ -195,6 +206,74 @@ func (l *Log) Read(ctx context.Context) ([]*Op, error) {
 	})
 	markUndone(ops)
 	return ops, bad
+}
+
+// The log is kept in segments: the ref holds the newest operations, a
+// first-parent chain from a root commit of its own; every segmentSize
+// operations (or when its oldest operation is older than op.keepDays) that
+// chain is handed to a segment ref, refs/nudgethis-oplog/segments/<key>/<N>
+// (N: the number of its newest operation, ten digits, then the start of
+// its tip's id), and a new chain
+// starts. Bounding the log deletes the oldest segment refs whole: no
+// commit is ever rewritten, so bounding it leaves unreachable only the
+// records it drops and what only they pinned.
+const segmentOps = 100
+
+// segmentSize is the operations of one segment: a tenth of op.keep, at
+// most segmentOps, so that the log holds at most a tenth more than it
+// keeps.
+func (l *Log) segmentSize(ctx context.Context) int {
+	return int(max(1, min(segmentOps, l.keepCount(ctx)/10)))
+}
+
+// segmentsRoot is the folder of the segment refs of every worktree's log.
+const segmentsRoot = "refs/nudgethis-oplog/segments/"
+
+func (l *Log) segmentPrefix() string { return segmentsRoot + l.Key + "/" }
+
+// segment is one segment ref: its name, its tip and the number of its
+// newest operation.
+type segment struct {
+	name, tip string
+	last      int
+}
+
+// segments lists the log's segment refs, oldest first.
+func (l *Log) segments(ctx context.Context) ([]segment, error) {
+	refs, _, err := l.Repo.RefsAndHead(ctx, l.segmentPrefix())
+	if err != nil {
+		return nil, err
+	}
+	var out []segment
+	for name, tip := range refs {
+		num, _, _ := strings.Cut(strings.TrimPrefix(name, l.segmentPrefix()), "-")
+		n, err := strconv.Atoi(num)
+		if err != nil || n <= 0 {
+			continue // not one this package writes: left alone
+		}
+		out = append(out, segment{name: name, tip: tip, last: n})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].last < out[j].last })
+	return out, nil
+}
+
+// readChains is every commit of the log: the ref's chain and every
+// segment's, in one git process.
+func (l *Log) readChains(ctx context.Context) ([]git.ChainCommit, error) {
+	var tips []string
+	if _, ok, err := l.Repo.ReadRef(ctx, l.Ref); err != nil {
+		return nil, err
+	} else if ok {
+		tips = append(tips, l.Ref)
+	}
+	segs, err := l.segments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(segs) - 1; i >= 0; i-- {
+		tips = append(tips, segs[i].tip)
+	}
+	return l.Repo.ReadChains(ctx, tips)
 }
 
 // markUndone sets UndoneBy: an operation is undone by the undo (or redo)
@@ -261,7 +340,9 @@ func (o *Op) blobs() []string {
 		}
 	}
 	for _, j := range o.Journals {
-		bs = append(bs, j.Old, j.New)
+		if j.Delta == nil {
+			bs = append(bs, j.Old, j.New)
+		}
 	}
 	if o.Index != nil {
 		bs = append(bs, o.Index.Old, o.Index.New)
@@ -369,23 +450,30 @@ func (l *Log) append(ctx context.Context, op *Op, ready func() error) error {
 			return err
 		}
 		var tipParents []string
+		// rotate: the chain at the tip becomes a segment and op starts
+		// a new one (segment, the ref it is handed to).
+		rotate, segment := false, ""
+		var last Op
+		haveLast := false
 		if ok {
 			var msg string
 			if tipParents, msg, err = l.Repo.ReadCommit(ctx, tip); err != nil {
 				return err
 			}
+			if msg != rootMessage {
+				if err := json.Unmarshal(recordOf(msg), &last); err != nil {
+					return &CorruptError{Ref: l.Ref, Commit: tip, Err: err}
+				}
+				if _, valid := Number(last.ID); !valid {
+					return &CorruptError{Ref: l.Ref, Commit: tip, Err: fmt.Errorf("malformed id %q", last.ID)}
+				}
+				haveLast = true
+			}
 			if op.ID == "" || op.assigned || !strings.HasPrefix(op.ID, "o") {
 				// The tip holds the newest record: the next id follows it.
 				n := 1
-				if msg != rootMessage {
-					var last Op
-					if err := json.Unmarshal(recordOf(msg), &last); err != nil {
-						return &CorruptError{Ref: l.Ref, Commit: tip, Err: err}
-					}
-					m, valid := Number(last.ID)
-					if !valid {
-						return &CorruptError{Ref: l.Ref, Commit: tip, Err: fmt.Errorf("malformed id %q", last.ID)}
-					}
+				if haveLast {
+					m, _ := Number(last.ID)
 					n = m + 1
 				}
 				op.ID = "o" + strconv.Itoa(n)
@@ -394,6 +482,20 @@ func (l *Log) append(ctx context.Context, op *Op, ready func() error) error {
 		} else if op.ID == "" || op.assigned || !strings.HasPrefix(op.ID, "o") {
 			op.ID = "o1"
 			op.assigned = true
+		}
+		op.ChainSince = op.Time
+		if haveLast {
+			m, _ := Number(last.ID)
+			since := last.ChainSince
+			if since.IsZero() {
+				since = last.Time // a record from before segments
+			}
+			rotate = m%l.segmentSize(ctx) == 0 || l.keepAge(ctx) > 0 && op.Time.Sub(since) > l.keepAge(ctx)
+			if rotate {
+				segment = fmt.Sprintf("%s%010d-%.12s", l.segmentPrefix(), m, tip)
+			} else {
+				op.ChainSince = since
+			}
 		}
 		if !checked {
 			// Commits the tip already pins are known to be commits; the
@@ -426,8 +528,18 @@ func (l *Log) append(ctx context.Context, op *Op, ready func() error) error {
 		var parents []string
 		old := l.Repo.ZeroID()
 		if ok {
-			parents = append(parents, tip)
 			old = tip
+		}
+		if rotate {
+			// The segment ref is made before the log's ref moves past
+			// it: a crash between the two leaves a segment that the
+			// chain also holds (read once), never a lost one.
+			if err := l.Repo.SetRef(ctx, git.SetRefRequest{Name: segment, New: tip, Old: l.Repo.ZeroID()}); err != nil && !errors.Is(err, git.ErrRefConflict) {
+				return err
+			}
+		}
+		if ok && !rotate {
+			parents = append(parents, tip)
 		} else {
 			// The chain starts at a root of its own, so that following
 			// first parents never walks into the commits an op pins.
@@ -444,6 +556,11 @@ func (l *Log) append(ctx context.Context, op *Op, ready func() error) error {
 		}
 		err = l.Repo.SetRefFast(ctx, l.Ref, c, old)
 		if errors.Is(err, git.ErrRefConflict) {
+			if rotate {
+				// Another process appended first: the chain goes on
+				// from its record, and the segment is handed over later.
+				_ = l.Repo.DeleteRef(ctx, segment, tip)
+			}
 			continue
 		}
 		if err != nil {
@@ -456,70 +573,76 @@ func (l *Log) append(ctx context.Context, op *Op, ready func() error) error {
 	return fmt.Errorf("the operation log %s kept changing underneath; try again", l.Ref)
 }
 
-// prune keeps the newest keep operations: when the log holds more than
-// keep plus a tenth, it is rebuilt from the newest keep records (older
-// ones, and the objects only they held, become unreachable only then).
-func (l *Log) prune(ctx context.Context, newest string) error {
-	if n, _ := Number(newest); n%10 != 0 {
-		return nil // measured every tenth operation at most
+// prune bounds the log: the oldest segment is dropped while the
+// operations after it are op.keep or more, or while its newest operation
+// is older than op.keepDays. Segments are dropped whole, and their records
+// (and the objects only they kept) become unreachable only then.
+func (l *Log) prune(ctx context.Context, newest *Op) error {
+	n, _ := Number(newest.ID)
+	if n%10 != 1 && l.segmentSize(ctx) >= 10 {
+		return nil // looked at every tenth operation, and after a rotation
 	}
+	segs, err := l.segments(ctx)
+	if err != nil || len(segs) == 0 {
+		return err
+	}
+	keep := l.keepCount(ctx)
+	age := l.keepAge(ctx)
+	for _, sg := range segs {
+		drop := int64(n-sg.last) >= keep
+		if !drop && age > 0 {
+			_, msg, err := l.Repo.ReadCommit(ctx, sg.tip)
+			if err != nil {
+				return err
+			}
+			var last Op
+			if json.Unmarshal(recordOf(msg), &last) == nil && !last.Time.IsZero() && newest.Time.Sub(last.Time) > age {
+				drop = true
+			}
+		}
+		if !drop {
+			break
+		}
+		if err := l.Repo.DeleteRef(ctx, sg.name, sg.tip); err != nil {
+			return nil // changed underneath: the next append looks again
+		}
+	}
+	return nil
+}
+
+// keepCount is op.keep (DefaultKeep when unset or not positive).
+func (l *Log) keepCount(ctx context.Context) int64 {
+	if l.keep > 0 {
+		return l.keep
+	}
+	l.keep = DefaultKeep
 	// No config file that could set op.keep: its default, no git process.
-	keep, err := int64(DefaultKeep), error(nil)
 	if l.Repo.ConfigMayMention("keep") {
-		keep, err = l.Repo.ConfigInt(ctx, "op.keep", DefaultKeep)
-	}
-	if err != nil || keep <= 0 {
-		keep = DefaultKeep
-	}
-	// Only every tenth of keep (ids are sequential) is the chain measured.
-	step := keep / 10
-	if step < 1 {
-		step = 1
-	}
-	if n, _ := Number(newest); int64(n)%step != 0 {
-		return nil
-	}
-	chain, err := l.Repo.ReadChain(ctx, l.Ref)
-	if err != nil || int64(len(chain)) <= keep+keep/10 {
-		return err
-	}
-	ops, err := l.Read(ctx)
-	if err != nil {
-		return err
-	}
-	if int64(len(ops)) <= keep+keep/10 {
-		return nil
-	}
-	byCommit := map[string]git.ChainCommit{}
-	for _, c := range chain {
-		byCommit[c.ID] = c
-	}
-	ops = ops[:keep]
-	tip := chain[0].ID
-	parent, err := l.root(ctx)
-	if err != nil {
-		return err
-	}
-	for i := len(ops) - 1; i >= 0; i-- {
-		c := byCommit[ops[i].commit]
-		ps := []string{}
-		if parent != "" {
-			ps = append(ps, parent)
+		if keep, err := l.Repo.ConfigInt(ctx, "op.keep", DefaultKeep); err == nil && keep > 0 {
+			l.keep = keep
 		}
-		if len(c.Parents) > 1 {
-			ps = append(ps, c.Parents[1:]...)
-		}
-		id, err := l.Repo.CommitTree(ctx, git.CommitRequest{Tree: c.Tree, Parents: ps, Message: c.Message, Author: identity, Committer: identity})
-		if err != nil {
-			return err
-		}
-		parent = id
 	}
-	err = l.Repo.SetRef(ctx, git.SetRefRequest{Name: l.Ref, New: parent, Old: tip})
-	if errors.Is(err, git.ErrRefConflict) {
-		return nil // someone appended; the next append prunes
+	return l.keep
+}
+
+// DefaultKeepDays is op.keepDays's default.
+const DefaultKeepDays = 30
+
+// keepAge is op.keepDays as a duration (0: no bound by age).
+func (l *Log) keepAge(ctx context.Context) time.Duration {
+	if l.ageRead {
+		return l.age
 	}
-	return err
+	l.ageRead = true
+	days := int64(DefaultKeepDays)
+	if l.Repo.ConfigMayMention("keepdays") {
+		d, err := l.Repo.ConfigInt(ctx, "op.keepDays", DefaultKeepDays)
+		if err == nil && d >= 0 {
+			days = d
+		}
+	}
+	l.age = time.Duration(days) * 24 * time.Hour
+	return l.age
 }
 
 // RawPath is the raw path of a file change.

@@ -203,6 +203,14 @@ func (l *Log) checkNames(op *Op) ([]string, map[string]string) {
 			bad("it names %s as a journal, which is not one of the suite's journals (%s, .nudgethis/tasks/*.json)", pathenc.CQuote(j.File), strings.Join(Journals, ", "))
 			continue
 		}
+		if j.Delta != nil {
+			// Neither version is stored: the ids are checked against
+			// the file and the rebuilt bytes when it is undone.
+			if !j.Delta.valid() || j.Old == "" || j.New == "" || !l.Repo.ValidID(j.Old) || !l.Repo.ValidID(j.New) {
+				bad("journal %s has a malformed recorded change", pathenc.CQuote(j.File))
+			}
+			continue
+		}
 		need(j.Old, "blob", "journal "+j.File)
 		need(j.New, "blob", "journal "+j.File)
 	}

@@ -251,7 +251,7 @@ func (l *Log) invert(ctx context.Context, ops []*Op, target *Op, kind string, ar
 		inv.Files = append(inv.Files, FileChange{Path: f.Path, PathB64: f.PathB64, Before: f.After, After: f.Before})
 	}
 	for _, j := range target.Journals {
-		inv.Journals = append(inv.Journals, BlobChange{File: j.File, Old: j.New, New: j.Old})
+		inv.Journals = append(inv.Journals, BlobChange{File: j.File, Old: j.New, New: j.Old, Delta: j.Delta.inverse()})
 	}
 	if target.Index != nil {
 		inv.Index = &BlobChange{File: "index", Old: target.Index.New, New: target.Index.Old, OldTree: target.Index.NewTree, NewTree: target.Index.OldTree}
@@ -306,7 +306,7 @@ func laterTouches(ops []*Op, target *Op) []string {
 			}
 		}
 	}
-	return reasons
+	return capLater(reasons)
 }
 
 func touched(o *Op) map[string]bool {
@@ -389,7 +389,7 @@ func (l *Log) write(ctx context.Context, inv *Op) error {
 			}
 			continue
 		}
-		data, err := l.Repo.ReadBlob(ctx, j.New)
+		data, err := l.journalAfter(ctx, j)
 		if err != nil {
 			return err
 		}
@@ -489,7 +489,13 @@ func (l *Log) refusal(ctx context.Context, ops []*Op, target *Op, cur *current, 
 		return &Refused{What: what, Reasons: []string{"a git nudge " + target.Kind + " can have run alongside other commands, and its record may hold their changes too"},
 			Next: next}, nil
 	}
-	if reasons := laterTouches(ops, target); len(reasons) > 0 {
+	var reasons []string
+	if cur != nil && cur.later != nil {
+		reasons = cur.later.touches(target)
+	} else {
+		reasons = laterTouches(ops, target)
+	}
+	if len(reasons) > 0 {
 		return &Refused{What: what, Reasons: reasons, Next: "undo the later operations first (newest first)"}, nil
 	}
 	// The record is untrusted input: checked whole before anything else
@@ -537,11 +543,20 @@ func (l *Log) Undoable(ctx context.Context, ops []*Op) (map[string][]string, err
 	if err != nil {
 		return nil, err
 	}
-	types, err := l.objectTypes(ctx, ops)
+	// The objects are looked up for the operations that later ones did
+	// not touch: the others are refused before their records are checked.
+	later := newLaterIndex(ops)
+	var cands []*Op
+	for _, o := range ops {
+		if o.State != Pending && o.UndoneBy == "" && len(later.touches(o)) == 0 {
+			cands = append(cands, o)
+		}
+	}
+	types, err := l.objectTypes(ctx, cands)
 	if err != nil {
 		return nil, err
 	}
-	cur := &current{refs: refs, head: head, types: types}
+	cur := &current{refs: refs, head: head, types: types, later: later}
 	out := map[string][]string{}
 	for _, o := range ops {
 		if o.State == Pending {
@@ -565,4 +580,127 @@ type current struct {
 	head string
 	// types are the objects the records name, looked up once.
 	types map[string]string
+	// later answers laterTouches for many targets of one log read.
+	later *laterIndex
+}
+
+// laterIndex is what every operation of a log changed, worked out once,
+// so that telling for each of n operations which later ones touched the
+// same things costs what they touched, not n times the log.
+type laterIndex struct {
+	pos     map[*Op]int       // position in the log (newest first)
+	done    map[*Op][]string  // touches' answers
+	keys    []map[string]bool // touched(ops[i]), in log order
+	byKey   map[string][]int  // key -> positions of ops that count as later changes
+	ops     []*Op
+	numbers []int
+}
+
+func newLaterIndex(ops []*Op) *laterIndex {
+	x := &laterIndex{pos: map[*Op]int{}, done: map[*Op][]string{}, keys: make([]map[string]bool, len(ops)), byKey: map[string][]int{}, ops: ops, numbers: make([]int, len(ops))}
+	for i, o := range ops {
+		x.pos[o] = i
+		x.keys[i] = touched(o)
+		x.numbers[i], _ = Number(o.ID)
+		if o.UndoneBy != "" || undoLike(o) {
+			continue
+		}
+		for k := range x.keys[i] {
+			x.byKey[k] = append(x.byKey[k], i)
+		}
+	}
+	return x
+}
+
+// touches is laterTouches(ops, target) for the ops x was made from. The
+// later operations sharing a key are, in that key's list, the ones before
+// target's position (the log is newest first): the lists are merged up to
+// there, and only the reasons kept are written out.
+func (x *laterIndex) touches(target *Op) []string {
+	if r, ok := x.done[target]; ok {
+		return r
+	}
+	i, ok := x.pos[target]
+	if !ok {
+		return laterTouches(x.ops, target)
+	}
+	tn := x.numbers[i]
+	keys := sortedKeys(x.keys[i])
+	lists := make([][]int, len(keys))
+	for k, key := range keys {
+		l := x.byKey[key]
+		n := 0
+		for n < len(l) && x.numbers[l[n]] > tn {
+			n++
+		}
+		lists[k] = l[:n]
+	}
+	var reasons []string
+	more := 0
+	for {
+		best, bestKey := -1, -1
+		for k, l := range lists {
+			if len(l) > 0 && (best < 0 || l[0] < best) {
+				best, bestKey = l[0], k
+			}
+		}
+		if best < 0 {
+			break
+		}
+		for k, l := range lists {
+			if len(l) > 0 && l[0] == best {
+				lists[k] = l[1:]
+			}
+		}
+		if len(reasons) < maxLaterReasons {
+			o := x.ops[best]
+			reasons = append(reasons, fmt.Sprintf("later operation %s (%s) also changed %s", o.ID, o.Kind, keys[bestKey]))
+		} else {
+			more++
+		}
+	}
+	if more > 0 {
+		reasons = append(reasons, fmt.Sprintf("and %d more later operations changed the same", more))
+	}
+	x.done[target] = reasons
+	return reasons
+}
+
+// maxLaterReasons is how many later operations a refusal names: an old
+// checkpoint in a long log has hundreds, and naming them all would make
+// the answer (and the dashboard's list) grow with the square of the log.
+const maxLaterReasons = 10
+
+// capLater keeps the first maxLaterReasons reasons and says how many more
+// there are.
+func capLater(reasons []string) []string {
+	if len(reasons) <= maxLaterReasons {
+		return reasons
+	}
+	more := len(reasons) - maxLaterReasons
+	return append(reasons[:maxLaterReasons:maxLaterReasons], fmt.Sprintf("and %d more later operations changed the same", more))
+}
+
+// journalAfter is the bytes of j's after version: its blob, or, for a
+// change recorded as a delta, rebuilt from the file as it is now, which
+// must be j's before version (checked by id before and after rebuilding).
+func (l *Log) journalAfter(ctx context.Context, j BlobChange) ([]byte, error) {
+	if j.Delta == nil {
+		return l.Repo.ReadBlob(ctx, j.New)
+	}
+	cur, err := journal.ReadRegular(filepath.Join(l.Repo.WorkTree, j.File))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", j.File, err)
+	}
+	if l.Repo.BlobID(cur) != j.Old {
+		return nil, fmt.Errorf("%s changed since it was checked; nothing of it was written", j.File)
+	}
+	data, err := j.Delta.apply(cur)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", j.File, err)
+	}
+	if l.Repo.BlobID(data) != j.New {
+		return nil, fmt.Errorf("%s: the recorded change does not rebuild the recorded version; nothing of it was written", j.File)
+	}
+	return data, nil
 }

@@ -112,3 +112,53 @@ func TestTrustedNames(t *testing.T) {
 		}
 	}
 }
+
+// The index Undoable builds once names the same later operations as
+// laterTouches does for each target, and caps them alike.
+func TestLaterIndexMatchesLaterTouches(t *testing.T) {
+	var ops []*Op
+	for i := 1; i <= 40; i++ {
+		o := &Op{ID: "o" + itoa(i), Kind: "checkpoint", State: Done, Tool: "autodev"}
+		switch i % 4 {
+		case 0:
+			o.Refs = []RefChange{{Name: "refs/heads/main"}}
+			o.Journals = []BlobChange{{File: ".autodev/checkpoints.json"}}
+		case 1:
+			o.Refs = []RefChange{{Name: "refs/heads/side"}}
+		case 2:
+			o.Files = []FileChange{{Path: "a.txt"}}
+		case 3:
+			o.Journals = []BlobChange{{File: ".autodev/checkpoints.json"}}
+		}
+		if i == 35 {
+			o.Kind, o.Undoes = KindUndo, "o34"
+		}
+		ops = append([]*Op{o}, ops...)
+	}
+	markUndone(ops)
+	x := newLaterIndex(ops)
+	named := func(reasons []string) string {
+		var ids []string
+		for _, r := range reasons {
+			f := strings.Fields(r)
+			ids = append(ids, f[2]) // "later operation oN ..." or "and N more ..."
+		}
+		return strings.Join(ids, " ")
+	}
+	some := 0
+	for _, o := range ops {
+		want, got := laterTouches(ops, o), x.touches(o)
+		if named(got) != named(want) {
+			t.Errorf("%s: the index names %q, laterTouches %q", o.ID, named(got), named(want))
+		}
+		if len(want) > maxLaterReasons+1 {
+			t.Errorf("%s: %d reasons, more than the cap", o.ID, len(want))
+		}
+		if len(want) > 0 {
+			some++
+		}
+	}
+	if some == 0 {
+		t.Fatal("no operation had a later one touching the same things: the test checks nothing")
+	}
+}

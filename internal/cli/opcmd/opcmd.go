@@ -33,7 +33,7 @@ type Cmd struct {
 
 // Help is the long help of op.
 func (c *Cmd) Help() string {
-	return `Every command of git nudge and git autodev that changes something is recorded as one operation (o1, o2, ...) in a log kept in git under refs/nudgethis-oplog/<worktree>: the refs, HEAD, index, journals and work-tree files it changed, each with its value before and after. Both binaries show and undo the same log. op undo walks back one operation per call (undos and redos themselves aside), and op redo steps forward again until a new operation is recorded. git config op.keep bounds it (default 1000 operations).`
+	return `Every command of git nudge and git autodev that changes something is recorded as one operation (o1, o2, ...) in a log kept in git under refs/nudgethis-oplog/<worktree>: the refs, HEAD, index, journals and work-tree files it changed, each with its value before and after. Both binaries show and undo the same log. op undo walks back one operation per call (undos and redos themselves aside), and op redo steps forward again until a new operation is recorded. git config op.keep bounds it (default 1000 operations), and op.keepDays by age (default 30 days; 0 for no age bound).`
 }
 
 // Opener finds the repository whose log the op command works on (git
@@ -405,6 +405,11 @@ func (c *ShowCmd) Run(k *kong.Kong, env *cli.Env, open Opener) error {
 		}
 	}
 	for _, j := range o.Journals {
+		if d := j.Delta; d != nil {
+			// Neither version is a blob of the repository.
+			env.Printf("  journal %s: %s -> %s (recorded as the change: %d bytes -> %d bytes at byte %d)\n", j.File, val(j.Old), val(j.New), len(d.Old), len(d.New), d.Prefix)
+			continue
+		}
 		env.Printf("  journal %s: %s -> %s\n", j.File, val(j.Old), val(j.New))
 	}
 	for _, f := range o.Files {
