@@ -222,7 +222,7 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 		return nil, nil, nil, err
 	}
 	made := map[string][]byte{}
-	m := &merger{r: r, ws: w, ctx: ctx, made: made, reader: r.NewBlobReader(), sem: make(chan struct{}, mergeProcs)}
+	m := &merger{r: r, ws: w, ctx: ctx, made: made, reader: r.NewBlobReader()}
 	defer m.close()
 	edits := make([]*git.TreeEdit, len(paths))
 	conflicts := make([]*MergeConflict, len(paths))
@@ -253,9 +253,11 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 			continue
 		}
 		wg.Add(1)
+		m.join()
 		go func() {
 			defer wg.Done()
 			got, why, err := m.merge3(base, ours, theirs)
+			m.leave()
 			switch {
 			case err != nil:
 				errs[i] = err

@@ -39,7 +39,7 @@ func TestConflictLines(t *testing.T) {
 		t.Fatalf("clashingLines = %v, want %v", got, want)
 	}
 	// The same through git merge-file: a conflict exists.
-	m := &merger{r: ws.Repo, ws: ws, ctx: context.Background(), made: map[string][]byte{}, reader: ws.Repo.NewBlobReader(), sem: make(chan struct{}, 1)}
+	m := &merger{r: ws.Repo, ws: ws, ctx: context.Background(), made: map[string][]byte{}, reader: ws.Repo.NewBlobReader()}
 	defer m.close()
 	if _, why, err := m.merge3(ent{"100644", base}, ent{"100644", ours}, ent{"100644", theirs}); err != nil || why != clashLines {
 		t.Fatalf("merge3: %q %v, want a clash of lines", why, err)
