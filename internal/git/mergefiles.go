@@ -29,21 +29,12 @@ const mergeFileProcs = 4
 // a clean merge, the same conflict count and diff3 markers for a conflict,
 // the same refusal of a binary file.
 //
-// The merges are done together by one `git merge-tree --write-tree`
-// process wherever they come out clean there, and by one git merge-file
-// process each (a few at a time) otherwise. merge-tree runs on three
-// made-up commits whose trees hold only these files, under made-up names,
-// all present with the same mode in all three, so there is nothing for it
-// to rename or delete; it runs in a throwaway repository in dir whose
-// object store reads this one's, with no configuration, attributes or
-// merge drivers of the user's, so its content merge is git's built-in
-// line merge, the one merge-file does, with no end-of-line
-// renormalisation. Where that merge is clean, merge-file's is too and
-// gives the same bytes (merge-file only simplifies conflicts further);
-// every file it leaves conflicted (overlapping edits, binary content) is
-// merged again by merge-file, which then words the conflict. If merge-tree
-// fails as a whole, every file is merged by merge-file. dir is a folder
-// of the caller's; what is made in it is removed before MergeFiles
+// The merges are done together by one git process (mergeApplyClean)
+// wherever they come out clean there, and by one git merge-file process
+// each (a few at a time) for the others: overlapping edits, binary or
+// empty versions. merge-file is the one that words a conflict. If the
+// batch fails as a whole, every file is merged by merge-file. dir is a
+// folder of the caller's; what is made in it is removed before MergeFiles
 // returns.
 func (r *Repo) MergeFiles(ctx context.Context, dir string, in []MergeInput, labels []string) ([]MergeResult, error) {
 	out := make([]MergeResult, len(in))
@@ -158,11 +149,10 @@ func (r *Repo) mergeApplyClean(ctx context.Context, dir string, in []MergeInput,
 	var index, patch bytes.Buffer
 	index.WriteString("DIRC\x00\x00\x00\x02")
 	var n int
-	for i, m := range in {
+	for _, m := range in {
 		if batchable(m) {
 			n++
 		}
-		_ = i
 	}
 	index.Write(binary.BigEndian.AppendUint32(nil, uint32(n)))
 	for i, m := range in {
