@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
 // TreeEntriesAt and IndexEntriesAt (read in this process) agree with
@@ -126,10 +128,22 @@ func TestMergeFile(t *testing.T) {
 // of line conversion, diff3 markers by default); and merge-tree, which it
 // runs for all of them at once, answers for the clean ones.
 func TestMergeFilesAgreesWithMergeFile(t *testing.T) {
+	for _, format := range []string{"sha1", "sha256"} {
+		t.Run(format, func(t *testing.T) { testMergeFilesAgree(t, format) })
+	}
+}
+
+func testMergeFilesAgree(t *testing.T, format string) {
 	ctx := context.Background()
-	r := newApplyRepo(t,
-		"merge.renormalize", "true", "core.autocrlf", "true", "merge.conflictStyle", "diff3",
-		"merge.mine.driver", "cp %B %A", "merge.default", "mine")
+	repo := testutil.Repo(t, "--object-format="+format)
+	for _, kv := range [][2]string{{"merge.renormalize", "true"}, {"core.autocrlf", "true"}, {"merge.conflictStyle", "diff3"},
+		{"merge.mine.driver", "cp %B %A"}, {"merge.default", "mine"}} {
+		gitT(t, repo, "config", kv[0], kv[1])
+	}
+	r, err := Discover(ctx, repo)
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := r.WorkTree
 	writeT(t, dir, ".gitattributes", "* merge=union text eol=crlf\n*.drv merge=mine\n", 0o644)
 	if err := os.WriteFile(r.GitDir+"/info/attributes", []byte("* merge=union conflict-marker-size=3\n"), 0o644); err != nil {
