@@ -228,6 +228,7 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 	conflicts := make([]*MergeConflict, len(paths))
 	errs := make([]error, len(paths))
 	var wg sync.WaitGroup
+	m.join() // this loop, until every merging goroutine is counted
 	for i, f := range old.Files {
 		base := entOf(PathState{Mode: f.OldMode, Blob: f.OldBlob})
 		theirs := entOf(PathState{Mode: f.NewMode, Blob: f.NewBlob})
@@ -274,6 +275,7 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 			}
 		}()
 	}
+	m.leave()
 	wg.Wait()
 	var outEdits []git.TreeEdit
 	var outConflicts []MergeConflict

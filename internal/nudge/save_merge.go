@@ -166,6 +166,7 @@ func (w *Workspace) planSave(ctx context.Context, head git.Head, tasks []*Task, 
 	var wg sync.WaitGroup
 	var firstErr error
 	var errOnce sync.Once
+	m.join() // this loop, until every path's goroutine is counted
 	for i, p := range paths {
 		plan.oldIndex[i] = entOfIndex(idx[i])
 		wg.Add(1)
@@ -180,6 +181,7 @@ func (w *Workspace) planSave(ctx context.Context, head git.Head, tasks []*Task, 
 			reasons[i] = reason
 		}(i, p)
 	}
+	m.leave()
 	wg.Wait()
 	m.close()
 	if firstErr != nil {
@@ -260,7 +262,8 @@ type mergeAsk struct {
 	done chan struct{}
 }
 
-// join counts a new participant (before it starts).
+// join counts a new participant, before it starts (and before the one
+// starting it leaves, so that the merges already asked for wait for it).
 func (m *merger) join() {
 	m.bmu.Lock()
 	m.active++
