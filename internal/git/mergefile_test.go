@@ -8,7 +8,10 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/testutil"
 )
@@ -281,4 +284,68 @@ func TestMergeFilesRandom(t *testing.T) {
 			t.Errorf("labels %v: %d of %d merges clean: the cases test too little", labels, nclean, len(in))
 		}
 	}
+}
+
+// BenchmarkMergeFiles compares, round by round, MergeFiles on 10 files
+// that merge cleanly (one git process) with the same 10 merges as one git
+// merge-file each, four at a time (what apply --merge and save did
+// before): wall time and the git processes' CPU time, medians.
+func BenchmarkMergeFiles(b *testing.B) {
+	ctx := context.Background()
+	dir := testutil.Repo(b)
+	r, err := Discover(ctx, dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var in []MergeInput
+	for f := 0; f < 10; f++ {
+		var base []string
+		for i := 0; i < 200; i++ {
+			base = append(base, fmt.Sprintf("file %d line %d", f, i))
+		}
+		bs := strings.Join(base, "\n") + "\n"
+		in = append(in, MergeInput{Ours: []byte("// mine\n" + bs), Base: []byte(bs), Theirs: []byte(bs + "// task\n")})
+	}
+	tmp := b.TempDir()
+	children := func() time.Duration {
+		var u syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &u)
+		return time.Duration(u.Utime.Nano() + u.Stime.Nano())
+	}
+	var wall, cpu [2][]float64
+	for n := 0; n < b.N; n++ {
+		for k := 0; k < 2; k++ {
+			t0, c0 := time.Now(), children()
+			if k == 0 {
+				if _, err := r.MergeFiles(ctx, tmp, in, nil); err != nil {
+					b.Fatal(err)
+				}
+			} else {
+				var wg sync.WaitGroup
+				sem := make(chan struct{}, mergeFileProcs)
+				for i := range in {
+					wg.Add(1)
+					sem <- struct{}{}
+					go func(i int) {
+						defer func() { <-sem; wg.Done() }()
+						if _, err := r.MergeFile(ctx, tmp, in[i].Ours, in[i].Base, in[i].Theirs); err != nil {
+							b.Error(err)
+						}
+					}(i)
+				}
+				wg.Wait()
+			}
+			wall[k] = append(wall[k], float64(time.Since(t0).Microseconds())/1000)
+			cpu[k] = append(cpu[k], float64((children()-c0).Microseconds())/1000)
+		}
+	}
+	median := func(v []float64) float64 {
+		s := slices.Clone(v)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	b.ReportMetric(median(wall[0]), "batch-ms")
+	b.ReportMetric(median(wall[1]), "mergefile-ms")
+	b.ReportMetric(median(cpu[0]), "batch-cpu-ms")
+	b.ReportMetric(median(cpu[1]), "mergefile-cpu-ms")
 }
