@@ -104,8 +104,9 @@ func batchable(m MergeInput) bool {
 // (ll_merge with no options: the Myers diff, as merge-file; not
 // merge-tree, whose merges use the histogram diff and so may place or
 // conflict differently), and leaves the clean ones at stage 0 and the
-// conflicted ones at stages 1 to 3. None of the user's configuration,
-// attributes or merge drivers is read (no end-of-line renormalisation,
+// conflicted ones at stages 1 to 3. None of the user's configuration
+// (files, or given in the environment), attributes or merge drivers is
+// read (no end-of-line renormalisation,
 // no driver: the built-in line merge). Where that merge is clean,
 // merge-file's is too, with the same bytes: merge-file only simplifies
 // conflicts further. diff3 says the conflicts are wanted in the diff3
@@ -213,6 +214,7 @@ func (r *Repo) mergeApplyClean(ctx context.Context, dir string, in []MergeInput,
 			"GIT_OBJECT_DIRECTORY=" + objects,
 			"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(r.CommonDir, "objects"),
 			"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=" + none, "GIT_ATTR_NOSYSTEM=1",
+			"GIT_CONFIG_PARAMETERS=", "GIT_CONFIG_COUNT=0",
 			"HOME=" + gd, "XDG_CONFIG_HOME=" + gd,
 		},
 		dir: gd,
