@@ -252,6 +252,7 @@ type merger struct {
 	bmu     sync.Mutex
 	active  int         // participants at work
 	pending []*mergeAsk // merges asked for, not yet started
+	batches int         // MergeFiles calls started
 }
 
 // mergeAsk is one content merge a participant waits for.
@@ -297,6 +298,7 @@ func (m *merger) flushLocked() {
 	}
 	batch := m.pending
 	m.pending = nil
+	m.batches++
 	go func() {
 		ins := make([]git.MergeInput, len(batch))
 		for i, a := range batch {
