@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/worktree"
@@ -254,9 +253,9 @@ func (w *Workspace) resolvedConflicts(ctx context.Context, t *Task) (map[string]
 
 // mergeSteps is mergeEdited's merge of steps idx (at paths): the work
 // tree's versions are read (in this process where git converts nothing,
-// else stored by git hash-object as git add would), the merges run a few
-// git merge-file processes at a time, and the new blobs are stored in one
-// batch.
+// else stored by git hash-object as git add would), the merges are done
+// together (Repo.MergeFiles: one git process for the clean ones), and the
+// new blobs are stored in one batch.
 func (w *Workspace) mergeSteps(ctx context.Context, ops *fileOps, t *Task, steps []step, idx []int, paths, reasons []string, cur []seen, keepConflicts bool, skip map[int]bool, conflicts *[]string) error {
 	r := w.Repo
 	reader := r.NewBlobReader()
@@ -294,10 +293,7 @@ func (w *Workspace) mergeSteps(ctx context.Context, ops *fileOps, t *Task, steps
 		return err
 	}
 	defer func() { _ = w.removeStage(filepath.Base(stage)) }()
-	results := make([]git.MergeResult, len(idx))
-	errs := make([]error, len(idx))
-	sem := make(chan struct{}, mergeProcs)
-	var wg sync.WaitGroup
+	ins := make([]git.MergeInput, len(idx))
 	for j, i := range idx {
 		base, err := read(*steps[i].From.Blob)
 		if err != nil {
@@ -307,21 +303,19 @@ func (w *Workspace) mergeSteps(ctx context.Context, ops *fileOps, t *Task, steps
 		if err != nil {
 			return err
 		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(j int) {
-			defer func() { <-sem; wg.Done() }()
-			results[j], errs[j] = r.MergeFileLabeled(ctx, stage, oursData[j], base, theirs, mergeLabels(t.ID))
-		}(j)
+		ins[j] = git.MergeInput{Ours: oursData[j], Base: base, Theirs: theirs, BaseID: *steps[i].From.Blob, TheirsID: *steps[i].To.Blob}
+		if !plain {
+			ins[j].OursID = ours[j] // stored by git above
+		}
 	}
-	wg.Wait()
+	results, err := r.MergeFiles(ctx, stage, ins, mergeLabels(t.ID))
+	if err != nil {
+		return fmt.Errorf("merging the edited files: %w", err)
+	}
 	var made [][]byte
 	var madeFor []int // step index; -1-j: the work tree's version of idx[j]
 	for j, i := range idx {
 		s, res := steps[i], results[j]
-		if errs[j] != nil {
-			return fmt.Errorf("merging %s: %w", qp(s.Path), errs[j])
-		}
 		switch {
 		case res.Binary:
 			reasons[i] = fmt.Sprintf("%s was edited since the snapshot and is binary: it cannot be merged", qp(s.Path))

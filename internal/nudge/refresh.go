@@ -222,12 +222,13 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 		return nil, nil, nil, err
 	}
 	made := map[string][]byte{}
-	m := &merger{r: r, ws: w, ctx: ctx, made: made, reader: r.NewBlobReader(), sem: make(chan struct{}, mergeProcs)}
+	m := &merger{r: r, ws: w, ctx: ctx, made: made, reader: r.NewBlobReader()}
 	defer m.close()
 	edits := make([]*git.TreeEdit, len(paths))
 	conflicts := make([]*MergeConflict, len(paths))
 	errs := make([]error, len(paths))
 	var wg sync.WaitGroup
+	m.join() // this loop, until every merging goroutine is counted
 	for i, f := range old.Files {
 		base := entOf(PathState{Mode: f.OldMode, Blob: f.OldBlob})
 		theirs := entOf(PathState{Mode: f.NewMode, Blob: f.NewBlob})
@@ -253,9 +254,11 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 			continue
 		}
 		wg.Add(1)
+		m.join()
 		go func() {
 			defer wg.Done()
 			got, why, err := m.merge3(base, ours, theirs)
+			m.leave()
 			switch {
 			case err != nil:
 				errs[i] = err
@@ -272,6 +275,7 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 			}
 		}()
 	}
+	m.leave()
 	wg.Wait()
 	var outEdits []git.TreeEdit
 	var outConflicts []MergeConflict

@@ -2,8 +2,10 @@ package nudge
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -39,7 +41,7 @@ func TestConflictLines(t *testing.T) {
 		t.Fatalf("clashingLines = %v, want %v", got, want)
 	}
 	// The same through git merge-file: a conflict exists.
-	m := &merger{r: ws.Repo, ws: ws, ctx: context.Background(), made: map[string][]byte{}, reader: ws.Repo.NewBlobReader(), sem: make(chan struct{}, 1)}
+	m := &merger{r: ws.Repo, ws: ws, ctx: context.Background(), made: map[string][]byte{}, reader: ws.Repo.NewBlobReader()}
 	defer m.close()
 	if _, why, err := m.merge3(ent{"100644", base}, ent{"100644", ours}, ent{"100644", theirs}); err != nil || why != clashLines {
 		t.Fatalf("merge3: %q %v, want a clash of lines", why, err)
@@ -55,5 +57,56 @@ func TestConflictLines(t *testing.T) {
 	}
 	if s := (MergeConflict{Path: "a b.txt", Reason: "r", Lines: []LineRange{{2, 1}, {4, 4}, {6, 9}}}).String(); s != `"a b.txt": after line 1, line 4, lines 6-9: r` && s != "a b.txt: after line 1, line 4, lines 6-9: r" {
 		t.Fatalf("String() = %q", s)
+	}
+}
+
+// The merger's participants' merges run as one batch, with one result
+// each: five paths merging at once (and one path's second task, which
+// waits for its first), plus one that clashes.
+func TestMergerBatches(t *testing.T) {
+	r := newRepo(t)
+	ws := r.workspace()
+	blob := func(s string) ent {
+		return ent{"100644", strings.TrimSpace(r.gitIn([]byte(s), nil, "hash-object", "-w", "--stdin"))}
+	}
+	base := "1\n2\n3\n4\n5\n6\n7\n8\n"
+	m := &merger{r: ws.Repo, ws: ws, ctx: context.Background(), made: map[string][]byte{}, reader: ws.Repo.NewBlobReader()}
+	defer m.close()
+	type answer struct {
+		got ent
+		why string
+		err error
+	}
+	answers := make([]answer, 6)
+	var wg sync.WaitGroup
+	m.join()
+	for i := range answers {
+		wg.Add(1)
+		m.join()
+		go func() {
+			defer wg.Done()
+			defer m.leave()
+			ours, theirs := blob(fmt.Sprintf("mine %d\n", i)+base), blob(base+fmt.Sprintf("task %d\n", i))
+			if i == 5 {
+				theirs = blob(fmt.Sprintf("task %d\n", i) + base)
+			}
+			got, why, err := m.merge3(blob(base), ours, theirs)
+			answers[i] = answer{got, why, err}
+		}()
+	}
+	m.leave()
+	wg.Wait()
+	for i, a := range answers {
+		switch {
+		case a.err != nil:
+			t.Fatalf("merge %d: %v", i, a.err)
+		case i == 5 && a.why != clashLines:
+			t.Errorf("merge %d: %q, want a clash of lines", i, a.why)
+		case i < 5 && (a.why != "" || string(m.made[a.got.blob]) != fmt.Sprintf("mine %d\n%stask %d\n", i, base, i)):
+			t.Errorf("merge %d: %q %q", i, a.why, m.made[a.got.blob])
+		}
+	}
+	if m.batches != 1 {
+		t.Errorf("%d batches, want 1", m.batches)
 	}
 }

@@ -161,14 +161,16 @@ func (w *Workspace) planSave(ctx context.Context, head git.Head, tasks []*Task, 
 		return nil, err
 	}
 	plan := &savePlan{commit: make([]ent, len(paths)), index: make([]ent, len(paths)), oldIndex: make([]ent, len(paths)), made: map[string][]byte{}}
-	m := &merger{r: r, ws: w, ctx: ctx, made: plan.made, reader: r.NewBlobReader(), sem: make(chan struct{}, mergeProcs)}
+	m := &merger{r: r, ws: w, ctx: ctx, made: plan.made, reader: r.NewBlobReader()}
 	reasons := make([]string, len(paths))
 	var wg sync.WaitGroup
 	var firstErr error
 	var errOnce sync.Once
+	m.join() // this loop, until every path's goroutine is counted
 	for i, p := range paths {
 		plan.oldIndex[i] = entOfIndex(idx[i])
 		wg.Add(1)
+		m.join()
 		go func(i int, p string) {
 			defer wg.Done()
 			reason, err := m.plan(p, entOfIndex(heads[i]), plan.oldIndex[i], unmerged[p], changes[p], &plan.commit[i], &plan.index[i])
@@ -179,6 +181,7 @@ func (w *Workspace) planSave(ctx context.Context, head git.Head, tasks []*Task, 
 			reasons[i] = reason
 		}(i, p)
 	}
+	m.leave()
 	wg.Wait()
 	m.close()
 	if firstErr != nil {
@@ -230,20 +233,92 @@ func (p *savePlan) write(ctx context.Context, r *git.Repo) error {
 }
 
 // merger merges the tasks' changes into HEAD's and the index's versions.
+// The paths' merges run side by side (one goroutine for each path's
+// commit chain and one for its index chain, each a participant); the
+// content merges they ask for are gathered and done together by one
+// Repo.MergeFiles call as soon as every participant still at work is
+// waiting for one, so that a save's merges cost one git process rather
+// than one each.
 type merger struct {
 	r      *git.Repo
 	ctx    context.Context
-	dir    string // a stage folder for git merge-file's input, made when first needed
+	dir    string // a stage folder for the merges' files, made when first needed
 	dirErr error
 	ws     *Workspace
 	mu     sync.Mutex
 	reader *git.BlobReader
 	made   map[string][]byte
-	sem    chan struct{} // bounds the git merge-file processes at once
+
+	bmu     sync.Mutex
+	active  int         // participants at work
+	pending []*mergeAsk // merges asked for, not yet started
+	batches int         // MergeFiles calls started
 }
 
-// mergeProcs is how many git merge-file processes a save runs at once.
-const mergeProcs = 4
+// mergeAsk is one content merge a participant waits for.
+type mergeAsk struct {
+	in   git.MergeInput
+	res  git.MergeResult
+	err  error
+	done chan struct{}
+}
+
+// join counts a new participant, before it starts (and before the one
+// starting it leaves, so that the merges already asked for wait for it).
+func (m *merger) join() {
+	m.bmu.Lock()
+	m.active++
+	m.bmu.Unlock()
+}
+
+// leave says a participant asks for no more merges.
+func (m *merger) leave() {
+	m.bmu.Lock()
+	m.active--
+	m.flushLocked()
+	m.bmu.Unlock()
+}
+
+// mergeContent merges in (a participant's call) and waits for the answer.
+func (m *merger) mergeContent(in git.MergeInput) (git.MergeResult, error) {
+	a := &mergeAsk{in: in, done: make(chan struct{})}
+	m.bmu.Lock()
+	m.pending = append(m.pending, a)
+	m.flushLocked()
+	m.bmu.Unlock()
+	<-a.done
+	return a.res, a.err
+}
+
+// flushLocked starts the pending merges once every participant at work
+// waits for one.
+func (m *merger) flushLocked() {
+	if len(m.pending) == 0 || len(m.pending) < m.active {
+		return
+	}
+	batch := m.pending
+	m.pending = nil
+	m.batches++
+	go func() {
+		ins := make([]git.MergeInput, len(batch))
+		for i, a := range batch {
+			ins[i] = a.in
+		}
+		dir, err := m.stageDir()
+		var res []git.MergeResult
+		if err == nil {
+			res, err = m.r.MergeFiles(m.ctx, dir, ins, nil)
+		}
+		for i, a := range batch {
+			if err != nil {
+				a.err = err
+			} else {
+				a.res = res[i]
+			}
+			close(a.done)
+		}
+	}()
+}
 
 func (m *merger) close() {
 	if m.dir != "" && m.ws != nil {
@@ -311,8 +386,20 @@ func indexClash(qp, why string) string {
 // plan sets the commit's and the index's entry of path p (HEAD holds
 // head, the index idx) and returns the reason it cannot be saved apart
 // from the user's edits ("" when it can).
+//
+// The caller has counted it as a participant (join); it leaves once its
+// commit chain is merged, and its index chain runs as a participant of its
+// own.
 func (m *merger) plan(p string, head, idx ent, unmerged bool, chain []taskChange, commit, index *ent) (string, error) {
 	qp := QuotePath(p)
+	left := false
+	leave := func() {
+		if !left {
+			left = true
+			m.leave()
+		}
+	}
+	defer leave()
 	// The index's chain runs beside the commit's (they do not depend on
 	// each other), so that their merge-file processes overlap.
 	type indexAnswer struct {
@@ -323,7 +410,9 @@ func (m *merger) plan(p string, head, idx ent, unmerged bool, chain []taskChange
 	var indexc chan indexAnswer
 	if !unmerged && idx != head {
 		indexc = make(chan indexAnswer, 1)
+		m.join()
 		go func() {
+			defer m.leave()
 			ix := idx
 			for _, ch := range chain {
 				got, why, err := m.merge3(ch.before, ix, ch.after)
@@ -349,6 +438,7 @@ func (m *merger) plan(p string, head, idx ent, unmerged bool, chain []taskChange
 		}
 		c = got
 	}
+	leave() // no more merges here: waiting for the index's must not hold them up
 	var ia indexAnswer
 	if indexc != nil {
 		ia = <-indexc
@@ -375,9 +465,9 @@ func (m *merger) plan(p string, head, idx ent, unmerged bool, chain []taskChange
 	return "", nil
 }
 
-// merge3 merges the change base -> theirs into ours (git merge-file for
-// the content, when all three differ); why says what could not be merged
-// ("" when it could).
+// merge3 merges the change base -> theirs into ours (the content, when
+// all three differ, by git's three-way file merge: mergeContent); why says
+// what could not be merged ("" when it could).
 func (m *merger) merge3(base, ours, theirs ent) (ent, string, error) {
 	switch {
 	case ours == base:
@@ -407,21 +497,22 @@ func (m *merger) merge3(base, ours, theirs ent) (ent, string, error) {
 	case theirs.blob == base.blob || ours.blob == theirs.blob:
 		return ent{mode: mode, blob: ours.blob}, "", nil
 	}
-	var data [3][]byte
-	for i, id := range []string{ours.blob, base.blob, theirs.blob} {
-		d, err := m.content(id)
+	var in git.MergeInput
+	for _, v := range []struct {
+		id   string
+		data *[]byte
+		to   *string
+	}{{ours.blob, &in.Ours, &in.OursID}, {base.blob, &in.Base, &in.BaseID}, {theirs.blob, &in.Theirs, &in.TheirsID}} {
+		d, stored, err := m.content(v.id)
 		if err != nil {
 			return ent{}, "", err
 		}
-		data[i] = d
+		*v.data = d
+		if stored {
+			*v.to = v.id
+		}
 	}
-	dir, err := m.stageDir()
-	if err != nil {
-		return ent{}, "", err
-	}
-	m.sem <- struct{}{}
-	res, err := m.r.MergeFile(m.ctx, dir, data[0], data[1], data[2])
-	<-m.sem
+	res, err := m.mergeContent(in)
 	if err != nil {
 		return ent{}, "", err
 	}
@@ -438,17 +529,19 @@ func (m *merger) merge3(base, ours, theirs ent) (ent, string, error) {
 	return ent{mode: mode, blob: id}, "", nil
 }
 
-// content is the bytes of blob id (one the merger made, or a stored one).
-func (m *merger) content(id string) ([]byte, error) {
+// content is the bytes of blob id (one the merger made, or a stored one:
+// stored says which).
+func (m *merger) content(id string) (data []byte, stored bool, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if d, ok := m.made[id]; ok {
-		return d, nil
+		return d, false, nil
 	}
 	if d, ok := m.reader.Read(id); ok {
-		return d, nil
+		return d, true, nil
 	}
-	return m.r.ReadBlob(m.ctx, id)
+	d, err := m.r.ReadBlob(m.ctx, id)
+	return d, true, err
 }
 
 func (m *merger) stageDir() (string, error) {
