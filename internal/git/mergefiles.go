@@ -10,6 +10,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/nudgethis/git-nudge/internal/gitindex"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 )
 
 // MergeInput is one file's three versions for MergeFiles. An ID, when
@@ -146,7 +149,7 @@ func (r *Repo) mergeApplyClean(ctx context.Context, dir string, in []MergeInput,
 		}
 		return id
 	}
-	hl := r.hashLen()
+	hl := r.HashLen()
 	var index, patch bytes.Buffer
 	index.WriteString("DIRC\x00\x00\x00\x02")
 	var n int
@@ -185,14 +188,14 @@ func (r *Repo) mergeApplyClean(ctx context.Context, dir string, in []MergeInput,
 	if n < 2 {
 		return make([][]byte, len(in)), nil
 	}
-	h := r.indexHash()
+	h := r.IndexHash()
 	h.Write(index.Bytes())
 	index.Write(h.Sum(nil))
 	ixPath := filepath.Join(gd, "index")
 	if err := os.WriteFile(ixPath, index.Bytes(), 0o600); err != nil {
 		return nil, err
 	}
-	if err := writeLooseObjects(objects, "blob", blobIDs, blobs); err != nil {
+	if err := gitstore.WriteLooseObjects(objects, "blob", blobIDs, blobs); err != nil {
 		return nil, err
 	}
 
@@ -228,18 +231,18 @@ func (r *Repo) mergeApplyClean(ctx context.Context, dir string, in []MergeInput,
 	}
 	merged := map[string]string{}
 	conflicted := map[string]bool{}
-	if _, err := walkIndex(data, hl, func(e indexEntry) {
+	if err := gitindex.WalkEntries(data, hl, func(name []byte, stage int, mode uint32, oid []byte) {
 		switch {
-		case e.name == nil:
-		case e.flags&0x3000 != 0:
-			conflicted[string(e.name)] = true
-		case e.mode == 0o100644:
-			merged[string(e.name)] = hex.EncodeToString(e.oid)
+		case name == nil:
+		case stage != 0:
+			conflicted[string(name)] = true
+		case mode == 0o100644:
+			merged[string(name)] = hex.EncodeToString(oid)
 		}
 	}); err != nil {
 		return nil, fmt.Errorf("reading the index git apply wrote: %w", err)
 	}
-	scratch := &Repo{GitDir: gd, CommonDir: gd, ObjectFormat: r.ObjectFormat}
+	scratch := &gitstore.Store{GitDir: gd, CommonDir: gd, ObjectFormat: r.ObjectFormat}
 	reader := r.NewBlobReader()
 	clean := make([][]byte, len(in))
 	for i, m := range in {
@@ -255,7 +258,7 @@ func (r *Repo) mergeApplyClean(ctx context.Context, dir string, in []MergeInput,
 		case r.BlobID(m.Theirs):
 			d = m.Theirs
 		default:
-			typ, got, found, err := scratch.readLoose(id)
+			typ, got, found, err := scratch.ReadLoose(id)
 			if err != nil {
 				return nil, err
 			}

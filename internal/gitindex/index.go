@@ -466,3 +466,13 @@ func (r *Files) IndexEntriesHere(paths []string) (entries []gitstore.IndexEntry,
 	}
 	return nil, nil, false
 }
+
+// WalkEntries calls each for every entry of the index file data (versions
+// 2 and 3; the whole file, its checksum included) with the entry's name,
+// stage (0 to 3), mode and object id.
+func WalkEntries(data []byte, hashLen int, each func(name []byte, stage int, mode uint32, oid []byte)) error {
+	_, err := walkIndex(data, hashLen, func(e indexEntry) {
+		each(e.name, int(e.flags>>12)&3, e.mode, e.oid)
+	})
+	return err
+}

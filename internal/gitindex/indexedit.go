@@ -567,3 +567,7 @@ func (r *Files) indexHash() hash.Hash {
 	}
 	return sha1.New()
 }
+
+// IndexHash is the hash of the repository's object format, which an index
+// file's trailing checksum uses.
+func (r *Files) IndexHash() hash.Hash { return r.indexHash() }

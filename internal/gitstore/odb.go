@@ -675,3 +675,14 @@ func (r *Store) writeBlobsData(ctx context.Context, data [][]byte) ([]string, er
 	}
 	return r.Git.HashFilesRaw(ctx, paths, true)
 }
+
+// WriteLooseObjects writes bodies as loose objects of type typ into the
+// object folder dir (ids[i] is bodies[i]'s id), a few at a time.
+func WriteLooseObjects(dir, typ string, ids []string, bodies [][]byte) error {
+	return writeLooseObjects(dir, typ, ids, bodies)
+}
+
+// ReadLoose reads the loose object id; ok is false when there is none.
+func (r *Store) ReadLoose(id string) (typ string, data []byte, ok bool, err error) {
+	return r.readLoose(id)
+}
