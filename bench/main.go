@@ -51,6 +51,7 @@ var (
 	containerImage = flag.String("container-image", "", "image for the container runner rows (e.g. localhost/nudge-test:1, which the runner_container scenario builds); empty: the rows are skipped unless -container-only")
 	mergeOnly      = flag.Bool("merge-only", false, "measure only apply --merge of a 50-file patch with 10 files edited since the snapshot (applyMerge)")
 	snapOnly       = flag.Bool("snapshot-only", false, "measure only the snapshot rows (plain, with core.fsmonitor, and after a mass touch unless -masstouch=false)")
+	reuse          = flag.Bool("reuse", false, "reuse a repository an earlier run left in the -work folder (reset to its commit, untracked files and tasks' state removed) instead of generating it again; for 300,000 and 1,000,000 files")
 )
 
 func main() {
@@ -386,7 +387,14 @@ func (b *bench) generate(n int) (string, error) {
 	fmt.Fprintf(os.Stderr, "generating %d files in %s\n", n, dir)
 	// A repository left by an earlier run with the same -work folder is
 	// made again (fast-import refuses to move its branch, and its tasks,
-	// checkpoints and op log would skew the rows).
+	// checkpoints and op log would skew the rows), unless -reuse asks to
+	// keep it: then only its work tree, index and the suites' state are
+	// put back (generating 1,000,000 files takes many minutes).
+	if _, err := os.Stat(filepath.Join(dir, ".git", "bench-generated")); err == nil && *reuse {
+		fmt.Fprintf(os.Stderr, "reusing %s\n", dir)
+		err := b.must(dir, "git nudge pool clear >/dev/null 2>&1; rm -rf .nudgethis .autodev && git worktree prune && git reset -q --hard main && git clean -qfdx && for r in $(git for-each-ref --format='%(refname)' refs/nudgethis refs/autodev); do git update-ref -d $r; done; git config --unset-all nudge.pool; git config --unset core.untrackedCache; git config --unset core.fsmonitor; git status --porcelain >/dev/null")
+		return dir, err
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
 	}
@@ -435,7 +443,7 @@ func (b *bench) generate(n int) (string, error) {
 	if err := fi.Wait(); err != nil {
 		return "", fmt.Errorf("fast-import: %v", err)
 	}
-	if err := b.must(dir, "git repack -adq && git reset -q --hard main && git status --porcelain >/dev/null"); err != nil {
+	if err := b.must(dir, "git repack -adq && git reset -q --hard main && git status --porcelain >/dev/null && touch .git/bench-generated"); err != nil {
 		return "", err
 	}
 	return dir, nil
