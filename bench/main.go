@@ -50,6 +50,7 @@ var (
 	containerOnly  = flag.Bool("container-only", false, "measure only git nudge run --on a container runner -- true against podman run --rm IMAGE true plus git nudge run -- true (a pooled worktree)")
 	containerImage = flag.String("container-image", "", "image for the container runner rows (e.g. localhost/nudge-test:1, which the runner_container scenario builds); empty: the rows are skipped unless -container-only")
 	mergeOnly      = flag.Bool("merge-only", false, "measure only apply --merge of a 50-file patch with 10 files edited since the snapshot (applyMerge)")
+	ucOnly         = flag.Bool("untracked-cache-only", false, "measure only snapshot against git status with core.untrackedCache=true (the user's index holding git's untracked cache)")
 	snapOnly       = flag.Bool("snapshot-only", false, "measure only the snapshot rows (plain, with core.fsmonitor, and after a mass touch unless -masstouch=false)")
 	reuse          = flag.Bool("reuse", false, "reuse a repository an earlier run left in the -work folder (reset to its commit, untracked files and tasks' state removed) instead of generating it again; for 300,000 and 1,000,000 files")
 )
@@ -153,6 +154,12 @@ func (b *bench) run() error {
 			}
 			continue
 		}
+		if *ucOnly {
+			if err := b.untrackedCache(dir, n); err != nil {
+				return err
+			}
+			continue
+		}
 		if *containerOnly {
 			if err := b.containerRun(dir, n); err != nil {
 				return err
@@ -245,7 +252,7 @@ func (b *bench) run() error {
 			}
 		}
 	}
-	if *poolOnly || *ckptOnly || *applyOnly || *snapOnly || *sandboxOnly || *mergeOnly || *containerOnly {
+	if *poolOnly || *ucOnly || *ckptOnly || *applyOnly || *snapOnly || *sandboxOnly || *mergeOnly || *containerOnly {
 		b.print(time.Since(start))
 		return nil
 	}
@@ -490,6 +497,29 @@ func (b *bench) snapshot(dir string, n int) error {
 	)
 	// Leave the tree clean for the next measurement.
 	return b.must(dir, "git reset -q --hard && git clean -qfx -e .nudgethis -e .autodev")
+}
+
+// untrackedCache: git nudge snapshot vs git status, both with
+// core.untrackedCache=true and the user's index holding git's untracked
+// cache (written by the user's own git status after the edits), target
+// <= 1.0x.
+func (b *bench) untrackedCache(dir string, n int) error {
+	if err := b.edit(dir, n, 10, 21, true); err != nil {
+		return err
+	}
+	if err := b.must(dir, "git config core.untrackedCache true && git status --porcelain >/dev/null"); err != nil {
+		return err
+	}
+	defer b.must(dir, "git config --unset core.untrackedCache; git reset -q --hard && git clean -qfx -e .nudgethis -e .autodev")
+	got, err := b.alternate(dir,
+		step{cmd: "git --no-optional-locks status --porcelain >/dev/null"},
+		step{cmd: "git nudge snapshot --json >/dev/null"})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("snapshot with core.untrackedCache, %d files", n), ours: got[1], base: got[0],
+		baseName: "git status --porcelain (same untracked cache)", target: "<= 1.0x"})
+	return nil
 }
 
 // applyUndo: git nudge apply + undo of one 50-file patch vs git apply + git apply -R.
