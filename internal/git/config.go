@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -61,6 +62,18 @@ func (r *Repo) ConfigInt(ctx context.Context, key string, def int64) (int64, err
 	if r.configUnset(key) {
 		return def, nil
 	}
+	if section, name, ok := strings.Cut(key, "."); ok && !strings.Contains(name, ".") {
+		// A plain decimal value (a unit suffix allowed) in plain config
+		// files is read here, with no git process.
+		if v, found, here := r.configLastRaw(section, name); here {
+			if !found {
+				return def, nil
+			}
+			if n, ok := plainConfigInt(v); ok {
+				return n, nil
+			}
+		}
+	}
 	out, err := r.line(ctx, "config", "--type=int", "--get", key)
 	if err != nil {
 		if ExitCode(err) == 1 {
@@ -69,6 +82,36 @@ func (r *Repo) ConfigInt(ctx context.Context, key string, def int64) (int64, err
 		return def, err
 	}
 	return strconv.ParseInt(out, 10, 64)
+}
+
+// plainConfigInt reads v as git config --type=int does when it is a
+// plain decimal number (no leading zero, which git reads as octal) with
+// an optional k, m or g unit; ok is false for anything else, which the
+// caller leaves to git.
+func plainConfigInt(v string) (int64, bool) {
+	mult := int64(1)
+	if v != "" {
+		switch v[len(v)-1] {
+		case 'k', 'K':
+			mult = 1 << 10
+		case 'm', 'M':
+			mult = 1 << 20
+		case 'g', 'G':
+			mult = 1 << 30
+		}
+		if mult != 1 {
+			v = v[:len(v)-1]
+		}
+	}
+	digits := strings.TrimPrefix(strings.TrimPrefix(v, "-"), "+")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" || len(digits) > 1 && digits[0] == '0' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n > math.MaxInt64/mult || n < math.MinInt64/mult {
+		return 0, false
+	}
+	return n * mult, true
 }
 
 // configUnset reports, without a git process, that key cannot be set: a
@@ -229,13 +272,11 @@ func plainConfigText(data []byte) bool {
 		!bytes.Contains(data, []byte("\\\n")) && !bytes.Contains(data, []byte("\\\r\n"))
 }
 
-// configLast is the value git config --type=bool-or-str --get would give
-// for section.key (no subsection) from git's config files, worked out in
-// this process: found is false when no file sets it; ok is false when it
-// cannot be worked out here (config from the environment, an include, a
-// worktree config file, a file that does not parse, a value that is
-// neither text nor a plain boolean), and the caller asks git.
-func (r *Repo) configLast(section, key string) (val string, found, ok bool) {
+// configLastRaw is the last value for section.key (no subsection) in
+// git's config files as the file spells it, worked out in this process
+// (see configLast, which gives it git's bool-or-str reading): found is
+// false when no file sets it, ok false when it cannot be worked out here.
+func (r *Repo) configLastRaw(section, key string) (val string, found, ok bool) {
 	files, ok := r.configFiles()
 	if !ok {
 		return "", false, false
@@ -265,6 +306,20 @@ func (r *Repo) configLast(section, key string) (val string, found, ok bool) {
 				}
 			}
 		}
+	}
+	return val, found, true
+}
+
+// configLast is the value git config --type=bool-or-str --get would give
+// for section.key (no subsection) from git's config files, worked out in
+// this process: found is false when no file sets it; ok is false when it
+// cannot be worked out here (config from the environment, an include, a
+// worktree config file, a file that does not parse, a value that is
+// neither text nor a plain boolean), and the caller asks git.
+func (r *Repo) configLast(section, key string) (val string, found, ok bool) {
+	val, found, ok = r.configLastRaw(section, key)
+	if !ok {
+		return "", false, false
 	}
 	if !found {
 		return "", false, true
