@@ -399,6 +399,7 @@ func (b *bench) generate(n int) (string, error) {
 	// put back (generating 1,000,000 files takes many minutes).
 	if _, err := os.Stat(filepath.Join(dir, ".git", "bench-generated")); err == nil && *reuse {
 		fmt.Fprintf(os.Stderr, "reusing %s\n", dir)
+		os.Remove(filepath.Join(b.work, fmt.Sprintf("pool-last-%d", n)))
 		err := b.must(dir, "git nudge pool clear >/dev/null 2>&1; rm -rf .nudgethis .autodev && git worktree prune && git reset -q --hard main && git clean -qfdx && for r in $(git for-each-ref --format='%(refname)' refs/nudgethis refs/autodev); do git update-ref -d $r; done; git config --unset-all nudge.pool; git config --unset core.untrackedCache; git config --unset core.fsmonitor; git status --porcelain >/dev/null")
 		return dir, err
 	}
