@@ -53,7 +53,9 @@ var (
 	attemptsRow    = flag.Bool("attempts", true, "with -runner-only: also measure run --attempts 8 against --attempts 1")
 	sshHost        = flag.String("ssh-host", "", "an ssh destination reached without a password, for the ssh runner rows (skipped when empty)")
 	mergeOnly      = flag.Bool("merge-only", false, "measure only apply --merge of a 50-file patch with 10 files edited since the snapshot (applyMerge)")
+	ucOnly         = flag.Bool("untracked-cache-only", false, "measure only snapshot against git status with core.untrackedCache=true (the user's index holding git's untracked cache)")
 	snapOnly       = flag.Bool("snapshot-only", false, "measure only the snapshot rows (plain, with core.fsmonitor, and after a mass touch unless -masstouch=false)")
+	reuse          = flag.Bool("reuse", false, "reuse a repository an earlier run left in the -work folder (reset to its commit, untracked files and tasks' state removed) instead of generating it again; for 300,000 and 1,000,000 files")
 )
 
 func main() {
@@ -151,6 +153,12 @@ func (b *bench) run() error {
 		}
 		if *poolOnly {
 			if err := b.taskStart(dir, n); err != nil {
+				return err
+			}
+			continue
+		}
+		if *ucOnly {
+			if err := b.untrackedCache(dir, n); err != nil {
 				return err
 			}
 			continue
@@ -253,7 +261,7 @@ func (b *bench) run() error {
 			}
 		}
 	}
-	if *poolOnly || *ckptOnly || *applyOnly || *snapOnly || *sandboxOnly || *mergeOnly || *containerOnly || *runnerOnly {
+	if *poolOnly || *ucOnly || *ckptOnly || *applyOnly || *snapOnly || *sandboxOnly || *mergeOnly || *containerOnly || *runnerOnly {
 		b.print(time.Since(start))
 		return nil
 	}
@@ -395,7 +403,15 @@ func (b *bench) generate(n int) (string, error) {
 	fmt.Fprintf(os.Stderr, "generating %d files in %s\n", n, dir)
 	// A repository left by an earlier run with the same -work folder is
 	// made again (fast-import refuses to move its branch, and its tasks,
-	// checkpoints and op log would skew the rows).
+	// checkpoints and op log would skew the rows), unless -reuse asks to
+	// keep it: then only its work tree, index and the suites' state are
+	// put back (generating 1,000,000 files takes many minutes).
+	if _, err := os.Stat(filepath.Join(dir, ".git", "bench-generated")); err == nil && *reuse {
+		fmt.Fprintf(os.Stderr, "reusing %s\n", dir)
+		os.Remove(filepath.Join(b.work, fmt.Sprintf("pool-last-%d", n)))
+		err := b.must(dir, "git nudge pool clear >/dev/null 2>&1; rm -rf .nudgethis .autodev && git worktree prune && git reset -q --hard main && git clean -qfdx && for r in $(git for-each-ref --format='%(refname)' refs/nudgethis refs/autodev); do git update-ref -d $r; done; git config --unset-all nudge.pool; git config --unset core.untrackedCache; git config --unset core.fsmonitor; git status --porcelain >/dev/null")
+		return dir, err
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
 	}
@@ -444,7 +460,7 @@ func (b *bench) generate(n int) (string, error) {
 	if err := fi.Wait(); err != nil {
 		return "", fmt.Errorf("fast-import: %v", err)
 	}
-	if err := b.must(dir, "git repack -adq && git reset -q --hard main && git status --porcelain >/dev/null"); err != nil {
+	if err := b.must(dir, "git repack -adq && git reset -q --hard main && git status --porcelain >/dev/null && touch .git/bench-generated"); err != nil {
 		return "", err
 	}
 	return dir, nil
@@ -491,6 +507,29 @@ func (b *bench) snapshot(dir string, n int) error {
 	)
 	// Leave the tree clean for the next measurement.
 	return b.must(dir, "git reset -q --hard && git clean -qfx -e .nudgethis -e .autodev")
+}
+
+// untrackedCache: git nudge snapshot vs git status, both with
+// core.untrackedCache=true and the user's index holding git's untracked
+// cache (written by the user's own git status after the edits), target
+// <= 1.0x.
+func (b *bench) untrackedCache(dir string, n int) error {
+	if err := b.edit(dir, n, 10, 21, true); err != nil {
+		return err
+	}
+	if err := b.must(dir, "git config core.untrackedCache true && git status --porcelain >/dev/null"); err != nil {
+		return err
+	}
+	defer b.must(dir, "git config --unset core.untrackedCache; git reset -q --hard && git clean -qfx -e .nudgethis -e .autodev")
+	got, err := b.alternate(dir,
+		step{cmd: "git --no-optional-locks status --porcelain >/dev/null"},
+		step{cmd: "git nudge snapshot --json >/dev/null"})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("snapshot with core.untrackedCache, %d files", n), ours: got[1], base: got[0],
+		baseName: "git status --porcelain (same untracked cache)", target: "<= 1.0x"})
+	return nil
 }
 
 // applyUndo: git nudge apply + undo of one 50-file patch vs git apply + git apply -R.

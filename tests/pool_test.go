@@ -411,3 +411,86 @@ func TestFreshWorktreeIndexRefreshed(t *testing.T) {
 		t.Fatalf("status in the fresh worktree: %q, %v", out, err)
 	}
 }
+
+// A reused worktree is reset by writing only the files that differ from
+// the new snapshot: every other file keeps its inode and times, and the
+// worktree's index keeps their stat data, which matches the files and is
+// older than the index itself (not racily clean), so no later git status
+// there reads them again.
+func TestPoolReuseKeepsStatData(t *testing.T) {
+	s := poolRepo(t)
+	files := map[string]*spec{}
+	for i := 0; i < 20; i++ {
+		files[fmt.Sprintf("dir/f%02d.txt", i)] = file(fmt.Sprintf("file %d\n", i))
+	}
+	s.write(files)
+	s.git("add", "-A")
+	s.git("commit", "-qm", "base")
+	s.ok(s.nudge("run", "--keep-worktree", "--", "sh", "-c", "echo task >> dir/f03.txt; echo new > new.txt"), "run t1")
+	t1 := filepath.Join(s.dir, ".nudgethis", "worktrees", "t1")
+	type ident struct{ ino, mtime, ctime int64 }
+	identOf := func(p string) ident {
+		t.Helper()
+		var st syscall.Stat_t
+		if err := syscall.Lstat(p, &st); err != nil {
+			t.Fatal(err)
+		}
+		return ident{int64(st.Ino), st.Mtim.Nano(), st.Ctim.Nano()}
+	}
+	before := map[string]ident{}
+	for p := range files {
+		before[p] = identOf(filepath.Join(t1, p))
+	}
+	s.ok(s.nudge("drop", "t1"), "drop t1")
+	if got := s.poolList(); len(got) != 1 {
+		t.Fatalf("after drop, pool = %v, want one parked worktree", got)
+	}
+	// The workspace moves on: one more file differs from t1's snapshot.
+	s.write(map[string]*spec{"dir/f05.txt": file("changed\n")})
+	s.ok(s.nudge("start", "--no-setup"), "start t2")
+	if got := s.poolList(); len(got) != 0 {
+		t.Fatalf("start did not take the pooled worktree: pool = %v", got)
+	}
+	t2 := filepath.Join(s.dir, ".nudgethis", "worktrees", "t2")
+	for p := range files {
+		rewritten := p == "dir/f03.txt" || p == "dir/f05.txt"
+		if got := identOf(filepath.Join(t2, p)); (got != before[p]) != rewritten {
+			t.Errorf("%s: identity before %+v, after the reset %+v (rewritten: want %v)", p, before[p], got, rewritten)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(t2, "new.txt")); err == nil {
+		t.Error("new.txt, left by t1, is still in the reused worktree")
+	}
+	admin := strings.TrimSpace(s.runIn(t2, "git", []string{"rev-parse", "--absolute-git-dir"}).stdout)
+	var ist syscall.Stat_t
+	if err := syscall.Stat(filepath.Join(admin, "index"), &ist); err != nil {
+		t.Fatal(err)
+	}
+	debug := s.ok(s.runIn(t2, "git", []string{"ls-files", "--debug"}), "ls-files --debug").stdout
+	checked := 0
+	for _, rec := range strings.Split(debug, "\n") {
+		if strings.HasPrefix(rec, " ") || rec == "" {
+			continue
+		}
+		p := rec
+		rest := debug[strings.Index(debug, p+"\n")+len(p)+1:]
+		var cs, cn, ms, mn, dev, ino int64
+		if _, err := fmt.Sscanf(rest, "  ctime: %d:%d\n  mtime: %d:%d\n  dev: %d\tino: %d", &cs, &cn, &ms, &mn, &dev, &ino); err != nil {
+			t.Fatalf("ls-files --debug for %s: %v\n%s", p, err, rest)
+		}
+		var st syscall.Stat_t
+		if err := syscall.Lstat(filepath.Join(t2, p), &st); err != nil {
+			t.Fatal(err)
+		}
+		if st.Ctim.Sec != cs || st.Ctim.Nsec != cn || st.Mtim.Sec != ms || st.Mtim.Nsec != mn || int64(st.Ino) != ino {
+			t.Errorf("%s: the index's stat data does not match the file (a later status reads it again)", p)
+		}
+		if p != "dir/f03.txt" && p != "dir/f05.txt" && st.Mtim.Nano() >= ist.Mtim.Nano() {
+			t.Errorf("%s: racily clean in the reused worktree's index", p)
+		}
+		checked++
+	}
+	if checked != len(files) {
+		t.Fatalf("ls-files --debug listed %d entries, want %d", checked, len(files))
+	}
+}

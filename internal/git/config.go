@@ -5,6 +5,7 @@ package git
 import (
 	"context"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -53,6 +54,18 @@ func (r *Repo) ConfigInt(ctx context.Context, key string, def int64) (int64, err
 	if r.configUnset(key) {
 		return def, nil
 	}
+	if section, name, ok := strings.Cut(key, "."); ok && !strings.Contains(name, ".") {
+		// A plain decimal value (a unit suffix allowed) in plain config
+		// files is read here, with no git process.
+		if v, found, here := r.ConfigLastRaw(section, name); here {
+			if !found {
+				return def, nil
+			}
+			if n, ok := plainConfigInt(v); ok {
+				return n, nil
+			}
+		}
+	}
 	out, err := r.line(ctx, "config", "--type=int", "--get", key)
 	if err != nil {
 		if ExitCode(err) == 1 {
@@ -61,6 +74,36 @@ func (r *Repo) ConfigInt(ctx context.Context, key string, def int64) (int64, err
 		return def, err
 	}
 	return strconv.ParseInt(out, 10, 64)
+}
+
+// plainConfigInt reads v as git config --type=int does when it is a
+// plain decimal number (no leading zero, which git reads as octal) with
+// an optional k, m or g unit; ok is false for anything else, which the
+// caller leaves to git.
+func plainConfigInt(v string) (int64, bool) {
+	mult := int64(1)
+	if v != "" {
+		switch v[len(v)-1] {
+		case 'k', 'K':
+			mult = 1 << 10
+		case 'm', 'M':
+			mult = 1 << 20
+		case 'g', 'G':
+			mult = 1 << 30
+		}
+		if mult != 1 {
+			v = v[:len(v)-1]
+		}
+	}
+	digits := strings.TrimPrefix(strings.TrimPrefix(v, "-"), "+")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" || len(digits) > 1 && digits[0] == '0' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n > math.MaxInt64/mult || n < math.MinInt64/mult {
+		return 0, false
+	}
+	return n * mult, true
 }
 
 // configUnset reports, without a git process, that key cannot be set: a

@@ -6,6 +6,7 @@ package git
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"github.com/nudgethis/git-nudge/internal/gitstore"
@@ -207,6 +208,15 @@ func (r *Repo) RefreshIndex(ctx context.Context) error {
 // worktree's index does not (a conflict, a skip-worktree or
 // assume-unchanged entry).
 func (r *Repo) IndexKinds(ctx context.Context, index string) (modes map[string]string, plain bool, err error) {
+	data, err := os.ReadFile(index)
+	if err != nil {
+		return nil, false, err
+	}
+	if len(data) >= 8 && string(data[:4]) == "DIRC" && binary.BigEndian.Uint32(data[4:8]) <= 3 {
+		if modes, plain, err := r.IndexKindsOf(data, true); err != nil || plain {
+			return modes, plain, err
+		}
+	}
 	out, err := r.run(ctx, cmd{args: []string{"ls-files", "-z", "-s", "-v", "--full-name"}, env: []string{"GIT_INDEX_FILE=" + index}})
 	if err != nil {
 		return nil, false, err
@@ -225,6 +235,22 @@ func (r *Repo) IndexKinds(ctx context.Context, index string) (modes map[string]s
 		modes[path] = f[1]
 	}
 	return modes, plain, nil
+}
+
+// IndexPlain is IndexKinds's plain alone, without listing the entries
+// when the index is read in this process.
+func (r *Repo) IndexPlain(ctx context.Context, index string) (bool, error) {
+	data, err := os.ReadFile(index)
+	if err != nil {
+		return false, err
+	}
+	if len(data) >= 8 && string(data[:4]) == "DIRC" && binary.BigEndian.Uint32(data[4:8]) <= 3 {
+		if _, plain, err := r.IndexKindsOf(data, false); err != nil || plain {
+			return plain, err
+		}
+	}
+	_, plain, err := r.IndexKinds(ctx, index)
+	return plain, err
 }
 
 // HiddenLocalEdits lists tracked files marked assume-unchanged or

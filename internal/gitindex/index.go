@@ -224,6 +224,7 @@ func (ix *IndexFile) Unchanged(r interface{ IndexPath() string }) bool {
 // indexEntry is one entry of an index file as walkIndex meets it.
 type indexEntry struct {
 	mode  uint32
+	size  uint32 // the file's size when its stat data was recorded (low 32 bits)
 	flags uint16 // stage in bits 12-13, extended flags in bit 14
 	ext   bool   // extended flags (intent-to-add, skip-worktree) present
 	oid   []byte
@@ -251,6 +252,7 @@ func walkIndex(data []byte, hashLen int, each func(e indexEntry)) (ext int, err 
 		}
 		e := indexEntry{
 			mode:  binary.BigEndian.Uint32(data[off+24:]),
+			size:  binary.BigEndian.Uint32(data[off+36:]),
 			flags: binary.BigEndian.Uint16(data[off+40+hashLen:]),
 			oid:   data[off+40 : off+40+hashLen],
 		}
@@ -475,4 +477,71 @@ func WalkEntries(data []byte, hashLen int, each func(name []byte, stage int, mod
 		each(e.name, int(e.flags>>12)&3, e.mode, e.oid)
 	})
 	return err
+}
+
+// IndexKindsOf reads the bytes of a version 2 or 3 index: each entry's
+// path and mode (nil unless list is set), and plain, false when the index
+// holds anything a fresh worktree's index does not (a conflict, a
+// skip-worktree, intent-to-add or assume-unchanged entry, a split or
+// sparse index). Its trailing checksum is verified as git does.
+func (r *Files) IndexKindsOf(data []byte, list bool) (map[string]string, bool, error) {
+	n := r.HashLen()
+	if len(data) < 12+n {
+		return nil, false, errors.New("the index file is truncated")
+	}
+	h := r.indexHash()
+	h.Write(data[:len(data)-n])
+	if !bytes.Equal(h.Sum(nil), data[len(data)-n:]) {
+		return nil, false, errors.New("the index file's checksum does not match its content")
+	}
+	_, plain := indexCacheTree(data, n)
+	if !list {
+		return nil, plain, nil
+	}
+	count := binary.BigEndian.Uint32(data[8:12])
+	modes := make(map[string]string, min(int(count), len(data)/64))
+	names := map[uint32]string{}
+	_, err := walkIndex(data, n, func(e indexEntry) {
+		m, ok := names[e.mode]
+		if !ok {
+			m = fmt.Sprintf("%06o", e.mode)
+			names[e.mode] = m
+		}
+		modes[string(e.name)] = m
+	})
+	if err != nil {
+		return nil, false, fmt.Errorf("reading the index: %w", err)
+	}
+	return modes, plain, nil
+}
+
+// IndexFileSizes returns, for the index file at index (a version 2 or 3
+// one, what git writes unless told otherwise), each regular file entry's
+// size as its stat data recorded it when the file was last checked out or
+// refreshed (sizes of 4 GiB and more wrap, as git stores them); ok is
+// false for any other index, one whose checksum does not match, or one
+// holding more than plain stage-0 entries.
+func (r *Files) IndexFileSizes(index string) (sizes map[string]int64, ok bool) {
+	n := r.HashLen()
+	data, err := os.ReadFile(index)
+	if err != nil || len(data) < 12+n || string(data[:4]) != "DIRC" || binary.BigEndian.Uint32(data[4:8]) > 3 {
+		return nil, false
+	}
+	h := r.indexHash()
+	h.Write(data[:len(data)-n])
+	if !bytes.Equal(h.Sum(nil), data[len(data)-n:]) {
+		return nil, false
+	}
+	if _, plain := indexCacheTree(data, n); !plain {
+		return nil, false
+	}
+	sizes = make(map[string]int64, min(int(binary.BigEndian.Uint32(data[8:12])), len(data)/64))
+	if _, err := walkIndex(data, n, func(e indexEntry) {
+		if e.mode&0o170000 == 0o100000 {
+			sizes[string(e.name)] = int64(e.size)
+		}
+	}); err != nil {
+		return nil, false
+	}
+	return sizes, true
 }

@@ -98,6 +98,37 @@ func PlainConfigText(data []byte) bool {
 // worktree config file, a file that does not parse, a value that is
 // neither text nor a plain boolean), and the caller asks git.
 func (r *Store) ConfigLast(section, key string) (val string, found, ok bool) {
+	val, found, ok = r.ConfigLastRaw(section, key)
+	if !ok {
+		return "", false, false
+	}
+	if !found {
+		return "", false, true
+	}
+	switch strings.ToLower(val) {
+	case "true", "yes", "on":
+		return "true", true, true
+	case "false", "no", "off":
+		return "false", true, true
+	case "":
+		// "key" alone means true and "key =" false; the decoder gives
+		// both as "".
+		return "", false, false
+	}
+	if n, err := strconv.Atoi(val); err == nil {
+		return strconv.FormatBool(n != 0), true, true
+	}
+	if val[0] >= '0' && val[0] <= '9' || val[0] == '-' || val[0] == '+' {
+		return "", false, false // a number with a unit suffix, perhaps
+	}
+	return val, true, true
+}
+
+// ConfigLastRaw is the last value for section.key (no subsection) in
+// git's config files as the file spells it, worked out in this process
+// (ConfigLast gives it git's bool-or-str reading): found is false when no
+// file sets it, ok false when it cannot be worked out here.
+func (r *Store) ConfigLastRaw(section, key string) (val string, found, ok bool) {
 	files, ok := r.configFiles()
 	if !ok {
 		return "", false, false
@@ -128,26 +159,7 @@ func (r *Store) ConfigLast(section, key string) (val string, found, ok bool) {
 			}
 		}
 	}
-	if !found {
-		return "", false, true
-	}
-	switch strings.ToLower(val) {
-	case "true", "yes", "on":
-		return "true", true, true
-	case "false", "no", "off":
-		return "false", true, true
-	case "":
-		// "key" alone means true and "key =" false; the decoder gives
-		// both as "".
-		return "", false, false
-	}
-	if n, err := strconv.Atoi(val); err == nil {
-		return strconv.FormatBool(n != 0), true, true
-	}
-	if val[0] >= '0' && val[0] <= '9' || val[0] == '-' || val[0] == '+' {
-		return "", false, false // a number with a unit suffix, perhaps
-	}
-	return val, true, true
+	return val, found, true
 }
 
 // systemConfigFile is the system-wide config file the git on PATH reads

@@ -110,6 +110,90 @@ func diskUsage(dir string) int64 {
 	return total
 }
 
+// taskTreeBytes is diskUsage of task id's worktree dir, found without an
+// lstat of every file: a tracked file the task's result does not change
+// is as large as its trusted index (index, the worktree's index before
+// the task ran) recorded, in whole 4 KiB blocks; every other entry (the
+// result's files, untracked and ignored files, folders, links) is
+// stat'ed. The caller found the worktree holding nothing uncaptured, so
+// tracked files outside the result are as the reset left them. Anything
+// unexpected measures the whole folder (diskUsage).
+func (w *Workspace) taskTreeBytes(id, dir, index string) int64 {
+	t, err := w.Load(id)
+	if err != nil {
+		return diskUsage(dir)
+	}
+	sizes, ok := w.Repo.IndexFileSizes(index)
+	if !ok {
+		return diskUsage(dir)
+	}
+	for _, f := range t.Files {
+		delete(sizes, f.Path)
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return diskUsage(dir)
+	}
+	defer root.Close()
+	const block = 4096
+	seen := map[[2]uint64]bool{}
+	var total int64
+	var walk func(rel string) error
+	walk = func(rel string) error {
+		name := rel
+		if name == "" {
+			name = "."
+		}
+		f, err := root.Open(name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil {
+			n, _, _ := statBlocks(st)
+			total += n
+		}
+		ents, err := worktree.ReadDirTypes(f)
+		if err != nil {
+			return err
+		}
+		for _, e := range ents {
+			p := e.Name()
+			if rel != "" {
+				p = rel + "/" + p
+			}
+			if e.Type().IsRegular() {
+				if n, ok := sizes[p]; ok {
+					total += (n + block - 1) / block * block
+					continue
+				}
+			}
+			if e.Type() == fs.ModeDir {
+				if err := walk(p); err != nil {
+					return err
+				}
+				continue
+			}
+			n, key, linked, err := blocksAt(f, e.Name())
+			if err != nil {
+				return err
+			}
+			if linked {
+				if seen[key] {
+					continue
+				}
+				seen[key] = true
+			}
+			total += n
+		}
+		return nil
+	}
+	if err := walk(""); err != nil {
+		return diskUsage(dir)
+	}
+	return total
+}
+
 // entryBytes is pool entry e's disk usage: recorded in <name>.bytes when
 // it was parked (a pooled worktree does not change), measured (and
 // recorded) otherwise.
@@ -281,7 +365,7 @@ func (w *Workspace) trustIndex(ctx context.Context, dir, dst string) error {
 		}
 	}
 	index := filepath.Join(admin, "index")
-	if _, plain, err := w.Repo.IndexKinds(ctx, index); err != nil || !plain {
+	if plain, err := w.Repo.IndexPlain(ctx, index); err != nil || !plain {
 		if err == nil {
 			err = errors.New("its index holds conflicts, skip-worktree or assume-unchanged entries")
 		}
@@ -390,7 +474,7 @@ func (w *Workspace) park(ctx context.Context, id, dir string) (parked bool) {
 	// worktrees evicted first.
 	var size int64
 	if maxBytes > 0 {
-		size = diskUsage(dir)
+		size = w.taskTreeBytes(id, dir, trusted)
 	}
 	if !w.makeRoom(bound, maxBytes, size) {
 		return false
@@ -547,8 +631,19 @@ func (w *Workspace) resetPooled(ctx context.Context, dir string, c *poolClaim, c
 			return err
 		}
 	}
-	if err := copyKeepingTime(c.index, filepath.Join(c.admin, "index")); err != nil {
+	kinds, plain, err := w.Repo.IndexKinds(ctx, c.index)
+	if err != nil {
 		return err
+	}
+	if !plain {
+		return errors.New("its trusted index is not a fresh worktree's")
+	}
+	// The trusted index becomes the worktree's (moved: it is not needed
+	// after this; copied where the git folder is on another filesystem).
+	if err := os.Rename(c.index, filepath.Join(c.admin, "index")); err != nil {
+		if err := copyKeepingTime(c.index, filepath.Join(c.admin, "index")); err != nil {
+			return err
+		}
 	}
 	admin := c.admin
 	if real, err := filepath.EvalSymlinks(admin); err == nil {
@@ -557,22 +652,16 @@ func (w *Workspace) resetPooled(ctx context.Context, dir string, c *poolClaim, c
 	if err := writeNew(filepath.Join(dir, ".git"), []byte("gitdir: "+admin+"\n")); err != nil {
 		return err
 	}
-	kinds, plain, err := w.Repo.IndexKinds(ctx, c.index)
-	if err != nil {
-		return err
-	}
-	if !plain {
-		return errors.New("its trusted index is not a fresh worktree's")
-	}
 	if err := pruneUntracked(dir, kinds); err != nil {
 		return fmt.Errorf("removing what the last task left: %w", err)
 	}
 	faultPoint("pool-reset")
 	wt := w.Repo.WorktreeRepo(dir, c.admin)
+	// read-tree keeps the stat data of every entry it finds unchanged and
+	// records that of every file it writes, so no refresh follows: only
+	// the files written now are racily clean (read again by the check
+	// below), not the whole tree.
 	if err := wt.ResetWorktreeTo(ctx, commit); err != nil {
-		return err
-	}
-	if err := wt.RefreshIndex(ctx); err != nil {
 		return err
 	}
 	clean, err := wt.WorktreeClean(ctx)
@@ -627,7 +716,7 @@ func pruneUntracked(dir string, kinds map[string]string) error {
 		if err != nil {
 			return err
 		}
-		ents, err := f.ReadDir(-1)
+		ents, err := worktree.ReadDirTypes(f)
 		f.Close()
 		if err != nil {
 			return err

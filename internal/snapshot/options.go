@@ -64,8 +64,8 @@ type Options struct {
 // nudge).
 func LoadOptions(ctx context.Context, repo *git.Repo) (Options, error) {
 	o := Options{MaxUntracked: DefaultMaxUntracked, MaxFileSize: MaxFileSize}
-	if !repo.ConfigMayMention("nudge") {
-		return o, nil // no config file names a nudge setting: no git call
+	if !repo.ConfigMayMention("protect", "skipdir", "maxuntracked") {
+		return o, nil // no config file names these settings: no git call
 	}
 	vals, err := repo.ConfigValues(ctx, `^nudge\.(protect|skipdir|maxuntracked)$`)
 	if err != nil {
