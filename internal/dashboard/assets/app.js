@@ -290,7 +290,14 @@ async function loadTasks() {
   if (state.selected) {
     const t = r.body.find((x) => x.id === state.selected);
     if (!t) { state.selected = null; $("#task").replaceChildren(el("p", { class: "note", text: "That task is gone." })); }
-    else if (!state.busy) await renderTask(t, false);
+    else if (!state.busy) {
+      // The list's records leave out the review comments: the open task
+      // is drawn from its whole record (as selectTask does), so a live
+      // update never draws it without them.
+      const full = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id));
+      if (seq !== loads.tasks || state.busy || state.selected !== t.id) return;
+      await renderTask(full.ok ? full.body : t, false);
+    }
   }
 }
 
@@ -357,8 +364,13 @@ const can = {
 };
 
 let shownTask = "";
+let renders = 0; // renderTask calls so far: a diff fetched for an older one is not drawn
+let lastComments = { id: null, list: [] };
 async function renderTask(t, fresh) {
   const pane = $("#task");
+  // A record without "comments" (the list's) keeps the ones last shown.
+  if (t.comments === undefined && lastComments.id === t.id) t = Object.assign({}, t, { comments: lastComments.list });
+  else if (t.comments !== undefined) lastComments = { id: t.id, list: t.comments };
   // A change of the comments alone redraws the comments, not the diff.
   const key = JSON.stringify(Object.assign({}, t, { comments: null, updated: null }));
   if (!fresh && key === shownTask) {
@@ -367,6 +379,12 @@ async function renderTask(t, fresh) {
     return;
   }
   shownTask = key;
+  const seq = ++renders;
+  // Redrawing the task already shown keeps its diff on the page until the
+  // new one is drawn: what it holds (a file's result, the focus, the place
+  // scrolled to) does not vanish for the time of a fetch.
+  const shown = pane.querySelector("#diff");
+  const oldDiff = shown && shown.dataset.task === t.id && t.result && t.state !== "recovery_required" ? shown : null;
   const keepResult = fresh ? null : pane.querySelector("#action-result");
   const fields = el("dl", { class: "fields" });
   const field = (k, v) => { if (v != null && v !== "") fields.append(el("dt", { text: k }), el("dd", { text: v })); };
@@ -392,23 +410,27 @@ async function renderTask(t, fresh) {
       el("button", { id: "btn-save", text: "Save version", disabled: !can.save(t.state), onclick: () => act(t.id, "save") }),
       el("button", { id: "btn-drop", text: "Drop", disabled: !can.drop(t.state), onclick: () => askDrop(t.id) }));
   }
-  pane.replaceChildren(el("h2", { id: "task-title", tabindex: "-1", text: t.id + " · " + stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "") }), fields, buttons);
+  for (const c of [...pane.children]) if (c !== oldDiff && c !== keepResult) c.remove();
+  const add = (n) => pane.insertBefore(n, oldDiff);
+  add(el("h2", { id: "task-title", tabindex: "-1", text: t.id + " · " + stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "") }));
+  add(fields);
+  add(buttons);
   if (validationFailed(t) && can.apply(t.state)) {
     buttons.after(el("p", { id: "apply-why", class: "disabled-note", text: "Apply: validation failed (see Validation below). git nudge apply " + t.id + " --unvalidated applies it anyway." }));
   }
-  if (t.validation) pane.append(validationPanel(t));
-  if (t.setup) pane.append(el("div", { class: "panel", id: "setup" }, el("h3", { text: "Setup" }),
+  if (t.validation) add(validationPanel(t));
+  if (t.setup) add(el("div", { class: "panel", id: "setup" }, el("h3", { text: "Setup" }),
     el("p", { text: "The setup commands changed " + countFiles((t.setup_files || []).length) + " (commit " + short(t.setup) + "); these are not part of the result and are never applied:" }),
     el("ul", null, ...(t.setup_files || []).map((f) => el("li", null, el("code", { text: f.status + " " + f.path }))))));
-  if (t.attempt) pane.append(attemptsPanel(t));
-  if (t.command && t.command.length) pane.append(runLogPanel(t));
+  if (t.attempt) add(attemptsPanel(t));
+  if (t.command && t.command.length) add(runLogPanel(t));
   if (keepResult) {
     const had = keepResult.contains(document.activeElement) ? document.activeElement : null;
     buttons.after(keepResult);
     if (had) had.focus({ preventScroll: true });
   }
   if (recovery) { await renderRecovery(t.id, pane, t); return; }
-  if (t.result) await renderDiff(t, pane);
+  if (t.result) await renderDiff(t, pane, seq);
 }
 
 function validationPanel(t) {
@@ -531,13 +553,24 @@ function parsePatch(patch) {
 
 const statusWord = { A: "added", M: "modified", D: "deleted", T: "type changed", R: "renamed" };
 
-async function renderDiff(t, pane) {
-  const box = el("div", { class: "files", id: "diff", "aria-busy": "true" }, el("p", { class: "note", text: "Loading the diff…" }));
-  pane.append(box);
+async function renderDiff(t, pane, seq) {
+  // The task's diff drawn before (renderTask kept it) stays until this
+  // one is ready; a task opened anew says it is loading.
+  const shown = pane.querySelector("#diff");
+  const box = el("div", { class: "files", id: "diff", "data-task": t.id });
+  if (shown) shown.setAttribute("aria-busy", "true");
+  else {
+    box.setAttribute("aria-busy", "true");
+    box.append(el("p", { class: "note", text: "Loading the diff…" }));
+    pane.append(box);
+  }
   performance.mark("diff:start");
   const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/diff");
+  if (seq !== renders) return; // the pane was redrawn meanwhile: that draw shows the diff
   box.replaceChildren();
   box.removeAttribute("aria-busy");
+  const cur = pane.querySelector("#diff");
+  if (cur !== box) { if (cur) cur.replaceWith(box); else pane.append(box); }
   if (!r.ok) { box.append(errorBox(r.body)); return; }
   if (r.body.notices) box.append(el("div", { class: "notice", id: "diff-notices", text: r.body.notices.trim() }));
   const files = parsePatch(r.body.patch);
@@ -717,7 +750,9 @@ function renderComments(t, box) {
 
 async function refreshComments(id) {
   const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
-  if (r.ok) renderComments(r.body, null);
+  if (!r.ok) return;
+  if (lastComments.id === id) lastComments.list = r.body.comments || [];
+  renderComments(r.body, null);
 }
 
 async function deleteComment(id, cid, li) {
