@@ -345,6 +345,7 @@ async function selectTask(id) {
 // when the pane is below the list (narrow screens), it is brought into
 // view and its title takes the focus.
 async function openTask(id) {
+  performance.mark("task:open");
   await selectTask(id);
   const pane = $("#task");
   const top = pane.getBoundingClientRect().top;
