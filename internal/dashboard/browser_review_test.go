@@ -94,9 +94,9 @@ func press(t *testing.T, ctx context.Context, key string) {
 func tabReaches(t *testing.T, ctx context.Context, what, rows string, limit int) {
 	t.Helper()
 	setup := fmt.Sprintf(`(() => { window.__seen = new Set(); window.__rows = %s;
-		if (!window.__listening) { window.__listening = true; document.addEventListener("focusin", (e) => { if (e.target.matches && e.target.matches(window.__rows)) window.__seen.add(e.target.dataset.id); }); }
+		if (!window.__listening) { window.__listening = true; document.addEventListener("focusin", (e) => { if (e.target.matches && e.target.matches(window.__rows)) window.__seen.add(e.target.dataset.id || e.target.getAttribute("href")); }); }
 		document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0);
-		return [...document.querySelectorAll(%s)].map((r) => r.dataset.id); })()`, strconv.Quote(rows), strconv.Quote(rows))
+		return [...document.querySelectorAll(%s)].map((r) => r.dataset.id || r.getAttribute("href")); })()`, strconv.Quote(rows), strconv.Quote(rows))
 	ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](setup))
 	if err != nil {
 		t.Fatal(err)
@@ -215,10 +215,29 @@ func TestBrowserReview(t *testing.T) {
 				t.Fatal(err)
 			}
 			screenshot(t, ctx, "dashboard-large-diff-"+w.name+".png")
-			click(t, ctx, `#diff section[data-path="big.txt"] button.show`)
+			// The file list's rows: Tab reaches each, Enter on the
+			// collapsed big.txt draws a bounded part of it and moves there.
+			tabReaches(t, ctx, "the large task's file list", "#filelist a.fpath", 60)
+			if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const a = [...document.querySelectorAll('#filelist a.fpath')].find((a) => a.textContent === "big.txt"); if (a) a.focus(); return !!a && document.activeElement === a; })()`)); err != nil || !ok {
+				t.Fatalf("focusing big.txt in the file list: %v, %v", ok, err)
+			}
+			press(t, ctx, kb.Enter)
 			waitFor(t, ctx, "a bounded part of big.txt drawn", `document.querySelectorAll('#diff section[data-path="big.txt"] tr').length === 1000 && document.querySelector('#diff section[data-path="big.txt"] button.more') !== null`)
+			waitFor(t, ctx, "big.txt's title focused and in view", inViewAndFocused(`#diff section[data-path="big.txt"] h3`))
 			noOverflow(t, ctx, "the large task, big.txt shown")
 			axeClean(t, ctx, "the large task")
+
+			// A refused Apply of the large task: the reasons beside the
+			// buttons, in view and focused, whatever the diff's length.
+			testutil.WriteFile(t, dir, "a.txt", "my own edit\n")
+			if _, err := chromedp.Run(ctx, chromedp.Evaluate[any](`window.scrollTo(0, document.documentElement.scrollHeight)`)); err != nil {
+				t.Fatal(err)
+			}
+			click(t, ctx, "#btn-apply")
+			waitFor(t, ctx, "the large task's refusal", `document.querySelector('#action-result.bad li') !== null && `+textOf("#action-result")+`.includes("a.txt")`)
+			waitFor(t, ctx, "the large task's refusal focused and in view", inViewAndFocused("#action-result"))
+			noOverflow(t, ctx, "the large task's refusal")
+			testutil.WriteFile(t, dir, "a.txt", "old\n")
 
 			// Checkpoints: rows as lines, Tab and Enter; a restore that
 			// takes a commit off the branch asks.
@@ -250,6 +269,13 @@ func TestBrowserReview(t *testing.T) {
 			axeClean(t, ctx, "operations page")
 			screenshot(t, ctx, "dashboard-operations-"+w.name+".png")
 			press(t, ctx, kb.Escape)
+
+			// Without the token: the 401 page, in words, at this width.
+			navigate(t, ctx, "http://127.0.0.1:"+strconv.Itoa(h.srv.Port())+"/#tasks")
+			waitFor(t, ctx, "the 401 page", `document.body.innerText.includes("no valid token") && document.querySelector('#tasks') === null`)
+			noOverflow(t, ctx, "the 401 page")
+			axeClean(t, ctx, "the 401 page")
+			screenshot(t, ctx, "dashboard-401-"+w.name+".png")
 		})
 	}
 }
