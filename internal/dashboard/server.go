@@ -98,6 +98,7 @@ type Server struct {
 	executor ExecutorDocument
 
 	cache listCache // what the list APIs decoded last (cache.go)
+	diffs diffCache // the last diff answers (diffcache.go)
 
 	limits *limiter // connection caps (limits.go)
 }
@@ -334,18 +335,34 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-// writeJSON sends v as the command line's --json would print it.
-func writeJSON(w http.ResponseWriter, code int, v any) {
+// encodeJSON is v as the command line's --json would print it.
+func encodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeBody sends an encoded JSON answer with status 200.
+func writeBody(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// writeJSON sends v as the command line's --json would print it.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	body, err := encodeJSON(v)
+	if err != nil {
 		writeError(w, http.StatusInternalServerError, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(body)
 }
 
 // writeError sends err's error document, the one a command given --json
@@ -423,21 +440,35 @@ type DiffDocument struct {
 }
 
 func (s *Server) diffTask(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.readNudge(r)
-	if err != nil {
-		failed(w, err)
+	ws, t, ok := s.loadTask(w, r)
+	if !ok {
 		return
 	}
-	id := r.PathValue("id")
+	key := ""
+	if t.Result != nil {
+		key = fmt.Sprintf("%s\x00%s\x00%s\x00%d", t.ID, t.Base(), *t.Result, nudge.DiffLimit)
+		if body, ok := s.diffs.get(key); ok {
+			writeBody(w, body)
+			return
+		}
+	}
 	var patch, notices bytes.Buffer
-	err = ws.Diff(r.Context(), id, &patch, nudge.DiffOptions{
+	err := ws.Diff(r.Context(), t.ID, &patch, nudge.DiffOptions{
 		Format: git.DiffPatch, Limit: nudge.DiffLimit, Notices: &notices,
 	})
 	if err != nil {
 		failed(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, DiffDocument{ID: id, Patch: patch.String(), Notices: notices.String()})
+	body, err := encodeJSON(DiffDocument{ID: t.ID, Patch: patch.String(), Notices: notices.String()})
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err)
+		return
+	}
+	if key != "" {
+		s.diffs.put(key, body)
+	}
+	writeBody(w, body)
 }
 
 // attempts is GET /api/nudge/tasks/{id}/attempts: git nudge compare's

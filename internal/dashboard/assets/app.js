@@ -337,6 +337,10 @@ async function newTask(name) {
 async function selectTask(id) {
   state.selected = id;
   for (const tr of document.querySelectorAll("#tasks tbody tr")) tr.classList.toggle("sel", tr.dataset.id === id);
+  // A task with a result: its diff is asked for together with its record
+  // (renderDiff takes that answer), not one round trip after it.
+  const listed = state.tasks.find((x) => x.id === id);
+  state.diffFetch = listed && listed.result ? { id, result: listed.result, answer: api("GET", "/api/nudge/tasks/" + encodeURIComponent(id) + "/diff") } : null;
   const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
   if (!r.ok) { const box = errorBox(r.body); $("#task").replaceChildren(box); place(box, null); return; }
   await renderTask(r.body, true);
@@ -566,8 +570,11 @@ async function renderDiff(t, pane, seq) {
     pane.append(box);
   }
   performance.mark("diff:start");
-  const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/diff");
+  const pre = state.diffFetch;
+  state.diffFetch = null;
+  const r = pre && pre.id === t.id && pre.result === t.result ? await pre.answer : await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/diff");
   if (seq !== renders) return; // the pane was redrawn meanwhile: that draw shows the diff
+  performance.mark("diff:fetched");
   box.replaceChildren();
   box.removeAttribute("aria-busy");
   const cur = pane.querySelector("#diff");
@@ -575,6 +582,7 @@ async function renderDiff(t, pane, seq) {
   if (!r.ok) { box.append(errorBox(r.body)); return; }
   if (r.body.notices) box.append(el("div", { class: "notice", id: "diff-notices", text: r.body.notices.trim() }));
   const files = parsePatch(r.body.patch);
+  performance.mark("diff:parsed");
   // A patch cut at the API's limit ends inside its last file.
   if (files.length && /not shown \(limit/.test(r.body.notices || "")) files[files.length - 1].cut = true;
   const byPath = new Map(files.map((f) => [f.path, f]));
