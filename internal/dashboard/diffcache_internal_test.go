@@ -26,7 +26,7 @@ func TestDiffCacheBounds(t *testing.T) {
 		t.Fatalf("after a large answer: kept %v, %d entries, %d bytes", ok, len(c.entries), c.size)
 	}
 	c.put("big", []byte("x"))
-	if b, _ := c.get("big"); string(b) != "x" || c.size != 1 {
+	if b, _ := c.get("big"); string(b) != "x" || c.size != 5 || len(c.entries) != 5 {
 		t.Fatalf("an answer put again: %q, %d bytes", b, c.size)
 	}
 	c.put("huge", make([]byte, diffCacheBytes+1))
