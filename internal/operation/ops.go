@@ -34,7 +34,7 @@ type OpJSON struct {
 	UndoneBy *string   `json:"undone_by"`
 }
 
-func ToJSON(o *oplog.Op) OpJSON {
+func toJSON(o *oplog.Op) OpJSON {
 	j := OpJSON{ID: o.ID, Time: o.Time, Tool: o.Tool, Args: o.Args, Kind: o.Kind, State: o.State, Summary: o.Summary}
 	if j.Args == nil {
 		j.Args = []string{}
@@ -46,10 +46,11 @@ func ToJSON(o *oplog.Op) OpJSON {
 	return j
 }
 
+// OpsJSON is op log --json's array for ops.
 func OpsJSON(ops []*oplog.Op) []OpJSON {
 	out := make([]OpJSON, 0, len(ops))
 	for _, o := range ops {
-		out = append(out, ToJSON(o))
+		out = append(out, toJSON(o))
 	}
 	return out
 }
@@ -92,7 +93,7 @@ func OpsDocument(ctx context.Context, l *oplog.Log) (any, error) {
 	}
 	out := make([]opUndoJSON, 0, len(ops))
 	for _, o := range ops {
-		j := opUndoJSON{OpJSON: ToJSON(o), UndoRefusal: []string{}}
+		j := opUndoJSON{OpJSON: toJSON(o), UndoRefusal: []string{}}
 		reasons, checked := checks[o.ID]
 		switch {
 		case o.State == oplog.Pending:
@@ -100,7 +101,7 @@ func OpsDocument(ctx context.Context, l *oplog.Log) (any, error) {
 			j.RecoveryRequired = oplog.Interrupted(o, proc.Gone)
 			j.UndoRefusal = []string{"it has not finished (pending)"}
 			var re *refusal.Refusal
-			if errors.As(PendingRefusal(l, o.Tool, o.ID), &re) {
+			if errors.As(pendingRefusal(l, o.Tool, o.ID), &re) {
 				j.UndoRefusal = append(re.Reasons, re.Next)
 			}
 		case checked && len(reasons) == 0:
@@ -113,7 +114,7 @@ func OpsDocument(ctx context.Context, l *oplog.Log) (any, error) {
 	return out, nil
 }
 
-// readOps is the log as op log and the dashboard list it: the pending
+// ReadOps is the log as op log and the dashboard list it: the pending
 // records of a git nudge apply or undo whose task is resolved or dropped
 // are left out: they leave the list then.
 func ReadOps(ctx context.Context, l *oplog.Log) ([]*oplog.Op, error) {
@@ -128,7 +129,7 @@ func ReadOps(ctx context.Context, l *oplog.Log) ([]*oplog.Op, error) {
 	return out, err
 }
 
-// readEvery is the log with every pending record in front (op show).
+// ReadEvery is the log with every pending record in front (op show).
 func ReadEvery(ctx context.Context, l *oplog.Log) ([]*oplog.Op, error) {
 	ops, err := l.Read(ctx)
 	pend, perr := l.Pending()
@@ -138,7 +139,7 @@ func ReadEvery(ctx context.Context, l *oplog.Log) ([]*oplog.Op, error) {
 	return append(oplog.Unfinished(pend, ops), ops...), err
 }
 
-// applyTask is the task an interrupted git nudge apply or undo worked on
+// ApplyTask is the task an interrupted git nudge apply or undo worked on
 // ("" for any other operation).
 func ApplyTask(o *oplog.Op) string {
 	if o.Tool != "nudge" || (o.Kind != "apply" && o.Kind != "undo") {
@@ -198,7 +199,7 @@ func resolved(ctx context.Context, l *oplog.Log, o *oplog.Op) bool {
 
 // pendingRefusal explains an op undo of a pending record's id (p<pid>):
 // what it is and what to do instead.
-func PendingRefusal(l *oplog.Log, tool, id string) error {
+func pendingRefusal(l *oplog.Log, tool, id string) error {
 	what := "cannot undo " + pathenc.Quote(id)
 	pend, _ := l.Pending()
 	var p *oplog.Op
@@ -232,7 +233,7 @@ func PendingRefusal(l *oplog.Log, tool, id string) error {
 func Undo(ctx context.Context, l *oplog.Log, tool, id string, now time.Time) (target, inv *oplog.Op, err error) {
 	if strings.HasPrefix(id, "p") {
 		// A pending record's id: never an operation to undo.
-		return nil, nil, PendingRefusal(l, tool, id)
+		return nil, nil, pendingRefusal(l, tool, id)
 	}
 	args := []string{"op", "undo"}
 	if id != "" {
