@@ -108,9 +108,14 @@ func waitFor(t *testing.T, ctx context.Context, what, expr string) {
 // and presses the mouse at its centre once the element is what lies there.
 // The element is found in the page itself on every try: chromedp's Click
 // works on its own copy of the DOM, which a page that redraws often can
-// leave waiting for ever for a node that is gone.
+// leave waiting for ever for a node that is gone. The page may also move
+// the element between the measure and the press (a panel drawn above it):
+// a guard in the page lets through only a click that lands in the element
+// (any other is stopped before the page sees it), and the click is tried
+// again.
 func click(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
+	q := strconv.Quote(sel)
 	where := fmt.Sprintf(`(() => { const e = document.querySelector(%s);
 		if (!e || e.disabled || !e.isConnected) return null;
 		e.scrollIntoView({ block: "center", inline: "nearest" });
@@ -118,7 +123,21 @@ func click(t *testing.T, ctx context.Context, sel string) {
 		if (r.width === 0 || r.height === 0) return null;
 		const x = r.left + r.width / 2, y = r.top + r.height / 2;
 		const at = document.elementFromPoint(x, y);
-		return at && (at === e || e.contains(at)) ? [x, y] : null; })()`, strconv.Quote(sel))
+		if (!at || (at !== e && !e.contains(at))) return null;
+		if (!window.__clickGuard) {
+			window.__clickGuard = true;
+			window.addEventListener("click", (ev) => {
+				if (window.__clickWant == null) return;
+				const want = document.querySelector(window.__clickWant);
+				const ok = !!want && want.contains(ev.target);
+				window.__clickWant = null;
+				window.__clickHit = ok;
+				if (!ok) { ev.preventDefault(); ev.stopImmediatePropagation(); }
+			}, true);
+		}
+		window.__clickWant = %s;
+		window.__clickHit = null;
+		return [x, y]; })()`, q, q)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		xy, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](where))
@@ -129,11 +148,23 @@ func click(t *testing.T, ctx context.Context, sel string) {
 			if err != nil {
 				t.Fatalf("clicking %s: %v", sel, err)
 			}
-			return
+			// Did it land? (The guard answers at the click; a click
+			// that never fired leaves null.)
+			for range 50 {
+				hit, err := chromedp.Run(ctx, chromedp.Evaluate[any]("window.__clickHit"))
+				if err != nil || hit == true {
+					return // landed, or the click navigated away
+				}
+				if hit == false {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			_, _ = chromedp.Run(ctx, chromedp.Evaluate[any]("window.__clickWant = null"))
 		}
 		if time.Now().After(deadline) {
 			text, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText"))
-			t.Fatalf("clicking %s: no such element, enabled and in view, within 20 s (%v)\npage:\n%s", sel, err, text)
+			t.Fatalf("clicking %s: no such element, enabled and in view, or every click missed it, within 20 s (%v)\npage:\n%s", sel, err, text)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

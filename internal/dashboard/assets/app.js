@@ -169,9 +169,14 @@ function drawRows(v) {
   }
   v.from = from;
   v.to = to;
-  const frag = document.createDocumentFragment();
-  for (let i = from; i < to; i++) frag.append(v.makeRow(v.items[i]));
-  keepFocus(v.body, () => v.body.replaceChildren(frag));
+  // The rows are made inside keepFocus's draw: a row may take over a
+  // node shown in the old one (a question, a result), and moving it out
+  // of the page must come after keepFocus noted that it had the focus.
+  keepFocus(v.body, () => {
+    const frag = document.createDocumentFragment();
+    for (let i = from; i < to; i++) frag.append(v.makeRow(v.items[i]));
+    v.body.replaceChildren(frag);
+  });
   if (n > WHOLE && !v.rowH && v.body.firstChild) {
     v.rowH = v.body.firstChild.getBoundingClientRect().height || 30;
     if (v.rowH !== h) { v.from = -1; drawRows(v); return; }
@@ -1094,8 +1099,14 @@ async function loadOps() {
   err.hidden = true;
   const now = Date.now();
   state.ops = new Map(r.body.map((o) => [o.id, o]));
+  // Rows are made inside keepFocus's draw (see drawRows).
+  keepFocus(body, () => body.replaceChildren(...opRows(r.body, now)));
+  $("#ops-empty").hidden = r.body.length > 0;
+}
+
+function opRows(list, now) {
   const rows = [];
-  for (const o of r.body) {
+  for (const o of list) {
     const st = o.undone_by ? "undone by " + o.undone_by : (o.recovery_required ? "Recovery required" : o.state);
     rows.push(el("tr", { "data-id": o.id, tabindex: "0", "aria-label": o.id + ": git " + o.tool + " " + shellJoin(o.args) + ", " + st },
       el("td", { class: "id", text: o.id }),
@@ -1112,8 +1123,7 @@ async function loadOps() {
       rows.push(el("tr", { class: "inline-row" }, td));
     }
   }
-  keepFocus(body, () => body.replaceChildren(...rows));
-  $("#ops-empty").hidden = r.body.length > 0;
+  return rows;
 }
 
 // opSay shows node under operation id's row (kept there across reloads)
