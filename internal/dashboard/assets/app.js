@@ -644,6 +644,9 @@ function openFile(sid) {
   const h = sect.querySelector("h3");
   h.setAttribute("tabindex", "-1");
   reveal(h);
+  // The rows just drawn may still move the page once laid out: bring the
+  // title back into view on the next frame if it still has the focus.
+  requestAnimationFrame(() => { if (document.activeElement === h) h.scrollIntoView({ block: "nearest" }); });
 }
 
 // drawFile draws CHUNK lines of file f from line `from` into sect, with
