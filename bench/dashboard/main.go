@@ -47,6 +47,7 @@ var (
 	profile = flag.String("cpuprofile", "", "write a CPU profile of the API rounds to this file")
 	noPage  = flag.Bool("no-browser", false, "skip the headless Chromium measurement")
 	marks   = flag.Bool("marks", false, "print the page's performance marks and API fetches for each load")
+	largeMB = flag.Int("large-mb", 3, "MB of text changes in the large task (the last one), besides a 17 MiB file; 0: no large task")
 )
 
 func main() {
@@ -110,13 +111,32 @@ func generate(dir string) error {
 	if err := json.Unmarshal(b, &rec); err != nil {
 		return err
 	}
-	for i := 2; i <= *tasksN; i++ {
+	last := *tasksN
+	if *largeMB > 0 {
+		last-- // the large task is a real one, made last
+	}
+	for i := 2; i <= last; i++ {
 		rec["id"] = fmt.Sprintf("t%d", i)
 		rec["note"] = fmt.Sprintf("task %d", i)
 		rec["worktree"] = nil
 		out, _ := json.MarshalIndent(rec, "", "  ")
 		if err := os.WriteFile(filepath.Join(tasks, fmt.Sprintf("t%d.json", i)), out, 0o644); err != nil {
 			return err
+		}
+	}
+	if *largeMB > 0 {
+		// About largeMB MB of added lines in a few files (the first over
+		// the diff API's 1 MiB, so the patch is cut) and a 17 MiB file,
+		// which diff names without its content.
+		lines := *largeMB * 1000000 / 80
+		script := fmt.Sprintf(`seq 1 %d | sed 's/$/ line of a generated file, long enough to be a realistic source line/' > big.txt; `+
+			`for f in one two three four five six; do seq 1 300 | sed "s/$/ $f/" > small-$f.txt; done; `+
+			`yes 'a line of a very large generated file, over the sixteen MiB that diff shows' | head -c 17825792 > huge.txt`, lines)
+		if err := cliRun(nudgecmd.Main, dir, "run", "-m", "a large change", "--", "sh", "-c", script); err != nil {
+			return err
+		}
+		if _, err := os.Stat(filepath.Join(tasks, fmt.Sprintf("t%d.json", *tasksN))); err != nil {
+			return fmt.Errorf("the large task is not t%d: %w", *tasksN, err)
 		}
 	}
 	head, err := git(dir, "rev-parse", "HEAD")
@@ -269,6 +289,23 @@ func run() error {
 		fmt.Printf("| GET %s | %s (%s) | %s (%s) | %s (%s) | %d KiB |\n", p, r(first[p]), r(firstCPU[p]), r(median(after[p])), r(afterCPU[p]),
 			r(median(times)), r(median(cpuOf[p])), size/1024)
 	}
+	if *largeMB > 0 {
+		for _, p := range []string{fmt.Sprintf("/api/nudge/tasks/t%d", *tasksN), fmt.Sprintf("/api/nudge/tasks/t%d/diff", *tasksN)} {
+			var times []time.Duration
+			var size int
+			for i := 0; i < *rounds+1; i++ {
+				d, n, err := get(p)
+				if err != nil {
+					return err
+				}
+				if i > 0 {
+					times = append(times, d)
+				}
+				size = n
+			}
+			fmt.Printf("| GET %s (the large task) | | | %s (%s) | %d KiB |\n", p, median(times).Round(100*time.Microsecond), median(cpuOf[p][1:]).Round(100*time.Microsecond), size/1024)
+		}
+	}
 	if *noPage {
 		return nil
 	}
@@ -368,6 +405,63 @@ func browser(s *dashboard.Server, base string) error {
 		}
 		fmt.Printf("| %s (%d rows) | %s | %s |\n", pg.hash, pg.n, median(times).Round(time.Millisecond), scrolled)
 	}
+	if *largeMB > 0 {
+		return openLarge(ctx, s, poll)
+	}
+	return nil
+}
+
+// openLarge times opening the large task on the tasks page: a click on
+// its row until its diff is drawn (the file list, the files that fit the
+// page's line budget, the rest collapsed) and the page answers a script.
+// The page's own marks give the part from the click's handler to the
+// diff drawn, which leaves out chromedp's round trips.
+func openLarge(ctx context.Context, s *dashboard.Server, poll func(time.Time, string) error) error {
+	id := fmt.Sprintf("t%d", *tasksN)
+	row := fmt.Sprintf(`#tasks tbody tr[data-id="%s"]`, id)
+	where := fmt.Sprintf(`(() => { const e = document.querySelector(%q); e.scrollIntoView({block: "center"}); const r = e.getBoundingClientRect(); return [r.left + 20, r.top + r.height / 2]; })()`, row)
+	drawn := fmt.Sprintf(`(() => { const d = document.querySelector('#diff[data-task="%s"]'); return d !== null && !d.hasAttribute("aria-busy") && d.querySelector("section.file") !== null; })()`, id)
+	inPage := `(() => { const o = performance.getEntriesByName("task:open"), d = performance.getEntriesByName("diff:drawn"); return o.length && d.length ? d[d.length-1].startTime - o[o.length-1].startTime : -1; })()`
+	var clicks, pages []time.Duration
+	for i := 0; i < 6; i++ {
+		if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := chromedp.Do(ctx, chromedp.Navigate(s.URL("tasks"))); err != nil {
+			return err
+		}
+		if err := poll(start, fmt.Sprintf(`document.querySelector(%q) !== null`, row)); err != nil {
+			return err
+		}
+		xy, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](where))
+		if err != nil {
+			return err
+		}
+		t := time.Now()
+		if err := chromedp.Do(ctx, chromedp.MouseClickXY(xy[0], xy[1])); err != nil {
+			return err
+		}
+		if err := poll(t, drawn); err != nil {
+			return fmt.Errorf("opening %s: %w", id, err)
+		}
+		d := time.Since(t)
+		ms, err := chromedp.Run(ctx, chromedp.Evaluate[float64](inPage))
+		if err != nil {
+			return err
+		}
+		if *marks {
+			m, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({rows: document.querySelectorAll("#diff tr").length, marks: performance.getEntriesByType("mark").filter(m => !m.name.startsWith("cp:")).map(m => m.name + "@" + Math.round(m.startTime)), res: performance.getEntriesByType("resource").filter(r => r.name.includes("/api/nudge/tasks/")).map(r => r.name.replace(/.*\/api\//, "") + " " + Math.round(r.startTime) + "+" + Math.round(r.duration) + " " + r.transferSize + "B")})`))
+			fmt.Println("   ", m)
+		}
+		if i > 0 { // the first round warms up
+			clicks = append(clicks, d)
+			pages = append(pages, time.Duration(ms*float64(time.Millisecond)))
+		}
+	}
+	fmt.Printf("\n| the large task (%d MB of changes and a 17 MiB file), headless Chromium, median of 5 | time |\n|---|---|\n", *largeMB)
+	fmt.Printf("| click on its row until its diff is drawn and the page answers | %s |\n", median(clicks).Round(time.Millisecond))
+	fmt.Printf("| the page's own marks: the row's handler to the diff drawn | %s |\n", median(pages).Round(time.Millisecond))
 	return nil
 }
 

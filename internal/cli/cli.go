@@ -320,35 +320,16 @@ func dieOfSIGTERM() {
 
 // ErrorDocument is what a command given --json prints on stdout when it is
 // refused or fails (the human message still goes to stderr).
-type ErrorDocument struct {
-	Error   string   `json:"error"`
-	Reasons []string `json:"reasons"`
-	Next    string   `json:"next,omitempty"`
-	Exit    int      `json:"exit"`
-}
+type ErrorDocument = refusal.Document
 
 // ErrorJSON builds the error document of err, which ended the command with
 // exit status code.
 func ErrorJSON(err error, code int) ErrorDocument {
-	doc := ErrorDocument{Reasons: []string{}, Exit: code}
 	var ee *ExitError
 	if errors.As(err, &ee) && ee.Err == nil {
-		doc.Error = fmt.Sprintf("exit status %d", code)
-		return doc
+		return ErrorDocument{Error: fmt.Sprintf("exit status %d", code), Reasons: []string{}, Exit: code}
 	}
-	var r *Refusal
-	if errors.As(err, &r) {
-		doc.Error = r.What
-		doc.Reasons = append(doc.Reasons, r.Reasons...)
-		doc.Next = r.Next
-		return doc
-	}
-	if errors.Is(err, context.Canceled) {
-		doc.Error = "interrupted"
-		return doc
-	}
-	doc.Error = err.Error()
-	return doc
+	return refusal.DocumentOf(err, code)
 }
 
 // WriteErrorJSON prints err's error document (see ErrorJSON) on w.

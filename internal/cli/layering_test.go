@@ -240,3 +240,53 @@ func TestOplogNamesNoStatePlace(t *testing.T) {
 		})
 	}
 }
+
+// TestWebServerBelowCommands: the dashboard's server reaches the
+// workflows and the operation layer (internal/operation), never the
+// command layer (internal/cli and below), directly or through another
+// package: the page adds no second implementation, and no command's
+// flags or output shape leak into the server.
+func TestWebServerBelowCommands(t *testing.T) {
+	t.Parallel()
+	const module = "github.com/nudgethis/git-nudge/"
+	root := filepath.Join("..", "..")
+	seen := map[string]string{} // package dir -> the package that imports it
+	var walk func(dir, from string)
+	walk = func(dir, from string) {
+		if _, ok := seen[dir]; ok {
+			return
+		}
+		seen[dir] = from
+		if dir == "internal/cli" || strings.HasPrefix(dir, "internal/cli/") {
+			chain := dir
+			for p := from; p != ""; p = seen[p] {
+				chain = p + " -> " + chain
+			}
+			t.Errorf("the dashboard's server reaches the command layer: %s", chain)
+			return
+		}
+		files, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no Go files in %s: %v", dir, err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, im := range af.Imports {
+				p, _ := strconv.Unquote(im.Path.Value)
+				if rest, ok := strings.CutPrefix(p, module); ok {
+					walk(rest, dir)
+				}
+			}
+		}
+	}
+	walk("internal/dashboard", "")
+	if _, ok := seen["internal/operation"]; !ok {
+		t.Error("internal/dashboard no longer imports internal/operation: update this test to what the server records and undoes through")
+	}
+}

@@ -87,32 +87,86 @@ func browser(t *testing.T) context.Context {
 }
 
 // waitFor waits (in the browser, on DOM state) until the JavaScript
-// expression is true.
+// expression is true. An expression that throws (an element it reads is
+// missing while the page redraws) counts as false and is asked again:
+// chromedp's poll would otherwise stop at the exception and never answer.
 func waitFor(t *testing.T, ctx context.Context, what, expr string) {
 	t.Helper()
 	// The page-side timeout cannot fire while the page does not answer:
 	// a Go-side bound turns that into a failure too.
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	if err := chromedp.Do(pctx, chromedp.Poll[chromedp.Void](expr, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+	guarded := "(() => { try { return !!(" + expr + "); } catch (_) { return false; } })()"
+	if err := chromedp.Do(pctx, chromedp.Poll[chromedp.Void](guarded, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
 		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText + '\\nfocus: ' + (document.activeElement ? document.activeElement.outerHTML.slice(0, 200) : 'none') + ' scrollY ' + window.scrollY"))
 		t.Fatalf("waiting for %s (%s): %v\npage:\n%s", what, expr, err, text)
 	}
 }
 
-// click clicks the element sel matches. A live update may replace the
-// element between finding it and clicking it ("Could not find node"):
-// then it is found again, a few times at most.
+// click clicks the element sel matches with the mouse, as a user would:
+// it waits until the element is there and enabled, scrolls it into view,
+// and presses the mouse at its centre once the element is what lies there.
+// The element is found in the page itself on every try: chromedp's Click
+// works on its own copy of the DOM, which a page that redraws often can
+// leave waiting for ever for a node that is gone. The page may also move
+// the element between the measure and the press (a panel drawn above it):
+// a guard in the page lets through only a click that lands in the element
+// (any other is stopped before the page sees it), and the click is tried
+// again.
 func click(t *testing.T, ctx context.Context, sel string) {
 	t.Helper()
-	var err error
-	for range 5 {
-		if err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(sel))); err == nil || !strings.Contains(err.Error(), "Could not find node") {
-			break
+	q := strconv.Quote(sel)
+	where := fmt.Sprintf(`(() => { const e = document.querySelector(%s);
+		if (!e || e.disabled || !e.isConnected) return null;
+		e.scrollIntoView({ block: "center", inline: "nearest" });
+		const r = e.getBoundingClientRect();
+		if (r.width === 0 || r.height === 0) return null;
+		const x = r.left + r.width / 2, y = r.top + r.height / 2;
+		const at = document.elementFromPoint(x, y);
+		if (!at || (at !== e && !e.contains(at))) return null;
+		if (!window.__clickGuard) {
+			window.__clickGuard = true;
+			window.addEventListener("click", (ev) => {
+				if (window.__clickWant == null) return;
+				const want = document.querySelector(window.__clickWant);
+				const ok = !!want && want.contains(ev.target);
+				window.__clickWant = null;
+				window.__clickHit = ok;
+				if (!ok) { ev.preventDefault(); ev.stopImmediatePropagation(); }
+			}, true);
 		}
-	}
-	if err != nil {
-		t.Fatalf("clicking %s: %v", sel, err)
+		window.__clickWant = %s;
+		window.__clickHit = null;
+		return [x, y]; })()`, q, q)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		xy, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](where))
+		if err == nil && len(xy) == 2 {
+			cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			err = chromedp.Do(cctx, chromedp.MouseClickXY(xy[0], xy[1]))
+			cancel()
+			if err != nil {
+				t.Fatalf("clicking %s: %v", sel, err)
+			}
+			// Did it land? (The guard answers at the click; a click
+			// that never fired leaves null.)
+			for range 50 {
+				hit, err := chromedp.Run(ctx, chromedp.Evaluate[any]("window.__clickHit"))
+				if err != nil || hit == true {
+					return // landed, or the click navigated away
+				}
+				if hit == false {
+					break
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			_, _ = chromedp.Run(ctx, chromedp.Evaluate[any]("window.__clickWant = null"))
+		}
+		if time.Now().After(deadline) {
+			text, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText"))
+			t.Fatalf("clicking %s: no such element, enabled and in view, or every click missed it, within 20 s (%v)\npage:\n%s", sel, err, text)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

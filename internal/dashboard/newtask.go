@@ -4,8 +4,8 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/refusal"
 )
 
 // TaskCommandPrefix is the git config section of the commands the tasks
@@ -41,7 +41,7 @@ func (s *Server) listTaskCommands(w http.ResponseWriter, r *http.Request) {
 func (s *Server) newTask(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if s.opts.NoExecution {
-		writeError(w, http.StatusConflict, &cli.Refusal{What: "cannot start a task from the page",
+		writeError(w, http.StatusConflict, &refusal.Refusal{What: "cannot start a task from the page",
 			Reasons: []string{"the dashboard was started with --no-execution"}})
 		return
 	}

@@ -131,7 +131,7 @@ func (s *Server) execute(ctx context.Context, ws *nudge.Workspace, stderr io.Wri
 	// transaction, so nothing it writes reaches the recording of an
 	// action the page records meanwhile (an op undo of that action would
 	// put it back). Each action opens its own workspace, whose repository
-	// carries that action's recording (opcmd.Around).
+	// carries that action's recording (operation.Record).
 	ws.Repo.Tx = nil
 	said := false
 	for ctx.Err() == nil {

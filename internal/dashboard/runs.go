@@ -14,10 +14,10 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
-	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/refusal"
 )
 
 // CommandPrefix is the git config section of the commands the checkpoints
@@ -83,7 +83,7 @@ func (s *Server) listCommands(w http.ResponseWriter, r *http.Request) {
 
 // errNotStopped is the refusal of anything that needs the run stopped.
 func errNotStopped(what string) error {
-	return &cli.Refusal{What: what, Reasons: []string{"only while the run is stopped"}}
+	return &refusal.Refusal{What: what, Reasons: []string{"only while the run is stopped"}}
 }
 
 // startRun is POST /api/autodev/run/{name}: git autodev run of the
@@ -93,7 +93,7 @@ func errNotStopped(what string) error {
 func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if s.opts.NoExecution {
-		writeError(w, http.StatusConflict, &cli.Refusal{What: "cannot start a run from the page",
+		writeError(w, http.StatusConflict, &refusal.Refusal{What: "cannot start a run from the page",
 			Reasons: []string{"the dashboard was started with --no-execution"}})
 		return
 	}

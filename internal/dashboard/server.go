@@ -38,11 +38,11 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
-	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/operation"
 	"github.com/nudgethis/git-nudge/internal/oplog"
+	"github.com/nudgethis/git-nudge/internal/refusal"
 )
 
 //go:embed assets
@@ -98,6 +98,7 @@ type Server struct {
 	executor ExecutorDocument
 
 	cache listCache // what the list APIs decoded last (cache.go)
+	diffs diffCache // the last diff answers (diffcache.go)
 
 	limits *limiter // connection caps (limits.go)
 }
@@ -334,25 +335,41 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(buf.Bytes())
 }
 
-// writeJSON sends v as the command line's --json would print it.
-func writeJSON(w http.ResponseWriter, code int, v any) {
+// encodeJSON is v as the command line's --json would print it.
+func encodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// writeBody sends an encoded JSON answer with status 200.
+func writeBody(w http.ResponseWriter, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+// writeJSON sends v as the command line's --json would print it.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	body, err := encodeJSON(v)
+	if err != nil {
 		writeError(w, http.StatusInternalServerError, err)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
-	_, _ = w.Write(buf.Bytes())
+	_, _ = w.Write(body)
 }
 
 // writeError sends err's error document, the one a command given --json
-// prints ({"error","reasons","exit"}, see cli.ErrorJSON), with HTTP status
+// prints ({"error","reasons","next","exit"}, refusal.DocumentOf), with HTTP status
 // code: a refusal's reasons read as on the command line.
 func writeError(w http.ResponseWriter, code int, err error) {
-	doc := cli.ErrorJSON(err, cli.ExitFailed)
+	doc := refusal.DocumentOf(err, 1) // exit status 1: refused or failed
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -386,15 +403,23 @@ func (s *Server) readNudge(r *http.Request) (*nudge.Workspace, error) {
 	return ws, nil
 }
 
-func (s *Server) showTask(w http.ResponseWriter, r *http.Request) {
+// loadTask reads the workspace and the task the request's {id} names; on
+// an error it has answered the request and ok is false.
+func (s *Server) loadTask(w http.ResponseWriter, r *http.Request) (ws *nudge.Workspace, t *nudge.Task, ok bool) {
 	ws, err := s.readNudge(r)
-	if err != nil {
-		failed(w, err)
-		return
+	if err == nil {
+		t, err = ws.Load(r.PathValue("id"))
 	}
-	t, err := ws.Load(r.PathValue("id"))
 	if err != nil {
 		failed(w, err)
+		return nil, nil, false
+	}
+	return ws, t, true
+}
+
+func (s *Server) showTask(w http.ResponseWriter, r *http.Request) {
+	ws, t, ok := s.loadTask(w, r)
+	if !ok {
 		return
 	}
 	view, err := ws.View(t) // with its review comments, as show --json
@@ -415,21 +440,35 @@ type DiffDocument struct {
 }
 
 func (s *Server) diffTask(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.readNudge(r)
-	if err != nil {
-		failed(w, err)
+	ws, t, ok := s.loadTask(w, r)
+	if !ok {
 		return
 	}
-	id := r.PathValue("id")
+	key := ""
+	if t.Result != nil {
+		key = fmt.Sprintf("%s\x00%s\x00%s\x00%d", t.ID, t.Base(), *t.Result, nudge.DiffLimit)
+		if body, ok := s.diffs.get(key); ok {
+			writeBody(w, body)
+			return
+		}
+	}
 	var patch, notices bytes.Buffer
-	err = ws.Diff(r.Context(), id, &patch, nudge.DiffOptions{
+	err := ws.Diff(r.Context(), t.ID, &patch, nudge.DiffOptions{
 		Format: git.DiffPatch, Limit: nudge.DiffLimit, Notices: &notices,
 	})
 	if err != nil {
 		failed(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, DiffDocument{ID: id, Patch: patch.String(), Notices: notices.String()})
+	body, err := encodeJSON(DiffDocument{ID: t.ID, Patch: patch.String(), Notices: notices.String()})
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, err)
+		return
+	}
+	if key != "" {
+		s.diffs.put(key, body)
+	}
+	writeBody(w, body)
 }
 
 // attempts is GET /api/nudge/tasks/{id}/attempts: git nudge compare's
@@ -437,14 +476,8 @@ func (s *Server) diffTask(w http.ResponseWriter, r *http.Request) {
 // the tasks of its snapshot with an attempt number), in attempt order;
 // [] when id is not one of them.
 func (s *Server) attempts(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.readNudge(r)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	t, err := ws.Load(r.PathValue("id"))
-	if err != nil {
-		failed(w, err)
+	ws, t, ok := s.loadTask(w, r)
+	if !ok {
 		return
 	}
 	out := []nudge.Comparison{}
@@ -499,14 +532,8 @@ func (s *Server) taskLog(w http.ResponseWriter, r *http.Request) {
 		}
 		tail = n
 	}
-	ws, err := nudge.OpenReadOnly(r.Context(), s.opts.Dir, s.opts.Now)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	t, err := ws.Load(r.PathValue("id"))
-	if err != nil {
-		failed(w, err)
+	ws, t, ok := s.loadTask(w, r)
+	if !ok {
 		return
 	}
 	path := filepath.Join(ws.LogDir(t.ID), "run.log")
@@ -582,7 +609,7 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 	var out any
 	err = s.recordCtx(r, ws.Repo, spec, func(ctx context.Context) error {
 		var err error
-		ws.Files = opcmd.FilesWatch(ctx)
+		ws.Files = operation.FilesWatch(ctx)
 		switch action {
 		case "apply":
 			out, err = ws.ApplyWith(r.Context(), id, nudge.ApplyOptions{Paths: body.specs(), Merge: body.Merge, Conflicts: body.Conflicts})
@@ -703,7 +730,7 @@ func (b ActionBody) args(action, id string) []string {
 
 // record runs do as an operation of the log, exactly as the
 // command line records git <spec.Tool> <spec.Args...>: the same hook
-// (opcmd.Around), the same lock, the same record. A log that cannot be
+// (operation.Record), the same lock, the same record. A log that cannot be
 // written is said on the server's stderr and the action runs unrecorded,
 // as on the command line.
 func (s *Server) record(r *http.Request, repo *git.Repo, spec oplog.Spec, do func() error) error {
@@ -713,9 +740,11 @@ func (s *Server) record(r *http.Request, repo *git.Repo, spec oplog.Spec, do fun
 // recordCtx is record for an action that reaches its recording through
 // the context it is given (restore: oplog.RecordingFrom).
 func (s *Server) recordCtx(r *http.Request, repo *git.Repo, spec oplog.Spec, do func(ctx context.Context) error) error {
-	env := &cli.Env{Ctx: r.Context(), Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: os.Stderr,
-		Dir: s.opts.Dir, Getenv: os.Getenv, Now: s.opts.Now}
-	return opcmd.Around(env, opcmd.Plan{Repo: repo, Spec: spec}, func() error { return do(env.Ctx) })
+	if os.Getenv(operation.OffVar) == "off" {
+		return do(r.Context())
+	}
+	warn := func(format string, args ...any) { fmt.Fprintf(os.Stderr, format, args...) }
+	return operation.Record(r.Context(), operation.Plan{Repo: repo, Spec: spec}, s.opts.Now, warn, do)
 }
 
 // ---- git autodev ----
@@ -745,7 +774,7 @@ func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
 	})
 	var ra *autodev.RunActiveError
 	if errors.As(err, &ra) {
-		writeError(w, http.StatusConflict, &cli.Refusal{What: err.Error(), Reasons: []string{"only while the run is stopped"}})
+		writeError(w, http.StatusConflict, &refusal.Refusal{What: err.Error(), Reasons: []string{"only while the run is stopped"}})
 		return
 	}
 	if err != nil {
@@ -835,7 +864,7 @@ func (s *Server) ops(w http.ResponseWriter, r *http.Request) {
 		failed(w, err)
 		return
 	}
-	doc, err := opcmd.OpsDocument(r.Context(), l)
+	doc, err := operation.OpsDocument(r.Context(), l)
 	if err != nil {
 		failed(w, err)
 		return
@@ -851,12 +880,12 @@ func (s *Server) undoOp(w http.ResponseWriter, r *http.Request) {
 		failed(w, err)
 		return
 	}
-	target, inv, err := opcmd.Undo(r.Context(), l, "nudge", r.PathValue("id"), s.opts.Now())
+	target, inv, err := operation.Undo(r.Context(), l, "nudge", r.PathValue("id"), s.opts.Now())
 	if err != nil {
 		failed(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, opcmd.UndoDocument(target, inv))
+	writeJSON(w, http.StatusOK, operation.UndoDocument(target, inv))
 }
 
 // ---- listening ----

@@ -227,7 +227,7 @@ func (l *Log) segmentSize(ctx context.Context) int {
 }
 
 // segmentsRoot is the folder of the segment refs of every worktree's log.
-const segmentsRoot = "refs/nudgethis-oplog/segments/"
+const segmentsRoot = refs.OplogSegments
 
 func (l *Log) segmentPrefix() string { return segmentsRoot + l.Key + "/" }
 

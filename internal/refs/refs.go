@@ -25,6 +25,10 @@ const (
 	// Oplog holds the operation log: one ref per worktree,
 	// refs/nudgethis-oplog/<worktree>. It is no command's to change.
 	Oplog = "refs/nudgethis-oplog/"
+	// OplogSegments holds the older segments of each worktree's log:
+	// refs/nudgethis-oplog/segments/<worktree>/<N>-<tip>. No worktree's
+	// key is "segments" (keys are "main" and "wt-<name>").
+	OplogSegments = Oplog + "segments/"
 
 	Snapshots = "refs/nudgethis/snapshots/"
 	Results   = "refs/nudgethis/results/"

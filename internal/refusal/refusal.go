@@ -4,7 +4,11 @@
 // type.
 package refusal
 
-import "strings"
+import (
+	"context"
+	"errors"
+	"strings"
+)
 
 // Refusal is declining to act: what was asked, every reason at once, and
 // what to do next. Nothing was changed when it is returned. The command
@@ -32,4 +36,33 @@ func (r *Refusal) Error() string {
 		b.WriteString("\n" + r.Next)
 	}
 	return b.String()
+}
+
+// Document is the error document a command given --json prints on stdout
+// when it is refused or fails, and the dashboard's answer to a refused
+// request: the message, every reason, what to do next, the exit status.
+type Document struct {
+	Error   string   `json:"error"`
+	Reasons []string `json:"reasons"`
+	Next    string   `json:"next,omitempty"`
+	Exit    int      `json:"exit"`
+}
+
+// DocumentOf is err's error document, for a command that ended with exit
+// status code: a Refusal's reasons as they are, anything else's message.
+func DocumentOf(err error, code int) Document {
+	doc := Document{Reasons: []string{}, Exit: code}
+	var r *Refusal
+	if errors.As(err, &r) {
+		doc.Error = r.What
+		doc.Reasons = append(doc.Reasons, r.Reasons...)
+		doc.Next = r.Next
+		return doc
+	}
+	if errors.Is(err, context.Canceled) {
+		doc.Error = "interrupted"
+		return doc
+	}
+	doc.Error = err.Error()
+	return doc
 }

@@ -169,9 +169,14 @@ function drawRows(v) {
   }
   v.from = from;
   v.to = to;
-  const frag = document.createDocumentFragment();
-  for (let i = from; i < to; i++) frag.append(v.makeRow(v.items[i]));
-  keepFocus(v.body, () => v.body.replaceChildren(frag));
+  // The rows are made inside keepFocus's draw: a row may take over a
+  // node shown in the old one (a question, a result), and moving it out
+  // of the page must come after keepFocus noted that it had the focus.
+  keepFocus(v.body, () => {
+    const frag = document.createDocumentFragment();
+    for (let i = from; i < to; i++) frag.append(v.makeRow(v.items[i]));
+    v.body.replaceChildren(frag);
+  });
   if (n > WHOLE && !v.rowH && v.body.firstChild) {
     v.rowH = v.body.firstChild.getBoundingClientRect().height || 30;
     if (v.rowH !== h) { v.from = -1; drawRows(v); return; }
@@ -290,7 +295,14 @@ async function loadTasks() {
   if (state.selected) {
     const t = r.body.find((x) => x.id === state.selected);
     if (!t) { state.selected = null; $("#task").replaceChildren(el("p", { class: "note", text: "That task is gone." })); }
-    else if (!state.busy) await renderTask(t, false);
+    else if (!state.busy) {
+      // The list's records leave out the review comments: the open task
+      // is drawn from its whole record (as selectTask does), so a live
+      // update never draws it without them.
+      const full = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id));
+      if (seq !== loads.tasks || state.busy || state.selected !== t.id) return;
+      await renderTask(full.ok ? full.body : t, false);
+    }
   }
 }
 
@@ -330,6 +342,10 @@ async function newTask(name) {
 async function selectTask(id) {
   state.selected = id;
   for (const tr of document.querySelectorAll("#tasks tbody tr")) tr.classList.toggle("sel", tr.dataset.id === id);
+  // A task with a result: its diff is asked for together with its record
+  // (renderDiff takes that answer), not one round trip after it.
+  const listed = state.tasks.find((x) => x.id === id);
+  state.diffFetch = listed && listed.result ? { id, result: listed.result, answer: api("GET", "/api/nudge/tasks/" + encodeURIComponent(id) + "/diff") } : null;
   const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
   if (!r.ok) { const box = errorBox(r.body); $("#task").replaceChildren(box); place(box, null); return; }
   await renderTask(r.body, true);
@@ -338,6 +354,7 @@ async function selectTask(id) {
 // when the pane is below the list (narrow screens), it is brought into
 // view and its title takes the focus.
 async function openTask(id) {
+  performance.mark("task:open");
   await selectTask(id);
   const pane = $("#task");
   const top = pane.getBoundingClientRect().top;
@@ -357,8 +374,13 @@ const can = {
 };
 
 let shownTask = "";
+let renders = 0; // renderTask calls so far: a diff fetched for an older one is not drawn
+let lastComments = { id: null, list: [] };
 async function renderTask(t, fresh) {
   const pane = $("#task");
+  // A record without "comments" (the list's) keeps the ones last shown.
+  if (t.comments === undefined && lastComments.id === t.id) t = Object.assign({}, t, { comments: lastComments.list });
+  else if (t.comments !== undefined) lastComments = { id: t.id, list: t.comments };
   // A change of the comments alone redraws the comments, not the diff.
   const key = JSON.stringify(Object.assign({}, t, { comments: null, updated: null }));
   if (!fresh && key === shownTask) {
@@ -367,6 +389,12 @@ async function renderTask(t, fresh) {
     return;
   }
   shownTask = key;
+  const seq = ++renders;
+  // Redrawing the task already shown keeps its diff on the page until the
+  // new one is drawn: what it holds (a file's result, the focus, the place
+  // scrolled to) does not vanish for the time of a fetch.
+  const shown = pane.querySelector("#diff");
+  const oldDiff = shown && shown.dataset.task === t.id && t.result && t.state !== "recovery_required" ? shown : null;
   const keepResult = fresh ? null : pane.querySelector("#action-result");
   const fields = el("dl", { class: "fields" });
   const field = (k, v) => { if (v != null && v !== "") fields.append(el("dt", { text: k }), el("dd", { text: v })); };
@@ -392,23 +420,27 @@ async function renderTask(t, fresh) {
       el("button", { id: "btn-save", text: "Save version", disabled: !can.save(t.state), onclick: () => act(t.id, "save") }),
       el("button", { id: "btn-drop", text: "Drop", disabled: !can.drop(t.state), onclick: () => askDrop(t.id) }));
   }
-  pane.replaceChildren(el("h2", { id: "task-title", tabindex: "-1", text: t.id + " · " + stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "") }), fields, buttons);
+  for (const c of [...pane.children]) if (c !== oldDiff && c !== keepResult) c.remove();
+  const add = (n) => pane.insertBefore(n, oldDiff);
+  add(el("h2", { id: "task-title", tabindex: "-1", text: t.id + " · " + stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "") }));
+  add(fields);
+  add(buttons);
   if (validationFailed(t) && can.apply(t.state)) {
     buttons.after(el("p", { id: "apply-why", class: "disabled-note", text: "Apply: validation failed (see Validation below). git nudge apply " + t.id + " --unvalidated applies it anyway." }));
   }
-  if (t.validation) pane.append(validationPanel(t));
-  if (t.setup) pane.append(el("div", { class: "panel", id: "setup" }, el("h3", { text: "Setup" }),
+  if (t.validation) add(validationPanel(t));
+  if (t.setup) add(el("div", { class: "panel", id: "setup" }, el("h3", { text: "Setup" }),
     el("p", { text: "The setup commands changed " + countFiles((t.setup_files || []).length) + " (commit " + short(t.setup) + "); these are not part of the result and are never applied:" }),
     el("ul", null, ...(t.setup_files || []).map((f) => el("li", null, el("code", { text: f.status + " " + f.path }))))));
-  if (t.attempt) pane.append(attemptsPanel(t));
-  if (t.command && t.command.length) pane.append(runLogPanel(t));
+  if (t.attempt) add(attemptsPanel(t));
+  if (t.command && t.command.length) add(runLogPanel(t));
   if (keepResult) {
     const had = keepResult.contains(document.activeElement) ? document.activeElement : null;
     buttons.after(keepResult);
     if (had) had.focus({ preventScroll: true });
   }
   if (recovery) { await renderRecovery(t.id, pane, t); return; }
-  if (t.result) await renderDiff(t, pane);
+  if (t.result) await renderDiff(t, pane, seq);
 }
 
 function validationPanel(t) {
@@ -531,16 +563,31 @@ function parsePatch(patch) {
 
 const statusWord = { A: "added", M: "modified", D: "deleted", T: "type changed", R: "renamed" };
 
-async function renderDiff(t, pane) {
-  const box = el("div", { class: "files", id: "diff", "aria-busy": "true" }, el("p", { class: "note", text: "Loading the diff…" }));
-  pane.append(box);
+async function renderDiff(t, pane, seq) {
+  // The task's diff drawn before (renderTask kept it) stays until this
+  // one is ready; a task opened anew says it is loading.
+  const shown = pane.querySelector("#diff");
+  const box = el("div", { class: "files", id: "diff", "data-task": t.id });
+  if (shown) shown.setAttribute("aria-busy", "true");
+  else {
+    box.setAttribute("aria-busy", "true");
+    box.append(el("p", { class: "note", text: "Loading the diff…" }));
+    pane.append(box);
+  }
   performance.mark("diff:start");
-  const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/diff");
+  const pre = state.diffFetch;
+  state.diffFetch = null;
+  const r = pre && pre.id === t.id && pre.result === t.result ? await pre.answer : await api("GET", "/api/nudge/tasks/" + encodeURIComponent(t.id) + "/diff");
+  if (seq !== renders) return; // the pane was redrawn meanwhile: that draw shows the diff
+  performance.mark("diff:fetched");
   box.replaceChildren();
   box.removeAttribute("aria-busy");
+  const cur = pane.querySelector("#diff");
+  if (cur !== box) { if (cur) cur.replaceWith(box); else pane.append(box); }
   if (!r.ok) { box.append(errorBox(r.body)); return; }
   if (r.body.notices) box.append(el("div", { class: "notice", id: "diff-notices", text: r.body.notices.trim() }));
   const files = parsePatch(r.body.patch);
+  performance.mark("diff:parsed");
   // A patch cut at the API's limit ends inside its last file.
   if (files.length && /not shown \(limit/.test(r.body.notices || "")) files[files.length - 1].cut = true;
   const byPath = new Map(files.map((f) => [f.path, f]));
@@ -597,6 +644,9 @@ function openFile(sid) {
   const h = sect.querySelector("h3");
   h.setAttribute("tabindex", "-1");
   reveal(h);
+  // The rows just drawn may still move the page once laid out: bring the
+  // title back into view on the next frame if it still has the focus.
+  requestAnimationFrame(() => { if (document.activeElement === h) h.scrollIntoView({ block: "nearest" }); });
 }
 
 // drawFile draws CHUNK lines of file f from line `from` into sect, with
@@ -717,7 +767,9 @@ function renderComments(t, box) {
 
 async function refreshComments(id) {
   const r = await api("GET", "/api/nudge/tasks/" + encodeURIComponent(id));
-  if (r.ok) renderComments(r.body, null);
+  if (!r.ok) return;
+  if (lastComments.id === id) lastComments.list = r.body.comments || [];
+  renderComments(r.body, null);
 }
 
 async function deleteComment(id, cid, li) {
@@ -1050,8 +1102,14 @@ async function loadOps() {
   err.hidden = true;
   const now = Date.now();
   state.ops = new Map(r.body.map((o) => [o.id, o]));
+  // Rows are made inside keepFocus's draw (see drawRows).
+  keepFocus(body, () => body.replaceChildren(...opRows(r.body, now)));
+  $("#ops-empty").hidden = r.body.length > 0;
+}
+
+function opRows(list, now) {
   const rows = [];
-  for (const o of r.body) {
+  for (const o of list) {
     const st = o.undone_by ? "undone by " + o.undone_by : (o.recovery_required ? "Recovery required" : o.state);
     rows.push(el("tr", { "data-id": o.id, tabindex: "0", "aria-label": o.id + ": git " + o.tool + " " + shellJoin(o.args) + ", " + st },
       el("td", { class: "id", text: o.id }),
@@ -1068,8 +1126,7 @@ async function loadOps() {
       rows.push(el("tr", { class: "inline-row" }, td));
     }
   }
-  keepFocus(body, () => body.replaceChildren(...rows));
-  $("#ops-empty").hidden = r.body.length > 0;
+  return rows;
 }
 
 // opSay shows node under operation id's row (kept there across reloads)
