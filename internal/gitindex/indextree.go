@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/hex"
+	"math"
 	"path/filepath"
 	"strconv"
 
@@ -32,7 +33,7 @@ func (r *Files) IndexTreeHere(data []byte) (tree string, ok bool) {
 		return "", false
 	}
 	hashLen := r.HashLen()
-	ix, err := scanIndex(data, hashLen, 0)
+	ix, err := scanIndex(data, hashLen, math.MaxInt64) // no entry is racily clean: nothing is smudged here
 	if err != nil || !ix.plain {
 		return "", false
 	}
