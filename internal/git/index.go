@@ -147,10 +147,14 @@ func excludeGlobs(p string) []string {
 	return []string{":(exclude,top,glob)" + g, ":(exclude,top,glob)" + g + "/**"}
 }
 
-// IndexBytesTree writes the tree of an index given as bytes (through a
-// private index file in the git dir) so that every object its entries
-// name stays reachable from that tree.
+// IndexBytesTree writes the tree of an index given as bytes so that every
+// object its entries name stays reachable from that tree: in this process
+// when it can (IndexTreeHere), else by git write-tree on a private index
+// file in the git dir.
 func (r *Repo) IndexBytesTree(ctx context.Context, data []byte) (string, error) {
+	if t, ok := r.IndexTreeHere(data); ok {
+		return t, nil
+	}
 	f, err := os.CreateTemp(r.GitDir, "nudgethis-op-index-")
 	if err != nil {
 		return "", err
