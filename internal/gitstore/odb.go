@@ -529,6 +529,12 @@ func (r *Store) HasObjectHere(id string) bool {
 	if !r.fastOK() || !r.validID(id) {
 		return false
 	}
+	// The packs as listed a moment ago first (where most objects are,
+	// found without a path lookup), then the loose object, then the
+	// packs listed again (one made meanwhile).
+	if r.inListedPacks(id) {
+		return true
+	}
 	if _, err := os.Lstat(r.loosePath(id)); err == nil {
 		return true
 	}
@@ -537,6 +543,27 @@ func (r *Store) HasObjectHere(id string) bool {
 		release()
 	}
 	return ok
+}
+
+// inListedPacks says whether an index of the packs last listed (see
+// packList) names id; false says nothing about the others.
+func (r *Store) inListedPacks(id string) bool {
+	raw, err := hex.DecodeString(id)
+	if err != nil {
+		return false
+	}
+	packsAcquire()
+	defer packsRelease()
+	packs, _ := packsOf(r.CommonDir, false)
+	for _, p := range packs {
+		if p == nil {
+			continue
+		}
+		if _, found, err := p.lookup(raw); err == nil && found {
+			return true
+		}
+	}
+	return false
 }
 
 // Loose objects are written in this process the way git writes them by
