@@ -433,6 +433,15 @@ const maxBucketRead = 64 << 10
 
 // lookup finds raw in the pack's index and returns its entry's offset.
 func (p *packFile) lookup(raw []byte) (uint64, bool, error) {
+	pos, found, err := p.find(raw)
+	if err != nil || !found {
+		return 0, false, err
+	}
+	return p.offset(pos, len(raw))
+}
+
+// find says whether the pack's index names raw, and where in its list.
+func (p *packFile) find(raw []byte) (uint32, bool, error) {
 	n := p.fan[255]
 	lo := uint32(0)
 	if raw[0] > 0 {
@@ -471,7 +480,15 @@ func (p *packFile) lookup(raw []byte) (uint64, bool, error) {
 	if !found {
 		return 0, false, nil
 	}
-	pos := lo + uint32(k)
+	return lo + uint32(k), true, nil
+}
+
+// offset is the pack offset of the entry at pos of the index's list (ids
+// of hashLen bytes).
+func (p *packFile) offset(pos uint32, hashLen int) (uint64, bool, error) {
+	n := p.fan[255]
+	hl := int64(hashLen)
+	names := int64(8 + 256*4)
 	offs := names + int64(n)*hl + int64(n)*4
 	var o [8]byte
 	if _, err := p.idx.ReadAt(o[:4], offs+int64(pos)*4); err != nil {
@@ -559,7 +576,7 @@ func (r *Store) inListedPacks(id string) bool {
 		if p == nil {
 			continue
 		}
-		if _, found, err := p.lookup(raw); err == nil && found {
+		if _, found, err := p.find(raw); err == nil && found {
 			return true
 		}
 	}
