@@ -433,6 +433,15 @@ const maxBucketRead = 64 << 10
 
 // lookup finds raw in the pack's index and returns its entry's offset.
 func (p *packFile) lookup(raw []byte) (uint64, bool, error) {
+	pos, found, err := p.find(raw)
+	if err != nil || !found {
+		return 0, false, err
+	}
+	return p.offset(pos, len(raw))
+}
+
+// find says whether the pack's index names raw, and where in its list.
+func (p *packFile) find(raw []byte) (uint32, bool, error) {
 	n := p.fan[255]
 	lo := uint32(0)
 	if raw[0] > 0 {
@@ -471,7 +480,15 @@ func (p *packFile) lookup(raw []byte) (uint64, bool, error) {
 	if !found {
 		return 0, false, nil
 	}
-	pos := lo + uint32(k)
+	return lo + uint32(k), true, nil
+}
+
+// offset is the pack offset of the entry at pos of the index's list (ids
+// of hashLen bytes).
+func (p *packFile) offset(pos uint32, hashLen int) (uint64, bool, error) {
+	n := p.fan[255]
+	hl := int64(hashLen)
+	names := int64(8 + 256*4)
 	offs := names + int64(n)*hl + int64(n)*4
 	var o [8]byte
 	if _, err := p.idx.ReadAt(o[:4], offs+int64(pos)*4); err != nil {
@@ -529,6 +546,12 @@ func (r *Store) HasObjectHere(id string) bool {
 	if !r.fastOK() || !r.validID(id) {
 		return false
 	}
+	// The packs as listed a moment ago first (where most objects are,
+	// found without a path lookup), then the loose object, then the
+	// packs listed again (one made meanwhile).
+	if r.inListedPacks(id) {
+		return true
+	}
 	if _, err := os.Lstat(r.loosePath(id)); err == nil {
 		return true
 	}
@@ -537,6 +560,27 @@ func (r *Store) HasObjectHere(id string) bool {
 		release()
 	}
 	return ok
+}
+
+// inListedPacks says whether an index of the packs last listed (see
+// packList) names id; false says nothing about the others.
+func (r *Store) inListedPacks(id string) bool {
+	raw, err := hex.DecodeString(id)
+	if err != nil {
+		return false
+	}
+	packsAcquire()
+	defer packsRelease()
+	packs, _ := packsOf(r.CommonDir, false)
+	for _, p := range packs {
+		if p == nil {
+			continue
+		}
+		if _, found, err := p.find(raw); err == nil && found {
+			return true
+		}
+	}
+	return false
 }
 
 // Loose objects are written in this process the way git writes them by

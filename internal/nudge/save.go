@@ -104,7 +104,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	}
 	defer lock.Release()
 	rep := &SaveReport{}
-	settled, err := w.settleSaves(ctx)
+	settled, saves, err := w.settleSaves(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -303,11 +303,8 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		return rep, err
 	}
 
-	// Journal first, then the branch, then the index, then the journal again.
-	saves, err := w.loadSaves()
-	if err != nil {
-		return rep, err
-	}
+	// Journal first, then the branch, then the index, then the journal
+	// again (saves: as settled, under the lock held since).
 	entry := SaveEntry{ID: nextSaveID(saves), Commit: commit, Parent: head.Commit, Branch: refName,
 		Tasks: ids, Paths: paths, State: SaveSaving, Time: w.Now().UTC(), Index: plan.rebased(paths)}
 	saves = append(saves, entry)
@@ -394,11 +391,12 @@ func (w *Workspace) finishSave(ctx context.Context, e *SaveEntry, indexStep bool
 }
 
 // settleSaves finishes or rolls back entries left in "saving" by a process
-// that died, by looking at where the branch points; it reports what it did.
-func (w *Workspace) settleSaves(ctx context.Context) ([]string, error) {
+// that died, by looking at where the branch points; it reports what it did
+// and returns the journal as it left it.
+func (w *Workspace) settleSaves(ctx context.Context) ([]string, []SaveEntry, error) {
 	saves, err := w.loadSaves()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var notes []string
 	changed := false
@@ -409,13 +407,13 @@ func (w *Workspace) settleSaves(ctx context.Context) ([]string, error) {
 		}
 		stand, back, err := w.classifySave(ctx, e)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		br := strings.TrimPrefix(e.Branch, "refs/heads/")
 		switch stand {
 		case saveLanded:
 			if err := w.finishSave(ctx, e, true, nil); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s; it has been completed (index entries of its paths updated, tasks marked saved)", e.ID, br, short(e.Commit)))
 		case saveUnmoved:
@@ -430,7 +428,7 @@ func (w *Workspace) settleSaves(ctx context.Context) ([]string, error) {
 			// The save landed and more commits followed: finish the tasks
 			// but leave the index alone, it has moved on.
 			if err := w.finishSave(ctx, e, false, nil); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, and later commits followed; its tasks are now marked saved, the index was left as it is", e.ID, br, short(e.Commit)))
 		case saveLost:
@@ -441,10 +439,10 @@ func (w *Workspace) settleSaves(ctx context.Context) ([]string, error) {
 	}
 	if changed {
 		if err := w.writeSaves(saves); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return notes, nil
+	return notes, saves, nil
 }
 
 // saveCandidates picks the tasks to save, adding refusal reasons for named

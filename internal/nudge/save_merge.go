@@ -248,6 +248,9 @@ type merger struct {
 	mu     sync.Mutex
 	reader *git.BlobReader
 	made   map[string][]byte
+	// read: the stored blobs read so far (a path's commit and index
+	// chains read the same base and task versions).
+	read map[string][]byte
 
 	bmu     sync.Mutex
 	active  int         // participants at work
@@ -537,11 +540,20 @@ func (m *merger) content(id string) (data []byte, stored bool, err error) {
 	if d, ok := m.made[id]; ok {
 		return d, false, nil
 	}
-	if d, ok := m.reader.Read(id); ok {
+	if d, ok := m.read[id]; ok {
 		return d, true, nil
 	}
-	d, err := m.r.ReadBlob(m.ctx, id)
-	return d, true, err
+	d, ok := m.reader.Read(id)
+	if !ok {
+		if d, err = m.r.ReadBlob(m.ctx, id); err != nil {
+			return nil, true, err
+		}
+	}
+	if m.read == nil {
+		m.read = map[string][]byte{}
+	}
+	m.read[id] = d
+	return d, true, nil
 }
 
 func (m *merger) stageDir() (string, error) {
