@@ -440,8 +440,20 @@ async function renderTask(t, fresh) {
     if (had) had.focus({ preventScroll: true });
   }
   if (recovery) { await renderRecovery(t.id, pane, t); return; }
-  if (t.result) await renderDiff(t, pane, seq);
+  if (!t.result) return;
+  // A live update that changes nothing the diff shows (same result, state,
+  // validation and files) keeps the diff as drawn: a file opened with
+  // "Show", the focus and the place scrolled to stay where they were.
+  if (!fresh && oldDiff && oldDiff.dataset.key === diffKey(t) && !oldDiff.hasAttribute("aria-busy")) {
+    const c = $("#comments");
+    if (c && c.dataset.key !== JSON.stringify(t.comments || [])) renderComments(t, null);
+    return;
+  }
+  await renderDiff(t, pane, seq);
 }
+
+// diffKey names what a task's diff view is drawn from.
+const diffKey = (t) => JSON.stringify([t.result, t.state, validationFailed(t), t.files || []]);
 
 function validationPanel(t) {
   const v = t.validation;
@@ -567,7 +579,7 @@ async function renderDiff(t, pane, seq) {
   // The task's diff drawn before (renderTask kept it) stays until this
   // one is ready; a task opened anew says it is loading.
   const shown = pane.querySelector("#diff");
-  const box = el("div", { class: "files", id: "diff", "data-task": t.id });
+  const box = el("div", { class: "files", id: "diff", "data-task": t.id, "data-key": diffKey(t) });
   if (shown) shown.setAttribute("aria-busy", "true");
   else {
     box.setAttribute("aria-busy", "true");
