@@ -27,23 +27,9 @@ const maxDepth = 10000
 // error (not a *CorruptError: the caller names the file); an error from
 // fn stops the scan and is returned.
 func ScanObject(data []byte, fn func(key, raw []byte) error) error {
-	i := skipSpace(data, 0)
-	if i >= len(data) {
-		return errInvalid
-	}
-	if data[i] != '{' {
-		end, ok := validValue(data, i, 0)
-		if !ok || skipSpace(data, end) != len(data) {
-			return errInvalid
-		}
-		return ErrNotObject
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
-		if skipSpace(data, i+1) != len(data) {
-			return errInvalid
-		}
-		return nil
+	i, empty, err := openContainer(data, '{', '}', ErrNotObject)
+	if err != nil || empty {
+		return err
 	}
 	for {
 		if i >= len(data) || data[i] != '"' {
@@ -316,23 +302,9 @@ func validNumber(data []byte, i int) (int, bool) {
 // caller keeps nothing from a scan that fails; an error from fn stops the
 // scan and is returned.
 func ScanArray(data []byte, fn func(elem []byte) error) error {
-	i := skipSpace(data, 0)
-	if i >= len(data) {
-		return errInvalid
-	}
-	if data[i] != '[' {
-		end, ok := validValue(data, i, 0)
-		if !ok || skipSpace(data, end) != len(data) {
-			return errInvalid
-		}
-		return ErrNotArray
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		if skipSpace(data, i+1) != len(data) {
-			return errInvalid
-		}
-		return nil
+	i, empty, err := openContainer(data, '[', ']', ErrNotArray)
+	if err != nil || empty {
+		return err
 	}
 	for {
 		end, ok := validValue(data, i, 1)
@@ -358,6 +330,33 @@ func ScanArray(data []byte, fn func(elem []byte) error) error {
 			return errInvalid
 		}
 	}
+}
+
+// openContainer reads the start of a JSON document that should be a
+// container opened by open and closed by close: i is the offset of its
+// first member or element; empty is set for a container with none (the
+// whole document then checked); a valid document of another kind returns
+// notErr, an invalid one errInvalid.
+func openContainer(data []byte, open, close byte, notErr error) (i int, empty bool, err error) {
+	i = skipSpace(data, 0)
+	if i >= len(data) {
+		return 0, false, errInvalid
+	}
+	if data[i] != open {
+		end, ok := validValue(data, i, 0)
+		if !ok || skipSpace(data, end) != len(data) {
+			return 0, false, errInvalid
+		}
+		return 0, false, notErr
+	}
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == close {
+		if skipSpace(data, i+1) != len(data) {
+			return 0, false, errInvalid
+		}
+		return i, true, nil
+	}
+	return i, false, nil
 }
 
 // ErrNotArray is ScanArray's answer for valid JSON that is not an array.
