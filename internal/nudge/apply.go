@@ -338,14 +338,6 @@ func branchReason(id, verb string, branch, commit *string, head git.Head) string
 	return fmt.Sprintf("%s was %s on a detached HEAD at %s, but %s", id, verb, short(deref(commit)), now)
 }
 
-// short is ShortID in a message, where a missing commit is said so.
-func short(id string) string {
-	if id == "" {
-		return "(no commit)"
-	}
-	return ShortID(id)
-}
-
 func switchNext(branch, commit *string) string {
 	if branch != nil {
 		return fmt.Sprintf("Switch back first (git switch %s), then run the command again; the files of the patch are checked against the work tree only there, since another branch's files say nothing about them.", strings.TrimPrefix(*branch, "refs/heads/"))
@@ -600,15 +592,6 @@ func nonEmpty(list []string) []string {
 		}
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func hasMode(modes []*string, m string) bool {

@@ -91,19 +91,6 @@ func (w *Workspace) DropAll(ctx context.Context, ids []string, force bool) ([]st
 	return unique, nil
 }
 
-// distinct is ids without repeats, in the order first given.
-func distinct(ids []string) []string {
-	seen := make(map[string]bool, len(ids))
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if !seen[id] {
-			seen[id] = true
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
 // joinRefusals is one refusal for several tasks, refused[i] being ids[i]'s:
 // each reason and each next step names its task (nil when none is
 // refused; the refusal itself when one is).
@@ -254,12 +241,6 @@ func (w *Workspace) isWorktree(ctx context.Context, dir string) (bool, error) {
 		}
 	}
 	return false, nil
-}
-
-func samePathOnDisk(a, b string) bool {
-	ea, err1 := filepath.EvalSymlinks(a)
-	eb, err2 := filepath.EvalSymlinks(b)
-	return err1 == nil && err2 == nil && ea == eb
 }
 
 // uncaptured reports whether t's own worktree (the one git-nudge made)

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
-	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -296,14 +295,6 @@ func describe(v verdict, path string, s seen, since string) string {
 	}
 	return path + " is unchanged"
 }
-
-// QuotePath quotes a path for a message, as git does, when it would not
-// read back from one line or could drive a terminal (a control character,
-// C1 included, a bidirectional control, bytes that are not UTF-8, a leading
-// quote): see pathenc.Quote.
-func QuotePath(p string) string { return pathenc.Quote(p) }
-
-func qp(p string) string { return QuotePath(p) }
 
 // step moves one path from one state to another.
 type step struct {

@@ -351,3 +351,11 @@ func unmarshalTask(t *Task, data []byte) error {
 	t.extra = extra
 	return err
 }
+
+// QuotePath quotes a path for a message, as git does, when it would not
+// read back from one line or could drive a terminal (a control character,
+// C1 included, a bidirectional control, bytes that are not UTF-8, a leading
+// quote): see pathenc.Quote.
+func QuotePath(p string) string { return pathenc.Quote(p) }
+
+func qp(p string) string { return QuotePath(p) }

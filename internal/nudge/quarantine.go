@@ -41,21 +41,6 @@ import (
 // as the user's (userHeadMoves). Everything else changed meanwhile is treated as the
 // task's, listed, and kept under the quarantine ref, so nothing is lost.
 
-// QuarantinePrefix is where refs a task made or moved are kept.
-const QuarantinePrefix = "refs/nudgethis/quarantine/"
-
-// RefChange is one ref an unsandboxed run changed outside its own.
-type RefChange struct {
-	Ref string `json:"ref"`
-	Old string `json:"old,omitempty"` // "" when the task made it
-	New string `json:"new,omitempty"` // "" when the task deleted it
-	// Action says what was done: "moved aside", "put back", "kept"
-	// (--keep-refs, or the user's own commit), "failed: ...".
-	Action string `json:"action"`
-	// KeptAs is the quarantine ref holding the task's value.
-	KeptAs string `json:"kept_as,omitempty"`
-}
-
 // refsOutsideOwn lists the refs a task's run is compared on: every ref but
 // the suite's own (refs/nudgethis/, its op log, git-autodev's checkpoints,
 // which only the suite writes and whose ids are create-only).

@@ -19,11 +19,6 @@ import (
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
-// StatePending is the state of a queued task: a command to run, no
-// snapshot yet. git nudge work (or the dashboard) takes the
-// snapshot when it starts the task.
-const StatePending = "pending"
-
 // QueueOptions is a `git nudge queue`.
 type QueueOptions struct {
 	Note    string
@@ -85,23 +80,6 @@ func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
 	return t, nil
 }
 
-// moveSnapshotRef points task id's snapshot ref at commit (it held the
-// placeholder of a pending task).
-func (w *Workspace) moveSnapshotRef(ctx context.Context, id, commit string) error {
-	ref := refs.Task.Ref(id)
-	old, ok, err := w.Repo.ReadRef(ctx, ref)
-	if err != nil {
-		return err
-	}
-	if !ok {
-		old = w.Repo.ZeroID()
-	}
-	if old == commit {
-		return nil
-	}
-	return w.Repo.SetRef(ctx, git.SetRefRequest{Name: ref, New: commit, Old: old})
-}
-
 // Pending returns the pending tasks, oldest first: the order Work runs
 // them in.
 //
@@ -139,11 +117,6 @@ func (w *Workspace) Pending() ([]*Task, error) {
 // errNotPending is taskToRun's answer when Work asks for a task that is
 // no longer pending (dropped, or started by someone else).
 var errNotPending = errors.New("no longer pending")
-
-// WorkLockName is the executor lock of a workspace, in .nudgethis: held
-// by the one process (git nudge work, or a dashboard server) that runs
-// its pending tasks, with that binary's version in its note.
-const WorkLockName = "work.lock"
 
 // WorkOptions says how Work runs the pending tasks.
 type WorkOptions struct {

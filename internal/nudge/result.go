@@ -2,7 +2,10 @@ package nudge
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"github.com/nudgethis/git-nudge/internal/git"
@@ -178,4 +181,31 @@ func (w *Workspace) captureWorktree(ctx context.Context, t *Task) (string, []Ski
 	}
 	tree, _, err = w.Repo.EditTree(ctx, tree, back)
 	return tree, skipped, err
+}
+
+// importSandboxObjects brings the objects a sandboxed command of task id
+// wrote (commits, trees and blobs of git add or git commit in its
+// worktree) into the repository's store, each verified by git as it is
+// unpacked, then removes the private object directory. Nothing to import
+// is not an error.
+func (w *Workspace) importSandboxObjects(ctx context.Context, id string) error {
+	dir := w.sandboxObjects(id)
+	st, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a folder; its objects were not imported", dir)
+	}
+	// Alternates the command may have listed there are not followed.
+	if err := os.RemoveAll(filepath.Join(dir, "info")); err != nil {
+		return err
+	}
+	if _, err := w.Repo.ImportObjects(ctx, dir); err != nil {
+		return fmt.Errorf("importing the objects the sandboxed command wrote (%s): %w", dir, err)
+	}
+	return os.RemoveAll(filepath.Dir(dir))
 }

@@ -239,39 +239,6 @@ func (g *adminGuard) restore() []string {
 	return changed
 }
 
-// sandboxObjects is the object directory a sandboxed command of task id
-// writes its new objects into.
-func (w *Workspace) sandboxObjects(id string) string {
-	return filepath.Join(w.Dir, "sandbox", id, "objects")
-}
-
-// importSandboxObjects brings the objects a sandboxed command of task id
-// wrote (commits, trees and blobs of git add or git commit in its
-// worktree) into the repository's store, each verified by git as it is
-// unpacked, then removes the private object directory. Nothing to import
-// is not an error.
-func (w *Workspace) importSandboxObjects(ctx context.Context, id string) error {
-	dir := w.sandboxObjects(id)
-	st, err := os.Lstat(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if !st.IsDir() {
-		return fmt.Errorf("%s is not a folder; its objects were not imported", dir)
-	}
-	// Alternates the command may have listed there are not followed.
-	if err := os.RemoveAll(filepath.Join(dir, "info")); err != nil {
-		return err
-	}
-	if _, err := w.Repo.ImportObjects(ctx, dir); err != nil {
-		return fmt.Errorf("importing the objects the sandboxed command wrote (%s): %w", dir, err)
-	}
-	return os.RemoveAll(filepath.Dir(dir))
-}
-
 // sandboxEnv is env for a sandboxed command: its TMPDIR the private
 // one, new objects written to the private object folder, the
 // repository's read as an alternate, and NUDGE_SANDBOX=1.

@@ -540,11 +540,6 @@ func defaultSaveMessage(tasks []*Task) string {
 	return msg
 }
 
-func firstLine(s string) string {
-	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
-	return l
-}
-
 func branchLabel(b *string) string {
 	if b == nil {
 		return "a detached HEAD"

@@ -9,10 +9,6 @@ import (
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 )
 
-// Identity is the author and committer of every commit git-nudge writes
-// for itself (snapshots, results): no user identity is needed.
-var Identity = git.Identity{Name: "nudge", Email: "nudge@localhost"}
-
 // Snapshot captures the workspace into a new task (state snapshotted),
 // holding the workspace lock.
 func (w *Workspace) Snapshot(ctx context.Context, note string) (*Task, error) {
@@ -186,4 +182,21 @@ func (w *Workspace) statusFSMonitor(ctx context.Context) string {
 		return ""
 	}
 	return v
+}
+
+// moveSnapshotRef points task id's snapshot ref at commit (it held the
+// placeholder of a pending task).
+func (w *Workspace) moveSnapshotRef(ctx context.Context, id, commit string) error {
+	ref := refs.Task.Ref(id)
+	old, ok, err := w.Repo.ReadRef(ctx, ref)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		old = w.Repo.ZeroID()
+	}
+	if old == commit {
+		return nil
+	}
+	return w.Repo.SetRef(ctx, git.SetRefRequest{Name: ref, New: commit, Old: old})
 }

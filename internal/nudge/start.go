@@ -125,15 +125,6 @@ func (w *Workspace) resultWithoutWorktree(t *Task) bool {
 	return (t.State == StateReady || t.State == StateFailed) && t.Result != nil && !w.hasWorktree(t)
 }
 
-// hasWorktree reports whether t's worktree folder exists.
-func (w *Workspace) hasWorktree(t *Task) bool {
-	if t.Worktree == nil {
-		return false
-	}
-	_, err := os.Stat(*t.Worktree)
-	return err == nil
-}
-
 // prepareHeld records t as preparing, releases the workspace lock l while
 // the worktree is made and set up (t's own lock is held throughout), then
 // records the outcome: prepared, or failed with the reason.

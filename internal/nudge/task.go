@@ -258,3 +258,74 @@ func deref(p *string) string {
 }
 
 var _ json.Marshaler = Task{}
+
+// StateValidating is the state of a task whose nudge.validate commands
+// run.
+const StateValidating = "validating"
+
+// Validation outcomes.
+const (
+	ValidationPassed  = "passed"
+	ValidationFailed  = "failed"
+	ValidationSkipped = "skipped"
+)
+
+// Validation is what the nudge.validate commands found about a task's
+// result: "validation" in the task record.
+type Validation struct {
+	State    string              `json:"state"` // passed, failed, skipped
+	Commands []ValidationCommand `json:"commands"`
+	// Result is the result commit that was validated.
+	Result  string     `json:"result,omitempty"`
+	Started *time.Time `json:"started,omitempty"`
+	Log     string     `json:"log,omitempty"`
+	// Reason says why validation was skipped or stopped before its
+	// commands ran (interrupted, timeout setting unreadable...).
+	Reason string `json:"reason,omitempty"`
+	// Leftover lists the paths the validation commands changed in the
+	// worktree (outside ignored files). They are not part of the result
+	// and were put back to the result's version afterwards; what the
+	// commands left there is kept in the commit LeftoverCommit
+	// (refs/nudgethis/validation/<id>).
+	Leftover       []string `json:"leftover,omitempty"`
+	LeftoverCommit string   `json:"leftover_commit,omitempty"`
+}
+
+// ValidationCommand is one nudge.validate command's outcome.
+type ValidationCommand struct {
+	Command    string `json:"command"`
+	ExitCode   *int   `json:"exit_code"`
+	DurationMS int64  `json:"duration_ms"`
+	TimedOut   bool   `json:"timed_out,omitempty"`
+	Error      string `json:"error,omitempty"`
+}
+
+// ValidationFailed reports whether t's last validation failed.
+func (t *Task) ValidationFailed() bool {
+	return t.Validation != nil && t.Validation.State == ValidationFailed
+}
+
+// StatePending is the state of a queued task: a command to run, no
+// snapshot yet. git nudge work (or the dashboard) takes the
+// snapshot when it starts the task.
+const StatePending = "pending"
+
+// WorkLockName is the executor lock of a workspace, in .nudgethis: held
+// by the one process (git nudge work, or a dashboard server) that runs
+// its pending tasks, with that binary's version in its note.
+const WorkLockName = "work.lock"
+
+// QuarantinePrefix is where refs a task made or moved are kept.
+const QuarantinePrefix = "refs/nudgethis/quarantine/"
+
+// RefChange is one ref an unsandboxed run changed outside its own.
+type RefChange struct {
+	Ref string `json:"ref"`
+	Old string `json:"old,omitempty"` // "" when the task made it
+	New string `json:"new,omitempty"` // "" when the task deleted it
+	// Action says what was done: "moved aside", "put back", "kept"
+	// (--keep-refs, or the user's own commit), "failed: ...".
+	Action string `json:"action"`
+	// KeptAs is the quarantine ref holding the task's value.
+	KeptAs string `json:"kept_as,omitempty"`
+}

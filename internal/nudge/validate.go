@@ -17,50 +17,9 @@ import (
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
-// StateValidating is the state of a task whose nudge.validate commands
-// run.
-const StateValidating = "validating"
-
-// Validation outcomes.
-const (
-	ValidationPassed  = "passed"
-	ValidationFailed  = "failed"
-	ValidationSkipped = "skipped"
-)
-
 // DefaultValidateTimeout bounds each validation command unless git config
 // nudge.validateTimeout says otherwise.
 const DefaultValidateTimeout = 30 * time.Minute
-
-// Validation is what the nudge.validate commands found about a task's
-// result: "validation" in the task record.
-type Validation struct {
-	State    string              `json:"state"` // passed, failed, skipped
-	Commands []ValidationCommand `json:"commands"`
-	// Result is the result commit that was validated.
-	Result  string     `json:"result,omitempty"`
-	Started *time.Time `json:"started,omitempty"`
-	Log     string     `json:"log,omitempty"`
-	// Reason says why validation was skipped or stopped before its
-	// commands ran (interrupted, timeout setting unreadable...).
-	Reason string `json:"reason,omitempty"`
-	// Leftover lists the paths the validation commands changed in the
-	// worktree (outside ignored files). They are not part of the result
-	// and were put back to the result's version afterwards; what the
-	// commands left there is kept in the commit LeftoverCommit
-	// (refs/nudgethis/validation/<id>).
-	Leftover       []string `json:"leftover,omitempty"`
-	LeftoverCommit string   `json:"leftover_commit,omitempty"`
-}
-
-// ValidationCommand is one nudge.validate command's outcome.
-type ValidationCommand struct {
-	Command    string `json:"command"`
-	ExitCode   *int   `json:"exit_code"`
-	DurationMS int64  `json:"duration_ms"`
-	TimedOut   bool   `json:"timed_out,omitempty"`
-	Error      string `json:"error,omitempty"`
-}
 
 // ValidateOptions says how to validate a task.
 type ValidateOptions struct {
@@ -74,11 +33,6 @@ type ValidateOptions struct {
 	// Signals (SIGINT, SIGTERM) received while the commands run stop the
 	// running one with its process group and skip the rest.
 	Signals <-chan os.Signal
-}
-
-// ValidationFailed reports whether t's last validation failed.
-func (t *Task) ValidationFailed() bool {
-	return t.Validation != nil && t.Validation.State == ValidationFailed
 }
 
 // validateCommands returns the nudge.validate commands and the bound on

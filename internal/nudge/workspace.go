@@ -380,3 +380,22 @@ func (w *Workspace) Reconcile() error {
 	}
 	return nil
 }
+
+// Identity is the author and committer of every commit git-nudge writes
+// for itself (snapshots, results): no user identity is needed.
+var Identity = git.Identity{Name: "nudge", Email: "nudge@localhost"}
+
+// hasWorktree reports whether t's worktree folder exists.
+func (w *Workspace) hasWorktree(t *Task) bool {
+	if t.Worktree == nil {
+		return false
+	}
+	_, err := os.Stat(*t.Worktree)
+	return err == nil
+}
+
+// sandboxObjects is the object directory a sandboxed command of task id
+// writes its new objects into.
+func (w *Workspace) sandboxObjects(id string) string {
+	return filepath.Join(w.Dir, "sandbox", id, "objects")
+}

@@ -1,0 +1,47 @@
+package nudge
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// short is ShortID in a message, where a missing commit is said so.
+func short(id string) string {
+	if id == "" {
+		return "(no commit)"
+	}
+	return ShortID(id)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
+	return l
+}
+
+// distinct is ids without repeats, in the order first given.
+func distinct(ids []string) []string {
+	seen := make(map[string]bool, len(ids))
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func samePathOnDisk(a, b string) bool {
+	ea, err1 := filepath.EvalSymlinks(a)
+	eb, err2 := filepath.EvalSymlinks(b)
+	return err1 == nil && err2 == nil && ea == eb
+}
