@@ -316,17 +316,6 @@ func (s *SaveEntry) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// MarshalJSON writes the report, with paths_b64 as in saves.json.
-func (r SaveReport) MarshalJSON() ([]byte, error) {
-	type plain SaveReport
-	v := struct {
-		plain
-		PathsB64 []string `json:"paths_b64,omitempty"`
-	}{plain: plain(r)}
-	v.Paths, v.PathsB64 = pathenc.EncodeList(r.Paths)
-	return pathenc.Marshal(v)
-}
-
 // pathB64Key is how a record with a name that is not UTF-8 shows itself.
 var pathB64Key = []byte(`"path_b64"`)
 

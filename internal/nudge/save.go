@@ -4,65 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
-	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
-// Save journal states.
-const (
-	SaveSaving     = "saving"
-	SaveSaved      = "saved"
-	SaveRolledBack = "rolled_back"
-)
-
-// SaveEntry is one entry of .nudgethis/saves.json.
-type SaveEntry struct {
-	ID     string    `json:"id"`
-	Commit string    `json:"commit"`
-	Parent string    `json:"parent"`
-	Branch string    `json:"branch"`
-	Tasks  []string  `json:"tasks"`
-	Paths  []string  `json:"paths"`
-	State  string    `json:"state"`
-	Time   time.Time `json:"time"`
-	// Index: the saved paths whose index entry the save sets to something
-	// other than the commit's (a staged edit of the user's, re-based).
-	Index []SaveIndexEntry `json:"index,omitempty"`
-
-	extra journal.Extra
-}
-
-type saveFields SaveEntry
-
 // SaveEntry's MarshalJSON and UnmarshalJSON (pathjson.go) keep fields a
 // newer version added, and the bytes of its paths.
-
-func (w *Workspace) savesPath() string { return filepath.Join(w.Dir, "saves.json") }
-
-func (w *Workspace) loadSaves() ([]SaveEntry, error) {
-	var saves []SaveEntry
-	if err := journal.Read(w.savesPath(), &saves); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	return saves, nil
-}
-
-func (w *Workspace) writeSaves(saves []SaveEntry) error {
-	if saves == nil {
-		saves = []SaveEntry{}
-	}
-	return journal.Write(w.savesPath(), saves)
-}
 
 // SaveOptions says what to save.
 type SaveOptions struct {
@@ -545,4 +499,15 @@ func branchLabel(b *string) string {
 		return "a detached HEAD"
 	}
 	return strings.TrimPrefix(*b, "refs/heads/")
+}
+
+// MarshalJSON writes the report, with paths_b64 as in saves.json.
+func (r SaveReport) MarshalJSON() ([]byte, error) {
+	type plain SaveReport
+	v := struct {
+		plain
+		PathsB64 []string `json:"paths_b64,omitempty"`
+	}{plain: plain(r)}
+	v.Paths, v.PathsB64 = pathenc.EncodeList(r.Paths)
+	return pathenc.Marshal(v)
 }
