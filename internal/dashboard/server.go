@@ -40,6 +40,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/save"
 	"github.com/nudgethis/git-nudge/internal/operation"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/refusal"
@@ -616,8 +617,8 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 		case "undo":
 			out, err = ws.UndoWith(r.Context(), id, nudge.UndoOptions{Paths: body.specs()})
 		case "save":
-			var rep *nudge.SaveReport
-			rep, err = ws.SaveVersion(r.Context(), nudge.SaveOptions{IDs: []string{id}})
+			var rep *save.Report
+			rep, err = save.Save(r.Context(), ws, save.Options{IDs: []string{id}})
 			out = rep
 		case "drop":
 			err = ws.Drop(r.Context(), id, false)

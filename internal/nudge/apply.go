@@ -197,11 +197,11 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 	if err != nil {
 		return nil, err
 	}
-	ops, err := w.newFileOps(ctx)
+	ops, err := w.NewFileOps(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer ops.close()
+	defer ops.Close()
 	head, err := w.Repo.Head(ctx)
 	if err != nil {
 		return nil, err
@@ -251,7 +251,7 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 			if saveErr = <-saved; saveErr != nil {
 				return saveErr
 			}
-			faultPoint(d.faults + "-after-journal")
+			FaultPoint(d.faults + "-after-journal")
 		}
 		return saveErr
 	}
@@ -268,7 +268,7 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 	if err != nil {
 		return nil, w.stopped(t, &prev, d.verb, touched, err, d.changedNext(id))
 	}
-	faultPoint(d.faults + "-before-final")
+	FaultPoint(d.faults + "-before-final")
 	d.finish(t, w.Now().UTC())
 	if err := w.Save(t); err != nil {
 		return nil, fmt.Errorf("the files of %s were %s and verified, but its record could not be updated (%w); the next git nudge command will mark it Recovery required", id, d.done, err)
@@ -328,21 +328,21 @@ func branchReason(id, verb string, branch, commit *string, head git.Head) string
 		}
 		return fmt.Sprintf("%s was %s on branch %s, but %s", id, verb, strings.TrimPrefix(*branch, "refs/heads/"), now)
 	}
-	if head.Detached() && head.Commit == deref(commit) {
+	if head.Detached() && head.Commit == Deref(commit) {
 		return ""
 	}
-	now := "HEAD is now at " + short(head.Commit)
+	now := "HEAD is now at " + Short(head.Commit)
 	if !head.Detached() {
 		now = "the current branch is " + head.ShortBranch()
 	}
-	return fmt.Sprintf("%s was %s on a detached HEAD at %s, but %s", id, verb, short(deref(commit)), now)
+	return fmt.Sprintf("%s was %s on a detached HEAD at %s, but %s", id, verb, Short(Deref(commit)), now)
 }
 
 func switchNext(branch, commit *string) string {
 	if branch != nil {
 		return fmt.Sprintf("Switch back first (git switch %s), then run the command again; the files of the patch are checked against the work tree only there, since another branch's files say nothing about them.", strings.TrimPrefix(*branch, "refs/heads/"))
 	}
-	return fmt.Sprintf("Check out that commit first (git switch --detach %s), then run the command again; the files of the patch are checked against the work tree only there.", short(deref(commit)))
+	return fmt.Sprintf("Check out that commit first (git switch --detach %s), then run the command again; the files of the patch are checked against the work tree only there.", Short(Deref(commit)))
 }
 
 // stateRefusal says why a task in state cannot be applied, and what to do.
@@ -356,7 +356,7 @@ func applyStateReason(t *Task) (reason, next string) {
 		}
 		return t.ID + " is already applied", fmt.Sprintf("git nudge undo %s takes it back; git nudge save commits it.", t.ID)
 	case StateSaved:
-		return fmt.Sprintf("%s is already applied and saved in commit %s", t.ID, short(deref(t.SavedIn))), ""
+		return fmt.Sprintf("%s is already applied and saved in commit %s", t.ID, Short(Deref(t.SavedIn))), ""
 	case StateRecoveryRequired:
 		return t.ID + " needs recovery: an apply or undo of it was interrupted", fmt.Sprintf("git nudge recover %s shows where each file stands.", t.ID)
 	case StateApplying, StateUndoing:

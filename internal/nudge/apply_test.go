@@ -95,7 +95,7 @@ func TestApplyUndoRoundTrip(t *testing.T) {
 		t.Errorf("unrelated edit lost: %q", got)
 	}
 	rec := r.load("t1")
-	if rec.State != StateApplied || rec.AppliedAt == nil || rec.Undo == nil || len(rec.Undo.Before) != len(patchChanges) || deref(rec.Undo.Branch) != "refs/heads/main" || deref(rec.Undo.Head) != base {
+	if rec.State != StateApplied || rec.AppliedAt == nil || rec.Undo == nil || len(rec.Undo.Before) != len(patchChanges) || Deref(rec.Undo.Branch) != "refs/heads/main" || Deref(rec.Undo.Head) != base {
 		t.Fatalf("record after apply: %+v undo %+v", rec, rec.Undo)
 	}
 	applied := r.tree()

@@ -169,7 +169,7 @@ type ComparedFile struct {
 // Compare describes each task's result for git nudge compare.
 func (w *Workspace) Compare(ctx context.Context, ids []string) ([]Comparison, error) {
 	var out []Comparison
-	for _, id := range distinct(ids) {
+	for _, id := range Distinct(ids) {
 		t, err := w.Load(id)
 		if err != nil {
 			return nil, err

@@ -41,7 +41,7 @@ func (w *Workspace) DropAll(ctx context.Context, ids []string, force bool) ([]st
 		return nil, err
 	}
 	defer func() { l.Release() }()
-	unique := distinct(ids)
+	unique := Distinct(ids)
 	var tasks []*Task
 	for stopped := false; ; stopped = true {
 		var refusedIDs, remote []string

@@ -19,7 +19,7 @@ var faults = fault.New(FaultEnv)
 
 // faultPoint kills the process when GIT_NUDGE_TEST_FAULT names point
 // (see docs/RELIABILITY.md).
-func faultPoint(point string) { faults.Point(point) }
+func FaultPoint(point string) { faults.Point(point) }
 
 // PauseEnv names the test-only variable that makes git-nudge wait at a
 // named point: GIT_NUDGE_TEST_PAUSE=POINT=FILE creates FILE.reached when

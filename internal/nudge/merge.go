@@ -206,7 +206,7 @@ func dropStrings(list []string, gone map[string]bool) []string {
 // resolvedConflicts looks at the paths an apply --conflicts of t wrote
 // with conflict markers: a sentence for each that still holds them, and
 // the state (as git would store it) of each that no longer does.
-func (w *Workspace) resolvedConflicts(ctx context.Context, t *Task) (map[string]PathState, []string, error) {
+func (w *Workspace) ResolvedConflicts(ctx context.Context, t *Task) (map[string]PathState, []string, error) {
 	if len(t.Conflicts) == 0 || t.Undo == nil {
 		return nil, nil, nil
 	}

@@ -103,10 +103,10 @@ func TestComputeFiles(t *testing.T) {
 				if !ok {
 					t.Fatalf("%q missing from %+v", path, files)
 				}
-				if f.Status != status || deref(f.OldMode) != deref(oldMode) || deref(f.NewMode) != deref(newMode) ||
-					deref(f.OldBlob) != deref(oldBlob) || deref(f.NewBlob) != deref(newBlob) ||
+				if f.Status != status || Deref(f.OldMode) != Deref(oldMode) || Deref(f.NewMode) != Deref(newMode) ||
+					Deref(f.OldBlob) != Deref(oldBlob) || Deref(f.NewBlob) != Deref(newBlob) ||
 					(f.OldMode == nil) != (oldMode == nil) || (f.NewBlob == nil) != (newBlob == nil) {
-					t.Errorf("%q: got %s %s->%s %s->%s", path, f.Status, deref(f.OldMode), deref(f.NewMode), deref(f.OldBlob), deref(f.NewBlob))
+					t.Errorf("%q: got %s %s->%s %s->%s", path, f.Status, Deref(f.OldMode), Deref(f.NewMode), Deref(f.OldBlob), Deref(f.NewBlob))
 				}
 			}
 			m644, m755, m120 := strPtr("100644"), strPtr("100755"), strPtr("120000")

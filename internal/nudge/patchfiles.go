@@ -84,13 +84,13 @@ func (o *fileOps) plainFor(paths []string) bool {
 }
 
 // close releases the work tree and ends the hashing process.
-func (o *fileOps) close() {
+func (o *fileOps) Close() {
 	o.tree.Close()
 	_ = o.hasher.Close()
 	_ = o.blobs.Close()
 }
 
-func (w *Workspace) newFileOps(ctx context.Context) (*fileOps, error) {
+func (w *Workspace) NewFileOps(ctx context.Context) (*fileOps, error) {
 	tree, err := worktree.Open(w.Repo.WorkTree)
 	if err != nil {
 		return nil, err
@@ -176,7 +176,7 @@ type seen struct {
 // with the expected entry in a
 // private index, so that git's "committed CRLF stays CRLF" rule of
 // core.autocrlf is honoured exactly.
-func (o *fileOps) look(ctx context.Context, want []PathState) ([]seen, error) {
+func (o *fileOps) Look(ctx context.Context, want []PathState) ([]seen, error) {
 	out := make([]seen, len(want))
 	var idx []int
 	var paths []string
@@ -231,7 +231,7 @@ func (o *fileOps) look(ctx context.Context, want []PathState) ([]seen, error) {
 type verdict int
 
 const (
-	vSame    verdict = iota
+	VSame    verdict = iota
 	vEdited          // content differs
 	vMode            // only the executable bit differs
 	vGone            // a file was expected, nothing is there
@@ -239,14 +239,14 @@ const (
 	vKind            // a symlink, folder or special file is there
 )
 
-func (o *fileOps) judge(s seen, want PathState) verdict {
+func (o *fileOps) Judge(s seen, want PathState) verdict {
 	e := s.entry
 	if !present(want) {
 		switch e.Kind {
 		case worktree.Absent, worktree.Dir:
 			// A folder is no file at that path, as git sees it; when a
 			// file must be written there, writable decides.
-			return vSame
+			return VSame
 		case worktree.File:
 			return vCreated
 		default:
@@ -263,7 +263,7 @@ func (o *fileOps) judge(s seen, want PathState) verdict {
 		if want.Mode != nil && e.Exec != (*want.Mode == modeExec) && o.execBitCounts() {
 			return vMode
 		}
-		return vSame
+		return VSame
 	default:
 		return vKind
 	}
@@ -271,7 +271,7 @@ func (o *fileOps) judge(s seen, want PathState) verdict {
 
 // describe says in a sentence how path differs; since is "since the
 // snapshot" or "since t3 was applied".
-func describe(v verdict, path string, s seen, since string) string {
+func Describe(v verdict, path string, s seen, since string) string {
 	path = qp(path)
 	switch v {
 	case vEdited:
@@ -508,7 +508,7 @@ func (o *fileOps) checkEach(ctx context.Context, steps []step, since string) ([]
 	for i, s := range steps {
 		from[i] = s.From
 	}
-	cur, err := o.look(ctx, from)
+	cur, err := o.Look(ctx, from)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -516,9 +516,9 @@ func (o *fileOps) checkEach(ctx context.Context, steps []step, since string) ([]
 	verdicts := make([]verdict, len(steps))
 	reported := map[string]bool{}
 	for i, s := range steps {
-		if v := o.judge(cur[i], s.From); v != vSame {
+		if v := o.Judge(cur[i], s.From); v != VSame {
 			verdicts[i] = v
-			reasons[i] = describe(v, s.Path, cur[i], since)
+			reasons[i] = Describe(v, s.Path, cur[i], since)
 			reported[s.Path] = true
 		}
 	}
@@ -657,7 +657,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 			return touched, err
 		}
 		if n++; n == 1 {
-			faultPoint(faults + "-after-first-write")
+			FaultPoint(faults + "-after-first-write")
 		}
 	}
 	prune()
@@ -681,7 +681,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 			return touched, err
 		}
 		if n++; n == 1 {
-			faultPoint(faults + "-after-first-write")
+			FaultPoint(faults + "-after-first-write")
 		}
 	}
 	for _, s := range ordered[j:] {
@@ -690,11 +690,11 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 			return touched, err
 		}
 		if n++; n == 1 {
-			faultPoint(faults + "-after-first-write")
+			FaultPoint(faults + "-after-first-write")
 		}
 	}
 	prune()
-	faultPoint(faults + "-after-last-write")
+	FaultPoint(faults + "-after-last-write")
 
 	// The folders are flushed while the files are read back (from the
 	// page cache: the verification does not wait for the disk).
@@ -704,11 +704,11 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	for i, s := range steps {
 		to[i] = s.To
 	}
-	after, err := o.look(ctx, to)
+	after, err := o.Look(ctx, to)
 	var wrong []string
 	if err == nil {
 		for i, s := range steps {
-			if v := o.judge(after[i], s.To); v != vSame {
+			if v := o.Judge(after[i], s.To); v != VSame {
 				wrong = append(wrong, qp(s.Path))
 			}
 		}

@@ -55,7 +55,7 @@ func TestRecordsKeepNameBytes(t *testing.T) {
 	rep := Recovery{ID: "t1", Files: []RecoverFile{{Path: bad, Matches: "after", Before: PathState{Path: bad}, After: PathState{Path: bad}}},
 		Leftovers: []string{"dir/.nudge-x.tmp", bad}, Commands: []string{}}
 	save := SaveEntry{ID: "s1", Paths: []string{"ok.txt", bad}, Tasks: []string{"t1"}}
-	for _, v := range []any{out, rep, save, SaveReport{ID: "s1", Paths: []string{bad}}} {
+	for _, v := range []any{out, rep, save} {
 		data, err := json.Marshal(v)
 		if err != nil {
 			t.Fatal(err)

@@ -508,7 +508,7 @@ func (w *Workspace) park(ctx context.Context, id, dir string) (parked bool) {
 		_ = w.discardWorktree(dst)
 		return true
 	}
-	faultPoint("pool-park")
+	FaultPoint("pool-park")
 	if err := os.Rename(trusted, dst+".index"); err != nil {
 		_ = w.discardWorktree(dst)
 	}
@@ -585,7 +585,7 @@ func (w *Workspace) claimPooled(ctx context.Context, id, dir string) *poolClaim 
 			_ = w.discardWorktree(e.Path)
 			continue
 		}
-		faultPoint("pool-claim")
+		FaultPoint("pool-claim")
 		return c
 	}
 	return nil
@@ -655,7 +655,7 @@ func (w *Workspace) resetPooled(ctx context.Context, dir string, c *poolClaim, c
 	if err := pruneUntracked(dir, kinds); err != nil {
 		return fmt.Errorf("removing what the last task left: %w", err)
 	}
-	faultPoint("pool-reset")
+	FaultPoint("pool-reset")
 	wt := w.Repo.WorktreeRepo(dir, c.admin)
 	// read-tree keeps the stat data of every entry it finds unchanged and
 	// records that of every file it writes, so no refresh follows: only

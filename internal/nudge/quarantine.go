@@ -186,7 +186,7 @@ func (w *Workspace) quarantineRefs(ctx context.Context, t *Task, before map[stri
 			}
 		}
 		if err != nil {
-			c.Action = "failed: " + firstLine(err.Error())
+			c.Action = "failed: " + FirstLine(err.Error())
 		}
 	}
 	w.detachTaskHead(t, aside, after)
@@ -227,11 +227,11 @@ func describeRefChange(c RefChange) string {
 	var what string
 	switch {
 	case c.Old == "":
-		what = fmt.Sprintf("%s made at %s", QuotePath(c.Ref), short(c.New))
+		what = fmt.Sprintf("%s made at %s", QuotePath(c.Ref), Short(c.New))
 	case c.New == "":
-		what = fmt.Sprintf("%s deleted (was %s)", QuotePath(c.Ref), short(c.Old))
+		what = fmt.Sprintf("%s deleted (was %s)", QuotePath(c.Ref), Short(c.Old))
 	default:
-		what = fmt.Sprintf("%s moved from %s to %s", QuotePath(c.Ref), short(c.Old), short(c.New))
+		what = fmt.Sprintf("%s moved from %s to %s", QuotePath(c.Ref), Short(c.Old), Short(c.New))
 	}
 	what += ": " + c.Action
 	if c.KeptAs != "" && !strings.HasPrefix(c.Action, "failed") {

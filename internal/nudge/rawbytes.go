@@ -80,7 +80,7 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 	for k, j := range keep {
 		i := idx[j]
 		if written[k] != disk[j] {
-			changed = append(changed, describe(vEdited, steps[i].Path, seen{}, since))
+			changed = append(changed, Describe(vEdited, steps[i].Path, seen{}, since))
 			continue
 		}
 		id := written[k]
@@ -222,7 +222,7 @@ func (o *fileOps) rawChanged(ctx context.Context, steps []step, cur []seen, sinc
 	var reasons []string
 	for j, i := range idx {
 		if ids[j] != steps[i].raw {
-			reasons = append(reasons, describe(vEdited, steps[i].Path, seen{}, since))
+			reasons = append(reasons, Describe(vEdited, steps[i].Path, seen{}, since))
 		}
 	}
 	return reasons, nil

@@ -48,7 +48,7 @@ func TestApplyRawBytesChangedBeforeWrite(t *testing.T) {
 	task := r.mkTask("t1", base, r.commitOn(base, map[string]change{"a.txt": put("one\n2\n")}))
 	w := r.workspace()
 	ctx := context.Background()
-	ops, err := w.newFileOps(ctx)
+	ops, err := w.NewFileOps(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

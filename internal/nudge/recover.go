@@ -93,11 +93,11 @@ func (w *Workspace) recovery(ctx context.Context, t *Task) (*Recovery, error) {
 			Next:    fmt.Sprintf("git nudge show %s shows the whole record.", id),
 		}
 	}
-	ops, err := w.newFileOps(ctx)
+	ops, err := w.NewFileOps(ctx)
 	if err != nil {
 		return nil, err
 	}
-	defer ops.close()
+	defer ops.Close()
 	var before, after []PathState
 	for i := range t.Undo.Before {
 		b, a := t.Undo.Before[i], t.Undo.After[i]
@@ -107,11 +107,11 @@ func (w *Workspace) recovery(ctx context.Context, t *Task) (*Recovery, error) {
 		before = append(before, b)
 		after = append(after, a)
 	}
-	seenB, err := ops.look(ctx, before)
+	seenB, err := ops.Look(ctx, before)
 	if err != nil {
 		return nil, err
 	}
-	seenA, err := ops.look(ctx, after)
+	seenA, err := ops.Look(ctx, after)
 	if err != nil {
 		return nil, err
 	}
@@ -119,7 +119,7 @@ func (w *Workspace) recovery(ctx context.Context, t *Task) (*Recovery, error) {
 		Commands: []string{"git nudge show " + id, "git diff"}}
 	dirs := map[string]bool{}
 	for i := range before {
-		m := Matches(ops.judge(seenB[i], before[i]) == vSame, ops.judge(seenA[i], after[i]) == vSame)
+		m := Matches(ops.Judge(seenB[i], before[i]) == VSame, ops.Judge(seenA[i], after[i]) == VSame)
 		rep.Files = append(rep.Files, RecoverFile{Path: before[i].Path, Matches: m, Now: nowText(seenA[i]), Before: before[i], After: after[i]})
 		dir := ""
 		for _, d := range leadingDirs(before[i].Path) {

@@ -118,7 +118,7 @@ func (w *Workspace) Refresh(ctx context.Context, id string) (*RefreshResult, err
 	if err != nil {
 		return nil, err
 	}
-	faultPoint("refresh-after-snapshot")
+	FaultPoint("refresh-after-snapshot")
 	t.Command = old.Command
 	t.RefreshedFrom = id
 	edits, conflicts, made, err := w.mergeOnto(ctx, old, t)
@@ -169,7 +169,7 @@ func (w *Workspace) Refresh(ctx context.Context, id string) (*RefreshResult, err
 	if err := r.SetRef(ctx, git.SetRefRequest{Name: ref, New: result, Old: r.ZeroID()}); err != nil {
 		return nil, w.refreshFailed(t, "refresh of "+id+" stopped: "+err.Error(), nil, err)
 	}
-	faultPoint("refresh-after-result-ref")
+	FaultPoint("refresh-after-result-ref")
 	files, err := ComputeFiles(ctx, r, t.Base(), result)
 	if err != nil {
 		return nil, err
@@ -241,9 +241,9 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 			continue // already there
 		}
 		for _, e := range []ent{base, ours, theirs} {
-			if e.mode == "120000" || e.mode == "160000" {
+			if e.Mode == "120000" || e.Mode == "160000" {
 				what := "a symbolic link"
-				if e.mode == "160000" {
+				if e.Mode == "160000" {
 					what = "a submodule"
 				}
 				conflicts[i] = &MergeConflict{Path: f.Path, Reason: what + " changed both by the task and since its snapshot: merge it by hand"}
@@ -269,7 +269,7 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 			default:
 				c := &MergeConflict{Path: f.Path, Reason: refreshClash(why)}
 				if why == clashLines {
-					c.Lines, errs[i] = clashingLines(ctx, r, base.blob, ours.blob, theirs.blob)
+					c.Lines, errs[i] = clashingLines(ctx, r, base.Blob, ours.Blob, theirs.Blob)
 				}
 				conflicts[i] = c
 			}
@@ -297,7 +297,7 @@ func treeEditOf(p string, e ent) *git.TreeEdit {
 	if !e.present() {
 		return &git.TreeEdit{Path: p, Mode: "000000", Object: ""}
 	}
-	return &git.TreeEdit{Path: p, Mode: e.mode, Object: e.blob}
+	return &git.TreeEdit{Path: p, Mode: e.Mode, Object: e.Blob}
 }
 
 // refreshClash says why a path's change cannot be merged (merge3's why).

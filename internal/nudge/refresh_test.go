@@ -102,8 +102,8 @@ func TestMergerBatches(t *testing.T) {
 			t.Fatalf("merge %d: %v", i, a.err)
 		case i == 5 && a.why != clashLines:
 			t.Errorf("merge %d: %q, want a clash of lines", i, a.why)
-		case i < 5 && (a.why != "" || string(m.made[a.got.blob]) != fmt.Sprintf("mine %d\n%stask %d\n", i, base, i)):
-			t.Errorf("merge %d: %q %q", i, a.why, m.made[a.got.blob])
+		case i < 5 && (a.why != "" || string(m.made[a.got.Blob]) != fmt.Sprintf("mine %d\n%stask %d\n", i, base, i)):
+			t.Errorf("merge %d: %q %q", i, a.why, m.made[a.got.Blob])
 		}
 	}
 	if m.batches != 1 {

@@ -71,7 +71,7 @@ func (w *Workspace) moveToTrash(rel string) error {
 	if err := r.Rename(filepath.FromSlash(rel), filepath.Join(StateDirName, TrashDirName, name)); err != nil {
 		return err
 	}
-	faultPoint("trash-moved")
+	FaultPoint("trash-moved")
 	return nil
 }
 

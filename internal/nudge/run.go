@@ -158,7 +158,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 		if err := w.prepareHeld(ctx, t, l, so); err != nil {
 			return t, 0, err
 		}
-		faultPoint("run-after-prepare")
+		FaultPoint("run-after-prepare")
 		if l, err = w.Lock(ctx, "git-nudge run"); err != nil {
 			return t, 0, err
 		}

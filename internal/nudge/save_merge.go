@@ -65,29 +65,29 @@ func (e *SaveIndexEntry) UnmarshalJSON(data []byte) error {
 }
 
 // ent is one version of a path: mode and blob, both "" when absent.
-type ent struct{ mode, blob string }
+type ent struct{ Mode, Blob string }
 
-func (e ent) present() bool { return e.blob != "" }
+func (e ent) present() bool { return e.Blob != "" }
 
 func entOf(ps PathState) ent {
 	if ps.Blob == nil || ps.Mode == nil {
 		return ent{}
 	}
-	return ent{mode: *ps.Mode, blob: *ps.Blob}
+	return ent{Mode: *ps.Mode, Blob: *ps.Blob}
 }
 
 func entOfIndex(e git.IndexEntry) ent {
 	if e.Blob == "" || git.AbsentMode(e.Mode) {
 		return ent{}
 	}
-	return ent{mode: e.Mode, blob: e.Blob}
+	return ent{Mode: e.Mode, Blob: e.Blob}
 }
 
 func (e ent) pathState(p string) PathState {
 	if !e.present() {
 		return PathState{Path: p}
 	}
-	return PathState{Path: p, Mode: strPtr(e.mode), Blob: strPtr(e.blob)}
+	return PathState{Path: p, Mode: strPtr(e.Mode), Blob: strPtr(e.Blob)}
 }
 
 // taskChange is one task's change to a path.
@@ -96,25 +96,25 @@ type taskChange struct{ before, after ent }
 // savePlan is what a save commits and stages, path by path (in the order
 // of the save's paths).
 type savePlan struct {
-	commit   []ent
-	index    []ent // the user's index entry after the save
+	Commit   []ent
+	Index    []ent // the user's index entry after the save
 	oldIndex []ent // and before it
 	// whole: the paths committed as they are in the work tree
 	// (--whole-files) because the task's change could not be separated
 	// from the user's edits; kept: the paths whose commit is not the
 	// work tree's version (the user's own edits stay out of it).
-	whole, kept []string
+	Whole, Kept []string
 	// made: merged contents not yet in the object store, by blob id.
 	made map[string][]byte
 }
 
 // rebased lists the saved paths whose index entry after the save is not
 // the commit's, with the entry before, for the journal.
-func (p *savePlan) rebased(paths []string) []SaveIndexEntry {
+func (p *savePlan) Rebased(paths []string) []SaveIndexEntry {
 	var out []SaveIndexEntry
 	for i, path := range paths {
-		if p.index[i] != p.commit[i] {
-			n, o := p.index[i].pathState(path), p.oldIndex[i].pathState(path)
+		if p.Index[i] != p.Commit[i] {
+			n, o := p.Index[i].pathState(path), p.oldIndex[i].pathState(path)
 			out = append(out, SaveIndexEntry{Path: path, Mode: n.Mode, Blob: n.Blob, OldMode: o.Mode, OldBlob: o.Blob})
 		}
 	}
@@ -130,7 +130,7 @@ const overlapNext = "Nothing was committed. git nudge save --whole-files commits
 // holds, checked by the caller). Paths whose change overlaps the user's
 // edits add a reason to refuse, unless wholeFiles: then they are
 // committed and staged as they are in the work tree.
-func (w *Workspace) planSave(ctx context.Context, head git.Head, tasks []*Task, paths []string, want map[string]PathState, wholeFiles bool, refuse *RefusedError) (*savePlan, error) {
+func (w *Workspace) PlanSave(ctx context.Context, head git.Head, tasks []*Task, paths []string, want map[string]PathState, wholeFiles bool, refuse *RefusedError) (*savePlan, error) {
 	r := w.Repo
 	changes := make(map[string][]taskChange, len(paths))
 	for _, t := range tasks {
@@ -160,7 +160,7 @@ func (w *Workspace) planSave(ctx context.Context, head git.Head, tasks []*Task, 
 	if err != nil {
 		return nil, err
 	}
-	plan := &savePlan{commit: make([]ent, len(paths)), index: make([]ent, len(paths)), oldIndex: make([]ent, len(paths)), made: map[string][]byte{}}
+	plan := &savePlan{Commit: make([]ent, len(paths)), Index: make([]ent, len(paths)), oldIndex: make([]ent, len(paths)), made: map[string][]byte{}}
 	m := &merger{r: r, ws: w, ctx: ctx, made: plan.made, reader: r.NewBlobReader()}
 	reasons := make([]string, len(paths))
 	var wg sync.WaitGroup
@@ -173,7 +173,7 @@ func (w *Workspace) planSave(ctx context.Context, head git.Head, tasks []*Task, 
 		m.join()
 		go func(i int, p string) {
 			defer wg.Done()
-			reason, err := m.plan(p, entOfIndex(heads[i]), plan.oldIndex[i], unmerged[p], changes[p], &plan.commit[i], &plan.index[i])
+			reason, err := m.plan(p, entOfIndex(heads[i]), plan.oldIndex[i], unmerged[p], changes[p], &plan.Commit[i], &plan.Index[i])
 			if err != nil {
 				errOnce.Do(func() { firstErr = err })
 				return
@@ -194,20 +194,20 @@ func (w *Workspace) planSave(ctx context.Context, head git.Head, tasks []*Task, 
 			refuse.Reasons = append(refuse.Reasons, reasons[i])
 			refuse.Next = overlapNext
 		case reasons[i] != "":
-			plan.commit[i], plan.index[i] = now, now
-			plan.whole = append(plan.whole, p)
-		case plan.commit[i] != now:
-			plan.kept = append(plan.kept, p)
+			plan.Commit[i], plan.Index[i] = now, now
+			plan.Whole = append(plan.Whole, p)
+		case plan.Commit[i] != now:
+			plan.Kept = append(plan.Kept, p)
 		}
 	}
 	return plan, nil
 }
 
 // write stores the merged contents the plan's entries name (one batch).
-func (p *savePlan) write(ctx context.Context, r *git.Repo) error {
+func (p *savePlan) Write(ctx context.Context, r *git.Repo) error {
 	used := map[string]bool{}
-	for i := range p.commit {
-		used[p.commit[i].blob], used[p.index[i].blob] = true, true
+	for i := range p.Commit {
+		used[p.Commit[i].Blob], used[p.Index[i].Blob] = true, true
 	}
 	var ids []string
 	var data [][]byte
@@ -486,26 +486,26 @@ func (m *merger) merge3(base, ours, theirs ent) (ent, string, error) {
 	case !ours.present():
 		return ent{}, clashAbsent, nil
 	}
-	mode := ours.mode
+	mode := ours.Mode
 	switch {
-	case ours.mode == base.mode:
-		mode = theirs.mode
-	case theirs.mode == base.mode || theirs.mode == ours.mode:
+	case ours.Mode == base.Mode:
+		mode = theirs.Mode
+	case theirs.Mode == base.Mode || theirs.Mode == ours.Mode:
 	default:
 		return ent{}, clashMode, nil
 	}
 	switch {
-	case ours.blob == base.blob:
-		return ent{mode: mode, blob: theirs.blob}, "", nil
-	case theirs.blob == base.blob || ours.blob == theirs.blob:
-		return ent{mode: mode, blob: ours.blob}, "", nil
+	case ours.Blob == base.Blob:
+		return ent{Mode: mode, Blob: theirs.Blob}, "", nil
+	case theirs.Blob == base.Blob || ours.Blob == theirs.Blob:
+		return ent{Mode: mode, Blob: ours.Blob}, "", nil
 	}
 	var in git.MergeInput
 	for _, v := range []struct {
 		id   string
 		data *[]byte
 		to   *string
-	}{{ours.blob, &in.Ours, &in.OursID}, {base.blob, &in.Base, &in.BaseID}, {theirs.blob, &in.Theirs, &in.TheirsID}} {
+	}{{ours.Blob, &in.Ours, &in.OursID}, {base.Blob, &in.Base, &in.BaseID}, {theirs.Blob, &in.Theirs, &in.TheirsID}} {
 		d, stored, err := m.content(v.id)
 		if err != nil {
 			return ent{}, "", err
@@ -529,7 +529,7 @@ func (m *merger) merge3(base, ours, theirs ent) (ent, string, error) {
 	m.mu.Lock()
 	m.made[id] = res.Data
 	m.mu.Unlock()
-	return ent{mode: mode, blob: id}, "", nil
+	return ent{Mode: mode, Blob: id}, "", nil
 }
 
 // content is the bytes of blob id (one the merger made, or a stored one:
@@ -567,7 +567,7 @@ func (m *merger) stageDir() (string, error) {
 
 // savedIndexEntries are the index entries save e sets for its paths: the
 // commit's, except where the journal names a re-based one.
-func (w *Workspace) savedIndexEntries(ctx context.Context, e *SaveEntry) ([]git.IndexEntry, error) {
+func (w *Workspace) SavedIndexEntries(ctx context.Context, e *SaveEntry) ([]git.IndexEntry, error) {
 	entries, err := w.Repo.TreeEntries(ctx, e.Commit, e.Paths)
 	if err != nil {
 		return nil, err
@@ -582,7 +582,7 @@ func (w *Workspace) savedIndexEntries(ctx context.Context, e *SaveEntry) ([]git.
 	for i := range entries {
 		if x, ok := byPath[entries[i].Path]; ok {
 			n := entOf(PathState{Mode: x.Mode, Blob: x.Blob})
-			entries[i].Mode, entries[i].Blob = n.mode, n.blob
+			entries[i].Mode, entries[i].Blob = n.Mode, n.Blob
 		}
 	}
 	return entries, nil
@@ -590,11 +590,11 @@ func (w *Workspace) savedIndexEntries(ctx context.Context, e *SaveEntry) ([]git.
 
 // preSaveIndex is the index entry of path p before save e, where the
 // journal recorded it (a re-based path); ok is false otherwise.
-func preSaveIndex(e *SaveEntry, p string) (git.IndexEntry, bool) {
+func PreSaveIndex(e *SaveEntry, p string) (git.IndexEntry, bool) {
 	for _, x := range e.Index {
 		if x.Path == p {
 			o := entOf(PathState{Mode: x.OldMode, Blob: x.OldBlob})
-			return git.IndexEntry{Path: p, Mode: o.mode, Blob: o.blob}, true
+			return git.IndexEntry{Path: p, Mode: o.Mode, Blob: o.Blob}, true
 		}
 	}
 	return git.IndexEntry{}, false

@@ -35,19 +35,19 @@ type SaveEntry struct {
 
 type saveFields SaveEntry
 
-func (w *Workspace) savesPath() string { return filepath.Join(w.Dir, "saves.json") }
+func (w *Workspace) SavesPath() string { return filepath.Join(w.Dir, "saves.json") }
 
-func (w *Workspace) loadSaves() ([]SaveEntry, error) {
+func (w *Workspace) LoadSaves() ([]SaveEntry, error) {
 	var saves []SaveEntry
-	if err := journal.Read(w.savesPath(), &saves); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := journal.Read(w.SavesPath(), &saves); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
 	return saves, nil
 }
 
-func (w *Workspace) writeSaves(saves []SaveEntry) error {
+func (w *Workspace) WriteSaves(saves []SaveEntry) error {
 	if saves == nil {
 		saves = []SaveEntry{}
 	}
-	return journal.Write(w.savesPath(), saves)
+	return journal.Write(w.SavesPath(), saves)
 }

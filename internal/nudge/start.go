@@ -104,7 +104,7 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 	case t.State == StatePrepared || t.State == StateReady || t.State == StateFailed:
 		return nil, &RefusedError{
 			What:    "cannot start " + id,
-			Reasons: []string{fmt.Sprintf("it already has a worktree at %s", deref(t.Worktree))},
+			Reasons: []string{fmt.Sprintf("it already has a worktree at %s", Deref(t.Worktree))},
 			Next:    fmt.Sprintf("Run a command in it with git nudge run --task %s -- CMD, or record it with git nudge capture %s.", id, id),
 		}
 	default:

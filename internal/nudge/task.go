@@ -250,7 +250,7 @@ func optStr(s string) *string {
 	return &s
 }
 
-func deref(p *string) string {
+func Deref(p *string) string {
 	if p == nil {
 		return ""
 	}

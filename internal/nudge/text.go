@@ -6,7 +6,7 @@ import (
 )
 
 // short is ShortID in a message, where a missing commit is said so.
-func short(id string) string {
+func Short(id string) string {
 	if id == "" {
 		return "(no commit)"
 	}
@@ -22,13 +22,13 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-func firstLine(s string) string {
+func FirstLine(s string) string {
 	l, _, _ := strings.Cut(strings.TrimSpace(s), "\n")
 	return l
 }
 
 // distinct is ids without repeats, in the order first given.
-func distinct(ids []string) []string {
+func Distinct(ids []string) []string {
 	seen := make(map[string]bool, len(ids))
 	out := make([]string, 0, len(ids))
 	for _, id := range ids {

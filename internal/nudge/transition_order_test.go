@@ -26,7 +26,7 @@ func TestTransitionTouchesNothingBeforeTheRecord(t *testing.T) {
 	ctx := context.Background()
 	before := r.tree()
 	for _, fail := range []bool{true, false} {
-		ops, err := w.newFileOps(ctx)
+		ops, err := w.NewFileOps(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +59,7 @@ func TestTransitionTouchesNothingBeforeTheRecord(t *testing.T) {
 			return nil
 		}
 		touched, err := ops.transition(ctx, steps, stageDir, "", "since the snapshot", "apply", recorded)
-		ops.close()
+		ops.Close()
 		if asked != 1 {
 			t.Errorf("the record was asked for %d times, want once", asked)
 		}

@@ -114,7 +114,7 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 	}
 	switch {
 	case saved && commit != "":
-		add(fmt.Sprintf("%s is part of the saved version %s; undo never rewrites commits", t.ID, short(commit)),
+		add(fmt.Sprintf("%s is part of the saved version %s; undo never rewrites commits", t.ID, Short(commit)),
 			fmt.Sprintf("To take it back, revert that commit with git: git revert %s", commit))
 		return done()
 	case saved:
@@ -231,7 +231,7 @@ func (w *Workspace) savedIn(ctx context.Context, t *Task) (commit string, saved 
 	if t.SavedIn != nil && *t.SavedIn != "" {
 		return *t.SavedIn, true, nil
 	}
-	saves, err := w.loadSaves()
+	saves, err := w.LoadSaves()
 	if err != nil {
 		return "", false, err
 	}

@@ -81,7 +81,7 @@ func (w *Workspace) skipValidation(ctx context.Context, t *Task, reason string) 
 		t.Validation = nil
 		return
 	}
-	t.Validation = &Validation{State: ValidationSkipped, Commands: []ValidationCommand{}, Result: deref(t.Result), Reason: reason}
+	t.Validation = &Validation{State: ValidationSkipped, Commands: []ValidationCommand{}, Result: Deref(t.Result), Reason: reason}
 }
 
 // validateHeld validates t, whose result was just captured from its
@@ -94,7 +94,7 @@ func (w *Workspace) validateHeld(ctx context.Context, t *Task, l *journal.Lock, 
 	cmds, timeout, err := w.validateCommands(ctx)
 	if err != nil {
 		msg := err.Error()
-		t.Validation = &Validation{State: ValidationFailed, Commands: []ValidationCommand{}, Result: deref(t.Result), Reason: msg}
+		t.Validation = &Validation{State: ValidationFailed, Commands: []ValidationCommand{}, Result: Deref(t.Result), Reason: msg}
 		return l, w.Save(t)
 	}
 	if len(cmds) == 0 {

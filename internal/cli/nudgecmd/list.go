@@ -9,6 +9,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/age"
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/save"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
@@ -31,7 +32,7 @@ func (c *ListCmd) Run(env *cli.Env) error {
 	if err := w.Settle(env.Ctx); err != nil {
 		return err
 	}
-	pending, err := w.PendingSaves(env.Ctx)
+	pending, err := save.Pending(env.Ctx, w)
 	if err != nil {
 		return err
 	}

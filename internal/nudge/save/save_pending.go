@@ -1,4 +1,4 @@
-package nudge
+package save
 
 import (
 	"context"
@@ -6,53 +6,54 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
-// SaveReverted is the state of a save whose commit landed but which a
+// Reverted is the state of a save whose commit landed but which a
 // later commit undid before the save was finished (the index step had not
 // run, and a git commit made with that index put the paths back): its
 // tasks are left applied, so that they can be saved again.
-const SaveReverted = "reverted"
+const Reverted = "reverted"
 
-// PendingSaves describes, without changing anything, each save that a
+// Pending describes, without changing anything, each save that a
 // process which died left in "saving": where it stands, what a plain git
 // commit would do to it now, and what the next git nudge save does with
 // it. list prints them, so that an interrupted save is never silent.
-func (w *Workspace) PendingSaves(ctx context.Context) ([]string, error) {
-	saves, err := w.loadSaves()
+func Pending(ctx context.Context, w *nudge.Workspace) ([]string, error) {
+	saves, err := w.LoadSaves()
 	if err != nil {
 		return nil, err
 	}
 	var notes []string
 	for i := range saves {
 		e := &saves[i]
-		if e.State != SaveSaving {
+		if e.State != nudge.SaveSaving {
 			continue
 		}
-		stand, back, err := w.classifySave(ctx, e)
+		stand, back, err := classifySave(ctx, w, e)
 		if err != nil {
 			return nil, err
 		}
 		br := strings.TrimPrefix(e.Branch, "refs/heads/")
 		switch stand {
 		case saveLanded:
-			stale, err := w.staleIndexPaths(ctx, e)
+			stale, err := staleIndexPaths(ctx, w, e)
 			if err != nil {
 				return nil, err
 			}
 			if len(stale) == 0 {
-				notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s; run git nudge save to finish it (its tasks are not yet marked saved)", e.ID, br, short(e.Commit)))
+				notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s; run git nudge save to finish it (its tasks are not yet marked saved)", e.ID, br, nudge.Short(e.Commit)))
 				break
 			}
-			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, before the index was updated: the index still holds %s as before the save, so a git commit now would undo it; run git nudge save to finish it", e.ID, br, short(e.Commit), pathCount(stale)))
+			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, before the index was updated: the index still holds %s as before the save, so a git commit now would undo it; run git nudge save to finish it", e.ID, br, nudge.Short(e.Commit), pathCount(stale)))
 		case saveUnmoved:
 			notes = append(notes, fmt.Sprintf("save %s was interrupted before %s moved; git nudge save rolls it back (its tasks stay applied)", e.ID, br))
 		case saveLost:
-			notes = append(notes, fmt.Sprintf("save %s was interrupted and %s now points at neither its parent %s nor its commit %s; see %s (git log %s)", e.ID, br, short(e.Parent), short(e.Commit), w.savesPath(), br))
+			notes = append(notes, fmt.Sprintf("save %s was interrupted and %s now points at neither its parent %s nor its commit %s; see %s (git log %s)", e.ID, br, nudge.Short(e.Parent), nudge.Short(e.Commit), w.SavesPath(), br))
 		case saveUndone:
 			notes = append(notes, revertedNote(e, br, back, "git nudge save leaves its tasks applied, so that they can be saved again"))
 		case saveFollowed:
-			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, and later commits followed; git nudge save marks its tasks saved", e.ID, br, short(e.Commit)))
+			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, and later commits followed; git nudge save marks its tasks saved", e.ID, br, nudge.Short(e.Commit)))
 		}
 	}
 	return notes, nil
@@ -79,7 +80,7 @@ const (
 
 // classifySave tells where interrupted save e stands by where its branch
 // points now; for saveUndone it also returns the paths put back.
-func (w *Workspace) classifySave(ctx context.Context, e *SaveEntry) (saveStand, []string, error) {
+func classifySave(ctx context.Context, w *nudge.Workspace, e *nudge.SaveEntry) (saveStand, []string, error) {
 	at, ok, err := w.Repo.ReadRef(ctx, e.Branch)
 	if err != nil {
 		return 0, nil, err
@@ -97,7 +98,7 @@ func (w *Workspace) classifySave(ctx context.Context, e *SaveEntry) (saveStand, 
 	if !descends {
 		return saveLost, nil, nil
 	}
-	back, err := w.revertedPaths(ctx, e, at)
+	back, err := revertedPaths(ctx, w, e, at)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -108,8 +109,8 @@ func (w *Workspace) classifySave(ctx context.Context, e *SaveEntry) (saveStand, 
 }
 
 // revertedNote says that a later commit undid an interrupted save.
-func revertedNote(e *SaveEntry, br string, back []string, next string) string {
-	return fmt.Sprintf("save %s was interrupted after %s moved to %s, and a later commit put %s back as before the save (a git commit made with the index the interrupted save left behind does that); %s", e.ID, br, short(e.Commit), pathCount(back), next)
+func revertedNote(e *nudge.SaveEntry, br string, back []string, next string) string {
+	return fmt.Sprintf("save %s was interrupted after %s moved to %s, and a later commit put %s back as before the save (a git commit made with the index the interrupted save left behind does that); %s", e.ID, br, nudge.Short(e.Commit), pathCount(back), next)
 }
 
 // pathCount is "1 of its paths (a.txt)", "3 of its paths (a, b, c)".
@@ -121,7 +122,7 @@ func pathCount(paths []string) string {
 	}
 	q := make([]string, len(shown))
 	for i, p := range shown {
-		q[i] = QuotePath(p)
+		q[i] = nudge.QuotePath(p)
 	}
 	n := "1 of its paths"
 	if len(paths) > 1 {
@@ -133,8 +134,8 @@ func pathCount(paths []string) string {
 // staleIndexPaths lists the paths of save e whose entry in the user's
 // index is not the one e sets (the commit's, or the re-based one its
 // journal entry names): the index step has not run.
-func (w *Workspace) staleIndexPaths(ctx context.Context, e *SaveEntry) ([]string, error) {
-	saved, err := w.savedIndexEntries(ctx, e)
+func staleIndexPaths(ctx context.Context, w *nudge.Workspace, e *nudge.SaveEntry) ([]string, error) {
+	saved, err := w.SavedIndexEntries(ctx, e)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +155,7 @@ func (w *Workspace) staleIndexPaths(ctx context.Context, e *SaveEntry) ([]string
 // revertedPaths lists the paths of save e that the commit tip (which
 // descends from e's commit) holds as e's parent did, not as e saved them:
 // a later commit put them back.
-func (w *Workspace) revertedPaths(ctx context.Context, e *SaveEntry, tip string) ([]string, error) {
+func revertedPaths(ctx context.Context, w *nudge.Workspace, e *nudge.SaveEntry, tip string) ([]string, error) {
 	saved, err := w.Repo.TreeEntries(ctx, e.Commit, e.Paths)
 	if err != nil {
 		return nil, err
@@ -179,7 +180,7 @@ func (w *Workspace) revertedPaths(ctx context.Context, e *SaveEntry, tip string)
 		}
 		// As the parent had it, or as the user's index held it before
 		// the save (a staged edit the save would have re-based).
-		old, rebased := preSaveIndex(e, saved[i].Path)
+		old, rebased := nudge.PreSaveIndex(e, saved[i].Path)
 		if sameEntry(now[i], before[i]) || (rebased && sameEntry(now[i], old)) {
 			out = append(out, saved[i].Path)
 		}

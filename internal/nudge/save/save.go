@@ -1,4 +1,4 @@
-package nudge
+package save
 
 import (
 	"context"
@@ -10,16 +10,14 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
-// SaveEntry's MarshalJSON and UnmarshalJSON (pathjson.go) keep fields a
-// newer version added, and the bytes of its paths.
-
-// SaveOptions says what to save.
-type SaveOptions struct {
+// Options says what to save.
+type Options struct {
 	Message string
 	IDs     []string // empty: every applied, unsaved task of the current branch
 	// WholeFiles commits a file whose task's change cannot be separated
@@ -28,9 +26,9 @@ type SaveOptions struct {
 	WholeFiles bool
 }
 
-// SaveReport is what a save did (and what it found left over by an earlier,
+// Report is what a save did (and what it found left over by an earlier,
 // interrupted save).
-type SaveReport struct {
+type Report struct {
 	ID      string   `json:"id"`
 	Commit  string   `json:"commit"`
 	Parent  string   `json:"parent"`
@@ -46,19 +44,19 @@ type SaveReport struct {
 	WholeFiles []string `json:"whole_files,omitempty"`
 }
 
-// SaveVersion commits the applied work of tasks on the current branch:
+// Save commits the applied work of tasks on the current branch:
 // HEAD's tree with exactly the tasks' changes merged into their paths
 // (save_merge.go), authored by the user, hooks off. The user's index keeps
 // every entry; those of the saved paths get the same changes (a path with
 // nothing staged gets the commit's version).
-func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveReport, error) {
+func Save(ctx context.Context, w *nudge.Workspace, opt Options) (*Report, error) {
 	lock, err := w.Lock(ctx, "git-nudge save")
 	if err != nil {
 		return nil, err
 	}
 	defer lock.Release()
-	rep := &SaveReport{}
-	settled, saves, err := w.settleSaves(ctx)
+	rep := &Report{}
+	settled, saves, err := settleSaves(ctx, w)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +67,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	if err != nil {
 		return rep, err
 	}
-	refuse := &RefusedError{What: "cannot save"}
+	refuse := &nudge.RefusedError{What: "cannot save"}
 	if op := r.OperationInProgress(); op != "" {
 		// The same check git autodev makes before a checkpoint: a commit
 		// now would leave git's own state of the operation behind it.
@@ -84,7 +82,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	if head.Detached() {
 		where, refName = "the detached HEAD", "HEAD"
 	}
-	tasks, err := w.saveCandidates(head, opt.IDs, refuse)
+	tasks, err := saveCandidates(w, head, opt.IDs, refuse)
 	if err != nil {
 		return rep, err
 	}
@@ -103,7 +101,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	// The newest applied version of each path is the one the work tree
 	// must hold now.
 	sort.Slice(tasks, func(i, j int) bool { return appliedTime(tasks[i]).Before(appliedTime(tasks[j])) })
-	want := map[string]PathState{}
+	want := map[string]nudge.PathState{}
 	opts, err := snapshot.LoadOptions(ctx, r)
 	if err != nil {
 		return rep, err
@@ -112,7 +110,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	for _, t := range tasks {
 		// Conflict markers an apply --conflicts wrote must be resolved;
 		// a resolved file is saved as the task's version.
-		resolved, reasons, err := w.resolvedConflicts(ctx, t)
+		resolved, reasons, err := w.ResolvedConflicts(ctx, t)
 		if err != nil {
 			return rep, err
 		}
@@ -123,7 +121,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		}
 		if len(resolved) > 0 {
 			u := *t.Undo
-			u.After = append([]PathState{}, u.After...)
+			u.After = append([]nudge.PathState{}, u.After...)
 			for i, a := range u.After {
 				if r, ok := resolved[a.Path]; ok {
 					u.After[i] = r
@@ -137,7 +135,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 				return rep, err
 			}
 			if !ok {
-				refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s was applied on commit %s, which is no longer in %s's history (the branch was reset or rewritten)", t.ID, short(*t.Undo.Head), where))
+				refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s was applied on commit %s, which is no longer in %s's history (the branch was reset or rewritten)", t.ID, nudge.Short(*t.Undo.Head), where))
 			}
 		}
 		for _, a := range t.Undo.After {
@@ -156,22 +154,22 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	ops, err := w.newFileOps(ctx)
+	ops, err := w.NewFileOps(ctx)
 	if err != nil {
 		return rep, err
 	}
-	defer ops.close()
-	wantList := make([]PathState, len(paths))
+	defer ops.Close()
+	wantList := make([]nudge.PathState, len(paths))
 	for i, p := range paths {
 		wantList[i] = want[p]
 	}
-	now, err := ops.look(ctx, wantList)
+	now, err := ops.Look(ctx, wantList)
 	if err != nil {
 		return rep, err
 	}
 	for i, p := range paths {
-		if v := ops.judge(now[i], wantList[i]); v != vSame {
-			refuse.Reasons = append(refuse.Reasons, describe(v, p, now[i], "since it was applied"))
+		if v := ops.Judge(now[i], wantList[i]); v != nudge.VSame {
+			refuse.Reasons = append(refuse.Reasons, nudge.Describe(v, p, now[i], "since it was applied"))
 		}
 	}
 	if len(refuse.Reasons) > 0 {
@@ -180,7 +178,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		}
 		return rep, refuse
 	}
-	plan, err := w.planSave(ctx, head, tasks, paths, want, opt.WholeFiles, refuse)
+	plan, err := w.PlanSave(ctx, head, tasks, paths, want, opt.WholeFiles, refuse)
 	if err != nil {
 		return rep, err
 	}
@@ -192,12 +190,12 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		return rep, err
 	}
 	if !known {
-		return rep, &RefusedError{What: "cannot save",
+		return rep, &nudge.RefusedError{What: "cannot save",
 			Reasons: []string{"git does not know who you are, and a saved version is your commit"},
 			Next:    "Set your identity, then run git nudge save again:\n  git config --global user.name \"Your Name\"\n  git config --global user.email \"you@example.com\""}
 	}
 
-	if err := plan.write(ctx, r); err != nil {
+	if err := plan.Write(ctx, r); err != nil {
 		return rep, err
 	}
 	// Build the tree: HEAD's tree plus exactly the saved paths, edited in
@@ -209,8 +207,8 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	}
 	edits := make([]git.TreeEdit, 0, len(paths))
 	for i, p := range paths {
-		c := plan.commit[i]
-		e := git.TreeEdit{Path: p, Mode: c.mode, Object: c.blob}
+		c := plan.Commit[i]
+		e := git.TreeEdit{Path: p, Mode: c.Mode, Object: c.Blob}
 		if e.Object == "" {
 			e.Mode = "" // no blob: the path is removed (as update-index did)
 		}
@@ -221,7 +219,7 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 		return rep, err
 	}
 	if !head.Unborn() && headTree == tree {
-		return rep, &RefusedError{What: "cannot save",
+		return rep, &nudge.RefusedError{What: "cannot save",
 			Reasons: []string{"HEAD already holds these tasks' changes (were they committed by hand?), so a save would be an empty commit"},
 			Next:    "Nothing was committed. git nudge drop --force ID forgets such a task and leaves the files as they are."}
 	}
@@ -234,8 +232,8 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 	step := &savedIndex{entries: make([]git.IndexEntry, len(edits)), folders: &git.KnownFolders{Base: headTree, Folders: folders}}
 	for i, e := range edits {
 		step.entries[i] = git.IndexEntry{Path: e.Path, Mode: e.Mode, Blob: e.Object}
-		if ix := plan.index[i]; ix != plan.commit[i] {
-			step.entries[i].Mode, step.entries[i].Blob = ix.mode, ix.blob
+		if ix := plan.Index[i]; ix != plan.Commit[i] {
+			step.entries[i].Mode, step.entries[i].Blob = ix.Mode, ix.Blob
 			step.folders = nil
 		}
 	}
@@ -259,41 +257,41 @@ func (w *Workspace) SaveVersion(ctx context.Context, opt SaveOptions) (*SaveRepo
 
 	// Journal first, then the branch, then the index, then the journal
 	// again (saves: as settled, under the lock held since).
-	entry := SaveEntry{ID: nextSaveID(saves), Commit: commit, Parent: head.Commit, Branch: refName,
-		Tasks: ids, Paths: paths, State: SaveSaving, Time: w.Now().UTC(), Index: plan.rebased(paths)}
+	entry := nudge.SaveEntry{ID: nextSaveID(saves), Commit: commit, Parent: head.Commit, Branch: refName,
+		Tasks: ids, Paths: paths, State: nudge.SaveSaving, Time: w.Now().UTC(), Index: plan.Rebased(paths)}
 	saves = append(saves, entry)
-	if err := w.writeSaves(saves); err != nil {
+	if err := w.WriteSaves(saves); err != nil {
 		return rep, err
 	}
-	faultPoint("save-after-journal")
+	nudge.FaultPoint("save-after-journal")
 	old := head.Commit
 	if old == "" {
 		old = r.ZeroID()
 	}
 	var moveErr error
 	if head.Detached() {
-		moveErr = r.UpdateRefs(ctx, "nudge save: "+firstLine(msg), git.RefUpdate{Name: "HEAD", New: commit, Old: old, NoDeref: true})
+		moveErr = r.UpdateRefs(ctx, "nudge save: "+nudge.FirstLine(msg), git.RefUpdate{Name: "HEAD", New: commit, Old: old, NoDeref: true})
 	} else {
-		moveErr = r.SetRef(ctx, git.SetRefRequest{Name: head.Branch, New: commit, Old: old, Reason: "nudge save: " + firstLine(msg)})
+		moveErr = r.SetRef(ctx, git.SetRefRequest{Name: head.Branch, New: commit, Old: old, Reason: "nudge save: " + nudge.FirstLine(msg)})
 	}
 	if err := moveErr; err != nil {
 		// The branch did not move: the entry is rolled back.
-		saves[len(saves)-1].State = SaveRolledBack
-		_ = w.writeSaves(saves)
+		saves[len(saves)-1].State = nudge.SaveRolledBack
+		_ = w.WriteSaves(saves)
 		if errors.Is(err, git.ErrRefConflict) {
 			return rep, fmt.Errorf("%s moved while saving; nothing was committed to it, run git nudge save again", where)
 		}
 		return rep, err
 	}
-	faultPoint("save-after-ref")
-	if err := w.finishSave(ctx, &saves[len(saves)-1], true, step); err != nil {
+	nudge.FaultPoint("save-after-ref")
+	if err := finishSave(ctx, w, &saves[len(saves)-1], true, step); err != nil {
 		return rep, err
 	}
-	if err := w.writeSaves(saves); err != nil {
+	if err := w.WriteSaves(saves); err != nil {
 		return rep, err
 	}
 	rep.ID, rep.Commit, rep.Parent, rep.Branch, rep.Tasks, rep.Paths = entry.ID, commit, head.Commit, refName, ids, paths
-	rep.Kept, rep.WholeFiles = plan.kept, plan.whole
+	rep.Kept, rep.WholeFiles = plan.Kept, plan.Whole
 	return rep, nil
 }
 
@@ -308,7 +306,7 @@ type savedIndex struct {
 // the saved paths are set to the commit's (when indexStep), and the tasks
 // become saved. The entry is marked saved; the caller writes the journal.
 // known, when set, holds those entries (else they are read from the commit).
-func (w *Workspace) finishSave(ctx context.Context, e *SaveEntry, indexStep bool, known *savedIndex) error {
+func finishSave(ctx context.Context, w *nudge.Workspace, e *nudge.SaveEntry, indexStep bool, known *savedIndex) error {
 	r := w.Repo
 	if indexStep {
 		var folders *git.KnownFolders
@@ -317,22 +315,22 @@ func (w *Workspace) finishSave(ctx context.Context, e *SaveEntry, indexStep bool
 			entries, folders = known.entries, known.folders
 		} else {
 			var err error
-			if entries, err = w.savedIndexEntries(ctx, e); err != nil {
+			if entries, err = w.SavedIndexEntries(ctx, e); err != nil {
 				return err
 			}
 		}
 		if err := r.SetIndexEntries(ctx, entries, folders); err != nil {
-			return fmt.Errorf("the commit %s is on %s, but updating the index failed: %w", short(e.Commit), strings.TrimPrefix(e.Branch, "refs/heads/"), err)
+			return fmt.Errorf("the commit %s is on %s, but updating the index failed: %w", nudge.Short(e.Commit), strings.TrimPrefix(e.Branch, "refs/heads/"), err)
 		}
 	}
-	faultPoint("save-after-index")
+	nudge.FaultPoint("save-after-index")
 	for _, id := range e.Tasks {
 		t, err := w.Load(id)
 		if err != nil {
 			return err
 		}
-		if t.State == StateApplied {
-			t.State = StateSaved
+		if t.State == nudge.StateApplied {
+			t.State = nudge.StateSaved
 			c := e.Commit
 			t.SavedIn = &c
 			if err := w.Save(t); err != nil {
@@ -340,15 +338,15 @@ func (w *Workspace) finishSave(ctx context.Context, e *SaveEntry, indexStep bool
 			}
 		}
 	}
-	e.State = SaveSaved
+	e.State = nudge.SaveSaved
 	return nil
 }
 
 // settleSaves finishes or rolls back entries left in "saving" by a process
 // that died, by looking at where the branch points; it reports what it did
 // and returns the journal as it left it.
-func (w *Workspace) settleSaves(ctx context.Context) ([]string, []SaveEntry, error) {
-	saves, err := w.loadSaves()
+func settleSaves(ctx context.Context, w *nudge.Workspace) ([]string, []nudge.SaveEntry, error) {
+	saves, err := w.LoadSaves()
 	if err != nil {
 		return nil, nil, err
 	}
@@ -356,43 +354,43 @@ func (w *Workspace) settleSaves(ctx context.Context) ([]string, []SaveEntry, err
 	changed := false
 	for i := range saves {
 		e := &saves[i]
-		if e.State != SaveSaving {
+		if e.State != nudge.SaveSaving {
 			continue
 		}
-		stand, back, err := w.classifySave(ctx, e)
+		stand, back, err := classifySave(ctx, w, e)
 		if err != nil {
 			return nil, nil, err
 		}
 		br := strings.TrimPrefix(e.Branch, "refs/heads/")
 		switch stand {
 		case saveLanded:
-			if err := w.finishSave(ctx, e, true, nil); err != nil {
+			if err := finishSave(ctx, w, e, true, nil); err != nil {
 				return nil, nil, err
 			}
-			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s; it has been completed (index entries of its paths updated, tasks marked saved)", e.ID, br, short(e.Commit)))
+			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s; it has been completed (index entries of its paths updated, tasks marked saved)", e.ID, br, nudge.Short(e.Commit)))
 		case saveUnmoved:
-			e.State = SaveRolledBack
+			e.State = nudge.SaveRolledBack
 			notes = append(notes, fmt.Sprintf("save %s was interrupted before %s moved; it was rolled back and its tasks are still applied", e.ID, br))
 		case saveUndone:
 			// A later commit undid the save (a git commit made with the
 			// index it left): its tasks are not saved.
-			e.State = SaveReverted
+			e.State = Reverted
 			notes = append(notes, revertedNote(e, br, back, "its tasks were not marked saved and stay applied"))
 		case saveFollowed:
 			// The save landed and more commits followed: finish the tasks
 			// but leave the index alone, it has moved on.
-			if err := w.finishSave(ctx, e, false, nil); err != nil {
+			if err := finishSave(ctx, w, e, false, nil); err != nil {
 				return nil, nil, err
 			}
-			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, and later commits followed; its tasks are now marked saved, the index was left as it is", e.ID, br, short(e.Commit)))
+			notes = append(notes, fmt.Sprintf("save %s was interrupted after %s moved to %s, and later commits followed; its tasks are now marked saved, the index was left as it is", e.ID, br, nudge.Short(e.Commit)))
 		case saveLost:
-			notes = append(notes, fmt.Sprintf("save %s was interrupted and %s now points at neither its parent %s nor its commit %s; it was left as %q in %s for you to inspect (git log %s)", e.ID, br, short(e.Parent), short(e.Commit), SaveSaving, w.savesPath(), br))
+			notes = append(notes, fmt.Sprintf("save %s was interrupted and %s now points at neither its parent %s nor its commit %s; it was left as %q in %s for you to inspect (git log %s)", e.ID, br, nudge.Short(e.Parent), nudge.Short(e.Commit), nudge.SaveSaving, w.SavesPath(), br))
 			continue
 		}
 		changed = true
 	}
 	if changed {
-		if err := w.writeSaves(saves); err != nil {
+		if err := w.WriteSaves(saves); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -401,7 +399,7 @@ func (w *Workspace) settleSaves(ctx context.Context) ([]string, []SaveEntry, err
 
 // saveCandidates picks the tasks to save, adding refusal reasons for named
 // tasks that cannot be saved.
-func (w *Workspace) saveCandidates(head git.Head, ids []string, refuse *RefusedError) ([]*Task, error) {
+func saveCandidates(w *nudge.Workspace, head git.Head, ids []string, refuse *nudge.RefusedError) ([]*nudge.Task, error) {
 	if len(ids) == 0 {
 		// Only applied tasks can be saved: the others are read no
 		// further than their summary.
@@ -409,26 +407,26 @@ func (w *Workspace) saveCandidates(head git.Head, ids []string, refuse *RefusedE
 		if err != nil {
 			return nil, err
 		}
-		var out []*Task
+		var out []*nudge.Task
 		for _, s := range all {
-			if s.State != StateApplied {
+			if s.State != nudge.StateApplied {
 				continue
 			}
 			t, err := w.Load(s.ID)
 			if err != nil {
 				return nil, err
 			}
-			if t.State == StateApplied && t.SavedIn == nil && t.Undo != nil && deref(t.Undo.Branch) == head.Branch {
+			if t.State == nudge.StateApplied && t.SavedIn == nil && t.Undo != nil && nudge.Deref(t.Undo.Branch) == head.Branch {
 				out = append(out, t)
 			}
 		}
 		return out, nil
 	}
-	var out []*Task
-	for _, id := range distinct(ids) {
+	var out []*nudge.Task
+	for _, id := range nudge.Distinct(ids) {
 		t, err := w.Load(id)
 		if err != nil {
-			var u *UnknownTaskError
+			var u *nudge.UnknownTaskError
 			if errors.As(err, &u) {
 				refuse.Reasons = append(refuse.Reasons, u.Error())
 				continue
@@ -436,13 +434,13 @@ func (w *Workspace) saveCandidates(head git.Head, ids []string, refuse *RefusedE
 			return nil, err
 		}
 		switch {
-		case t.State == StateSaved || t.SavedIn != nil:
-			refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s is already saved in %s", id, short(deref(t.SavedIn))))
-		case t.State != StateApplied:
-			refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s is %s, not applied", id, StateLabel(t.State)))
+		case t.State == nudge.StateSaved || t.SavedIn != nil:
+			refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s is already saved in %s", id, nudge.Short(nudge.Deref(t.SavedIn))))
+		case t.State != nudge.StateApplied:
+			refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s is %s, not applied", id, nudge.StateLabel(t.State)))
 		case t.Undo == nil:
 			refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s has no undo record, so which files it changed is not known; it needs manual handling", id))
-		case deref(t.Undo.Branch) != head.Branch:
+		case nudge.Deref(t.Undo.Branch) != head.Branch:
 			current := "the current branch " + head.ShortBranch()
 			if head.Detached() {
 				current = "the detached HEAD"
@@ -455,14 +453,14 @@ func (w *Workspace) saveCandidates(head git.Head, ids []string, refuse *RefusedE
 	return out, nil
 }
 
-func appliedTime(t *Task) time.Time {
+func appliedTime(t *nudge.Task) time.Time {
 	if t.AppliedAt != nil {
 		return *t.AppliedAt
 	}
 	return t.Created
 }
 
-func nextSaveID(saves []SaveEntry) string {
+func nextSaveID(saves []nudge.SaveEntry) string {
 	max := 0
 	for _, s := range saves {
 		if n, err := strconv.Atoi(strings.TrimPrefix(s.ID, "s")); err == nil && n > max {
@@ -472,13 +470,13 @@ func nextSaveID(saves []SaveEntry) string {
 	return "s" + strconv.Itoa(max+1)
 }
 
-func defaultSaveMessage(tasks []*Task) string {
+func defaultSaveMessage(tasks []*nudge.Task) string {
 	var ids, notes []string
 	for _, t := range tasks {
 		ids = append(ids, t.ID)
 		switch {
 		case t.Note != "":
-			notes = append(notes, t.ID+": "+firstLine(t.Note))
+			notes = append(notes, t.ID+": "+nudge.FirstLine(t.Note))
 		case len(t.Command) > 0:
 			notes = append(notes, t.ID+": "+pathenc.ShellJoin(t.Command))
 		}
@@ -502,8 +500,8 @@ func branchLabel(b *string) string {
 }
 
 // MarshalJSON writes the report, with paths_b64 as in saves.json.
-func (r SaveReport) MarshalJSON() ([]byte, error) {
-	type plain SaveReport
+func (r Report) MarshalJSON() ([]byte, error) {
+	type plain Report
 	v := struct {
 		plain
 		PathsB64 []string `json:"paths_b64,omitempty"`
