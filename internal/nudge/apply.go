@@ -633,3 +633,16 @@ func (n nestedRepos) inside(p string) string {
 	}
 	return ""
 }
+
+// MarshalJSON writes the path as bytes survive JSON.
+func (f FileOutcome) MarshalJSON() ([]byte, error) {
+	type plain FileOutcome
+	v := plain(f)
+	return marshalPath(&v, &v.Path)
+}
+
+// UnmarshalJSON reads the path back, from path_b64 when present.
+func (f *FileOutcome) UnmarshalJSON(data []byte) error {
+	type plain FileOutcome
+	return unmarshalPath(data, (*plain)(f), &f.Path)
+}

@@ -2,6 +2,7 @@ package nudge
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 
@@ -153,4 +154,65 @@ func nowText(s seen) string {
 		return fmt.Sprintf("file %s %s", mode, s.blob)
 	}
 	return "a " + e.Kind.String()
+}
+
+// recoverFileWire is a RecoverFile whose before and after keep their
+// paths' bytes too (the outer fields shadow the embedded ones and come
+// after them, as in RecoverFile).
+type recoverFileWire struct {
+	recoverFileFields
+	Before pathStateJSON `json:"before"`
+	After  pathStateJSON `json:"after"`
+}
+
+type recoverFileFields RecoverFile
+
+// MarshalJSON writes the paths as bytes survive JSON.
+func (f RecoverFile) MarshalJSON() ([]byte, error) {
+	v := recoverFileWire{recoverFileFields(f), pathStateJSON(f.Before), pathStateJSON(f.After)}
+	return marshalPath(&v, &v.Path)
+}
+
+// UnmarshalJSON reads the paths back, from path_b64 when present.
+func (f *RecoverFile) UnmarshalJSON(data []byte) error {
+	var v recoverFileWire
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	b64, err := pathB64(data)
+	if err != nil {
+		return err
+	}
+	*f = RecoverFile(v.recoverFileFields)
+	f.Before, f.After = PathState(v.Before), PathState(v.After)
+	f.Path, err = pathenc.Decode(f.Path, b64)
+	return err
+}
+
+// MarshalJSON writes the report; leftovers that are not valid UTF-8 also
+// go into leftovers_b64 (see pathenc.EncodeList).
+func (r Recovery) MarshalJSON() ([]byte, error) {
+	type plain Recovery
+	v := struct {
+		plain
+		LeftoversB64 []string `json:"leftovers_b64,omitempty"`
+	}{plain: plain(r)}
+	v.Leftovers, v.LeftoversB64 = pathenc.EncodeList(r.Leftovers)
+	return pathenc.Marshal(v)
+}
+
+// UnmarshalJSON reads a report written by MarshalJSON.
+func (r *Recovery) UnmarshalJSON(data []byte) error {
+	type plain Recovery
+	var v struct {
+		plain
+		LeftoversB64 []string `json:"leftovers_b64"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	*r = Recovery(v.plain)
+	var err error
+	r.Leftovers, err = pathenc.DecodeList(v.Leftovers, v.LeftoversB64)
+	return err
 }

@@ -10,23 +10,6 @@ import (
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
-// MergeConflict is one path whose change could not be merged onto the
-// workspace as it is now (refresh): why, and, for overlapping lines, the
-// line ranges of the workspace's version that both sides changed.
-type MergeConflict struct {
-	Path   string      `json:"path"`
-	Reason string      `json:"reason"`
-	Lines  []LineRange `json:"lines,omitempty"`
-}
-
-// LineRange is lines Start..End (1-based, inclusive) of a file; End <
-// Start when no line of the file itself is involved (a change that inserts
-// after line End).
-type LineRange struct {
-	Start int `json:"start"`
-	End   int `json:"end"`
-}
-
 // MarshalJSON writes the path as bytes survive JSON.
 func (c MergeConflict) MarshalJSON() ([]byte, error) {
 	type plain MergeConflict
