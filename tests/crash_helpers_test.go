@@ -20,6 +20,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/apply"
 )
 
 // This file is the harness of the crash, concurrency and bad-input tests
@@ -486,10 +487,10 @@ func (s *sandbox) checkPinned(entries []autodev.Entry) {
 }
 
 // recovery is `git nudge recover ID --json`.
-func (s *sandbox) recovery(id string) nudge.Recovery {
+func (s *sandbox) recovery(id string) apply.Recovery {
 	s.t.Helper()
 	r := s.ok(s.nudge("recover", id, "--json"), "recover "+id)
-	var rep nudge.Recovery
+	var rep apply.Recovery
 	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
 		s.t.Fatalf("recover --json: %v\n%s", err, r.stdout)
 	}

@@ -40,6 +40,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/apply"
 	"github.com/nudgethis/git-nudge/internal/nudge/save"
 	"github.com/nudgethis/git-nudge/internal/operation"
 	"github.com/nudgethis/git-nudge/internal/oplog"
@@ -578,7 +579,7 @@ func (s *Server) recoverTask(w http.ResponseWriter, r *http.Request) {
 		failed(w, err)
 		return
 	}
-	rep, err := ws.Recover(r.Context(), r.PathValue("id"))
+	rep, err := apply.Recover(r.Context(), ws, r.PathValue("id"))
 	if err != nil {
 		failed(w, err)
 		return
@@ -613,9 +614,9 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 		ws.Files = operation.FilesWatch(ctx)
 		switch action {
 		case "apply":
-			out, err = ws.ApplyWith(r.Context(), id, nudge.ApplyOptions{Paths: body.specs(), Merge: body.Merge, Conflicts: body.Conflicts})
+			out, err = apply.ApplyWith(r.Context(), ws, id, apply.Options{Paths: body.specs(), Merge: body.Merge, Conflicts: body.Conflicts})
 		case "undo":
-			out, err = ws.UndoWith(r.Context(), id, nudge.UndoOptions{Paths: body.specs()})
+			out, err = apply.UndoWith(r.Context(), ws, id, apply.UndoOptions{Paths: body.specs()})
 		case "save":
 			var rep *save.Report
 			rep, err = save.Save(r.Context(), ws, save.Options{IDs: []string{id}})

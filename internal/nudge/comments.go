@@ -40,13 +40,13 @@ type Comment struct {
 func (c Comment) MarshalJSON() ([]byte, error) {
 	type plain Comment
 	v := plain(c)
-	return marshalPath(&v, &v.Path)
+	return MarshalPath(&v, &v.Path)
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
 func (c *Comment) UnmarshalJSON(data []byte) error {
 	type plain Comment
-	return unmarshalPath(data, (*plain)(c), &c.Path)
+	return UnmarshalPath(data, (*plain)(c), &c.Path)
 }
 
 // Where is the comment's place for people: "a.txt:3-5", "a.txt", or "(the

@@ -131,8 +131,8 @@ func (w *Workspace) dropRefusal(ctx context.Context, t *Task, force bool) *Refus
 		return refuse("it is Recovery required: its record is the evidence needed to repair the files by hand",
 			fmt.Sprintf("See git nudge recover %s. Once the files are resolved, git nudge drop --force %s removes the record; the work tree is left as it is.", id, id))
 	}
-	if w.busy(id) {
-		return refuse(w.busyReason(t), "Wait for it to finish.")
+	if w.Busy(id) {
+		return refuse(w.BusyReason(t), "Wait for it to finish.")
 	}
 	if dir := w.WorktreeDir(id); w.hasWorktree(t) {
 		// A process the task left (or anything else) working in its

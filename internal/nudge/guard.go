@@ -385,12 +385,12 @@ func (w *Workspace) safeTaskWorktree(ctx context.Context, t *Task, wr *git.Repo)
 // (a filter driver) between any check and the git commands that read it;
 // the copy cannot be. The caller removes it (removeStage).
 func (w *Workspace) privateGitDir(ctx context.Context, wr *git.Repo) (string, error) {
-	dir, err := w.newStage()
+	dir, err := w.NewStage()
 	if err != nil {
 		return "", err
 	}
 	fail := func(err error) (string, error) {
-		_ = w.removeStage(filepath.Base(dir))
+		_ = w.RemoveStage(filepath.Base(dir))
 		return "", err
 	}
 	root, err := os.OpenRoot(wr.GitDir)
@@ -455,7 +455,7 @@ const (
 	checkOwn
 	// checkApply: apply changes nothing in .git unless a task is running
 	// right now, and never records a new trusted state.
-	checkApply
+	CheckApply
 )
 
 // guardSuspects sorts the tasks that could have changed the shared
@@ -510,14 +510,14 @@ func (w *Workspace) suspectRecords() ([]*Task, error) {
 		return w.suspectRecordsFrom(s)
 	}
 	tasks, err := w.scanRecords(func(id string, data []byte) (bool, error) {
-		if w.busy(id) {
+		if w.Busy(id) {
 			return true, nil
 		}
 		if hasSuspectWord(data) {
 			return true, nil
 		}
 		return false, journal.CheckObject(w.TaskPath(id), data)
-	}, w.busy)
+	}, w.Busy)
 	newestFirst(tasks)
 	return tasks, err
 }
@@ -531,7 +531,7 @@ func (w *Workspace) suspectRecordsFrom(s *suspectScan) ([]*Task, error) {
 	}
 	var tasks []*Task
 	for _, id := range s.ids {
-		if !s.suspect[id] && !w.busy(id) {
+		if !s.suspect[id] && !w.Busy(id) {
 			continue
 		}
 		t, err := w.Load(id)
@@ -550,7 +550,7 @@ func (w *Workspace) suspectRecordsFrom(s *suspectScan) ([]*Task, error) {
 
 // live reports whether t is being prepared or run right now.
 func (w *Workspace) live(t *Task) bool {
-	return t.State == StatePreparing || t.State == StateRunning || w.busy(t.ID)
+	return t.State == StatePreparing || t.State == StateRunning || w.Busy(t.ID)
 }
 
 // settlePending clears the pending check of tasks no longer prepared or
@@ -620,7 +620,7 @@ type guardReading struct {
 func (w *Workspace) guardRead(kind guardCheckKind, pending []string) *guardReading {
 	g := &guardReading{}
 	g.prevErr = journal.Read(w.guardPath(), &g.prev)
-	if g.prevErr == nil || errors.Is(g.prevErr, fs.ErrNotExist) && kind != checkApply {
+	if g.prevErr == nil || errors.Is(g.prevErr, fs.ErrNotExist) && kind != CheckApply {
 		g.now, g.nowErr = w.scanGuard()
 		g.pending = pending
 		if g.pending == nil {
@@ -639,7 +639,7 @@ func (w *Workspace) guardRead(kind guardCheckKind, pending []string) *guardReadi
 // tasks, and then trusted as the user's. With no suspect at all they are
 // simply trusted. It never fails the command: what it cannot do is
 // reported and recorded. The workspace lock is held.
-func (w *Workspace) guardCheck(ctx context.Context, own *Task, kind guardCheckKind, warn io.Writer) {
+func (w *Workspace) GuardCheck(ctx context.Context, own *Task, kind guardCheckKind, warn io.Writer) {
 	w.guardCheckRead(ctx, own, kind, warn, nil)
 }
 
@@ -657,7 +657,7 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 		// findings on disk; the caller's copy is the one saved next.
 		if d, err := w.Load(own.ID); err == nil {
 			for _, l := range d.ConfigChanges {
-				if !contains(own.ConfigChanges, l) {
+				if !Contains(own.ConfigChanges, l) {
 					own.ConfigChanges = append(own.ConfigChanges, l)
 				}
 			}
@@ -668,7 +668,7 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 	}
 	prev, err := g.prev, g.prevErr
 	havePrev := err == nil
-	if !havePrev && kind == checkApply {
+	if !havePrev && kind == CheckApply {
 		return // nothing trusted yet, and apply records none
 	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -688,7 +688,7 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 		changes = append(changes, w.taskWorktreeConfig(ctx, own)...)
 	}
 	if havePrev && len(changes) == 0 {
-		if upgraded && kind != checkApply {
+		if upgraded && kind != CheckApply {
 			if err := w.trust(ctx, now); err != nil {
 				fmt.Fprintf(warn, "git nudge: WARNING: recording the repository's git settings as trusted: %v\n", err)
 			}
@@ -702,7 +702,7 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 		return
 	}
 	trust := func() {
-		if kind == checkApply {
+		if kind == CheckApply {
 			return
 		}
 		if err := w.trust(ctx, now); err != nil {
@@ -721,7 +721,7 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 		w.settlePending(own, kind, warn, g.pending)
 		return
 	}
-	if len(active) == 0 && kind == checkApply {
+	if len(active) == 0 && kind == CheckApply {
 		return
 	}
 	suspects := append(append([]*Task{}, active...), passive...)
@@ -1052,7 +1052,7 @@ func writeGuardFile(root *os.Root, f *guardFile, data []byte) error {
 }
 
 // guardReason is apply's refusal while t has config changes not accepted.
-func guardReason(t *Task) (string, string) {
+func GuardReason(t *Task) (string, string) {
 	if len(t.ConfigChanges) == 0 {
 		return "", ""
 	}

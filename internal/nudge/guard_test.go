@@ -55,7 +55,7 @@ func TestGuardPutsBackEveryShape(t *testing.T) {
 	ws := r.workspace()
 	ctx := context.Background()
 	var out bytes.Buffer
-	ws.guardCheck(ctx, nil, checkSnapshot, &out) // trust the state now
+	ws.GuardCheck(ctx, nil, checkSnapshot, &out) // trust the state now
 	if out.Len() != 0 {
 		t.Fatalf("first check said %q", out.String())
 	}
@@ -83,9 +83,9 @@ func TestGuardPutsBackEveryShape(t *testing.T) {
 	must(os.Rename(filepath.Join(gitDir, "config"), filepath.Join(outside, "old-config")))
 	must(os.Symlink(filepath.Join(outside, "config"), filepath.Join(gitDir, "config")))
 
-	task := &Task{ID: "t1", State: StateRunning, Worktree: strPtr(filepath.Join(r.dir, "wt"))}
+	task := &Task{ID: "t1", State: StateRunning, Worktree: StrPtr(filepath.Join(r.dir, "wt"))}
 	out.Reset()
-	ws.guardCheck(ctx, task, checkOwn, &out)
+	ws.GuardCheck(ctx, task, checkOwn, &out)
 	msg := out.String()
 	for _, want := range []string{"WARNING", ".git/hooks was added (a symlink to", ".git/info/exclude/x was added", ".git/info/attributes was added", ".git/config was changed (a symlink", "put them back"} {
 		if !strings.Contains(msg, want) {
@@ -111,7 +111,7 @@ func TestGuardPutsBackEveryShape(t *testing.T) {
 	must(os.MkdirAll(filepath.Join(gitDir, "hooks", "sub"), 0o755))
 	must(os.WriteFile(filepath.Join(gitDir, "hooks", "sub", "x"), []byte("x"), 0o755))
 	out.Reset()
-	ws.guardCheck(ctx, task, checkOwn, &out)
+	ws.GuardCheck(ctx, task, checkOwn, &out)
 	if !strings.Contains(out.String(), ".git/hooks/pre-push was changed") || !strings.Contains(out.String(), ".git/hooks/sub/x was added") {
 		t.Errorf("report:\n%s", out.String())
 	}
@@ -121,7 +121,7 @@ func TestGuardPutsBackEveryShape(t *testing.T) {
 
 	// Nothing changed: nothing said.
 	out.Reset()
-	ws.guardCheck(ctx, task, checkOwn, &out)
+	ws.GuardCheck(ctx, task, checkOwn, &out)
 	if out.Len() != 0 {
 		t.Errorf("a check with nothing changed said %q", out.String())
 	}
@@ -149,7 +149,7 @@ func TestGuardTaskWorktreeConfig(t *testing.T) {
 	base := r.commitAll("base")
 	ws := r.workspace()
 	ctx := context.Background()
-	ws.guardCheck(ctx, nil, checkSnapshot, nil)
+	ws.GuardCheck(ctx, nil, checkSnapshot, nil)
 	wt := filepath.Join(ws.Dir, "worktrees", "t1")
 	if err := ws.Repo.AddWorktree(ctx, wt, base); err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func TestGuardTaskWorktreeConfig(t *testing.T) {
 	}
 	task := &Task{ID: "t1", State: StateRunning, Worktree: &wt}
 	var out bytes.Buffer
-	ws.guardCheck(ctx, task, checkOwn, &out)
+	ws.GuardCheck(ctx, task, checkOwn, &out)
 	if !strings.Contains(out.String(), `config.worktree: filter.x.clean = "evil" was added`) {
 		t.Errorf("report:\n%s", out.String())
 	}
@@ -188,7 +188,7 @@ func TestGuardUpgradeKeepsUserInfo(t *testing.T) {
 	ws := r.workspace()
 	ctx := context.Background()
 	var out bytes.Buffer
-	ws.guardCheck(ctx, nil, checkSnapshot, &out)
+	ws.GuardCheck(ctx, nil, checkSnapshot, &out)
 	// Make the trusted state look as version 1 wrote it.
 	var st guardState
 	if err := journal.Read(ws.guardPath(), &st); err != nil {
@@ -201,9 +201,9 @@ func TestGuardUpgradeKeepsUserInfo(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(gitDir, "info", "sparse-checkout"), []byte("/*\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	task := &Task{ID: "t1", State: StateRunning, Worktree: strPtr(filepath.Join(r.dir, "wt"))}
+	task := &Task{ID: "t1", State: StateRunning, Worktree: StrPtr(filepath.Join(r.dir, "wt"))}
 	out.Reset()
-	ws.guardCheck(ctx, task, checkOwn, &out)
+	ws.GuardCheck(ctx, task, checkOwn, &out)
 	if out.Len() != 0 || len(task.ConfigChanges) != 0 {
 		t.Fatalf("the upgrade check reported %q (%q)", out.String(), task.ConfigChanges)
 	}
@@ -216,7 +216,7 @@ func TestGuardUpgradeKeepsUserInfo(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(gitDir, "info", "grafts"), []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws.guardCheck(ctx, task, checkOwn, &out)
+	ws.GuardCheck(ctx, task, checkOwn, &out)
 	if !strings.Contains(out.String(), ".git/info/grafts was added") {
 		t.Errorf("report:\n%s", out.String())
 	}

@@ -18,7 +18,7 @@ const maxTreeReasons = 20
 // caught only part-way through writing its files; apply refuses it before
 // anything is written. The snapshot's own trees came from git itself, and
 // a folder identical to the snapshot's holds nothing apply writes.
-func (w *Workspace) malformedResult(ctx context.Context, t *Task) ([]string, error) {
+func (w *Workspace) MalformedResult(ctx context.Context, t *Task) ([]string, error) {
 	problems, err := w.Repo.CheckTree(ctx, *t.Result+"^{tree}", t.Snapshot+"^{tree}")
 	if err != nil {
 		return nil, fmt.Errorf("checking the result of %s: %w", t.ID, err)
@@ -38,7 +38,7 @@ func (w *Workspace) malformedResult(ctx context.Context, t *Task) ([]string, err
 func treeProblem(p git.TreeProblem) string {
 	where := "the top folder"
 	if p.Folder != "" {
-		where = "folder " + qp(p.Folder)
+		where = "folder " + Qp(p.Folder)
 	}
 	name := fmt.Sprintf("%q", p.Name)
 	switch p.Code {

@@ -36,7 +36,7 @@ func (t *Task) AppliedCount() (applied, total int) {
 }
 
 // appliedPaths are the paths of an applied task's undo record.
-func (t *Task) appliedPaths() map[string]bool {
+func (t *Task) AppliedPaths() map[string]bool {
 	m := map[string]bool{}
 	if t.State == StateApplied && t.Undo != nil {
 		for _, a := range t.Undo.After {
@@ -65,7 +65,7 @@ func (t *Task) Label() string {
 }
 
 // showSpecs is pathspecs for a message, from the top of the work tree.
-func showSpecs(specs []string) string {
+func ShowSpecs(specs []string) string {
 	out := make([]string, len(specs))
 	for i, s := range specs {
 		if strings.HasPrefix(s, ":(") {
@@ -78,10 +78,10 @@ func showSpecs(specs []string) string {
 	return strings.Join(out, " ")
 }
 
-func quoteAll(paths []string) []string {
+func QuoteAll(paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		out[i] = qp(p)
+		out[i] = Qp(p)
 	}
 	return out
 }
@@ -89,7 +89,7 @@ func quoteAll(paths []string) []string {
 // selectPaths returns the paths of t's patch that the pathspecs (from the
 // top of the work tree, as Pathspecs gives them) match, or nil for no
 // pathspecs (every path).
-func (w *Workspace) selectPaths(ctx context.Context, t *Task, specs []string) (map[string]bool, error) {
+func (w *Workspace) SelectPaths(ctx context.Context, t *Task, specs []string) (map[string]bool, error) {
 	if len(specs) == 0 {
 		return nil, nil
 	}
@@ -121,11 +121,11 @@ func mergeLabels(id string) []string {
 // be written, conflicts one sentence per path whose merge conflicts,
 // with the lines (none when keepConflicts: then the merge with diff3
 // markers is written).
-func (w *Workspace) mergeEdited(ctx context.Context, ops *fileOps, t *Task, steps []step, reasons []string, verdicts []verdict, cur []seen, keepConflicts bool) (edited, conflicts []string, err error) {
+func (w *Workspace) MergeEdited(ctx context.Context, ops *FileOps, t *Task, steps []Step, reasons []string, verdicts []Verdict, cur []Seen, keepConflicts bool) (edited, conflicts []string, err error) {
 	var idx []int
 	var paths []string
 	for i, s := range steps {
-		if verdicts[i] == vEdited && present(s.From) && present(s.To) && cur[i].entry.Kind == worktree.File {
+		if verdicts[i] == vEdited && Present(s.From) && Present(s.To) && cur[i].Entry.Kind == worktree.File {
 			idx = append(idx, i)
 			paths = append(paths, s.Path)
 		}
@@ -182,7 +182,7 @@ func hasConflictMarkers(data []byte) bool {
 }
 
 // dropPaths returns list without the paths in gone.
-func dropPaths(list []PathState, gone map[string]bool) []PathState {
+func DropPaths(list []PathState, gone map[string]bool) []PathState {
 	var out []PathState
 	for _, s := range list {
 		if !gone[s.Path] {
@@ -192,7 +192,7 @@ func dropPaths(list []PathState, gone map[string]bool) []PathState {
 	return out
 }
 
-func dropStrings(list []string, gone map[string]bool) []string {
+func DropStrings(list []string, gone map[string]bool) []string {
 	var out []string
 	for _, s := range list {
 		if !gone[s] {
@@ -223,7 +223,7 @@ func (w *Workspace) ResolvedConflicts(ctx context.Context, t *Task) (map[string]
 			return nil, nil, err
 		}
 		if hasConflictMarkers(data) {
-			reasons = append(reasons, fmt.Sprintf("%s still holds conflict markers from git nudge apply --conflicts %s", qp(p), t.ID))
+			reasons = append(reasons, fmt.Sprintf("%s still holds conflict markers from git nudge apply --conflicts %s", Qp(p), t.ID))
 			continue
 		}
 		done = append(done, p)
@@ -241,9 +241,9 @@ func (w *Workspace) ResolvedConflicts(ctx context.Context, t *Task) (map[string]
 		if err != nil {
 			return nil, nil, err
 		}
-		mode := modeFile
+		mode := ModeFile
 		if fi.Mode()&0o111 != 0 {
-			mode = modeExec
+			mode = ModeExec
 		}
 		id := ids[i]
 		out[p] = PathState{Path: p, Mode: &mode, Blob: &id}
@@ -256,7 +256,7 @@ func (w *Workspace) ResolvedConflicts(ctx context.Context, t *Task) (map[string]
 // else stored by git hash-object as git add would), the merges are done
 // together (Repo.MergeFiles: one git process for the clean ones), and the
 // new blobs are stored in one batch.
-func (w *Workspace) mergeSteps(ctx context.Context, ops *fileOps, t *Task, steps []step, idx []int, paths, reasons []string, cur []seen, keepConflicts bool, skip map[int]bool, conflicts *[]string) error {
+func (w *Workspace) mergeSteps(ctx context.Context, ops *FileOps, t *Task, steps []Step, idx []int, paths, reasons []string, cur []Seen, keepConflicts bool, skip map[int]bool, conflicts *[]string) error {
 	r := w.Repo
 	reader := r.NewBlobReader()
 	read := func(id string) ([]byte, error) {
@@ -271,8 +271,8 @@ func (w *Workspace) mergeSteps(ctx context.Context, ops *fileOps, t *Task, steps
 	if plain {
 		for j := range idx {
 			var buf bytes.Buffer
-			if err := ops.tree.ReadFile(paths[j], func(int64) io.Writer { return &buf }); err != nil {
-				return fmt.Errorf("reading %s: %w", qp(paths[j]), err)
+			if err := ops.Tree.ReadFile(paths[j], func(int64) io.Writer { return &buf }); err != nil {
+				return fmt.Errorf("reading %s: %w", Qp(paths[j]), err)
 			}
 			oursData[j], ours[j] = buf.Bytes(), r.BlobID(buf.Bytes())
 		}
@@ -288,11 +288,11 @@ func (w *Workspace) mergeSteps(ctx context.Context, ops *fileOps, t *Task, steps
 			}
 		}
 	}
-	stage, err := w.newStage()
+	stage, err := w.NewStage()
 	if err != nil {
 		return err
 	}
-	defer func() { _ = w.removeStage(filepath.Base(stage)) }()
+	defer func() { _ = w.RemoveStage(filepath.Base(stage)) }()
 	ins := make([]git.MergeInput, len(idx))
 	for j, i := range idx {
 		base, err := read(*steps[i].From.Blob)
@@ -318,16 +318,16 @@ func (w *Workspace) mergeSteps(ctx context.Context, ops *fileOps, t *Task, steps
 		s, res := steps[i], results[j]
 		switch {
 		case res.Binary:
-			reasons[i] = fmt.Sprintf("%s was edited since the snapshot and is binary: it cannot be merged", qp(s.Path))
+			reasons[i] = fmt.Sprintf("%s was edited since the snapshot and is binary: it cannot be merged", Qp(s.Path))
 			continue
 		case res.Conflicts > 0 && !keepConflicts:
-			*conflicts = append(*conflicts, fmt.Sprintf("%s: your edits and the task's change overlap (%s of the merged file)", qp(s.Path), conflictLines(res.Data)))
+			*conflicts = append(*conflicts, fmt.Sprintf("%s: your edits and the task's change overlap (%s of the merged file)", Qp(s.Path), conflictLines(res.Data)))
 			reasons[i], skip[i] = "", true
 			continue
 		}
-		mode := modeFile
-		if cur[i].entry.Exec {
-			mode = modeExec
+		mode := ModeFile
+		if cur[i].Entry.Exec {
+			mode = ModeExec
 		}
 		to := mode
 		if *s.From.Mode != *s.To.Mode {
@@ -336,10 +336,10 @@ func (w *Workspace) mergeSteps(ctx context.Context, ops *fileOps, t *Task, steps
 		oursID := ours[j]
 		steps[i].From = PathState{Path: s.Path, Mode: &mode, Blob: &oursID}
 		steps[i].To = PathState{Path: s.Path, Mode: &to}
-		steps[i].merged, steps[i].conflicted = true, res.Conflicts > 0
+		steps[i].Merged, steps[i].Conflicted = true, res.Conflicts > 0
 		reasons[i] = ""
 		if plain {
-			cur[i].blob = oursID
+			cur[i].Blob = oursID
 			made = append(made, oursData[j])
 			madeFor = append(madeFor, -1-j)
 		}
@@ -356,7 +356,7 @@ func (w *Workspace) mergeSteps(ctx context.Context, ops *fileOps, t *Task, steps
 	for k, i := range madeFor {
 		if i < 0 {
 			if ids[k] != ours[-1-i] {
-				return fmt.Errorf("git stored %s as %s, expected %s", qp(paths[-1-i]), ids[k], ours[-1-i])
+				return fmt.Errorf("git stored %s as %s, expected %s", Qp(paths[-1-i]), ids[k], ours[-1-i])
 			}
 			continue
 		}

@@ -136,7 +136,7 @@ func (w *Workspace) modePaths() []string {
 
 // checkModes refuses when another user can write what git and git-nudge
 // trust (see the top of this file); what is an empty error otherwise.
-func (w *Workspace) checkModes(what string) error {
+func (w *Workspace) CheckModes(what string) error {
 	c := newModeChecker()
 	var probs []*modeProblem
 	for _, p := range w.modePaths() {

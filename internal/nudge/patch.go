@@ -33,12 +33,12 @@ func presentMode(mode string) *string {
 	if git.AbsentMode(mode) {
 		return nil
 	}
-	return strPtr(mode)
+	return StrPtr(mode)
 }
 
 func presentBlob(mode, blob string) *string {
 	if git.AbsentMode(mode) {
 		return nil
 	}
-	return strPtr(blob)
+	return StrPtr(blob)
 }

@@ -109,12 +109,12 @@ func TestComputeFiles(t *testing.T) {
 					t.Errorf("%q: got %s %s->%s %s->%s", path, f.Status, Deref(f.OldMode), Deref(f.NewMode), Deref(f.OldBlob), Deref(f.NewBlob))
 				}
 			}
-			m644, m755, m120 := strPtr("100644"), strPtr("100755"), strPtr("120000")
-			check("edit.txt", "M", m644, m644, strPtr(blob(base, "edit.txt")), strPtr(blob(result, "edit.txt")))
-			check("gone.txt", "D", m644, nil, strPtr(blob(base, "gone.txt")), nil)
-			check("script.sh", "M", m644, m755, strPtr(blob(base, "script.sh")), strPtr(blob(base, "script.sh")))
-			check("link", "T", m644, m120, strPtr(blob(base, "link")), strPtr(blob(result, "link")))
-			check("deep/dir/new file\nline.txt", "A", nil, m644, nil, strPtr(blob(result, "deep/dir/new file\nline.txt")))
+			m644, m755, m120 := StrPtr("100644"), StrPtr("100755"), StrPtr("120000")
+			check("edit.txt", "M", m644, m644, StrPtr(blob(base, "edit.txt")), StrPtr(blob(result, "edit.txt")))
+			check("gone.txt", "D", m644, nil, StrPtr(blob(base, "gone.txt")), nil)
+			check("script.sh", "M", m644, m755, StrPtr(blob(base, "script.sh")), StrPtr(blob(base, "script.sh")))
+			check("link", "T", m644, m120, StrPtr(blob(base, "link")), StrPtr(blob(result, "link")))
+			check("deep/dir/new file\nline.txt", "A", nil, m644, nil, StrPtr(blob(result, "deep/dir/new file\nline.txt")))
 			if want := map[string]int{"sha1": 40, "sha256": 64}[format]; len(*got["edit.txt"].NewBlob) != want {
 				t.Errorf("blob id %q is not a full %s id", *got["edit.txt"].NewBlob, format)
 			}

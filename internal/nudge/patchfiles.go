@@ -23,23 +23,23 @@ import (
 
 // Modes of the files apply and undo write.
 const (
-	modeFile = git.ModeFile
-	modeExec = git.ModeExec
+	ModeFile = git.ModeFile
+	ModeExec = git.ModeExec
 )
 
 // MaxFileSize is the largest new content apply writes (16 MiB).
 const MaxFileSize = git.MaxFileSize
 
-func isRegularMode(m *string) bool { return m != nil && (*m == modeFile || *m == modeExec) }
+func IsRegularMode(m *string) bool { return m != nil && (*m == ModeFile || *m == ModeExec) }
 
 // present reports whether ps describes a file (rather than no file).
-func present(ps PathState) bool { return ps.Blob != nil }
+func Present(ps PathState) bool { return ps.Blob != nil }
 
 // fileOps looks at and changes the work-tree files of a task's patch.
-type fileOps struct {
+type FileOps struct {
 	ws       *Workspace // where stage folders go
 	repo     *git.Repo
-	tree     *worktree.Tree
+	Tree     *worktree.Tree
 	ctx      context.Context // the command's, for execBitCounts
 	fileMode *bool           // core.fileMode once read (execBitCounts)
 	// hasher hashes the files as git would, one git process kept for
@@ -59,7 +59,7 @@ type fileOps struct {
 
 // plainFor reports whether git converts nothing for any of paths (see
 // git.PlainFiles), asking only about paths not seen before.
-func (o *fileOps) plainFor(paths []string) bool {
+func (o *FileOps) plainFor(paths []string) bool {
 	if o.plain == nil {
 		o.plain = map[string]bool{}
 	}
@@ -84,18 +84,18 @@ func (o *fileOps) plainFor(paths []string) bool {
 }
 
 // close releases the work tree and ends the hashing process.
-func (o *fileOps) Close() {
-	o.tree.Close()
+func (o *FileOps) Close() {
+	o.Tree.Close()
 	_ = o.hasher.Close()
 	_ = o.blobs.Close()
 }
 
-func (w *Workspace) NewFileOps(ctx context.Context) (*fileOps, error) {
+func (w *Workspace) NewFileOps(ctx context.Context) (*FileOps, error) {
 	tree, err := worktree.Open(w.Repo.WorkTree)
 	if err != nil {
 		return nil, err
 	}
-	return &fileOps{ws: w, repo: w.Repo, tree: tree, ctx: ctx, hasher: w.Repo.NewHasher(), blobs: w.Repo.NewBlobStreamer(true)}, nil
+	return &FileOps{ws: w, repo: w.Repo, Tree: tree, ctx: ctx, hasher: w.Repo.NewHasher(), blobs: w.Repo.NewBlobStreamer(true)}, nil
 }
 
 // execBitCounts is core.fileMode: whether a file's executable bit counts.
@@ -103,7 +103,7 @@ func (w *Workspace) NewFileOps(ctx context.Context) (*fileOps, error) {
 // expected mode, which most commands never see; a config git cannot read
 // makes the bit count, as git's default does (a refusal, never a file
 // overwritten).
-func (o *fileOps) execBitCounts() bool {
+func (o *FileOps) execBitCounts() bool {
 	if o.fileMode == nil {
 		fm, err := o.repo.ConfigBool(o.ctx, "core.filemode", true)
 		if err != nil {
@@ -137,7 +137,7 @@ type FileState struct {
 // certain: a path judged absent, or a regular file whose raw bytes' id
 // (the bytes on disk: git converts nothing for these paths) is one of
 // the ids in the step's state want (its blob or kept raw bytes).
-func (o *fileOps) fileStates(steps []step, cur []seen, want func(step) PathState) map[string]*FileState {
+func (o *FileOps) fileStates(steps []Step, cur []Seen, want func(Step) PathState) map[string]*FileState {
 	states := map[string]*FileState{}
 	if len(cur) != len(steps) {
 		return states
@@ -148,26 +148,26 @@ func (o *fileOps) fileStates(steps []step, cur []seen, want func(step) PathState
 	}
 	plain := o.plainFor(paths)
 	for i, s := range steps {
-		e, ps := cur[i].entry, want(s)
+		e, ps := cur[i].Entry, want(s)
 		switch {
-		case e.Kind == worktree.Absent && !present(ps):
+		case e.Kind == worktree.Absent && !Present(ps):
 			states[s.Path] = nil
-		case e.Kind == worktree.File && present(ps) && plain &&
-			(cur[i].blob == *ps.Blob || ps.RawBlob != nil && cur[i].blob == *ps.RawBlob):
-			mode := modeFile
+		case e.Kind == worktree.File && Present(ps) && plain &&
+			(cur[i].Blob == *ps.Blob || ps.RawBlob != nil && cur[i].Blob == *ps.RawBlob):
+			mode := ModeFile
 			if e.Exec {
-				mode = modeExec
+				mode = ModeExec
 			}
-			states[s.Path] = &FileState{Mode: mode, Blob: cur[i].blob}
+			states[s.Path] = &FileState{Mode: mode, Blob: cur[i].Blob}
 		}
 	}
 	return states
 }
 
 // seen is one path as found in the work tree.
-type seen struct {
-	entry worktree.Entry
-	blob  string // regular files: the blob id git would give the content
+type Seen struct {
+	Entry worktree.Entry
+	Blob  string // regular files: the blob id git would give the content
 }
 
 // look reads the state of every path of want, hashing the regular files as
@@ -176,16 +176,16 @@ type seen struct {
 // with the expected entry in a
 // private index, so that git's "committed CRLF stays CRLF" rule of
 // core.autocrlf is honoured exactly.
-func (o *fileOps) Look(ctx context.Context, want []PathState) ([]seen, error) {
-	out := make([]seen, len(want))
+func (o *FileOps) Look(ctx context.Context, want []PathState) ([]Seen, error) {
+	out := make([]Seen, len(want))
 	var idx []int
 	var paths []string
 	for i, ps := range want {
-		e, err := o.tree.Lstat(ps.Path)
+		e, err := o.Tree.Lstat(ps.Path)
 		if err != nil {
 			return nil, err
 		}
-		out[i].entry = e
+		out[i].Entry = e
 		if e.Kind == worktree.File {
 			idx = append(idx, i)
 			paths = append(paths, ps.Path)
@@ -198,7 +198,7 @@ func (o *fileOps) Look(ctx context.Context, want []PathState) ([]seen, error) {
 			return nil, err
 		}
 		for j, i := range idx {
-			out[i].blob = ids[j]
+			out[i].Blob = ids[j]
 		}
 		return out, nil
 	}
@@ -209,8 +209,8 @@ func (o *fileOps) Look(ctx context.Context, want []PathState) ([]seen, error) {
 	var second []git.IndexEntry
 	var secondIdx []int
 	for j, i := range idx {
-		out[i].blob = ids[j]
-		if w := want[i]; present(w) && *w.Blob != ids[j] && isRegularMode(w.Mode) {
+		out[i].Blob = ids[j]
+		if w := want[i]; Present(w) && *w.Blob != ids[j] && IsRegularMode(w.Mode) {
 			second = append(second, git.IndexEntry{Mode: *w.Mode, Blob: *w.Blob, Path: w.Path})
 			secondIdx = append(secondIdx, i)
 		}
@@ -221,17 +221,17 @@ func (o *fileOps) Look(ctx context.Context, want []PathState) ([]seen, error) {
 			return nil, err
 		}
 		for j, i := range secondIdx {
-			out[i].blob = ids2[j]
+			out[i].Blob = ids2[j]
 		}
 	}
 	return out, nil
 }
 
 // verdict is how a path compares with what was expected of it.
-type verdict int
+type Verdict int
 
 const (
-	VSame    verdict = iota
+	VSame    Verdict = iota
 	vEdited          // content differs
 	vMode            // only the executable bit differs
 	vGone            // a file was expected, nothing is there
@@ -239,9 +239,9 @@ const (
 	vKind            // a symlink, folder or special file is there
 )
 
-func (o *fileOps) Judge(s seen, want PathState) verdict {
-	e := s.entry
-	if !present(want) {
+func (o *FileOps) Judge(s Seen, want PathState) Verdict {
+	e := s.Entry
+	if !Present(want) {
 		switch e.Kind {
 		case worktree.Absent, worktree.Dir:
 			// A folder is no file at that path, as git sees it; when a
@@ -257,10 +257,10 @@ func (o *fileOps) Judge(s seen, want PathState) verdict {
 	case worktree.Absent:
 		return vGone
 	case worktree.File:
-		if s.blob != *want.Blob {
+		if s.Blob != *want.Blob {
 			return vEdited
 		}
-		if want.Mode != nil && e.Exec != (*want.Mode == modeExec) && o.execBitCounts() {
+		if want.Mode != nil && e.Exec != (*want.Mode == ModeExec) && o.execBitCounts() {
 			return vMode
 		}
 		return VSame
@@ -271,16 +271,16 @@ func (o *fileOps) Judge(s seen, want PathState) verdict {
 
 // describe says in a sentence how path differs; since is "since the
 // snapshot" or "since t3 was applied".
-func Describe(v verdict, path string, s seen, since string) string {
-	path = qp(path)
+func Describe(v Verdict, path string, s Seen, since string) string {
+	path = Qp(path)
 	switch v {
 	case vEdited:
 		return fmt.Sprintf("%s was edited %s", path, since)
 	case vMode:
 		return fmt.Sprintf("%s's executable bit changed %s", path, since)
 	case vGone:
-		if e := s.entry; e.Blocker != "" {
-			return fmt.Sprintf("%s cannot be reached: %s is now a %s", path, qp(e.Blocker), e.BlockerKind)
+		if e := s.Entry; e.Blocker != "" {
+			return fmt.Sprintf("%s cannot be reached: %s is now a %s", path, Qp(e.Blocker), e.BlockerKind)
 		}
 		return fmt.Sprintf("%s was deleted %s", path, since)
 	case vCreated:
@@ -291,13 +291,13 @@ func Describe(v verdict, path string, s seen, since string) string {
 		}
 		return fmt.Sprintf("%s was created %s", path, since)
 	case vKind:
-		return fmt.Sprintf("%s is now a %s (it changed %s)", path, s.entry.Kind, since)
+		return fmt.Sprintf("%s is now a %s (it changed %s)", path, s.Entry.Kind, since)
 	}
 	return path + " is unchanged"
 }
 
 // step moves one path from one state to another.
-type step struct {
+type Step struct {
 	Path     string
 	From, To PathState
 	// raw (apply) is the id of From's bytes on disk, unfiltered, when
@@ -307,16 +307,16 @@ type step struct {
 	// merged (apply --merge): To is the result's change merged into the
 	// user's edits, From what the work tree holds; conflicted: with
 	// conflict markers.
-	merged, conflicted bool
+	Merged, Conflicted bool
 }
 
 // status is what a step does to the work tree: A (creates the file), D
 // (removes it) or M (changes its content or mode).
-func (s step) status() string {
+func (s Step) Status() string {
 	switch {
-	case !present(s.From):
+	case !Present(s.From):
 		return "A"
-	case !present(s.To):
+	case !Present(s.To):
 		return "D"
 	}
 	return "M"
@@ -326,24 +326,24 @@ func (s step) status() string {
 // where they go (a leading folder that is a symlink or a file the patch
 // does not remove; a folder holding files the patch does not remove), one
 // per blocked path. cur holds the current state of each step's path.
-func (o *fileOps) writable(steps []step, cur []seen, skip map[string]bool) ([]string, error) {
+func (o *FileOps) writable(steps []Step, cur []Seen, skip map[string]bool) ([]string, error) {
 	removed := map[string]bool{}
 	for _, s := range steps {
-		if !present(s.To) {
+		if !Present(s.To) {
 			removed[s.Path] = true
 		}
 	}
 	var reasons []string
 	for i, s := range steps {
-		if !present(s.To) || skip[s.Path] {
+		if !Present(s.To) || skip[s.Path] {
 			continue
 		}
-		e := cur[i].entry
+		e := cur[i].Entry
 		switch {
 		case e.Blocker != "" && !(e.BlockerKind == worktree.File && removed[e.Blocker]):
-			reasons = append(reasons, fmt.Sprintf("%s cannot be written: %s is a %s, not a folder", qp(s.Path), qp(e.Blocker), e.BlockerKind))
-		case e.Kind == worktree.Dir && !present(s.From):
-			files, complete, err := o.tree.ListFiles(s.Path, 10000)
+			reasons = append(reasons, fmt.Sprintf("%s cannot be written: %s is a %s, not a folder", Qp(s.Path), Qp(e.Blocker), e.BlockerKind))
+		case e.Kind == worktree.Dir && !Present(s.From):
+			files, complete, err := o.Tree.ListFiles(s.Path, 10000)
 			if err != nil {
 				return nil, err
 			}
@@ -354,7 +354,7 @@ func (o *fileOps) writable(steps []step, cur []seen, skip map[string]bool) ([]st
 				}
 			}
 			if !clear {
-				reasons = append(reasons, fmt.Sprintf("%s cannot be written: a folder is there that the patch does not empty (other files, or empty folders)", qp(s.Path)))
+				reasons = append(reasons, fmt.Sprintf("%s cannot be written: a folder is there that the patch does not empty (other files, or empty folders)", Qp(s.Path)))
 			}
 		}
 	}
@@ -365,10 +365,10 @@ func (o *fileOps) writable(steps []step, cur []seen, skip map[string]bool) ([]st
 // folder files (in the command's stage folder, on the work tree's
 // filesystem), exactly as git checkout would write it (filters, line
 // endings, mode). Nothing in the work tree is touched.
-func (o *fileOps) stage(ctx context.Context, files string, steps []step) error {
+func (o *FileOps) Stage(ctx context.Context, files string, steps []Step) error {
 	var entries []git.IndexEntry
 	for _, s := range steps {
-		if present(s.To) {
+		if Present(s.To) {
 			entries = append(entries, git.IndexEntry{Mode: *s.To.Mode, Blob: *s.To.Blob, Path: s.Path})
 		}
 	}
@@ -383,11 +383,11 @@ func (o *fileOps) stage(ctx context.Context, files string, steps []step) error {
 // a file replaces) first, deepest first; then every write, .gitattributes
 // files first so that later files are seen with their rules; then the
 // other removals.
-func order(steps []step) []step {
+func order(steps []Step) []Step {
 	writes := map[string]bool{}
 	removes := map[string]bool{}
 	for _, s := range steps {
-		if present(s.To) {
+		if Present(s.To) {
 			writes[s.Path] = true
 		} else {
 			removes[s.Path] = true
@@ -395,25 +395,25 @@ func order(steps []step) []step {
 	}
 	early := map[string]bool{}
 	for p := range writes {
-		for _, d := range leadingDirs(p) {
+		for _, d := range LeadingDirs(p) {
 			if removes[d] {
 				early[d] = true
 			}
 		}
 	}
 	for p := range removes {
-		for _, d := range leadingDirs(p) {
+		for _, d := range LeadingDirs(p) {
 			if writes[d] {
 				early[p] = true
 			}
 		}
 	}
-	var first, mid, last []step
+	var first, mid, last []Step
 	for _, s := range steps {
 		switch {
 		case early[s.Path]:
 			first = append(first, s)
-		case present(s.To):
+		case Present(s.To):
 			mid = append(mid, s)
 		default:
 			last = append(last, s)
@@ -438,7 +438,7 @@ func order(steps []step) []step {
 // longer there to flush itself). A
 // leading folder whose own entries did not change holds nothing new to
 // flush: its entry for the next folder down is as it was.
-func changedDirs(steps []step, created, pruned []string) []string {
+func ChangedDirs(steps []Step, created, pruned []string) []string {
 	dirs := map[string]bool{}
 	for _, s := range steps {
 		dirs[parentDir(s.Path)] = true
@@ -473,7 +473,7 @@ func parentDir(p string) string {
 	return ""
 }
 
-func leadingDirs(p string) []string {
+func LeadingDirs(p string) []string {
 	var out []string
 	for i := 0; i < len(p); i++ {
 		if p[i] == '/' {
@@ -486,8 +486,8 @@ func leadingDirs(p string) []string {
 // check compares every step's path with its From state and says, one
 // sentence per path, what differs or what stands in the way of the new
 // file. It also returns what it saw.
-func (o *fileOps) check(ctx context.Context, steps []step, since string) ([]string, []seen, error) {
-	reasons, verdicts, cur, err := o.checkEach(ctx, steps, since)
+func (o *FileOps) Check(ctx context.Context, steps []Step, since string) ([]string, []Seen, error) {
+	reasons, verdicts, cur, err := o.CheckEach(ctx, steps, since)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -503,7 +503,7 @@ func (o *fileOps) check(ctx context.Context, steps []step, since string) ([]stri
 // checkEach is check with its findings per step: reasons[i] is step i's
 // sentence ("" when it is as expected) and verdicts[i] its verdict; the
 // reasons after len(steps) are the paths that cannot be written.
-func (o *fileOps) checkEach(ctx context.Context, steps []step, since string) ([]string, []verdict, []seen, error) {
+func (o *FileOps) CheckEach(ctx context.Context, steps []Step, since string) ([]string, []Verdict, []Seen, error) {
 	from := make([]PathState, len(steps))
 	for i, s := range steps {
 		from[i] = s.From
@@ -513,7 +513,7 @@ func (o *fileOps) checkEach(ctx context.Context, steps []step, since string) ([]
 		return nil, nil, nil, err
 	}
 	reasons := make([]string, len(steps))
-	verdicts := make([]verdict, len(steps))
+	verdicts := make([]Verdict, len(steps))
 	reported := map[string]bool{}
 	for i, s := range steps {
 		if v := o.Judge(cur[i], s.From); v != VSame {
@@ -531,9 +531,9 @@ func (o *fileOps) checkEach(ctx context.Context, steps []step, since string) ([]
 
 // changedError reports paths found not as expected by the re-check made
 // after the record was written and before any file was touched.
-type changedError struct{ reasons []string }
+type ChangedError struct{ Reasons []string }
 
-func (e *changedError) Error() string { return strings.Join(e.reasons, "; ") }
+func (e *ChangedError) Error() string { return strings.Join(e.Reasons, "; ") }
 
 // transition moves the work tree from every step's From to its To:
 // re-check of every path, then the writes and removals in order (each path
@@ -548,17 +548,17 @@ func (e *changedError) Error() string { return strings.Join(e.reasons, "; ") }
 // and fsynced meanwhile (nothing in the work tree changes), unless a
 // removal must clear the way first, which waits for the record like
 // every other change.
-func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged, since, faults string, recorded func() error) (touched bool, err error) {
+func (o *FileOps) Transition(ctx context.Context, steps []Step, stageDir, staged, since, faults string, recorded func() error) (touched bool, err error) {
 	ordered := order(steps)
-	batch, err := o.tree.NewBatch(stageDir)
+	batch, err := o.Tree.NewBatch(stageDir)
 	if err != nil {
 		return false, err
 	}
 	defer batch.Close()
-	early := len(ordered) > 0 && !present(ordered[0].To)
-	var writes []step
+	early := len(ordered) > 0 && !Present(ordered[0].To)
+	var writes []Step
 	for _, s := range ordered {
-		if present(s.To) {
+		if Present(s.To) {
 			writes = append(writes, s)
 		}
 	}
@@ -587,7 +587,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 			return false, err
 		}
 	}
-	reasons, cur, err := o.check(ctx, steps, since)
+	reasons, cur, err := o.Check(ctx, steps, since)
 	if err == nil && len(reasons) == 0 {
 		reasons, err = o.rawChanged(ctx, steps, cur, since)
 	}
@@ -596,9 +596,9 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 		if err != nil {
 			return false, err
 		}
-		return false, &changedError{reasons: reasons}
+		return false, &ChangedError{Reasons: reasons}
 	}
-	rechecked := map[string]seen{}
+	rechecked := map[string]Seen{}
 	for i, s := range steps {
 		rechecked[s.Path] = cur[i]
 	}
@@ -607,7 +607,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 		for _, s := range steps {
 			paths = append(paths, s.Path)
 		}
-		w.Before(paths, o.fileStates(steps, cur, func(s step) PathState { return s.From }))
+		w.Before(paths, o.fileStates(steps, cur, func(s Step) PathState { return s.From }))
 	}
 
 	// Removed files' folders are pruned together (each folder read once,
@@ -616,24 +616,24 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	var removed, pruned []string
 	prune := func() {
 		if len(removed) > 0 {
-			pruned = append(pruned, o.tree.PruneAll(removed)...)
+			pruned = append(pruned, o.Tree.PruneAll(removed)...)
 			removed = removed[:0]
 		}
 	}
 	// unchanged is the check made right before a path is replaced.
-	unchanged := func(s step, now worktree.Entry) error {
+	unchanged := func(s Step, now worktree.Entry) error {
 		before := rechecked[s.Path]
-		if present(s.From) {
-			if !now.Unchanged(before.entry) {
-				return fmt.Errorf("%s changed while it was being replaced; it was left as found", qp(s.Path))
+		if Present(s.From) {
+			if !now.Unchanged(before.Entry) {
+				return fmt.Errorf("%s changed while it was being replaced; it was left as found", Qp(s.Path))
 			}
 		} else if now.Kind != worktree.Absent && now.Kind != worktree.Dir {
-			return fmt.Errorf("%s appeared while the files were being replaced; it was left as found", qp(s.Path))
+			return fmt.Errorf("%s appeared while the files were being replaced; it was left as found", Qp(s.Path))
 		}
 		return nil
 	}
-	remove := func(s step) error {
-		now, err := o.tree.Lstat(s.Path)
+	remove := func(s Step) error {
+		now, err := o.Tree.Lstat(s.Path)
 		if err == nil {
 			err = unchanged(s, now)
 		}
@@ -641,7 +641,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 			return err
 		}
 		touched = true
-		if err := o.tree.RemoveFile(s.Path); err != nil {
+		if err := o.Tree.RemoveFile(s.Path); err != nil {
 			return err
 		}
 		removed = append(removed, s.Path)
@@ -650,7 +650,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	n := 0 // paths replaced so far, for the fault points
 	// Removals that clear the way for new files go first.
 	i := 0
-	for ; i < len(ordered) && !present(ordered[i].To); i++ {
+	for ; i < len(ordered) && !Present(ordered[i].To); i++ {
 		if err := remove(ordered[i]); err != nil {
 			prune()
 			batch.Abort()
@@ -699,7 +699,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	// The folders are flushed while the files are read back (from the
 	// page cache: the verification does not wait for the disk).
 	dirsSynced := make(chan error, 1)
-	go func() { dirsSynced <- batch.SyncDirs(changedDirs(steps, batch.Created(), pruned)) }()
+	go func() { dirsSynced <- batch.SyncDirs(ChangedDirs(steps, batch.Created(), pruned)) }()
 	to := make([]PathState, len(steps))
 	for i, s := range steps {
 		to[i] = s.To
@@ -709,7 +709,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 	if err == nil {
 		for i, s := range steps {
 			if v := o.Judge(after[i], s.To); v != VSame {
-				wrong = append(wrong, qp(s.Path))
+				wrong = append(wrong, Qp(s.Path))
 			}
 		}
 		if len(wrong) == 0 {
@@ -726,7 +726,7 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 		return touched, fmt.Errorf("after writing, these paths do not hold the recorded version: %s", strings.Join(wrong, ", "))
 	}
 	if w := o.ws.Files; w != nil && w.After != nil {
-		w.After(o.fileStates(steps, after, func(s step) PathState { return s.To }))
+		w.After(o.fileStates(steps, after, func(s Step) PathState { return s.To }))
 	}
 	return touched, nil
 }
@@ -735,10 +735,10 @@ func (o *fileOps) transition(ctx context.Context, steps []step, stageDir, staged
 // writes, in order: from the stage folder when there is one, else
 // streamed from git (as checkout writes it, or the kept raw bytes
 // unfiltered).
-func (o *fileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []step, staged string) ([]*worktree.Pending, error) {
+func (o *FileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []Step, staged string) ([]*worktree.Pending, error) {
 	pending := make([]*worktree.Pending, len(writes))
 	create := func(i int) (io.Writer, error) {
-		p, err := batch.Create(writes[i].Path, *writes[i].To.Mode == modeExec)
+		p, err := batch.Create(writes[i].Path, *writes[i].To.Mode == ModeExec)
 		if err != nil {
 			return nil, err
 		}
@@ -807,16 +807,16 @@ func (o *fileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []s
 }
 
 // writesAttributes reports whether a step writes a .gitattributes file.
-func writesAttributes(steps []step) bool {
+func WritesAttributes(steps []Step) bool {
 	for _, s := range steps {
-		if present(s.To) && (s.Path == ".gitattributes" || strings.HasSuffix(s.Path, "/.gitattributes")) {
+		if Present(s.To) && (s.Path == ".gitattributes" || strings.HasSuffix(s.Path, "/.gitattributes")) {
 			return true
 		}
 	}
 	return false
 }
 
-func copyStaged(staged string, s step, w io.Writer) error {
+func copyStaged(staged string, s Step, w io.Writer) error {
 	// Read through an os.Root too: a folder of the stage swapped for a
 	// symlink cannot make apply copy content from outside it.
 	r, err := os.OpenRoot(staged)
@@ -826,11 +826,11 @@ func copyStaged(staged string, s step, w io.Writer) error {
 	defer r.Close()
 	f, err := r.Open(filepath.FromSlash(s.Path))
 	if err != nil {
-		return fmt.Errorf("reading the prepared content of %s: %w", qp(s.Path), err)
+		return fmt.Errorf("reading the prepared content of %s: %w", Qp(s.Path), err)
 	}
 	defer f.Close()
 	if _, err := io.Copy(w, f); err != nil {
-		return fmt.Errorf("reading the prepared content of %s: %w", qp(s.Path), err)
+		return fmt.Errorf("reading the prepared content of %s: %w", Qp(s.Path), err)
 	}
 	return nil
 }
@@ -839,13 +839,13 @@ func copyStaged(staged string, s step, w io.Writer) error {
 // taken from what a check just saw of each step (cur) where git converts
 // nothing for them: its ids are then those of the bytes on disk, and the
 // files are not read again.
-func (o *fileOps) rawIDsSeen(paths []string, idx []int, cur []seen, n int) ([]string, error) {
+func (o *FileOps) rawIDsSeen(paths []string, idx []int, cur []Seen, n int) ([]string, error) {
 	if !o.plainFor(paths) || len(cur) != n {
 		return o.rawIDs(paths)
 	}
 	ids := make([]string, 0, len(idx))
 	for _, i := range idx {
-		ids = append(ids, cur[i].blob)
+		ids = append(ids, cur[i].Blob)
 	}
 	return ids, nil
 }
@@ -853,13 +853,13 @@ func (o *fileOps) rawIDsSeen(paths []string, idx []int, cur []seen, n int) ([]st
 // rawIDs returns the id of the bytes on disk of each work-tree file at
 // paths, unfiltered (what git hash-object --no-filters gives), computed
 // here instead of by a git process.
-func (o *fileOps) rawIDs(paths []string) ([]string, error) {
+func (o *FileOps) rawIDs(paths []string) ([]string, error) {
 	ids := make([]string, len(paths))
 	for i, p := range paths {
 		var h hash.Hash
-		err := o.tree.ReadFile(p, func(size int64) io.Writer { h = o.repo.NewBlobHash(size); return h })
+		err := o.Tree.ReadFile(p, func(size int64) io.Writer { h = o.repo.NewBlobHash(size); return h })
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", qp(p), err)
+			return nil, fmt.Errorf("reading %s: %w", Qp(p), err)
 		}
 		ids[i] = hex.EncodeToString(h.Sum(nil))
 	}

@@ -28,15 +28,15 @@ import (
 type (
 	skippedJSON    Skipped
 	fileChangeJSON FileChange
-	pathStateJSON  PathState
+	PathStateJSON  PathState
 	undoFields     Undo
 )
 
 // undoWire is Undo with its paths as bytes survive JSON.
 type undoWire struct {
 	undoFields
-	Before []pathStateJSON `json:"before"`
-	After  []pathStateJSON `json:"after"`
+	Before []PathStateJSON `json:"before"`
+	After  []PathStateJSON `json:"after"`
 }
 
 // taskWire is a task record whose paths go through the wrappers.
@@ -99,7 +99,7 @@ func (t *Task) wire() *taskWire {
 		Files:         convert(t.Files, func(f FileChange) fileChangeJSON { return fileChangeJSON(f) }),
 	}
 	if t.Undo != nil {
-		toW := func(s PathState) pathStateJSON { return pathStateJSON(s) }
+		toW := func(s PathState) PathStateJSON { return PathStateJSON(s) }
 		w.Undo = &undoWire{undoFields: undoFields(*t.Undo), Before: convert(t.Undo.Before, toW), After: convert(t.Undo.After, toW)}
 	}
 	return w
@@ -113,7 +113,7 @@ func (t *Task) fromWire(w *taskWire) {
 	t.Files = convert(w.Files, func(f fileChangeJSON) FileChange { return FileChange(f) })
 	t.Undo = nil
 	if w.Undo != nil {
-		fromW := func(s pathStateJSON) PathState { return PathState(s) }
+		fromW := func(s PathStateJSON) PathState { return PathState(s) }
 		u := Undo(w.Undo.undoFields)
 		u.Before, u.After = convert(w.Undo.Before, fromW), convert(w.Undo.After, fromW)
 		t.Undo = &u
@@ -132,7 +132,7 @@ func (l SkippedList) MarshalJSON() ([]byte, error) {
 // "path") and has no MarshalJSON of its own, with that path as
 // pathenc.Encode gives it and, for a name that is not valid UTF-8,
 // "path_b64" right after it. *path is left encoded: pass a copy.
-func marshalPath[T any](v *T, path *string) ([]byte, error) {
+func MarshalPath[T any](v *T, path *string) ([]byte, error) {
 	p, b := pathenc.Encode(*path)
 	*path = p
 	data, err := pathenc.Marshal(v)
@@ -158,12 +158,12 @@ func marshalPath[T any](v *T, path *string) ([]byte, error) {
 // unmarshalPath reads data into *v, a type with no UnmarshalJSON of its
 // own whose path field is *path, and the path back from "path_b64" when
 // the record has one. Data that is not such a record leaves *v as it was.
-func unmarshalPath[T any](data []byte, v *T, path *string) error {
+func UnmarshalPath[T any](data []byte, v *T, path *string) error {
 	var x T
 	if err := json.Unmarshal(data, &x); err != nil {
 		return err
 	}
-	b64, err := pathB64(data)
+	b64, err := PathB64(data)
 	if err != nil {
 		return err
 	}
@@ -174,7 +174,7 @@ func unmarshalPath[T any](data []byte, v *T, path *string) error {
 }
 
 // pathB64 is a record's "path_b64", nil when it has none.
-func pathB64(data []byte) (*string, error) {
+func PathB64(data []byte) (*string, error) {
 	var v struct {
 		PathB64 *string `json:"path_b64"`
 	}
@@ -185,34 +185,34 @@ func pathB64(data []byte) (*string, error) {
 // MarshalJSON writes the path as bytes survive JSON.
 func (s skippedJSON) MarshalJSON() ([]byte, error) {
 	v := Skipped(s)
-	return marshalPath(&v, &v.Path)
+	return MarshalPath(&v, &v.Path)
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
 func (s *skippedJSON) UnmarshalJSON(data []byte) error {
-	return unmarshalPath(data, (*Skipped)(s), &s.Path)
+	return UnmarshalPath(data, (*Skipped)(s), &s.Path)
 }
 
 // MarshalJSON writes the path as bytes survive JSON.
 func (f fileChangeJSON) MarshalJSON() ([]byte, error) {
 	v := FileChange(f)
-	return marshalPath(&v, &v.Path)
+	return MarshalPath(&v, &v.Path)
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
 func (f *fileChangeJSON) UnmarshalJSON(data []byte) error {
-	return unmarshalPath(data, (*FileChange)(f), &f.Path)
+	return UnmarshalPath(data, (*FileChange)(f), &f.Path)
 }
 
 // MarshalJSON writes the path as bytes survive JSON.
-func (s pathStateJSON) MarshalJSON() ([]byte, error) {
+func (s PathStateJSON) MarshalJSON() ([]byte, error) {
 	v := PathState(s)
-	return marshalPath(&v, &v.Path)
+	return MarshalPath(&v, &v.Path)
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
-func (s *pathStateJSON) UnmarshalJSON(data []byte) error {
-	return unmarshalPath(data, (*PathState)(s), &s.Path)
+func (s *PathStateJSON) UnmarshalJSON(data []byte) error {
+	return UnmarshalPath(data, (*PathState)(s), &s.Path)
 }
 
 // saveFieldsB64 is a saves.json entry as written: its paths with a
@@ -273,4 +273,4 @@ func unmarshalTask(t *Task, data []byte) error {
 // quote): see pathenc.Quote.
 func QuotePath(p string) string { return pathenc.Quote(p) }
 
-func qp(p string) string { return QuotePath(p) }
+func Qp(p string) string { return QuotePath(p) }

@@ -68,7 +68,7 @@ func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
 		ID: id, State: StatePending, Note: o.Note, Created: w.Now().UTC(),
 		Workspace: r.WorkTree, Command: o.Command,
 		// The branch it was queued on, until work takes its snapshot.
-		Branch: optStr(head.Branch),
+		Branch: OptStr(head.Branch),
 	}
 	if o.On != "local" {
 		t.Runner = o.On

@@ -34,7 +34,7 @@ import (
 // cur is what the plan's check just saw of each step (nil if it looked at
 // none): where git converts nothing, its ids are those of the bytes on
 // disk, and the files are not read again.
-func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, steps []step, cur []seen, since string) ([]string, error) {
+func (w *Workspace) KeepRawBytes(ctx context.Context, ops *FileOps, t *Task, steps []Step, cur []Seen, since string) ([]string, error) {
 	// A task applied path by path keeps the bytes of the paths applied
 	// before, too.
 	prior := priorPins(t, steps)
@@ -42,7 +42,7 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 	var paths []string
 	var entries []git.IndexEntry
 	for i, s := range steps {
-		if present(s.From) {
+		if Present(s.From) {
 			idx = append(idx, i)
 			paths = append(paths, s.Path)
 			entries = append(entries, git.IndexEntry{Mode: *s.From.Mode, Blob: *s.From.Blob, Path: s.Path})
@@ -80,12 +80,12 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 	for k, j := range keep {
 		i := idx[j]
 		if written[k] != disk[j] {
-			changed = append(changed, Describe(vEdited, steps[i].Path, seen{}, since))
+			changed = append(changed, Describe(vEdited, steps[i].Path, Seen{}, since))
 			continue
 		}
 		id := written[k]
 		steps[i].From.RawBlob = &id
-		pins = append(pins, git.TreeEdit{Path: steps[i].Path, Mode: modeFile, Object: id})
+		pins = append(pins, git.TreeEdit{Path: steps[i].Path, Mode: ModeFile, Object: id})
 	}
 	if len(changed) > 0 {
 		return changed, nil
@@ -95,7 +95,7 @@ func (w *Workspace) keepRawBytes(ctx context.Context, ops *fileOps, t *Task, ste
 
 // priorPins are the kept bytes of the paths of a partly applied task
 // that steps do not apply again.
-func priorPins(t *Task, steps []step) []git.TreeEdit {
+func priorPins(t *Task, steps []Step) []git.TreeEdit {
 	if t.State != StateApplied || t.Undo == nil {
 		return nil
 	}
@@ -106,7 +106,7 @@ func priorPins(t *Task, steps []step) []git.TreeEdit {
 	var pins []git.TreeEdit
 	for _, b := range t.Undo.Before {
 		if b.RawBlob != nil && !now[b.Path] {
-			pins = append(pins, git.TreeEdit{Path: b.Path, Mode: modeFile, Object: *b.RawBlob})
+			pins = append(pins, git.TreeEdit{Path: b.Path, Mode: ModeFile, Object: *b.RawBlob})
 		}
 	}
 	return pins
@@ -117,7 +117,7 @@ func priorPins(t *Task, steps []step) []git.TreeEdit {
 // each blob is streamed through git's filters for its path and hashed
 // here. Entries holding a .gitattributes, whose rules would govern the
 // others in a checkout, are checked out into a temp folder by git instead.
-func (o *fileOps) checkoutRawIDs(ctx context.Context, entries []git.IndexEntry) ([]string, error) {
+func (o *FileOps) checkoutRawIDs(ctx context.Context, entries []git.IndexEntry) ([]string, error) {
 	paths := make([]string, len(entries))
 	for i, e := range entries {
 		paths[i] = e.Path
@@ -148,7 +148,7 @@ func (o *fileOps) checkoutRawIDs(ctx context.Context, entries []git.IndexEntry) 
 	return ids, nil
 }
 
-func (o *fileOps) checkoutRawIDsByCheckout(ctx context.Context, entries []git.IndexEntry) ([]string, error) {
+func (o *FileOps) checkoutRawIDsByCheckout(ctx context.Context, entries []git.IndexEntry) ([]string, error) {
 	dir, err := os.MkdirTemp("", "git-nudge-raw-")
 	if err != nil {
 		return nil, err
@@ -206,7 +206,7 @@ func (w *Workspace) pinRawBytes(ctx context.Context, id string, pins []git.TreeE
 // cur is what the re-check just saw of each step: where git converts
 // nothing (plainFor), the ids it hashed are those of the bytes on disk,
 // and the files are not read a second time.
-func (o *fileOps) rawChanged(ctx context.Context, steps []step, cur []seen, since string) ([]string, error) {
+func (o *FileOps) rawChanged(ctx context.Context, steps []Step, cur []Seen, since string) ([]string, error) {
 	var idx []int
 	var paths []string
 	for i, s := range steps {
@@ -222,7 +222,7 @@ func (o *fileOps) rawChanged(ctx context.Context, steps []step, cur []seen, sinc
 	var reasons []string
 	for j, i := range idx {
 		if ids[j] != steps[i].raw {
-			reasons = append(reasons, Describe(vEdited, steps[i].Path, seen{}, since))
+			reasons = append(reasons, Describe(vEdited, steps[i].Path, Seen{}, since))
 		}
 	}
 	return reasons, nil
@@ -230,11 +230,11 @@ func (o *fileOps) rawChanged(ctx context.Context, steps []step, cur []seen, sinc
 
 // rawWrong returns the paths, among steps that bring back kept bytes
 // (To.RawBlob), whose bytes on disk are not those bytes.
-func (o *fileOps) rawWrong(ctx context.Context, steps []step) ([]string, error) {
+func (o *FileOps) rawWrong(ctx context.Context, steps []Step) ([]string, error) {
 	var idx []int
 	var paths []string
 	for i, s := range steps {
-		if present(s.To) && s.To.RawBlob != nil {
+		if Present(s.To) && s.To.RawBlob != nil {
 			idx = append(idx, i)
 			paths = append(paths, s.Path)
 		}
@@ -246,7 +246,7 @@ func (o *fileOps) rawWrong(ctx context.Context, steps []step) ([]string, error) 
 	var wrong []string
 	for j, i := range idx {
 		if ids[j] != *steps[i].To.RawBlob {
-			wrong = append(wrong, qp(steps[i].Path))
+			wrong = append(wrong, Qp(steps[i].Path))
 		}
 	}
 	return wrong, nil
@@ -254,10 +254,10 @@ func (o *fileOps) rawWrong(ctx context.Context, steps []step) ([]string, error) 
 
 // stageRaw replaces, in the stage folder, the content of every step that
 // brings back kept bytes (To.RawBlob) with those bytes, unfiltered.
-func (o *fileOps) stageRaw(ctx context.Context, staged string, steps []step) error {
+func (o *FileOps) StageRaw(ctx context.Context, staged string, steps []Step) error {
 	var raw []git.IndexEntry
 	for _, s := range steps {
-		if present(s.To) && s.To.RawBlob != nil {
+		if Present(s.To) && s.To.RawBlob != nil {
 			raw = append(raw, git.IndexEntry{Mode: *s.To.Mode, Blob: *s.To.RawBlob, Path: s.Path})
 		}
 	}

@@ -32,7 +32,7 @@ func TestConflictLines(t *testing.T) {
 	// inserted after 11 (touches the task's line 12); line 6 changed
 	// (no clash).
 	ours := blob(lines("1", "TWO", "THREE", "4", "5", "SIX", "7", "8", "9", "10", "11", "new", "12"))
-	got, err := clashingLines(context.Background(), ws.Repo, base, ours, theirs)
+	got, err := ClashingLines(context.Background(), ws.Repo, base, ours, theirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,14 +41,14 @@ func TestConflictLines(t *testing.T) {
 		t.Fatalf("clashingLines = %v, want %v", got, want)
 	}
 	// The same through git merge-file: a conflict exists.
-	m := &merger{r: ws.Repo, ws: ws, ctx: context.Background(), made: map[string][]byte{}, reader: ws.Repo.NewBlobReader()}
-	defer m.close()
-	if _, why, err := m.merge3(ent{"100644", base}, ent{"100644", ours}, ent{"100644", theirs}); err != nil || why != clashLines {
+	m := NewMerger(context.Background(), ws, ws.Repo, map[string][]byte{})
+	defer m.Close()
+	if _, why, err := m.Merge3(Ent{"100644", base}, Ent{"100644", ours}, Ent{"100644", theirs}); err != nil || why != ClashLines {
 		t.Fatalf("merge3: %q %v, want a clash of lines", why, err)
 	}
 	// A deletion in ours ("after line N" when nothing of ours is left).
 	ours2 := blob(lines("1", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"))
-	got, err = clashingLines(context.Background(), ws.Repo, base, ours2, theirs)
+	got, err = ClashingLines(context.Background(), ws.Repo, base, ours2, theirs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,41 +66,41 @@ func TestConflictLines(t *testing.T) {
 func TestMergerBatches(t *testing.T) {
 	r := newRepo(t)
 	ws := r.workspace()
-	blob := func(s string) ent {
-		return ent{"100644", strings.TrimSpace(r.gitIn([]byte(s), nil, "hash-object", "-w", "--stdin"))}
+	blob := func(s string) Ent {
+		return Ent{"100644", strings.TrimSpace(r.gitIn([]byte(s), nil, "hash-object", "-w", "--stdin"))}
 	}
 	base := "1\n2\n3\n4\n5\n6\n7\n8\n"
-	m := &merger{r: ws.Repo, ws: ws, ctx: context.Background(), made: map[string][]byte{}, reader: ws.Repo.NewBlobReader()}
-	defer m.close()
+	m := NewMerger(context.Background(), ws, ws.Repo, map[string][]byte{})
+	defer m.Close()
 	type answer struct {
-		got ent
+		got Ent
 		why string
 		err error
 	}
 	answers := make([]answer, 6)
 	var wg sync.WaitGroup
-	m.join()
+	m.Join()
 	for i := range answers {
 		wg.Add(1)
-		m.join()
+		m.Join()
 		go func() {
 			defer wg.Done()
-			defer m.leave()
+			defer m.Leave()
 			ours, theirs := blob(fmt.Sprintf("mine %d\n", i)+base), blob(base+fmt.Sprintf("task %d\n", i))
 			if i == 5 {
 				theirs = blob(fmt.Sprintf("task %d\n", i) + base)
 			}
-			got, why, err := m.merge3(blob(base), ours, theirs)
+			got, why, err := m.Merge3(blob(base), ours, theirs)
 			answers[i] = answer{got, why, err}
 		}()
 	}
-	m.leave()
+	m.Leave()
 	wg.Wait()
 	for i, a := range answers {
 		switch {
 		case a.err != nil:
 			t.Fatalf("merge %d: %v", i, a.err)
-		case i == 5 && a.why != clashLines:
+		case i == 5 && a.why != ClashLines:
 			t.Errorf("merge %d: %q, want a clash of lines", i, a.why)
 		case i < 5 && (a.why != "" || string(m.made[a.got.Blob]) != fmt.Sprintf("mine %d\n%stask %d\n", i, base, i)):
 			t.Errorf("merge %d: %q %q", i, a.why, m.made[a.got.Blob])

@@ -18,16 +18,16 @@ type TooManyUntrackedError = snapshot.TooManyUntrackedError
 
 // reasonList collects the reasons to refuse an operation, and the advice for
 // them, each piece of advice once.
-type reasonList struct{ reasons, nexts []string }
+type ReasonList struct{ Reasons, Nexts []string }
 
-func (r *reasonList) add(reason, next string) {
+func (r *ReasonList) Add(reason, next string) {
 	if reason != "" {
-		r.reasons = append(r.reasons, reason)
+		r.Reasons = append(r.Reasons, reason)
 	}
-	if next != "" && !contains(r.nexts, next) {
-		r.nexts = append(r.nexts, next)
+	if next != "" && !Contains(r.Nexts, next) {
+		r.Nexts = append(r.Nexts, next)
 	}
 }
 
 // next is the advice, one piece a line.
-func (r *reasonList) next() string { return strings.Join(r.nexts, "\n") }
+func (r *ReasonList) Next() string { return strings.Join(r.Nexts, "\n") }

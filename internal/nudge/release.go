@@ -89,7 +89,7 @@ func (w *Workspace) ReleaseWorktree(ctx context.Context, id string, keep bool, o
 	}
 	defer l.Release()
 	t, err := w.Load(id)
-	if err != nil || w.busy(id) {
+	if err != nil || w.Busy(id) {
 		return err
 	}
 	if keep {

@@ -30,8 +30,8 @@ func (w *Workspace) Capture(ctx context.Context, id, from string) (*Task, error)
 	refuse := func(reason, next string) error {
 		return &RefusedError{What: "cannot capture " + id, Reasons: []string{reason}, Next: next}
 	}
-	if w.busy(id) {
-		return nil, refuse(w.busyReason(t), "Wait for it to finish; git nudge run captures the result itself.")
+	if w.Busy(id) {
+		return nil, refuse(w.BusyReason(t), "Wait for it to finish; git nudge run captures the result itself.")
 	}
 	switch t.State {
 	case StateSnapshotted, StatePrepared, StateReady, StateFailed:
@@ -51,9 +51,9 @@ func (w *Workspace) Capture(ctx context.Context, id, from string) (*Task, error)
 	}
 	kind := checkOwn
 	if !w.hasWorktree(t) {
-		kind = checkApply // nothing of this task could write: only look
+		kind = CheckApply // nothing of this task could write: only look
 	}
-	w.guardCheck(ctx, t, kind, w.Warn)
+	w.GuardCheck(ctx, t, kind, w.Warn)
 	if err := w.captureLocked(ctx, t, from); err != nil {
 		return nil, err
 	}
@@ -133,7 +133,7 @@ func (w *Workspace) captureWorktree(ctx context.Context, t *Task) (string, []Ski
 	if err != nil {
 		return "", nil, err
 	}
-	defer func() { _ = w.removeStage(filepath.Base(private)) }()
+	defer func() { _ = w.RemoveStage(filepath.Base(private)) }()
 	wr = w.Repo.WorktreeRepo(wr.WorkTree, private)
 	// The rules recorded when the task was created: the task can rewrite
 	// the shared git config, so its nudge.protect is not asked now.

@@ -97,7 +97,7 @@ func (e *NoResultError) Error() string {
 	if e.Pending {
 		return pendingAdvice(e.ID)
 	}
-	return fmt.Sprintf("%s has no result yet: %s", e.ID, lowerFirst(resultAdvice(e.ID, !e.NoWorktree)))
+	return fmt.Sprintf("%s has no result yet: %s", e.ID, lowerFirst(ResultAdvice(e.ID, !e.NoWorktree)))
 }
 
 // pendingAdvice says what becomes of a pending task.
@@ -107,7 +107,7 @@ func pendingAdvice(id string) string {
 
 // resultAdvice says how a task without a result gets one. Without a
 // worktree, capture alone would only say there is nothing to capture.
-func resultAdvice(id string, worktree bool) string {
+func ResultAdvice(id string, worktree bool) string {
 	if worktree {
 		return fmt.Sprintf("Run a command in its worktree with git nudge run --task %s -- CMD, or record the worktree as it is with git nudge capture %s.", id, id)
 	}
@@ -183,7 +183,7 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 func (w *Workspace) largeNotices(notices io.Writer, t *Task, large []FileChange) {
 	for _, f := range large {
 		fmt.Fprintf(notices, "%s: %s is over 16 MiB and is not shown (git diff %s %s -- <path> shows it)\n",
-			f.Status, qp(f.Path), baseRef(t), refs.Results+t.ID)
+			f.Status, Qp(f.Path), baseRef(t), refs.Results+t.ID)
 	}
 }
 

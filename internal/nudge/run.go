@@ -76,7 +76,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if len(o.Command) == 0 && !o.pending {
 		return nil, 0, errors.New("no command to run: git nudge run -- CMD [ARG...]")
 	}
-	if err := w.checkModes("cannot run"); err != nil {
+	if err := w.CheckModes("cannot run"); err != nil {
 		return nil, 0, err
 	}
 	var runner *runnerPlan
@@ -203,7 +203,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	t.ExitCode = &code
 	t.RunSeconds = &secs
 	t.PID, t.CommandPID = nil, nil
-	w.guardCheck(ctx, t, checkOwn, o.Stderr)
+	w.GuardCheck(ctx, t, checkOwn, o.Stderr)
 	capErr := w.captureLocked(ctx, t, "")
 	if refsBefore != nil {
 		t.RefChanges = w.quarantineRefs(ctx, t, refsBefore, o.KeepRefs, o.Stderr)
@@ -252,7 +252,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 // "". The workspace lock is held.
 func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool) (*Task, error) {
 	if id == "" {
-		return w.snapshotLocked(ctx, note)
+		return w.SnapshotLocked(ctx, note)
 	}
 	if pending {
 		// The caller holds the task's lock already.

@@ -23,7 +23,7 @@ const (
 // (stopRemoteRuns) instead of refusing. Nothing of t's result is in the
 // workspace while it runs, and the work itself is elsewhere.
 func (w *Workspace) stoppableRemote(t *Task) bool {
-	if t.State != StateRunning || t.Runner == "" || t.PID == nil || proc.Gone(*t.PID) || !w.busy(t.ID) {
+	if t.State != StateRunning || t.Runner == "" || t.PID == nil || proc.Gone(*t.PID) || !w.Busy(t.ID) {
 		return false
 	}
 	return t.CommandPID == nil || !proc.Gone(*t.CommandPID)
@@ -45,7 +45,7 @@ func (w *Workspace) stopRemoteRuns(ctx context.Context, ids []string) error {
 	for {
 		var left []string
 		for _, id := range ids {
-			if !w.busy(id) {
+			if !w.Busy(id) {
 				continue
 			}
 			left = append(left, id)

@@ -65,40 +65,40 @@ func (e *SaveIndexEntry) UnmarshalJSON(data []byte) error {
 }
 
 // ent is one version of a path: mode and blob, both "" when absent.
-type ent struct{ Mode, Blob string }
+type Ent struct{ Mode, Blob string }
 
-func (e ent) present() bool { return e.Blob != "" }
+func (e Ent) Present() bool { return e.Blob != "" }
 
-func entOf(ps PathState) ent {
+func EntOf(ps PathState) Ent {
 	if ps.Blob == nil || ps.Mode == nil {
-		return ent{}
+		return Ent{}
 	}
-	return ent{Mode: *ps.Mode, Blob: *ps.Blob}
+	return Ent{Mode: *ps.Mode, Blob: *ps.Blob}
 }
 
-func entOfIndex(e git.IndexEntry) ent {
+func EntOfIndex(e git.IndexEntry) Ent {
 	if e.Blob == "" || git.AbsentMode(e.Mode) {
-		return ent{}
+		return Ent{}
 	}
-	return ent{Mode: e.Mode, Blob: e.Blob}
+	return Ent{Mode: e.Mode, Blob: e.Blob}
 }
 
-func (e ent) pathState(p string) PathState {
-	if !e.present() {
+func (e Ent) pathState(p string) PathState {
+	if !e.Present() {
 		return PathState{Path: p}
 	}
-	return PathState{Path: p, Mode: strPtr(e.Mode), Blob: strPtr(e.Blob)}
+	return PathState{Path: p, Mode: StrPtr(e.Mode), Blob: StrPtr(e.Blob)}
 }
 
 // taskChange is one task's change to a path.
-type taskChange struct{ before, after ent }
+type taskChange struct{ before, after Ent }
 
 // savePlan is what a save commits and stages, path by path (in the order
 // of the save's paths).
 type savePlan struct {
-	Commit   []ent
-	Index    []ent // the user's index entry after the save
-	oldIndex []ent // and before it
+	Commit   []Ent
+	Index    []Ent // the user's index entry after the save
+	oldIndex []Ent // and before it
 	// whole: the paths committed as they are in the work tree
 	// (--whole-files) because the task's change could not be separated
 	// from the user's edits; kept: the paths whose commit is not the
@@ -143,7 +143,7 @@ func (w *Workspace) PlanSave(ctx context.Context, head git.Head, tasks []*Task, 
 			if !ok {
 				b = PathState{Path: a.Path} // a record without one: treated as added
 			}
-			changes[a.Path] = append(changes[a.Path], taskChange{before: entOf(b), after: entOf(a)})
+			changes[a.Path] = append(changes[a.Path], taskChange{before: EntOf(b), after: EntOf(a)})
 		}
 	}
 	heads := make([]git.IndexEntry, len(paths))
@@ -160,20 +160,20 @@ func (w *Workspace) PlanSave(ctx context.Context, head git.Head, tasks []*Task, 
 	if err != nil {
 		return nil, err
 	}
-	plan := &savePlan{Commit: make([]ent, len(paths)), Index: make([]ent, len(paths)), oldIndex: make([]ent, len(paths)), made: map[string][]byte{}}
-	m := &merger{r: r, ws: w, ctx: ctx, made: plan.made, reader: r.NewBlobReader()}
+	plan := &savePlan{Commit: make([]Ent, len(paths)), Index: make([]Ent, len(paths)), oldIndex: make([]Ent, len(paths)), made: map[string][]byte{}}
+	m := NewMerger(ctx, w, r, plan.made)
 	reasons := make([]string, len(paths))
 	var wg sync.WaitGroup
 	var firstErr error
 	var errOnce sync.Once
-	m.join() // this loop, until every path's goroutine is counted
+	m.Join() // this loop, until every path's goroutine is counted
 	for i, p := range paths {
-		plan.oldIndex[i] = entOfIndex(idx[i])
+		plan.oldIndex[i] = EntOfIndex(idx[i])
 		wg.Add(1)
-		m.join()
+		m.Join()
 		go func(i int, p string) {
 			defer wg.Done()
-			reason, err := m.plan(p, entOfIndex(heads[i]), plan.oldIndex[i], unmerged[p], changes[p], &plan.Commit[i], &plan.Index[i])
+			reason, err := m.plan(p, EntOfIndex(heads[i]), plan.oldIndex[i], unmerged[p], changes[p], &plan.Commit[i], &plan.Index[i])
 			if err != nil {
 				errOnce.Do(func() { firstErr = err })
 				return
@@ -181,14 +181,14 @@ func (w *Workspace) PlanSave(ctx context.Context, head git.Head, tasks []*Task, 
 			reasons[i] = reason
 		}(i, p)
 	}
-	m.leave()
+	m.Leave()
 	wg.Wait()
-	m.close()
+	m.Close()
 	if firstErr != nil {
 		return nil, firstErr
 	}
 	for i, p := range paths {
-		now := entOf(want[p])
+		now := EntOf(want[p])
 		switch {
 		case reasons[i] != "" && !wholeFiles:
 			refuse.Reasons = append(refuse.Reasons, reasons[i])
@@ -239,7 +239,7 @@ func (p *savePlan) Write(ctx context.Context, r *git.Repo) error {
 // Repo.MergeFiles call as soon as every participant still at work is
 // waiting for one, so that a save's merges cost one git process rather
 // than one each.
-type merger struct {
+type Merger struct {
 	r      *git.Repo
 	ctx    context.Context
 	dir    string // a stage folder for the merges' files, made when first needed
@@ -258,6 +258,12 @@ type merger struct {
 	batches int         // MergeFiles calls started
 }
 
+// NewMerger is a merger of files of repository r (w's, or a task's
+// worktree repository) that notes the blobs it writes in made.
+func NewMerger(ctx context.Context, w *Workspace, r *git.Repo, made map[string][]byte) *Merger {
+	return &Merger{r: r, ws: w, ctx: ctx, made: made, reader: r.NewBlobReader()}
+}
+
 // mergeAsk is one content merge a participant waits for.
 type mergeAsk struct {
 	in   git.MergeInput
@@ -268,14 +274,14 @@ type mergeAsk struct {
 
 // join counts a new participant, before it starts (and before the one
 // starting it leaves, so that the merges already asked for wait for it).
-func (m *merger) join() {
+func (m *Merger) Join() {
 	m.bmu.Lock()
 	m.active++
 	m.bmu.Unlock()
 }
 
 // leave says a participant asks for no more merges.
-func (m *merger) leave() {
+func (m *Merger) Leave() {
 	m.bmu.Lock()
 	m.active--
 	m.flushLocked()
@@ -283,7 +289,7 @@ func (m *merger) leave() {
 }
 
 // mergeContent merges in (a participant's call) and waits for the answer.
-func (m *merger) mergeContent(in git.MergeInput) (git.MergeResult, error) {
+func (m *Merger) mergeContent(in git.MergeInput) (git.MergeResult, error) {
 	a := &mergeAsk{in: in, done: make(chan struct{})}
 	m.bmu.Lock()
 	m.pending = append(m.pending, a)
@@ -295,7 +301,7 @@ func (m *merger) mergeContent(in git.MergeInput) (git.MergeResult, error) {
 
 // flushLocked starts the pending merges once every participant at work
 // waits for one.
-func (m *merger) flushLocked() {
+func (m *Merger) flushLocked() {
 	if len(m.pending) == 0 || len(m.pending) < m.active {
 		return
 	}
@@ -323,9 +329,9 @@ func (m *merger) flushLocked() {
 	}()
 }
 
-func (m *merger) close() {
+func (m *Merger) Close() {
 	if m.dir != "" && m.ws != nil {
-		_ = m.ws.removeStage(lastElem(m.dir))
+		_ = m.ws.RemoveStage(lastElem(m.dir))
 	}
 }
 
@@ -338,11 +344,11 @@ func lastElem(p string) string {
 
 // Why a change could not be merged (merge3).
 const (
-	clashLines  = "lines"  // both changed the same lines
-	clashDelete = "delete" // the task deletes a file changed besides
-	clashCreate = "create" // the task creates a file that is there, otherwise
-	clashAbsent = "absent" // the task changes a file that is not there
-	clashMode   = "mode"   // both changed the mode
+	ClashLines  = "lines"  // both changed the same lines
+	ClashDelete = "delete" // the task deletes a file changed besides
+	ClashCreate = "create" // the task creates a file that is there, otherwise
+	ClashAbsent = "absent" // the task changes a file that is not there
+	ClashMode   = "mode"   // both changed the mode
 	clashBinary = "binary" // binary content, not merged line by line
 )
 
@@ -350,15 +356,15 @@ const (
 func commitClash(qp, why string) string {
 	var s string
 	switch why {
-	case clashLines:
+	case ClashLines:
 		s = "the task's change and your own uncommitted edits of the file touch the same lines"
-	case clashDelete:
+	case ClashDelete:
 		s = "the task deletes the file, and it has your own uncommitted edits"
-	case clashCreate:
+	case ClashCreate:
 		s = "the task creates the file, and HEAD now has another version of it"
-	case clashAbsent:
+	case ClashAbsent:
 		s = "the file is not in HEAD (it is new in your work tree), and the task changes it"
-	case clashMode:
+	case ClashMode:
 		s = "the task changes the file's mode, and so did you"
 	default:
 		s = "it is a binary file with your own uncommitted edits besides the task's change (binary files are not merged line by line)"
@@ -370,15 +376,15 @@ func commitClash(qp, why string) string {
 func indexClash(qp, why string) string {
 	var s string
 	switch why {
-	case clashLines:
+	case ClashLines:
 		s = "they touch the same lines"
-	case clashDelete:
+	case ClashDelete:
 		s = "the task deletes the file"
-	case clashCreate:
+	case ClashCreate:
 		s = "the task creates the file"
-	case clashAbsent:
+	case ClashAbsent:
 		s = "you staged its removal"
-	case clashMode:
+	case ClashMode:
 		s = "both change its mode"
 	default:
 		s = "it is binary, and binary files are not merged line by line"
@@ -393,32 +399,32 @@ func indexClash(qp, why string) string {
 // The caller has counted it as a participant (join); it leaves once its
 // commit chain is merged, and its index chain runs as a participant of its
 // own.
-func (m *merger) plan(p string, head, idx ent, unmerged bool, chain []taskChange, commit, index *ent) (string, error) {
+func (m *Merger) plan(p string, head, idx Ent, unmerged bool, chain []taskChange, commit, index *Ent) (string, error) {
 	qp := QuotePath(p)
 	left := false
 	leave := func() {
 		if !left {
 			left = true
-			m.leave()
+			m.Leave()
 		}
 	}
 	defer leave()
 	// The index's chain runs beside the commit's (they do not depend on
 	// each other), so that their merge-file processes overlap.
 	type indexAnswer struct {
-		e   ent
+		e   Ent
 		why string
 		err error
 	}
 	var indexc chan indexAnswer
 	if !unmerged && idx != head {
 		indexc = make(chan indexAnswer, 1)
-		m.join()
+		m.Join()
 		go func() {
-			defer m.leave()
+			defer m.Leave()
 			ix := idx
 			for _, ch := range chain {
-				got, why, err := m.merge3(ch.before, ix, ch.after)
+				got, why, err := m.Merge3(ch.before, ix, ch.after)
 				if err != nil || why != "" {
 					indexc <- indexAnswer{err: err, why: why}
 					return
@@ -431,7 +437,7 @@ func (m *merger) plan(p string, head, idx ent, unmerged bool, chain []taskChange
 	c := head
 	var commitWhy string
 	for _, ch := range chain {
-		got, why, err := m.merge3(ch.before, c, ch.after)
+		got, why, err := m.Merge3(ch.before, c, ch.after)
 		if err != nil {
 			return "", err
 		}
@@ -471,7 +477,7 @@ func (m *merger) plan(p string, head, idx ent, unmerged bool, chain []taskChange
 // merge3 merges the change base -> theirs into ours (the content, when
 // all three differ, by git's three-way file merge: mergeContent); why says
 // what could not be merged ("" when it could).
-func (m *merger) merge3(base, ours, theirs ent) (ent, string, error) {
+func (m *Merger) Merge3(base, ours, theirs Ent) (Ent, string, error) {
 	switch {
 	case ours == base:
 		return theirs, "", nil
@@ -479,12 +485,12 @@ func (m *merger) merge3(base, ours, theirs ent) (ent, string, error) {
 		return ours, "", nil
 	}
 	switch {
-	case !theirs.present():
-		return ent{}, clashDelete, nil
-	case !base.present():
-		return ent{}, clashCreate, nil
-	case !ours.present():
-		return ent{}, clashAbsent, nil
+	case !theirs.Present():
+		return Ent{}, ClashDelete, nil
+	case !base.Present():
+		return Ent{}, ClashCreate, nil
+	case !ours.Present():
+		return Ent{}, ClashAbsent, nil
 	}
 	mode := ours.Mode
 	switch {
@@ -492,13 +498,13 @@ func (m *merger) merge3(base, ours, theirs ent) (ent, string, error) {
 		mode = theirs.Mode
 	case theirs.Mode == base.Mode || theirs.Mode == ours.Mode:
 	default:
-		return ent{}, clashMode, nil
+		return Ent{}, ClashMode, nil
 	}
 	switch {
 	case ours.Blob == base.Blob:
-		return ent{Mode: mode, Blob: theirs.Blob}, "", nil
+		return Ent{Mode: mode, Blob: theirs.Blob}, "", nil
 	case theirs.Blob == base.Blob || ours.Blob == theirs.Blob:
-		return ent{Mode: mode, Blob: ours.Blob}, "", nil
+		return Ent{Mode: mode, Blob: ours.Blob}, "", nil
 	}
 	var in git.MergeInput
 	for _, v := range []struct {
@@ -508,7 +514,7 @@ func (m *merger) merge3(base, ours, theirs ent) (ent, string, error) {
 	}{{ours.Blob, &in.Ours, &in.OursID}, {base.Blob, &in.Base, &in.BaseID}, {theirs.Blob, &in.Theirs, &in.TheirsID}} {
 		d, stored, err := m.content(v.id)
 		if err != nil {
-			return ent{}, "", err
+			return Ent{}, "", err
 		}
 		*v.data = d
 		if stored {
@@ -517,24 +523,24 @@ func (m *merger) merge3(base, ours, theirs ent) (ent, string, error) {
 	}
 	res, err := m.mergeContent(in)
 	if err != nil {
-		return ent{}, "", err
+		return Ent{}, "", err
 	}
 	switch {
 	case res.Binary:
-		return ent{}, clashBinary, nil
+		return Ent{}, clashBinary, nil
 	case res.Conflicts > 0:
-		return ent{}, clashLines, nil
+		return Ent{}, ClashLines, nil
 	}
 	id := m.r.BlobID(res.Data)
 	m.mu.Lock()
 	m.made[id] = res.Data
 	m.mu.Unlock()
-	return ent{Mode: mode, Blob: id}, "", nil
+	return Ent{Mode: mode, Blob: id}, "", nil
 }
 
 // content is the bytes of blob id (one the merger made, or a stored one:
 // stored says which).
-func (m *merger) content(id string) (data []byte, stored bool, err error) {
+func (m *Merger) content(id string) (data []byte, stored bool, err error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if d, ok := m.made[id]; ok {
@@ -556,11 +562,11 @@ func (m *merger) content(id string) (data []byte, stored bool, err error) {
 	return d, true, nil
 }
 
-func (m *merger) stageDir() (string, error) {
+func (m *Merger) stageDir() (string, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.dir == "" && m.dirErr == nil {
-		m.dir, m.dirErr = m.ws.newStage()
+		m.dir, m.dirErr = m.ws.NewStage()
 	}
 	return m.dir, m.dirErr
 }
@@ -581,7 +587,7 @@ func (w *Workspace) SavedIndexEntries(ctx context.Context, e *SaveEntry) ([]git.
 	}
 	for i := range entries {
 		if x, ok := byPath[entries[i].Path]; ok {
-			n := entOf(PathState{Mode: x.Mode, Blob: x.Blob})
+			n := EntOf(PathState{Mode: x.Mode, Blob: x.Blob})
 			entries[i].Mode, entries[i].Blob = n.Mode, n.Blob
 		}
 	}
@@ -593,9 +599,47 @@ func (w *Workspace) SavedIndexEntries(ctx context.Context, e *SaveEntry) ([]git.
 func PreSaveIndex(e *SaveEntry, p string) (git.IndexEntry, bool) {
 	for _, x := range e.Index {
 		if x.Path == p {
-			o := entOf(PathState{Mode: x.OldMode, Blob: x.OldBlob})
+			o := EntOf(PathState{Mode: x.OldMode, Blob: x.OldBlob})
 			return git.IndexEntry{Path: p, Mode: o.Mode, Blob: o.Blob}, true
 		}
 	}
 	return git.IndexEntry{}, false
+}
+
+// ClashingLines are the line ranges of ours (the workspace's version) that
+// changed where theirs changed too: each hunk base -> ours that overlaps
+// or touches a hunk base -> theirs, as git merge-file sees a conflict.
+func ClashingLines(ctx context.Context, r *git.Repo, base, ours, theirs string) ([]LineRange, error) {
+	mine, err := r.DiffBlobLines(ctx, base, ours)
+	if err != nil {
+		return nil, err
+	}
+	task, err := r.DiffBlobLines(ctx, base, theirs)
+	if err != nil {
+		return nil, err
+	}
+	// span is a hunk's old lines as [from, to) in base; an insertion
+	// (count 0 after line s) is the empty span at s+1.
+	span := func(start, count int) (int, int) {
+		if count == 0 {
+			return start + 1, start + 1
+		}
+		return start, start + count
+	}
+	var out []LineRange
+	for _, h := range mine {
+		a0, a1 := span(h.OldStart, h.OldCount)
+		for _, k := range task {
+			b0, b1 := span(k.OldStart, k.OldCount)
+			if a0 <= b1 && b0 <= a1 { // overlapping or adjacent
+				if h.NewCount == 0 {
+					out = append(out, LineRange{Start: h.NewStart + 1, End: h.NewStart})
+				} else {
+					out = append(out, LineRange{Start: h.NewStart, End: h.NewStart + h.NewCount - 1})
+				}
+				break
+			}
+		}
+	}
+	return out, nil
 }

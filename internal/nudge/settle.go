@@ -44,7 +44,7 @@ func (w *Workspace) Settle(ctx context.Context) error {
 }
 
 // busy reports whether a live process is preparing or running task id.
-func (w *Workspace) busy(id string) bool {
+func (w *Workspace) Busy(id string) bool {
 	held, err := journal.Held(w.runLockPath(id))
 	return err == nil && held
 }
@@ -63,7 +63,7 @@ func (w *Workspace) OrphanedSummary(s *TaskSummary) (nudgePID, commandPID int, o
 }
 
 func (w *Workspace) orphaned(id string, pid, cmdPID *int) (nudgePID, commandPID int, ok bool) {
-	if pid == nil || !proc.Gone(*pid) || !w.busy(id) {
+	if pid == nil || !proc.Gone(*pid) || !w.Busy(id) {
 		return 0, 0, false
 	}
 	if cmdPID != nil {
@@ -74,7 +74,7 @@ func (w *Workspace) orphaned(id string, pid, cmdPID *int) (nudgePID, commandPID 
 
 // busyReason is the refusal reason for a task a live process is
 // preparing or running (busy is true).
-func (w *Workspace) busyReason(t *Task) string {
+func (w *Workspace) BusyReason(t *Task) string {
 	const reason = "another git-nudge process is preparing or running it"
 	nudgePID, cmdPID, ok := w.Orphaned(t)
 	if !ok {

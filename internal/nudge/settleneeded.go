@@ -9,7 +9,7 @@ func (w *Workspace) NeedsSettle(t *Task) bool {
 	case StateApplying, StateUndoing:
 		return true
 	case StatePreparing, StateRunning, StateValidating:
-		return !w.busy(t.ID)
+		return !w.Busy(t.ID)
 	}
 	return false
 }

@@ -12,7 +12,7 @@ import (
 // Snapshot captures the workspace into a new task (state snapshotted),
 // holding the workspace lock.
 func (w *Workspace) Snapshot(ctx context.Context, note string) (*Task, error) {
-	if err := w.checkModes("cannot take a snapshot"); err != nil {
+	if err := w.CheckModes("cannot take a snapshot"); err != nil {
 		return nil, err
 	}
 	if v, err := w.Repo.FSMonitorSetting(ctx); err == nil && v != "" {
@@ -24,11 +24,11 @@ func (w *Workspace) Snapshot(ctx context.Context, note string) (*Task, error) {
 		return nil, err
 	}
 	defer l.Release()
-	return w.snapshotLocked(ctx, note)
+	return w.SnapshotLocked(ctx, note)
 }
 
 // snapshotLocked is Snapshot with the workspace lock already held.
-func (w *Workspace) snapshotLocked(ctx context.Context, note string) (*Task, error) {
+func (w *Workspace) SnapshotLocked(ctx context.Context, note string) (*Task, error) {
 	return w.takeSnapshot(ctx, note, nil)
 }
 
@@ -107,7 +107,7 @@ func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task
 		// kill from here on leaves it failed (interrupted), never
 		// snapshotted and forgotten by the queue.
 		pid := os.Getpid()
-		t.State, t.Branch, t.Head = StatePreparing, optStr(head.Branch), optStr(head.Commit)
+		t.State, t.Branch, t.Head = StatePreparing, OptStr(head.Branch), OptStr(head.Commit)
 		t.PID = &pid
 		t.Snapshot, t.Clean, t.Skipped = commit, res.Clean, toSkipped(res.Skipped)
 		t.Rules = rulesOf(opts) // as a snapshot's: the rules at its start
@@ -128,8 +128,8 @@ func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task
 		Note:      note,
 		Created:   w.Now().UTC(),
 		Workspace: r.WorkTree,
-		Branch:    optStr(head.Branch),
-		Head:      optStr(head.Commit),
+		Branch:    OptStr(head.Branch),
+		Head:      OptStr(head.Commit),
 		Snapshot:  commit,
 		Clean:     res.Clean,
 		Skipped:   toSkipped(res.Skipped),

@@ -7,14 +7,14 @@ import (
 
 // sparseNext is the advice for a patch that reaches outside the sparse
 // checkout.
-const sparseNext = "Bring those folders into the sparse checkout (git sparse-checkout add DIR, or git sparse-checkout disable), then apply again."
+const SparseNext = "Bring those folders into the sparse checkout (git sparse-checkout add DIR, or git sparse-checkout disable), then apply again."
 
 // outsideCone takes out of steps the paths that the work tree's
 // sparse-checkout leaves out (skip-worktree in the index). Git keeps HEAD's
 // version of them whatever the work tree holds, so they are neither
 // checked (they would look deleted) nor written (git would not see the
 // file): each is a reason to refuse that names sparse-checkout.
-func (w *Workspace) outsideCone(ctx context.Context, steps []step) ([]step, []string, error) {
+func (w *Workspace) OutsideCone(ctx context.Context, steps []Step) ([]Step, []string, error) {
 	paths := make([]string, len(steps))
 	for i, s := range steps {
 		paths[i] = s.Path
@@ -27,7 +27,7 @@ func (w *Workspace) outsideCone(ctx context.Context, steps []step) ([]step, []st
 	var reasons []string
 	for _, s := range steps {
 		if outside[s.Path] {
-			reasons = append(reasons, fmt.Sprintf("%s is outside this work tree's sparse-checkout cone (git keeps HEAD's version of it, whatever is on disk); apply writes only inside the cone", qp(s.Path)))
+			reasons = append(reasons, fmt.Sprintf("%s is outside this work tree's sparse-checkout cone (git keeps HEAD's version of it, whatever is on disk); apply writes only inside the cone", Qp(s.Path)))
 			continue
 		}
 		kept = append(kept, s)

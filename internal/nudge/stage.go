@@ -21,7 +21,7 @@ import (
 const stageDirName = "stage"
 
 // newStage creates a fresh, private stage folder and returns its path.
-func (w *Workspace) newStage() (string, error) {
+func (w *Workspace) NewStage() (string, error) {
 	if _, err := worktree.RealDir(w.Repo.WorkTree, StateDirName+"/"+stageDirName, true); err != nil {
 		return "", err
 	}
@@ -41,7 +41,7 @@ func (w *Workspace) newStage() (string, error) {
 // that nothing outside can be reached even if a folder was swapped for a
 // symlink. It then removes .nudgethis/stage itself when that left it
 // empty. An empty name removes only an empty .nudgethis/stage.
-func (w *Workspace) removeStage(name string) error {
+func (w *Workspace) RemoveStage(name string) error {
 	r, err := os.OpenRoot(w.Repo.WorkTree)
 	if err != nil {
 		return err
@@ -76,9 +76,9 @@ func (w *Workspace) cleanStages() {
 		if err == nil && (n == os.Getpid() || !proc.Gone(n)) {
 			continue
 		}
-		_ = w.removeStage(e.Name())
+		_ = w.RemoveStage(e.Name())
 	}
 	if len(ents) == 0 {
-		_ = w.removeStage("")
+		_ = w.RemoveStage("")
 	}
 }

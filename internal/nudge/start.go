@@ -49,7 +49,7 @@ type StartOptions struct {
 // ignored files .worktreeinclude lists and runs the nudge.setup commands.
 // A task whose preparation fails is left failed with the reason.
 func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task, error) {
-	if err := w.checkModes("cannot start a task"); err != nil {
+	if err := w.CheckModes("cannot start a task"); err != nil {
 		return nil, err
 	}
 	l, err := w.Lock(ctx, "git-nudge start")
@@ -86,7 +86,7 @@ func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task
 // snapshot when id is "". The workspace lock is held.
 func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, error) {
 	if id == "" {
-		return w.snapshotLocked(ctx, note)
+		return w.SnapshotLocked(ctx, note)
 	}
 	t, err := w.loadIdle(id, "cannot start "+id)
 	if err != nil {
@@ -160,7 +160,7 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 	if perr != nil || !o.run {
 		t.PID, t.CommandPID = nil, nil
 	}
-	w.guardCheck(ctx, t, checkOwn, o.Output)
+	w.GuardCheck(ctx, t, checkOwn, o.Output)
 	if perr != nil {
 		msg := perr.Error()
 		t.State = StateFailed
@@ -380,8 +380,8 @@ func (w *Workspace) loadIdle(id, what string) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	if w.busy(id) {
-		return nil, &RefusedError{What: what, Reasons: []string{w.busyReason(t)}, Next: "Wait for it to finish (git nudge list shows its state)."}
+	if w.Busy(id) {
+		return nil, &RefusedError{What: what, Reasons: []string{w.BusyReason(t)}, Next: "Wait for it to finish (git nudge list shows its state)."}
 	}
 	return t, nil
 }

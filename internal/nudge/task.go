@@ -5,10 +5,13 @@ package nudge
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
+	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
 // TaskSchema is the version written into every task record.
@@ -241,9 +244,9 @@ func (r *Rules) options() snapshot.Options {
 }
 
 // Path helpers for optional fields.
-func strPtr(s string) *string { return &s }
+func StrPtr(s string) *string { return &s }
 
-func optStr(s string) *string {
+func OptStr(s string) *string {
 	if s == "" {
 		return nil
 	}
@@ -345,4 +348,44 @@ type MergeConflict struct {
 type LineRange struct {
 	Start int `json:"start"`
 	End   int `json:"end"`
+}
+
+// UndoSteps turns a complete undo record into steps (after -> before), or
+// returns false when the record is missing or incomplete.
+func UndoSteps(u *Undo) ([]Step, bool) {
+	if u == nil || len(u.Before) == 0 || len(u.Before) != len(u.After) {
+		return nil, false
+	}
+	steps := make([]Step, len(u.Before))
+	for i := range u.Before {
+		b, a := u.Before[i], u.After[i]
+		if b.Path != a.Path || worktree.ValidPath(b.Path) != nil ||
+			(b.Mode == nil) != (b.Blob == nil) || (a.Mode == nil) != (a.Blob == nil) ||
+			(Present(b) && !IsRegularMode(b.Mode)) || (Present(a) && !IsRegularMode(a.Mode)) ||
+			(b.RawBlob != nil && !Present(b)) || a.RawBlob != nil {
+			return nil, false
+		}
+		steps[i] = Step{Path: b.Path, From: a, To: b}
+	}
+	return steps, true
+}
+
+// String is the conflict for people: "a.txt: lines 3-5, 9 (both changed these lines)".
+func (c MergeConflict) String() string {
+	var parts []string
+	for _, l := range c.Lines {
+		switch {
+		case l.End < l.Start:
+			parts = append(parts, fmt.Sprintf("after line %d", l.End))
+		case l.End == l.Start:
+			parts = append(parts, fmt.Sprintf("line %d", l.Start))
+		default:
+			parts = append(parts, fmt.Sprintf("lines %d-%d", l.Start, l.End))
+		}
+	}
+	s := QuotePath(c.Path) + ": "
+	if len(parts) > 0 {
+		s += strings.Join(parts, ", ") + ": "
+	}
+	return s + c.Reason
 }

@@ -49,13 +49,13 @@ func FuzzTaskDecode(f *testing.F) {
 		if err != nil || !bytes.Equal(enc, enc2) {
 			t.Fatalf("round trip changed the record (%v):\n%s\n%s", err, enc, enc2)
 		}
-		if steps, ok := undoSteps(rec.Undo); ok {
+		if steps, ok := UndoSteps(rec.Undo); ok {
 			for _, s := range steps {
 				if worktree.ValidPath(s.Path) != nil {
 					t.Fatalf("undo would touch %q", s.Path)
 				}
 				for _, side := range []PathState{s.From, s.To} {
-					if present(side) && !isRegularMode(side.Mode) {
+					if Present(side) && !IsRegularMode(side.Mode) {
 						t.Fatalf("undo would write %q with mode %v", s.Path, side.Mode)
 					}
 					if (side.Mode == nil) != (side.Blob == nil) {

@@ -13,7 +13,7 @@ func Short(id string) string {
 	return ShortID(id)
 }
 
-func contains(list []string, s string) bool {
+func Contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
 			return true

@@ -330,11 +330,11 @@ func (w *Workspace) resetWorktree(ctx context.Context, t *Task, changes []git.Tr
 		if err != nil {
 			return err
 		}
-		stage, err := w.newStage()
+		stage, err := w.NewStage()
 		if err != nil {
 			return err
 		}
-		defer w.removeStage(filepath.Base(stage))
+		defer w.RemoveStage(filepath.Base(stage))
 		if err := w.Repo.CheckoutTo(ctx, stage, entries); err != nil {
 			return err
 		}
@@ -424,10 +424,10 @@ func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) 
 	case t.State == StateFailed && t.Result != nil:
 	default:
 		return nil, refuse(fmt.Sprintf("it is %s; only a captured result that is not applied is validated", StateLabel(t.State)),
-			resultAdvice(t.ID, t.Worktree != nil))
+			ResultAdvice(t.ID, t.Worktree != nil))
 	}
 	if t.Result == nil {
-		return nil, refuse("it has no result yet", resultAdvice(t.ID, t.Worktree != nil))
+		return nil, refuse("it has no result yet", ResultAdvice(t.ID, t.Worktree != nil))
 	}
 	if o.Skip {
 		w.skipValidation(ctx, t, "--no-validate")
@@ -473,7 +473,7 @@ func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) 
 
 // validationReason is apply's refusal reason for a task whose validation
 // failed, and the advice.
-func validationReason(t *Task, logPath string) (reason, next string) {
+func ValidationReason(t *Task, logPath string) (reason, next string) {
 	var failed []string
 	for _, c := range t.Validation.Commands {
 		switch {
@@ -496,7 +496,7 @@ func validationReason(t *Task, logPath string) (reason, next string) {
 // shownPath is path as the user should type it: relative to dir (the
 // caller's current directory, or the top of the work tree when dir is
 // ""), or absolute when it is not below the top of the work tree.
-func (w *Workspace) shownPath(path, dir string) string {
+func (w *Workspace) ShownPath(path, dir string) string {
 	if dir == "" {
 		dir = w.Repo.WorkTree
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/apply"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -53,7 +54,7 @@ func (c *ApplyCmd) Run(env *cli.Env) error {
 	}
 	ws.Warn = env.Stderr
 	ws.Files = opcmd.FilesWatch(env.Ctx)
-	out, err := ws.ApplyWith(env.Ctx, c.ID, nudge.ApplyOptions{AcceptConfigChange: c.AcceptConfigChange, Unvalidated: c.Unvalidated, Dir: env.Dir,
+	out, err := apply.ApplyWith(env.Ctx, ws, c.ID, apply.Options{AcceptConfigChange: c.AcceptConfigChange, Unvalidated: c.Unvalidated, Dir: env.Dir,
 		Paths: c.Paths, Merge: c.Merge, Conflicts: c.Conflicts})
 	if err != nil {
 		return refusal(err)
@@ -80,7 +81,7 @@ func (c *ApplyCmd) Run(env *cli.Env) error {
 }
 
 // progress is ", applied 3 of 7 paths" when only some paths are applied.
-func progress(out *nudge.Outcome) string {
+func progress(out *apply.Outcome) string {
 	if out.Applied == 0 || out.Applied >= out.Total {
 		return ""
 	}
@@ -95,7 +96,7 @@ func countFiles(n int) string {
 }
 
 // printFiles lists paths with their status letter, one per line.
-func printFiles(env *cli.Env, files []nudge.FileOutcome) {
+func printFiles(env *cli.Env, files []apply.FileOutcome) {
 	colors := map[string]string{"A": "32", "M": "33", "D": "31"}
 	for _, f := range files {
 		env.Printf("  %s  %s\n", env.Paint(colors[f.Status], f.Status), displayPath(f.Path))

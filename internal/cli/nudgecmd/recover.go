@@ -3,6 +3,7 @@ package nudgecmd
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/apply"
 )
 
 // RecoverCmd is `git nudge recover ID [--json]`.
@@ -24,7 +25,7 @@ func (c *RecoverCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	rep, err := ws.Recover(env.Ctx, c.ID)
+	rep, err := apply.Recover(env.Ctx, ws, c.ID)
 	if err != nil {
 		return refusal(err)
 	}

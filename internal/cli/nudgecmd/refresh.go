@@ -2,9 +2,10 @@ package nudgecmd
 
 import (
 	"fmt"
-	"github.com/nudgethis/git-nudge/internal/oplog"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/nudge/apply"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // RefreshCmd is `git nudge refresh ID [--json]`.
@@ -31,7 +32,7 @@ func (c *RefreshCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := ws.Refresh(env.Ctx, c.ID)
+	res, err := apply.Refresh(env.Ctx, ws, c.ID)
 	if err != nil {
 		return refusal(err)
 	}

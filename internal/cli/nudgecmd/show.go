@@ -2,12 +2,12 @@ package nudgecmd
 
 import (
 	"fmt"
-	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"path/filepath"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
 // ShowCmd is `git nudge show`.

@@ -3,7 +3,7 @@ package nudgecmd
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
-	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/apply"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -39,7 +39,7 @@ func (c *UndoCmd) Run(env *cli.Env) error {
 		return err
 	}
 	ws.Files = opcmd.FilesWatch(env.Ctx)
-	out, err := ws.UndoWith(env.Ctx, c.ID, nudge.UndoOptions{Paths: c.Paths, Dir: env.Dir})
+	out, err := apply.UndoWith(env.Ctx, ws, c.ID, apply.UndoOptions{Paths: c.Paths, Dir: env.Dir})
 	if err != nil {
 		return refusal(err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/age"
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/apply"
 	"github.com/nudgethis/git-nudge/internal/operation"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
@@ -110,7 +111,7 @@ func recoverJudge(l *oplog.Log, o *oplog.Op) oplog.FileJudge {
 		if err != nil {
 			return nil, nil
 		}
-		files, err := ws.RecoverFiles(ctx, id)
+		files, err := apply.RecoverFiles(ctx, ws, id)
 		var re *cli.Refusal
 		var unknown *nudge.UnknownTaskError
 		if errors.As(err, &re) || errors.As(err, &unknown) {

@@ -1,10 +1,12 @@
-package nudge
+package apply
 
 import (
 	"context"
 	"errors"
 	"path/filepath"
 	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
 // Bytes on disk, not blobs, in a SHA-256 repository: a file held with LF under eol=crlf
@@ -18,7 +20,7 @@ func TestUndoRawBytesSHA256(t *testing.T) {
 	base := r.commitAll("base")
 	r.mkTask("t1", base, r.commitOn(base, map[string]change{"a.txt": put("one\n2\n")}))
 	before := r.tree()
-	if _, err := r.workspace().Apply(ctx, "t1"); err != nil {
+	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := r.read("a.txt"); got != "one\r\n2\r\n" {
@@ -28,7 +30,7 @@ func TestUndoRawBytesSHA256(t *testing.T) {
 	if raw := rec.Undo.Before[0].RawBlob; raw == nil || len(*raw) != 64 {
 		t.Fatalf("undo.before has no SHA-256 raw_blob: %+v", rec.Undo.Before[0])
 	}
-	if _, err := r.workspace().Undo(ctx, "t1"); err != nil {
+	if _, err := Undo(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 	if d := diffTrees(before, r.tree()); d != "" {
@@ -56,21 +58,21 @@ func TestApplyRawBytesChangedBeforeWrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	steps, reasons, _, err := w.planApply(ctx, ops, task, head, nil, new([]string), ApplyOptions{})
+	steps, reasons, _, err := planApply(ctx, w, ops, task, head, nil, new([]string), Options{})
 	if err != nil || len(reasons) > 0 {
 		t.Fatalf("plan: %v %q", err, reasons)
 	}
 	if steps[0].From.RawBlob == nil {
 		t.Fatalf("the plan kept no raw bytes for a.txt: %+v", steps[0])
 	}
-	stageDir, err := w.newStage()
+	stageDir, err := w.NewStage()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer w.removeStage(filepath.Base(stageDir))
+	defer w.RemoveStage(filepath.Base(stageDir))
 	r.write("a.txt", "one\r\ntwo\r\n", 0o644) // the same blob for git
-	touched, err := ops.transition(ctx, steps, stageDir, "", "since the snapshot", "apply", nil)
-	var ce *changedError
+	touched, err := ops.Transition(ctx, steps, stageDir, "", "since the snapshot", "apply", nil)
+	var ce *nudge.ChangedError
 	if touched || !errors.As(err, &ce) {
 		t.Fatalf("transition: touched=%v err=%v, want a changedError before any write", touched, err)
 	}

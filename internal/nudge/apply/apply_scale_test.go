@@ -1,4 +1,4 @@
-package nudge
+package apply
 
 import (
 	"fmt"
@@ -61,14 +61,14 @@ func TestApplyScale(t *testing.T) {
 		for round := 0; round < 5; round++ {
 			start := time.Now()
 			applyN = spawns(func() {
-				if _, err := r.ws.Apply(ctx, "t1"); err != nil {
+				if _, err := Apply(ctx, r.ws, "t1"); err != nil {
 					t.Fatal(err)
 				}
 			})
 			applyT = append(applyT, time.Since(start))
 			start = time.Now()
 			undoN = spawns(func() {
-				if _, err := r.ws.Undo(ctx, "t1"); err != nil {
+				if _, err := Undo(ctx, r.ws, "t1"); err != nil {
 					t.Fatal(err)
 				}
 			})

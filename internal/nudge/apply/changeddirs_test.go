@@ -1,9 +1,11 @@
-package nudge
+package apply
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
 // The folders fsynced after a transition are those whose entries changed:
@@ -12,22 +14,22 @@ import (
 // them.
 func TestChangedDirs(t *testing.T) {
 	t.Parallel()
-	blob, mode := "1111111111111111111111111111111111111111", modeFile
-	file := PathState{Mode: &mode, Blob: &blob}
-	steps := []step{
-		{Path: "src/d1/e1/a.txt", From: file, To: file},              // changed in place
-		{Path: "top.txt", From: PathState{}, To: file},               // added at the top level
-		{Path: "src/d2/new/deep/b.txt", From: PathState{}, To: file}, // added in new folders
-		{Path: "old/gone/c.txt", From: file, To: PathState{}},        // removed, its folders pruned
+	blob, mode := "1111111111111111111111111111111111111111", nudge.ModeFile
+	file := nudge.PathState{Mode: &mode, Blob: &blob}
+	steps := []nudge.Step{
+		{Path: "src/d1/e1/a.txt", From: file, To: file},                    // changed in place
+		{Path: "top.txt", From: nudge.PathState{}, To: file},               // added at the top level
+		{Path: "src/d2/new/deep/b.txt", From: nudge.PathState{}, To: file}, // added in new folders
+		{Path: "old/gone/c.txt", From: file, To: nudge.PathState{}},        // removed, its folders pruned
 	}
-	got := changedDirs(steps, []string{"src/d2/new", "src/d2/new/deep"}, []string{"old/gone", "old"})
+	got := nudge.ChangedDirs(steps, []string{"src/d2/new", "src/d2/new/deep"}, []string{"old/gone", "old"})
 	want := []string{"", "src/d1/e1", "src/d2", "src/d2/new", "src/d2/new/deep"} // old and old/gone are gone
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("changedDirs = %q, want %q", got, want)
 	}
 	// d/x, d's only entry, becomes a folder: removing the file prunes d,
 	// writing d/x/y makes d and d/x again; d holds a new entry.
-	got = changedDirs([]step{{Path: "d/x", From: file, To: PathState{}}, {Path: "d/x/y", From: PathState{}, To: file}},
+	got = nudge.ChangedDirs([]nudge.Step{{Path: "d/x", From: file, To: nudge.PathState{}}, {Path: "d/x/y", From: nudge.PathState{}, To: file}},
 		[]string{"d", "d/x"}, []string{"d"})
 	if want := []string{"", "d", "d/x"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("changedDirs, file to folder = %q, want %q", got, want)
@@ -42,7 +44,7 @@ func TestUndoRefusesMissingPreviousContent(t *testing.T) {
 	r, base := baseRepo(t)
 	r.mkTask("t1", base, r.commitOn(base, map[string]change{"mod.txt": put("x\n")}))
 	ws := r.workspace()
-	if _, err := ws.Apply(ctx, "t1"); err != nil {
+	if _, err := Apply(ctx, ws, "t1"); err != nil {
 		t.Fatal(err)
 	}
 	task, err := ws.Load("t1")
@@ -54,7 +56,7 @@ func TestUndoRefusesMissingPreviousContent(t *testing.T) {
 	if err := ws.Save(task); err != nil {
 		t.Fatal(err)
 	}
-	_, err = r.workspace().Undo(ctx, "t1")
+	_, err = Undo(ctx, r.workspace(), "t1")
 	refusal(t, err, "the previous content of mod.txt is missing from the repository's objects")
 	if got, _ := r.read("mod.txt"); got != "x\n" {
 		t.Errorf("mod.txt = %q after a refused undo", got)

@@ -1,4 +1,4 @@
-package nudge
+package apply
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/refs"
 	"github.com/nudgethis/git-nudge/internal/testutil"
 )
@@ -47,7 +48,7 @@ func isolateGit(t *testing.T) {
 type repo struct {
 	t   *testing.T
 	dir string
-	ws  *Workspace
+	ws  *nudge.Workspace
 }
 
 func newRepo(t *testing.T, config ...string) *repo {
@@ -68,10 +69,10 @@ func newRepoInit(t *testing.T, initArgs []string, config ...string) *repo {
 	return r
 }
 
-func (r *repo) workspace() *Workspace {
+func (r *repo) workspace() *nudge.Workspace {
 	r.t.Helper()
 	if r.ws == nil {
-		ws, err := Open(context.Background(), r.dir, func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) })
+		ws, err := nudge.Open(context.Background(), r.dir, func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) })
 		if err != nil {
 			r.t.Fatal(err)
 		}
@@ -165,21 +166,21 @@ func (r *repo) commitOn(base string, changes map[string]change) string {
 }
 
 // diffFiles lists the patch from a to b like the capture workflow records it.
-func (r *repo) diffFiles(a, b string) []FileChange {
+func (r *repo) diffFiles(a, b string) []nudge.FileChange {
 	out := r.git("diff-tree", "-r", "--no-renames", "-z", "--raw", a, b)
-	var files []FileChange
+	var files []nudge.FileChange
 	recs := strings.Split(out, "\x00")
 	for i := 0; i+1 < len(recs); i += 2 {
 		f := strings.Fields(strings.TrimPrefix(recs[i], ":"))
 		if len(f) != 5 {
 			break
 		}
-		fc := FileChange{Path: recs[i+1], Status: f[4][:1]}
+		fc := nudge.FileChange{Path: recs[i+1], Status: f[4][:1]}
 		if f[0] != "000000" {
-			fc.OldMode, fc.OldBlob = strPtr(f[0]), strPtr(f[2])
+			fc.OldMode, fc.OldBlob = nudge.StrPtr(f[0]), nudge.StrPtr(f[2])
 		}
 		if f[1] != "000000" {
-			fc.NewMode, fc.NewBlob = strPtr(f[1]), strPtr(f[3])
+			fc.NewMode, fc.NewBlob = nudge.StrPtr(f[1]), nudge.StrPtr(f[3])
 		}
 		files = append(files, fc)
 	}
@@ -188,7 +189,7 @@ func (r *repo) diffFiles(a, b string) []FileChange {
 
 // mkTask writes a ready task id with the given snapshot and result, taken
 // on the current HEAD.
-func (r *repo) mkTask(id, snapshot, result string) *Task {
+func (r *repo) mkTask(id, snapshot, result string) *nudge.Task {
 	r.t.Helper()
 	ws := r.workspace()
 	ctx := context.Background()
@@ -198,16 +199,16 @@ func (r *repo) mkTask(id, snapshot, result string) *Task {
 	}
 	r.git("update-ref", refs.Snapshots+id, snapshot)
 	r.git("update-ref", refs.Results+id, result)
-	t := &Task{ID: id, State: StateReady, Created: ws.Now(), Workspace: ws.Repo.WorkTree,
-		Branch: optStr(head.Branch), Head: optStr(head.Commit), Snapshot: snapshot,
-		Clean: snapshot == head.Commit, Result: strPtr(result), Files: r.diffFiles(snapshot, result)}
+	t := &nudge.Task{ID: id, State: nudge.StateReady, Created: ws.Now(), Workspace: ws.Repo.WorkTree,
+		Branch: nudge.OptStr(head.Branch), Head: nudge.OptStr(head.Commit), Snapshot: snapshot,
+		Clean: snapshot == head.Commit, Result: nudge.StrPtr(result), Files: r.diffFiles(snapshot, result)}
 	if err := ws.Save(t); err != nil {
 		r.t.Fatal(err)
 	}
 	return t
 }
 
-func (r *repo) load(id string) *Task {
+func (r *repo) load(id string) *nudge.Task {
 	r.t.Helper()
 	t, err := r.workspace().Load(id)
 	if err != nil {
@@ -227,7 +228,7 @@ func (r *repo) tree() map[string]string {
 			return err
 		}
 		rel, _ := filepath.Rel(r.dir, p)
-		if rel == ".git" || rel == StateDirName {
+		if rel == ".git" || rel == nudge.StateDirName {
 			return filepath.SkipDir
 		}
 		if rel == "." {

@@ -1,4 +1,4 @@
-package nudge
+package apply
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 )
 
@@ -55,11 +56,11 @@ func TestApplyUndoRoundTrip(t *testing.T) {
 	headBefore := r.rev("HEAD")
 	before := r.tree()
 
-	out, err := r.workspace().Apply(ctx, "t1")
+	out, err := Apply(ctx, r.workspace(), "t1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.State != StateApplied || len(out.Files) != len(patchChanges) {
+	if out.State != nudge.StateApplied || len(out.Files) != len(patchChanges) {
 		t.Fatalf("outcome %+v", out)
 	}
 	for p, c := range patchChanges {
@@ -70,7 +71,7 @@ func TestApplyUndoRoundTrip(t *testing.T) {
 			continue
 		}
 		got, exec := r.read(p)
-		if got != c.content || exec != (c.mode == modeExec) {
+		if got != c.content || exec != (c.mode == nudge.ModeExec) {
 			t.Errorf("%q = %q exec=%v, want %q mode %s", p, got, exec, c.content, c.mode)
 		}
 	}
@@ -95,16 +96,16 @@ func TestApplyUndoRoundTrip(t *testing.T) {
 		t.Errorf("unrelated edit lost: %q", got)
 	}
 	rec := r.load("t1")
-	if rec.State != StateApplied || rec.AppliedAt == nil || rec.Undo == nil || len(rec.Undo.Before) != len(patchChanges) || Deref(rec.Undo.Branch) != "refs/heads/main" || Deref(rec.Undo.Head) != base {
+	if rec.State != nudge.StateApplied || rec.AppliedAt == nil || rec.Undo == nil || len(rec.Undo.Before) != len(patchChanges) || nudge.Deref(rec.Undo.Branch) != "refs/heads/main" || nudge.Deref(rec.Undo.Head) != base {
 		t.Fatalf("record after apply: %+v undo %+v", rec, rec.Undo)
 	}
 	applied := r.tree()
 
-	out, err = r.workspace().Undo(ctx, "t1")
+	out, err = Undo(ctx, r.workspace(), "t1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out.State != StateUndone {
+	if out.State != nudge.StateUndone {
 		t.Fatalf("undo outcome %+v", out)
 	}
 	if d := diffTrees(before, r.tree()); d != "" {
@@ -113,12 +114,12 @@ func TestApplyUndoRoundTrip(t *testing.T) {
 	if r.indexSig() != idx {
 		t.Errorf("the index changed")
 	}
-	if rec := r.load("t1"); rec.State != StateUndone || rec.UndoneAt == nil {
+	if rec := r.load("t1"); rec.State != nudge.StateUndone || rec.UndoneAt == nil {
 		t.Errorf("record after undo: %+v", rec)
 	}
 
 	// An undone task applies again, to the same bytes and modes.
-	if _, err := r.workspace().Apply(ctx, "t1"); err != nil {
+	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 	if d := diffTrees(applied, r.tree()); d != "" {
@@ -130,9 +131,9 @@ func TestApplyUndoRoundTrip(t *testing.T) {
 }
 
 // refusal asserts err is a RefusedError mentioning every want.
-func refusal(t *testing.T, err error, want ...string) *RefusedError {
+func refusal(t *testing.T, err error, want ...string) *nudge.RefusedError {
 	t.Helper()
-	var re *RefusedError
+	var re *nudge.RefusedError
 	if !errors.As(err, &re) {
 		t.Fatalf("want a refusal, got %v", err)
 	}
@@ -150,29 +151,29 @@ func TestApplyRefusals(t *testing.T) {
 	cases := []struct {
 		name    string
 		changes map[string]change
-		setup   func(r *repo, task *Task)
+		setup   func(r *repo, task *nudge.Task)
 		want    []string
 	}{
 		{name: "edited", changes: map[string]change{"mod.txt": put("x\n")},
-			setup: func(r *repo, _ *Task) { r.write("mod.txt", "my edit\n", 0o644) },
+			setup: func(r *repo, _ *nudge.Task) { r.write("mod.txt", "my edit\n", 0o644) },
 			want:  []string{"mod.txt was edited since the snapshot", "Your edits were kept", "git nudge apply --merge", "git nudge refresh", "take a new snapshot from the current workspace and run the task again"}},
 		{name: "deleted", changes: map[string]change{"mod.txt": put("x\n")},
-			setup: func(r *repo, _ *Task) { os.Remove(filepath.Join(r.dir, "mod.txt")) },
+			setup: func(r *repo, _ *nudge.Task) { os.Remove(filepath.Join(r.dir, "mod.txt")) },
 			want:  []string{"mod.txt was deleted since the snapshot"}},
 		{name: "created", changes: map[string]change{"new.txt": put("x\n")},
-			setup: func(r *repo, _ *Task) { r.write("new.txt", "mine\n", 0o644) },
+			setup: func(r *repo, _ *nudge.Task) { r.write("new.txt", "mine\n", 0o644) },
 			want:  []string{"new.txt exists in the work tree but not in the snapshot"}},
 		{name: "mode", changes: map[string]change{"mod.txt": put("x\n")},
-			setup: func(r *repo, _ *Task) { os.Chmod(filepath.Join(r.dir, "mod.txt"), 0o755) },
+			setup: func(r *repo, _ *nudge.Task) { os.Chmod(filepath.Join(r.dir, "mod.txt"), 0o755) },
 			want:  []string{"mod.txt's executable bit changed since the snapshot"}},
 		{name: "folder now", changes: map[string]change{"new": put("x\n")},
-			setup: func(r *repo, _ *Task) { r.write("new/mine.txt", "mine\n", 0o644) },
+			setup: func(r *repo, _ *nudge.Task) { r.write("new/mine.txt", "mine\n", 0o644) },
 			want:  []string{"new cannot be written: a folder is there that the patch does not empty"}},
 		{name: "branch", changes: map[string]change{"mod.txt": put("x\n")},
-			setup: func(r *repo, _ *Task) { r.git("switch", "-q", "-c", "other") },
+			setup: func(r *repo, _ *nudge.Task) { r.git("switch", "-q", "-c", "other") },
 			want:  []string{"t1 was snapshotted on branch main, but the current branch is other", "git switch main"}},
 		{name: "detached elsewhere", changes: map[string]change{"mod.txt": put("x\n")},
-			setup: func(r *repo, task *Task) {
+			setup: func(r *repo, task *nudge.Task) {
 				r.git("switch", "-q", "--detach")
 				task.Branch = nil
 				r.workspace().Save(task)
@@ -180,19 +181,19 @@ func TestApplyRefusals(t *testing.T) {
 			},
 			want: []string{"on a detached HEAD at", "but HEAD is now at"}},
 		{name: "applied already", changes: map[string]change{"mod.txt": put("x\n")},
-			setup: func(r *repo, task *Task) { task.State = StateApplied; r.workspace().Save(task) },
+			setup: func(r *repo, task *nudge.Task) { task.State = nudge.StateApplied; r.workspace().Save(task) },
 			want:  []string{"t1 is already applied", "git nudge undo t1"}},
 		{name: "recovery required", changes: map[string]change{"mod.txt": put("x\n")},
-			setup: func(r *repo, task *Task) { task.State = StateRecoveryRequired; r.workspace().Save(task) },
+			setup: func(r *repo, task *nudge.Task) { task.State = nudge.StateRecoveryRequired; r.workspace().Save(task) },
 			want:  []string{"t1 needs recovery", "git nudge recover t1"}},
 		{name: "failed", changes: map[string]change{"mod.txt": put("x\n")},
-			setup: func(r *repo, task *Task) { task.State = StateFailed; r.workspace().Save(task) },
+			setup: func(r *repo, task *nudge.Task) { task.State = nudge.StateFailed; r.workspace().Save(task) },
 			want:  []string{"t1 failed", "git nudge capture t1"}},
 		{name: "running", changes: map[string]change{"mod.txt": put("x\n")},
-			setup: func(r *repo, task *Task) { task.State = StatePrepared; r.workspace().Save(task) },
+			setup: func(r *repo, task *nudge.Task) { task.State = nudge.StatePrepared; r.workspace().Save(task) },
 			want:  []string{"t1 is prepared: it has no result to apply yet"}},
 		{name: "protected", changes: map[string]change{".env": put("SECRET=1\n"), "sub/.env": put("x\n"), "keys/id.pem": put("k\n"), "conf/prod/db.yml": put("p\n")},
-			setup: func(r *repo, _ *Task) {
+			setup: func(r *repo, _ *nudge.Task) {
 				r.git("config", "--add", "nudge.protect", "*.pem")
 				r.git("config", "--add", "nudge.protect", "conf/prod/")
 			},
@@ -201,10 +202,10 @@ func TestApplyRefusals(t *testing.T) {
 			want: []string{"link is a symlink in the snapshot or the result; changed symlinks need manual handling"}},
 		{name: "gitlink", changes: map[string]change{"sub": {content: strings.Repeat("1", 40), mode: "160000"}},
 			want: []string{"sub is a submodule"}},
-		{name: "too big", changes: map[string]change{"big.bin": put(strings.Repeat("x", MaxFileSize+1))},
+		{name: "too big", changes: map[string]change{"big.bin": put(strings.Repeat("x", nudge.MaxFileSize+1))},
 			want: []string{"the new content of big.bin is 16.0 MiB, over the 16 MiB limit"}},
 		{name: "symlinked folder to outside", changes: map[string]change{"out/new.txt": put("x\n"), "gone/deep/del.txt": del()},
-			setup: func(r *repo, _ *Task) {
+			setup: func(r *repo, _ *nudge.Task) {
 				outside := filepath.Join(filepath.Dir(r.dir), "outside-"+filepath.Base(r.dir))
 				os.MkdirAll(outside, 0o755)
 				os.Symlink(outside, filepath.Join(r.dir, "out"))
@@ -213,14 +214,14 @@ func TestApplyRefusals(t *testing.T) {
 			},
 			want: []string{"out/new.txt cannot be written: out is a symlink, not a folder", "gone/deep/del.txt cannot be reached: gone is now a symlink"}},
 		{name: "missing objects", changes: map[string]change{"mod.txt": put("x\n")},
-			setup: func(r *repo, task *Task) {
-				task.Files[0].NewBlob = strPtr(strings.Repeat("ab", 20))
-				task.Files[0].OldBlob = strPtr(strings.Repeat("cd", 20))
+			setup: func(r *repo, task *nudge.Task) {
+				task.Files[0].NewBlob = nudge.StrPtr(strings.Repeat("ab", 20))
+				task.Files[0].OldBlob = nudge.StrPtr(strings.Repeat("cd", 20))
 				r.workspace().Save(task)
 			},
 			want: []string{"the new content of mod.txt is missing", "the snapshot's version of mod.txt is missing"}},
 		{name: "several at once", changes: map[string]change{"mod.txt": put("x\n"), ".env": put("y\n"), "new.txt": put("n\n")},
-			setup: func(r *repo, _ *Task) { r.write("mod.txt", "mine\n", 0o644); r.write("new.txt", "mine\n", 0o644) },
+			setup: func(r *repo, _ *nudge.Task) { r.write("mod.txt", "mine\n", 0o644); r.write("new.txt", "mine\n", 0o644) },
 			want:  []string{"mod.txt was edited", ".env is a protected path", "new.txt exists in the work tree but not in the snapshot"}},
 	}
 	for _, tc := range cases {
@@ -233,7 +234,7 @@ func TestApplyRefusals(t *testing.T) {
 				tc.setup(r, task)
 			}
 			before, idx, rec := r.tree(), r.indexSig(), r.load("t1")
-			_, err := r.workspace().Apply(ctx, "t1")
+			_, err := Apply(ctx, r.workspace(), "t1")
 			refusal(t, err, tc.want...)
 			if d := diffTrees(before, r.tree()); d != "" {
 				t.Errorf("a refused apply changed files:\n%s", d)
@@ -252,7 +253,7 @@ func TestApplyEmptyPatchRefused(t *testing.T) {
 	t.Parallel()
 	r, base := baseRepo(t)
 	r.mkTask("t1", base, base)
-	_, err := r.workspace().Apply(ctx, "t1")
+	_, err := Apply(ctx, r.workspace(), "t1")
 	refusal(t, err, "changes no files")
 }
 
@@ -261,39 +262,39 @@ func TestUndoRefusals(t *testing.T) {
 	changes := map[string]change{"mod.txt": put("applied\n"), "gone/deep/del.txt": del(), "added.txt": put("added\n"), "tool.sh": put("#!/bin/sh\necho applied\n")}
 	cases := []struct {
 		name  string
-		setup func(r *repo, task *Task)
+		setup func(r *repo, task *nudge.Task)
 		want  []string
 	}{
-		{"later edit", func(r *repo, _ *Task) { r.write("mod.txt", "later\n", 0o644) }, []string{"mod.txt was edited since t1 was applied", "Your later changes were kept"}},
-		{"added file removed", func(r *repo, _ *Task) { os.Remove(filepath.Join(r.dir, "added.txt")) }, []string{"added.txt was deleted since t1 was applied"}},
-		{"deleted file re-added", func(r *repo, _ *Task) { r.write("gone/deep/del.txt", "back\n", 0o644) }, []string{"gone/deep/del.txt was created since t1 was applied"}},
-		{"mode change", func(r *repo, _ *Task) { os.Chmod(filepath.Join(r.dir, "tool.sh"), 0o755) }, []string{"tool.sh's executable bit changed since t1 was applied"}},
-		{"other branch", func(r *repo, _ *Task) { r.git("switch", "-q", "-c", "elsewhere") }, []string{"t1 was applied on branch main, but the current branch is elsewhere"}},
-		{"saved", func(r *repo, task *Task) {
-			task.State, task.SavedIn = StateSaved, strPtr("0123456789abcdef0123456789abcdef01234567")
+		{"later edit", func(r *repo, _ *nudge.Task) { r.write("mod.txt", "later\n", 0o644) }, []string{"mod.txt was edited since t1 was applied", "Your later changes were kept"}},
+		{"added file removed", func(r *repo, _ *nudge.Task) { os.Remove(filepath.Join(r.dir, "added.txt")) }, []string{"added.txt was deleted since t1 was applied"}},
+		{"deleted file re-added", func(r *repo, _ *nudge.Task) { r.write("gone/deep/del.txt", "back\n", 0o644) }, []string{"gone/deep/del.txt was created since t1 was applied"}},
+		{"mode change", func(r *repo, _ *nudge.Task) { os.Chmod(filepath.Join(r.dir, "tool.sh"), 0o755) }, []string{"tool.sh's executable bit changed since t1 was applied"}},
+		{"other branch", func(r *repo, _ *nudge.Task) { r.git("switch", "-q", "-c", "elsewhere") }, []string{"t1 was applied on branch main, but the current branch is elsewhere"}},
+		{"saved", func(r *repo, task *nudge.Task) {
+			task.State, task.SavedIn = nudge.StateSaved, nudge.StrPtr("0123456789abcdef0123456789abcdef01234567")
 			r.workspace().Save(task)
 		}, []string{"part of the saved version 0123456789ab", "git revert 0123456789abcdef0123456789abcdef01234567"}},
-		{"saves journal", func(r *repo, task *Task) {
+		{"saves journal", func(r *repo, task *nudge.Task) {
 			os.WriteFile(filepath.Join(r.workspace().Dir, "saves.json"), []byte(`[{"id":"s1","commit":"abcdefabcdefabcdefabcdefabcdefabcdefabcd","parent":null,"branch":"refs/heads/main","tasks":["t1"],"paths":["mod.txt"],"state":"saved","time":"2026-01-02T03:04:05Z"}]`), 0o644)
 		}, []string{"saved version abcdefabcdef", "git revert abcdefabcdefabcdefabcdefabcdefabcdefabcd"}},
-		{"incomplete undo record", func(r *repo, task *Task) {
+		{"incomplete undo record", func(r *repo, task *nudge.Task) {
 			task.Undo.After = task.Undo.After[:1]
 			r.workspace().Save(task)
 		}, []string{"no complete undo record", "manual handling"}},
-		{"not applied", func(r *repo, task *Task) { task.State = StateReady; r.workspace().Save(task) }, []string{"t1 is not applied (it is ready)"}},
-		{"recovery", func(r *repo, task *Task) { task.State = StateRecoveryRequired; r.workspace().Save(task) }, []string{"t1 needs recovery", "git nudge recover t1"}},
+		{"not applied", func(r *repo, task *nudge.Task) { task.State = nudge.StateReady; r.workspace().Save(task) }, []string{"t1 is not applied (it is ready)"}},
+		{"recovery", func(r *repo, task *nudge.Task) { task.State = nudge.StateRecoveryRequired; r.workspace().Save(task) }, []string{"t1 needs recovery", "git nudge recover t1"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			r, base := baseRepo(t)
 			r.mkTask("t1", base, r.commitOn(base, changes))
-			if _, err := r.workspace().Apply(ctx, "t1"); err != nil {
+			if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
 				t.Fatal(err)
 			}
 			tc.setup(r, r.load("t1"))
 			before, idx, rec := r.tree(), r.indexSig(), r.load("t1")
-			_, err := r.workspace().Undo(ctx, "t1")
+			_, err := Undo(ctx, r.workspace(), "t1")
 			refusal(t, err, tc.want...)
 			if d := diffTrees(before, r.tree()); d != "" {
 				t.Errorf("a refused undo changed files:\n%s", d)
@@ -335,7 +336,7 @@ func TestApplyAutoCRLF(t *testing.T) {
 	})
 	r.mkTask("t1", base, result)
 	before, idx := r.tree(), r.indexSig()
-	if _, err := r.workspace().Apply(ctx, "t1"); err != nil {
+	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 	for p, want := range map[string]string{"lf.txt": "a\r\nb\r\nc\r\n", "new.txt": "n1\r\nn2\r\n", "committed-crlf.txt": "x\r\ny\r\nz\r\n", "bin.dat": "\x00\r\n\x01"} {
@@ -350,7 +351,7 @@ func TestApplyAutoCRLF(t *testing.T) {
 	if r.indexSig() != idx {
 		t.Errorf("the index changed")
 	}
-	if _, err := r.workspace().Undo(ctx, "t1"); err != nil {
+	if _, err := Undo(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 	if d := diffTrees(before, r.tree()); d != "" {
@@ -371,7 +372,7 @@ func TestApplyFileFolderSwaps(t *testing.T) {
 	})
 	r.mkTask("t1", base, result)
 	before := r.tree()
-	if _, err := r.workspace().Apply(ctx, "t1"); err != nil {
+	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 	if got, exec := r.read("bin/tool"); got != "#!/bin/sh\n" || !exec {
@@ -380,7 +381,7 @@ func TestApplyFileFolderSwaps(t *testing.T) {
 	if got, _ := r.read("lib"); got != "lib is a file now\n" {
 		t.Errorf("lib = %q", got)
 	}
-	if _, err := r.workspace().Undo(ctx, "t1"); err != nil {
+	if _, err := Undo(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 	if d := diffTrees(before, r.tree()); d != "" {
@@ -396,10 +397,10 @@ func TestApplyDetachedAndUnborn(t *testing.T) {
 	if task.Branch != nil {
 		t.Fatalf("setup: branch %v", *task.Branch)
 	}
-	if _, err := r.workspace().Apply(ctx, "t1"); err != nil {
+	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.workspace().Undo(ctx, "t1"); err != nil {
+	if _, err := Undo(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 
@@ -408,7 +409,7 @@ func TestApplyDetachedAndUnborn(t *testing.T) {
 	// Unborn branch: the snapshot is a parentless commit of the work tree.
 	snap := u.commitOn("", map[string]change{"a.txt": put("work in progress\n")})
 	u.mkTask("t1", snap, u.commitOn(snap, map[string]change{"b.txt": put("new\n")}))
-	if _, err := u.workspace().Apply(ctx, "t1"); err != nil {
+	if _, err := Apply(ctx, u.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := u.read("b.txt"); got != "new\n" {
@@ -427,12 +428,12 @@ func TestRecoverInterruptedApply(t *testing.T) {
 	// A record left in applying by a process that died part-way: mod.txt
 	// already written, added.txt not yet, tool.sh then edited by someone
 	// else, plus a temp file of the interrupted write.
-	undo := &Undo{Branch: task.Branch, Head: task.Head}
+	undo := &nudge.Undo{Branch: task.Branch, Head: task.Head}
 	for _, f := range task.Files {
 		undo.Before = append(undo.Before, normState(f.Path, f.OldMode, f.OldBlob))
 		undo.After = append(undo.After, normState(f.Path, f.NewMode, f.NewBlob))
 	}
-	task.State, task.Undo = StateApplying, undo
+	task.State, task.Undo = nudge.StateApplying, undo
 	if err := r.workspace().Save(task); err != nil {
 		t.Fatal(err)
 	}
@@ -441,11 +442,11 @@ func TestRecoverInterruptedApply(t *testing.T) {
 	r.write(".nudge-0123456789abcdef.tmp", "partial", 0o644)
 	before := r.tree()
 
-	rep, err := r.workspace().Recover(ctx, "t1")
+	rep, err := Recover(ctx, r.workspace(), "t1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.State != StateRecoveryRequired || rep.Error == nil {
+	if rep.State != nudge.StateRecoveryRequired || rep.Error == nil {
 		t.Errorf("recover did not report the interrupted record: %+v", rep)
 	}
 	got := map[string]string{}
@@ -462,13 +463,13 @@ func TestRecoverInterruptedApply(t *testing.T) {
 	if d := diffTrees(before, r.tree()); d != "" {
 		t.Errorf("recover changed files:\n%s", d)
 	}
-	if rec := r.load("t1"); rec.State != StateRecoveryRequired || rec.Undo == nil {
+	if rec := r.load("t1"); rec.State != nudge.StateRecoveryRequired || rec.Undo == nil {
 		t.Errorf("record not kept: %+v", rec)
 	}
 	// Never retried or undone automatically.
-	_, err = r.workspace().Apply(ctx, "t1")
+	_, err = Apply(ctx, r.workspace(), "t1")
 	refusal(t, err, "needs recovery")
-	_, err = r.workspace().Undo(ctx, "t1")
+	_, err = Undo(ctx, r.workspace(), "t1")
 	refusal(t, err, "needs recovery")
 	if d := diffTrees(before, r.tree()); d != "" {
 		t.Errorf("a refused command changed files:\n%s", d)
@@ -479,7 +480,7 @@ func TestRecoverWithoutUndoRecord(t *testing.T) {
 	t.Parallel()
 	r, base := baseRepo(t)
 	r.mkTask("t1", base, r.commitOn(base, map[string]change{"mod.txt": put("x\n")}))
-	_, err := r.workspace().Recover(ctx, "t1")
+	_, err := Recover(ctx, r.workspace(), "t1")
 	refusal(t, err, "no complete undo record")
 }
 
@@ -510,7 +511,7 @@ func TestApplySHA256(t *testing.T) {
 	}
 	r.mkTask("t1", base, r.commitOn(base, map[string]change{"a.txt": putExec("b\n"), "gone.txt": del(), "n/new.txt": put("n\n")}))
 	before := r.tree()
-	if _, err := r.workspace().Apply(ctx, "t1"); err != nil {
+	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 	if got, exec := r.read("a.txt"); got != "b\n" || !exec {
@@ -519,7 +520,7 @@ func TestApplySHA256(t *testing.T) {
 	if rec := r.load("t1"); len(*rec.Undo.After[0].Blob) != 64 {
 		t.Errorf("undo record blob ids are not SHA-256: %+v", rec.Undo.After[0])
 	}
-	if _, err := r.workspace().Undo(ctx, "t1"); err != nil {
+	if _, err := Undo(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 	if d := diffTrees(before, r.tree()); d != "" {
@@ -536,14 +537,14 @@ func TestApplyFileModeFalse(t *testing.T) {
 	r.git("config", "core.fileMode", "false")
 	r.mkTask("t1", base, r.commitOn(base, map[string]change{"mod.txt": put("x\n"), "new.sh": putExec("#!/bin/sh\n")}))
 	os.Chmod(filepath.Join(r.dir, "mod.txt"), 0o755) // git does not see this
-	if _, err := r.workspace().Apply(ctx, "t1"); err != nil {
+	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 	if _, exec := r.read("new.sh"); !exec {
 		t.Errorf("new.sh written without its executable bit")
 	}
 	os.Chmod(filepath.Join(r.dir, "new.sh"), 0o644)
-	if _, err := r.workspace().Undo(ctx, "t1"); err != nil {
+	if _, err := Undo(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -553,6 +554,6 @@ func TestRefusalQuotesOddNames(t *testing.T) {
 	r, base := baseRepo(t)
 	r.mkTask("t1", base, r.commitOn(base, map[string]change{"nl\nname.txt": put("x\n")}))
 	r.write("nl\nname.txt", "mine\n", 0o755)
-	_, err := r.workspace().Apply(ctx, "t1")
+	_, err := Apply(ctx, r.workspace(), "t1")
 	refusal(t, err, `"nl\nname.txt" was edited since the snapshot`)
 }

@@ -1,4 +1,4 @@
-package nudge
+package apply
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
@@ -16,10 +17,10 @@ type RecoverFile struct {
 	// Matches is "before" (as before the apply), "after" (as the apply
 	// leaves it), "both" (the two differ only in what core.fileMode
 	// ignores) or "neither".
-	Matches string    `json:"matches"`
-	Now     string    `json:"now"` // what is there, in words
-	Before  PathState `json:"before"`
-	After   PathState `json:"after"`
+	Matches string          `json:"matches"`
+	Now     string          `json:"now"` // what is there, in words
+	Before  nudge.PathState `json:"before"`
+	After   nudge.PathState `json:"after"`
 }
 
 // Recovery is the report of `git nudge recover ID`.
@@ -39,7 +40,7 @@ type Recovery struct {
 // changes nothing: the record is kept as it is, whatever its state, and
 // nothing is retried. Taking the lock first lets an interrupted apply or
 // undo be recognised as such (applying -> recovery_required).
-func (w *Workspace) Recover(ctx context.Context, id string) (*Recovery, error) {
+func Recover(ctx context.Context, w *nudge.Workspace, id string) (*Recovery, error) {
 	lock, err := w.Lock(ctx, "git nudge recover "+id)
 	if err != nil {
 		return nil, err
@@ -49,19 +50,19 @@ func (w *Workspace) Recover(ctx context.Context, id string) (*Recovery, error) {
 	if err != nil {
 		return nil, err
 	}
-	return w.recovery(ctx, t)
+	return recovery(ctx, w, t)
 }
 
 // RecoverFiles is the per-file answer of Recover for task id, read without
 // the workspace lock (op show of an interrupted apply or undo, which
 // changes nothing): the same classification as recover and the
 // dashboard's recovery view, so that the three never disagree.
-func (w *Workspace) RecoverFiles(ctx context.Context, id string) ([]RecoverFile, error) {
+func RecoverFiles(ctx context.Context, w *nudge.Workspace, id string) ([]RecoverFile, error) {
 	t, err := w.Load(id)
 	if err != nil {
 		return nil, err
 	}
-	rep, err := w.recovery(ctx, t)
+	rep, err := recovery(ctx, w, t)
 	if err != nil {
 		return nil, err
 	}
@@ -85,12 +86,12 @@ func Matches(isBefore, isAfter bool) string {
 }
 
 // recovery is Recover's report for t, read as the files are now.
-func (w *Workspace) recovery(ctx context.Context, t *Task) (*Recovery, error) {
+func recovery(ctx context.Context, w *nudge.Workspace, t *nudge.Task) (*Recovery, error) {
 	id := t.ID
 	if t.Undo == nil || len(t.Undo.Before) == 0 || len(t.Undo.Before) != len(t.Undo.After) {
-		return nil, &RefusedError{
+		return nil, &nudge.RefusedError{
 			What:    "nothing to recover for " + id,
-			Reasons: []string{fmt.Sprintf("%s has no complete undo record (it is %s): no apply of it ever started writing files", id, StateLabel(t.State))},
+			Reasons: []string{fmt.Sprintf("%s has no complete undo record (it is %s): no apply of it ever started writing files", id, nudge.StateLabel(t.State))},
 			Next:    fmt.Sprintf("git nudge show %s shows the whole record.", id),
 		}
 	}
@@ -99,7 +100,7 @@ func (w *Workspace) recovery(ctx context.Context, t *Task) (*Recovery, error) {
 		return nil, err
 	}
 	defer ops.Close()
-	var before, after []PathState
+	var before, after []nudge.PathState
 	for i := range t.Undo.Before {
 		b, a := t.Undo.Before[i], t.Undo.After[i]
 		if worktree.ValidPath(b.Path) != nil || b.Path != a.Path {
@@ -120,16 +121,16 @@ func (w *Workspace) recovery(ctx context.Context, t *Task) (*Recovery, error) {
 		Commands: []string{"git nudge show " + id, "git diff"}}
 	dirs := map[string]bool{}
 	for i := range before {
-		m := Matches(ops.Judge(seenB[i], before[i]) == VSame, ops.Judge(seenA[i], after[i]) == VSame)
+		m := Matches(ops.Judge(seenB[i], before[i]) == nudge.VSame, ops.Judge(seenA[i], after[i]) == nudge.VSame)
 		rep.Files = append(rep.Files, RecoverFile{Path: before[i].Path, Matches: m, Now: nowText(seenA[i]), Before: before[i], After: after[i]})
 		dir := ""
-		for _, d := range leadingDirs(before[i].Path) {
+		for _, d := range nudge.LeadingDirs(before[i].Path) {
 			dir = d
 		}
 		dirs[dir] = true
 	}
 	for d := range dirs {
-		left, err := ops.tree.Leftovers(d)
+		left, err := ops.Tree.Leftovers(d)
 		if err != nil {
 			return nil, err
 		}
@@ -139,19 +140,19 @@ func (w *Workspace) recovery(ctx context.Context, t *Task) (*Recovery, error) {
 	return rep, nil
 }
 
-func nowText(s seen) string {
-	e := s.entry
+func nowText(s nudge.Seen) string {
+	e := s.Entry
 	switch {
 	case e.Blocker != "":
-		return fmt.Sprintf("unreachable: %s is a %s", qp(e.Blocker), e.BlockerKind)
+		return fmt.Sprintf("unreachable: %s is a %s", nudge.Qp(e.Blocker), e.BlockerKind)
 	case e.Kind == worktree.Absent:
 		return "no file"
 	case e.Kind == worktree.File:
-		mode := modeFile
+		mode := nudge.ModeFile
 		if e.Exec {
-			mode = modeExec
+			mode = nudge.ModeExec
 		}
-		return fmt.Sprintf("file %s %s", mode, s.blob)
+		return fmt.Sprintf("file %s %s", mode, s.Blob)
 	}
 	return "a " + e.Kind.String()
 }
@@ -161,16 +162,16 @@ func nowText(s seen) string {
 // after them, as in RecoverFile).
 type recoverFileWire struct {
 	recoverFileFields
-	Before pathStateJSON `json:"before"`
-	After  pathStateJSON `json:"after"`
+	Before nudge.PathStateJSON `json:"before"`
+	After  nudge.PathStateJSON `json:"after"`
 }
 
 type recoverFileFields RecoverFile
 
 // MarshalJSON writes the paths as bytes survive JSON.
 func (f RecoverFile) MarshalJSON() ([]byte, error) {
-	v := recoverFileWire{recoverFileFields(f), pathStateJSON(f.Before), pathStateJSON(f.After)}
-	return marshalPath(&v, &v.Path)
+	v := recoverFileWire{recoverFileFields(f), nudge.PathStateJSON(f.Before), nudge.PathStateJSON(f.After)}
+	return nudge.MarshalPath(&v, &v.Path)
 }
 
 // UnmarshalJSON reads the paths back, from path_b64 when present.
@@ -179,12 +180,12 @@ func (f *RecoverFile) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &v); err != nil {
 		return err
 	}
-	b64, err := pathB64(data)
+	b64, err := nudge.PathB64(data)
 	if err != nil {
 		return err
 	}
 	*f = RecoverFile(v.recoverFileFields)
-	f.Before, f.After = PathState(v.Before), PathState(v.After)
+	f.Before, f.After = nudge.PathState(v.Before), nudge.PathState(v.After)
 	f.Path, err = pathenc.Decode(f.Path, b64)
 	return err
 }

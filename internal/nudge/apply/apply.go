@@ -1,4 +1,4 @@
-package nudge
+package apply
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
@@ -39,14 +40,14 @@ type Outcome struct {
 	Conflicts []string `json:"conflicts,omitempty"`
 }
 
-func outcome(t *Task, steps []step) *Outcome {
+func outcome(t *nudge.Task, steps []nudge.Step) *Outcome {
 	o := &Outcome{ID: t.ID, State: t.State, Files: []FileOutcome{}}
 	for _, s := range steps {
-		o.Files = append(o.Files, FileOutcome{Path: s.Path, Status: s.status()})
-		if s.merged && !s.conflicted {
+		o.Files = append(o.Files, FileOutcome{Path: s.Path, Status: s.Status()})
+		if s.Merged && !s.Conflicted {
 			o.Merged = append(o.Merged, s.Path)
 		}
-		if s.conflicted {
+		if s.Conflicted {
 			o.Conflicts = append(o.Conflicts, s.Path)
 		}
 	}
@@ -64,12 +65,12 @@ func outcome(t *Task, steps []step) *Outcome {
 // record before any file is touched; files are re-checked, written (temp
 // file and rename), removed, verified; the record goes to applied. Nothing
 // is staged or committed, and the cost follows the patch, not the tree.
-func (w *Workspace) Apply(ctx context.Context, id string) (*Outcome, error) {
-	return w.ApplyWith(ctx, id, ApplyOptions{})
+func Apply(ctx context.Context, w *nudge.Workspace, id string) (*Outcome, error) {
+	return ApplyWith(ctx, w, id, Options{})
 }
 
 // ApplyOptions are the choices of an apply.
-type ApplyOptions struct {
+type Options struct {
 	// AcceptConfigChange applies a task although the repository's shared
 	// git settings were changed (and put back) while it could change them.
 	AcceptConfigChange bool
@@ -92,7 +93,7 @@ type ApplyOptions struct {
 // ApplyWith is Apply with options: a task whose shared git settings
 // changed, or whose nudge.validate commands failed, is refused (among the
 // other reasons) unless the options say to go on.
-func (w *Workspace) ApplyWith(ctx context.Context, id string, o ApplyOptions) (*Outcome, error) {
+func ApplyWith(ctx context.Context, w *nudge.Workspace, id string, o Options) (*Outcome, error) {
 	if o.Conflicts {
 		o.Merge = true
 	}
@@ -105,39 +106,39 @@ func (w *Workspace) ApplyWith(ctx context.Context, id string, o ApplyOptions) (*
 	if len(o.Paths) > 0 {
 		faults = "apply-paths"
 	}
-	out, err := w.move(ctx, id, direction{
+	out, err := move(ctx, w, id, direction{
 		verb: "apply", faults: faults, done: "applied", since: "since the snapshot",
-		plan: func(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
-			w.guardCheck(ctx, t, checkApply, w.Warn)
-			steps, reasons, next, err := w.planApply(ctx, ops, t, head, specs, &ignored, o)
+		plan: func(ctx context.Context, ops *nudge.FileOps, t *nudge.Task, head git.Head) ([]nudge.Step, []string, string, error) {
+			w.GuardCheck(ctx, t, nudge.CheckApply, w.Warn)
+			steps, reasons, next, err := planApply(ctx, w, ops, t, head, specs, &ignored, o)
 			if err != nil {
 				return steps, reasons, next, err
 			}
-			if r, n := guardReason(t); r != "" && !o.AcceptConfigChange {
+			if r, n := nudge.GuardReason(t); r != "" && !o.AcceptConfigChange {
 				reasons = append(reasons, r)
 				next = strings.TrimPrefix(next+"\n"+n, "\n")
 			}
 			if o.Unvalidated || !t.ValidationFailed() {
 				return steps, reasons, next, nil
 			}
-			var rf reasonList
-			rf.add(validationReason(t, w.shownPath(filepath.Join(w.LogDir(t.ID), "validate.log"), o.Dir)))
+			var rf nudge.ReasonList
+			rf.Add(nudge.ValidationReason(t, w.ShownPath(filepath.Join(w.LogDir(t.ID), "validate.log"), o.Dir)))
 			for _, r := range reasons {
-				rf.add(r, "")
+				rf.Add(r, "")
 			}
 			if next != "" {
-				rf.nexts = append(rf.nexts, next)
+				rf.Nexts = append(rf.Nexts, next)
 			}
-			return nil, rf.reasons, rf.next(), nil
+			return nil, rf.Reasons, rf.Next(), nil
 		},
-		begin: func(t *Task, steps []step, head git.Head) {
+		begin: func(t *nudge.Task, steps []nudge.Step, head git.Head) {
 			if len(t.ConfigChanges) > 0 {
 				t.ConfigChangesAccepted = append(t.ConfigChangesAccepted, t.ConfigChanges...)
 				t.ConfigChanges = nil
 			}
-			undo := &Undo{Branch: optStr(head.Branch), Head: optStr(head.Commit)}
+			undo := &nudge.Undo{Branch: nudge.OptStr(head.Branch), Head: nudge.OptStr(head.Commit)}
 			var conflicts []string
-			if t.State == StateApplied && t.Undo != nil {
+			if t.State == nudge.StateApplied && t.Undo != nil {
 				// More paths of a partly applied task: the record keeps
 				// those applied before (fresh slices: the record as it was
 				// is kept to be put back if nothing gets written).
@@ -149,14 +150,14 @@ func (w *Workspace) ApplyWith(ctx context.Context, id string, o ApplyOptions) (*
 			for _, s := range steps {
 				undo.Before = append(undo.Before, s.From)
 				undo.After = append(undo.After, s.To)
-				if s.conflicted {
+				if s.Conflicted {
 					conflicts = append(conflicts, s.Path)
 				}
 			}
-			t.State, t.Undo, t.Conflicts = StateApplying, undo, conflicts
+			t.State, t.Undo, t.Conflicts = nudge.StateApplying, undo, conflicts
 		},
-		finish: func(t *Task, now time.Time) {
-			t.State, t.AppliedAt, t.UndoneAt = StateApplied, &now, nil
+		finish: func(t *nudge.Task, now time.Time) {
+			t.State, t.AppliedAt, t.UndoneAt = nudge.StateApplied, &now, nil
 		},
 		changedNext: editedNext,
 	})
@@ -174,10 +175,10 @@ type direction struct {
 	since  string // for messages about changed files: "since the snapshot"
 	// plan checks the task and the work tree, returning the steps or the
 	// reasons to refuse.
-	plan func(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error)
+	plan func(ctx context.Context, ops *nudge.FileOps, t *nudge.Task, head git.Head) ([]nudge.Step, []string, string, error)
 	// begin and finish set the record's in-flight and final states.
-	begin       func(t *Task, steps []step, head git.Head)
-	finish      func(t *Task, now time.Time)
+	begin       func(t *nudge.Task, steps []nudge.Step, head git.Head)
+	finish      func(t *nudge.Task, now time.Time)
 	changedNext func(id string) string
 }
 
@@ -187,7 +188,7 @@ type direction struct {
 // writes first, removals last, verified), then write the final record.
 // Its fault points are <verb>-after-journal and <verb>-before-final (the
 // file points are in transition); docs/RELIABILITY.md lists them all.
-func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome, error) {
+func move(ctx context.Context, w *nudge.Workspace, id string, d direction) (*Outcome, error) {
 	lock, err := w.Lock(ctx, "git nudge "+d.verb+" "+id)
 	if err != nil {
 		return nil, err
@@ -211,26 +212,26 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 		return nil, err
 	}
 	if len(reasons) > 0 {
-		return nil, &RefusedError{What: "cannot " + d.verb + " " + id + "; nothing was changed", Reasons: reasons, Next: next}
+		return nil, &nudge.RefusedError{What: "cannot " + d.verb + " " + id + "; nothing was changed", Reasons: reasons, Next: next}
 	}
 	// New contents are streamed from git into temp files in a stage
 	// folder of .nudgethis once the record is written, and renamed from
 	// there into place; only a patch that writes a .gitattributes (whose
 	// rules govern its siblings before it is in place) has them prepared
 	// by git's checkout first.
-	stageDir, err := w.newStage()
+	stageDir, err := w.NewStage()
 	if err != nil {
 		return nil, err
 	}
-	defer func() { _ = w.removeStage(filepath.Base(stageDir)) }()
+	defer func() { _ = w.RemoveStage(filepath.Base(stageDir)) }()
 	staged := ""
-	if writesAttributes(steps) {
+	if nudge.WritesAttributes(steps) {
 		staged = filepath.Join(stageDir, "files")
-		if err := ops.stage(ctx, staged, steps); err != nil {
+		if err := ops.Stage(ctx, staged, steps); err != nil {
 			return nil, err
 		}
 		// Undo of bytes checkout would not write: staged as they were.
-		if err := ops.stageRaw(ctx, staged, steps); err != nil {
+		if err := ops.StageRaw(ctx, staged, steps); err != nil {
 			return nil, err
 		}
 	}
@@ -251,11 +252,11 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 			if saveErr = <-saved; saveErr != nil {
 				return saveErr
 			}
-			FaultPoint(d.faults + "-after-journal")
+			nudge.FaultPoint(d.faults + "-after-journal")
 		}
 		return saveErr
 	}
-	touched, err := ops.transition(ctx, steps, stageDir, staged, d.since, d.faults, recorded)
+	touched, err := ops.Transition(ctx, steps, stageDir, staged, d.since, d.faults, recorded)
 	if !waited {
 		// Stopped before asking: the record's write is awaited before
 		// the record is set back.
@@ -266,9 +267,9 @@ func (w *Workspace) move(ctx context.Context, id string, d direction) (*Outcome,
 		return nil, saveErr
 	}
 	if err != nil {
-		return nil, w.stopped(t, &prev, d.verb, touched, err, d.changedNext(id))
+		return nil, stopped(w, t, &prev, d.verb, touched, err, d.changedNext(id))
 	}
-	FaultPoint(d.faults + "-before-final")
+	nudge.FaultPoint(d.faults + "-before-final")
 	d.finish(t, w.Now().UTC())
 	if err := w.Save(t); err != nil {
 		return nil, fmt.Errorf("the files of %s were %s and verified, but its record could not be updated (%w); the next git nudge command will mark it Recovery required", id, d.done, err)
@@ -286,19 +287,19 @@ func editedNext(id string) string {
 // was touched the record goes back to what it was (and a re-check that
 // found changed files is a refusal); afterwards the task is
 // recovery_required and stays so until a person looks at it.
-func (w *Workspace) stopped(t, prev *Task, verb string, touched bool, err error, changedNext string) error {
+func stopped(w *nudge.Workspace, t, prev *nudge.Task, verb string, touched bool, err error, changedNext string) error {
 	if !touched {
 		if serr := w.Save(prev); serr != nil {
 			return errors.Join(err, fmt.Errorf("restoring the record of %s: %w", t.ID, serr))
 		}
-		var ce *changedError
+		var ce *nudge.ChangedError
 		if errors.As(err, &ce) {
-			return &RefusedError{What: fmt.Sprintf("cannot %s %s; nothing was changed", verb, t.ID), Reasons: ce.reasons, Next: changedNext}
+			return &nudge.RefusedError{What: fmt.Sprintf("cannot %s %s; nothing was changed", verb, t.ID), Reasons: ce.Reasons, Next: changedNext}
 		}
 		return fmt.Errorf("%s %s stopped before changing any file: %w", verb, t.ID, err)
 	}
 	msg := fmt.Sprintf("%s stopped part-way: %v", verb, err)
-	t.State, t.Error = StateRecoveryRequired, &msg
+	t.State, t.Error = nudge.StateRecoveryRequired, &msg
 	if serr := w.Save(t); serr != nil {
 		return errors.Join(fmt.Errorf("%s of %s stopped after changing files: %w", verb, t.ID, err),
 			fmt.Errorf("recording it: %w; the next git nudge command will mark the task Recovery required", serr))
@@ -308,11 +309,11 @@ func (w *Workspace) stopped(t, prev *Task, verb string, touched bool, err error,
 
 // normState turns one side of a FileChange into a PathState (nil mode and
 // blob for "no file", whichever spelling the record used).
-func normState(p string, mode, blob *string) PathState {
+func normState(p string, mode, blob *string) nudge.PathState {
 	if mode == nil || blob == nil || git.AbsentMode(*mode) || strings.Trim(*blob, "0") == "" {
-		return PathState{Path: p}
+		return nudge.PathState{Path: p}
 	}
-	return PathState{Path: p, Mode: mode, Blob: blob}
+	return nudge.PathState{Path: p, Mode: mode, Blob: blob}
 }
 
 // branchReason says why HEAD is not where task material must be applied or
@@ -328,67 +329,67 @@ func branchReason(id, verb string, branch, commit *string, head git.Head) string
 		}
 		return fmt.Sprintf("%s was %s on branch %s, but %s", id, verb, strings.TrimPrefix(*branch, "refs/heads/"), now)
 	}
-	if head.Detached() && head.Commit == Deref(commit) {
+	if head.Detached() && head.Commit == nudge.Deref(commit) {
 		return ""
 	}
-	now := "HEAD is now at " + Short(head.Commit)
+	now := "HEAD is now at " + nudge.Short(head.Commit)
 	if !head.Detached() {
 		now = "the current branch is " + head.ShortBranch()
 	}
-	return fmt.Sprintf("%s was %s on a detached HEAD at %s, but %s", id, verb, Short(Deref(commit)), now)
+	return fmt.Sprintf("%s was %s on a detached HEAD at %s, but %s", id, verb, nudge.Short(nudge.Deref(commit)), now)
 }
 
 func switchNext(branch, commit *string) string {
 	if branch != nil {
 		return fmt.Sprintf("Switch back first (git switch %s), then run the command again; the files of the patch are checked against the work tree only there, since another branch's files say nothing about them.", strings.TrimPrefix(*branch, "refs/heads/"))
 	}
-	return fmt.Sprintf("Check out that commit first (git switch --detach %s), then run the command again; the files of the patch are checked against the work tree only there.", Short(Deref(commit)))
+	return fmt.Sprintf("Check out that commit first (git switch --detach %s), then run the command again; the files of the patch are checked against the work tree only there.", nudge.Short(nudge.Deref(commit)))
 }
 
 // stateRefusal says why a task in state cannot be applied, and what to do.
-func applyStateReason(t *Task) (reason, next string) {
+func applyStateReason(t *nudge.Task) (reason, next string) {
 	switch t.State {
-	case StateReady, StateUndone:
+	case nudge.StateReady, nudge.StateUndone:
 		return "", ""
-	case StateApplied:
+	case nudge.StateApplied:
 		if n, total := t.AppliedCount(); t.Undo != nil && n > 0 && n < total {
 			return "", "" // the rest of its paths can be applied
 		}
 		return t.ID + " is already applied", fmt.Sprintf("git nudge undo %s takes it back; git nudge save commits it.", t.ID)
-	case StateSaved:
-		return fmt.Sprintf("%s is already applied and saved in commit %s", t.ID, Short(Deref(t.SavedIn))), ""
-	case StateRecoveryRequired:
+	case nudge.StateSaved:
+		return fmt.Sprintf("%s is already applied and saved in commit %s", t.ID, nudge.Short(nudge.Deref(t.SavedIn))), ""
+	case nudge.StateRecoveryRequired:
 		return t.ID + " needs recovery: an apply or undo of it was interrupted", fmt.Sprintf("git nudge recover %s shows where each file stands.", t.ID)
-	case StateApplying, StateUndoing:
+	case nudge.StateApplying, nudge.StateUndoing:
 		return fmt.Sprintf("%s is being changed by another git nudge command (%s)", t.ID, t.State), "Wait for it to finish."
-	case StateFailed:
+	case nudge.StateFailed:
 		return fmt.Sprintf("%s failed, and only ready tasks are applied", t.ID),
 			fmt.Sprintf("Review it with git nudge diff %s; git nudge capture %s records its worktree as a ready result.", t.ID, t.ID)
 	}
 	return fmt.Sprintf("%s is %s: it has no result to apply yet", t.ID, t.State),
-		resultAdvice(t.ID, t.State != StateSnapshotted && t.Worktree != nil)
+		nudge.ResultAdvice(t.ID, t.State != nudge.StateSnapshotted && t.Worktree != nil)
 }
 
 // planApply makes the steps of applying t and every reason not to.
-func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head git.Head, specs []string, ignored *[]string, o ApplyOptions) ([]step, []string, string, error) {
-	var rf reasonList
-	add := rf.add
+func planApply(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *nudge.Task, head git.Head, specs []string, ignored *[]string, o Options) ([]nudge.Step, []string, string, error) {
+	var rf nudge.ReasonList
+	add := rf.Add
 	add(applyStateReason(t))
-	if len(rf.reasons) > 0 {
-		return nil, rf.reasons, rf.next(), nil
+	if len(rf.Reasons) > 0 {
+		return nil, rf.Reasons, rf.Next(), nil
 	}
 	// The paths to apply: those the pathspecs name (all without any),
 	// less those applied already.
-	selected, err := w.selectPaths(ctx, t, specs)
+	selected, err := w.SelectPaths(ctx, t, specs)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	if selected != nil && len(selected) == 0 {
-		add(fmt.Sprintf("no path of %s's patch matches %s", t.ID, showSpecs(specs)), fmt.Sprintf("git nudge diff %s --name-status lists the paths of its patch.", t.ID))
-		return nil, rf.reasons, rf.next(), nil
+		add(fmt.Sprintf("no path of %s's patch matches %s", t.ID, nudge.ShowSpecs(specs)), fmt.Sprintf("git nudge diff %s --name-status lists the paths of its patch.", t.ID))
+		return nil, rf.Reasons, rf.Next(), nil
 	}
-	applied := t.appliedPaths()
-	var pick []FileChange
+	applied := t.AppliedPaths()
+	var pick []nudge.FileChange
 	for _, f := range t.Files {
 		switch {
 		case selected != nil && !selected[f.Path]:
@@ -401,8 +402,8 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		}
 	}
 	if len(pick) == 0 && len(t.Files) > 0 {
-		add(fmt.Sprintf("%s: every path named is applied already (%s)", t.ID, strings.Join(quoteAll(*ignored), ", ")), fmt.Sprintf("git nudge undo %s -- PATH takes a path back; git nudge show %s lists what is applied.", t.ID, t.ID))
-		return nil, rf.reasons, rf.next(), nil
+		add(fmt.Sprintf("%s: every path named is applied already (%s)", t.ID, strings.Join(nudge.QuoteAll(*ignored), ", ")), fmt.Sprintf("git nudge undo %s -- PATH takes a path back; git nudge show %s lists what is applied.", t.ID, t.ID))
+		return nil, rf.Reasons, rf.Next(), nil
 	}
 	onBranch := true
 	if r := branchReason(t.ID, "snapshotted", t.Branch, t.Head, head); r != "" {
@@ -411,7 +412,7 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 	}
 	if t.Result == nil || len(t.Files) == 0 {
 		add(t.ID+"'s result changes no files: there is nothing to apply", "")
-		return nil, rf.reasons, rf.next(), nil
+		return nil, rf.Reasons, rf.Next(), nil
 	}
 	// A crafted result is refused whole, before its paths are judged: its
 	// trees are checked (reading objects only) while the paths are looked
@@ -422,10 +423,10 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 	}
 	malformedc := make(chan malformedAnswer, 1)
 	go func() {
-		m, err := w.malformedResult(ctx, t)
+		m, err := w.MalformedResult(ctx, t)
 		malformedc <- malformedAnswer{m, err}
 	}()
-	early := reasonList{reasons: append([]string{}, rf.reasons...), nexts: append([]string{}, rf.nexts...)}
+	early := nudge.ReasonList{Reasons: append([]string{}, rf.Reasons...), Nexts: append([]string{}, rf.Nexts...)}
 	malformedDone := false
 	var malformed malformedAnswer
 	// refusedWhole reports, once the check is done, whether the result is
@@ -449,9 +450,9 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 	}
 	// failed is an error of the plan, unless the result is malformed:
 	// then the refusal, as when the check came first.
-	failed := func(err error) ([]step, []string, string, error) {
+	failed := func(err error) ([]nudge.Step, []string, string, error) {
 		if whole, merr := refusedWhole(); merr == nil && whole {
-			return nil, rf.reasons, rf.next(), nil
+			return nil, rf.Reasons, rf.Next(), nil
 		}
 		return nil, nil, "", err
 	}
@@ -472,31 +473,31 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 	protection := opts.Protection()
 	nested := nestedRepos{root: w.Repo.WorkTree, known: map[string]bool{}}
 	const manual = "Apply writes nothing of a patch that has such paths: copy its changes over by hand (git nudge diff shows them)."
-	var steps []step
+	var steps []nudge.Step
 	bySetup := map[string]bool{}
 	for _, f := range t.SetupFiles {
 		bySetup[f.Path] = true
 	}
 	for _, f := range pick {
-		s := step{Path: f.Path, From: normState(f.Path, f.OldMode, f.OldBlob), To: normState(f.Path, f.NewMode, f.NewBlob)}
+		s := nudge.Step{Path: f.Path, From: normState(f.Path, f.OldMode, f.OldBlob), To: normState(f.Path, f.NewMode, f.NewBlob)}
 		modes := []*string{s.From.Mode, s.To.Mode}
 		switch {
 		case worktree.ValidPath(f.Path) != nil:
-			add(fmt.Sprintf("%s is not a path apply can write safely", qp(f.Path)), manual)
+			add(fmt.Sprintf("%s is not a path apply can write safely", nudge.Qp(f.Path)), manual)
 		case bySetup[f.Path]:
-			add(fmt.Sprintf("%s was changed by the setup commands (nudge.setup) and then by the task; setup's changes are never applied and the task's version contains them, so it needs manual handling", qp(f.Path)), manual)
+			add(fmt.Sprintf("%s was changed by the setup commands (nudge.setup) and then by the task; setup's changes are never applied and the task's version contains them, so it needs manual handling", nudge.Qp(f.Path)), manual)
 		case protection.Protected(f.Path):
-			add(fmt.Sprintf("%s is a protected path (%s); apply never writes it", qp(f.Path), snapshot.ProtectedSummary), manual)
+			add(fmt.Sprintf("%s is a protected path (%s); apply never writes it", nudge.Qp(f.Path), snapshot.ProtectedSummary), manual)
 		case path.Base(f.Path) == ".gitattributes":
-			add(fmt.Sprintf("%s changes how git converts files on checkout; apply cannot write it and the files it governs consistently, so it needs manual handling", qp(f.Path)), manual)
+			add(fmt.Sprintf("%s changes how git converts files on checkout; apply cannot write it and the files it governs consistently, so it needs manual handling", nudge.Qp(f.Path)), manual)
 		case nested.inside(f.Path) != "":
-			add(fmt.Sprintf("%s is inside %s, a nested git repository that this repository does not track; apply never writes into another repository", qp(f.Path), qp(nested.inside(f.Path))), manual)
+			add(fmt.Sprintf("%s is inside %s, a nested git repository that this repository does not track; apply never writes into another repository", nudge.Qp(f.Path), nudge.Qp(nested.inside(f.Path))), manual)
 		case hasMode(modes, git.ModeSymlink):
-			add(fmt.Sprintf("%s is a symlink in the snapshot or the result; changed symlinks need manual handling", qp(f.Path)), manual)
+			add(fmt.Sprintf("%s is a symlink in the snapshot or the result; changed symlinks need manual handling", nudge.Qp(f.Path)), manual)
 		case hasMode(modes, git.ModeGitlink):
-			add(fmt.Sprintf("%s is a submodule; submodule changes need manual handling", qp(f.Path)), manual)
-		case (present(s.From) && !isRegularMode(s.From.Mode)) || (present(s.To) && !isRegularMode(s.To.Mode)) || (!present(s.From) && !present(s.To)):
-			add(fmt.Sprintf("%s has an entry apply does not understand; it needs manual handling", qp(f.Path)), manual)
+			add(fmt.Sprintf("%s is a submodule; submodule changes need manual handling", nudge.Qp(f.Path)), manual)
+		case (nudge.Present(s.From) && !nudge.IsRegularMode(s.From.Mode)) || (nudge.Present(s.To) && !nudge.IsRegularMode(s.To.Mode)) || (!nudge.Present(s.From) && !nudge.Present(s.To)):
+			add(fmt.Sprintf("%s has an entry apply does not understand; it needs manual handling", nudge.Qp(f.Path)), manual)
 		default:
 			steps = append(steps, s)
 		}
@@ -510,11 +511,11 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 	var blobs []string
 	var wants []want
 	for _, s := range steps {
-		if present(s.To) {
+		if nudge.Present(s.To) {
 			blobs = append(blobs, *s.To.Blob)
 			wants = append(wants, want{path: s.Path})
 		}
-		if present(s.From) {
+		if nudge.Present(s.From) {
 			blobs = append(blobs, *s.From.Blob)
 			wants = append(wants, want{path: s.Path, old: true})
 		}
@@ -524,34 +525,34 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		return failed(err)
 	}
 	for i, info := range infos {
-		p := qp(wants[i].path)
+		p := nudge.Qp(wants[i].path)
 		switch {
 		case (info.Missing || info.Type != "blob") && wants[i].old:
 			add(fmt.Sprintf("the snapshot's version of %s is missing from the repository's objects, so undo could not restore it", p), "")
 		case info.Missing || info.Type != "blob":
 			add(fmt.Sprintf("the new content of %s is missing from the repository's objects", p), "")
-		case info.Size > MaxFileSize && !wants[i].old:
+		case info.Size > nudge.MaxFileSize && !wants[i].old:
 			add(fmt.Sprintf("the new content of %s is %.1f MiB, over the 16 MiB limit", p, float64(info.Size)/(1<<20)), manual)
 		}
 	}
-	steps, outside, err := w.outsideCone(ctx, steps)
+	steps, outside, err := w.OutsideCone(ctx, steps)
 	if err != nil {
 		return failed(err)
 	}
 	for _, r := range outside {
-		add(r, sparseNext)
+		add(r, nudge.SparseNext)
 	}
-	var seenNow []seen
+	var seenNow []nudge.Seen
 	if onBranch {
 		var edited []string
-		var verdicts []verdict
-		edited, verdicts, seenNow, err = ops.checkEach(ctx, steps, "since the snapshot")
+		var verdicts []nudge.Verdict
+		edited, verdicts, seenNow, err = ops.CheckEach(ctx, steps, "since the snapshot")
 		if err != nil {
 			return failed(err)
 		}
 		if o.Merge {
 			var conflicts []string
-			edited, conflicts, err = w.mergeEdited(ctx, ops, t, steps, edited, verdicts, seenNow, o.Conflicts)
+			edited, conflicts, err = w.MergeEdited(ctx, ops, t, steps, edited, verdicts, seenNow, o.Conflicts)
 			if err != nil {
 				return failed(err)
 			}
@@ -569,11 +570,11 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 		if err != nil {
 			return nil, nil, "", err
 		}
-		return nil, rf.reasons, rf.next(), nil
+		return nil, rf.Reasons, rf.Next(), nil
 	}
-	if len(rf.reasons) == 0 {
+	if len(rf.Reasons) == 0 {
 		// Bytes that checkout would not write back are kept for undo.
-		changed, err := w.keepRawBytes(ctx, ops, t, steps, seenNow, "since the snapshot")
+		changed, err := w.KeepRawBytes(ctx, ops, t, steps, seenNow, "since the snapshot")
 		if err != nil {
 			return failed(err)
 		}
@@ -581,7 +582,7 @@ func (w *Workspace) planApply(ctx context.Context, ops *fileOps, t *Task, head g
 			add(r, editedNext(t.ID))
 		}
 	}
-	return steps, rf.reasons, rf.next(), nil
+	return steps, rf.Reasons, rf.Next(), nil
 }
 
 func nonEmpty(list []string) []string {
@@ -638,11 +639,11 @@ func (n nestedRepos) inside(p string) string {
 func (f FileOutcome) MarshalJSON() ([]byte, error) {
 	type plain FileOutcome
 	v := plain(f)
-	return marshalPath(&v, &v.Path)
+	return nudge.MarshalPath(&v, &v.Path)
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
 func (f *FileOutcome) UnmarshalJSON(data []byte) error {
 	type plain FileOutcome
-	return unmarshalPath(data, (*plain)(f), &f.Path)
+	return nudge.UnmarshalPath(data, (*plain)(f), &f.Path)
 }

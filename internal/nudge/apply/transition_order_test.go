@@ -1,4 +1,4 @@
-package nudge
+package apply
 
 import (
 	"context"
@@ -34,11 +34,11 @@ func TestTransitionTouchesNothingBeforeTheRecord(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		steps, reasons, _, err := w.planApply(ctx, ops, task, head, nil, new([]string), ApplyOptions{})
+		steps, reasons, _, err := planApply(ctx, w, ops, task, head, nil, new([]string), Options{})
 		if err != nil || len(reasons) > 0 {
 			t.Fatalf("plan: %v %q", err, reasons)
 		}
-		stageDir, err := w.newStage()
+		stageDir, err := w.NewStage()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -58,7 +58,7 @@ func TestTransitionTouchesNothingBeforeTheRecord(t *testing.T) {
 			}
 			return nil
 		}
-		touched, err := ops.transition(ctx, steps, stageDir, "", "since the snapshot", "apply", recorded)
+		touched, err := ops.Transition(ctx, steps, stageDir, "", "since the snapshot", "apply", recorded)
 		ops.Close()
 		if asked != 1 {
 			t.Errorf("the record was asked for %d times, want once", asked)
@@ -84,6 +84,6 @@ func TestTransitionTouchesNothingBeforeTheRecord(t *testing.T) {
 				t.Errorf("sub/b.txt still there: %v", err)
 			}
 		}
-		_ = w.removeStage(filepath.Base(stageDir))
+		_ = w.RemoveStage(filepath.Base(stageDir))
 	}
 }

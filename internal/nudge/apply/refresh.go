@@ -1,4 +1,4 @@
-package nudge
+package apply
 
 import (
 	"context"
@@ -7,48 +7,29 @@ import (
 	"sync"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
 // MarshalJSON writes the path as bytes survive JSON.
-func (c MergeConflict) MarshalJSON() ([]byte, error) {
-	type plain MergeConflict
+func MarshalJSON(c nudge.MergeConflict) ([]byte, error) {
+	type plain nudge.MergeConflict
 	v := plain(c)
-	return marshalPath(&v, &v.Path)
+	return nudge.MarshalPath(&v, &v.Path)
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
-func (c *MergeConflict) UnmarshalJSON(data []byte) error {
-	type plain MergeConflict
-	return unmarshalPath(data, (*plain)(c), &c.Path)
-}
-
-// String is the conflict for people: "a.txt: lines 3-5, 9 (both changed these lines)".
-func (c MergeConflict) String() string {
-	var parts []string
-	for _, l := range c.Lines {
-		switch {
-		case l.End < l.Start:
-			parts = append(parts, fmt.Sprintf("after line %d", l.End))
-		case l.End == l.Start:
-			parts = append(parts, fmt.Sprintf("line %d", l.Start))
-		default:
-			parts = append(parts, fmt.Sprintf("lines %d-%d", l.Start, l.End))
-		}
-	}
-	s := QuotePath(c.Path) + ": "
-	if len(parts) > 0 {
-		s += strings.Join(parts, ", ") + ": "
-	}
-	return s + c.Reason
+func UnmarshalJSON(c *nudge.MergeConflict, data []byte) error {
+	type plain nudge.MergeConflict
+	return nudge.UnmarshalPath(data, (*plain)(c), &c.Path)
 }
 
 // RefreshResult is what refresh made: the new task (ready, or failed with
 // the conflicts) from the old one.
 type RefreshResult struct {
-	Old       string          `json:"old"`
-	Task      *Task           `json:"task"`
-	Conflicts []MergeConflict `json:"conflicts"`
+	Old       string                `json:"old"`
+	Task      *nudge.Task           `json:"task"`
+	Conflicts []nudge.MergeConflict `json:"conflicts"`
 }
 
 // refreshNotePrefix starts the note of a task made by refresh.
@@ -65,8 +46,8 @@ const refreshNotePrefix = "refresh of "
 // snapshotted, note "refresh of ID") before its result ref is set and the
 // record moved to ready or failed; a kill in between leaves a snapshotted
 // task that names what it was for, and nothing of the old task changed.
-func (w *Workspace) Refresh(ctx context.Context, id string) (*RefreshResult, error) {
-	if err := w.checkModes("cannot take a snapshot"); err != nil {
+func Refresh(ctx context.Context, w *nudge.Workspace, id string) (*RefreshResult, error) {
+	if err := w.CheckModes("cannot take a snapshot"); err != nil {
 		return nil, err
 	}
 	l, err := w.Lock(ctx, "git-nudge refresh")
@@ -79,15 +60,15 @@ func (w *Workspace) Refresh(ctx context.Context, id string) (*RefreshResult, err
 		return nil, err
 	}
 	refuse := func(reason, next string) error {
-		return &RefusedError{What: "cannot refresh " + id, Reasons: []string{reason}, Next: next}
+		return &nudge.RefusedError{What: "cannot refresh " + id, Reasons: []string{reason}, Next: next}
 	}
-	if w.busy(id) {
-		return nil, refuse(w.busyReason(old), "Wait for it to finish, then refresh it.")
+	if w.Busy(id) {
+		return nil, refuse(w.BusyReason(old), "Wait for it to finish, then refresh it.")
 	}
 	switch old.State {
-	case StateReady, StateUndone:
+	case nudge.StateReady, nudge.StateUndone:
 	default:
-		return nil, refuse(fmt.Sprintf("it is %s; only a ready or undone task's result can be merged onto the workspace as it is now", StateLabel(old.State)),
+		return nil, refuse(fmt.Sprintf("it is %s; only a ready or undone task's result can be merged onto the workspace as it is now", nudge.StateLabel(old.State)),
 			refreshNext(old))
 	}
 	if old.Result == nil || *old.Result == "" {
@@ -97,24 +78,24 @@ func (w *Workspace) Refresh(ctx context.Context, id string) (*RefreshResult, err
 	if old.Note != "" {
 		note += ": " + old.Note
 	}
-	t, err := w.snapshotLocked(ctx, note)
+	t, err := w.SnapshotLocked(ctx, note)
 	if err != nil {
 		return nil, err
 	}
-	FaultPoint("refresh-after-snapshot")
+	nudge.FaultPoint("refresh-after-snapshot")
 	t.Command = old.Command
 	t.RefreshedFrom = id
-	edits, conflicts, made, err := w.mergeOnto(ctx, old, t)
+	edits, conflicts, made, err := mergeOnto(ctx, w, old, t)
 	if err != nil {
-		return nil, w.refreshFailed(t, "refresh of "+id+" stopped: "+err.Error(), nil, err)
+		return nil, refreshFailed(w, t, "refresh of "+id+" stopped: "+err.Error(), nil, err)
 	}
 	if conflicts == nil {
-		conflicts = []MergeConflict{}
+		conflicts = []nudge.MergeConflict{}
 	}
 	res := &RefreshResult{Old: id, Task: t, Conflicts: conflicts}
 	if len(conflicts) > 0 {
 		msg := fmt.Sprintf("the change of %s could not be merged onto the workspace as it is now: %s", id, conflictList(conflicts))
-		if err := w.refreshFailed(t, msg, conflicts, nil); err != nil {
+		if err := refreshFailed(w, t, msg, conflicts, nil); err != nil {
 			return nil, err
 		}
 		return res, nil
@@ -128,46 +109,46 @@ func (w *Workspace) Refresh(ctx context.Context, id string) (*RefreshResult, err
 		}
 		got, err := r.WriteBlobsData(ctx, data)
 		if err != nil {
-			return nil, w.refreshFailed(t, "refresh of "+id+" stopped: "+err.Error(), nil, err)
+			return nil, refreshFailed(w, t, "refresh of "+id+" stopped: "+err.Error(), nil, err)
 		}
 		for i := range got {
 			if got[i] != ids[i] {
 				err := fmt.Errorf("git stored a merged file as %s, expected %s", got[i], ids[i])
-				return nil, w.refreshFailed(t, "refresh of "+id+" stopped: "+err.Error(), nil, err)
+				return nil, refreshFailed(w, t, "refresh of "+id+" stopped: "+err.Error(), nil, err)
 			}
 		}
 	}
 	tree, _, err := r.EditTree(ctx, t.Snapshot+"^{tree}", edits)
 	if err != nil {
-		return nil, w.refreshFailed(t, "refresh of "+id+" stopped: "+err.Error(), nil, err)
+		return nil, refreshFailed(w, t, "refresh of "+id+" stopped: "+err.Error(), nil, err)
 	}
 	result, err := r.CommitTree(ctx, git.CommitRequest{
 		Tree: tree, Parents: []string{t.Base()}, Message: "nudge result " + t.ID + "\n\n" + note,
-		Author: Identity, Committer: Identity,
+		Author: nudge.Identity, Committer: nudge.Identity,
 	})
 	if err != nil {
-		return nil, w.refreshFailed(t, "refresh of "+id+" stopped: "+err.Error(), nil, err)
+		return nil, refreshFailed(w, t, "refresh of "+id+" stopped: "+err.Error(), nil, err)
 	}
 	ref := refs.Results + t.ID
 	if err := r.SetRef(ctx, git.SetRefRequest{Name: ref, New: result, Old: r.ZeroID()}); err != nil {
-		return nil, w.refreshFailed(t, "refresh of "+id+" stopped: "+err.Error(), nil, err)
+		return nil, refreshFailed(w, t, "refresh of "+id+" stopped: "+err.Error(), nil, err)
 	}
-	FaultPoint("refresh-after-result-ref")
-	files, err := ComputeFiles(ctx, r, t.Base(), result)
+	nudge.FaultPoint("refresh-after-result-ref")
+	files, err := nudge.ComputeFiles(ctx, r, t.Base(), result)
 	if err != nil {
 		return nil, err
 	}
 	t.Result, t.Files = &result, files
-	t.State, t.Error = StateReady, nil
+	t.State, t.Error = nudge.StateReady, nil
 	return res, w.Save(t)
 }
 
 // refreshNext is the advice for a task refresh refuses.
-func refreshNext(t *Task) string {
+func refreshNext(t *nudge.Task) string {
 	switch t.State {
-	case StateApplied:
+	case nudge.StateApplied:
 		return fmt.Sprintf("Its change is in the work tree already; git nudge undo %s first to refresh it.", t.ID)
-	case StateSaved:
+	case nudge.StateSaved:
 		return "Its change is committed already."
 	}
 	return "Refresh a task once it is ready (git nudge list shows each task's state)."
@@ -175,8 +156,8 @@ func refreshNext(t *Task) string {
 
 // refreshFailed records the new task as failed with msg (and the
 // conflicts) and returns err, or the error saving the record.
-func (w *Workspace) refreshFailed(t *Task, msg string, conflicts []MergeConflict, err error) error {
-	t.State, t.Error, t.RefreshConflicts = StateFailed, &msg, conflicts
+func refreshFailed(w *nudge.Workspace, t *nudge.Task, msg string, conflicts []nudge.MergeConflict, err error) error {
+	t.State, t.Error, t.RefreshConflicts = nudge.StateFailed, &msg, conflicts
 	if serr := w.Save(t); serr != nil && err == nil {
 		err = serr
 	}
@@ -184,7 +165,7 @@ func (w *Workspace) refreshFailed(t *Task, msg string, conflicts []MergeConflict
 }
 
 // conflictList is the conflicts on one line.
-func conflictList(cs []MergeConflict) string {
+func conflictList(cs []nudge.MergeConflict) string {
 	s := make([]string, len(cs))
 	for i, c := range cs {
 		s[i] = c.String()
@@ -194,7 +175,7 @@ func conflictList(cs []MergeConflict) string {
 
 // mergeOnto works out the edits that put old's change onto the new
 // task's snapshot, path by path, and the paths that cannot take it.
-func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit, []MergeConflict, map[string][]byte, error) {
+func mergeOnto(ctx context.Context, w *nudge.Workspace, old, t *nudge.Task) ([]git.TreeEdit, []nudge.MergeConflict, map[string][]byte, error) {
 	r := w.Repo
 	paths := make([]string, len(old.Files))
 	for i, f := range old.Files {
@@ -205,17 +186,17 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 		return nil, nil, nil, err
 	}
 	made := map[string][]byte{}
-	m := &merger{r: r, ws: w, ctx: ctx, made: made, reader: r.NewBlobReader()}
-	defer m.close()
+	m := nudge.NewMerger(ctx, w, r, made)
+	defer m.Close()
 	edits := make([]*git.TreeEdit, len(paths))
-	conflicts := make([]*MergeConflict, len(paths))
+	conflicts := make([]*nudge.MergeConflict, len(paths))
 	errs := make([]error, len(paths))
 	var wg sync.WaitGroup
-	m.join() // this loop, until every merging goroutine is counted
+	m.Join() // this loop, until every merging goroutine is counted
 	for i, f := range old.Files {
-		base := entOf(PathState{Mode: f.OldMode, Blob: f.OldBlob})
-		theirs := entOf(PathState{Mode: f.NewMode, Blob: f.NewBlob})
-		ours := entOfIndex(now[i])
+		base := nudge.EntOf(nudge.PathState{Mode: f.OldMode, Blob: f.OldBlob})
+		theirs := nudge.EntOf(nudge.PathState{Mode: f.NewMode, Blob: f.NewBlob})
+		ours := nudge.EntOfIndex(now[i])
 		switch {
 		case ours == base:
 			edits[i] = treeEditOf(f.Path, theirs)
@@ -223,13 +204,13 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 		case ours == theirs:
 			continue // already there
 		}
-		for _, e := range []ent{base, ours, theirs} {
+		for _, e := range []nudge.Ent{base, ours, theirs} {
 			if e.Mode == "120000" || e.Mode == "160000" {
 				what := "a symbolic link"
 				if e.Mode == "160000" {
 					what = "a submodule"
 				}
-				conflicts[i] = &MergeConflict{Path: f.Path, Reason: what + " changed both by the task and since its snapshot: merge it by hand"}
+				conflicts[i] = &nudge.MergeConflict{Path: f.Path, Reason: what + " changed both by the task and since its snapshot: merge it by hand"}
 				break
 			}
 		}
@@ -237,11 +218,11 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 			continue
 		}
 		wg.Add(1)
-		m.join()
+		m.Join()
 		go func() {
 			defer wg.Done()
-			got, why, err := m.merge3(base, ours, theirs)
-			m.leave()
+			got, why, err := m.Merge3(base, ours, theirs)
+			m.Leave()
 			switch {
 			case err != nil:
 				errs[i] = err
@@ -250,18 +231,18 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 					edits[i] = treeEditOf(f.Path, got)
 				}
 			default:
-				c := &MergeConflict{Path: f.Path, Reason: refreshClash(why)}
-				if why == clashLines {
-					c.Lines, errs[i] = clashingLines(ctx, r, base.Blob, ours.Blob, theirs.Blob)
+				c := &nudge.MergeConflict{Path: f.Path, Reason: refreshClash(why)}
+				if why == nudge.ClashLines {
+					c.Lines, errs[i] = nudge.ClashingLines(ctx, r, base.Blob, ours.Blob, theirs.Blob)
 				}
 				conflicts[i] = c
 			}
 		}()
 	}
-	m.leave()
+	m.Leave()
 	wg.Wait()
 	var outEdits []git.TreeEdit
-	var outConflicts []MergeConflict
+	var outConflicts []nudge.MergeConflict
 	for i := range paths {
 		if errs[i] != nil {
 			return nil, nil, nil, errs[i]
@@ -276,8 +257,8 @@ func (w *Workspace) mergeOnto(ctx context.Context, old, t *Task) ([]git.TreeEdit
 	return outEdits, outConflicts, made, nil
 }
 
-func treeEditOf(p string, e ent) *git.TreeEdit {
-	if !e.present() {
+func treeEditOf(p string, e nudge.Ent) *git.TreeEdit {
+	if !e.Present() {
 		return &git.TreeEdit{Path: p, Mode: "000000", Object: ""}
 	}
 	return &git.TreeEdit{Path: p, Mode: e.Mode, Object: e.Blob}
@@ -286,54 +267,16 @@ func treeEditOf(p string, e ent) *git.TreeEdit {
 // refreshClash says why a path's change cannot be merged (merge3's why).
 func refreshClash(why string) string {
 	switch why {
-	case clashLines:
+	case nudge.ClashLines:
 		return "the task and your edits since its snapshot changed the same lines"
-	case clashDelete:
+	case nudge.ClashDelete:
 		return "the task deletes the file, which you edited since its snapshot"
-	case clashCreate:
+	case nudge.ClashCreate:
 		return "the task creates the file, and the workspace now has another version of it"
-	case clashAbsent:
+	case nudge.ClashAbsent:
 		return "the task changes the file, which is gone from the workspace now"
-	case clashMode:
+	case nudge.ClashMode:
 		return "the task changes the file's mode, and so did you"
 	}
 	return "a binary file changed both by the task and since its snapshot (binary files are not merged line by line)"
-}
-
-// clashingLines are the line ranges of ours (the workspace's version) that
-// changed where theirs changed too: each hunk base -> ours that overlaps
-// or touches a hunk base -> theirs, as git merge-file sees a conflict.
-func clashingLines(ctx context.Context, r *git.Repo, base, ours, theirs string) ([]LineRange, error) {
-	mine, err := r.DiffBlobLines(ctx, base, ours)
-	if err != nil {
-		return nil, err
-	}
-	task, err := r.DiffBlobLines(ctx, base, theirs)
-	if err != nil {
-		return nil, err
-	}
-	// span is a hunk's old lines as [from, to) in base; an insertion
-	// (count 0 after line s) is the empty span at s+1.
-	span := func(start, count int) (int, int) {
-		if count == 0 {
-			return start + 1, start + 1
-		}
-		return start, start + count
-	}
-	var out []LineRange
-	for _, h := range mine {
-		a0, a1 := span(h.OldStart, h.OldCount)
-		for _, k := range task {
-			b0, b1 := span(k.OldStart, k.OldCount)
-			if a0 <= b1 && b0 <= a1 { // overlapping or adjacent
-				if h.NewCount == 0 {
-					out = append(out, LineRange{Start: h.NewStart + 1, End: h.NewStart})
-				} else {
-					out = append(out, LineRange{Start: h.NewStart, End: h.NewStart + h.NewCount - 1})
-				}
-				break
-			}
-		}
-	}
-	return out, nil
 }

@@ -1,4 +1,4 @@
-package nudge
+package apply
 
 import (
 	"context"
@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
-	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
 // Undo puts every path of applied task id back as it was before the apply.
@@ -18,8 +18,8 @@ import (
 // undoing, files are re-checked, restored (writes first, removals last) and
 // verified, and the record goes to undone. Commits, the index and files
 // outside the patch are never touched.
-func (w *Workspace) Undo(ctx context.Context, id string) (*Outcome, error) {
-	return w.UndoWith(ctx, id, UndoOptions{})
+func Undo(ctx context.Context, w *nudge.Workspace, id string) (*Outcome, error) {
+	return UndoWith(ctx, w, id, UndoOptions{})
 }
 
 // UndoOptions are the choices of an undo.
@@ -32,7 +32,7 @@ type UndoOptions struct {
 
 // UndoWith is Undo of the paths o names: those are put back, the record
 // keeps the others applied (the task stays applied until none is).
-func (w *Workspace) UndoWith(ctx context.Context, id string, o UndoOptions) (*Outcome, error) {
+func UndoWith(ctx context.Context, w *nudge.Workspace, id string, o UndoOptions) (*Outcome, error) {
 	specs, err := w.Pathspecs(o.Dir, o.Paths)
 	if err != nil {
 		return nil, err
@@ -43,31 +43,31 @@ func (w *Workspace) UndoWith(ctx context.Context, id string, o UndoOptions) (*Ou
 	}
 	var ignored []string
 	undone := map[string]bool{}
-	out, err := w.move(ctx, id, direction{
+	out, err := move(ctx, w, id, direction{
 		verb: "undo", faults: faults, done: "restored", since: "since " + id + " was applied",
-		plan: func(ctx context.Context, ops *fileOps, t *Task, head git.Head) ([]step, []string, string, error) {
-			selected, err := w.selectPaths(ctx, t, specs)
+		plan: func(ctx context.Context, ops *nudge.FileOps, t *nudge.Task, head git.Head) ([]nudge.Step, []string, string, error) {
+			selected, err := w.SelectPaths(ctx, t, specs)
 			if err != nil {
 				return nil, nil, "", err
 			}
-			return w.planUndo(ctx, ops, t, head, selected, &ignored)
+			return planUndo(ctx, w, ops, t, head, selected, &ignored)
 		},
-		begin: func(t *Task, steps []step, _ git.Head) {
+		begin: func(t *nudge.Task, steps []nudge.Step, _ git.Head) {
 			for _, s := range steps {
 				undone[s.Path] = true
 			}
-			t.State = StateUndoing
+			t.State = nudge.StateUndoing
 		},
-		finish: func(t *Task, now time.Time) {
+		finish: func(t *nudge.Task, now time.Time) {
 			if n, _ := t.AppliedCount(); n > len(undone) {
 				// Some paths stay applied: the record keeps only those.
 				u := *t.Undo
-				u.Before, u.After = dropPaths(u.Before, undone), dropPaths(u.After, undone)
-				t.Undo, t.State = &u, StateApplied
-				t.Conflicts = dropStrings(t.Conflicts, undone)
+				u.Before, u.After = nudge.DropPaths(u.Before, undone), nudge.DropPaths(u.After, undone)
+				t.Undo, t.State = &u, nudge.StateApplied
+				t.Conflicts = nudge.DropStrings(t.Conflicts, undone)
 				return
 			}
-			t.State, t.UndoneAt, t.Conflicts = StateUndone, &now, nil
+			t.State, t.UndoneAt, t.Conflicts = nudge.StateUndone, &now, nil
 		},
 		changedNext: undoChangedNext,
 	})
@@ -82,39 +82,19 @@ func undoChangedNext(id string) string {
 		"bring those back to that state, or restore the rest by hand (git nudge show %s lists undo.before and undo.after).", id)
 }
 
-// undoSteps turns a complete undo record into steps (after -> before), or
-// returns false when the record is missing or incomplete.
-func undoSteps(u *Undo) ([]step, bool) {
-	if u == nil || len(u.Before) == 0 || len(u.Before) != len(u.After) {
-		return nil, false
-	}
-	steps := make([]step, len(u.Before))
-	for i := range u.Before {
-		b, a := u.Before[i], u.After[i]
-		if b.Path != a.Path || worktree.ValidPath(b.Path) != nil ||
-			(b.Mode == nil) != (b.Blob == nil) || (a.Mode == nil) != (a.Blob == nil) ||
-			(present(b) && !isRegularMode(b.Mode)) || (present(a) && !isRegularMode(a.Mode)) ||
-			(b.RawBlob != nil && !present(b)) || a.RawBlob != nil {
-			return nil, false
-		}
-		steps[i] = step{Path: b.Path, From: a, To: b}
-	}
-	return steps, true
-}
-
 // planUndo makes the steps of undoing t and every reason not to.
-func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head git.Head, selected map[string]bool, ignored *[]string) ([]step, []string, string, error) {
-	var rf reasonList
-	add := rf.add
-	done := func() ([]step, []string, string, error) { return nil, rf.reasons, rf.next(), nil }
+func planUndo(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *nudge.Task, head git.Head, selected map[string]bool, ignored *[]string) ([]nudge.Step, []string, string, error) {
+	var rf nudge.ReasonList
+	add := rf.Add
+	done := func() ([]nudge.Step, []string, string, error) { return nil, rf.Reasons, rf.Next(), nil }
 
-	commit, saved, err := w.savedIn(ctx, t)
+	commit, saved, err := savedIn(ctx, w, t)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	switch {
 	case saved && commit != "":
-		add(fmt.Sprintf("%s is part of the saved version %s; undo never rewrites commits", t.ID, Short(commit)),
+		add(fmt.Sprintf("%s is part of the saved version %s; undo never rewrites commits", t.ID, nudge.Short(commit)),
 			fmt.Sprintf("To take it back, revert that commit with git: git revert %s", commit))
 		return done()
 	case saved:
@@ -123,19 +103,19 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 		return done()
 	}
 	switch t.State {
-	case StateApplied:
-	case StateRecoveryRequired:
+	case nudge.StateApplied:
+	case nudge.StateRecoveryRequired:
 		add(t.ID+" needs recovery: an apply or undo of it was interrupted, so its files are in an unknown state",
 			fmt.Sprintf("git nudge recover %s shows where each file stands; resolve them by hand.", t.ID))
 		return done()
-	case StateUndone:
+	case nudge.StateUndone:
 		add(t.ID+" is already undone", fmt.Sprintf("git nudge apply %s applies it again.", t.ID))
 		return done()
 	default:
-		add(fmt.Sprintf("%s is not applied (it is %s)", t.ID, StateLabel(t.State)), "")
+		add(fmt.Sprintf("%s is not applied (it is %s)", t.ID, nudge.StateLabel(t.State)), "")
 		return done()
 	}
-	steps, ok := undoSteps(t.Undo)
+	steps, ok := nudge.UndoSteps(t.Undo)
 	if !ok {
 		add(t.ID+" has no complete undo record, so it needs manual handling",
 			fmt.Sprintf("git nudge show %s lists the files of its patch; put them back by hand.", t.ID))
@@ -143,7 +123,7 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 	}
 	if selected != nil {
 		// Only the named paths, of those applied.
-		var pick []step
+		var pick []nudge.Step
 		applied := map[string]bool{}
 		for _, s := range steps {
 			applied[s.Path] = true
@@ -173,11 +153,11 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 	protection := opts.Protection()
 	for _, s := range steps {
 		if protection.Protected(s.Path) {
-			add(fmt.Sprintf("the undo record of %s names %s, a protected path (%s) undo never writes; it needs manual handling", t.ID, qp(s.Path), snapshot.ProtectedSummary),
+			add(fmt.Sprintf("the undo record of %s names %s, a protected path (%s) undo never writes; it needs manual handling", t.ID, nudge.Qp(s.Path), snapshot.ProtectedSummary),
 				fmt.Sprintf("git nudge show %s lists undo.before and undo.after; put the files back by hand.", t.ID))
 		}
 	}
-	if len(rf.reasons) > 0 {
+	if len(rf.Reasons) > 0 {
 		return done()
 	}
 	onBranch := true
@@ -186,13 +166,13 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 		onBranch = false
 	}
 	var blobs []string
-	var writers []step
+	var writers []nudge.Step
 	for _, s := range steps {
-		if present(s.To) {
+		if nudge.Present(s.To) {
 			blobs = append(blobs, *s.To.Blob)
 			writers = append(writers, s)
 		}
-		if present(s.To) && s.To.RawBlob != nil {
+		if nudge.Present(s.To) && s.To.RawBlob != nil {
 			blobs = append(blobs, *s.To.RawBlob)
 			writers = append(writers, s)
 		}
@@ -205,12 +185,12 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 	}
 	for i, id := range blobs {
 		if types[id] != "blob" {
-			add(fmt.Sprintf("the previous content of %s is missing from the repository's objects", qp(writers[i].Path)),
+			add(fmt.Sprintf("the previous content of %s is missing from the repository's objects", nudge.Qp(writers[i].Path)),
 				fmt.Sprintf("git nudge show %s lists undo.before; restore what you can by hand.", t.ID))
 		}
 	}
 	if onBranch {
-		changed, _, err := ops.check(ctx, steps, "since "+t.ID+" was applied")
+		changed, _, err := ops.Check(ctx, steps, "since "+t.ID+" was applied")
 		if err != nil {
 			return nil, nil, "", err
 		}
@@ -218,7 +198,7 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 			add(r, undoChangedNext(t.ID))
 		}
 	}
-	return steps, rf.reasons, rf.next(), nil
+	return steps, rf.Reasons, rf.Next(), nil
 }
 
 // savedIn reports whether t is part of a saved version, and the commit
@@ -227,7 +207,7 @@ func (w *Workspace) planUndo(ctx context.Context, ops *fileOps, t *Task, head gi
 // its branch). An interrupted save whose branch never moved saved nothing:
 // its commit is not in any history, so undo must not send the user to
 // revert it (the next save rolls the entry back).
-func (w *Workspace) savedIn(ctx context.Context, t *Task) (commit string, saved bool, err error) {
+func savedIn(ctx context.Context, w *nudge.Workspace, t *nudge.Task) (commit string, saved bool, err error) {
 	if t.SavedIn != nil && *t.SavedIn != "" {
 		return *t.SavedIn, true, nil
 	}
@@ -236,14 +216,14 @@ func (w *Workspace) savedIn(ctx context.Context, t *Task) (commit string, saved 
 		return "", false, err
 	}
 	for _, s := range saves {
-		if !contains(s.Tasks, t.ID) {
+		if !nudge.Contains(s.Tasks, t.ID) {
 			continue
 		}
 		switch s.State {
-		case SaveSaved:
+		case nudge.SaveSaved:
 			return s.Commit, true, nil
-		case SaveSaving:
-			landed, err := w.saveLanded(ctx, s)
+		case nudge.SaveSaving:
+			landed, err := saveLanded(ctx, w, s)
 			if err != nil {
 				return "", false, err
 			}
@@ -252,12 +232,12 @@ func (w *Workspace) savedIn(ctx context.Context, t *Task) (commit string, saved 
 			}
 		}
 	}
-	return "", t.State == StateSaved, nil
+	return "", t.State == nudge.StateSaved, nil
 }
 
 // saveLanded reports whether the commit of save entry e is on its branch
 // (the branch points at it or at a descendant).
-func (w *Workspace) saveLanded(ctx context.Context, e SaveEntry) (bool, error) {
+func saveLanded(ctx context.Context, w *nudge.Workspace, e nudge.SaveEntry) (bool, error) {
 	at, ok, err := w.Repo.ReadRef(ctx, e.Branch)
 	if err != nil || !ok || e.Commit == "" {
 		return false, err
