@@ -1,0 +1,346 @@
+package nudge
+
+import (
+	"context"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/worktree"
+)
+
+// transition moves the work tree from every step's From to its To:
+// re-check of every path, then the writes and removals in order (each path
+// checked again right before it is replaced), fsync of the folders, and a
+// verification that every path now holds To. touched reports whether any
+// file may have been changed when an error is returned. faults prefixes the
+// fault points ("apply" or "undo").
+//
+// recorded, when not nil, is called before the work tree is first
+// touched (and before the re-check) and must return only once the
+// in-flight record is durable: the new contents are written to the stage
+// and fsynced meanwhile (nothing in the work tree changes), unless a
+// removal must clear the way first, which waits for the record like
+// every other change.
+func (o *FileOps) Transition(ctx context.Context, steps []Step, stageDir, staged, since, faults string, recorded func() error) (touched bool, err error) {
+	ordered := order(steps)
+	batch, err := o.Tree.NewBatch(stageDir)
+	if err != nil {
+		return false, err
+	}
+	defer batch.Close()
+	early := len(ordered) > 0 && !Present(ordered[0].To)
+	var writes []Step
+	for _, s := range ordered {
+		if Present(s.To) {
+			writes = append(writes, s)
+		}
+	}
+	// Every new content to a temp file in the stage, all of them fsynced
+	// together; a failure here leaves the targets as they were.
+	var pending []*worktree.Pending
+	stageAll := func() error {
+		var err error
+		pending, err = o.prepare(ctx, batch, writes, staged)
+		if err == nil {
+			err = batch.Sync()
+		}
+		if err != nil {
+			batch.Abort()
+		}
+		return err
+	}
+	if !early {
+		if err := stageAll(); err != nil {
+			return false, err
+		}
+	}
+	if recorded != nil {
+		if err := recorded(); err != nil {
+			batch.Abort()
+			return false, err
+		}
+	}
+	reasons, cur, err := o.Check(ctx, steps, since)
+	if err == nil && len(reasons) == 0 {
+		reasons, err = o.rawChanged(ctx, steps, cur, since)
+	}
+	if err != nil || len(reasons) > 0 {
+		batch.Abort()
+		if err != nil {
+			return false, err
+		}
+		return false, &ChangedError{Reasons: reasons}
+	}
+	rechecked := map[string]Seen{}
+	for i, s := range steps {
+		rechecked[s.Path] = cur[i]
+	}
+	if w := o.ws.Files; w != nil && w.Before != nil {
+		var paths []string
+		for _, s := range steps {
+			paths = append(paths, s.Path)
+		}
+		w.Before(paths, o.fileStates(steps, cur, func(s Step) PathState { return s.From }))
+	}
+
+	// Removed files' folders are pruned together (each folder read once,
+	// not once per file removed from it), before any write that may need
+	// a pruned folder's place, and after the last removal.
+	var removed, pruned []string
+	prune := func() {
+		if len(removed) > 0 {
+			pruned = append(pruned, o.Tree.PruneAll(removed)...)
+			removed = removed[:0]
+		}
+	}
+	// unchanged is the check made right before a path is replaced.
+	unchanged := func(s Step, now worktree.Entry) error {
+		before := rechecked[s.Path]
+		if Present(s.From) {
+			if !now.Unchanged(before.Entry) {
+				return fmt.Errorf("%s changed while it was being replaced; it was left as found", Qp(s.Path))
+			}
+		} else if now.Kind != worktree.Absent && now.Kind != worktree.Dir {
+			return fmt.Errorf("%s appeared while the files were being replaced; it was left as found", Qp(s.Path))
+		}
+		return nil
+	}
+	remove := func(s Step) error {
+		now, err := o.Tree.Lstat(s.Path)
+		if err == nil {
+			err = unchanged(s, now)
+		}
+		if err != nil {
+			return err
+		}
+		touched = true
+		if err := o.Tree.RemoveFile(s.Path); err != nil {
+			return err
+		}
+		removed = append(removed, s.Path)
+		return nil
+	}
+	n := 0 // paths replaced so far, for the fault points
+	// Removals that clear the way for new files go first.
+	i := 0
+	for ; i < len(ordered) && !Present(ordered[i].To); i++ {
+		if err := remove(ordered[i]); err != nil {
+			prune()
+			batch.Abort()
+			return touched, err
+		}
+		if n++; n == 1 {
+			FaultPoint(faults + "-after-first-write")
+		}
+	}
+	prune()
+	j := i + len(writes)
+	if early {
+		if err := stageAll(); err != nil {
+			return touched, err
+		}
+	}
+	for k, s := range writes {
+		now, err := batch.Lstat(s.Path)
+		if err == nil {
+			err = unchanged(s, now)
+		}
+		if err == nil {
+			touched = true
+			err = batch.Commit(pending[k])
+		}
+		if err != nil {
+			batch.Abort()
+			return touched, err
+		}
+		if n++; n == 1 {
+			FaultPoint(faults + "-after-first-write")
+		}
+	}
+	for _, s := range ordered[j:] {
+		if err := remove(s); err != nil {
+			prune()
+			return touched, err
+		}
+		if n++; n == 1 {
+			FaultPoint(faults + "-after-first-write")
+		}
+	}
+	prune()
+	FaultPoint(faults + "-after-last-write")
+
+	// The folders are flushed while the files are read back (from the
+	// page cache: the verification does not wait for the disk).
+	dirsSynced := make(chan error, 1)
+	go func() { dirsSynced <- batch.SyncDirs(ChangedDirs(steps, batch.Created(), pruned)) }()
+	to := make([]PathState, len(steps))
+	for i, s := range steps {
+		to[i] = s.To
+	}
+	after, err := o.Look(ctx, to)
+	var wrong []string
+	if err == nil {
+		for i, s := range steps {
+			if v := o.Judge(after[i], s.To); v != VSame {
+				wrong = append(wrong, Qp(s.Path))
+			}
+		}
+		if len(wrong) == 0 {
+			wrong, err = o.rawWrong(ctx, steps)
+		}
+	}
+	if serr := <-dirsSynced; serr != nil {
+		return touched, serr
+	}
+	if err != nil {
+		return touched, err
+	}
+	if len(wrong) > 0 {
+		return touched, fmt.Errorf("after writing, these paths do not hold the recorded version: %s", strings.Join(wrong, ", "))
+	}
+	if w := o.ws.Files; w != nil && w.After != nil {
+		w.After(o.fileStates(steps, after, func(s Step) PathState { return s.To }))
+	}
+	return touched, nil
+}
+
+// prepare creates in batch a temp file with the new content of each of
+// writes, in order: from the stage folder when there is one, else
+// streamed from git (as checkout writes it, or the kept raw bytes
+// unfiltered).
+func (o *FileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []Step, staged string) ([]*worktree.Pending, error) {
+	pending := make([]*worktree.Pending, len(writes))
+	create := func(i int) (io.Writer, error) {
+		p, err := batch.Create(writes[i].Path, *writes[i].To.Mode == ModeExec)
+		if err != nil {
+			return nil, err
+		}
+		pending[i] = p
+		return p, nil
+	}
+	done := func(i int) error { batch.Done(pending[i]); return nil }
+	if staged != "" {
+		for i, s := range writes {
+			w, err := create(i)
+			if err != nil {
+				return nil, err
+			}
+			if err := copyStaged(staged, s, w); err != nil {
+				return nil, err
+			}
+			_ = done(i)
+		}
+		return pending, nil
+	}
+	var filtered, raw []git.BlobRequest
+	var fi, ri []int
+	var paths []string
+	for _, s := range writes {
+		paths = append(paths, s.Path)
+	}
+	here := o.plainFor(paths)
+	if here && o.reader == nil {
+		o.reader = o.repo.NewBlobReader()
+	}
+	for i, s := range writes {
+		id := *s.To.Blob
+		if s.To.RawBlob != nil {
+			id = *s.To.RawBlob
+		}
+		if here {
+			// Checkout would write the blob's bytes as they are (and
+			// kept raw bytes are written as they are anyway).
+			if data, ok := o.reader.Read(id); ok {
+				w, err := create(i)
+				if err != nil {
+					return nil, err
+				}
+				if _, err := w.Write(data); err != nil {
+					return nil, err
+				}
+				_ = done(i)
+				continue
+			}
+		}
+		if s.To.RawBlob != nil {
+			raw = append(raw, git.BlobRequest{Blob: *s.To.RawBlob, Path: s.Path})
+			ri = append(ri, i)
+		} else {
+			filtered = append(filtered, git.BlobRequest{Blob: *s.To.Blob, Path: s.Path})
+			fi = append(fi, i)
+		}
+	}
+	if err := o.blobs.Stream(ctx, filtered, func(k int) (io.Writer, error) { return create(fi[k]) }, func(k int) error { return done(fi[k]) }); err != nil {
+		return nil, fmt.Errorf("preparing the new file contents: %w", err)
+	}
+	if err := o.repo.StreamBlobs(ctx, raw, false, func(k int) (io.Writer, error) { return create(ri[k]) }, func(k int) error { return done(ri[k]) }); err != nil {
+		return nil, fmt.Errorf("preparing the kept file contents: %w", err)
+	}
+	return pending, nil
+}
+
+// writesAttributes reports whether a step writes a .gitattributes file.
+func WritesAttributes(steps []Step) bool {
+	for _, s := range steps {
+		if Present(s.To) && (s.Path == ".gitattributes" || strings.HasSuffix(s.Path, "/.gitattributes")) {
+			return true
+		}
+	}
+	return false
+}
+
+func copyStaged(staged string, s Step, w io.Writer) error {
+	// Read through an os.Root too: a folder of the stage swapped for a
+	// symlink cannot make apply copy content from outside it.
+	r, err := os.OpenRoot(staged)
+	if err != nil {
+		return fmt.Errorf("reading the prepared content of %s: %w", s.Path, err)
+	}
+	defer r.Close()
+	f, err := r.Open(filepath.FromSlash(s.Path))
+	if err != nil {
+		return fmt.Errorf("reading the prepared content of %s: %w", Qp(s.Path), err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(w, f); err != nil {
+		return fmt.Errorf("reading the prepared content of %s: %w", Qp(s.Path), err)
+	}
+	return nil
+}
+
+// rawIDsSeen is rawIDs of paths, the files of steps idx (of n steps),
+// taken from what a check just saw of each step (cur) where git converts
+// nothing for them: its ids are then those of the bytes on disk, and the
+// files are not read again.
+func (o *FileOps) rawIDsSeen(paths []string, idx []int, cur []Seen, n int) ([]string, error) {
+	if !o.plainFor(paths) || len(cur) != n {
+		return o.rawIDs(paths)
+	}
+	ids := make([]string, 0, len(idx))
+	for _, i := range idx {
+		ids = append(ids, cur[i].Blob)
+	}
+	return ids, nil
+}
+
+// rawIDs returns the id of the bytes on disk of each work-tree file at
+// paths, unfiltered (what git hash-object --no-filters gives), computed
+// here instead of by a git process.
+func (o *FileOps) rawIDs(paths []string) ([]string, error) {
+	ids := make([]string, len(paths))
+	for i, p := range paths {
+		var h hash.Hash
+		err := o.Tree.ReadFile(p, func(size int64) io.Writer { h = o.repo.NewBlobHash(size); return h })
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", Qp(p), err)
+		}
+		ids[i] = hex.EncodeToString(h.Sum(nil))
+	}
+	return ids, nil
+}
