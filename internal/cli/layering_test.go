@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -288,5 +289,78 @@ func TestWebServerBelowCommands(t *testing.T) {
 	walk("internal/dashboard", "")
 	if _, ok := seen["internal/operation"]; !ok {
 		t.Error("internal/dashboard no longer imports internal/operation: update this test to what the server records and undoes through")
+	}
+}
+
+// TestNudgeWorkflowsAboveCore: git-nudge's workflow packages
+// (internal/nudge/<name>) stand on the workspace core (internal/nudge),
+// which imports none of them; a workflow imports another only where the
+// table below declares it, and none reaches the command layer. A new
+// workflow package is declared here with what it may import.
+func TestNudgeWorkflowsAboveCore(t *testing.T) {
+	t.Parallel()
+	const core = "github.com/nudgethis/git-nudge/internal/nudge"
+	// workflow -> the other workflows it may import
+	declared := map[string][]string{
+		"apply": nil,
+		"save":  nil,
+	}
+	root := filepath.Join("..", "..", "internal", "nudge")
+	imports := func(dir string) map[string]string {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]string{}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, im := range af.Imports {
+				p, _ := strconv.Unquote(im.Path.Value)
+				out[p] = f
+			}
+		}
+		return out
+	}
+	for p, f := range imports(root) {
+		if strings.HasPrefix(p, core+"/") {
+			t.Errorf("%s imports %s: the workspace core imports no workflow", f, p)
+		}
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := 0
+	for _, e := range entries {
+		if !e.IsDir() || e.Name() == "testdata" {
+			continue
+		}
+		allowed, ok := declared[e.Name()]
+		if !ok {
+			t.Errorf("internal/nudge/%s is not declared in TestNudgeWorkflowsAboveCore: say what it may import", e.Name())
+			continue
+		}
+		found++
+		for p, f := range imports(filepath.Join(root, e.Name())) {
+			if strings.HasPrefix(p, "github.com/nudgethis/git-nudge/internal/cli") {
+				t.Errorf("%s imports %s: a workflow never reaches the command layer", f, p)
+			}
+			rest, ok := strings.CutPrefix(p, core+"/")
+			if !ok {
+				continue
+			}
+			if !slices.Contains(allowed, rest) {
+				t.Errorf("%s imports %s: workflows import each other only where declared", f, p)
+			}
+		}
+	}
+	if found != len(declared) {
+		t.Errorf("%d workflow packages found, %d declared: remove what no longer exists", found, len(declared))
 	}
 }
