@@ -180,8 +180,8 @@ func (l *Log) Read(ctx context.Context) ([]*Op, error) {
 		if c.Message == rootMessage {
 			continue // the start of one segment
 		}
-		var op Op
-		if err := json.Unmarshal(recordOf(c.Message), &op); err != nil {
+		op, err := recordAt(c)
+		if err != nil {
 			if bad == nil {
 				bad = &CorruptError{Ref: l.Ref, Commit: c.ID, Err: err}
 			}
@@ -198,7 +198,7 @@ func (l *Log) Read(ctx context.Context) ([]*Op, error) {
 		}
 		seen[op.ID] = true
 		op.commit = c.ID
-		ops = append(ops, &op)
+		ops = append(ops, op)
 	}
 	sort.SliceStable(ops, func(i, j int) bool {
 		a, _ := Number(ops[i].ID)
@@ -272,10 +272,10 @@ func (l *Log) readChains(ctx context.Context) ([]git.ChainCommit, error) {
 
 func (l *Log) readChainsOnce(ctx context.Context) ([]git.ChainCommit, error) {
 	var tips []string
-	if _, ok, err := l.Repo.ReadRef(ctx, l.Ref); err != nil {
+	if tip, ok, err := l.Repo.ReadRefFast(ctx, l.Ref); err != nil {
 		return nil, err
 	} else if ok {
-		tips = append(tips, l.Ref)
+		tips = append(tips, tip)
 	}
 	segs, err := l.segments(ctx)
 	if err != nil {
@@ -284,7 +284,7 @@ func (l *Log) readChainsOnce(ctx context.Context) ([]git.ChainCommit, error) {
 	for i := len(segs) - 1; i >= 0; i-- {
 		tips = append(tips, segs[i].tip)
 	}
-	return l.Repo.ReadChains(ctx, tips)
+	return l.chainsOf(ctx, tips)
 }
 
 // markUndone sets UndoneBy: an operation is undone by the undo (or redo)
