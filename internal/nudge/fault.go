@@ -17,7 +17,7 @@ const FaultEnv = "GIT_NUDGE_TEST_FAULT"
 
 var faults = fault.New(FaultEnv)
 
-// faultPoint kills the process when GIT_NUDGE_TEST_FAULT names point
+// FaultPoint kills the process when GIT_NUDGE_TEST_FAULT names point
 // (see docs/RELIABILITY.md).
 func FaultPoint(point string) { faults.Point(point) }
 

@@ -450,7 +450,7 @@ const (
 	// checkOwn: run's end or capture: the command's own task could have
 	// written the settings (it ran, or has a worktree).
 	checkOwn
-	// checkApply: apply changes nothing in .git unless a task is running
+	// CheckApply: apply changes nothing in .git unless a task is running
 	// right now, and never records a new trusted state.
 	CheckApply
 )
@@ -483,7 +483,7 @@ func (w *Workspace) guardRead(kind guardCheckKind, pending []string) *guardReadi
 	return g
 }
 
-// guardCheck compares the shared git settings with the trusted state (see
+// GuardCheck compares the shared git settings with the trusted state (see
 // the top of this file). Differences found while a task could be writing
 // (an active suspect) are reported on warn, put back, and recorded in the
 // record of every task that could have made them (own included, also in
@@ -621,7 +621,7 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 	w.settlePending(own, kind, warn, g.pending)
 }
 
-// guardReason is apply's refusal while t has config changes not accepted.
+// GuardReason is apply's refusal while t has config changes not accepted.
 func GuardReason(t *Task) (string, string) {
 	if len(t.ConfigChanges) == 0 {
 		return "", ""

@@ -10,7 +10,7 @@ import (
 // maxTreeReasons bounds the malformed-tree reasons one refusal lists.
 const maxTreeReasons = 20
 
-// malformedResult checks the trees of t's result that differ from its
+// MalformedResult checks the trees of t's result that differ from its
 // snapshot's with git fsck's tree rules (duplicate entries, a file and a
 // folder of one name, names such as "", ".", "..", ".git" in any spelling
 // or holding a slash, bad modes, entries out of order) and returns one

@@ -35,7 +35,7 @@ func (t *Task) AppliedCount() (applied, total int) {
 	return min(applied, total), total
 }
 
-// appliedPaths are the paths of an applied task's undo record.
+// AppliedPaths are the paths of an applied task's undo record.
 func (t *Task) AppliedPaths() map[string]bool {
 	m := map[string]bool{}
 	if t.State == StateApplied && t.Undo != nil {
@@ -64,7 +64,7 @@ func (t *Task) Label() string {
 	return StateLabel(t.State)
 }
 
-// showSpecs is pathspecs for a message, from the top of the work tree.
+// ShowSpecs is pathspecs for a message, from the top of the work tree.
 func ShowSpecs(specs []string) string {
 	out := make([]string, len(specs))
 	for i, s := range specs {
@@ -86,7 +86,7 @@ func QuoteAll(paths []string) []string {
 	return out
 }
 
-// selectPaths returns the paths of t's patch that the pathspecs (from the
+// SelectPaths returns the paths of t's patch that the pathspecs (from the
 // top of the work tree, as Pathspecs gives them) match, or nil for no
 // pathspecs (every path).
 func (w *Workspace) SelectPaths(ctx context.Context, t *Task, specs []string) (map[string]bool, error) {
@@ -112,7 +112,7 @@ func mergeLabels(id string) []string {
 	return []string{"workspace", "snapshot", id}
 }
 
-// mergeEdited merges, three-way, each step whose file was edited since
+// MergeEdited merges, three-way, each step whose file was edited since
 // the snapshot (base: the snapshot's version, ours: the work tree's,
 // theirs: the result's), turning it into a step from what the work tree
 // holds to the merged content. reasons and verdicts are checkEach's;
@@ -181,7 +181,7 @@ func hasConflictMarkers(data []byte) bool {
 	return end
 }
 
-// dropPaths returns list without the paths in gone.
+// DropPaths returns list without the paths in gone.
 func DropPaths(list []PathState, gone map[string]bool) []PathState {
 	var out []PathState
 	for _, s := range list {
@@ -203,7 +203,7 @@ func DropStrings(list []string, gone map[string]bool) []string {
 	return out
 }
 
-// resolvedConflicts looks at the paths an apply --conflicts of t wrote
+// ResolvedConflicts looks at the paths an apply --conflicts of t wrote
 // with conflict markers: a sentence for each that still holds them, and
 // the state (as git would store it) of each that no longer does.
 func (w *Workspace) ResolvedConflicts(ctx context.Context, t *Task) (map[string]PathState, []string, error) {

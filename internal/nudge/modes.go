@@ -134,7 +134,7 @@ func (w *Workspace) modePaths() []string {
 	return paths
 }
 
-// checkModes refuses when another user can write what git and git-nudge
+// CheckModes refuses when another user can write what git and git-nudge
 // trust (see the top of this file); what is an empty error otherwise.
 func (w *Workspace) CheckModes(what string) error {
 	c := newModeChecker()

@@ -27,10 +27,10 @@ const MaxFileSize = git.MaxFileSize
 
 func IsRegularMode(m *string) bool { return m != nil && (*m == ModeFile || *m == ModeExec) }
 
-// present reports whether ps describes a file (rather than no file).
+// Present reports whether ps describes a file (rather than no file).
 func Present(ps PathState) bool { return ps.Blob != nil }
 
-// fileOps looks at and changes the work-tree files of a task's patch.
+// FileOps looks at and changes the work-tree files of a task's patch.
 type FileOps struct {
 	ws       *Workspace // where stage folders go
 	repo     *git.Repo
@@ -78,7 +78,7 @@ func (o *FileOps) plainFor(paths []string) bool {
 	return true
 }
 
-// close releases the work tree and ends the hashing process.
+// Close releases the work tree and ends the hashing process.
 func (o *FileOps) Close() {
 	o.Tree.Close()
 	_ = o.hasher.Close()
@@ -159,13 +159,13 @@ func (o *FileOps) fileStates(steps []Step, cur []Seen, want func(Step) PathState
 	return states
 }
 
-// seen is one path as found in the work tree.
+// Seen is one path as found in the work tree.
 type Seen struct {
 	Entry worktree.Entry
 	Blob  string // regular files: the blob id git would give the content
 }
 
-// look reads the state of every path of want, hashing the regular files as
+// Look reads the state of every path of want, hashing the regular files as
 // git add would (through the command's one kept hash-object process). A
 // file whose hash differs from the expected blob gets a second opinion
 // with the expected entry in a
@@ -222,7 +222,7 @@ func (o *FileOps) Look(ctx context.Context, want []PathState) ([]Seen, error) {
 	return out, nil
 }
 
-// verdict is how a path compares with what was expected of it.
+// Verdict is how a path compares with what was expected of it.
 type Verdict int
 
 const (
@@ -264,7 +264,7 @@ func (o *FileOps) Judge(s Seen, want PathState) Verdict {
 	}
 }
 
-// describe says in a sentence how path differs; since is "since the
+// Describe says in a sentence how path differs; since is "since the
 // snapshot" or "since t3 was applied".
 func Describe(v Verdict, path string, s Seen, since string) string {
 	path = Qp(path)
@@ -291,7 +291,7 @@ func Describe(v Verdict, path string, s Seen, since string) string {
 	return path + " is unchanged"
 }
 
-// step moves one path from one state to another.
+// Step moves one path from one state to another.
 type Step struct {
 	Path     string
 	From, To PathState
@@ -299,13 +299,13 @@ type Step struct {
 	// the plan looked at them (see keepRawBytes); the re-check before
 	// writing makes sure they are still those bytes.
 	raw string
-	// merged (apply --merge): To is the result's change merged into the
+	// Merged (apply --merge): To is the result's change merged into the
 	// user's edits, From what the work tree holds; conflicted: with
 	// conflict markers.
 	Merged, Conflicted bool
 }
 
-// status is what a step does to the work tree: A (creates the file), D
+// Status is what a step does to the work tree: A (creates the file), D
 // (removes it) or M (changes its content or mode).
 func (s Step) Status() string {
 	switch {
@@ -356,7 +356,7 @@ func (o *FileOps) writable(steps []Step, cur []Seen, skip map[string]bool) ([]st
 	return reasons, nil
 }
 
-// stage writes the new content of every step that leaves a file into the
+// Stage writes the new content of every step that leaves a file into the
 // folder files (in the command's stage folder, on the work tree's
 // filesystem), exactly as git checkout would write it (filters, line
 // endings, mode). Nothing in the work tree is touched.
@@ -427,7 +427,7 @@ func order(steps []Step) []Step {
 	return append(append(first, mid...), last...)
 }
 
-// changedDirs lists the folders whose entries a transition changed, to be
+// ChangedDirs lists the folders whose entries a transition changed, to be
 // fsynced once each: the folder of every path written or removed, and the
 // folder holding each folder made (created) or removed (pruned, and no
 // longer there to flush itself). A
@@ -478,7 +478,7 @@ func LeadingDirs(p string) []string {
 	return out
 }
 
-// check compares every step's path with its From state and says, one
+// Check compares every step's path with its From state and says, one
 // sentence per path, what differs or what stands in the way of the new
 // file. It also returns what it saw.
 func (o *FileOps) Check(ctx context.Context, steps []Step, since string) ([]string, []Seen, error) {
@@ -495,7 +495,7 @@ func (o *FileOps) Check(ctx context.Context, steps []Step, since string) ([]stri
 	return append(out, reasons[len(verdicts):]...), cur, nil
 }
 
-// checkEach is check with its findings per step: reasons[i] is step i's
+// CheckEach is check with its findings per step: reasons[i] is step i's
 // sentence ("" when it is as expected) and verdicts[i] its verdict; the
 // reasons after len(steps) are the paths that cannot be written.
 func (o *FileOps) CheckEach(ctx context.Context, steps []Step, since string) ([]string, []Verdict, []Seen, error) {
@@ -524,7 +524,7 @@ func (o *FileOps) CheckEach(ctx context.Context, steps []Step, since string) ([]
 	return append(reasons, blocked...), verdicts, cur, nil
 }
 
-// changedError reports paths found not as expected by the re-check made
+// ChangedError reports paths found not as expected by the re-check made
 // after the record was written and before any file was touched.
 type ChangedError struct{ Reasons []string }
 

@@ -128,7 +128,7 @@ func (l SkippedList) MarshalJSON() ([]byte, error) {
 	return pathenc.Marshal(convert(l, func(s Skipped) skippedJSON { return skippedJSON(s) }))
 }
 
-// marshalPath writes *v, whose type's first field is its path (*path,
+// MarshalPath writes *v, whose type's first field is its path (*path,
 // "path") and has no MarshalJSON of its own, with that path as
 // pathenc.Encode gives it and, for a name that is not valid UTF-8,
 // "path_b64" right after it. *path is left encoded: pass a copy.
@@ -155,7 +155,7 @@ func MarshalPath[T any](v *T, path *string) ([]byte, error) {
 	return append(out, data[len(head):]...), nil
 }
 
-// unmarshalPath reads data into *v, a type with no UnmarshalJSON of its
+// UnmarshalPath reads data into *v, a type with no UnmarshalJSON of its
 // own whose path field is *path, and the path back from "path_b64" when
 // the record has one. Data that is not such a record leaves *v as it was.
 func UnmarshalPath[T any](data []byte, v *T, path *string) error {
@@ -173,7 +173,7 @@ func UnmarshalPath[T any](data []byte, v *T, path *string) error {
 	return err
 }
 
-// pathB64 is a record's "path_b64", nil when it has none.
+// PathB64 is a record's "path_b64", nil when it has none.
 func PathB64(data []byte) (*string, error) {
 	var v struct {
 		PathB64 *string `json:"path_b64"`

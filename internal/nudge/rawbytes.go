@@ -25,7 +25,7 @@ import (
 // by refs/nudgethis/undo/<id> so that gc keeps it), and undo writes those
 // bytes back unfiltered.
 
-// keepRawBytes fills steps[i].raw (the id of the bytes on disk of every
+// KeepRawBytes fills steps[i].raw (the id of the bytes on disk of every
 // path the snapshot had) and, where those bytes are not what checkout
 // writes for the snapshot's blob, steps[i].From.RawBlob, writing those
 // blobs and pinning them under refs/nudgethis/undo/<id>. It returns a
@@ -252,7 +252,7 @@ func (o *FileOps) rawWrong(ctx context.Context, steps []Step) ([]string, error) 
 	return wrong, nil
 }
 
-// stageRaw replaces, in the stage folder, the content of every step that
+// StageRaw replaces, in the stage folder, the content of every step that
 // brings back kept bytes (To.RawBlob) with those bytes, unfiltered.
 func (o *FileOps) StageRaw(ctx context.Context, staged string, steps []Step) error {
 	var raw []git.IndexEntry

@@ -16,7 +16,7 @@ type RefusedError = refusalpkg.Refusal
 // untracked files than the limit: the command layer shows it as a refusal.
 type TooManyUntrackedError = snapshot.TooManyUntrackedError
 
-// reasonList collects the reasons to refuse an operation, and the advice for
+// ReasonList collects the reasons to refuse an operation, and the advice for
 // them, each piece of advice once.
 type ReasonList struct{ Reasons, Nexts []string }
 
@@ -29,5 +29,5 @@ func (r *ReasonList) Add(reason, next string) {
 	}
 }
 
-// next is the advice, one piece a line.
+// Next is the advice, one piece a line.
 func (r *ReasonList) Next() string { return strings.Join(r.Nexts, "\n") }

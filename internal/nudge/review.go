@@ -105,7 +105,7 @@ func pendingAdvice(id string) string {
 	return fmt.Sprintf("%s is pending: git nudge work runs its command and records the result (git nudge drop %s takes it off the queue)", id, id)
 }
 
-// resultAdvice says how a task without a result gets one. Without a
+// ResultAdvice says how a task without a result gets one. Without a
 // worktree, capture alone would only say there is nothing to capture.
 func ResultAdvice(id string, worktree bool) string {
 	if worktree {

@@ -64,7 +64,7 @@ func (e *SaveIndexEntry) UnmarshalJSON(data []byte) error {
 	return err
 }
 
-// ent is one version of a path: mode and blob, both "" when absent.
+// Ent is one version of a path: mode and blob, both "" when absent.
 type Ent struct{ Mode, Blob string }
 
 func (e Ent) Present() bool { return e.Blob != "" }
@@ -99,7 +99,7 @@ type savePlan struct {
 	Commit   []Ent
 	Index    []Ent // the user's index entry after the save
 	oldIndex []Ent // and before it
-	// whole: the paths committed as they are in the work tree
+	// Whole: the paths committed as they are in the work tree
 	// (--whole-files) because the task's change could not be separated
 	// from the user's edits; kept: the paths whose commit is not the
 	// work tree's version (the user's own edits stay out of it).
@@ -108,7 +108,7 @@ type savePlan struct {
 	made map[string][]byte
 }
 
-// rebased lists the saved paths whose index entry after the save is not
+// Rebased lists the saved paths whose index entry after the save is not
 // the commit's, with the entry before, for the journal.
 func (p *savePlan) Rebased(paths []string) []SaveIndexEntry {
 	var out []SaveIndexEntry
@@ -125,7 +125,7 @@ func (p *savePlan) Rebased(paths []string) []SaveIndexEntry {
 // the user's own edits.
 const overlapNext = "Nothing was committed. git nudge save --whole-files commits such files as they are now in the work tree, your own edits in them included (and sets their index entries to the commit's); or save the other tasks by naming them (git nudge save ID...)."
 
-// planSave works out the commit's and the index's entry of every saved
+// PlanSave works out the commit's and the index's entry of every saved
 // path (tasks in the order they were applied; want is what the work tree
 // holds, checked by the caller). Paths whose change overlaps the user's
 // edits add a reason to refuse, unless wholeFiles: then they are
@@ -203,7 +203,7 @@ func (w *Workspace) PlanSave(ctx context.Context, head git.Head, tasks []*Task, 
 	return plan, nil
 }
 
-// write stores the merged contents the plan's entries name (one batch).
+// Write stores the merged contents the plan's entries name (one batch).
 func (p *savePlan) Write(ctx context.Context, r *git.Repo) error {
 	used := map[string]bool{}
 	for i := range p.Commit {
@@ -232,7 +232,7 @@ func (p *savePlan) Write(ctx context.Context, r *git.Repo) error {
 	return nil
 }
 
-// merger merges the tasks' changes into HEAD's and the index's versions.
+// Merger merges the tasks' changes into HEAD's and the index's versions.
 // The paths' merges run side by side (one goroutine for each path's
 // commit chain and one for its index chain, each a participant); the
 // content merges they ask for are gathered and done together by one
@@ -272,7 +272,7 @@ type mergeAsk struct {
 	done chan struct{}
 }
 
-// join counts a new participant, before it starts (and before the one
+// Join counts a new participant, before it starts (and before the one
 // starting it leaves, so that the merges already asked for wait for it).
 func (m *Merger) Join() {
 	m.bmu.Lock()
@@ -280,7 +280,7 @@ func (m *Merger) Join() {
 	m.bmu.Unlock()
 }
 
-// leave says a participant asks for no more merges.
+// Leave says a participant asks for no more merges.
 func (m *Merger) Leave() {
 	m.bmu.Lock()
 	m.active--
@@ -474,7 +474,7 @@ func (m *Merger) plan(p string, head, idx Ent, unmerged bool, chain []taskChange
 	return "", nil
 }
 
-// merge3 merges the change base -> theirs into ours (the content, when
+// Merge3 merges the change base -> theirs into ours (the content, when
 // all three differ, by git's three-way file merge: mergeContent); why says
 // what could not be merged ("" when it could).
 func (m *Merger) Merge3(base, ours, theirs Ent) (Ent, string, error) {
@@ -571,7 +571,7 @@ func (m *Merger) stageDir() (string, error) {
 	return m.dir, m.dirErr
 }
 
-// savedIndexEntries are the index entries save e sets for its paths: the
+// SavedIndexEntries are the index entries save e sets for its paths: the
 // commit's, except where the journal names a re-based one.
 func (w *Workspace) SavedIndexEntries(ctx context.Context, e *SaveEntry) ([]git.IndexEntry, error) {
 	entries, err := w.Repo.TreeEntries(ctx, e.Commit, e.Paths)
@@ -594,7 +594,7 @@ func (w *Workspace) SavedIndexEntries(ctx context.Context, e *SaveEntry) ([]git.
 	return entries, nil
 }
 
-// preSaveIndex is the index entry of path p before save e, where the
+// PreSaveIndex is the index entry of path p before save e, where the
 // journal recorded it (a re-based path); ok is false otherwise.
 func PreSaveIndex(e *SaveEntry, p string) (git.IndexEntry, bool) {
 	for _, x := range e.Index {

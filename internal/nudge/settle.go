@@ -43,7 +43,7 @@ func (w *Workspace) Settle(ctx context.Context) error {
 	return w.Reconcile()
 }
 
-// busy reports whether a live process is preparing or running task id.
+// Busy reports whether a live process is preparing or running task id.
 func (w *Workspace) Busy(id string) bool {
 	held, err := journal.Held(w.runLockPath(id))
 	return err == nil && held
@@ -72,7 +72,7 @@ func (w *Workspace) orphaned(id string, pid, cmdPID *int) (nudgePID, commandPID 
 	return *pid, commandPID, true
 }
 
-// busyReason is the refusal reason for a task a live process is
+// BusyReason is the refusal reason for a task a live process is
 // preparing or running (busy is true).
 func (w *Workspace) BusyReason(t *Task) string {
 	const reason = "another git-nudge process is preparing or running it"

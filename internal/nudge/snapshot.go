@@ -27,7 +27,7 @@ func (w *Workspace) Snapshot(ctx context.Context, note string) (*Task, error) {
 	return w.SnapshotLocked(ctx, note)
 }
 
-// snapshotLocked is Snapshot with the workspace lock already held.
+// SnapshotLocked is Snapshot with the workspace lock already held.
 func (w *Workspace) SnapshotLocked(ctx context.Context, note string) (*Task, error) {
 	return w.takeSnapshot(ctx, note, nil)
 }

@@ -9,7 +9,7 @@ import (
 // checkout.
 const SparseNext = "Bring those folders into the sparse checkout (git sparse-checkout add DIR, or git sparse-checkout disable), then apply again."
 
-// outsideCone takes out of steps the paths that the work tree's
+// OutsideCone takes out of steps the paths that the work tree's
 // sparse-checkout leaves out (skip-worktree in the index). Git keeps HEAD's
 // version of them whatever the work tree holds, so they are neither
 // checked (they would look deleted) nor written (git would not see the

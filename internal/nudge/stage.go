@@ -20,7 +20,7 @@ import (
 // the next command that takes the workspace lock (list and show included).
 const stageDirName = "stage"
 
-// newStage creates a fresh, private stage folder and returns its path.
+// NewStage creates a fresh, private stage folder and returns its path.
 func (w *Workspace) NewStage() (string, error) {
 	if _, err := worktree.RealDir(w.Repo.WorkTree, StateDirName+"/"+stageDirName, true); err != nil {
 		return "", err
@@ -36,7 +36,7 @@ func (w *Workspace) NewStage() (string, error) {
 	return dir, nil
 }
 
-// removeStage removes stage folder name (a name in .nudgethis/stage) and
+// RemoveStage removes stage folder name (a name in .nudgethis/stage) and
 // everything in it, through an os.Root at the work tree's top level so
 // that nothing outside can be reached even if a folder was swapped for a
 // symlink. It then removes .nudgethis/stage itself when that left it

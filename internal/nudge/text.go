@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// short is ShortID in a message, where a missing commit is said so.
+// Short is ShortID in a message, where a missing commit is said so.
 func Short(id string) string {
 	if id == "" {
 		return "(no commit)"
@@ -27,7 +27,7 @@ func FirstLine(s string) string {
 	return l
 }
 
-// distinct is ids without repeats, in the order first given.
+// Distinct is ids without repeats, in the order first given.
 func Distinct(ids []string) []string {
 	seen := make(map[string]bool, len(ids))
 	out := make([]string, 0, len(ids))

@@ -14,7 +14,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
-// transition moves the work tree from every step's From to its To:
+// Transition moves the work tree from every step's From to its To:
 // re-check of every path, then the writes and removals in order (each path
 // checked again right before it is replaced), fsync of the folders, and a
 // verification that every path now holds To. touched reports whether any
@@ -285,7 +285,7 @@ func (o *FileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []S
 	return pending, nil
 }
 
-// writesAttributes reports whether a step writes a .gitattributes file.
+// WritesAttributes reports whether a step writes a .gitattributes file.
 func WritesAttributes(steps []Step) bool {
 	for _, s := range steps {
 		if Present(s.To) && (s.Path == ".gitattributes" || strings.HasSuffix(s.Path, "/.gitattributes")) {

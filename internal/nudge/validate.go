@@ -471,7 +471,7 @@ func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) 
 	return t, err
 }
 
-// validationReason is apply's refusal reason for a task whose validation
+// ValidationReason is apply's refusal reason for a task whose validation
 // failed, and the advice.
 func ValidationReason(t *Task, logPath string) (reason, next string) {
 	var failed []string
@@ -493,7 +493,7 @@ func ValidationReason(t *Task, logPath string) (reason, next string) {
 		fmt.Sprintf("See %s; git nudge validate %s runs the checks again, git nudge apply --unvalidated %s applies it anyway.", logPath, t.ID, t.ID)
 }
 
-// shownPath is path as the user should type it: relative to dir (the
+// ShownPath is path as the user should type it: relative to dir (the
 // caller's current directory, or the top of the work tree when dir is
 // ""), or absolute when it is not below the top of the work tree.
 func (w *Workspace) ShownPath(path, dir string) string {
