@@ -52,14 +52,14 @@ func TestCommandsTalkToWorkflowsOnly(t *testing.T) {
 }
 
 // TestOneOwnerPerOutsideDoor keeps the doors to the outside in one place
-// each: only internal/git/git.go and internal/proc/proc.go start
+// each: only internal/gitexec/gitexec.go and internal/proc/proc.go start
 // processes (internal/testutil is test support), and only internal/worktree
 // touches the work tree through go-billy.
 func TestOneOwnerPerOutsideDoor(t *testing.T) {
 	t.Parallel()
 	allowed := map[string]map[string]bool{
 		"os/exec": {
-			"internal/git/git.go":           true,
+			"internal/gitexec/gitexec.go":   true,
 			"internal/proc/proc.go":         true,
 			"internal/testutil/testutil.go": true,
 		},

@@ -12,6 +12,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/gitexec"
 )
 
 // HashFiles returns, for each work-tree file at paths (relative to the top
@@ -313,7 +315,7 @@ func (r *Repo) ObjectSizes(ctx context.Context, ids []string) (map[string]int64,
 // one goroutine at a time; Close ends it.
 type Hasher struct {
 	r *Repo
-	p *proc
+	p *gitexec.Proc
 }
 
 // NewHasher returns a Hasher for r; its git process starts on first use.
@@ -343,13 +345,13 @@ func (h *Hasher) HashFiles(ctx context.Context, paths []string) ([]string, error
 			in.WriteString(quoteStdinPath(q))
 			in.WriteByte('\n')
 		}
-		_, err := p.in.Write([]byte(in.String()))
+		_, err := p.Stdin().Write([]byte(in.String()))
 		wrote <- err
 	}()
 	ids := make([]string, len(paths))
 	var err error
 	for i := range paths {
-		line, rerr := p.out.ReadString('\n')
+		line, rerr := p.Stdout().ReadString('\n')
 		if rerr != nil {
 			err = rerr
 			break
@@ -365,18 +367,16 @@ func (h *Hasher) HashFiles(ctx context.Context, paths []string) ([]string, error
 		// for room to write), the writer then stops, and git's own
 		// complaint, if it made one, is the error.
 		h.p = nil
-		if p.cmd.Process != nil {
-			_ = p.cmd.Process.Kill()
-		}
+		p.Kill()
 		<-wrote
-		if ferr := p.fail(err); ExitCode(ferr) > 0 {
+		if ferr := p.Fail(err); ExitCode(ferr) > 0 {
 			return nil, ferr
 		}
-		return nil, gitError(p.args, p.stderr.String(), err)
+		return nil, p.Wrap(err)
 	}
 	if werr := <-wrote; werr != nil {
 		h.p = nil
-		return nil, p.fail(werr)
+		return nil, p.Fail(werr)
 	}
 	return ids, nil
 }
@@ -386,7 +386,7 @@ func (h *Hasher) Close() error {
 	if h == nil || h.p == nil {
 		return nil
 	}
-	err := h.p.close()
+	err := h.p.Close()
 	h.p = nil
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nudgethis/git-nudge/internal/gitexec"
 	"github.com/nudgethis/git-nudge/internal/gitindex"
 	"io/fs"
 	"os"
@@ -152,5 +153,5 @@ func (r *Repo) HashWorkTreePaths(ctx context.Context, seeds []IndexEntry, paths 
 }
 
 // privateIndexArgs keep a private index self-contained: never split into a
-// shared index file in the git dir.
-var privateIndexArgs = []string{"-c", "core.splitIndex=false"}
+// shared index file in the git dir (gitexec.PrivateIndexArgs).
+var privateIndexArgs = gitexec.PrivateIndexArgs
