@@ -46,6 +46,10 @@ var ErrIndexLocked = gitindex.ErrIndexLocked
 // AbsentMode reports whether mode says "no file" (gitstore.AbsentMode).
 func AbsentMode(mode string) bool { return gitstore.AbsentMode(mode) }
 
+// ParseConfigInt is gitstore.ParseConfigInt: a plain decimal config
+// integer with an optional k, m or g unit, read as git reads it.
+func ParseConfigInt(v string) (int64, bool) { return gitstore.ParseConfigInt(v) }
+
 // UntrackedCacheFS is gitindex.UntrackedCacheFS.
 func UntrackedCacheFS(dir string) bool { return gitindex.UntrackedCacheFS(dir) }
 
