@@ -1,10 +1,10 @@
 package opcmd
 
 import (
-	"strings"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/oneline"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/retain"
 )
@@ -48,7 +48,7 @@ func (a AutoPrune) Run(env *cli.Env) {
 		return err
 	})
 	if err != nil {
-		env.Warnf("git %s: automatic pruning (%s) failed, %s: %s\n", tool, a.Key, a.Failed, head(err.Error()))
+		env.Warnf("git %s: automatic pruning (%s) failed, %s: %s\n", tool, a.Key, a.Failed, oneline.First(err.Error()))
 		return
 	}
 	if !stopped {
@@ -60,8 +60,3 @@ func (a AutoPrune) Run(env *cli.Env) {
 	}
 }
 
-// head is the first line of s.
-func head(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
