@@ -46,7 +46,7 @@ func (r *Repo) CheckoutTo(ctx context.Context, dir string, entries []IndexEntry)
 		return err
 	}
 	defer cleanup()
-	_, err = r.run(ctx, cmd{args: []string{"checkout-index", "-a", "-f", "--prefix=" + abs + "/"}, env: indexEnv(ix)})
+	_, err = r.run(ctx, cmd{Args: []string{"checkout-index", "-a", "-f", "--prefix=" + abs + "/"}, Env: indexEnv(ix)})
 	return err
 }
 
@@ -82,7 +82,7 @@ func (r *Repo) ResetHard(ctx context.Context, commit, reason string) error {
 	if reason != "" {
 		env = append(env, "GIT_REFLOG_ACTION="+reason)
 	}
-	if _, err := r.run(ctx, cmd{args: []string{"reset", "-q", "--hard", commit + "^{commit}", "--"}, env: env}); err != nil {
+	if _, err := r.run(ctx, cmd{Args: []string{"reset", "-q", "--hard", commit + "^{commit}", "--"}, Env: env}); err != nil {
 		os.Remove(ix.Path)
 		os.Remove(ix.Path + ".lock")
 		return err

@@ -104,7 +104,7 @@ func (r *Repo) CommitTree(ctx context.Context, req CommitRequest) (string, error
 	if req.Committer.Name != "" {
 		env = append(env, "GIT_COMMITTER_NAME="+req.Committer.Name, "GIT_COMMITTER_EMAIL="+req.Committer.Email)
 	}
-	out, err := r.run(ctx, cmd{args: args, env: env, stdin: strings.NewReader(req.Message)})
+	out, err := r.run(ctx, cmd{Args: args, Env: env, Stdin: strings.NewReader(req.Message)})
 	return strings.TrimSpace(string(out)), err
 }
 

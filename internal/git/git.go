@@ -40,34 +40,17 @@ func ExitCode(err error) int { return gitexec.ExitCode(err) }
 // the tests that build a git child by hand.
 var command = gitexec.Command
 
-// cmd describes one git invocation.
-type cmd struct {
-	args   []string
-	env    []string // extra KEY=VALUE pairs
-	stdin  io.Reader
-	stdout io.Writer // when nil, output is captured and returned
-	stderr io.Writer // when nil, stderr is captured for the error
-	dir    string
-	// fsmonitor, when set, is given to this child as core.fsmonitor
-	// instead of false (the others run with it off).
-	fsmonitor string
-	// locks lets this child take optional locks (git status writing the
-	// stat data it refreshed into its index): only for a private index
-	// (GIT_INDEX_FILE in env), never the user's.
-	locks bool
-}
+// cmd describes one git invocation (gitexec.Cmd).
+type cmd = gitexec.Cmd
 
 // run runs git for r as c says (gitexec.Run).
 func (r *Repo) run(ctx context.Context, c cmd) ([]byte, error) {
-	return gitexec.Run(ctx, r.GitDir, r.WorkTree, gitexec.Cmd{
-		Args: c.args, Env: c.env, Stdin: c.stdin, Stdout: c.stdout, Stderr: c.stderr,
-		Dir: c.dir, FSMonitor: c.fsmonitor, Locks: c.locks,
-	})
+	return gitexec.Run(ctx, r.GitDir, r.WorkTree, c)
 }
 
 // git runs a read-style command and returns its stdout.
 func (r *Repo) git(ctx context.Context, args ...string) ([]byte, error) {
-	return r.run(ctx, cmd{args: args})
+	return r.run(ctx, cmd{Args: args})
 }
 
 // line runs git and returns stdout trimmed of its final newline.

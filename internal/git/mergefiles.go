@@ -192,14 +192,14 @@ func (r *Repo) mergeApplyClean(ctx context.Context, dir string, in []MergeInput,
 		style = "diff3"
 	}
 	_, err = r.run(ctx, cmd{
-		args: []string{
+		Args: []string{
 			"-c", "core.attributesFile=" + none,
 			"-c", "merge.conflictStyle=" + style,
 			"-c", "apply.whitespace=nowarn",
 			"apply", "--cached", "--3way", "-",
 		},
-		stdin: &patch,
-		env: []string{
+		Stdin: &patch,
+		Env: []string{
 			"GIT_DIR=" + gd, "GIT_WORK_TREE=" + gd, "GIT_INDEX_FILE=" + ixPath,
 			"GIT_OBJECT_DIRECTORY=" + objects,
 			"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(r.CommonDir, "objects"),
@@ -207,7 +207,7 @@ func (r *Repo) mergeApplyClean(ctx context.Context, dir string, in []MergeInput,
 			"GIT_CONFIG_PARAMETERS=", "GIT_CONFIG_COUNT=0",
 			"HOME=" + gd, "XDG_CONFIG_HOME=" + gd,
 		},
-		dir: gd,
+		Dir: gd,
 	})
 	if err != nil && ExitCode(err) != 1 {
 		return nil, err

@@ -54,10 +54,10 @@ func (r *Repo) HashIndexed(ctx context.Context, entries []IndexEntry) ([]string,
 		in.WriteString(e.Path)
 		in.WriteByte(0)
 	}
-	if _, err := r.run(ctx, cmd{args: []string{"update-index", "--info-only", "-z", "--stdin"}, env: indexEnv(ix), stdin: &in}); err != nil {
+	if _, err := r.run(ctx, cmd{Args: []string{"update-index", "--info-only", "-z", "--stdin"}, Env: indexEnv(ix), Stdin: &in}); err != nil {
 		return nil, err
 	}
-	out, err := r.run(ctx, cmd{args: []string{"ls-files", "-s", "-z"}, env: indexEnv(ix)})
+	out, err := r.run(ctx, cmd{Args: []string{"ls-files", "-s", "-z"}, Env: indexEnv(ix)})
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +139,7 @@ func (r *Repo) HashWorkTreePaths(ctx context.Context, seeds []IndexEntry, paths 
 		in.WriteString(p)
 		in.WriteByte(0)
 	}
-	if _, err := r.run(ctx, cmd{args: args, env: indexEnv(ix), stdin: &in}); err != nil {
+	if _, err := r.run(ctx, cmd{Args: args, Env: indexEnv(ix), Stdin: &in}); err != nil {
 		return nil, err
 	}
 	data, err := os.ReadFile(ix.Path)

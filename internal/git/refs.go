@@ -201,7 +201,7 @@ func (r *Repo) UpdateRefs(ctx context.Context, reason string, ups ...RefUpdate) 
 		args = append(args, "-m", reason)
 	}
 	args = append(args, "--stdin")
-	_, err := r.run(ctx, cmd{args: args, stdin: &in})
+	_, err := r.run(ctx, cmd{Args: args, Stdin: &in})
 	if err != nil {
 		var ge *Error
 		if errors.As(err, &ge) && isRefLockFailure(ge.Stderr) {

@@ -51,7 +51,7 @@ func (r *Repo) DiskUsage(ctx context.Context, include, exclude []string) (int64,
 		return 0, nil
 	}
 	args := append([]string{"rev-list", "--objects", "--disk-usage", "--stdin"}, keptByGit...)
-	out, err := r.run(ctx, cmd{args: args, stdin: revStdin(include, exclude)})
+	out, err := r.run(ctx, cmd{Args: args, Stdin: revStdin(include, exclude)})
 	if err == nil {
 		return strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
 	}
@@ -74,11 +74,11 @@ func (r *Repo) UniqueObjects(ctx context.Context, include, exclude []string) (ma
 		return sizes, nil
 	}
 	args := append([]string{"rev-list", "--objects", "--no-object-names", "--stdin"}, keptByGit...)
-	ids, err := r.run(ctx, cmd{args: args, stdin: revStdin(include, exclude)})
+	ids, err := r.run(ctx, cmd{Args: args, Stdin: revStdin(include, exclude)})
 	if err != nil || len(ids) == 0 {
 		return sizes, err
 	}
-	out, err := r.run(ctx, cmd{args: []string{"cat-file", "--batch-check=%(objectname) %(objectsize:disk)"}, stdin: bytes.NewReader(ids)})
+	out, err := r.run(ctx, cmd{Args: []string{"cat-file", "--batch-check=%(objectname) %(objectsize:disk)"}, Stdin: bytes.NewReader(ids)})
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +107,7 @@ func (r *Repo) CommitObjects(ctx context.Context, commits []string) (map[string]
 	for _, c := range commits {
 		in.WriteString(c + "\n")
 	}
-	out, err := r.run(ctx, cmd{args: []string{"log", "--no-walk=unsorted", "--stdin", "--raw", "--no-abbrev", "--no-renames", "--root", "-r", "--first-parent", "--format=commit %H"}, stdin: &in})
+	out, err := r.run(ctx, cmd{Args: []string{"log", "--no-walk=unsorted", "--stdin", "--raw", "--no-abbrev", "--no-renames", "--root", "-r", "--first-parent", "--format=commit %H"}, Stdin: &in})
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +155,7 @@ func (r *Repo) NotReachable(ctx context.Context, commits, from []string) (map[st
 			in.WriteString("^" + f + "\n")
 		}
 	}
-	data, err := r.run(ctx, cmd{args: []string{"rev-list", "--stdin"}, stdin: &in})
+	data, err := r.run(ctx, cmd{Args: []string{"rev-list", "--stdin"}, Stdin: &in})
 	if err != nil {
 		return nil, err
 	}
