@@ -59,4 +59,3 @@ func (a AutoPrune) Run(env *cli.Env) {
 			tool, a.Dropped(len(dropped), spelled), a.Key, cli.JoinIDs(dropped, 5), tool)
 	}
 }
-
