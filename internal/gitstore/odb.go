@@ -746,14 +746,23 @@ var zlibWriters = sync.Pool{New: func() any {
 }}
 
 // createObjectTemp creates a new temporary file in dir, read-only (0444
-// less the umask, as git's temporary objects) but open for writing.
+// less the umask, as git's temporary objects) but open for writing. Like
+// openObjectFile it does not offer the file to the runtime's poller: a
+// command may write dozens of objects.
 func createObjectTemp(dir string) (*os.File, error) {
 	for try := 0; ; try++ {
-		f, err := os.OpenFile(filepath.Join(dir, "tmp_obj_"+strconv.FormatUint(rand.Uint64(), 36)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
-		if errors.Is(err, fs.ErrExist) && try < 100 {
+		path := filepath.Join(dir, "tmp_obj_"+strconv.FormatUint(rand.Uint64(), 36))
+		fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, 0o444)
+		if err == syscall.EINTR {
 			continue
 		}
-		return f, err
+		if err == syscall.EEXIST && try < 100 {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		return os.NewFile(uintptr(fd), path), nil
 	}
 }
 
