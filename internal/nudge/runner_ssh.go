@@ -176,7 +176,7 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 		cerr := quiet(sshArgs(s.cleanup()), &said)
 		switch {
 		case strings.Contains(said.String(), "lost"):
-			return code, fmt.Errorf("runner %s: the connection to %s was lost while the command ran; nothing was imported", p.name, p.host)
+			return code, fmt.Errorf("runner %s: the connection was lost while the command ran on %s; nothing was imported", p.name, p.host)
 		case code == 255 || cerr != nil:
 			return code, fmt.Errorf("runner %s: the connection to %s was lost (ssh exited with status %d) and the result could not be fetched; nothing was imported; check that ssh %s works without a password", p.name, p.host, code, p.host)
 		}
@@ -237,33 +237,37 @@ func (s sshScript) String() string {
 		"set -u",
 		"exec 3<&0",
 		"m=" + s.mark,
-		"mkdir -p " + q(s.cache+"/work") + " && cd " + q(s.cache) + " || exit 125",
-		"{ test -f HEAD || git init -q --bare .; } >&2 || exit 125",
+		"die() { echo \"git nudge: on the runner's host: $* failed\" >&2; exit 125; }",
+		"mkdir -p " + q(s.cache+"/work") + " && cd " + q(s.cache) + " || die making the cache repository",
+		"{ test -f HEAD || git init -q --bare .; } >&2 || die git init --bare",
 		`w="$PWD/` + work + `"`,
 		`rm -rf "$w" "$w.bundle" "$w.done" "$w.lost" "$w.pid" "$w.slot" "$w.review"`,
 	}
 	if s.review > 0 {
-		lines = append(lines, `head -c `+strconv.Itoa(s.review)+` > "$w.review" || exit 125`)
+		lines = append(lines, `head -c `+strconv.Itoa(s.review)+` > "$w.review" || die reading the review comments`)
 	}
 	if s.sandbox {
 		lines = append(lines, "{ command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent --new-session true >/dev/null 2>&1; } || { "+answer("nosandbox")+"; }")
 	}
 	lines = append(lines,
-		// Only a cache that holds the start commit runs the command.
-		"git cat-file -e "+s.base+"^{commit} 2>/dev/null || { "+answer("missing")+"; }",
-		"git update-ref refs/nudge/base/"+s.id+" "+s.base+" || exit 125",
 		// A worktree of the pool there (work/slotN, taken with an atomic
-		// mkdir of work/slotN.busy, which names this run as its owner)
-		// is put back to the start: only the files that differ are
-		// written, what the last task left is cleaned away. When all are
-		// taken, or one cannot be cleaned, a fresh worktree of the
-		// task's own.
-		`d="$w"; i=1`,
-		`while [ $i -le `+strconv.Itoa(sshSlots)+` ]; do if mkdir "work/slot$i.busy" 2>/dev/null; then echo "$m" > "work/slot$i.busy/owner"; echo $i > "$w.slot"; d="$PWD/work/slot$i"; break; fi; i=$((i+1)); done`,
-		`if [ -e "$d/.git" ] && ! (cd "$d" && git checkout -q --detach -f `+s.base+` && git clean -q -ffdx) >&2; then rm -rf "$d"; fi`,
-		`[ -e "$d/.git" ] || { rm -rf "$d"; git worktree prune; git worktree add -q --detach "$d" `+s.base+` >&2; } || exit 125`,
+		// mkdir of work/slotN.busy, which names this run as its owner).
+		// One the last task's script put back at this start (slotN.at
+		// names the commit it holds, clean) is used as it is; another is
+		// put back to the start: only the files that differ are written,
+		// and what the last task left is cleaned away unless that script
+		// did. When all are taken, or one cannot be put back, a fresh
+		// worktree of the task's own.
+		`d="$w"; i=1; at=`,
+		`while [ $i -le `+strconv.Itoa(sshSlots)+` ]; do if mkdir "work/slot$i.busy" 2>/dev/null; then echo "$m" > "work/slot$i.busy/owner"; echo $i > "$w.slot"; d="$PWD/work/slot$i"; at=$(cat "work/slot$i.at" 2>/dev/null); rm -f "work/slot$i.at"; break; fi; i=$((i+1)); done`,
+		`if [ "$at" != `+s.base+` ] || ! [ -e "$d/.git" ]; then`,
+		// Only a cache that holds the start commit runs the command.
+		`  if ! git cat-file -e `+s.base+`^{commit} 2>/dev/null; then [ "$d" = "$w" ] || rm -rf "work/slot$i.busy"; `+answer("missing")+`; fi`,
+		`  if [ -e "$d/.git" ] && ! (cd "$d" && git checkout -q --detach -f `+s.base+` && { [ -n "$at" ] || git clean -q -ffdx; }) >&2; then rm -rf "$d"; fi`,
+		`  [ -e "$d/.git" ] || { rm -rf "$d"; git worktree prune; git worktree add -q --detach "$d" `+s.base+` >&2; } || die git worktree add`,
+		`fi`,
 		`top=$PWD`,
-		`cd "$d"/`+q(s.dir)+` || exit 125`,
+		`cd "$d"/`+q(s.dir)+` || die cd`,
 		// A session of its own (setsid, where there is one) so that a
 		// lost connection ends all the command started, and so does
 		// its end.
@@ -280,23 +284,29 @@ func (s sshScript) String() string {
 		"trap '' PIPE",
 		`touch "$w.done"; kill $watch 2>/dev/null`,
 		`[ -z "$s" ] || kill -KILL -$pid 2>/dev/null`,
-		`cd "$top" || exit 125`,
+		`cd "$top" || die cd`,
 		// A run whose connection went, or whose worktree the cleanup
 		// connection took back meanwhile, leaves the rest to it.
 		`own() { [ "$d" = "$w" ] || [ "$(cat "work/slot$(cat "$w.slot" 2>/dev/null).busy/owner" 2>/dev/null)" = "$m" ]; }`,
 		`if [ -e "$w.lost" ] || ! own; then exit 3; fi`,
-		`t=$(cd "$d" && git add -A && git write-tree) || exit 125`,
+		`t=$(cd "$d" && git add -A && git write-tree) || die git add`,
 		`kind=unchanged; size=0`,
 		`if [ "$t" != `+s.baseTree+` ]; then`+
 			` c=$(GIT_AUTHOR_NAME=git-nudge GIT_AUTHOR_EMAIL=git-nudge@localhost GIT_COMMITTER_NAME=git-nudge GIT_COMMITTER_EMAIL=git-nudge@localhost git commit-tree "$t" -p `+s.base+` -m result </dev/null)`+
-			` && git update-ref `+result+` "$c" && git bundle create -q "$w.bundle" `+result+` ^`+s.base+` 2>/dev/null || exit 125;`+
+			` && git update-ref `+result+` "$c" && git bundle create -q "$w.bundle" `+result+` ^`+s.base+` || die committing the result;`+
 			` git update-ref -d `+result+`; kind=bundle; size=$(wc -c < "$w.bundle"); fi`,
-		// The worktree goes back to the pool (or away) before the answer.
-		`if [ "$d" = "$w" ]; then rm -rf "$w"; git worktree prune; else own && rm -rf "work/slot$(cat "$w.slot").busy"; fi`,
+		// The worktree is put back to the start (or removed) after the
+		// answer, in the background, so that the answer does not wait
+		// for it; the slot stays taken until then, under an owner name
+		// the cleanup connection does not take back.
 		`rm -f "$w.done" "$w.pid" "$w.review" "$w.slot"`,
+		`[ "$d" = "$w" ] || echo "$m.back" > "work/slot$i.busy/owner"`,
 		`printf '%s %s %s %s\n' "$m" $kind $code $size`,
 		`[ $kind = unchanged ] || cat "$w.bundle"`,
 		`rm -f "$w.bundle"`,
+		`exec </dev/null >/dev/null 2>&1 3<&-`,
+		`if [ "$d" = "$w" ]; then (rm -rf "$w"; git worktree prune) &`,
+		`else (cd "$d" && git checkout -q --detach -f `+s.base+` && git clean -q -ffdx && echo `+s.base+` > "$top/work/slot$i.at"; rm -rf "$top/work/slot$i.busy") & fi`,
 		"exit $code",
 	)
 	return strings.Join(lines, "\n")
