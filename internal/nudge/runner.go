@@ -49,6 +49,9 @@ type runnerPlan struct {
 	// commit the runner starts from (nothing to put back when the
 	// runner's result is that commit's tree).
 	fresh bool
+	// remote: a container runner's engine is elsewhere (the variable
+	// that says so, as VAR=VALUE).
+	remote string
 }
 
 var runnerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
@@ -204,6 +207,9 @@ func (w *Workspace) runnerDir(id string) string {
 func (w *Workspace) onRunner(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(code int) (int, error), error) {
 	switch p.kind {
 	case RunnerContainer:
+		if remoteEngine(p.engine, c.env) != "" {
+			return w.inRemoteContainer(ctx, p, t, c, log)
+		}
 		return w.inContainer(ctx, p, t, c)
 	case RunnerCommand:
 		return w.viaCommand(ctx, p, t, c, log)
@@ -338,9 +344,6 @@ func ShellQuote(argv []string) string {
 // inContainer is onRunner for a container runner.
 func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c child) (child, func(int) (int, error), error) {
 	wt := *t.Worktree
-	if host := remoteEngine(p.engine, c.env); host != "" {
-		return c, nil, fmt.Errorf("runner %s: %s points %s at a remote engine (%s), which cannot see the task's worktree mounted from this machine; a remote engine is not supported yet: unset it for git nudge, or run on that host with an ssh runner (see docs/RUNNERS.md)", p.name, remoteEngineVar(p.engine), p.engine, host)
-	}
 	name := "nudge-" + t.ID + "-" + strconv.Itoa(os.Getpid())
 	args := []string{p.engine, "run", "--rm", "--init", "--name", name,
 		"--network", p.network,
@@ -432,6 +435,9 @@ func (p *runnerPlan) describe() string {
 		}
 		if p.memory != "" {
 			lim += ", " + p.memory + " of memory"
+		}
+		if p.remote != "" {
+			return fmt.Sprintf("runner %s: %s container of image %s on a remote engine (%s), network %s, %s; the snapshot goes in as a tar of its tree, the result comes back the same way, checked before it is captured", p.name, p.engine, p.image, p.remote, p.network, lim)
 		}
 		return fmt.Sprintf("runner %s: %s container of image %s, network %s, %s; the worktree is mounted at the same path", p.name, p.engine, p.image, p.network, lim)
 	case RunnerSSH:
