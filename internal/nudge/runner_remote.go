@@ -92,7 +92,7 @@ func (w *Workspace) inRemoteContainer(ctx context.Context, p *runnerPlan, t *Tas
 	}
 	args = append(append(args, p.image), c.argv...)
 	if err := engine(nil, io.Discard, args...); err != nil {
-		return c, nil, fail("creating the container", err)
+		return c, nil, fail("creating the container", fmt.Errorf("%w; check that %s info works with %s set so", err, p.engine, remoteEngineVar(p.engine)))
 	}
 	// The start's tree, at the worktree's path.
 	in := filepath.Join(dir, "in.tar")
