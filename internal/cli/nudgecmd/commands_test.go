@@ -81,6 +81,7 @@ func sortStrings(s []string) []string {
 // command's own help, prints nothing on stdout (without --json) and leaves
 // the repository as it was: no .nudgethis folder appears.
 func TestUsageErrorsNameTheCommandsHelp(t *testing.T) {
+	t.Parallel()
 	r, dir := workspace(t)
 	for _, c := range []struct {
 		args []string
@@ -135,6 +136,7 @@ func TestUsageErrorsNameTheCommandsHelp(t *testing.T) {
 // 2 (a value that is no value) or 1 (a combination the command declines),
 // with a message saying what to give instead; nothing is changed.
 func TestFlagValuesCheckedByTheCommand(t *testing.T) {
+	t.Parallel()
 	r, dir := workspace(t)
 	id := changeTask(t, r)
 	for _, c := range []struct {
@@ -180,6 +182,7 @@ func TestFlagValuesCheckedByTheCommand(t *testing.T) {
 }
 
 func TestSnapshot(t *testing.T) {
+	t.Parallel()
 	r, dir := workspace(t)
 	head := testutil.Git(t, dir, "rev-parse", "HEAD")
 	res := r.OK(t, "snapshot")
@@ -218,6 +221,7 @@ func TestSnapshot(t *testing.T) {
 }
 
 func TestListAndShow(t *testing.T) {
+	t.Parallel()
 	r, _ := workspace(t)
 	res := r.OK(t, "list")
 	if res.Stdout != "No tasks yet: git nudge snapshot or git nudge run -- CMD makes one.\n" {
@@ -268,6 +272,7 @@ func TestListAndShow(t *testing.T) {
 }
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	r, _ := workspace(t)
 	id := changeTask(t, r)
 	res := r.OK(t, "diff", id, "--name-status")
@@ -304,6 +309,7 @@ func TestDiff(t *testing.T) {
 }
 
 func TestApplyUndo(t *testing.T) {
+	t.Parallel()
 	r, dir := workspace(t)
 	id := changeTask(t, r)
 	res := r.OK(t, "apply", id)
@@ -372,6 +378,7 @@ func TestApplyUndo(t *testing.T) {
 }
 
 func TestSave(t *testing.T) {
+	t.Parallel()
 	r, dir := workspace(t)
 	base := testutil.Git(t, dir, "rev-parse", "HEAD")
 	r.Fails(t, 1, "save").HasStderr(t, "git nudge: cannot save")
@@ -410,6 +417,7 @@ func TestSave(t *testing.T) {
 }
 
 func TestDrop(t *testing.T) {
+	t.Parallel()
 	r, dir := workspace(t)
 	a := changeTask(t, r)
 	r.OK(t, "snapshot")
@@ -449,6 +457,7 @@ func TestDrop(t *testing.T) {
 }
 
 func TestPrune(t *testing.T) {
+	t.Parallel()
 	r, _ := workspace(t)
 	a := changeTask(t, r)
 	r.OK(t, "snapshot")
@@ -478,6 +487,7 @@ func TestPrune(t *testing.T) {
 }
 
 func TestDiskUsage(t *testing.T) {
+	t.Parallel()
 	r, _ := workspace(t)
 	changeTask(t, r)
 	res := r.OK(t, "du", "--top", "1")
@@ -508,6 +518,7 @@ func TestDiskUsage(t *testing.T) {
 }
 
 func TestCompare(t *testing.T) {
+	t.Parallel()
 	r, _ := workspace(t)
 	a := changeTask(t, r)
 	b := ranTaskExit(t, r, 3, "b", "printf 'B\\n' > b.txt; exit 3")
@@ -529,6 +540,7 @@ func TestCompare(t *testing.T) {
 }
 
 func TestGuardAccept(t *testing.T) {
+	t.Parallel()
 	r, dir := workspace(t)
 	res := r.Fails(t, 1, "guard", "accept")
 	res.HasStderr(t, "git nudge: nothing to accept: the guard has put back no change since the last guard accept")
@@ -555,6 +567,7 @@ func TestGuardAccept(t *testing.T) {
 }
 
 func TestRecover(t *testing.T) {
+	t.Parallel()
 	r, _ := workspace(t)
 	id := changeTask(t, r)
 	r.Fails(t, 1, "recover", id).HasStderr(t, "git nudge: ")
@@ -577,6 +590,7 @@ func TestRecover(t *testing.T) {
 }
 
 func TestComment(t *testing.T) {
+	t.Parallel()
 	r, _ := workspace(t)
 	id := changeTask(t, r)
 	res := r.OK(t, "comment", id, "-m", "looks off", "--path", "a.txt", "--line", "1")
@@ -614,6 +628,7 @@ func TestComment(t *testing.T) {
 }
 
 func TestOpLogShowUndoRedo(t *testing.T) {
+	t.Parallel()
 	r, dir := workspace(t)
 	res := r.OK(t, "op", "log")
 	if res.Stdout != "No operations yet.\n" {
@@ -669,6 +684,7 @@ func TestOpLogShowUndoRedo(t *testing.T) {
 // The commands read the clock they are given: ages in list and op log
 // count from it.
 func TestClockFromEnv(t *testing.T) {
+	t.Parallel()
 	r, _ := workspace(t)
 	r.OK(t, "snapshot")
 	later := *r
