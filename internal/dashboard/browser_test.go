@@ -43,8 +43,16 @@ func findBrowser(t *testing.T) string {
 // browser starts headless Chromium and watches the page's console: an
 // uncaught JavaScript exception or a content security policy violation
 // fails the test.
+//
+// The fast tier (go test -short) opens a browser once, in TestBrowser (the
+// tasks page end to end); every other page's browser test runs in the
+// full run only. The server's handlers behind those pages are tested
+// without a browser in both tiers.
 func browser(t *testing.T) context.Context {
 	t.Helper()
+	if top, _, _ := strings.Cut(t.Name(), "/"); testing.Short() && top != "TestBrowser" {
+		t.Skip("a browser page beyond TestBrowser: the full run only")
+	}
 	path := findBrowser(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1360, 820),
 		chromedp.UserDataDir(t.TempDir()))
