@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -26,7 +27,40 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
-	testscript.Run(t, Params("testdata/script"))
+	p := Params("testdata/script")
+	if testing.Short() {
+		p.Files = shortScripts(t, p.Dir)
+		p.Dir = ""
+	}
+	testscript.Run(t, p)
+}
+
+// shortScripts are the scenarios of dir that the fast tier (go test
+// -short) runs: all but fullOnly's.
+func shortScripts(t *testing.T, dir string) []string {
+	t.Helper()
+	all, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
+	if err != nil || len(all) == 0 {
+		t.Fatalf("no scenarios in %s (%v)", dir, err)
+	}
+	var files []string
+	for _, f := range all {
+		if _, skip := fullOnly[strings.TrimSuffix(filepath.Base(f), ".txtar")]; !skip {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// TestFullOnlyScenariosExist keeps fullOnly naming scenarios that exist,
+// so that a renamed one does not silently join the fast tier or leave a
+// stale name behind.
+func TestFullOnlyScenariosExist(t *testing.T) {
+	for name := range fullOnly {
+		if _, err := os.Stat(filepath.Join("testdata", "script", name+".txtar")); err != nil {
+			t.Errorf("fullOnly names %s: %v", name, err)
+		}
+	}
 }
 
 // Params is the shared testscript set-up: a private HOME with a fixed git
