@@ -35,30 +35,83 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, p)
 }
 
-// shortScripts are the scenarios of dir that the fast tier (go test
-// -short) runs: all but fullOnly's.
+// fullOnlyList names the scenarios that only the full run (go test ./...)
+// runs: the costliest ones, chosen so that the fast tier (go test -short
+// ./...) still runs the cheapest scenario of every area. A new scenario is
+// in the fast tier unless it is listed here.
+const fullOnlyList = "testdata/full-only.txt"
+
+// shortScripts is the fast tier's scenarios: every script in dir except
+// those fullOnlyList names.
 func shortScripts(t *testing.T, dir string) []string {
 	t.Helper()
+	full, err := fullOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
 	all, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
-	if err != nil || len(all) == 0 {
-		t.Fatalf("no scenarios in %s (%v)", dir, err)
+	if err != nil {
+		t.Fatal(err)
 	}
 	var files []string
 	for _, f := range all {
-		if _, skip := fullOnly[strings.TrimSuffix(filepath.Base(f), ".txtar")]; !skip {
+		if !full[strings.TrimSuffix(filepath.Base(f), ".txtar")] {
 			files = append(files, f)
 		}
 	}
 	return files
 }
 
-// TestFullOnlyScenariosExist keeps fullOnly naming scenarios that exist,
-// so that a renamed one does not silently join the fast tier or leave a
-// stale name behind.
-func TestFullOnlyScenariosExist(t *testing.T) {
-	for name := range fullOnly {
-		if _, err := os.Stat(filepath.Join("testdata", "script", name+".txtar")); err != nil {
-			t.Errorf("fullOnly names %s: %v", name, err)
+// fullOnly reads fullOnlyList: one scenario name a line, # comments.
+func fullOnly() (map[string]bool, error) {
+	b, err := os.ReadFile(fullOnlyList)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			names[line] = true
+		}
+	}
+	return names, nil
+}
+
+// TestFullOnlyListNamesScenarios keeps the fast tier's list true: every
+// name it holds is a scenario, and every area of scenarios (the name's
+// first word) keeps at least one scenario in the fast tier.
+func TestFullOnlyListNamesScenarios(t *testing.T) {
+	full, err := fullOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := filepath.Glob("testdata/script/*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exists := map[string]bool{}
+	short := map[string]bool{}
+	areas := map[string]bool{}
+	for _, f := range all {
+		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
+		exists[name] = true
+		area, _, _ := strings.Cut(name, "_")
+		areas[area] = true
+		if !full[name] {
+			short[area] = true
+		}
+	}
+	for name := range full {
+		if !exists[name] {
+			t.Errorf("%s names %s, which is not a scenario in testdata/script", fullOnlyList, name)
+		}
+	}
+	for area := range areas {
+		if !short[area] {
+			t.Errorf("every %s_* scenario is in %s: keep the cheapest one in the fast tier", area, fullOnlyList)
 		}
 	}
 }

@@ -44,14 +44,13 @@ func findBrowser(t *testing.T) string {
 // uncaught JavaScript exception or a content security policy violation
 // fails the test.
 //
-// The fast tier (go test -short) opens a browser once, in TestBrowser (the
-// tasks page end to end); every other page's browser test runs in the
-// full run only. The server's handlers behind those pages are tested
-// without a browser in both tiers.
+// The fast tier (go test -short) opens a browser for TestBrowserReview
+// alone, which walks every page at both sizes; the other browser tests
+// run in the full run.
 func browser(t *testing.T) context.Context {
 	t.Helper()
-	if top, _, _ := strings.Cut(t.Name(), "/"); testing.Short() && top != "TestBrowser" {
-		t.Skip("a browser page beyond TestBrowser: the full run only")
+	if testing.Short() && !strings.HasPrefix(t.Name(), "TestBrowserReview") {
+		t.Skip("a browser test beside TestBrowserReview: the full run only")
 	}
 	path := findBrowser(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1360, 820),
