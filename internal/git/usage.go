@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"strconv"
 	"strings"
 )
@@ -74,11 +75,19 @@ func (r *Repo) UniqueObjects(ctx context.Context, include, exclude []string) (ma
 		return sizes, nil
 	}
 	args := append([]string{"rev-list", "--objects", "--no-object-names", "--stdin"}, keptByGit...)
-	ids, err := r.run(ctx, cmd{args: args, stdin: revStdin(include, exclude)})
-	if err != nil || len(ids) == 0 {
-		return sizes, err
+	// rev-list's ids go straight to cat-file, both running at once.
+	pr, pw := io.Pipe()
+	revDone := make(chan error, 1)
+	go func() {
+		_, err := r.run(ctx, cmd{args: args, stdin: revStdin(include, exclude), stdout: pw})
+		pw.CloseWithError(err)
+		revDone <- err
+	}()
+	out, err := r.run(ctx, cmd{args: []string{"cat-file", "--batch-check=%(objectname) %(objectsize:disk)"}, stdin: pr})
+	pr.CloseWithError(io.ErrClosedPipe) // rev-list stops if cat-file did
+	if revErr := <-revDone; revErr != nil {
+		return nil, revErr
 	}
-	out, err := r.run(ctx, cmd{args: []string{"cat-file", "--batch-check=%(objectname) %(objectsize:disk)"}, stdin: bytes.NewReader(ids)})
 	if err != nil {
 		return nil, err
 	}
