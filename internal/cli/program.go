@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"os"
 	"reflect"
 	"regexp"
 	"strings"
@@ -130,6 +131,11 @@ func (p Program) Main(args []string, env *Env) (code int) {
 			panic(r)
 		}
 	}()
+	// An Env built without an environment for the user's programs gives
+	// them this process's, as NewProcessEnv does.
+	if env.Environ == nil {
+		env.Environ = os.Environ
+	}
 	// The version executors write into their locks. Tests stand
 	// in for another version with GIT_NUDGE_TEST_VERSION (or
 	// GIT_AUTODEV_TEST_VERSION).
