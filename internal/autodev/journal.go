@@ -100,7 +100,9 @@ func (ws *Workspace) LoadJournal() (*Journal, error) {
 
 func (ws *Workspace) loadJournal() (*Journal, error) {
 	path := ws.CheckpointsPath()
-	data, err := journal.ReadRegular(path) // a fifo is an error, not a wait
+	// A fifo is an error, not a wait; an append in place under way (or
+	// interrupted) reads as the version before it.
+	data, err := journal.ReadAppendable(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Journal{Missing: true}, nil
 	}
@@ -126,7 +128,7 @@ func (ws *Workspace) loadJournalSkim() (*Journal, error) {
 	if ws.journalCache != nil {
 		return ws.journalCache.load(ws)
 	}
-	data, err := journal.ReadRegular(ws.CheckpointsPath())
+	data, err := journal.ReadAppendable(ws.CheckpointsPath())
 	if err != nil {
 		return ws.loadJournal()
 	}
@@ -216,7 +218,10 @@ func decodeEntries(path string, data []byte) ([]Entry, error) {
 	return entries, nil
 }
 
-// save writes checkpoints.json atomically.
+// saveJournal writes checkpoints.json: entries appended to those read
+// are written in place over the closing bracket (journal.AppendInPlace:
+// a crash leaves the file as it was, or as the next command puts it back),
+// anything else as a whole, atomic rewrite.
 func (ws *Workspace) saveJournal(j *Journal) error {
 	if err := ws.ensureDir(); err != nil {
 		return err
@@ -225,21 +230,36 @@ func (ws *Workspace) saveJournal(j *Journal) error {
 	if entries == nil {
 		entries = []Entry{}
 	}
-	data, err := j.appended()
-	if err == nil && data == nil {
-		j.unskim()
-		entries = j.Entries
-		if entries == nil {
-			entries = []Entry{}
+	path := ws.CheckpointsPath()
+	var data []byte
+	var err error
+	if j.appendOnly() {
+		var ok bool
+		data, ok, err = journal.AppendInPlace(ws.Repo.Tx, path, j.file, j.Entries[len(j.read):], appendHook())
+		if err != nil {
+			j.file, j.read = nil, nil
+			return fmt.Errorf("writing %s: %w", path, err)
 		}
-		data, err = journal.Encode(entries)
+		if !ok {
+			data = nil
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", ws.CheckpointsPath(), err)
-	}
-	if err := journal.WriteBytes(ws.CheckpointsPath(), data); err != nil {
-		j.file, j.read = nil, nil
-		return err
+	if data == nil {
+		if data, err = j.appended(); err == nil && data == nil {
+			j.unskim()
+			entries = j.Entries
+			if entries == nil {
+				entries = []Entry{}
+			}
+			data, err = journal.Encode(entries)
+		}
+		if err != nil {
+			return fmt.Errorf("encoding %s: %w", path, err)
+		}
+		if err := journal.WriteBytes(path, data); err != nil {
+			j.file, j.read = nil, nil
+			return err
+		}
 	}
 	j.Missing = false
 	if j.raw != nil {
@@ -257,18 +277,36 @@ func (ws *Workspace) saveJournal(j *Journal) error {
 	return nil
 }
 
+// appendHook lets crash tests stop an append in place at each of its
+// moments (journal-append-marked, -torn, -written); nil otherwise.
+func appendHook() func(journal.AppendPoint) {
+	if !faults.Set() {
+		return nil
+	}
+	return func(p journal.AppendPoint) { faultPoint("journal-append-" + string(p)) }
+}
+
+// appendOnly reports whether the entries differ from those read or last
+// written only by entries added after them.
+func (j *Journal) appendOnly() bool {
+	if j.file == nil || len(j.Entries) <= len(j.read) {
+		return false
+	}
+	for i := range j.read {
+		if !sameEntry(&j.Entries[i], &j.read[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // appended is checkpoints.json with the entries added since it was read
 // or written (the usual change: a checkpoint appended), or nil when the
 // entries it held changed or it is not known; the whole list is encoded
 // then.
 func (j *Journal) appended() ([]byte, error) {
-	if j.file == nil || len(j.Entries) <= len(j.read) {
+	if !j.appendOnly() {
 		return nil, nil
-	}
-	for i := range j.read {
-		if !sameEntry(&j.Entries[i], &j.read[i]) {
-			return nil, nil
-		}
 	}
 	data, ok, err := journal.AppendArray(j.file, j.Entries[len(j.read):])
 	if !ok {

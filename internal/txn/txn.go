@@ -25,6 +25,16 @@ type Tx interface {
 	JournalChanging(path string)
 }
 
+// JournalAppender is a Tx that can be told exactly what an append in
+// place changed in a journal, so that it need not read the file again:
+// from offset at, the bytes old (to the file's former end) became new (to
+// its end). It is told right after the bytes are durable, while the
+// writer still holds the journal's lock; the slices are not changed
+// afterwards.
+type JournalAppender interface {
+	JournalAppended(path string, at int64, old, new []byte)
+}
+
 type key struct{}
 
 // With returns ctx carrying tx: a repository opened with it
