@@ -86,6 +86,16 @@ func ReadAppendable(path string) ([]byte, error) {
 	return settledView(data, n), nil
 }
 
+// Settled is data, read from path without its lock, as ReadAppendable
+// would have returned it.
+func Settled(path string, data []byte) []byte {
+	n, ok := readNote(path)
+	if !ok {
+		return data
+	}
+	return settledView(data, n)
+}
+
 // settledView is data as an append n announced leaves it readable: data
 // itself when it holds n's bytes in full or is valid JSON, else the
 // version before n when that one is.

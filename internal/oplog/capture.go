@@ -110,6 +110,12 @@ type state struct {
 	refs        map[string]string
 	journals    map[string][]byte
 	jids        map[string]fileID
+	// told, on the state read before the command, are the journals the
+	// command appended to in place and said what it wrote
+	// (JournalAppended); on the state read after it, told holds those
+	// whose change is taken as told (not read again), with a nil entry
+	// in journals.
+	told        map[string]*toldAppend
 	index       *git.IndexFile
 	files       map[string]*File
 }
@@ -183,6 +189,14 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 	s.jids = map[string]fileID{}
 	for _, j := range journalFiles(l.Repo.WorkTree, sc, prev) {
 		p := filepath.Join(l.Repo.WorkTree, j)
+		if prev != nil && prev.told[j].holds(p, prev.journals[j]) {
+			// Appended to in place, as the command said: nothing is read.
+			if s.told == nil {
+				s.told = map[string]*toldAppend{}
+			}
+			s.told[j] = prev.told[j]
+			continue
+		}
 		if prev != nil {
 			// A journal whose file was not replaced or changed is not
 			// read again.
@@ -471,6 +485,83 @@ func (r *Recording) JournalChanging(path string) {
 	if b, id, ok := readJournal(path); ok {
 		r.before.journals[rel], r.before.jids[rel] = b, id
 	}
+}
+
+// JournalAppended is the recording as a txn.JournalAppender: the
+// command appended to a journal in place and says what it wrote, so that
+// the change is recorded from that (a delta) instead of from the file
+// read again and compared. It is used only when the file, when the
+// command is done, is still exactly as the command left it (the same
+// device, inode, size and times) and the version read before the command
+// ends with the bytes the append replaced; otherwise the file is read as
+// usual.
+func (r *Recording) JournalAppended(path string, at int64, old, new []byte) {
+	rel, err := filepath.Rel(r.log.Repo.WorkTree, path)
+	if err != nil {
+		return
+	}
+	rel = filepath.ToSlash(rel)
+	key, ok := journal.StatKey(path)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finished {
+		return
+	}
+	if r.before.told == nil {
+		r.before.told = map[string]*toldAppend{}
+	}
+	t := r.before.told[rel]
+	if !ok {
+		r.before.told[rel] = &toldAppend{broken: true}
+		return
+	}
+	if t == nil {
+		r.before.told[rel] = &toldAppend{at: at, old: old, new: new, key: key}
+		return
+	}
+	t.merge(at, old, new)
+	t.key = key
+}
+
+// toldAppend is what a command said it appended to a journal, merged
+// over the appends it made (see Recording.JournalAppended).
+type toldAppend struct {
+	at       int64
+	old, new []byte
+	key      journal.FileKey
+	broken   bool // appends that do not chain: the file is read
+}
+
+// merge chains a later append (from at, old became new) onto t.
+func (t *toldAppend) merge(at int64, old, new []byte) {
+	if t.broken {
+		return
+	}
+	switch {
+	case at >= t.at && at-t.at <= int64(len(t.new)) && bytes.Equal(t.new[at-t.at:], old):
+		t.new = append(bytes.Clone(t.new[:at-t.at]), new...)
+	case at < t.at && t.at-at <= int64(len(old)) && bytes.Equal(old[t.at-at:], t.new):
+		t.old = append(bytes.Clone(old[:t.at-at]), t.old...)
+		t.at, t.new = at, new
+	default:
+		t.broken = true
+	}
+}
+
+// holds reports whether the journal at path is as the told appends left
+// it, starting from before (the version read before the command), and
+// large enough to be recorded as a delta at all.
+func (t *toldAppend) holds(path string, before []byte) bool {
+	if t == nil || t.broken || len(before) < deltaMinSize || t.at+int64(len(t.old)) != int64(len(before)) || !bytes.Equal(before[t.at:], t.old) {
+		return false
+	}
+	key, ok := journal.StatKey(path)
+	return ok && key == t.key
+}
+
+// delta is the told change as a Delta.
+func (t *toldAppend) delta() *Delta {
+	return &Delta{Prefix: t.at, Old: t.old, New: t.new}
 }
 
 // RefsChanging is the recording as the command's transaction (txn.Tx):
@@ -854,7 +945,18 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	// Every blob to write goes to git in one process.
 	var datas [][]byte
 	var sets []*string
+	for j := range after.told {
+		js[j] = true
+	}
 	for _, j := range sortedKeys(js) {
+		if t := after.told[j]; t != nil {
+			// Appended to in place: the record holds what the command
+			// said it wrote, with some bytes before it, and names the
+			// versions by that alone (no copy, no id: neither was read
+			// again or hashed).
+			op.Journals = append(op.Journals, BlobChange{File: j, Delta: t.delta()})
+			continue
+		}
 		b, bok := r.before.journals[j]
 		a, aok := after.journals[j]
 		if bok == aok && bytes.Equal(b, a) {

@@ -58,6 +58,26 @@ func deltaOf(b, a []byte) *Delta {
 	return d
 }
 
+// Unnamed reports whether c, a change recorded as d, names its versions
+// by d's bytes alone: an append in place told by the command that made it
+// (neither version was read again or hashed). Undoing or redoing it then
+// checks that the file ends, from d.Prefix, with the bytes it is to
+// replace (a whole element before the append, and what followed).
+func (d *Delta) Unnamed(c BlobChange) bool {
+	return d != nil && c.Old == "" && c.New == "" && len(d.Old)+len(d.New) > 0
+}
+
+// holds reports whether cur is the version after d (after set) or the one
+// before it.
+func (d *Delta) holds(cur []byte, after bool) bool {
+	part := d.Old
+	if after {
+		part = d.New
+	}
+	return d.Prefix >= 0 && d.Suffix >= 0 && d.Prefix+d.Suffix+int64(len(part)) == int64(len(cur)) &&
+		bytes.Equal(cur[d.Prefix:d.Prefix+int64(len(part))], part)
+}
+
 // inverse is the delta that takes the after version back to the before.
 func (d *Delta) inverse() *Delta {
 	if d == nil {

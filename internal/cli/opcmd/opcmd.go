@@ -200,6 +200,10 @@ func (c *ShowCmd) Run(k *kong.Kong, env *cli.Env, open Opener) error {
 		}
 	}
 	for _, j := range o.Journals {
+		if d := j.Delta; d.Unnamed(j) {
+			env.Printf("  journal %s: appended in place (recorded as the change: %d bytes -> %d bytes at byte %d)\n", j.File, len(d.Old), len(d.New), d.Prefix)
+			continue
+		}
 		if d := j.Delta; d != nil {
 			// Neither version is a blob of the repository.
 			env.Printf("  journal %s: %s -> %s (recorded as the change: %d bytes -> %d bytes at byte %d)\n", j.File, val(j.Old), val(j.New), len(d.Old), len(d.New), d.Prefix)
