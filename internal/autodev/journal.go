@@ -11,7 +11,6 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/agenthooks"
 	"github.com/nudgethis/git-nudge/internal/journal"
-	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
 // Entry is one checkpoint in .autodev/checkpoints.json.
@@ -82,6 +81,13 @@ type Journal struct {
 	// entries read (enough to number, find and append), and Find and
 	// ByCommit decode the entry they return in full.
 	raw [][]byte
+	// partial, for a journal read from its summary (loadJournalTail):
+	// Entries hold only the newest entries' ids and commits, next is one
+	// past the highest number of the whole file, and file is the file's
+	// bytes from offset base to its end. Only appending is possible.
+	partial bool
+	next    int
+	base    int64
 }
 
 // RebuildAdvice is what to do about a corrupt checkpoints.json: it is
@@ -233,15 +239,40 @@ func (ws *Workspace) saveJournal(j *Journal) error {
 	path := ws.CheckpointsPath()
 	var data []byte
 	var err error
+	if j.partial && !j.appendOnly() {
+		return fmt.Errorf("writing %s: only entries can be added to a journal read from its summary", path)
+	}
 	if j.appendOnly() {
 		var ok bool
-		data, ok, err = journal.AppendInPlace(ws.Repo.Tx, path, j.file, j.Entries[len(j.read):], appendHook())
+		data, ok, err = journal.AppendInPlaceAt(ws.Repo.Tx, path, j.base, j.file, j.Entries[len(j.read):], appendHook())
 		if err != nil {
 			j.file, j.read = nil, nil
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
 		if !ok {
 			data = nil
+		}
+	}
+	if data == nil && j.partial {
+		// The file is not as its summary said: read it whole, and add
+		// the new entries to it.
+		full, err := ws.loadJournalSkim()
+		if err != nil {
+			return err
+		}
+		full.Entries = append(full.Entries, j.Entries[len(j.read):]...)
+		*j = *full
+		entries = j.Entries
+		if j.appendOnly() {
+			var ok bool
+			data, ok, err = journal.AppendInPlace(ws.Repo.Tx, path, j.file, j.Entries[len(j.read):], appendHook())
+			if err != nil {
+				j.file, j.read = nil, nil
+				return fmt.Errorf("writing %s: %w", path, err)
+			}
+			if !ok {
+				data = nil
+			}
 		}
 	}
 	if data == nil {
@@ -258,9 +289,11 @@ func (ws *Workspace) saveJournal(j *Journal) error {
 		}
 		if err := journal.WriteBytes(path, data); err != nil {
 			j.file, j.read = nil, nil
+			ws.dropSummary()
 			return err
 		}
 	}
+	ws.writeSummary(j)
 	j.Missing = false
 	if j.raw != nil {
 		// Still skimmed: the entries appended are known in full.
@@ -370,11 +403,9 @@ func (j *Journal) ByCommit(commit string) (Entry, bool) {
 
 // nextNumber is one past the highest checkpoint number in the journal.
 func (j *Journal) nextNumber() int {
-	max := 0
-	for _, e := range j.Entries {
-		if n, ok := refs.Checkpoint.Number(e.ID); ok && n > max {
-			max = n
-		}
+	n := highest(j.Entries) + 1
+	if j.partial {
+		n = max(n, j.next)
 	}
-	return max + 1
+	return n
 }

@@ -86,6 +86,13 @@ func ReadAppendable(path string) ([]byte, error) {
 	return settledView(data, n), nil
 }
 
+// AppendPending reports whether path's append note names an append (one
+// under way, or one a crash interrupted that no writer has looked at).
+func AppendPending(path string) bool {
+	_, ok := readNote(path)
+	return ok
+}
+
 // Settled is data, read from path without its lock, as ReadAppendable
 // would have returned it.
 func Settled(path string, data []byte) []byte {
@@ -199,18 +206,32 @@ const (
 // rewrites the whole file instead. tx, when not nil and a
 // txn.JournalAppender, is told what changed (so a recording need not
 // read the file again). hook, when not nil, is called at each
-// AppendPoint.
+// AppendPoint. prev's array may be reused for the result.
 func AppendInPlace(tx txn.Tx, path string, prev []byte, more any, hook func(AppendPoint)) (data []byte, ok bool, err error) {
-	data, ok, err = AppendArray(prev, more)
-	if !ok || err != nil {
-		return nil, ok, err
-	}
-	// The bytes data and prev share: everything up to the last element's
-	// closing brace (or the opening bracket of an empty array).
-	at := int64(len(bytes.TrimRight(bytes.TrimRight(bytes.TrimRight(prev, " \t\r\n"), "]"), " \t\r\n")))
-	if at <= 0 || !bytes.Equal(data[:at], prev[:at]) {
+	return AppendInPlaceAt(tx, path, 0, prev, more, hook)
+}
+
+// AppendInPlaceAt is AppendInPlace given only the end of the file: window
+// is its bytes from offset base to its end (at least its last element's
+// closing brace and the closing bracket), and the result is the file's
+// new bytes from base. The file's earlier bytes are neither read nor
+// written.
+func AppendInPlaceAt(tx txn.Tx, path string, base int64, window []byte, more any, hook func(AppendPoint)) (data []byte, ok bool, err error) {
+	head := bytes.TrimRight(window, " \t\r\n")
+	if !bytes.HasSuffix(head, []byte("]")) {
 		return nil, false, nil
 	}
+	w := int64(len(bytes.TrimRight(head[:len(head)-1], " \t\r\n")))
+	if w <= 0 {
+		return nil, false, nil
+	}
+	size := base + int64(len(window))
+	at := base + w // the first byte replaced
+	full, ok, err := AppendArray(window, more)
+	if !ok || err != nil || !bytes.Equal(full[:w], window[:w]) {
+		return nil, false, err
+	}
+	add := full[w:]
 	if err := RepairAppend(path); err != nil {
 		return nil, false, err
 	}
@@ -223,15 +244,15 @@ func AppendInPlace(tx txn.Tx, path string, prev []byte, more any, hook func(Appe
 	if err != nil {
 		return nil, false, err
 	}
-	tail := make([]byte, int64(len(prev))-at)
-	if st.Size() != int64(len(prev)) {
+	if st.Size() != size {
 		return nil, false, nil
 	}
-	if _, err := f.ReadAt(tail, at); err != nil || !bytes.Equal(tail, prev[at:]) {
+	old := bytes.Clone(window[w:])
+	tail := make([]byte, len(old))
+	if _, err := f.ReadAt(tail, at); err != nil || !bytes.Equal(tail, old) {
 		return nil, false, nil
 	}
-	note := AppendNote{At: at, Old: prev[at:], New: data[at:]}
-	if err := writeNote(path, note); err != nil {
+	if err := writeNote(path, AppendNote{At: at, Old: old, New: add}); err != nil {
 		return nil, false, err
 	}
 	point := func(p AppendPoint) {
@@ -240,10 +261,10 @@ func AppendInPlace(tx txn.Tx, path string, prev []byte, more any, hook func(Appe
 		}
 	}
 	point(AppendMarked)
-	add := data[at:]
-	half := len(add) / 2
+	half := 0
 	if hook != nil {
 		// Crash tests see a torn write: half of the bytes, durable.
+		half = len(add) / 2
 		if _, err := f.WriteAt(add[:half], at); err != nil {
 			return nil, false, fmt.Errorf("appending to %s: %w", path, err)
 		}
@@ -251,8 +272,6 @@ func AppendInPlace(tx txn.Tx, path string, prev []byte, more any, hook func(Appe
 			return nil, false, fmt.Errorf("appending to %s: fsync: %w", path, err)
 		}
 		point(AppendTorn)
-	} else {
-		half = 0
 	}
 	if _, err := f.WriteAt(add[half:], at+int64(half)); err != nil {
 		return nil, false, fmt.Errorf("appending to %s: %w", path, err)
@@ -262,13 +281,13 @@ func AppendInPlace(tx txn.Tx, path string, prev []byte, more any, hook func(Appe
 	}
 	point(AppendWritten)
 	if a, ok := tx.(txn.JournalAppender); ok {
-		c := max(0, at-appendContext)
-		a.JournalAppended(path, c, prev[c:], data[c:])
+		c := max(0, w-appendContext)
+		a.JournalAppended(path, base+c, bytes.Clone(window[c:]), bytes.Clone(full[c:]))
 	}
 	if err := clearNote(path); err != nil {
 		return nil, false, err
 	}
-	return data, true, nil
+	return full, true, nil
 }
 
 // writeNote makes n path's append note, durably (the folder too when the
