@@ -88,6 +88,10 @@ type Journal struct {
 	partial bool
 	next    int
 	base    int64
+	// digest is the SHA-256 state of the file's bytes before digestAt
+	// (journal.Window), when known.
+	digest   []byte
+	digestAt int64
 }
 
 // RebuildAdvice is what to do about a corrupt checkpoints.json: it is
@@ -244,7 +248,7 @@ func (ws *Workspace) saveJournal(j *Journal) error {
 	}
 	if j.appendOnly() {
 		var ok bool
-		data, ok, err = journal.AppendInPlaceAt(ws.Repo.Tx, path, j.base, j.file, j.Entries[len(j.read):], appendHook())
+		data, ok, err = ws.appendInPlace(j)
 		if err != nil {
 			j.file, j.read = nil, nil
 			return fmt.Errorf("writing %s: %w", path, err)
@@ -265,7 +269,7 @@ func (ws *Workspace) saveJournal(j *Journal) error {
 		entries = j.Entries
 		if j.appendOnly() {
 			var ok bool
-			data, ok, err = journal.AppendInPlace(ws.Repo.Tx, path, j.file, j.Entries[len(j.read):], appendHook())
+			data, ok, err = ws.appendInPlace(j)
 			if err != nil {
 				j.file, j.read = nil, nil
 				return fmt.Errorf("writing %s: %w", path, err)
@@ -292,6 +296,7 @@ func (ws *Workspace) saveJournal(j *Journal) error {
 			ws.dropSummary()
 			return err
 		}
+		j.base, j.digest = 0, nil
 	}
 	ws.writeSummary(j)
 	j.Missing = false
@@ -308,6 +313,18 @@ func (ws *Workspace) saveJournal(j *Journal) error {
 	}
 	j.file, j.read = data, slices.Clone(entries)
 	return nil
+}
+
+// appendInPlace writes j's new entries over the file's closing bracket;
+// ok is false, with nothing written, when the file is not as j read it.
+// j's digest is carried forward (j.file is set by the caller).
+func (ws *Workspace) appendInPlace(j *Journal) (data []byte, ok bool, err error) {
+	w := journal.Window{Base: j.base, Bytes: j.file, Digest: j.digest, DigestAt: j.digestAt}
+	data, next, ok, err := journal.AppendInPlaceAt(ws.Repo.Tx, ws.CheckpointsPath(), w, j.Entries[len(j.read):], appendHook())
+	if ok {
+		j.digest, j.digestAt = next.Digest, next.DigestAt
+	}
+	return data, ok, err
 }
 
 // appendHook lets crash tests stop an append in place at each of its

@@ -2,6 +2,8 @@ package autodev
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -30,6 +32,11 @@ type journalSummary struct {
 	Next int `json:"next"`
 	// Last are the newest entries' ids and commits, oldest first.
 	Last []summaryEntry `json:"last"`
+	// Digest is the SHA-256 state of the file's bytes before DigestAt,
+	// where the next append's change starts (journal.Window): the
+	// change's record names the bytes it does not hold by that digest.
+	Digest   []byte `json:"digest"`
+	DigestAt int64  `json:"digest_at"`
 }
 
 type summaryEntry struct {
@@ -67,7 +74,7 @@ func (ws *Workspace) journalFromSummary() *Journal {
 		return nil
 	}
 	var sum journalSummary
-	if json.Unmarshal(b, &sum) != nil || len(sum.Last) == 0 || sum.Next < 1 {
+	if json.Unmarshal(b, &sum) != nil || len(sum.Last) == 0 || sum.Next < 1 || len(sum.Digest) == 0 {
 		return nil
 	}
 	path := ws.CheckpointsPath()
@@ -93,7 +100,10 @@ func (ws *Workspace) journalFromSummary() *Journal {
 	if !bytes.HasSuffix(bytes.TrimRight(window, " \t\r\n"), []byte("]")) {
 		return nil
 	}
-	j := &Journal{partial: true, next: sum.Next, base: base, file: window}
+	if sum.DigestAt < base {
+		return nil
+	}
+	j := &Journal{partial: true, next: sum.Next, base: base, file: window, digest: sum.Digest, digestAt: sum.DigestAt}
 	for _, e := range sum.Last {
 		j.Entries = append(j.Entries, Entry{ID: e.ID, Commit: e.Commit})
 	}
@@ -111,7 +121,21 @@ func (ws *Workspace) writeSummary(j *Journal) {
 		_ = os.Remove(path)
 		return
 	}
-	sum := journalSummary{Key: key, Next: j.nextNumber()}
+	sum := journalSummary{Key: key, Next: j.nextNumber(), Digest: j.digest, DigestAt: j.digestAt}
+	if sum.Digest == nil && j.base == 0 && int64(len(j.file)) == key.Size {
+		// The whole file is at hand (a whole rewrite, or a first
+		// append): its digest is taken once here.
+		at := lastEnd(j.file)
+		h := sha256.New()
+		h.Write(j.file[:at])
+		if st, err := h.(encoding.BinaryMarshaler).MarshalBinary(); err == nil {
+			sum.Digest, sum.DigestAt = st, at
+		}
+	}
+	if sum.Digest == nil {
+		_ = os.Remove(path)
+		return
+	}
 	for _, e := range j.Entries[max(0, len(j.Entries)-summaryEntries):] {
 		sum.Last = append(sum.Last, summaryEntry{ID: e.ID, Commit: e.Commit})
 	}
@@ -149,4 +173,14 @@ func highest(entries []Entry) int {
 		}
 	}
 	return max
+}
+
+// lastEnd is the offset just past data's last element (see
+// journal.AppendInPlaceAt), 0 when data does not end like an array.
+func lastEnd(data []byte) int64 {
+	head := bytes.TrimRight(data, " \t\r\n")
+	if !bytes.HasSuffix(head, []byte("]")) {
+		return 0
+	}
+	return int64(len(bytes.TrimRight(head[:len(head)-1], " \t\r\n")))
 }

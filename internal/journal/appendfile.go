@@ -2,9 +2,13 @@ package journal
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,17 +43,6 @@ type AppendNote struct {
 	// New are the bytes written from At, to the end of the file after.
 	New []byte `json:"new"`
 }
-
-// AppendedRegion is what an append in place changed, for a recording
-// (txn.JournalAppender): from At, the file's bytes Old (to its former end)
-// became New (to its end). Context bytes before the replaced ones are
-// included in both, so that the change names where it applies.
-type AppendedRegion = AppendNote
-
-// appendContext is how many bytes before the replaced ones a told change
-// carries in Old and New, so that undoing or redoing it checks a whole
-// element of the array as well as the closing bracket.
-const appendContext = 256
 
 // notePath is the append note of the journal at path.
 func notePath(path string) string {
@@ -206,54 +199,63 @@ const (
 // rewrites the whole file instead. tx, when not nil and a
 // txn.JournalAppender, is told what changed (so a recording need not
 // read the file again). hook, when not nil, is called at each
-// AppendPoint. prev's array may be reused for the result.
+// AppendPoint.
 func AppendInPlace(tx txn.Tx, path string, prev []byte, more any, hook func(AppendPoint)) (data []byte, ok bool, err error) {
-	return AppendInPlaceAt(tx, path, 0, prev, more, hook)
+	data, _, ok, err = AppendInPlaceAt(tx, path, Window{Bytes: prev}, more, hook)
+	return data, ok, err
 }
 
-// AppendInPlaceAt is AppendInPlace given only the end of the file: window
-// is its bytes from offset base to its end (at least its last element's
-// closing brace and the closing bracket), and the result is the file's
-// new bytes from base. The file's earlier bytes are neither read nor
-// written.
-func AppendInPlaceAt(tx txn.Tx, path string, base int64, window []byte, more any, hook func(AppendPoint)) (data []byte, ok bool, err error) {
-	head := bytes.TrimRight(window, " \t\r\n")
-	if !bytes.HasSuffix(head, []byte("]")) {
-		return nil, false, nil
-	}
-	w := int64(len(bytes.TrimRight(head[:len(head)-1], " \t\r\n")))
-	if w <= 0 {
-		return nil, false, nil
+// Window is the end of an array journal: its bytes from offset Base to
+// the end of the file (at least the last element and the closing
+// bracket), and, when known, Digest: the SHA-256 state (marshalled) of
+// the file's bytes before offset DigestAt, which must be just past its
+// last element (where an append starts replacing bytes).
+type Window struct {
+	Base     int64
+	Bytes    []byte
+	Digest   []byte
+	DigestAt int64
+}
+
+// AppendInPlaceAt is AppendInPlace given only the end of the file (w);
+// the file's earlier bytes are neither read nor written. It returns the
+// file's new bytes from w.Base and the window of the new file (its
+// digest carried forward when w had one or w.Base is 0).
+func AppendInPlaceAt(tx txn.Tx, path string, w Window, more any, hook func(AppendPoint)) (data []byte, next Window, ok bool, err error) {
+	window, base := w.Bytes, w.Base
+	end := lastElementEnd(window)
+	if end <= 0 {
+		return nil, Window{}, false, nil
 	}
 	size := base + int64(len(window))
-	at := base + w // the first byte replaced
+	at := base + end // the first byte replaced
 	full, ok, err := AppendArray(window, more)
-	if !ok || err != nil || !bytes.Equal(full[:w], window[:w]) {
-		return nil, false, err
+	if !ok || err != nil || !bytes.Equal(full[:end], window[:end]) {
+		return nil, Window{}, false, err
 	}
-	add := full[w:]
+	add := full[end:]
 	if err := RepairAppend(path); err != nil {
-		return nil, false, err
+		return nil, Window{}, false, err
 	}
 	f, err := OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
-		return nil, false, err
+		return nil, Window{}, false, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, false, err
+		return nil, Window{}, false, err
 	}
 	if st.Size() != size {
-		return nil, false, nil
+		return nil, Window{}, false, nil
 	}
-	old := bytes.Clone(window[w:])
+	old := bytes.Clone(window[end:])
 	tail := make([]byte, len(old))
 	if _, err := f.ReadAt(tail, at); err != nil || !bytes.Equal(tail, old) {
-		return nil, false, nil
+		return nil, Window{}, false, nil
 	}
 	if err := writeNote(path, AppendNote{At: at, Old: old, New: add}); err != nil {
-		return nil, false, err
+		return nil, Window{}, false, err
 	}
 	point := func(p AppendPoint) {
 		if hook != nil {
@@ -266,28 +268,82 @@ func AppendInPlaceAt(tx txn.Tx, path string, base int64, window []byte, more any
 		// Crash tests see a torn write: half of the bytes, durable.
 		half = len(add) / 2
 		if _, err := f.WriteAt(add[:half], at); err != nil {
-			return nil, false, fmt.Errorf("appending to %s: %w", path, err)
+			return nil, Window{}, false, fmt.Errorf("appending to %s: %w", path, err)
 		}
 		if err := f.Sync(); err != nil {
-			return nil, false, fmt.Errorf("appending to %s: fsync: %w", path, err)
+			return nil, Window{}, false, fmt.Errorf("appending to %s: fsync: %w", path, err)
 		}
 		point(AppendTorn)
 	}
 	if _, err := f.WriteAt(add[half:], at+int64(half)); err != nil {
-		return nil, false, fmt.Errorf("appending to %s: %w", path, err)
+		return nil, Window{}, false, fmt.Errorf("appending to %s: %w", path, err)
 	}
 	if err := f.Sync(); err != nil {
-		return nil, false, fmt.Errorf("appending to %s: fsync: %w", path, err)
+		return nil, Window{}, false, fmt.Errorf("appending to %s: fsync: %w", path, err)
 	}
 	point(AppendWritten)
-	if a, ok := tx.(txn.JournalAppender); ok {
-		c := max(0, w-appendContext)
-		a.JournalAppended(path, base+c, bytes.Clone(window[c:]), bytes.Clone(full[c:]))
+	// The change is told as the bytes between the file's first at bytes
+	// and the bytes both versions end with, named by the digest of
+	// those outside bytes; the digest state of the new file's first
+	// bytes, up to where its next append starts, is carried forward
+	// from w's (or taken from the window when it is the whole file).
+	suffix := 0
+	for suffix < len(old) && suffix < len(add) && old[len(old)-1-suffix] == add[len(add)-1-suffix] {
+		suffix++
+	}
+	var h hash.Hash
+	switch {
+	case w.Digest != nil && w.DigestAt == at:
+		h = sha256.New()
+		if h.(encoding.BinaryUnmarshaler).UnmarshalBinary(w.Digest) != nil {
+			h = nil
+		}
+	case base == 0:
+		h = sha256.New()
+		h.Write(window[:end])
+	}
+	next = Window{Base: base, Bytes: full}
+	if h != nil {
+		if nend := lastElementEnd(full); nend >= end {
+			h2 := sha256.New()
+			if st, err := h.(encoding.BinaryMarshaler).MarshalBinary(); err == nil && h2.(encoding.BinaryUnmarshaler).UnmarshalBinary(st) == nil {
+				h2.Write(full[end:nend])
+				if st2, err := h2.(encoding.BinaryMarshaler).MarshalBinary(); err == nil {
+					next.Digest, next.DigestAt = st2, base+nend
+				}
+			}
+		}
+		h.Write(old[len(old)-suffix:])
+		sum := hex.EncodeToString(h.Sum(nil))
+		if a, ok := tx.(txn.JournalAppender); ok {
+			a.JournalAppended(path, at, int64(suffix), bytes.Clone(old[:len(old)-suffix]), bytes.Clone(add[:len(add)-suffix]), sum)
+		}
 	}
 	if err := clearNote(path); err != nil {
-		return nil, false, err
+		return nil, Window{}, false, err
 	}
-	return full, true, nil
+	return full, next, true, nil
+}
+
+// lastElementEnd is the offset in window just past its last element (or
+// the opening bracket of an empty array): where an append starts
+// replacing bytes. It is 0 when window does not end like an array.
+func lastElementEnd(window []byte) int64 {
+	head := bytes.TrimRight(window, " \t\r\n")
+	if !bytes.HasSuffix(head, []byte("]")) {
+		return 0
+	}
+	return int64(len(bytes.TrimRight(head[:len(head)-1], " \t\r\n")))
+}
+
+// OutsideSum is the hex SHA-256 of data's first prefix bytes followed by
+// its last suffix bytes: how an append's told change names the bytes it
+// does not hold.
+func OutsideSum(data []byte, prefix, suffix int64) string {
+	h := sha256.New()
+	h.Write(data[:prefix])
+	h.Write(data[int64(len(data))-suffix:])
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // writeNote makes n path's append note, durably (the folder too when the

@@ -495,7 +495,7 @@ func (r *Recording) JournalChanging(path string) {
 // device, inode, size and times) and the version read before the command
 // ends with the bytes the append replaced; otherwise the file is read as
 // usual.
-func (r *Recording) JournalAppended(path string, at int64, old, new []byte) {
+func (r *Recording) JournalAppended(path string, at, suffix int64, old, new []byte, sum string) {
 	rel, err := filepath.Rel(r.log.Repo.WorkTree, path)
 	if err != nil {
 		return
@@ -516,43 +516,29 @@ func (r *Recording) JournalAppended(path string, at int64, old, new []byte) {
 		return
 	}
 	if t == nil {
-		r.before.told[rel] = &toldAppend{at: at, old: old, new: new, key: key}
+		r.before.told[rel] = &toldAppend{at: at, suffix: suffix, old: old, new: new, key: key, sum: sum}
 		return
 	}
-	t.merge(at, old, new)
-	t.key = key
+	// A second append in one command: the file is read and compared.
+	t.broken = true
 }
 
 // toldAppend is what a command said it appended to a journal, merged
 // over the appends it made (see Recording.JournalAppended).
 type toldAppend struct {
 	at       int64
+	suffix   int64
 	old, new []byte
 	key      journal.FileKey
-	broken   bool // appends that do not chain: the file is read
-}
-
-// merge chains a later append (from at, old became new) onto t.
-func (t *toldAppend) merge(at int64, old, new []byte) {
-	if t.broken {
-		return
-	}
-	switch {
-	case at >= t.at && at-t.at <= int64(len(t.new)) && bytes.Equal(t.new[at-t.at:], old):
-		t.new = append(bytes.Clone(t.new[:at-t.at]), new...)
-	case at < t.at && t.at-at <= int64(len(old)) && bytes.Equal(old[t.at-at:], t.new):
-		t.old = append(bytes.Clone(old[:t.at-at]), t.old...)
-		t.at, t.new = at, new
-	default:
-		t.broken = true
-	}
+	sum      string // SHA-256 of the bytes outside the change
+	broken   bool   // appends that do not chain: the file is read
 }
 
 // holds reports whether the journal at path is as the told appends left
 // it, starting from before (the version read before the command), and
 // large enough to be recorded as a delta at all.
 func (t *toldAppend) holds(path string, before []byte) bool {
-	if t == nil || t.broken || len(before) < deltaMinSize || t.at+int64(len(t.old)) != int64(len(before)) || !bytes.Equal(before[t.at:], t.old) {
+	if t == nil || t.broken || t.sum == "" || len(before) < deltaMinSize || t.at+int64(len(t.old))+t.suffix != int64(len(before)) || !bytes.Equal(before[t.at:t.at+int64(len(t.old))], t.old) {
 		return false
 	}
 	key, ok := journal.StatKey(path)
@@ -561,7 +547,7 @@ func (t *toldAppend) holds(path string, before []byte) bool {
 
 // delta is the told change as a Delta.
 func (t *toldAppend) delta() *Delta {
-	return &Delta{Prefix: t.at, Old: t.old, New: t.new}
+	return &Delta{Prefix: t.at, Suffix: t.suffix, Old: t.old, New: t.new, Sum: t.sum}
 }
 
 // RefsChanging is the recording as the command's transaction (txn.Tx):

@@ -706,13 +706,13 @@ func (l *Log) journalAfter(ctx context.Context, j BlobChange) ([]byte, error) {
 		return nil, fmt.Errorf("%s: %w", j.File, err)
 	}
 	if j.Delta.Unnamed(j) {
-		// Named by its bytes: the file must end with those the change
-		// replaces (apply checks them, and the length).
-		data, err := j.Delta.apply(cur)
-		if err != nil {
-			return nil, fmt.Errorf("%s changed since it was checked (%v); nothing of it was written", j.File, err)
+		// Named by its bytes: the file must be the version the change
+		// starts from (the bytes before it by their digest, the rest as
+		// they are).
+		if !j.Delta.holds(cur, false) {
+			return nil, fmt.Errorf("%s changed since it was checked; nothing of it was written", j.File)
 		}
-		return data, nil
+		return j.Delta.apply(cur)
 	}
 	if l.Repo.BlobID(cur) != j.Old {
 		return nil, fmt.Errorf("%s changed since it was checked; nothing of it was written", j.File)

@@ -27,12 +27,13 @@ type Tx interface {
 
 // JournalAppender is a Tx that can be told exactly what an append in
 // place changed in a journal, so that it need not read the file again:
-// from offset at, the bytes old (to the file's former end) became new (to
-// its end). It is told right after the bytes are durable, while the
-// writer still holds the journal's lock; the slices are not changed
-// afterwards.
+// after the file's first prefix bytes and before its last suffix bytes
+// (the same in both versions), old became new; sum is the hex SHA-256 of
+// those outside bytes (prefix, then suffix). It is told right after the
+// bytes are durable, while the writer still holds the journal's lock;
+// the slices are not changed afterwards.
 type JournalAppender interface {
-	JournalAppended(path string, at int64, old, new []byte)
+	JournalAppended(path string, prefix, suffix int64, old, new []byte, sum string)
 }
 
 type key struct{}
