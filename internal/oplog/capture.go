@@ -115,9 +115,9 @@ type state struct {
 	// (JournalAppended); on the state read after it, told holds those
 	// whose change is taken as told (not read again), with a nil entry
 	// in journals.
-	told        map[string]*toldAppend
-	index       *git.IndexFile
-	files       map[string]*File
+	told  map[string]*toldAppend
+	index *git.IndexFile
+	files map[string]*File
 }
 
 // journalFiles lists the journals of the work tree in sc: task records,
