@@ -11,15 +11,28 @@
 # steps, and at the end, it prints the size of each .git, its loose
 # objects, and whether git gc --auto refused (.git/gc.log).
 #
+# OPKEEP (default: op.keep's own default, 1,000) sets op.keep on the
+# checkpoint side: the same share of dropped records as 10,000 checkpoints
+# with op.keep 1,000 comes from N checkpoints with OPKEEP N/10, in a tenth
+# of the time, and GCAUTO (gc.auto on both sides, default 6,700) N/10
+# scales git's thresholds the same way. EVERY (1,000): steps between
+# reports. BIN, when set, is a folder with git-nudge and git-autodev
+# to use instead of building them from this tree (to compare versions).
+#
 #   sh bench/disk-checkpoints.sh              # 10,000 checkpoints, 1,000 files
 #   sh bench/disk-checkpoints.sh 300 1000     # a quick look
+#   OPKEEP=50 GCAUTO=670 EVERY=100 sh bench/disk-checkpoints.sh 500 1000
 set -e
 N=${1:-10000}
 FILES=${2:-1000}
 WORK=${3:-$(mktemp -d)}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$WORK/bin" "$WORK/home"
-(cd "$SRC" && go build -o "$WORK/bin/" ./cmd/git-nudge ./cmd/git-autodev)
+if [ -n "$BIN" ]; then
+	cp "$BIN/git-nudge" "$BIN/git-autodev" "$WORK/bin/"
+else
+	(cd "$SRC" && go build -o "$WORK/bin/" ./cmd/git-nudge ./cmd/git-autodev)
+fi
 export HOME="$WORK/home" GIT_CONFIG_NOSYSTEM=1 PATH="$WORK/bin:$PATH"
 printf '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n' > "$HOME/.gitconfig"
 
@@ -36,6 +49,11 @@ done
 git add -A && git commit -q -m base && git gc -q
 git clone -q --no-local "$WORK/base" "$WORK/plain"
 git clone -q --no-local "$WORK/base" "$WORK/ckpt"
+[ -n "$OPKEEP" ] && git -C "$WORK/ckpt" config op.keep "$OPKEEP"
+if [ -n "$GCAUTO" ]; then
+	git -C "$WORK/plain" config gc.auto "$GCAUTO"
+	git -C "$WORK/ckpt" config gc.auto "$GCAUTO"
+fi
 
 edit() { # edit DIR STEP
 	for k in 7 13; do
@@ -64,7 +82,7 @@ while [ $s -le "$N" ]; do
 	if [ $((s % 100)) -eq 0 ]; then
 		git -C "$WORK/ckpt" gc --auto --quiet
 	fi
-	if [ $((s % 1000)) -eq 0 ]; then
+	if [ $((s % ${EVERY:-1000})) -eq 0 ]; then
 		echo "# $(($(date +%s) - t0)) s"
 		report $s
 	fi
@@ -80,5 +98,9 @@ p=$(du -sk "$WORK/plain/.git" | cut -f1)
 c=$(du -sk "$WORK/ckpt/.git" | cut -f1)
 echo "ratio ckpt/plain: $(echo "scale=2; $c / $p" | bc)"
 echo "op log: $(git -C "$WORK/ckpt" autodev op log | wc -l) operations; segments: $(git -C "$WORK/ckpt" for-each-ref refs/nudgethis-oplog/segments/ | wc -l)"
-echo "unreachable: $(git -C "$WORK/ckpt" fsck --unreachable --no-reflogs 2>/dev/null | wc -l) in ckpt, $(git -C "$WORK/plain" fsck --unreachable --no-reflogs 2>/dev/null | wc -l) in plain"
+for side in ckpt plain; do
+	echo "unreachable in $side, by type: $(git -C "$WORK/$side" fsck --unreachable --no-reflogs 2>/dev/null | awk '{print $2}' | sort | uniq -c | tr -s ' \n' ' ')"
+done
+echo "kept packs (op log segments): $(ls "$WORK/ckpt/.git/objects/pack/" | grep -c '\.keep$')"
+git -C "$WORK/ckpt" fsck --strict >/dev/null 2>&1 && echo "git fsck: clean" || echo "git fsck: NOT clean"
 echo "work folder: $WORK"

@@ -73,7 +73,11 @@ func sshdStart(ts *testscript.TestScript, neg bool, args []string) {
 	pub, err := os.ReadFile(filepath.Join(dir, "id.pub"))
 	ts.Check(err)
 	// In the far user's folder: sshd reads it as that user.
-	remote := filepath.Join(home, "nudge-test-"+filepath.Base(ts.Getenv("WORK")))
+	// The name carries the test run's temp folder as well as the script's:
+	// two test processes running the same script at once (a developer's
+	// run beside another) must not share, and remove, each other's folder.
+	work := ts.Getenv("WORK")
+	remote := filepath.Join(home, "nudge-test-"+filepath.Base(filepath.Dir(work))+"-"+filepath.Base(work))
 	run("rm", "-rf", remote)
 	run("install", "-d", "-o", sshRemoteUser, remote)
 	ts.Defer(func() { _ = os.RemoveAll(remote) })

@@ -20,6 +20,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
 // This file is the harness of the crash, concurrency and bad-input tests
@@ -81,21 +82,14 @@ func newSandboxIn(t testing.TB, root string) *sandbox {
 			t.Fatal(err)
 		}
 	}
-	gitconfig := "[init]\n\tdefaultBranch = main\n[user]\n\tname = Test User\n\temail = test@example.com\n[advice]\n\tdetachedHead = false\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+	vars, err := testutil.IsolatedHome(home)
+	if err != nil {
 		t.Fatal(err)
 	}
-	s := &sandbox{t: t, dir: dir, env: []string{
+	s := &sandbox{t: t, dir: dir, env: append([]string{
 		"PATH=" + os.Getenv("PATH"), // holds git-nudge and git-autodev (testscript.Main)
-		"HOME=" + home,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"TMPDIR=" + tmp,
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Test User", "GIT_AUTHOR_EMAIL=test@example.com",
-		"GIT_COMMITTER_NAME=Test User", "GIT_COMMITTER_EMAIL=test@example.com",
-		"GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z",
-		"TZ=UTC", "LC_ALL=C", "NO_COLOR=1",
-	}}
+		"TMPDIR=" + tmp, "LC_ALL=C", "NO_COLOR=1",
+	}, vars...)}
 	s.git("init", "-q")
 	return s
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -16,6 +17,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
 	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
@@ -26,7 +28,93 @@ func TestMain(m *testing.M) {
 }
 
 func TestScripts(t *testing.T) {
-	testscript.Run(t, Params("testdata/script"))
+	p := Params("testdata/script")
+	if testing.Short() {
+		p.Files = shortScripts(t, p.Dir)
+		p.Dir = ""
+	}
+	testscript.Run(t, p)
+}
+
+// fullOnlyList names the scenarios that only the full run (go test ./...)
+// runs: the costliest ones, chosen so that the fast tier (go test -short
+// ./...) still runs the cheapest scenario of every area. A new scenario is
+// in the fast tier unless it is listed here.
+const fullOnlyList = "testdata/full-only.txt"
+
+// shortScripts is the fast tier's scenarios: every script in dir except
+// those fullOnlyList names.
+func shortScripts(t *testing.T, dir string) []string {
+	t.Helper()
+	full, err := fullOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, f := range all {
+		if !full[strings.TrimSuffix(filepath.Base(f), ".txtar")] {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// fullOnly reads fullOnlyList: one scenario name a line, # comments.
+func fullOnly() (map[string]bool, error) {
+	b, err := os.ReadFile(fullOnlyList)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		if line = strings.TrimSpace(line); line != "" {
+			names[line] = true
+		}
+	}
+	return names, nil
+}
+
+// TestFullOnlyListNamesScenarios keeps the fast tier's list true: every
+// name it holds is a scenario, and every area of scenarios (the name's
+// first word) keeps at least one scenario in the fast tier.
+func TestFullOnlyListNamesScenarios(t *testing.T) {
+	full, err := fullOnly()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, err := filepath.Glob("testdata/script/*.txtar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exists := map[string]bool{}
+	short := map[string]bool{}
+	areas := map[string]bool{}
+	for _, f := range all {
+		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
+		exists[name] = true
+		area, _, _ := strings.Cut(name, "_")
+		areas[area] = true
+		if !full[name] {
+			short[area] = true
+		}
+	}
+	for name := range full {
+		if !exists[name] {
+			t.Errorf("%s names %s, which is not a scenario in testdata/script", fullOnlyList, name)
+		}
+	}
+	for area := range areas {
+		if !short[area] {
+			t.Errorf("every %s_* scenario is in %s: keep the cheapest one in the fast tier", area, fullOnlyList)
+		}
+	}
 }
 
 // Params is the shared testscript set-up: a private HOME with a fixed git
@@ -40,21 +128,15 @@ func Params(dir string) testscript.Params {
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err
 			}
-			gitconfig := "[init]\n\tdefaultBranch = main\n[user]\n\tname = Test User\n\temail = test@example.com\n[advice]\n\tdetachedHead = false\n"
-			if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+			vars, err := testutil.IsolatedHome(home)
+			if err != nil {
 				return err
 			}
-			e.Setenv("HOME", home)
-			e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-			e.Setenv("GIT_AUTHOR_NAME", "Test User")
-			e.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
-			e.Setenv("GIT_COMMITTER_NAME", "Test User")
-			e.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
-			e.Setenv("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z")
-			e.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")
+			for _, kv := range vars {
+				k, v, _ := strings.Cut(kv, "=")
+				e.Setenv(k, v)
+			}
 			e.Setenv("NO_COLOR", "")
-			e.Setenv("TZ", "UTC")
 			e.Setenv("LC_ALL", "C")
 			return nil
 		},

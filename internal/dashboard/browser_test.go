@@ -43,8 +43,15 @@ func findBrowser(t *testing.T) string {
 // browser starts headless Chromium and watches the page's console: an
 // uncaught JavaScript exception or a content security policy violation
 // fails the test.
+//
+// The fast tier (go test -short) opens a browser for TestBrowserReview
+// alone, which walks every page at both sizes; the other browser tests
+// run in the full run.
 func browser(t *testing.T) context.Context {
 	t.Helper()
+	if testing.Short() && !strings.HasPrefix(t.Name(), "TestBrowserReview") {
+		t.Skip("a browser test beside TestBrowserReview: the full run only")
+	}
 	path := findBrowser(t)
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.WindowSize(1360, 820),
 		chromedp.UserDataDir(t.TempDir()))

@@ -13,6 +13,7 @@
 package oplog
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -179,8 +180,8 @@ func (l *Log) Read(ctx context.Context) ([]*Op, error) {
 		if c.Message == rootMessage {
 			continue // the start of one segment
 		}
-		var op Op
-		if err := json.Unmarshal(recordOf(c.Message), &op); err != nil {
+		op, err := recordAt(c)
+		if err != nil {
 			if bad == nil {
 				bad = &CorruptError{Ref: l.Ref, Commit: c.ID, Err: err}
 			}
@@ -197,7 +198,7 @@ func (l *Log) Read(ctx context.Context) ([]*Op, error) {
 		}
 		seen[op.ID] = true
 		op.commit = c.ID
-		ops = append(ops, &op)
+		ops = append(ops, op)
 	}
 	sort.SliceStable(ops, func(i, j int) bool {
 		a, _ := Number(ops[i].ID)
@@ -258,13 +259,23 @@ func (l *Log) segments(ctx context.Context) ([]segment, error) {
 }
 
 // readChains is every commit of the log: the ref's chain and every
-// segment's, in one git process.
+// segment's, in one git process. A segment dropped (and its pack
+// deleted) while it was being read makes the read fail: it is read once
+// more, without that segment.
 func (l *Log) readChains(ctx context.Context) ([]git.ChainCommit, error) {
+	cs, err := l.readChainsOnce(ctx)
+	if err != nil {
+		return l.readChainsOnce(ctx)
+	}
+	return cs, nil
+}
+
+func (l *Log) readChainsOnce(ctx context.Context) ([]git.ChainCommit, error) {
 	var tips []string
-	if _, ok, err := l.Repo.ReadRef(ctx, l.Ref); err != nil {
+	if tip, ok, err := l.Repo.ReadRefFast(ctx, l.Ref); err != nil {
 		return nil, err
 	} else if ok {
-		tips = append(tips, l.Ref)
+		tips = append(tips, tip)
 	}
 	segs, err := l.segments(ctx)
 	if err != nil {
@@ -273,7 +284,7 @@ func (l *Log) readChains(ctx context.Context) ([]git.ChainCommit, error) {
 	for i := len(segs) - 1; i >= 0; i-- {
 		tips = append(tips, segs[i].tip)
 	}
-	return l.Repo.ReadChains(ctx, tips)
+	return l.chainsOf(ctx, tips)
 }
 
 // markUndone sets UndoneBy: an operation is undone by the undo (or redo)
@@ -406,6 +417,13 @@ func (l *Log) root(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if l.Repo.InProcess() {
+		// One root for every chain, whatever the time: the newest chain
+		// always reaches it, so a dropped segment leaves no root of its
+		// own behind.
+		who := identity.Name + " <" + identity.Email + "> 0 +0000\n"
+		return l.Repo.WriteObject("commit", []byte("tree "+empty+"\nauthor "+who+"committer "+who+"\n"+rootMessage+"\n"))
+	}
 	return l.Repo.CommitTree(ctx, git.CommitRequest{Tree: empty, Message: rootMessage + "\n", Author: identity, Committer: identity})
 }
 
@@ -426,7 +444,7 @@ func (l *Log) append(ctx context.Context, op *Op, ready func() error) error {
 			return err
 		}
 	}
-	tree, err := l.Repo.BlobTree(ctx, op.blobs(), op.trees())
+	tree, err := l.Repo.BlobTree(ctx, op.blobs(), l.uncovered(op))
 	if err != nil {
 		return err
 	}
@@ -568,9 +586,123 @@ func (l *Log) append(ctx context.Context, op *Op, ready func() error) error {
 		}
 		op.commit = c
 		op.assigned = false
+		if rotate {
+			l.packSegment(ctx, segment, tip)
+		}
 		return nil
 	}
 	return fmt.Errorf("the operation log %s kept changing underneath; try again", l.Ref)
+}
+
+// uncovered is the trees op keeps reachable less those that are the
+// trees of commits it pins (an index that matched HEAD before and after:
+// a checkpoint's), which the commits keep reachable already. A record that
+// pins nothing else gets the empty tree, one object every record shares,
+// so a dropped record leaves one unreachable object, its commit.
+func (l *Log) uncovered(op *Op) []string {
+	trees := op.trees()
+	if len(trees) == 0 || !l.Repo.InProcess() || l.Repo.MayReplace() {
+		return trees
+	}
+	covered := map[string]bool{}
+	for _, c := range op.commits() {
+		typ, data, ok := l.Repo.ReadObjectHere(c)
+		if !ok || typ != "commit" {
+			continue // read only when loose: otherwise the tree stays
+		}
+		if t, ok := bytes.CutPrefix(data, []byte("tree ")); ok {
+			id, _, _ := bytes.Cut(t, []byte("\n"))
+			covered[string(id)] = true
+		}
+	}
+	var out []string
+	for _, t := range trees {
+		if !covered[t] {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// keptNote starts the .keep note of the pack a segment's records are
+// moved to; the segment ref's name and tip follow it.
+const keptNote = "git-nudge operation log segment "
+
+// packSegment moves the records of the chain handed to segment (tip
+// and its first parents down to the chain's root, those still loose)
+// into a pack of their own kept by a .keep file, so that git gc neither
+// repacks them while the segment is kept nor loosens them once bounding
+// drops it: dropSegmentPacks then deletes the pack whole. Only record
+// commits go there (each is the log's alone); the root, the trees and
+// what the records pin stay where git keeps them. Best effort: the
+// records stay loose when anything fails.
+func (l *Log) packSegment(ctx context.Context, segment, tip string) {
+	var ids []string
+	for c := tip; c != ""; {
+		typ, data, ok := l.Repo.ReadObjectHere(c)
+		if !ok || typ != "commit" {
+			break // already packed (by git gc) or not readable here
+		}
+		head, body, _ := bytes.Cut(data, []byte("\n\n"))
+		if string(bytes.TrimRight(body, "\n")) == rootMessage {
+			break
+		}
+		ids = append(ids, c)
+		c = ""
+		for _, line := range strings.Split(string(head), "\n") {
+			if p, ok := strings.CutPrefix(line, "parent "); ok {
+				c = p
+				break
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	_, _ = l.Repo.WriteKeptPack(ctx, ids, keptNote+segment+" "+tip)
+}
+
+// dropSegmentPacks deletes the packs of this log's segments that are no
+// longer kept (dropped by bounding, or a crash after that), once no ref,
+// HEAD or reflog reaches any commit they hold, and never while git gc
+// may be running (it could be reading them through a ref it listed
+// before the segment was dropped).
+func (l *Log) dropSegmentPacks(ctx context.Context) {
+	if l.Repo.GCRunning() {
+		return
+	}
+	packs, err := l.Repo.KeptPacks(keptNote + l.segmentPrefix())
+	if err != nil || len(packs) == 0 {
+		return
+	}
+	segs, err := l.segments(ctx)
+	if err != nil {
+		return
+	}
+	live := map[string]bool{}
+	for _, sg := range segs {
+		live[sg.name+" "+sg.tip] = true
+	}
+	for _, p := range packs {
+		if live[strings.TrimPrefix(p.Note, keptNote)] {
+			continue
+		}
+		ids, err := l.Repo.PackObjects(p)
+		if err != nil || len(ids) == 0 {
+			continue
+		}
+		gone, err := l.Repo.Unreachable(ctx, ids)
+		if err != nil {
+			continue // a commit it walks to is missing: left to the user's git
+		}
+		all := true
+		for _, id := range ids {
+			all = all && gone[id]
+		}
+		if all {
+			_ = l.Repo.RemoveKeptPack(p)
+		}
+	}
 }
 
 // prune bounds the log: the oldest segment is dropped while the
@@ -588,6 +720,7 @@ func (l *Log) prune(ctx context.Context, newest *Op) error {
 	}
 	keep := l.keepCount(ctx)
 	age := l.keepAge(ctx)
+	dropped := false
 	for _, sg := range segs {
 		drop := int64(n-sg.last) >= keep
 		if !drop && age > 0 {
@@ -606,6 +739,10 @@ func (l *Log) prune(ctx context.Context, newest *Op) error {
 		if err := l.Repo.DeleteRef(ctx, sg.name, sg.tip); err != nil {
 			return nil // changed underneath: the next append looks again
 		}
+		dropped = true
+	}
+	if dropped {
+		l.dropSegmentPacks(ctx)
 	}
 	return nil
 }

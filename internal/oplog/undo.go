@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -607,6 +608,11 @@ type laterIndex struct {
 	byKey   map[string][]int  // key -> positions of ops that count as later changes
 	ops     []*Op
 	numbers []int
+	// same names, for each key, a list equal to its own (the first key
+	// with that list): ops that touch several keys together (a branch,
+	// the index and a journal) are merged once.
+	same map[string]string
+	mark []int // distinct's marks
 }
 
 func newLaterIndex(ops []*Op) *laterIndex {
@@ -620,6 +626,23 @@ func newLaterIndex(ops []*Op) *laterIndex {
 		}
 		for k := range x.keys[i] {
 			x.byKey[k] = append(x.byKey[k], i)
+		}
+	}
+	x.same = map[string]string{}
+	first := map[string]string{}
+	for _, k := range sortedKeys(x.byKey) {
+		l := x.byKey[k]
+		if len(l) < 2 {
+			continue
+		}
+		enc := make([]byte, 0, 4*len(l))
+		for _, p := range l {
+			enc = append(enc, byte(p>>24), byte(p>>16), byte(p>>8), byte(p))
+		}
+		if f, ok := first[string(enc)]; ok {
+			x.same[k] = f
+		} else {
+			first[string(enc)] = k
 		}
 	}
 	return x
@@ -638,19 +661,37 @@ func (x *laterIndex) touches(target *Op) []string {
 		return laterTouches(x.ops, target)
 	}
 	tn := x.numbers[i]
-	keys := sortedKeys(x.keys[i])
+	all := sortedKeys(x.keys[i])
+	var keys []string
+	has := map[string]bool{}
+	for _, key := range all {
+		has[key] = true
+	}
+	for _, key := range all {
+		// A key whose list is that of an earlier key of the target's
+		// adds no later operation and would never be named.
+		if f, ok := x.same[key]; ok && has[f] {
+			continue
+		}
+		keys = append(keys, key)
+	}
 	lists := make([][]int, len(keys))
 	for k, key := range keys {
 		l := x.byKey[key]
-		n := 0
-		for n < len(l) && x.numbers[l[n]] > tn {
-			n++
-		}
+		// Later operations come first (numbers fall along the list).
+		n := sort.Search(len(l), func(j int) bool { return x.numbers[l[j]] <= tn })
 		lists[k] = l[:n]
 	}
 	var reasons []string
 	more := 0
 	for {
+		if len(reasons) >= maxLaterReasons {
+			// Only the count is left to find: the operations left in
+			// the lists, each once (every one left is older than those
+			// named).
+			more += x.distinct(lists, i)
+			break
+		}
 		best, bestKey := -1, -1
 		for k, l := range lists {
 			if len(l) > 0 && (best < 0 || l[0] < best) {
@@ -677,6 +718,37 @@ func (x *laterIndex) touches(target *Op) []string {
 	}
 	x.done[target] = reasons
 	return reasons
+}
+
+// distinct counts the operations in lists, each once, marking them in
+// x.mark with target's position.
+func (x *laterIndex) distinct(lists [][]int, target int) int {
+	nonEmpty := 0
+	for _, l := range lists {
+		if len(l) > 0 {
+			nonEmpty++
+		}
+	}
+	if nonEmpty == 1 {
+		for _, l := range lists {
+			if len(l) > 0 {
+				return len(l)
+			}
+		}
+	}
+	if x.mark == nil {
+		x.mark = make([]int, len(x.ops))
+	}
+	n := 0
+	for _, l := range lists {
+		for _, p := range l {
+			if x.mark[p] != target+1 {
+				x.mark[p] = target + 1
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // maxLaterReasons is how many later operations a refusal names: an old

@@ -104,6 +104,14 @@ type Refs struct {
 
 // ReadRefs lists every ref (one git process).
 func ReadRefs(ctx context.Context, r *git.Repo) (*Refs, error) {
+	// In the main worktree every ref is in the common folder: read from
+	// the files when they can be (no symbolic ref, no reftable), as git
+	// for-each-ref would list them.
+	if filepath.Clean(r.GitDir) == filepath.Clean(r.CommonDir) {
+		if all, ok := r.RefsFast([]string{"refs/"}); ok {
+			return &Refs{repo: r, all: all}, nil
+		}
+	}
 	all, err := r.RefsAll(ctx)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,68 @@
+package oplog
+
+import (
+	"context"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/testutil"
+)
+
+// A process that reads the log again (the dashboard) keeps what it read:
+// each later read must still list exactly the operations the log holds,
+// as a read that starts afresh does, while the log grows, hands chains
+// to segments (their records moved to kept packs) and drops the oldest.
+func TestReadKeepsUpWithTheLog(t *testing.T) {
+	ctx := context.Background()
+	dir := testutil.Repo(t)
+	c1 := testutil.Commit(t, dir, map[string]string{"a.txt": "a\n"}, "one")
+	testutil.Git(t, dir, "config", "op.keep", "20")
+	repo, err := git.Discover(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := Open(repo)
+	ids := func(ops []*Op) string {
+		s := ""
+		for _, o := range ops {
+			s += o.ID + " " + o.State + ","
+		}
+		return s
+	}
+	for i := 1; i <= 60; i++ {
+		op := &Op{Time: time.Now(), Tool: "autodev", Kind: "checkpoint", State: Done, Summary: "step " + strconv.Itoa(i),
+			Refs: []RefChange{{Name: "refs/autodev/checkpoints/c" + strconv.Itoa(i), New: c1}}}
+		if err := l.append(ctx, op, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.prune(ctx, op); err != nil {
+			t.Fatal(err)
+		}
+		got, err := l.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A fresh read: nothing kept.
+		readCache.Lock()
+		readCache.chains, readCache.records, readCache.size = nil, nil, 0
+		readCache.Unlock()
+		fresh, err := Open(repo).Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids(got) != ids(fresh) {
+			t.Fatalf("after o%d the kept read lists %s, a fresh one %s", i, ids(got), ids(fresh))
+		}
+		if got[0].ID != "o"+strconv.Itoa(i) || got[0].Summary != "step "+strconv.Itoa(i) {
+			t.Fatalf("after o%d the newest read is %s (%s)", i, got[0].ID, got[0].Summary)
+		}
+		if i > 30 && (len(got) < 20 || len(got) > 22) {
+			t.Fatalf("after o%d the log lists %d operations, want 20 to 22", i, len(got))
+		}
+	}
+	if out := testutil.Git(t, dir, "fsck", "--strict"); out != "" {
+		t.Fatalf("git fsck: %s", out)
+	}
+}
