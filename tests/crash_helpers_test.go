@@ -432,8 +432,16 @@ func (s *sandbox) checkJournals() {
 	if err := journal.Read(filepath.Join(s.dir, ".nudgethis", "saves.json"), &saves); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		s.t.Fatalf("saves.json: %v", err)
 	}
+	// checkpoints.json as every reader reads it: an append in place that
+	// a crash cut short reads as the version before it (the next writer
+	// puts that version back on disk).
 	var entries []autodev.Entry
-	if err := journal.Read(filepath.Join(s.dir, ".autodev", "checkpoints.json"), &entries); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	cp := filepath.Join(s.dir, ".autodev", "checkpoints.json")
+	if data, err := journal.ReadAppendable(cp); err == nil {
+		if err := journal.Decode(cp, data, &entries); err != nil {
+			s.t.Fatalf("checkpoints.json: %v", err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		s.t.Fatalf("checkpoints.json: %v", err)
 	}
 	var st autodev.State
@@ -455,8 +463,14 @@ func (s *sandbox) task(id string) nudge.Task {
 // checkpoints reads .autodev/checkpoints.json (empty when missing).
 func (s *sandbox) checkpoints() []autodev.Entry {
 	s.t.Helper()
+	// As every reader reads it (see checkJournals).
 	var entries []autodev.Entry
-	if err := journal.Read(filepath.Join(s.dir, ".autodev", "checkpoints.json"), &entries); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	cp := filepath.Join(s.dir, ".autodev", "checkpoints.json")
+	data, err := journal.ReadAppendable(cp)
+	if err == nil {
+		err = journal.Decode(cp, data, &entries)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		s.t.Fatal(err)
 	}
 	return entries

@@ -200,6 +200,12 @@ func (c *ShowCmd) Run(k *kong.Kong, env *cli.Env, open Opener) error {
 		}
 	}
 	for _, j := range o.Journals {
+		if d := j.Delta; d.Unnamed(j) {
+			// Appended in place: the versions are named by digests.
+			o, n := d.VersionNames()
+			env.Printf("  journal %s: %s -> %s (recorded as the change: %d bytes -> %d bytes at byte %d)\n", j.File, o, n, len(d.Old), len(d.New), d.Prefix)
+			continue
+		}
 		if d := j.Delta; d != nil {
 			// Neither version is a blob of the repository.
 			env.Printf("  journal %s: %s -> %s (recorded as the change: %d bytes -> %d bytes at byte %d)\n", j.File, val(j.Old), val(j.New), len(d.Old), len(d.New), d.Prefix)
