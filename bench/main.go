@@ -106,30 +106,17 @@ func (s sample) median() time.Duration {
 	return t[len(t)/2]
 }
 
+// run builds the binaries, then measures, for each repository size,
+// the rows the flags ask for (onlyRows when a -*-only flag narrows them,
+// else sizeRows), then the rows across sizes (acrossSizes), and prints
+// the table.
 func (b *bench) run() error {
 	start := time.Now()
-	work := *workFlag
-	if work == "" {
-		d, err := os.MkdirTemp("", "nudge-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(d)
-		work = d
+	cleanup, err := b.setUp()
+	defer cleanup()
+	if err != nil {
+		return err
 	}
-	b.work = work
-	b.bin = filepath.Join(work, "bin")
-	for _, tool := range []string{"git-nudge", "git-autodev"} {
-		out, err := exec.Command("go", "build", "-o", filepath.Join(b.bin, tool), "./cmd/"+tool).CombinedOutput()
-		if err != nil {
-			return fmt.Errorf("building %s: %v\n%s", tool, err, out)
-		}
-	}
-	home := filepath.Join(work, "home")
-	os.MkdirAll(home, 0o755)
-	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n"), 0o644)
-	b.env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "PATH="+b.bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-
 	var sizes []int
 	for _, s := range strings.Split(*sizesFlag, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(s))
@@ -151,114 +138,14 @@ func (b *bench) run() error {
 		if err != nil {
 			return err
 		}
-		if *poolOnly {
-			if err := b.taskStart(dir, n); err != nil {
+		if done, err := b.onlyRows(dir, n, sizes); done || err != nil {
+			if err != nil {
 				return err
 			}
 			continue
 		}
-		if *ucOnly {
-			if err := b.untrackedCache(dir, n); err != nil {
-				return err
-			}
-			continue
-		}
-		if *containerOnly {
-			if err := b.containerRun(dir, n); err != nil {
-				return err
-			}
-			continue
-		}
-		if *runnerOnly {
-			if err := b.runnerRows(dir, n); err != nil {
-				return err
-			}
-			continue
-		}
-		if *sandboxOnly {
-			if err := b.sandboxRun(dir, n); err != nil {
-				return err
-			}
-			continue
-		}
-		if *ckptOnly {
-			if err := b.checkpoint(dir, n); err != nil {
-				return err
-			}
-			if err := b.recordingCost(dir, n); err != nil {
-				return err
-			}
-			continue
-		}
-		if *applyOnly {
-			if _, err := b.applyUndo(dir, n); err != nil {
-				return err
-			}
-			continue
-		}
-		if *mergeOnly {
-			if err := b.applyMerge(dir, n); err != nil {
-				return err
-			}
-			continue
-		}
-		if *saveOnly {
-			if err := b.save(dir, n); err != nil {
-				return err
-			}
-			if n == sizes[0] {
-				if err := b.saveEdits(dir, n); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		if err := b.snapshot(dir, n); err != nil {
+		if err := b.sizeRows(dir, n, sizes, applyBySize); err != nil {
 			return err
-		}
-		if err := b.fsmonitor(dir, n); err != nil {
-			return err
-		}
-		if *massTouch {
-			if err := b.massTouch(dir, n); err != nil {
-				return err
-			}
-		}
-		if *snapOnly {
-			continue
-		}
-		r, err := b.applyUndo(dir, n)
-		if err != nil {
-			return err
-		}
-		applyBySize[n] = r
-		if err := b.checkpoint(dir, n); err != nil {
-			return err
-		}
-		if err := b.restore(dir, n); err != nil {
-			return err
-		}
-		if err := b.save(dir, n); err != nil {
-			return err
-		}
-		if n == sizes[0] {
-			if err := b.saveEdits(dir, n); err != nil {
-				return err
-			}
-			if err := b.applyMerge(dir, n); err != nil {
-				return err
-			}
-		}
-		if err := b.recordingCost(dir, n); err != nil {
-			return err
-		}
-		if *startRows || *poolOnly {
-			if err := b.taskStart(dir, n); err != nil {
-				return err
-			}
-			if err := b.sandboxRun(dir, n); err != nil {
-				return err
-			}
 		}
 	}
 	if *poolOnly || *ucOnly || *ckptOnly || *applyOnly || *snapOnly || *sandboxOnly || *mergeOnly || *containerOnly || *runnerOnly {
@@ -270,6 +157,168 @@ func (b *bench) run() error {
 		b.print(time.Since(start))
 		return nil
 	}
+	if err := b.acrossSizes(sizes, applyBySize); err != nil {
+		return err
+	}
+	b.print(time.Since(start))
+	b.printRSS()
+	return nil
+}
+
+// setUp makes the work folder (-work, or a temp folder that cleanup
+// removes), builds both binaries into it and sets the environment the
+// commands run in: a HOME of its own, gc.auto 0, the binaries on PATH.
+func (b *bench) setUp() (cleanup func(), err error) {
+	cleanup = func() {}
+	work := *workFlag
+	if work == "" {
+		d, err := os.MkdirTemp("", "nudge-bench-")
+		if err != nil {
+			return cleanup, err
+		}
+		cleanup = func() { os.RemoveAll(d) }
+		work = d
+	}
+	b.work = work
+	b.bin = filepath.Join(work, "bin")
+	for _, tool := range []string{"git-nudge", "git-autodev"} {
+		out, err := exec.Command("go", "build", "-o", filepath.Join(b.bin, tool), "./cmd/"+tool).CombinedOutput()
+		if err != nil {
+			return cleanup, fmt.Errorf("building %s: %v\n%s", tool, err, out)
+		}
+	}
+	home := filepath.Join(work, "home")
+	os.MkdirAll(home, 0o755)
+	os.WriteFile(filepath.Join(home, ".gitconfig"), []byte("[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n[gc]\n\tauto = 0\n"), 0o644)
+	b.env = append(os.Environ(), "HOME="+home, "GIT_CONFIG_NOSYSTEM=1", "PATH="+b.bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	return cleanup, nil
+}
+
+// onlyRows measures, in the repository of n files at dir, the rows a
+// -*-only flag narrows the run to; done is false when no such flag is set.
+func (b *bench) onlyRows(dir string, n int, sizes []int) (done bool, err error) {
+	if *poolOnly {
+		if err := b.taskStart(dir, n); err != nil {
+			return true, err
+		}
+		return true, nil
+	}
+	if *ucOnly {
+		if err := b.untrackedCache(dir, n); err != nil {
+			return true, err
+		}
+		return true, nil
+	}
+	if *containerOnly {
+		if err := b.containerRun(dir, n); err != nil {
+			return true, err
+		}
+		return true, nil
+	}
+	if *runnerOnly {
+		if err := b.runnerRows(dir, n); err != nil {
+			return true, err
+		}
+		return true, nil
+	}
+	if *sandboxOnly {
+		if err := b.sandboxRun(dir, n); err != nil {
+			return true, err
+		}
+		return true, nil
+	}
+	if *ckptOnly {
+		if err := b.checkpoint(dir, n); err != nil {
+			return true, err
+		}
+		if err := b.recordingCost(dir, n); err != nil {
+			return true, err
+		}
+		return true, nil
+	}
+	if *applyOnly {
+		if _, err := b.applyUndo(dir, n); err != nil {
+			return true, err
+		}
+		return true, nil
+	}
+	if *mergeOnly {
+		if err := b.applyMerge(dir, n); err != nil {
+			return true, err
+		}
+		return true, nil
+	}
+	if *saveOnly {
+		if err := b.save(dir, n); err != nil {
+			return true, err
+		}
+		if n == sizes[0] {
+			if err := b.saveEdits(dir, n); err != nil {
+				return true, err
+			}
+		}
+		return true, nil
+	}
+	return false, nil
+}
+
+// sizeRows measures every row of one repository size (n files at dir),
+// keeping apply+undo's for acrossSizes.
+func (b *bench) sizeRows(dir string, n int, sizes []int, applyBySize map[int]row) error {
+	if err := b.snapshot(dir, n); err != nil {
+		return err
+	}
+	if err := b.fsmonitor(dir, n); err != nil {
+		return err
+	}
+	if *massTouch {
+		if err := b.massTouch(dir, n); err != nil {
+			return err
+		}
+	}
+	if *snapOnly {
+		return nil
+	}
+	r, err := b.applyUndo(dir, n)
+	if err != nil {
+		return err
+	}
+	applyBySize[n] = r
+	if err := b.checkpoint(dir, n); err != nil {
+		return err
+	}
+	if err := b.restore(dir, n); err != nil {
+		return err
+	}
+	if err := b.save(dir, n); err != nil {
+		return err
+	}
+	if n == sizes[0] {
+		if err := b.saveEdits(dir, n); err != nil {
+			return err
+		}
+		if err := b.applyMerge(dir, n); err != nil {
+			return err
+		}
+	}
+	if err := b.recordingCost(dir, n); err != nil {
+		return err
+	}
+	if *startRows || *poolOnly {
+		if err := b.taskStart(dir, n); err != nil {
+			return err
+		}
+		if err := b.sandboxRun(dir, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// acrossSizes adds the rows that compare sizes or need no repository of
+// a size: apply+undo large against small, the list, and the rows of
+// -tasks, -ops, -bigapply, -bulk and -diffmb.
+func (b *bench) acrossSizes(sizes []int, applyBySize map[int]row) error {
 	if len(sizes) >= 2 {
 		small, large := applyBySize[sizes[0]], applyBySize[sizes[len(sizes)-1]]
 		if small.ours.median() > 0 {
@@ -310,8 +359,6 @@ func (b *bench) run() error {
 			return err
 		}
 	}
-	b.print(time.Since(start))
-	b.printRSS()
 	return nil
 }
 

@@ -4,10 +4,12 @@ package tests
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/nudgethis/git-nudge/internal/autodev"
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 // Crash tests of git-autodev: checkpoint, restore and park are killed
@@ -80,6 +82,11 @@ func TestCrashCheckpoint(t *testing.T) {
 		{"before-journal", "checkpoint-before-journal", false, true, true, true},
 		{"own-commit/after-ref", "checkpoint-after-ref", true, true, true, true},
 		{"own-commit/before-journal", "checkpoint-before-journal", true, true, true, true},
+		// Inside the append in place: its note durable and the file
+		// untouched, then half of the new entry's bytes on disk.
+		{"append-marked", "journal-append-marked", false, true, true, true},
+		{"append-torn", "journal-append-torn", false, true, true, true},
+		{"own-commit/append-torn", "journal-append-torn", true, true, true, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -165,6 +172,12 @@ func TestCrashCheckpoint(t *testing.T) {
 				t.Fatalf("files changed: %v", d)
 			}
 			s.checkJournals()
+			// The file itself, not only as read through its append
+			// note, is whole again after the next checkpoint.
+			var raw []autodev.Entry
+			if err := journal.Read(filepath.Join(s.dir, ".autodev", "checkpoints.json"), &raw); err != nil || len(raw) != len(entries) {
+				t.Fatalf("checkpoints.json on disk after the next checkpoint: %d entries, %v", len(raw), err)
+			}
 		})
 	}
 }

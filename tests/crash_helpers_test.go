@@ -21,6 +21,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/nudge/apply"
+	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
 // This file is the harness of the crash, concurrency and bad-input tests
@@ -82,21 +83,14 @@ func newSandboxIn(t testing.TB, root string) *sandbox {
 			t.Fatal(err)
 		}
 	}
-	gitconfig := "[init]\n\tdefaultBranch = main\n[user]\n\tname = Test User\n\temail = test@example.com\n[advice]\n\tdetachedHead = false\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+	vars, err := testutil.IsolatedHome(home)
+	if err != nil {
 		t.Fatal(err)
 	}
-	s := &sandbox{t: t, dir: dir, env: []string{
+	s := &sandbox{t: t, dir: dir, env: append([]string{
 		"PATH=" + os.Getenv("PATH"), // holds git-nudge and git-autodev (testscript.Main)
-		"HOME=" + home,
-		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"TMPDIR=" + tmp,
-		"GIT_CONFIG_NOSYSTEM=1",
-		"GIT_AUTHOR_NAME=Test User", "GIT_AUTHOR_EMAIL=test@example.com",
-		"GIT_COMMITTER_NAME=Test User", "GIT_COMMITTER_EMAIL=test@example.com",
-		"GIT_AUTHOR_DATE=2026-01-02T03:04:05Z", "GIT_COMMITTER_DATE=2026-01-02T03:04:05Z",
-		"TZ=UTC", "LC_ALL=C", "NO_COLOR=1",
-	}}
+		"TMPDIR=" + tmp, "LC_ALL=C", "NO_COLOR=1",
+	}, vars...)}
 	s.git("init", "-q")
 	return s
 }
@@ -439,8 +433,16 @@ func (s *sandbox) checkJournals() {
 	if err := journal.Read(filepath.Join(s.dir, ".nudgethis", "saves.json"), &saves); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		s.t.Fatalf("saves.json: %v", err)
 	}
+	// checkpoints.json as every reader reads it: an append in place that
+	// a crash cut short reads as the version before it (the next writer
+	// puts that version back on disk).
 	var entries []autodev.Entry
-	if err := journal.Read(filepath.Join(s.dir, ".autodev", "checkpoints.json"), &entries); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	cp := filepath.Join(s.dir, ".autodev", "checkpoints.json")
+	if data, err := journal.ReadAppendable(cp); err == nil {
+		if err := journal.Decode(cp, data, &entries); err != nil {
+			s.t.Fatalf("checkpoints.json: %v", err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
 		s.t.Fatalf("checkpoints.json: %v", err)
 	}
 	var st autodev.State
@@ -462,8 +464,14 @@ func (s *sandbox) task(id string) nudge.Task {
 // checkpoints reads .autodev/checkpoints.json (empty when missing).
 func (s *sandbox) checkpoints() []autodev.Entry {
 	s.t.Helper()
+	// As every reader reads it (see checkJournals).
 	var entries []autodev.Entry
-	if err := journal.Read(filepath.Join(s.dir, ".autodev", "checkpoints.json"), &entries); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	cp := filepath.Join(s.dir, ".autodev", "checkpoints.json")
+	data, err := journal.ReadAppendable(cp)
+	if err == nil {
+		err = journal.Decode(cp, data, &entries)
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		s.t.Fatal(err)
 	}
 	return entries

@@ -16,6 +16,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
 // The pool of task worktrees: a worktree a task littered, parked
@@ -37,14 +39,13 @@ func poolRepo(t *testing.T) *sandbox {
 			t.Fatal(err)
 		}
 	}
-	gitconfig := "[init]\n\tdefaultBranch = main\n[user]\n\tname = Test User\n\temail = test@example.com\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+	vars, err := testutil.IsolatedHome(home)
+	if err != nil {
 		t.Fatal(err)
 	}
-	s := &sandbox{t: t, dir: dir, env: []string{
-		"PATH=" + os.Getenv("PATH"), "HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
-		"TMPDIR=" + tmp, "GIT_CONFIG_NOSYSTEM=1", "TZ=UTC", "LC_ALL=C", "NO_COLOR=1",
-	}}
+	s := &sandbox{t: t, dir: dir, env: append([]string{
+		"PATH=" + os.Getenv("PATH"), "TMPDIR=" + tmp, "LC_ALL=C", "NO_COLOR=1",
+	}, vars...)}
 	s.git("init", "-q")
 	// These tests drop tasks whose worktrees they keep (a finished task
 	// otherwise gives its worktree back by itself).

@@ -17,6 +17,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/cli/autodevcmd"
 	"github.com/nudgethis/git-nudge/internal/cli/nudgecmd"
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
 func TestMain(m *testing.M) {
@@ -127,21 +128,15 @@ func Params(dir string) testscript.Params {
 			if err := os.MkdirAll(home, 0o755); err != nil {
 				return err
 			}
-			gitconfig := "[init]\n\tdefaultBranch = main\n[user]\n\tname = Test User\n\temail = test@example.com\n[advice]\n\tdetachedHead = false\n"
-			if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+			vars, err := testutil.IsolatedHome(home)
+			if err != nil {
 				return err
 			}
-			e.Setenv("HOME", home)
-			e.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
-			e.Setenv("GIT_CONFIG_NOSYSTEM", "1")
-			e.Setenv("GIT_AUTHOR_NAME", "Test User")
-			e.Setenv("GIT_AUTHOR_EMAIL", "test@example.com")
-			e.Setenv("GIT_COMMITTER_NAME", "Test User")
-			e.Setenv("GIT_COMMITTER_EMAIL", "test@example.com")
-			e.Setenv("GIT_AUTHOR_DATE", "2026-01-02T03:04:05Z")
-			e.Setenv("GIT_COMMITTER_DATE", "2026-01-02T03:04:05Z")
+			for _, kv := range vars {
+				k, v, _ := strings.Cut(kv, "=")
+				e.Setenv(k, v)
+			}
 			e.Setenv("NO_COLOR", "")
-			e.Setenv("TZ", "UTC")
 			e.Setenv("LC_ALL", "C")
 			return nil
 		},

@@ -79,7 +79,7 @@ func git(dir string, args ...string) (string, error) {
 func cliRun(main func([]string, *cli.Env) int, dir string, args ...string) error {
 	var out strings.Builder
 	env := &cli.Env{Ctx: context.Background(), Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out,
-		Dir: dir, Getenv: os.Getenv, Now: time.Now}
+		Dir: dir, Getenv: os.Getenv, Environ: os.Environ, Now: time.Now}
 	if code := main(args, env); code != 0 {
 		return fmt.Errorf("%v: exit %d\n%s", args, code, out.String())
 	}

@@ -89,13 +89,20 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	if op := ws.Repo.OperationInProgress(); op != "" {
 		return CheckpointResult{}, fmt.Errorf("a %s is in progress: a checkpoint now would commit conflict markers and replace the index's conflict state; finish the %s (or abort it with git %s --abort), then checkpoint again", op, op, op)
 	}
-	j, err := ws.loadJournalSkim()
+	j, err := ws.loadJournalTail()
 	if err != nil {
 		return CheckpointResult{}, err
 	}
 	head, headTree, err := ws.Repo.HeadTree(ctx)
 	if err != nil {
 		return CheckpointResult{}, err
+	}
+	if j.partial && head.Commit != "" && !j.hasRecent(head.Commit) {
+		// HEAD is not the newest checkpoint: whether an earlier one
+		// recorded it (or one was interrupted) needs the whole journal.
+		if j, err = ws.loadJournalSkim(); err != nil {
+			return CheckpointResult{}, err
+		}
 	}
 	recovered, err := ws.adoptInterrupted(ctx, j, head)
 	if err != nil {
@@ -115,6 +122,11 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	}
 	if c.Clean {
 		c.discard()
+		if j.partial {
+			if j, err = ws.loadJournalSkim(); err != nil {
+				return res, err
+			}
+		}
 		res, err := ws.checkpointClean(ctx, j, head, req)
 		res.LeftOut = c.LeftOut
 		return res, err

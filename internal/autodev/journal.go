@@ -11,7 +11,6 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/agenthooks"
 	"github.com/nudgethis/git-nudge/internal/journal"
-	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
 // Entry is one checkpoint in .autodev/checkpoints.json.
@@ -82,6 +81,17 @@ type Journal struct {
 	// entries read (enough to number, find and append), and Find and
 	// ByCommit decode the entry they return in full.
 	raw [][]byte
+	// partial, for a journal read from its summary (loadJournalTail):
+	// Entries hold only the newest entries' ids and commits, next is one
+	// past the highest number of the whole file, and file is the file's
+	// bytes from offset base to its end. Only appending is possible.
+	partial bool
+	next    int
+	base    int64
+	// digest is the SHA-256 state of the file's bytes before digestAt
+	// (journal.Window), when known.
+	digest   []byte
+	digestAt int64
 }
 
 // RebuildAdvice is what to do about a corrupt checkpoints.json: it is
@@ -100,7 +110,9 @@ func (ws *Workspace) LoadJournal() (*Journal, error) {
 
 func (ws *Workspace) loadJournal() (*Journal, error) {
 	path := ws.CheckpointsPath()
-	data, err := journal.ReadRegular(path) // a fifo is an error, not a wait
+	// A fifo is an error, not a wait; an append in place under way (or
+	// interrupted) reads as the version before it.
+	data, err := journal.ReadAppendable(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Journal{Missing: true}, nil
 	}
@@ -126,7 +138,7 @@ func (ws *Workspace) loadJournalSkim() (*Journal, error) {
 	if ws.journalCache != nil {
 		return ws.journalCache.load(ws)
 	}
-	data, err := journal.ReadRegular(ws.CheckpointsPath())
+	data, err := journal.ReadAppendable(ws.CheckpointsPath())
 	if err != nil {
 		return ws.loadJournal()
 	}
@@ -216,7 +228,10 @@ func decodeEntries(path string, data []byte) ([]Entry, error) {
 	return entries, nil
 }
 
-// save writes checkpoints.json atomically.
+// saveJournal writes checkpoints.json: entries appended to those read
+// are written in place over the closing bracket (journal.AppendInPlace:
+// a crash leaves the file as it was, or as the next command puts it back),
+// anything else as a whole, atomic rewrite.
 func (ws *Workspace) saveJournal(j *Journal) error {
 	if err := ws.ensureDir(); err != nil {
 		return err
@@ -225,22 +240,65 @@ func (ws *Workspace) saveJournal(j *Journal) error {
 	if entries == nil {
 		entries = []Entry{}
 	}
-	data, err := j.appended()
-	if err == nil && data == nil {
-		j.unskim()
-		entries = j.Entries
-		if entries == nil {
-			entries = []Entry{}
+	path := ws.CheckpointsPath()
+	var data []byte
+	var err error
+	if j.partial && !j.appendOnly() {
+		return fmt.Errorf("writing %s: only entries can be added to a journal read from its summary", path)
+	}
+	if j.appendOnly() {
+		var ok bool
+		data, ok, err = ws.appendInPlace(j)
+		if err != nil {
+			j.file, j.read = nil, nil
+			return fmt.Errorf("writing %s: %w", path, err)
 		}
-		data, err = journal.Encode(entries)
+		if !ok {
+			data = nil
+		}
 	}
-	if err != nil {
-		return fmt.Errorf("encoding %s: %w", ws.CheckpointsPath(), err)
+	if data == nil && j.partial {
+		// The file is not as its summary said: read it whole, and add
+		// the new entries to it.
+		full, err := ws.loadJournalSkim()
+		if err != nil {
+			return err
+		}
+		full.Entries = append(full.Entries, j.Entries[len(j.read):]...)
+		*j = *full
+		entries = j.Entries
+		if j.appendOnly() {
+			var ok bool
+			data, ok, err = ws.appendInPlace(j)
+			if err != nil {
+				j.file, j.read = nil, nil
+				return fmt.Errorf("writing %s: %w", path, err)
+			}
+			if !ok {
+				data = nil
+			}
+		}
 	}
-	if err := journal.WriteBytes(ws.CheckpointsPath(), data); err != nil {
-		j.file, j.read = nil, nil
-		return err
+	if data == nil {
+		if data, err = j.appended(); err == nil && data == nil {
+			j.unskim()
+			entries = j.Entries
+			if entries == nil {
+				entries = []Entry{}
+			}
+			data, err = journal.Encode(entries)
+		}
+		if err != nil {
+			return fmt.Errorf("encoding %s: %w", path, err)
+		}
+		if err := journal.WriteBytes(path, data); err != nil {
+			j.file, j.read = nil, nil
+			ws.dropSummary()
+			return err
+		}
+		j.base, j.digest = 0, nil
 	}
+	ws.writeSummary(j)
 	j.Missing = false
 	if j.raw != nil {
 		// Still skimmed: the entries appended are known in full.
@@ -257,18 +315,48 @@ func (ws *Workspace) saveJournal(j *Journal) error {
 	return nil
 }
 
+// appendInPlace writes j's new entries over the file's closing bracket;
+// ok is false, with nothing written, when the file is not as j read it.
+// j's digest is carried forward (j.file is set by the caller).
+func (ws *Workspace) appendInPlace(j *Journal) (data []byte, ok bool, err error) {
+	w := journal.Window{Base: j.base, Bytes: j.file, Digest: j.digest, DigestAt: j.digestAt}
+	data, next, ok, err := journal.AppendInPlaceAt(ws.Repo.Tx, ws.CheckpointsPath(), w, j.Entries[len(j.read):], appendHook())
+	if ok {
+		j.digest, j.digestAt = next.Digest, next.DigestAt
+	}
+	return data, ok, err
+}
+
+// appendHook lets crash tests stop an append in place at each of its
+// moments (journal-append-marked, -torn, -written); nil otherwise.
+func appendHook() func(journal.AppendPoint) {
+	if !faults.Set() {
+		return nil
+	}
+	return func(p journal.AppendPoint) { faultPoint("journal-append-" + string(p)) }
+}
+
+// appendOnly reports whether the entries differ from those read or last
+// written only by entries added after them.
+func (j *Journal) appendOnly() bool {
+	if j.file == nil || len(j.Entries) <= len(j.read) {
+		return false
+	}
+	for i := range j.read {
+		if !sameEntry(&j.Entries[i], &j.read[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // appended is checkpoints.json with the entries added since it was read
 // or written (the usual change: a checkpoint appended), or nil when the
 // entries it held changed or it is not known; the whole list is encoded
 // then.
 func (j *Journal) appended() ([]byte, error) {
-	if j.file == nil || len(j.Entries) <= len(j.read) {
+	if !j.appendOnly() {
 		return nil, nil
-	}
-	for i := range j.read {
-		if !sameEntry(&j.Entries[i], &j.read[i]) {
-			return nil, nil
-		}
 	}
 	data, ok, err := journal.AppendArray(j.file, j.Entries[len(j.read):])
 	if !ok {
@@ -332,11 +420,9 @@ func (j *Journal) ByCommit(commit string) (Entry, bool) {
 
 // nextNumber is one past the highest checkpoint number in the journal.
 func (j *Journal) nextNumber() int {
-	max := 0
-	for _, e := range j.Entries {
-		if n, ok := refs.Checkpoint.Number(e.ID); ok && n > max {
-			max = n
-		}
+	n := highest(j.Entries) + 1
+	if j.partial {
+		n = max(n, j.next)
 	}
-	return max + 1
+	return n
 }

@@ -71,7 +71,7 @@ func copyOf(j *Journal) *Journal {
 // did not have. Anything unusual goes through loadJournal, which names
 // what is wrong.
 func (c *JournalCache) read(ws *Workspace) (*Journal, []byte, error) {
-	data, err := journal.ReadRegular(ws.CheckpointsPath())
+	data, err := journal.ReadAppendable(ws.CheckpointsPath())
 	if err == nil {
 		if entries, ok := c.appended(data); ok {
 			c.last = entries

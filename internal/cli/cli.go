@@ -58,7 +58,13 @@ type Env struct {
 	Stderr io.Writer
 	Dir    string
 	Getenv func(string) string
-	Now    func() time.Time
+	// Environ is the environment the user's programs are started with
+	// (a task's command, setup and validation commands).
+	Environ func() []string
+	Now     func() time.Time
+	// Terminal is true when stdout is a terminal: diff then bounds and
+	// escapes what it prints.
+	Terminal bool
 	// Color is true when stdout is a terminal and NO_COLOR is not set.
 	Color bool
 }
@@ -67,15 +73,26 @@ type Env struct {
 func NewProcessEnv(ctx context.Context) *Env {
 	dir, _ := os.Getwd()
 	return &Env{
-		Ctx:    ctx,
-		Stdin:  os.Stdin,
-		Stdout: os.Stdout,
-		Stderr: os.Stderr,
-		Dir:    dir,
-		Getenv: os.Getenv,
-		Now:    time.Now,
-		Color:  colorWanted(os.Stdout, os.Getenv),
+		Ctx:      ctx,
+		Stdin:    os.Stdin,
+		Stdout:   os.Stdout,
+		Stderr:   os.Stderr,
+		Dir:      dir,
+		Getenv:   os.Getenv,
+		Environ:  os.Environ,
+		Now:      time.Now,
+		Terminal: IsTerminal(os.Stdout),
+		Color:    colorWanted(os.Stdout, os.Getenv),
 	}
+}
+
+// lookup is env's variable k, "" when it is not set or env has no
+// environment at all.
+func (e *Env) lookup(k string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(k)
 }
 
 func colorWanted(f *os.File, getenv func(string) string) bool {

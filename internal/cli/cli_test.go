@@ -290,7 +290,7 @@ func TestOnlyCommand(t *testing.T) {
 	p := Program{Name: "git-test", Description: "A test program.", Model: &testCLI{}}
 	env := &Env{Ctx: context.Background(), Stdout: io.Discard, Stderr: io.Discard}
 	exit := func(int) {}
-	only := p.onlyCommand([]string{"pass", "3"})
+	only := p.onlyCommand([]string{"pass", "3"}, env)
 	if only == nil {
 		t.Fatal("pass 3: the whole model")
 	}
@@ -306,12 +306,23 @@ func TestOnlyCommand(t *testing.T) {
 		t.Errorf("commands in the smaller model: %v, want [pass]", names)
 	}
 	for _, args := range [][]string{nil, {"pass", "-h"}, {"--help"}, {"nosuch"}, {"--version"}, {"-h", "pass"}} {
-		if p.onlyCommand(args) != nil {
+		if p.onlyCommand(args, env) != nil {
 			t.Errorf("%q: a smaller model, want the whole one", args)
 		}
 	}
-	if p.onlyCommand([]string{"hello", "--", "-h"}) == nil {
+	if p.onlyCommand([]string{"hello", "--", "-h"}, env) == nil {
 		t.Errorf(`"-h" after "--" is not a request for help`)
+	}
+	// Shell completion (COMP_LINE in the command's environment, not the
+	// test process's) needs every command.
+	completing := &Env{Ctx: context.Background(), Getenv: func(k string) string {
+		if k == "COMP_LINE" {
+			return "git-test pa"
+		}
+		return ""
+	}}
+	if p.onlyCommand([]string{"pass", "3"}, completing) != nil {
+		t.Errorf("completing: a smaller model, want the whole one")
 	}
 	// A mistyped flag is refused with the whole model's message.
 	_, _, small := runTest("pass", "--vresion")

@@ -15,14 +15,17 @@ import (
 // internal/gitindex (the index files) imports only internal/gitstore.
 // Neither imports internal/git, the porcelain that embeds them: what they
 // leave to a git process they ask through gitstore.Git, which
-// internal/git implements.
+// internal/git implements. internal/gitexec, which starts every git
+// child, is a leaf too: the porcelain above it, not the store, calls it.
 func TestGitStoreIsALeaf(t *testing.T) {
 	t.Parallel()
 	const mod = "github.com/nudgethis/git-nudge/"
 	allowed := map[string]map[string]bool{
 		"gitstore": {},
 		"gitindex": {mod + "internal/gitstore": true},
+		"gitexec":  {},
 	}
+	minFiles := map[string]int{"gitstore": 5, "gitindex": 5, "gitexec": 2}
 	for pkg, ok := range allowed {
 		files, err := filepath.Glob(filepath.Join("..", pkg, "*.go"))
 		if err != nil {
@@ -44,7 +47,7 @@ func TestGitStoreIsALeaf(t *testing.T) {
 				}
 			}
 		}
-		if checked < 5 {
+		if checked < minFiles[pkg] {
 			t.Fatalf("only %d files of internal/%s checked: the glob missed the package", checked, pkg)
 		}
 	}

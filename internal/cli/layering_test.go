@@ -53,16 +53,18 @@ func TestCommandsTalkToWorkflowsOnly(t *testing.T) {
 }
 
 // TestOneOwnerPerOutsideDoor keeps the doors to the outside in one place
-// each: only internal/git/git.go and internal/proc/proc.go start
-// processes (internal/testutil is test support), and only internal/worktree
-// touches the work tree through go-billy.
+// each: only internal/gitexec/gitexec.go and internal/proc/proc.go start
+// processes (internal/testutil and internal/testutil/storegit are test
+// support), and only internal/worktree touches the work tree through
+// go-billy.
 func TestOneOwnerPerOutsideDoor(t *testing.T) {
 	t.Parallel()
 	allowed := map[string]map[string]bool{
 		"os/exec": {
-			"internal/git/git.go":           true,
-			"internal/proc/proc.go":         true,
-			"internal/testutil/testutil.go": true,
+			"internal/gitexec/gitexec.go":            true,
+			"internal/proc/proc.go":                  true,
+			"internal/testutil/testutil.go":          true,
+			"internal/testutil/storegit/storegit.go": true,
 		},
 	}
 	billy := "github.com/go-git/go-billy/v5"

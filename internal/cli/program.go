@@ -77,8 +77,8 @@ func commandPath(err error) string {
 // first, help asked for (before any "--"), shell completion. A command
 // line the smaller model refuses is parsed again with the whole one, so
 // errors and suggestions are the same.
-func (p Program) onlyCommand(args []string) kong.Option {
-	if len(args) == 0 || os.Getenv("COMP_LINE") != "" {
+func (p Program) onlyCommand(args []string, env *Env) kong.Option {
+	if len(args) == 0 || env.lookup("COMP_LINE") != "" {
 		return nil
 	}
 	for _, a := range args {
@@ -131,14 +131,17 @@ func (p Program) Main(args []string, env *Env) (code int) {
 			panic(r)
 		}
 	}()
+	// An Env built without an environment for the user's programs gives
+	// them this process's, as NewProcessEnv does.
+	if env.Environ == nil {
+		env.Environ = os.Environ
+	}
 	// The version executors write into their locks. Tests stand
 	// in for another version with GIT_NUDGE_TEST_VERSION (or
 	// GIT_AUTODEV_TEST_VERSION).
 	journal.SetBinaryVersion(VersionString())
-	if env.Getenv != nil {
-		if v := env.Getenv(strings.ToUpper(strings.ReplaceAll(p.Name, "-", "_")) + "_TEST_VERSION"); v != "" {
-			journal.SetBinaryVersion(v)
-		}
+	if v := env.lookup(strings.ToUpper(strings.ReplaceAll(p.Name, "-", "_")) + "_TEST_VERSION"); v != "" {
+		journal.SetBinaryVersion(v)
 	}
 	// "git nudge help run" is "git nudge run --help" (git itself turns
 	// "git nudge --help" into the man page; "help" is no command of ours).
@@ -149,7 +152,7 @@ func (p Program) Main(args []string, env *Env) (code int) {
 	var parser *kong.Kong
 	var kctx *kong.Context
 	var err error
-	if only := p.onlyCommand(args); only != nil {
+	if only := p.onlyCommand(args, env); only != nil {
 		if parser, err = p.Parser(env, exit, only); err == nil {
 			kctx, err = parser.Parse(args)
 		}
@@ -160,7 +163,7 @@ func (p Program) Main(args []string, env *Env) (code int) {
 			fmt.Fprintf(env.Stderr, "%s: internal error building the command line: %v\n", p.Name, err)
 			return ExitFailed
 		}
-		if os.Getenv("COMP_LINE") != "" {
+		if env.lookup("COMP_LINE") != "" {
 			kongplete.Complete(parser, append(predictors(), kongplete.WithExitFunc(exit))...)
 		}
 		if len(args) == 0 {

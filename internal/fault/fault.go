@@ -28,6 +28,10 @@ func New(name string) *Var {
 	return &Var{name: name, value: sync.OnceValue(func() string { return os.Getenv(name) })}
 }
 
+// Set reports whether the variable names any point: a caller can skip
+// work that only a crash test needs.
+func (v *Var) Set() bool { return v.value() != "" }
+
 // Point kills the process when the variable equals point, and returns
 // otherwise.
 func (v *Var) Point(point string) {

@@ -11,7 +11,7 @@ import (
 // CreateBundle writes a git bundle at path holding ref and everything it
 // reaches (git bundle create).
 func (r *Repo) CreateBundle(ctx context.Context, path, ref string) error {
-	_, err := r.run(ctx, cmd{args: []string{"bundle", "create", "-q", path, ref}})
+	_, err := r.run(ctx, cmd{Args: []string{"bundle", "create", "-q", path, ref}})
 	return err
 }
 
@@ -23,7 +23,7 @@ func (r *Repo) CreateBundle(ctx context.Context, path, ref string) error {
 // would call broken, or one naming an object that exists nowhere, is
 // refused and nothing of the bundle is kept.
 func (r *Repo) ImportBundle(ctx context.Context, path, ref string) (string, error) {
-	heads, err := r.run(ctx, cmd{args: []string{"bundle", "list-heads", path}})
+	heads, err := r.run(ctx, cmd{Args: []string{"bundle", "list-heads", path}})
 	if err != nil {
 		return "", fmt.Errorf("reading the bundle: %w", err)
 	}
@@ -46,10 +46,10 @@ func (r *Repo) ImportBundle(ctx context.Context, path, ref string) (string, erro
 		return "", err
 	}
 	env := []string{"GIT_OBJECT_DIRECTORY=" + tmp, "GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(r.CommonDir, "objects")}
-	if _, err := r.run(ctx, cmd{args: []string{"bundle", "unbundle", path}, env: env}); err != nil {
+	if _, err := r.run(ctx, cmd{Args: []string{"bundle", "unbundle", path}, Env: env}); err != nil {
 		return "", fmt.Errorf("unpacking the bundle: %w", err)
 	}
-	typ, err := r.run(ctx, cmd{args: []string{"cat-file", "-t", commit}, env: env})
+	typ, err := r.run(ctx, cmd{Args: []string{"cat-file", "-t", commit}, Env: env})
 	if err != nil {
 		return "", fmt.Errorf("the bundle's %s names %s, which it does not hold: %w", ref, commit, err)
 	}

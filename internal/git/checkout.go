@@ -18,6 +18,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/gitexec"
 )
 
 // CheckoutTo writes the blobs of entries into the folder dir (dir/<path>)
@@ -44,7 +46,7 @@ func (r *Repo) CheckoutTo(ctx context.Context, dir string, entries []IndexEntry)
 		return err
 	}
 	defer cleanup()
-	_, err = r.run(ctx, cmd{args: []string{"checkout-index", "-a", "-f", "--prefix=" + abs + "/"}, env: indexEnv(ix)})
+	_, err = r.run(ctx, cmd{Args: []string{"checkout-index", "-a", "-f", "--prefix=" + abs + "/"}, Env: indexEnv(ix)})
 	return err
 }
 
@@ -80,7 +82,7 @@ func (r *Repo) ResetHard(ctx context.Context, commit, reason string) error {
 	if reason != "" {
 		env = append(env, "GIT_REFLOG_ACTION="+reason)
 	}
-	if _, err := r.run(ctx, cmd{args: []string{"reset", "-q", "--hard", commit + "^{commit}", "--"}, env: env}); err != nil {
+	if _, err := r.run(ctx, cmd{Args: []string{"reset", "-q", "--hard", commit + "^{commit}", "--"}, Env: env}); err != nil {
 		os.Remove(ix.Path)
 		os.Remove(ix.Path + ".lock")
 		return err
@@ -139,7 +141,7 @@ func (r *Repo) StreamBlobs(ctx context.Context, reqs []BlobRequest, filters bool
 type BlobStreamer struct {
 	r       *Repo
 	filters bool
-	p       *proc
+	p       *gitexec.Proc
 }
 
 // NewBlobStreamer returns a BlobStreamer (with or without git's filters)
@@ -153,7 +155,7 @@ func (s *BlobStreamer) Close() error {
 	if s == nil || s.p == nil {
 		return nil
 	}
-	err := s.p.close()
+	err := s.p.Close()
 	s.p = nil
 	return err
 }
@@ -205,7 +207,7 @@ func (s *BlobStreamer) Stream(ctx context.Context, reqs []BlobRequest, to func(i
 				in.WriteString(q.Blob + "\n")
 			}
 		}
-		_, err := cat.in.Write(in.Bytes())
+		_, err := cat.Stdin().Write(in.Bytes())
 		wrote <- err
 	}()
 	// On any error the process is ended (killed: it may be waiting for
@@ -216,25 +218,23 @@ func (s *BlobStreamer) Stream(ctx context.Context, reqs []BlobRequest, to func(i
 			return
 		}
 		s.p = nil
-		if cat.cmd.Process != nil {
-			_ = cat.cmd.Process.Kill()
-		}
+		cat.Kill()
 		if !waited {
 			<-wrote
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			if ferr := cat.fail(err); ExitCode(ferr) > 0 {
+			if ferr := cat.Fail(err); ExitCode(ferr) > 0 {
 				err = ferr
 			} else {
-				err = cat.wrap(err)
+				err = cat.Wrap(err)
 			}
 			return
 		}
-		_ = cat.fail(err)
+		_ = cat.Fail(err)
 	}()
 	marker := []byte(nonce + " missing\n")
 	for i, q := range reqs {
-		header, err := cat.out.ReadString('\n')
+		header, err := cat.Stdout().ReadString('\n')
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return io.ErrUnexpectedEOF
@@ -254,10 +254,10 @@ func (s *BlobStreamer) Stream(ctx context.Context, reqs []BlobRequest, to func(i
 			return err
 		}
 		if filters {
-			err = copyUntil(w, cat.out, marker)
+			err = copyUntil(w, cat.Stdout(), marker)
 		} else {
-			if _, err = io.CopyN(w, cat.out, size); err == nil {
-				if b, rerr := cat.out.ReadByte(); rerr != nil || b != '\n' {
+			if _, err = io.CopyN(w, cat.Stdout(), size); err == nil {
+				if b, rerr := cat.Stdout().ReadByte(); rerr != nil || b != '\n' {
 					err = fmt.Errorf("git cat-file: no newline after the content of %s", q.Blob)
 				}
 			}
@@ -330,14 +330,14 @@ func (r *Repo) CheckoutRaw(ctx context.Context, dir string, entries []IndexEntry
 	if err != nil {
 		return err
 	}
-	defer cat.close()
+	defer cat.Close()
 	for _, e := range entries {
-		if _, err := io.WriteString(cat.in, e.Blob+"\n"); err != nil {
-			return cat.fail(err)
+		if _, err := io.WriteString(cat.Stdin(), e.Blob+"\n"); err != nil {
+			return cat.Fail(err)
 		}
-		header, err := cat.out.ReadString('\n')
+		header, err := cat.Stdout().ReadString('\n')
 		if err != nil {
-			return cat.fail(err)
+			return cat.Fail(err)
 		}
 		f := strings.Fields(header)
 		if len(f) != 3 || f[1] != "blob" {
@@ -354,14 +354,14 @@ func (r *Repo) CheckoutRaw(ctx context.Context, dir string, entries []IndexEntry
 		if err := os.Remove(target); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		if err := writeN(target, cat.out, size); err != nil {
+		if err := writeN(target, cat.Stdout(), size); err != nil {
 			return err
 		}
-		if b, err := cat.out.ReadByte(); err != nil || b != '\n' {
+		if b, err := cat.Stdout().ReadByte(); err != nil || b != '\n' {
 			return fmt.Errorf("git cat-file: no newline after the content of %s", e.Blob)
 		}
 	}
-	return cat.close()
+	return cat.Close()
 }
 
 // writeN writes the next n bytes of src into a new file at target.

@@ -6,10 +6,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 )
 
 // CommitInfo is one commit found by FindCommits.
@@ -79,118 +79,17 @@ func (r *Repo) FindCommits(ctx context.Context, q CommitQuery) ([]CommitInfo, er
 	return list, nil
 }
 
-// writeCommit writes the commit object git commit-tree would write for
-// req, here and without a git process, when that is plainly the same
-// object: both identities given and clean, full object ids, no NUL in the
-// message, no date or encoding that git would take from the environment
-// or config, and loose objects that this process may write (fastOK). It
-// is the one commit writer: CommitTree uses it. ok is false when git must write it.
-func (r *Repo) writeCommit(req CommitRequest) (id string, ok bool, err error) {
-	if !r.ValidID(req.Tree) || !cleanIdent(req.Author) || !cleanIdent(req.Committer) || strings.IndexByte(req.Message, 0) >= 0 {
-		return "", false, nil
-	}
-	for _, p := range req.Parents {
-		if !r.ValidID(p) {
-			return "", false, nil
-		}
-	}
-	if os.Getenv("GIT_TEST_DATE_NOW") != "" {
-		return "", false, nil
-	}
-	now := time.Now() // one clock reading for both, as git does
-	authorDate, ok1 := gitDate(os.Getenv("GIT_AUTHOR_DATE"), now)
-	committerDate, ok2 := gitDate(os.Getenv("GIT_COMMITTER_DATE"), now)
-	if !ok1 || !ok2 {
-		return "", false, nil
-	}
-	if !r.InProcess() || r.ConfigMayMention("encoding") {
-		return "", false, nil
-	}
-	var b bytes.Buffer
-	b.WriteString("tree " + req.Tree + "\n")
-	for _, p := range req.Parents {
-		b.WriteString("parent " + p + "\n")
-	}
-	fmt.Fprintf(&b, "author %s <%s> %s\n", req.Author.Name, req.Author.Email, authorDate)
-	fmt.Fprintf(&b, "committer %s <%s> %s\n\n", req.Committer.Name, req.Committer.Email, committerDate)
-	b.WriteString(req.Message)
-	if id, err = r.WriteObject("commit", b.Bytes()); err != nil {
-		return "", true, err
-	}
-	return id, true, nil
-}
+// CommitRequest describes a commit object to create with commit-tree
+// (gitstore.CommitRequest).
+type CommitRequest = gitstore.CommitRequest
 
-// cleanIdent reports whether git would record the identity as given: a
-// name and email with nothing git strips or refuses.
-func cleanIdent(id Identity) bool {
-	crud := func(c byte) bool {
-		return c <= 32 || strings.IndexByte(".,:;<>\"\\'", c) >= 0
-	}
-	for _, s := range []string{id.Name, id.Email} {
-		if s == "" || crud(s[0]) || crud(s[len(s)-1]) || strings.ContainsAny(s, "<>\n\x00") {
-			return false
-		}
-	}
-	return true
-}
-
-// gitDate is the date git records for a GIT_AUTHOR_DATE or
-// GIT_COMMITTER_DATE value ("<seconds> <+hhmm>"): now in the local zone
-// when empty; the forms "<seconds> <+hhmm>", "@<seconds> <+hhmm>" and RFC
-// 3339 ("2026-01-02T03:04:05Z"); ok is false for any other form, which
-// git parses itself.
-func gitDate(v string, now time.Time) (string, bool) {
-	zone := func(off int) string {
-		sign := byte('+')
-		if off < 0 {
-			sign, off = '-', -off
-		}
-		return fmt.Sprintf("%c%02d%02d", sign, off/3600, off%3600/60)
-	}
-	if v == "" {
-		_, off := now.Zone()
-		return fmt.Sprintf("%d %s", now.Unix(), zone(off)), true
-	}
-	if t, err := time.Parse(time.RFC3339, v); err == nil && t.Nanosecond() == 0 && t.Unix() > 0 {
-		_, off := t.Zone()
-		return fmt.Sprintf("%d %s", t.Unix(), zone(off)), true
-	}
-	secs, tz, ok := strings.Cut(strings.TrimPrefix(v, "@"), " ")
-	if !ok || len(tz) != 5 || (tz[0] != '+' && tz[0] != '-') {
-		return "", false
-	}
-	n, err := strconv.ParseInt(secs, 10, 64)
-	if err != nil || n <= 0 || strconv.FormatInt(n, 10) != secs {
-		return "", false
-	}
-	for i := 1; i < 5; i++ {
-		if tz[i] < '0' || tz[i] > '9' {
-			return "", false
-		}
-	}
-	return secs + " " + tz, true
-}
-
-// Identity is an author or committer. A zero Identity means "the user's own,
-// from git config" (git fails clearly when none is set).
-type Identity struct {
-	Name  string
-	Email string
-}
-
-// CommitRequest describes a commit object to create with commit-tree.
-type CommitRequest struct {
-	Tree    string
-	Parents []string
-	Message string
-	// Author and Committer, when set, override git config for this commit.
-	Author    Identity
-	Committer Identity
-}
+// Identity is an author or committer (gitstore.Identity). A zero
+// Identity means "the user's own, from git config".
+type Identity = gitstore.Identity
 
 // CommitTree writes a commit object (never signed, no hook) and returns its id.
 func (r *Repo) CommitTree(ctx context.Context, req CommitRequest) (string, error) {
-	if id, ok, err := r.writeCommit(req); ok || err != nil {
+	if id, ok, err := r.WriteCommitHere(req); ok || err != nil {
 		return id, err
 	}
 	args := []string{"commit-tree", "--no-gpg-sign"}
@@ -205,7 +104,7 @@ func (r *Repo) CommitTree(ctx context.Context, req CommitRequest) (string, error
 	if req.Committer.Name != "" {
 		env = append(env, "GIT_COMMITTER_NAME="+req.Committer.Name, "GIT_COMMITTER_EMAIL="+req.Committer.Email)
 	}
-	out, err := r.run(ctx, cmd{args: args, env: env, stdin: strings.NewReader(req.Message)})
+	out, err := r.run(ctx, cmd{Args: args, Env: env, Stdin: strings.NewReader(req.Message)})
 	return strings.TrimSpace(string(out)), err
 }
 

@@ -5,9 +5,10 @@ package git
 import (
 	"context"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 )
 
 // ConfigGet returns the last value of key; ok is false when it is unset.
@@ -61,7 +62,7 @@ func (r *Repo) ConfigInt(ctx context.Context, key string, def int64) (int64, err
 			if !found {
 				return def, nil
 			}
-			if n, ok := plainConfigInt(v); ok {
+			if n, ok := gitstore.ParseConfigInt(v); ok {
 				return n, nil
 			}
 		}
@@ -74,36 +75,6 @@ func (r *Repo) ConfigInt(ctx context.Context, key string, def int64) (int64, err
 		return def, err
 	}
 	return strconv.ParseInt(out, 10, 64)
-}
-
-// plainConfigInt reads v as git config --type=int does when it is a
-// plain decimal number (no leading zero, which git reads as octal) with
-// an optional k, m or g unit; ok is false for anything else, which the
-// caller leaves to git.
-func plainConfigInt(v string) (int64, bool) {
-	mult := int64(1)
-	if v != "" {
-		switch v[len(v)-1] {
-		case 'k', 'K':
-			mult = 1 << 10
-		case 'm', 'M':
-			mult = 1 << 20
-		case 'g', 'G':
-			mult = 1 << 30
-		}
-		if mult != 1 {
-			v = v[:len(v)-1]
-		}
-	}
-	digits := strings.TrimPrefix(strings.TrimPrefix(v, "-"), "+")
-	if digits == "" || strings.Trim(digits, "0123456789") != "" || len(digits) > 1 && digits[0] == '0' {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(v, 10, 64)
-	if err != nil || n > math.MaxInt64/mult || n < math.MinInt64/mult {
-		return 0, false
-	}
-	return n * mult, true
 }
 
 // configUnset reports, without a git process, that key cannot be set: a

@@ -129,6 +129,6 @@ func (r *Repo) DiffTreesTo(ctx context.Context, w io.Writer, a, b string, format
 	for _, e := range exclude {
 		args = append(args, ":(exclude,top,literal)"+e)
 	}
-	_, err := r.run(ctx, cmd{args: args, stdout: w})
+	_, err := r.run(ctx, cmd{Args: args, Stdout: w})
 	return err
 }

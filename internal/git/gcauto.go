@@ -1,11 +1,6 @@
 package git
 
-import (
-	"context"
-	"os"
-	"path/filepath"
-	"strings"
-)
+import "context"
 
 // GCAuto lets git collect the repository's objects as it does after its
 // own commands: git gc --auto --quiet, which packs and prunes (in the
@@ -24,7 +19,8 @@ func (r *Repo) GCAuto(ctx context.Context) error {
 
 // gcDue is git's own test for gc --auto (builtin/gc.c need_to_gc, without
 // the big-pack refinements, which only make git do less): too many loose
-// objects, estimated from folder 17, or too many packs without .keep.
+// objects (gitstore's LooseObjectsOver) or too many packs without .keep
+// (PacksOver).
 func (r *Repo) gcDue(ctx context.Context) bool {
 	limit, err := r.ConfigInt(ctx, "gc.auto", 6700)
 	if err != nil {
@@ -33,43 +29,12 @@ func (r *Repo) gcDue(ctx context.Context) bool {
 	if limit <= 0 {
 		return false
 	}
-	objects := os.Getenv("GIT_OBJECT_DIRECTORY")
-	if objects == "" {
-		objects = filepath.Join(r.CommonDir, "objects")
-	}
-	if ents, err := os.ReadDir(filepath.Join(objects, "17")); err == nil {
-		threshold := (limit + 255) / 256
-		var n int64
-		for _, e := range ents {
-			if len(e.Name()) >= 38 && strings.Trim(e.Name(), "0123456789abcdef") == "" {
-				if n++; n > threshold {
-					return true
-				}
-			}
-		}
+	if r.LooseObjectsOver(limit) {
+		return true
 	}
 	packLimit, err := r.ConfigInt(ctx, "gc.autoPackLimit", 50)
 	if err != nil {
 		return true
 	}
-	if packLimit <= 0 {
-		return false
-	}
-	ents, err := os.ReadDir(filepath.Join(objects, "pack"))
-	if err != nil {
-		return false
-	}
-	keep := map[string]bool{}
-	for _, e := range ents {
-		if base, ok := strings.CutSuffix(e.Name(), ".keep"); ok {
-			keep[base] = true
-		}
-	}
-	var packs int64
-	for _, e := range ents {
-		if base, ok := strings.CutSuffix(e.Name(), ".pack"); ok && !keep[base] {
-			packs++
-		}
-	}
-	return packs > packLimit
+	return packLimit > 0 && r.PacksOver(packLimit)
 }

@@ -32,7 +32,7 @@ func (r *Repo) IndexEntries(ctx context.Context, paths []string) ([]IndexEntry, 
 	if len(paths) <= maxPathArgs {
 		args = append(args, paths...)
 	}
-	out, err := r.run(ctx, cmd{args: args, env: []string{"GIT_LITERAL_PATHSPECS=1"}})
+	out, err := r.run(ctx, cmd{Args: args, Env: []string{"GIT_LITERAL_PATHSPECS=1"}})
 	if err != nil {
 		return nil, err
 	}
@@ -59,13 +59,13 @@ func indexEnv(ix Index) []string {
 
 // ReadTree replaces the index's entries with tree's.
 func (r *Repo) ReadTree(ctx context.Context, ix Index, tree string) error {
-	_, err := r.run(ctx, cmd{args: []string{"read-tree", tree}, env: indexEnv(ix)})
+	_, err := r.run(ctx, cmd{Args: []string{"read-tree", tree}, Env: indexEnv(ix)})
 	return err
 }
 
 // WriteTree writes the index as a tree and returns its id.
 func (r *Repo) WriteTree(ctx context.Context, ix Index) (string, error) {
-	out, err := r.run(ctx, cmd{args: []string{"write-tree"}, env: indexEnv(ix)})
+	out, err := r.run(ctx, cmd{Args: []string{"write-tree"}, Env: indexEnv(ix)})
 	return strings.TrimSpace(string(out)), err
 }
 
@@ -79,7 +79,7 @@ func (r *Repo) AddAll(ctx context.Context, ix Index, exclude ...string) error {
 	// The excludes are glob pathspecs: an inherited pathspec mode must not
 	// turn them literal (or the "." into a pattern).
 	env := append(indexEnv(ix), "GIT_LITERAL_PATHSPECS=0", "GIT_GLOB_PATHSPECS=0", "GIT_NOGLOB_PATHSPECS=0")
-	_, err := r.run(ctx, cmd{args: args, env: env})
+	_, err := r.run(ctx, cmd{Args: args, Env: env})
 	return err
 }
 
@@ -90,7 +90,7 @@ func (r *Repo) UntrackedIn(ctx context.Context, ix Index, exclude ...string) ([]
 	for _, e := range exclude {
 		args = append(args, ":(exclude,top,literal)"+e)
 	}
-	out, err := r.run(ctx, cmd{args: args, env: indexEnv(ix)})
+	out, err := r.run(ctx, cmd{Args: args, Env: indexEnv(ix)})
 	if err != nil {
 		return nil, err
 	}
@@ -109,7 +109,7 @@ func (r *Repo) AddSplit(ctx context.Context, ix Index, add []string, exclude ...
 		args = append(args, excludeGlobs(e)...)
 	}
 	env := append(indexEnv(ix), "GIT_LITERAL_PATHSPECS=0", "GIT_GLOB_PATHSPECS=0", "GIT_NOGLOB_PATHSPECS=0")
-	if _, err := r.run(ctx, cmd{args: args, env: env}); err != nil {
+	if _, err := r.run(ctx, cmd{Args: args, Env: env}); err != nil {
 		return err
 	}
 	if len(add) == 0 {
@@ -120,7 +120,7 @@ func (r *Repo) AddSplit(ctx context.Context, ix Index, add []string, exclude ...
 		in.WriteString(strings.TrimSuffix(p, "/"))
 		in.WriteByte(0)
 	}
-	_, err := r.run(ctx, cmd{args: []string{"update-index", "--add", "--remove", "-z", "--stdin"}, env: indexEnv(ix), stdin: strings.NewReader(in.String())})
+	_, err := r.run(ctx, cmd{Args: []string{"update-index", "--add", "--remove", "-z", "--stdin"}, Env: indexEnv(ix), Stdin: strings.NewReader(in.String())})
 	return err
 }
 
@@ -183,7 +183,7 @@ func (r *Repo) IndexFromTree(ctx context.Context, tree string) error {
 		return err
 	}
 	args := append(append([]string{}, privateIndexArgs...), "read-tree", "--reset", tree)
-	if _, err := r.run(ctx, cmd{args: args, env: indexEnv(ix)}); err != nil {
+	if _, err := r.run(ctx, cmd{Args: args, Env: indexEnv(ix)}); err != nil {
 		os.Remove(ix.Path)
 		return err
 	}
@@ -221,7 +221,7 @@ func (r *Repo) IndexKinds(ctx context.Context, index string) (modes map[string]s
 			return modes, plain, err
 		}
 	}
-	out, err := r.run(ctx, cmd{args: []string{"ls-files", "-z", "-s", "-v", "--full-name"}, env: []string{"GIT_INDEX_FILE=" + index}})
+	out, err := r.run(ctx, cmd{Args: []string{"ls-files", "-z", "-s", "-v", "--full-name"}, Env: []string{"GIT_INDEX_FILE=" + index}})
 	if err != nil {
 		return nil, false, err
 	}
@@ -320,7 +320,7 @@ func (r *Repo) UpdateIndexEntries(ctx context.Context, ix Index, entries []Index
 		}
 		fmt.Fprintf(&in, "%s %s\t%s\x00", e.Mode, e.Blob, e.Path)
 	}
-	_, err := r.run(ctx, cmd{args: []string{"update-index", "-z", "--index-info"}, env: indexEnv(ix), stdin: strings.NewReader(in.String())})
+	_, err := r.run(ctx, cmd{Args: []string{"update-index", "-z", "--index-info"}, Env: indexEnv(ix), Stdin: strings.NewReader(in.String())})
 	return err
 }
 

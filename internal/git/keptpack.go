@@ -45,13 +45,13 @@ func (r *Repo) WriteKeptPack(ctx context.Context, ids []string, note string) (st
 		}
 		in.WriteString(id + "\n")
 	}
-	pack, err := r.run(ctx, cmd{args: []string{"pack-objects", "--stdout", "-q"}, stdin: &in})
+	pack, err := r.run(ctx, cmd{Args: []string{"pack-objects", "--stdout", "-q"}, Stdin: &in})
 	if err != nil {
 		return "", err
 	}
 	// index-pack writes the .keep before the pack is in place, so that a
 	// repack running meanwhile never takes it.
-	out, err := r.run(ctx, cmd{args: []string{"index-pack", "--stdin", "--keep=" + note}, stdin: bytes.NewReader(pack)})
+	out, err := r.run(ctx, cmd{Args: []string{"index-pack", "--stdin", "--keep=" + note}, Stdin: bytes.NewReader(pack)})
 	if err != nil {
 		return "", err
 	}

@@ -47,7 +47,7 @@ func (r *Repo) MergeFileLabeled(ctx context.Context, dir string, ours, base, the
 		defer os.Remove(p)
 		args = append(args, p)
 	}
-	out, err := r.run(ctx, cmd{args: args, dir: dir})
+	out, err := r.run(ctx, cmd{Args: args, Dir: dir})
 	if err == nil {
 		return MergeResult{Data: out}, nil
 	}
@@ -92,7 +92,7 @@ func (r *Repo) IndexEntriesAt(ctx context.Context, paths []string) (entries []In
 	if len(paths) <= maxPathArgs {
 		args = append(args, paths...)
 	}
-	out, err := r.run(ctx, cmd{args: args, env: []string{"GIT_LITERAL_PATHSPECS=1"}})
+	out, err := r.run(ctx, cmd{Args: args, Env: []string{"GIT_LITERAL_PATHSPECS=1"}})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -118,27 +118,14 @@ func batchable(m MergeInput) bool {
 // stays a conflict): apply is then told the same style and merges as
 // merge-file --diff3 does.
 func (r *Repo) mergeApplyClean(ctx context.Context, dir string, in []MergeInput, diff3 bool) ([][]byte, error) {
-	gd, err := os.MkdirTemp(dir, "merge-")
+	gd, err := scratchRepo(dir, r.ObjectFormat)
+	if gd != "" {
+		defer os.RemoveAll(gd)
+	}
 	if err != nil {
 		return nil, err
 	}
-	defer os.RemoveAll(gd)
 	objects := filepath.Join(gd, "objects")
-	for _, d := range []string{objects, filepath.Join(gd, "refs")} {
-		if err := os.Mkdir(d, 0o700); err != nil {
-			return nil, err
-		}
-	}
-	config := "[core]\n\trepositoryformatversion = 0\n"
-	if r.ObjectFormat == "sha256" {
-		config = "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectformat = sha256\n"
-	}
-	if err := os.WriteFile(filepath.Join(gd, "config"), []byte(config), 0o600); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(gd, "HEAD"), []byte("ref: refs/heads/merge\n"), 0o600); err != nil {
-		return nil, err
-	}
 
 	var blobIDs []string
 	var blobs [][]byte
@@ -205,14 +192,14 @@ func (r *Repo) mergeApplyClean(ctx context.Context, dir string, in []MergeInput,
 		style = "diff3"
 	}
 	_, err = r.run(ctx, cmd{
-		args: []string{
+		Args: []string{
 			"-c", "core.attributesFile=" + none,
 			"-c", "merge.conflictStyle=" + style,
 			"-c", "apply.whitespace=nowarn",
 			"apply", "--cached", "--3way", "-",
 		},
-		stdin: &patch,
-		env: []string{
+		Stdin: &patch,
+		Env: []string{
 			"GIT_DIR=" + gd, "GIT_WORK_TREE=" + gd, "GIT_INDEX_FILE=" + ixPath,
 			"GIT_OBJECT_DIRECTORY=" + objects,
 			"GIT_ALTERNATE_OBJECT_DIRECTORIES=" + filepath.Join(r.CommonDir, "objects"),
@@ -220,7 +207,7 @@ func (r *Repo) mergeApplyClean(ctx context.Context, dir string, in []MergeInput,
 			"GIT_CONFIG_PARAMETERS=", "GIT_CONFIG_COUNT=0",
 			"HOME=" + gd, "XDG_CONFIG_HOME=" + gd,
 		},
-		dir: gd,
+		Dir: gd,
 	})
 	if err != nil && ExitCode(err) != 1 {
 		return nil, err
@@ -275,6 +262,30 @@ func (r *Repo) mergeApplyClean(ctx context.Context, dir string, in []MergeInput,
 		clean[i] = d
 	}
 	return clean, nil
+}
+
+// scratchRepo makes an empty repository of the object format in a new
+// folder of dir (a git dir with no work tree of its own), for
+// mergeApplyClean's git apply; the caller removes gd, which is set
+// whenever the folder was made.
+func scratchRepo(dir, objectFormat string) (gd string, err error) {
+	gd, err = os.MkdirTemp(dir, "merge-")
+	if err != nil {
+		return "", err
+	}
+	for _, d := range []string{filepath.Join(gd, "objects"), filepath.Join(gd, "refs")} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			return gd, err
+		}
+	}
+	config := "[core]\n\trepositoryformatversion = 0\n"
+	if objectFormat == "sha256" {
+		config = "[core]\n\trepositoryformatversion = 1\n[extensions]\n\tobjectformat = sha256\n"
+	}
+	if err := os.WriteFile(filepath.Join(gd, "config"), []byte(config), 0o600); err != nil {
+		return gd, err
+	}
+	return gd, os.WriteFile(filepath.Join(gd, "HEAD"), []byte("ref: refs/heads/merge\n"), 0o600)
 }
 
 // countLines is the number of lines of data as a patch counts them (a

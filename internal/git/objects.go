@@ -12,6 +12,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/gitexec"
 )
 
 // HashFiles returns, for each work-tree file at paths (relative to the top
@@ -40,7 +42,7 @@ func (r *Repo) hashPaths(ctx context.Context, paths []string, opts ...string) ([
 		in.WriteByte('\n')
 	}
 	args := append([]string{"hash-object", "--stdin-paths"}, opts...)
-	out, err := r.run(ctx, cmd{args: args, stdin: &in})
+	out, err := r.run(ctx, cmd{Args: args, Stdin: &in})
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +102,7 @@ func (r *Repo) objectInfosGit(ctx context.Context, ids []string) ([]ObjectInfo, 
 		in.WriteString(id)
 		in.WriteByte('\n')
 	}
-	out, err := r.run(ctx, cmd{args: []string{"cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"}, stdin: &in})
+	out, err := r.run(ctx, cmd{Args: []string{"cat-file", "--batch-check=%(objectname) %(objecttype) %(objectsize)"}, Stdin: &in})
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +145,7 @@ func (r *Repo) WriteBlobs(ctx context.Context, paths []string) ([]string, error)
 
 // WriteBlob stores data as a blob and returns its id.
 func (r *Repo) WriteBlob(ctx context.Context, data []byte) (string, error) {
-	out, err := r.run(ctx, cmd{args: []string{"hash-object", "-w", "--no-filters", "--stdin"}, stdin: bytes.NewReader(data)})
+	out, err := r.run(ctx, cmd{Args: []string{"hash-object", "-w", "--no-filters", "--stdin"}, Stdin: bytes.NewReader(data)})
 	if err != nil {
 		return "", err
 	}
@@ -185,7 +187,7 @@ func (r *Repo) ObjectTypes(ctx context.Context, ids []string) (map[string]string
 	if len(ask) == 0 {
 		return out, nil
 	}
-	res, err := r.run(ctx, cmd{args: []string{"cat-file", "--batch-check=%(objectname) %(objecttype)"}, stdin: strings.NewReader(strings.Join(ask, "\n") + "\n")})
+	res, err := r.run(ctx, cmd{Args: []string{"cat-file", "--batch-check=%(objectname) %(objecttype)"}, Stdin: strings.NewReader(strings.Join(ask, "\n") + "\n")})
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +231,7 @@ func (r *Repo) ImportObjects(ctx context.Context, dir string) (int, error) {
 // neither dir nor the store holds.
 func (r *Repo) importObjects(ctx context.Context, dir string, strict bool) (int, error) {
 	q := []string{"GIT_OBJECT_DIRECTORY=" + dir}
-	out, err := r.run(ctx, cmd{args: []string{"cat-file", "--batch-all-objects", "--batch-check=%(objectname)"}, env: q})
+	out, err := r.run(ctx, cmd{Args: []string{"cat-file", "--batch-all-objects", "--batch-check=%(objectname)"}, Env: q})
 	if err != nil {
 		return 0, err
 	}
@@ -240,7 +242,7 @@ func (r *Repo) importObjects(ctx context.Context, dir string, strict bool) (int,
 	pr, pw := io.Pipe()
 	packed := make(chan error, 1)
 	go func() {
-		_, err := r.run(ctx, cmd{args: []string{"pack-objects", "--stdout", "-q"}, env: q, stdin: bytes.NewReader(out), stdout: pw})
+		_, err := r.run(ctx, cmd{Args: []string{"pack-objects", "--stdout", "-q"}, Env: q, Stdin: bytes.NewReader(out), Stdout: pw})
 		pw.CloseWithError(err)
 		packed <- err
 	}()
@@ -248,7 +250,7 @@ func (r *Repo) importObjects(ctx context.Context, dir string, strict bool) (int,
 	if strict {
 		unpack = append(unpack, "--strict")
 	}
-	_, err = r.run(ctx, cmd{args: unpack, stdin: pr})
+	_, err = r.run(ctx, cmd{Args: unpack, Stdin: pr})
 	_ = pr.CloseWithError(errors.New("unpack-objects ended"))
 	if perr := <-packed; perr != nil {
 		return n, perr
@@ -313,7 +315,7 @@ func (r *Repo) ObjectSizes(ctx context.Context, ids []string) (map[string]int64,
 // one goroutine at a time; Close ends it.
 type Hasher struct {
 	r *Repo
-	p *proc
+	p *gitexec.Proc
 }
 
 // NewHasher returns a Hasher for r; its git process starts on first use.
@@ -343,13 +345,13 @@ func (h *Hasher) HashFiles(ctx context.Context, paths []string) ([]string, error
 			in.WriteString(quoteStdinPath(q))
 			in.WriteByte('\n')
 		}
-		_, err := p.in.Write([]byte(in.String()))
+		_, err := p.Stdin().Write([]byte(in.String()))
 		wrote <- err
 	}()
 	ids := make([]string, len(paths))
 	var err error
 	for i := range paths {
-		line, rerr := p.out.ReadString('\n')
+		line, rerr := p.Stdout().ReadString('\n')
 		if rerr != nil {
 			err = rerr
 			break
@@ -365,18 +367,16 @@ func (h *Hasher) HashFiles(ctx context.Context, paths []string) ([]string, error
 		// for room to write), the writer then stops, and git's own
 		// complaint, if it made one, is the error.
 		h.p = nil
-		if p.cmd.Process != nil {
-			_ = p.cmd.Process.Kill()
-		}
+		p.Kill()
 		<-wrote
-		if ferr := p.fail(err); ExitCode(ferr) > 0 {
+		if ferr := p.Fail(err); ExitCode(ferr) > 0 {
 			return nil, ferr
 		}
-		return nil, gitError(p.args, p.stderr.String(), err)
+		return nil, p.Wrap(err)
 	}
 	if werr := <-wrote; werr != nil {
 		h.p = nil
-		return nil, p.fail(werr)
+		return nil, p.Fail(werr)
 	}
 	return ids, nil
 }
@@ -386,7 +386,7 @@ func (h *Hasher) Close() error {
 	if h == nil || h.p == nil {
 		return nil
 	}
-	err := h.p.close()
+	err := h.p.Close()
 	h.p = nil
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/nudgethis/git-nudge/internal/gitexec"
 	"github.com/nudgethis/git-nudge/internal/gitindex"
 	"io/fs"
 	"os"
@@ -53,10 +54,10 @@ func (r *Repo) HashIndexed(ctx context.Context, entries []IndexEntry) ([]string,
 		in.WriteString(e.Path)
 		in.WriteByte(0)
 	}
-	if _, err := r.run(ctx, cmd{args: []string{"update-index", "--info-only", "-z", "--stdin"}, env: indexEnv(ix), stdin: &in}); err != nil {
+	if _, err := r.run(ctx, cmd{Args: []string{"update-index", "--info-only", "-z", "--stdin"}, Env: indexEnv(ix), Stdin: &in}); err != nil {
 		return nil, err
 	}
-	out, err := r.run(ctx, cmd{args: []string{"ls-files", "-s", "-z"}, env: indexEnv(ix)})
+	out, err := r.run(ctx, cmd{Args: []string{"ls-files", "-s", "-z"}, Env: indexEnv(ix)})
 	if err != nil {
 		return nil, err
 	}
@@ -138,7 +139,7 @@ func (r *Repo) HashWorkTreePaths(ctx context.Context, seeds []IndexEntry, paths 
 		in.WriteString(p)
 		in.WriteByte(0)
 	}
-	if _, err := r.run(ctx, cmd{args: args, env: indexEnv(ix), stdin: &in}); err != nil {
+	if _, err := r.run(ctx, cmd{Args: args, Env: indexEnv(ix), Stdin: &in}); err != nil {
 		return nil, err
 	}
 	data, err := os.ReadFile(ix.Path)
@@ -152,5 +153,5 @@ func (r *Repo) HashWorkTreePaths(ctx context.Context, seeds []IndexEntry, paths 
 }
 
 // privateIndexArgs keep a private index self-contained: never split into a
-// shared index file in the git dir.
-var privateIndexArgs = []string{"-c", "core.splitIndex=false"}
+// shared index file in the git dir (gitexec.PrivateIndexArgs).
+var privateIndexArgs = gitexec.PrivateIndexArgs

@@ -9,17 +9,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/nudgethis/git-nudge/internal/gitstore"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 )
 
 // ErrRefConflict is returned when a compare-and-swap ref update finds the
 // ref not at the expected old value (or, for a create, already present).
-var ErrRefConflict = errors.New("ref changed underneath (compare-and-swap failed)")
+var ErrRefConflict = gitstore.ErrRefConflict
 
 // SetRefRequest is one compare-and-swap ref update.
 type SetRefRequest struct {
@@ -203,7 +201,7 @@ func (r *Repo) UpdateRefs(ctx context.Context, reason string, ups ...RefUpdate) 
 		args = append(args, "-m", reason)
 	}
 	args = append(args, "--stdin")
-	_, err := r.run(ctx, cmd{args: args, stdin: &in})
+	_, err := r.run(ctx, cmd{Args: args, Stdin: &in})
 	if err != nil {
 		var ge *Error
 		if errors.As(err, &ge) && isRefLockFailure(ge.Stderr) {
@@ -245,65 +243,14 @@ func (r *Repo) ReadRefFast(ctx context.Context, name string) (string, bool, erro
 }
 
 // SetRefFast is SetRef (compare-and-swap; old ZeroID: must not exist)
-// done in this process with git's lock protocol (<ref>.lock created
-// exclusively, compared, written, renamed into place), for refs that keep
-// no reflog. It falls back to git when it cannot.
+// done in this process with git's lock protocol where it can
+// (gitstore's SetRefHere), else by git.
 func (r *Repo) SetRefFast(ctx context.Context, name, newID, old string) error {
 	r.refsAboutToChange(name)
-	if !r.InProcess() || !strings.HasPrefix(name, "refs/") || !r.ValidID(newID) || !r.ValidID(old) {
-		return r.SetRef(ctx, SetRefRequest{Name: name, New: newID, Old: old})
-	}
-	for _, c := range strings.Split(name, "/") {
-		if !gitstore.GoodRefComponent(c) || strings.HasSuffix(c, ".lock") {
-			return fmt.Errorf("not a ref name: %q", name)
-		}
-	}
-	p := filepath.Join(r.CommonDir, filepath.FromSlash(name))
-	if r.RefNeedsGit(name) || !r.HasObjectHere(newID) {
-		return r.SetRef(ctx, SetRefRequest{Name: name, New: newID, Old: old})
-	}
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return r.SetRef(ctx, SetRefRequest{Name: name, New: newID, Old: old})
-	}
-	lock := p + ".lock"
-	f, err := os.OpenFile(lock, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("%w: %s is locked", ErrRefConflict, name)
-	}
-	if err != nil {
-		return r.SetRef(ctx, SetRefRequest{Name: name, New: newID, Old: old})
-	}
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(lock)
+	if done, err := r.SetRefHere(name, newID, old); done {
 		return err
 	}
-	cur, exists, handled := r.ReadOneRef(name)
-	if !handled {
-		fail(nil)
-		return r.SetRef(ctx, SetRefRequest{Name: name, New: newID, Old: old})
-	}
-	if (old == r.ZeroID() && exists) || (old != r.ZeroID() && cur != old) {
-		return fail(fmt.Errorf("%w: %s is at %q, expected %s", ErrRefConflict, name, cur, old))
-	}
-	if !exists && r.PackedClash(name) {
-		// A packed ref where a folder of name would be, or under name:
-		// git refuses such a ref, in its own words.
-		fail(nil)
-		return r.SetRef(ctx, SetRefRequest{Name: name, New: newID, Old: old})
-	}
-	if _, err := f.WriteString(newID + "\n"); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(lock)
-		return err
-	}
-	if err := os.Rename(lock, p); err != nil {
-		os.Remove(lock)
-		return err
-	}
-	return nil
+	return r.SetRef(ctx, SetRefRequest{Name: name, New: newID, Old: old})
 }
 
 // RefsUnder lists refs under every prefix in one git process.

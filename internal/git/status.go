@@ -59,7 +59,7 @@ func (r *Repo) IgnoredAt(ctx context.Context, paths []string) ([]string, error) 
 		paths = paths[:maxPathArgs]
 	}
 	args := append([]string{"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--full-name", "--"}, paths...)
-	out, err := r.run(ctx, cmd{args: args, env: []string{"GIT_LITERAL_PATHSPECS=1"}})
+	out, err := r.run(ctx, cmd{Args: args, Env: []string{"GIT_LITERAL_PATHSPECS=1"}})
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +123,7 @@ func (r *Repo) IgnoredInTheWay(ctx context.Context, commit string, exclude ...st
 	if len(lsArgs) > maxPathArgs {
 		lsArgs = lsArgs[:wholeTree] // no paths: the whole tree, filtered below
 	}
-	out, err = r.run(ctx, cmd{args: lsArgs, env: []string{"GIT_LITERAL_PATHSPECS=1"}})
+	out, err = r.run(ctx, cmd{Args: lsArgs, Env: []string{"GIT_LITERAL_PATHSPECS=1"}})
 	if err != nil {
 		return nil, err
 	}
@@ -169,8 +169,8 @@ func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
 			// UntrackedCacheHere): it is ours, never the user's index.
 			a = append([]string{"-c", "core.untrackedCache=true"}, args...)
 		}
-		return r.run(ctx, cmd{args: a, fsmonitor: r.StatusFSMonitor,
-			env: append(env, hugePagesEnv()...), locks: locks})
+		return r.run(ctx, cmd{Args: a, FSMonitor: r.StatusFSMonitor,
+			Env: append(env, hugePagesEnv()...), Locks: locks})
 	}
 	if r.StatusStatCache {
 		if out, ok := r.StatusWithCache(run); ok {
@@ -322,7 +322,7 @@ func (r *Repo) UntrackedUnder(ctx context.Context, dirs []string, limit int, kee
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	w := &zSplitter{limit: limit, keep: keep, cancel: cancel}
-	_, err := r.run(ctx, cmd{args: args, stdout: w})
+	_, err := r.run(ctx, cmd{Args: args, Stdout: w})
 	if w.over {
 		return w.paths, ErrTooMany
 	}
@@ -364,7 +364,7 @@ func (r *Repo) IgnoredIncludes(ctx context.Context, includeFile string, skip ...
 		in.WriteString(c)
 		in.WriteByte(0)
 	}
-	out, err = r.run(ctx, cmd{args: []string{"check-ignore", "-z", "--stdin", "--no-index"}, stdin: &in})
+	out, err = r.run(ctx, cmd{Args: []string{"check-ignore", "-z", "--stdin", "--no-index"}, Stdin: &in})
 	if err != nil && ExitCode(err) != 1 { // 1: none ignored
 		return nil, err
 	}

@@ -5,9 +5,7 @@ package git
 // git processes a Store leaves to the porcelain.
 
 import (
-	"bufio"
 	"context"
-	"io"
 
 	"github.com/nudgethis/git-nudge/internal/gitindex"
 	"github.com/nudgethis/git-nudge/internal/gitstore"
@@ -48,6 +46,10 @@ var ErrIndexLocked = gitindex.ErrIndexLocked
 // AbsentMode reports whether mode says "no file" (gitstore.AbsentMode).
 func AbsentMode(mode string) bool { return gitstore.AbsentMode(mode) }
 
+// ParseConfigInt is gitstore.ParseConfigInt: a plain decimal config
+// integer with an optional k, m or g unit, read as git reads it.
+func ParseConfigInt(v string) (int64, bool) { return gitstore.ParseConfigInt(v) }
+
 // UntrackedCacheFS is gitindex.UntrackedCacheFS.
 func UntrackedCacheFS(dir string) bool { return gitindex.UntrackedCacheFS(dir) }
 
@@ -55,14 +57,4 @@ func UntrackedCacheFS(dir string) bool { return gitindex.UntrackedCacheFS(dir) }
 // the Store (gitstore.Git).
 func (r *Repo) StartProc(ctx context.Context, args ...string) (gitstore.Proc, error) {
 	return r.startProc(ctx, args...)
-}
-
-func (p *proc) Stdin() io.Writer      { return p.in }
-func (p *proc) Stdout() *bufio.Reader { return p.out }
-func (p *proc) Close() error          { return p.close() }
-func (p *proc) Fail(err error) error  { return p.fail(err) }
-func (p *proc) Kill() {
-	if p.cmd.Process != nil {
-		_ = p.cmd.Process.Kill()
-	}
 }

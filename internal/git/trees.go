@@ -84,7 +84,7 @@ func (r *Repo) BlobTree(ctx context.Context, blobs, trees []string) (string, err
 	}
 	// mktree writes the empty tree too (a SHA-256 repository may not
 	// have it yet).
-	out, err := r.run(ctx, cmd{args: []string{"mktree"}, stdin: &in})
+	out, err := r.run(ctx, cmd{Args: []string{"mktree"}, Stdin: &in})
 	return strings.TrimSpace(string(out)), err
 }
 
@@ -129,7 +129,7 @@ func (r *Repo) TreeEntries(ctx context.Context, commit string, paths []string) (
 		// Too many to name on a command line: list the whole tree.
 		args = []string{"ls-tree", "-r", "-z", "--full-tree", commit}
 	}
-	out, err := r.run(ctx, cmd{args: args, env: []string{"GIT_LITERAL_PATHSPECS=1"}})
+	out, err := r.run(ctx, cmd{Args: args, Env: []string{"GIT_LITERAL_PATHSPECS=1"}})
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func (r *Repo) DiskUsage(ctx context.Context, include, exclude []string) (int64,
 		return 0, nil
 	}
 	args := append([]string{"rev-list", "--objects", "--disk-usage", "--stdin"}, keptByGit...)
-	out, err := r.run(ctx, cmd{args: args, stdin: revStdin(include, exclude)})
+	out, err := r.run(ctx, cmd{Args: args, Stdin: revStdin(include, exclude)})
 	if err == nil {
 		return strconv.ParseInt(strings.TrimSpace(string(out)), 10, 64)
 	}
@@ -79,11 +79,11 @@ func (r *Repo) UniqueObjects(ctx context.Context, include, exclude []string) (ma
 	pr, pw := io.Pipe()
 	revDone := make(chan error, 1)
 	go func() {
-		_, err := r.run(ctx, cmd{args: args, stdin: revStdin(include, exclude), stdout: pw})
+		_, err := r.run(ctx, cmd{Args: args, Stdin: revStdin(include, exclude), Stdout: pw})
 		pw.CloseWithError(err)
 		revDone <- err
 	}()
-	out, err := r.run(ctx, cmd{args: []string{"cat-file", "--batch-check=%(objectname) %(objectsize:disk)"}, stdin: pr})
+	out, err := r.run(ctx, cmd{Args: []string{"cat-file", "--batch-check=%(objectname) %(objectsize:disk)"}, Stdin: pr})
 	pr.CloseWithError(io.ErrClosedPipe) // rev-list stops if cat-file did
 	if revErr := <-revDone; revErr != nil {
 		return nil, revErr
@@ -116,7 +116,7 @@ func (r *Repo) CommitObjects(ctx context.Context, commits []string) (map[string]
 	for _, c := range commits {
 		in.WriteString(c + "\n")
 	}
-	out, err := r.run(ctx, cmd{args: []string{"log", "--no-walk=unsorted", "--stdin", "--raw", "--no-abbrev", "--no-renames", "--root", "-r", "--first-parent", "--format=commit %H"}, stdin: &in})
+	out, err := r.run(ctx, cmd{Args: []string{"log", "--no-walk=unsorted", "--stdin", "--raw", "--no-abbrev", "--no-renames", "--root", "-r", "--first-parent", "--format=commit %H"}, Stdin: &in})
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +164,7 @@ func (r *Repo) NotReachable(ctx context.Context, commits, from []string) (map[st
 			in.WriteString("^" + f + "\n")
 		}
 	}
-	data, err := r.run(ctx, cmd{args: []string{"rev-list", "--stdin"}, stdin: &in})
+	data, err := r.run(ctx, cmd{Args: []string{"rev-list", "--stdin"}, Stdin: &in})
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nudgethis/git-nudge/internal/gitexec"
 	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
@@ -115,12 +116,12 @@ func (r *Repo) Worktrees(ctx context.Context) ([]string, error) {
 func (r *Repo) OpenWorktree(ctx context.Context, dir string) (*Repo, error) {
 	args := []string{"rev-parse", "--path-format=absolute", "--git-dir", "--git-common-dir", "--show-toplevel"}
 	// Not r.env(): the worktree's own git dir is what is being asked for.
-	x := command(ctx, cleanEnv(os.Environ()), dir, args)
+	x := gitexec.Command(ctx, gitexec.CleanEnv(os.Environ()), dir, args)
 	var stderr bytes.Buffer
 	x.Stderr = &stderr
 	out, err := x.Output()
 	if err != nil {
-		return nil, gitError(args, stderr.String(), err)
+		return nil, gitexec.GitError(args, stderr.String(), err)
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
 	if len(lines) != 3 {

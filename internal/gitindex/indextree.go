@@ -11,6 +11,8 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"sync"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/gitstore"
 )
@@ -54,7 +56,7 @@ func (r *Files) IndexTreeHere(data []byte) (tree string, ok bool) {
 			return "", false
 		}
 	}
-	w := &indexTreeWriter{r: r, ix: ix, hashLen: hashLen}
+	w := &indexTreeWriter{r: r, ix: ix, hashLen: hashLen, seen: recentObjects(r.CommonDir)}
 	n, oid, ok := w.folder(root, 0, nil)
 	if !ok || n != len(ix.pos) {
 		return "", false
@@ -64,7 +66,62 @@ func (r *Files) IndexTreeHere(data []byte) (tree string, ok bool) {
 			return "", false
 		}
 	}
+	for _, id := range w.ids {
+		if raw, err := hex.DecodeString(id); err == nil {
+			w.found = append(w.found, string(raw))
+		}
+	}
+	rememberObjects(r.CommonDir, w.seen, w.found)
 	return hex.EncodeToString(oid), true
+}
+
+// seenObjects holds, for a moment (seenFor), the objects the last trees
+// worked out here found in a repository's store or wrote there (raw
+// ids): the operation log writes the tree of the index before a command
+// and the one after it a moment apart, and the two name mostly the same
+// objects, so the second asks the store only about the entries that
+// changed. An object found in the store stays there for that moment: git
+// removes only objects nothing refers to (the index does), and by
+// default only weeks after they were written. The map is never changed
+// once published; a new one replaces it.
+var seenObjects struct {
+	sync.Mutex
+	dir string
+	at  time.Time // when the oldest finding in ids was made
+	ids map[string]struct{}
+}
+
+// seenFor is how long a finding of seenObjects is used.
+const seenFor = time.Second
+
+// recentObjects is the objects of the store of commonDir found or
+// written by the trees worked out in the last moment (nil: none).
+func recentObjects(commonDir string) map[string]struct{} {
+	seenObjects.Lock()
+	defer seenObjects.Unlock()
+	if seenObjects.dir != commonDir || time.Since(seenObjects.at) > seenFor {
+		return nil
+	}
+	return seenObjects.ids
+}
+
+// rememberObjects publishes seen (as recentObjects returned it) with the
+// objects found since. The moment counts from the oldest finding: when
+// seen is carried over, its time is kept.
+func rememberObjects(commonDir string, seen map[string]struct{}, found []string) {
+	ids := make(map[string]struct{}, len(seen)+len(found))
+	for id := range seen {
+		ids[id] = struct{}{}
+	}
+	for _, id := range found {
+		ids[id] = struct{}{}
+	}
+	seenObjects.Lock()
+	defer seenObjects.Unlock()
+	if seen == nil || seenObjects.dir != commonDir {
+		seenObjects.at = time.Now()
+	}
+	seenObjects.dir, seenObjects.ids = commonDir, ids
 }
 
 // indexTreeWriter works out the trees of an index's folders; ids and
@@ -75,6 +132,20 @@ type indexTreeWriter struct {
 	hashLen int
 	ids     []string
 	bodies  [][]byte
+	seen    map[string]struct{} // objects known to be in the store (raw ids)
+	found   []string            // objects found in the store since (raw ids)
+}
+
+// has says whether the object of raw id is in the store here.
+func (w *indexTreeWriter) has(id []byte) bool {
+	if _, ok := w.seen[string(id)]; ok {
+		return true
+	}
+	if !w.r.HasObjectHere(hex.EncodeToString(id)) {
+		return false
+	}
+	w.found = append(w.found, string(id))
+	return true
 }
 
 // subtree is the node of n's folder called name (nil: none); of two of
@@ -100,7 +171,7 @@ func (w *indexTreeWriter) folder(node *cacheTree, i int, base []byte) (n int, oi
 	under := func(j int) bool {
 		return j < len(ix.pos) && bytes.HasPrefix(ix.nameOf(j), base) && len(ix.nameOf(j)) > len(base)
 	}
-	if node != nil && node.count >= 0 && w.r.HasObjectHere(hex.EncodeToString(node.oid)) {
+	if node != nil && node.count >= 0 && w.has(node.oid) {
 		// Valid: git takes the tree and skips its entries. The count is
 		// checked against the entries, which git trusts.
 		c := node.count
@@ -141,7 +212,7 @@ func (w *indexTreeWriter) folder(node *cacheTree, i int, base []byte) (n int, oi
 			if bytes.Equal(id, make([]byte, w.hashLen)) {
 				return 0, nil, false
 			}
-			if mode != 0o160000 && !w.r.HasObjectHere(hex.EncodeToString(id)) {
+			if mode != 0o160000 && !w.has(id) {
 				return 0, nil, false
 			}
 			entName = rest

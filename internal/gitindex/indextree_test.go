@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // IndexTreeHere must write the very tree git write-tree writes from the
@@ -85,5 +86,70 @@ git update-index --add --cacheinfo 160000,$(echo gitlink | git hash-object --std
 				}
 			})
 		}
+	}
+}
+
+// The objects a tree worked out here found in the store are taken as
+// there only for a moment (seenFor): the tree of an index that names an
+// object removed since is written here within that moment, by design,
+// but after it the object is looked for again and the index left to git.
+// Every tree written here is complete by git's own check.
+func TestIndexTreeHereLooksForObjectsAgainAfterAMoment(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sh := func(script string) (string, error) {
+		x := exec.Command("sh", "-c", script)
+		x.Dir = dir
+		out, err := x.CombinedOutput()
+		return strings.TrimSpace(string(out)), err
+	}
+	if out, err := sh("git init -q . && mkdir -p a/b && echo 1 >a/b/one && echo 2 >a/two && echo 3 >three && git add -A"); err != nil {
+		t.Fatalf("prep: %v: %s", err, out)
+	}
+	f, err := openTestStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func() []byte {
+		data, err := os.ReadFile(filepath.Join(dir, ".git", "index"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	tree, ok := f.IndexTreeHere(read())
+	if !ok {
+		t.Fatal("the index's tree was left to git")
+	}
+	if out, err := sh("git fsck --no-dangling --strict " + tree); err != nil {
+		t.Fatalf("git fsck of the tree written here: %v: %s", err, out)
+	}
+	// A second index naming the same objects and one new one: written
+	// here, complete.
+	if out, err := sh("echo 4 >a/b/four && git add a/b/four"); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	tree2, ok := f.IndexTreeHere(read())
+	if !ok || tree2 == tree {
+		t.Fatalf("second tree %q, written here: %v", tree2, ok)
+	}
+	if out, err := sh("git fsck --no-dangling --strict " + tree2); err != nil {
+		t.Fatalf("git fsck of the second tree: %v: %s", err, out)
+	}
+	// The blob of a/two goes; once the moment is over, an index naming
+	// it is left to git (which refuses it too).
+	blob, err := sh("git rev-parse :a/two")
+	if err != nil {
+		t.Fatal(blob)
+	}
+	if err := os.Remove(filepath.Join(dir, ".git", "objects", blob[:2], blob[2:])); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := sh("echo 5 >five && git add five"); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	time.Sleep(seenFor + 200*time.Millisecond)
+	if tree3, ok := f.IndexTreeHere(read()); ok {
+		t.Fatalf("the tree %s naming a removed object was written here", tree3)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"errors"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -196,3 +197,33 @@ var (
 	systemConfig      string
 	systemConfigKnown bool
 )
+
+// ParseConfigInt reads v as git config --type=int does when it is a
+// plain decimal number (no leading zero, which git reads as octal) with
+// an optional k, m or g unit; ok is false for anything else (octal, hex,
+// spaces, a number out of range), which the caller leaves to git.
+func ParseConfigInt(v string) (int64, bool) {
+	mult := int64(1)
+	if v != "" {
+		switch v[len(v)-1] {
+		case 'k', 'K':
+			mult = 1 << 10
+		case 'm', 'M':
+			mult = 1 << 20
+		case 'g', 'G':
+			mult = 1 << 30
+		}
+		if mult != 1 {
+			v = v[:len(v)-1]
+		}
+	}
+	digits := strings.TrimPrefix(strings.TrimPrefix(v, "-"), "+")
+	if digits == "" || strings.Trim(digits, "0123456789") != "" || len(digits) > 1 && digits[0] == '0' {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n > math.MaxInt64/mult || n < math.MinInt64/mult {
+		return 0, false
+	}
+	return n * mult, true
+}

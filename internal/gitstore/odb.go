@@ -260,8 +260,8 @@ func (r *Store) packedAt(id string) (pack *os.File, off int64, release func(), o
 var packList struct {
 	sync.Mutex
 	dirs    map[string]*packDir
-	readers int        // lookups and reads in progress (packsAcquire)
-	closing []*os.File // files dropped while readers were at work
+	readers int         // lookups and reads in progress (packsAcquire)
+	closing []io.Closer // files dropped while readers were at work
 }
 
 // packDir is the listing of one repository's packs.
@@ -277,7 +277,8 @@ const maxPackDirs = 4
 
 // packFile is an open pack and its version 2 index.
 type packFile struct {
-	idx, pack *os.File
+	idx  packIndex // mapped into memory where it can be, else the file
+	pack *os.File
 	fan       [256]uint32 // the index's fan-out table
 }
 
@@ -381,11 +382,61 @@ func openPack(idx string) *packFile {
 		f.Close()
 		return nil
 	}
-	p := &packFile{idx: f, pack: pack}
+	p := &packFile{idx: mapIndex(f), pack: pack}
 	for i := range p.fan {
 		p.fan[i] = binary.BigEndian.Uint32(hdr[8+4*i:])
 	}
 	return p
+}
+
+// packIndex is a pack's index as read here: ReadAt at any offset.
+type packIndex interface {
+	io.ReaderAt
+	io.Closer
+}
+
+// mappedIndex is a pack index mapped read-only into memory, as git maps
+// them: a lookup reads the names and offsets it needs from memory, with
+// no system call (an existence check of a packed object cost one pread
+// before, and a command may check hundreds). git never changes an index
+// file in place (a new one is written aside and renamed), so the mapping
+// holds the bytes the file was opened with, as the open file did.
+type mappedIndex struct{ b []byte }
+
+// mapIndex maps the index file f and closes it; where the mapping fails
+// the file itself is kept and read with pread.
+func mapIndex(f *os.File) packIndex {
+	st, err := f.Stat()
+	if err != nil || st.Size() <= 0 || st.Size() != int64(int(st.Size())) {
+		return f
+	}
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(st.Size()), syscall.PROT_READ, syscall.MAP_SHARED)
+	if err != nil {
+		return f
+	}
+	f.Close()
+	return &mappedIndex{b: b}
+}
+
+func (m *mappedIndex) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 || off > int64(len(m.b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, m.b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Close unmaps the index; no read may be at work (see dropPack).
+func (m *mappedIndex) Close() error {
+	b := m.b
+	m.b = nil
+	if b == nil {
+		return nil
+	}
+	return syscall.Munmap(b)
 }
 
 // ObjectInfoInProcess describes a loose object (its header) or a packed
@@ -456,9 +507,14 @@ func (p *packFile) find(raw []byte) (uint32, bool, error) {
 	var k int
 	var found bool
 	if int64(hi-lo)*hl <= maxBucketRead {
-		bucket := make([]byte, int64(hi-lo)*hl)
-		if _, err := p.idx.ReadAt(bucket, names+int64(lo)*hl); err != nil {
-			return 0, false, err
+		var bucket []byte
+		if m, ok := p.idx.(*mappedIndex); ok && names+int64(hi)*hl <= int64(len(m.b)) {
+			bucket = m.b[names+int64(lo)*hl : names+int64(hi)*hl]
+		} else {
+			bucket = make([]byte, int64(hi-lo)*hl)
+			if _, err := p.idx.ReadAt(bucket, names+int64(lo)*hl); err != nil {
+				return 0, false, err
+			}
 		}
 		k, found = sort.Find(int(hi-lo), func(i int) int {
 			return bytes.Compare(raw, bucket[int64(i)*hl:int64(i+1)*hl])
@@ -690,14 +746,23 @@ var zlibWriters = sync.Pool{New: func() any {
 }}
 
 // createObjectTemp creates a new temporary file in dir, read-only (0444
-// less the umask, as git's temporary objects) but open for writing.
+// less the umask, as git's temporary objects) but open for writing. Like
+// openObjectFile it does not offer the file to the runtime's poller: a
+// command may write dozens of objects.
 func createObjectTemp(dir string) (*os.File, error) {
 	for try := 0; ; try++ {
-		f, err := os.OpenFile(filepath.Join(dir, "tmp_obj_"+strconv.FormatUint(rand.Uint64(), 36)), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o444)
-		if errors.Is(err, fs.ErrExist) && try < 100 {
+		path := filepath.Join(dir, "tmp_obj_"+strconv.FormatUint(rand.Uint64(), 36))
+		fd, err := syscall.Open(path, syscall.O_WRONLY|syscall.O_CREAT|syscall.O_EXCL|syscall.O_CLOEXEC, 0o444)
+		if err == syscall.EINTR {
 			continue
 		}
-		return f, err
+		if err == syscall.EEXIST && try < 100 {
+			continue
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		return os.NewFile(uintptr(fd), path), nil
 	}
 }
 

@@ -149,7 +149,11 @@ func writeBytes(path string, data []byte) (err error) {
 	if err := atomic.ReplaceFile(tmp.Name(), path); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
-	return SyncDir(dir)
+	if err := SyncDir(dir); err != nil {
+		return err
+	}
+	// An append note of the file replaced names bytes it no longer has.
+	return clearNote(path)
 }
 
 // SyncDir fsyncs a folder so that a rename inside it is durable.

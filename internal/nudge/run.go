@@ -158,6 +158,9 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 		if err := w.prepareHeld(ctx, t, l, so); err != nil {
 			return t, 0, err
 		}
+		if runner != nil {
+			runner.fresh = true
+		}
 		FaultPoint("run-after-prepare")
 		if l, err = w.Lock(ctx, "git-nudge run"); err != nil {
 			return t, 0, err
@@ -350,7 +353,7 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 		fmt.Fprint(stderr, sandbox.fallbackGaps())
 		fmt.Fprintf(stderr, "git nudge: %s\n", sandbox.describe())
 	}
-	var finish func(int) error
+	var finish func(int) (int, error)
 	if runner != nil {
 		if c, finish, err = w.onRunner(ctx, runner, t, c, log); err != nil {
 			log.Close()
@@ -363,7 +366,8 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 	}
 	code, err := c.run()
 	if finish != nil {
-		if ferr := finish(code); ferr != nil && err == nil {
+		var ferr error
+		if code, ferr = finish(code); ferr != nil && err == nil {
 			err = ferr
 		}
 	}

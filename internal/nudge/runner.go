@@ -45,6 +45,13 @@ type runnerPlan struct {
 	sandboxNet bool
 	// note is printed with describe (a sandbox asked for on a container).
 	note string
+	// fresh: the task's worktree was made by this run, so it holds the
+	// commit the runner starts from (nothing to put back when the
+	// runner's result is that commit's tree).
+	fresh bool
+	// remote: a container runner's engine is elsewhere (the variable
+	// that says so, as VAR=VALUE).
+	remote string
 }
 
 var runnerName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
@@ -86,22 +93,23 @@ func (w *Workspace) planRunner(ctx context.Context, name string) (*runnerPlan, e
 			"Name a runner configured with git config nudge.runner.NAME.type.")
 	}
 	key := func(k string) string { return "nudge.runner." + name + "." + k }
-	get := func(k string) (string, error) {
-		v, _, err := w.Repo.ConfigGet(ctx, key(k))
-		return strings.TrimSpace(v), err
-	}
-	p := &runnerPlan{name: name}
-	var err error
-	if p.kind, err = get("type"); err != nil {
+	// The runner's keys in one git config call: the last value of each
+	// wins, as git config --get has it.
+	entries, err := w.Repo.ConfigGetRegexp(ctx, `^nudge\.runner\.`+name+`\.`)
+	if err != nil {
 		return nil, err
 	}
+	vals := map[string]string{}
+	for _, e := range entries {
+		vals[strings.ToLower(strings.TrimPrefix(e.Key, "nudge.runner."+name+"."))] = strings.TrimSpace(e.Value)
+	}
+	p := &runnerPlan{name: name}
+	p.kind = vals["type"]
 	for _, f := range []struct {
 		k string
 		v *string
 	}{{"engine", &p.engine}, {"image", &p.image}, {"network", &p.network}, {"cpus", &p.cpus}, {"memory", &p.memory}, {"host", &p.host}, {"path", &p.path}, {"command", &p.command}} {
-		if *f.v, err = get(f.k); err != nil {
-			return nil, err
-		}
+		*f.v = vals[f.k]
 	}
 	switch p.kind {
 	case "":
@@ -196,9 +204,12 @@ func (w *Workspace) runnerDir(id string) string {
 // back into the worktree (a command runner's bundle) or removes what the
 // engine may have left (a container that outlived its client); its error
 // fails the task, with the worktree as the snapshot left it.
-func (w *Workspace) onRunner(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(code int) error, error) {
+func (w *Workspace) onRunner(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(code int) (int, error), error) {
 	switch p.kind {
 	case RunnerContainer:
+		if remoteEngine(p.engine, c.env) != "" {
+			return w.inRemoteContainer(ctx, p, t, c, log)
+		}
 		return w.inContainer(ctx, p, t, c)
 	case RunnerCommand:
 		return w.viaCommand(ctx, p, t, c, log)
@@ -209,7 +220,7 @@ func (w *Workspace) onRunner(ctx context.Context, p *runnerPlan, t *Task, c chil
 }
 
 // viaCommand is onRunner for a command runner.
-func (w *Workspace) viaCommand(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(int) error, error) {
+func (w *Workspace) viaCommand(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(int) (int, error), error) {
 	dir := w.runnerDir(t.ID)
 	if err := os.RemoveAll(dir); err != nil {
 		return c, nil, err
@@ -261,18 +272,18 @@ func (w *Workspace) viaCommand(ctx context.Context, p *runnerPlan, t *Task, c ch
 	c.path = ""
 	c.env = env
 	c.dir = dir
-	finish := func(code int) error {
+	finish := func(code int) (int, error) {
 		defer os.RemoveAll(dir)
 		if _, err := os.Lstat(out); err != nil {
 			if code == 0 {
-				return fmt.Errorf("runner %s ended without writing the result bundle ($NUDGE_BUNDLE_OUT); nothing was imported. Check its command (git config nudge.runner.%s.command) against docs/RUNNERS.md", p.name, p.name)
+				return code, fmt.Errorf("runner %s ended without writing the result bundle ($NUDGE_BUNDLE_OUT); nothing was imported. Check its command (git config nudge.runner.%s.command) against docs/RUNNERS.md", p.name, p.name)
 			}
-			return fmt.Errorf("runner %s exited with status %d and wrote no result bundle (a lost connection, or the runner failed before the command ended); nothing was imported, see the run log", p.name, code)
+			return code, fmt.Errorf("runner %s exited with status %d and wrote no result bundle (a lost connection, or the runner failed before the command ended); nothing was imported, see the run log", p.name, code)
 		}
 		if err := w.importRunnerResult(context.WithoutCancel(ctx), t, out, RunnerResultRef); err != nil {
-			return fmt.Errorf("runner %s: the result bundle was refused, nothing was imported: %w", p.name, err)
+			return code, fmt.Errorf("runner %s: the result bundle was refused, nothing was imported: %w", p.name, err)
 		}
-		return nil
+		return code, nil
 	}
 	return c, finish, nil
 }
@@ -295,6 +306,13 @@ func (w *Workspace) importRunnerResult(ctx context.Context, t *Task, path, ref s
 	if err != nil {
 		return err
 	}
+	return w.resetToRunnerResult(ctx, t, tree)
+}
+
+// resetToRunnerResult makes t's worktree hold tree, a runner's result,
+// with its index (and HEAD) at the task's base; on an error the worktree
+// is put back to the base.
+func (w *Workspace) resetToRunnerResult(ctx context.Context, t *Task, tree string) error {
 	wr, err := w.Repo.OpenWorktree(ctx, *t.Worktree)
 	if err != nil {
 		return err
@@ -324,11 +342,8 @@ func ShellQuote(argv []string) string {
 }
 
 // inContainer is onRunner for a container runner.
-func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c child) (child, func(int) error, error) {
+func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c child) (child, func(int) (int, error), error) {
 	wt := *t.Worktree
-	if host := remoteEngine(p.engine, c.env); host != "" {
-		return c, nil, fmt.Errorf("runner %s: %s points %s at a remote engine (%s), which cannot see the task's worktree mounted from this machine; a remote engine is not supported yet: unset it for git nudge, or run on that host with an ssh runner (see docs/RUNNERS.md)", p.name, remoteEngineVar(p.engine), p.engine, host)
-	}
 	name := "nudge-" + t.ID + "-" + strconv.Itoa(os.Getpid())
 	args := []string{p.engine, "run", "--rm", "--init", "--name", name,
 		"--network", p.network,
@@ -392,7 +407,7 @@ func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c c
 			}
 		}()
 	}
-	finish := func(int) error {
+	finish := func(code int) (int, error) {
 		close(stop)
 		// A client killed before its container ended leaves it running:
 		// removed here, whatever happened. An engine still cleaning up
@@ -405,7 +420,7 @@ func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c c
 			}
 			time.Sleep(250 * time.Millisecond)
 		}
-		return nil
+		return code, nil
 	}
 	return c, finish, nil
 }
@@ -420,6 +435,9 @@ func (p *runnerPlan) describe() string {
 		}
 		if p.memory != "" {
 			lim += ", " + p.memory + " of memory"
+		}
+		if p.remote != "" {
+			return fmt.Sprintf("runner %s: %s container of image %s on a remote engine (%s), network %s, %s; the snapshot goes in as a tar of its tree, the result comes back the same way, checked before it is captured", p.name, p.engine, p.image, p.remote, p.network, lim)
 		}
 		return fmt.Sprintf("runner %s: %s container of image %s, network %s, %s; the worktree is mounted at the same path", p.name, p.engine, p.image, p.network, lim)
 	case RunnerSSH:

@@ -3,6 +3,8 @@ package nudge
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -16,17 +18,20 @@ import (
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
-// overSSH is onRunner for an ssh runner. Before the command: the cache
-// repository on the host is made when missing (git init --bare) and the
-// task's base is pushed into it (git push sends only the objects it
-// lacks). The command is ssh running a script there that adds a worktree
-// of the cache on the base, runs the task's command in it, commits what
-// it left and bundles that commit. git and sh are all the host needs.
-// While the command runs, the host's script watches its stdin: when the
-// connection goes (Ctrl-C, a lost network), the command's process group
-// is ended. finish fetches the bundle over ssh and imports it as a
-// command runner's (importRunnerResult), then removes the worktree there.
-func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(int) error, error) {
+// overSSH is onRunner for an ssh runner. The command is ssh running one
+// script on the host (sshScript) that makes the cache repository there
+// when missing, takes a worktree of it at the task's start, runs the
+// task's command in it, and answers on its stdout, after the command's
+// own output, with a status line behind a marker of this run's and, when
+// the tree changed, a bundle of the result commit (sshAnswer). When the
+// cache lacks the start commit the script runs nothing and says so: the
+// commit is pushed (git push sends only the objects it lacks) and the
+// script runs again. While the command runs, the script watches its
+// stdin: when the connection goes (Ctrl-C, a lost network, the client
+// killed by drop) the command's session is ended and nothing comes back;
+// finish then cleans up over a second connection. A result that came
+// back whole is imported as a command runner's (importRunnerResult).
+func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(int) (int, error), error) {
 	dir := w.runnerDir(t.ID)
 	if err := os.RemoveAll(dir); err != nil {
 		return c, nil, err
@@ -35,8 +40,11 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 		return c, nil, err
 	}
 	base, baseRef := w.runnerStart(ctx, t)
+	baseTree, err := w.Repo.TreeOf(ctx, base)
+	if err != nil {
+		return c, nil, err
+	}
 	cache := strings.TrimSuffix(p.path, "/") + "/cache.git"
-	qcache := ShellQuote([]string{cache})
 	opts := append([]string{"-o", "BatchMode=yes", "-o", "ConnectTimeout=30"}, sshShare()...)
 	sshArgs := func(remote string) []string {
 		return append(append([]string{"ssh"}, opts...), "--", p.host, remote)
@@ -62,143 +70,368 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 	fail := func(what string, err error) error {
 		return fmt.Errorf("runner %s (ssh %s): %s: %w; check that ssh %s works without a password and that git is installed there", p.name, p.host, what, err, p.host)
 	}
-	work := "work/" + t.ID
-	// One connection makes the cache, copies the review comments
-	// (NUDGE_REVIEW) there and, for the sandbox, checks that bubblewrap
-	// works on the host.
-	prep := "mkdir -p " + qcache + "/work && cd " + qcache + " && { test -f HEAD || git init -q --bare .; } && rm -f " + work + ".review"
-	review := envValue(c.env, ReviewEnv)
-	var prepIn io.Reader
-	if review != "" {
-		f, err := os.Open(review)
-		if err != nil {
+	var review []byte
+	if path := envValue(c.env, ReviewEnv); path != "" {
+		if review, err = os.ReadFile(path); err != nil {
 			return c, nil, err
-		}
-		defer f.Close()
-		prepIn = f
-		prep += " && cat > " + work + ".review"
-	}
-	if p.sandbox {
-		prep += " && { command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent --new-session true >/dev/null 2>&1 && echo sandbox=bwrap || echo sandbox=none; }"
-	}
-	// The snapshot is sent only when the cache lacks its commit (a
-	// second task on the same snapshot sends nothing, not even a push).
-	remoteBase := "refs/nudge/base/" + t.ID
-	prep += " && { ! git cat-file -e " + base + "^{commit} 2>/dev/null || { git update-ref " + remoteBase + " " + base + " && echo base=present; }; }"
-	var prepOut bytes.Buffer
-	var errb bytes.Buffer
-	if err := proc.QuickIn(context.WithoutCancel(ctx), sshArgs(prep), c.env, "/", prepIn, &prepOut, io.MultiWriter(log, &errb)); err != nil {
-		return c, nil, fail("making the cache repository", fmt.Errorf("%v: %s", err, strings.TrimSpace(errb.String())))
-	}
-	if p.sandbox && !strings.Contains(prepOut.String(), "sandbox=bwrap") {
-		return c, nil, fmt.Errorf("runner %s: the sandbox was asked for (--sandbox or git config nudge.sandbox) but bubblewrap (bwrap) does not run on %s, so the command was not run there unconfined; install bubblewrap on the host (and allow unprivileged user namespaces), or run with --no-sandbox only if you trust the command with that account", p.name, p.host)
-	}
-	if !strings.Contains(prepOut.String(), "base=present") {
-		fmt.Fprintf(log, "git nudge: runner %s: sending the snapshot's objects that %s lacks (git push)\n", p.name, p.host)
-		if err := quiet([]string{"git", "push", "-q", "--no-verify", p.host + ":" + cache, "+" + baseRef + ":" + remoteBase}, io.Discard); err != nil {
-			return c, nil, fail("sending the snapshot", err)
 		}
 	}
 	rel, err := filepath.Rel(*t.Worktree, c.dir)
 	if err != nil || !filepath.IsLocal(rel) {
 		rel = "."
 	}
-	result := "refs/nudge/results/" + t.ID
-	var env []string
+	var mark [16]byte
+	if _, err := rand.Read(mark[:]); err != nil {
+		return c, nil, err
+	}
+	s := sshScript{
+		cache: cache, id: t.ID, mark: hex.EncodeToString(mark[:]),
+		base: base, baseTree: baseTree, dir: filepath.ToSlash(rel),
+		review: len(review), sandbox: p.sandbox, sandboxNet: p.sandboxNet,
+		runner: p.name, argv: c.argv,
+	}
 	for _, k := range []string{"NUDGE_TASK", "NUDGE_ATTEMPT"} {
 		if v := envValue(c.env, k); v != "" {
-			env = append(env, k+"="+v)
+			s.env = append(s.env, k+"="+v)
 		}
 	}
-	env = append(env, "NUDGE_RUNNER="+p.name)
+	out := filepath.Join(dir, "out.bundle")
+	// Each connection gets the review comments first on its stdin, then
+	// nothing: the script reads the end of its stdin as the end of the
+	// connection.
+	var stdinW *os.File
+	connect := func(c *child) (*sshAnswer, error) {
+		r, wr, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		stdinW = wr
+		if len(review) > 0 {
+			go func() { _, _ = wr.Write(review) }()
+		}
+		a := &sshAnswer{out: c.stdout, mark: []byte(s.mark), path: out}
+		c.stdout = a
+		c.stdin = r
+		return a, nil
+	}
+	c.argv = sshArgs("sh -c " + ShellQuote([]string{s.String()}))
+	c.path = ""
+	first := c
+	answer, err := connect(&c)
+	if err != nil {
+		return c, nil, err
+	}
+	finish := func(code int) (int, error) {
+		defer os.RemoveAll(dir)
+		a := answer
+		a.end()
+		c.stdin.(*os.File).Close()
+		stdinW.Close()
+		if a.kind == "missing" {
+			// The cache lacks the start commit: it is sent, and the
+			// script runs again (the command has not run yet).
+			fmt.Fprintf(log, "git nudge: runner %s: sending the snapshot's objects that %s lacks (git push)\n", p.name, p.host)
+			if err := quiet([]string{"git", "push", "-q", "--no-verify", p.host + ":" + cache, "+" + baseRef + ":refs/nudge/base/" + t.ID}, io.Discard); err != nil {
+				return code, fail("sending the snapshot", err)
+			}
+			again := first
+			if a, err = connect(&again); err != nil {
+				return code, err
+			}
+			code, err = again.run()
+			a.end()
+			again.stdin.(*os.File).Close()
+			stdinW.Close()
+			if err != nil {
+				return code, err
+			}
+		}
+		switch {
+		case a.kind == "missing":
+			return code, fail("sending the snapshot", fmt.Errorf("the cache repository there still lacks %s after the push", base))
+		case a.kind == "nosandbox":
+			return code, fmt.Errorf("runner %s: the sandbox was asked for (--sandbox or git config nudge.sandbox) but bubblewrap (bwrap) does not run on %s, so the command was not run there unconfined; install bubblewrap on the host (and allow unprivileged user namespaces), or run with --no-sandbox only if you trust the command with that account", p.name, p.host)
+		case a.whole():
+			// The script answered in full, and cleaned up after itself.
+			code = int(a.code)
+			if a.kind == "unchanged" {
+				// The result is the start's tree: nothing to import, and
+				// a worktree made by this run holds it already.
+				if p.fresh {
+					return code, nil
+				}
+				return code, w.resetToRunnerResult(context.WithoutCancel(ctx), t, baseTree)
+			}
+			if err := w.importRunnerResult(context.WithoutCancel(ctx), t, out, sshResultRef+t.ID); err != nil {
+				return code, fmt.Errorf("runner %s: the result bundle was refused, nothing was imported: %w", p.name, err)
+			}
+			return code, nil
+		}
+		// No whole answer: the connection went (or the far side failed)
+		// before the result came. One connection ends a command still
+		// running there (the connection went before the far side
+		// noticed) with its session, gives back its worktree there and
+		// removes what came with it.
+		var said bytes.Buffer
+		cerr := quiet(sshArgs(s.cleanup()), &said)
+		switch {
+		case strings.Contains(said.String(), "lost"):
+			return code, fmt.Errorf("runner %s: the connection was lost while the command ran on %s; nothing was imported", p.name, p.host)
+		case code == 255 || cerr != nil:
+			return code, fmt.Errorf("runner %s: the connection to %s was lost (ssh exited with status %d) and the result could not be fetched; nothing was imported; check that ssh %s works without a password", p.name, p.host, code, p.host)
+		}
+		return code, fail("running the command there", fmt.Errorf("the far side ended with status %d before sending the result, nothing was imported (its messages are in the run log)", code))
+	}
+	return c, finish, nil
+}
+
+// sshResultRef is where the script on an ssh host puts a task's result
+// commit for the bundle (followed by the task's id), removed once the
+// bundle is written.
+const sshResultRef = "refs/nudge/results/"
+
+// sshScript is the script an ssh runner runs on the host for one task.
+type sshScript struct {
+	cache, id, mark string
+	base, baseTree  string
+	dir             string // where the command starts, relative to the top
+	review          int    // bytes of review comments first on stdin
+	sandbox         bool
+	sandboxNet      bool
+	runner          string
+	env, argv       []string
+}
+
+// String is the script. It needs sh, git and, for review comments, a head
+// that takes -c. What it prints on stdout after the command's own output
+// is the answer (sshAnswer): the marker, then "KIND CODE SIZE", then SIZE
+// bytes of bundle; KIND is missing (the cache lacks the start commit,
+// nothing ran), nosandbox (bubblewrap does not run there, nothing ran),
+// unchanged (the command left the start's tree) or bundle.
+func (s sshScript) String() string {
+	q := func(v string) string { return ShellQuote([]string{v}) }
+	work := "work/" + s.id
+	result := sshResultRef + s.id
+	env := append(append([]string{}, s.env...), "NUDGE_RUNNER="+s.runner)
 	run := ShellQuote(env)
-	if review != "" {
+	if s.review > 0 {
 		run += ` NUDGE_REVIEW="$w.review"`
 	}
-	run += " " + ShellQuote(c.argv)
-	if p.sandbox {
+	run += " " + ShellQuote(s.argv)
+	if s.sandbox {
 		// Everything read-only but the worktree, its own /tmp, /dev and
 		// /proc, no network unless nudge.sandbox.network is host; the
 		// command ends with bubblewrap.
 		net := "--unshare-all"
-		if p.sandboxNet {
+		if s.sandboxNet {
 			net = "--unshare-all --share-net"
 		}
 		run = `bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --bind "$d" "$d" ` + net + ` --die-with-parent --new-session --chdir "$PWD" -- env ` + run
 	} else {
 		run = "env " + run
 	}
-	script := strings.Join([]string{
+	answer := func(kind string) string {
+		return `printf '%s ` + kind + ` 0 0\n' "$m"; rm -f "$w.review"; exit 0`
+	}
+	lines := []string{
 		"set -u",
 		"exec 3<&0",
-		"cd " + qcache + " || exit 125",
-		"w=\"$PWD/" + work + "\"",
-		"rm -rf \"$w\" \"$w.bundle\" \"$w.done\" \"$w.lost\" \"$w.pid\" \"$w.slot\"",
+		"m=" + s.mark,
+		"die() { echo \"git nudge: on the runner's host: $* failed\" >&2; exit 125; }",
+		"mkdir -p " + q(s.cache+"/work") + " && cd " + q(s.cache) + " || die making the cache repository",
+		"{ test -f HEAD || git init -q --bare .; } >&2 || die git init --bare",
+		`w="$PWD/` + work + `"`,
+		`rm -rf "$w" "$w.bundle" "$w.done" "$w.lost" "$w.pid" "$w.slot" "$w.review"`,
+	}
+	if s.review > 0 {
+		lines = append(lines, `head -c `+strconv.Itoa(s.review)+` > "$w.review" || die reading the review comments`)
+	}
+	if s.sandbox {
+		lines = append(lines, "{ command -v bwrap >/dev/null 2>&1 && bwrap --ro-bind / / --dev /dev --proc /proc --unshare-all --die-with-parent --new-session true >/dev/null 2>&1; } || { "+answer("nosandbox")+"; }")
+	}
+	lines = append(lines,
 		// A worktree of the pool there (work/slotN, taken with an atomic
-		// mkdir of work/slotN.busy) is put back to the base: only the
-		// files that differ are written, what the last task left is
-		// cleaned away. When all are taken, or one cannot be cleaned, a
-		// fresh worktree of the task's own.
-		"d=\"$w\"; i=1",
-		"while [ $i -le " + strconv.Itoa(sshSlots) + " ]; do if mkdir \"work/slot$i.busy\" 2>/dev/null; then echo $i > \"$w.slot\"; d=\"$PWD/work/slot$i\"; break; fi; i=$((i+1)); done",
-		"if [ -e \"$d/.git\" ] && ! (cd \"$d\" && git checkout -q --detach -f " + base + " && git clean -q -ffdx) >&2; then rm -rf \"$d\"; fi",
-		"[ -e \"$d/.git\" ] || { rm -rf \"$d\"; git worktree prune; git worktree add -q --detach \"$d\" " + base + " >&2; } || exit 125",
-		"cd \"$d\"/" + ShellQuote([]string{filepath.ToSlash(rel)}) + " || exit 125",
+		// mkdir of work/slotN.busy, which names this run as its owner).
+		// One the last task's script put back at this start (slotN.at
+		// names the commit it holds, clean) is used as it is; another is
+		// put back to the start: only the files that differ are written,
+		// and what the last task left is cleaned away unless that script
+		// did. When all are taken, or one cannot be put back, a fresh
+		// worktree of the task's own.
+		`d="$w"; i=1; at=`,
+		`while [ $i -le `+strconv.Itoa(sshSlots)+` ]; do if mkdir "work/slot$i.busy" 2>/dev/null; then echo "$m" > "work/slot$i.busy/owner"; echo $i > "$w.slot"; d="$PWD/work/slot$i"; at=$(cat "work/slot$i.at" 2>/dev/null); rm -f "work/slot$i.at"; break; fi; i=$((i+1)); done`,
+		`if [ "$at" != `+s.base+` ] || ! [ -e "$d/.git" ]; then`,
+		// Only a cache that holds the start commit runs the command.
+		`  if ! git cat-file -e `+s.base+`^{commit} 2>/dev/null; then [ "$d" = "$w" ] || rm -rf "work/slot$i.busy"; `+answer("missing")+`; fi`,
+		`  if [ -e "$d/.git" ] && ! (cd "$d" && git checkout -q --detach -f `+s.base+` && { [ -n "$at" ] || git clean -q -ffdx; }) >&2; then rm -rf "$d"; fi`,
+		`  [ -e "$d/.git" ] || { rm -rf "$d"; git worktree prune; git worktree add -q --detach "$d" `+s.base+` >&2; } || die git worktree add`,
+		`fi`,
+		`top=$PWD`,
+		`cd "$d"/`+q(s.dir)+` || die cd`,
 		// A session of its own (setsid, where there is one) so that a
-		// lost connection ends all the command started.
+		// lost connection ends all the command started, and so does
+		// its end.
 		"s=; command -v setsid >/dev/null 2>&1 && s=setsid",
-		"$s " + run + " </dev/null 3<&- &",
-		"pid=$!; echo $pid > \"$w.pid\"",
+		"$s "+run+" </dev/null 3<&- &",
+		`pid=$!; echo $pid > "$w.pid"`,
 		// The connection is ssh's stdin, kept as 3 (a background job's
 		// stdin would be /dev/null).
-		"{ cat >/dev/null; test -e \"$w.done\" || { touch \"$w.lost\"; kill -TERM -$pid 2>/dev/null || kill -TERM $pid; sleep 5; kill -KILL -$pid 2>/dev/null; }; } <&3 3<&- &",
+		`{ cat >/dev/null; test -e "$w.done" || { touch "$w.lost"; kill -TERM -$pid 2>/dev/null || kill -TERM $pid; sleep 5; kill -KILL -$pid 2>/dev/null; }; } <&3 3<&- &`,
 		"watch=$!",
 		"wait $pid; code=$?",
-		"touch \"$w.done\"; kill $watch 2>/dev/null",
-		"cd \"$d\" && git add -A && git -c user.name=git-nudge -c user.email=git-nudge@localhost commit -q --allow-empty --no-verify -m result" +
-			" && git update-ref " + result + " HEAD && git bundle create -q \"$w.bundle\" " + result + " ^" + base + " 2>/dev/null || exit 125",
+		// An answer that cannot be written (the connection went) does
+		// not stop the cleanup that follows it.
+		"trap '' PIPE",
+		`touch "$w.done"; kill $watch 2>/dev/null`,
+		`[ -z "$s" ] || kill -KILL -$pid 2>/dev/null`,
+		`cd "$top" || die cd`,
+		// A run whose connection went, or whose worktree the cleanup
+		// connection took back meanwhile, leaves the rest to it.
+		`own() { [ "$d" = "$w" ] || [ "$(cat "work/slot$(cat "$w.slot" 2>/dev/null).busy/owner" 2>/dev/null)" = "$m" ]; }`,
+		`if [ -e "$w.lost" ] || ! own; then exit 3; fi`,
+		`t=$(cd "$d" && git add -A && git write-tree) || die git add`,
+		`kind=unchanged; size=0`,
+		`if [ "$t" != `+s.baseTree+` ]; then`+
+			` c=$(GIT_AUTHOR_NAME=git-nudge GIT_AUTHOR_EMAIL=git-nudge@localhost GIT_COMMITTER_NAME=git-nudge GIT_COMMITTER_EMAIL=git-nudge@localhost git commit-tree "$t" -p `+s.base+` -m result </dev/null)`+
+			` && git update-ref `+result+` "$c" && git bundle create -q "$w.bundle" `+result+` ^`+s.base+` || die committing the result;`+
+			` git update-ref -d `+result+`; kind=bundle; size=$(wc -c < "$w.bundle"); fi`,
+		// The worktree is put back to the start (or removed) after the
+		// answer, in the background, so that the answer does not wait
+		// for it; the slot stays taken until then, under an owner name
+		// the cleanup connection does not take back.
+		`rm -f "$w.done" "$w.pid" "$w.review" "$w.slot"`,
+		`[ "$d" = "$w" ] || echo "$m.back" > "work/slot$i.busy/owner"`,
+		`printf '%s %s %s %s\n' "$m" $kind $code $size`,
+		`[ $kind = unchanged ] || cat "$w.bundle"`,
+		`rm -f "$w.bundle"`,
+		`exec </dev/null >/dev/null 2>&1 3<&-`,
+		`if [ "$d" = "$w" ]; then (rm -rf "$w"; git worktree prune) &`,
+		`else (cd "$d" && git checkout -q --detach -f `+s.base+` && git clean -q -ffdx && echo `+s.base+` > "$top/work/slot$i.at"; rm -rf "$top/work/slot$i.busy") & fi`,
 		"exit $code",
-	}, "\n")
-	stdinR, stdinW, err := os.Pipe()
-	if err != nil {
-		return c, nil, err
-	}
-	c.argv = sshArgs("sh -c " + ShellQuote([]string{script}))
-	c.path = ""
-	c.stdin = stdinR
-	out := filepath.Join(dir, "out.bundle")
-	finish := func(code int) error {
-		stdinR.Close()
-		stdinW.Close()
-		defer os.RemoveAll(dir)
-		f, err := os.Create(out)
-		if err != nil {
-			return err
-		}
-		// One connection fetches the bundle and cleans up: a command
-		// still running there (the connection went before the far side
-		// noticed) is killed with its session, then the worktree and
-		// what came with it are removed.
-		err = quiet(sshArgs("cd "+qcache+" || exit 125; "+
-			"if test -e "+work+".lost; then echo 'the connection was lost while the command ran' >&2; rc=3; else cat "+work+".bundle; rc=$?; fi; "+
-			"test -e "+work+".done || ! test -e "+work+".pid || { p=$(cat "+work+".pid); kill -KILL -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; "+
-			"if test -e "+work+".slot; then rmdir \"work/slot$(cat "+work+".slot).busy\"; fi; "+
-			"rm -rf "+work+" "+work+".bundle "+work+".done "+work+".lost "+work+".pid "+work+".review "+work+".slot; git worktree prune; git update-ref -d "+result+" 2>/dev/null; exit $rc"), f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			if code == 255 {
-				return fmt.Errorf("runner %s: the connection to %s was lost (ssh exited with status 255) and the result could not be fetched; nothing was imported: %v", p.name, p.host, err)
+	)
+	return strings.Join(lines, "\n")
+}
+
+// cleanup is the script that, after a run whose answer did not come back
+// whole, ends the command's session there if it still runs, gives back
+// the worktree when this run still owns it and removes the task's files.
+// It prints "lost" when the command had not ended by itself.
+func (s sshScript) cleanup() string {
+	work := "work/" + s.id
+	return "cd " + ShellQuote([]string{s.cache}) + " || exit 125; m=" + s.mark + "; " +
+		"if test -e " + work + ".lost || ! test -e " + work + ".done; then echo lost; fi; " +
+		"test -e " + work + ".done || ! test -e " + work + ".pid || { p=$(cat " + work + ".pid); kill -KILL -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; " +
+		"if test -e " + work + ".slot; then b=\"work/slot$(cat " + work + ".slot).busy\"; [ \"$(cat \"$b/owner\" 2>/dev/null)\" != \"$m\" ] || rm -rf \"$b\"; fi; " +
+		"rm -rf " + work + " " + work + ".bundle " + work + ".done " + work + ".lost " + work + ".pid " + work + ".review " + work + ".slot; git worktree prune; git update-ref -d " + sshResultRef + s.id + " 2>/dev/null; exit 0"
+}
+
+// sshAnswer passes the far script's stdout on to out up to the marker,
+// and reads what follows it: the status line, then the bundle, written to
+// path.
+type sshAnswer struct {
+	out  io.Writer
+	mark []byte
+	path string
+	// held is the end of the output so far that may be the start of
+	// the marker.
+	held  []byte
+	found bool
+	line  []byte
+	// kind, code and size are the status line's, once read.
+	kind       string
+	code, size int64
+	f          *os.File
+	got        int64
+	err        error
+}
+
+func (a *sshAnswer) Write(p []byte) (int, error) {
+	n := len(p)
+	if !a.found {
+		buf := append(a.held, p...)
+		i := bytes.Index(buf, a.mark)
+		if i < 0 {
+			k := len(buf)
+			for j := max(0, len(buf)-len(a.mark)+1); j < len(buf); j++ {
+				if bytes.HasPrefix(a.mark, buf[j:]) {
+					k = j
+					break
+				}
 			}
-			return fmt.Errorf("runner %s: fetching the result from %s failed (the command exited with status %d); nothing was imported: %v", p.name, p.host, code, err)
+			a.held = append([]byte(nil), buf[k:]...)
+			if _, err := a.out.Write(buf[:k]); err != nil {
+				return 0, err
+			}
+			return n, nil
 		}
-		if err := w.importRunnerResult(context.WithoutCancel(ctx), t, out, result); err != nil {
-			return fmt.Errorf("runner %s: the result bundle was refused, nothing was imported: %w", p.name, err)
+		a.found, a.held = true, nil
+		if _, err := a.out.Write(buf[:i]); err != nil {
+			return 0, err
 		}
-		return nil
+		p = buf[i+len(a.mark):]
 	}
-	return c, finish, nil
+	if a.kind == "" {
+		j := bytes.IndexByte(p, '\n')
+		if j < 0 {
+			a.line = append(a.line, p...)
+			if len(a.line) > 200 {
+				a.kind = "bad"
+			}
+			return n, nil
+		}
+		a.line = append(a.line, p[:j]...)
+		p = p[j+1:]
+		f := strings.Fields(string(a.line))
+		a.kind, a.code, a.size = "bad", -1, -1
+		if len(f) == 3 {
+			code, err1 := strconv.ParseInt(f[1], 10, 64)
+			size, err2 := strconv.ParseInt(f[2], 10, 64)
+			if err1 == nil && err2 == nil && code >= 0 && code < 256 && size >= 0 {
+				a.kind, a.code, a.size = f[0], code, size
+			}
+		}
+		if a.kind == "bundle" {
+			if a.f, a.err = os.Create(a.path); a.err != nil {
+				a.kind = "bad"
+			}
+		}
+	}
+	if a.f != nil && len(p) > 0 && a.err == nil {
+		if a.got+int64(len(p)) > a.size {
+			a.err = errors.New("more bytes than the answer said")
+			return n, nil
+		}
+		_, a.err = a.f.Write(p)
+		a.got += int64(len(p))
+	}
+	return n, nil
+}
+
+// end passes on output held back as a possible start of the marker that
+// never came, and closes the bundle.
+func (a *sshAnswer) end() {
+	if !a.found && len(a.held) > 0 {
+		_, _ = a.out.Write(a.held)
+		a.held = nil
+	}
+	if a.f != nil {
+		if err := a.f.Close(); a.err == nil {
+			a.err = err
+		}
+		a.f = nil
+	}
+}
+
+// whole reports whether the answer came in full: a command that ran and
+// its result, all of it.
+func (a *sshAnswer) whole() bool {
+	switch a.kind {
+	case "unchanged":
+		return true
+	case "bundle":
+		return a.err == nil && a.got == a.size
+	}
+	return false
 }
 
 // sshSlots is how many worktrees the cache repository on an ssh host

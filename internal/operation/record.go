@@ -2,11 +2,11 @@ package operation
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/oneline"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -41,14 +41,14 @@ func Record(ctx context.Context, plan Plan, now func() time.Time, warn func(form
 			// Another recorded command holds the log (a capture
 			// validating, say): run unrecorded rather than fail; the
 			// workspace locks still serialize the changes themselves.
-			warn("git %s: not recorded in the operation log: %s\n", plan.Spec.Tool, firstLine(err.Error()))
+			warn("git %s: not recorded in the operation log: %s\n", plan.Spec.Tool, oneline.First(err.Error()))
 			return run(ctx)
 		}
 		defer lock.Release()
 	}
 	rec, err := l.Begin(ctx, plan.Spec, now())
 	if err != nil {
-		warn("git %s: not recorded in the operation log: %s\n", plan.Spec.Tool, firstLine(err.Error()))
+		warn("git %s: not recorded in the operation log: %s\n", plan.Spec.Tool, oneline.First(err.Error()))
 		return run(ctx)
 	}
 	// The recording is the change's transaction: the repository run
@@ -61,14 +61,9 @@ func Record(ctx context.Context, plan Plan, now func() time.Time, warn func(form
 	runErr := run(oplog.WithRecording(ctx, rec))
 	plan.Repo.Tx = tx
 	if ferr := rec.Finish(ctx, runErr); ferr != nil {
-		warn("git %s: %s\n", plan.Spec.Tool, firstLine(ferr.Error()))
+		warn("git %s: %s\n", plan.Spec.Tool, oneline.First(ferr.Error()))
 	}
 	return runErr
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }
 
 // FilesWatch hands what git nudge apply and undo say they change in the

@@ -110,8 +110,14 @@ type state struct {
 	refs        map[string]string
 	journals    map[string][]byte
 	jids        map[string]fileID
-	index       *git.IndexFile
-	files       map[string]*File
+	// told, on the state read before the command, are the journals the
+	// command appended to in place and said what it wrote
+	// (JournalAppended); on the state read after it, told holds those
+	// whose change is taken as told (not read again), with a nil entry
+	// in journals.
+	told  map[string]*toldAppend
+	index *git.IndexFile
+	files map[string]*File
 }
 
 // journalFiles lists the journals of the work tree in sc: task records,
@@ -183,6 +189,14 @@ func (l *Log) read(ctx context.Context, paths []string, prev *state, touchesInde
 	s.jids = map[string]fileID{}
 	for _, j := range journalFiles(l.Repo.WorkTree, sc, prev) {
 		p := filepath.Join(l.Repo.WorkTree, j)
+		if prev != nil && prev.told[j].holds(p, prev.journals[j]) {
+			// Appended to in place, as the command said: nothing is read.
+			if s.told == nil {
+				s.told = map[string]*toldAppend{}
+			}
+			s.told[j] = prev.told[j]
+			continue
+		}
 		if prev != nil {
 			// A journal whose file was not replaced or changed is not
 			// read again.
@@ -471,6 +485,69 @@ func (r *Recording) JournalChanging(path string) {
 	if b, id, ok := readJournal(path); ok {
 		r.before.journals[rel], r.before.jids[rel] = b, id
 	}
+}
+
+// JournalAppended is the recording as a txn.JournalAppender: the
+// command appended to a journal in place and says what it wrote, so that
+// the change is recorded from that (a delta) instead of from the file
+// read again and compared. It is used only when the file, when the
+// command is done, is still exactly as the command left it (the same
+// device, inode, size and times) and the version read before the command
+// ends with the bytes the append replaced; otherwise the file is read as
+// usual.
+func (r *Recording) JournalAppended(path string, at, suffix int64, old, new []byte, sum string) {
+	rel, err := filepath.Rel(r.log.Repo.WorkTree, path)
+	if err != nil {
+		return
+	}
+	rel = filepath.ToSlash(rel)
+	key, ok := journal.StatKey(path)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.finished {
+		return
+	}
+	if r.before.told == nil {
+		r.before.told = map[string]*toldAppend{}
+	}
+	t := r.before.told[rel]
+	if !ok {
+		r.before.told[rel] = &toldAppend{broken: true}
+		return
+	}
+	if t == nil {
+		r.before.told[rel] = &toldAppend{at: at, suffix: suffix, old: old, new: new, key: key, sum: sum}
+		return
+	}
+	// A second append in one command: the file is read and compared.
+	t.broken = true
+}
+
+// toldAppend is what a command said it appended to a journal, merged
+// over the appends it made (see Recording.JournalAppended).
+type toldAppend struct {
+	at       int64
+	suffix   int64
+	old, new []byte
+	key      journal.FileKey
+	sum      string // SHA-256 of the bytes outside the change
+	broken   bool   // appends that do not chain: the file is read
+}
+
+// holds reports whether the journal at path is as the told appends left
+// it, starting from before (the version read before the command), and
+// large enough to be recorded as a delta at all.
+func (t *toldAppend) holds(path string, before []byte) bool {
+	if t == nil || t.broken || t.sum == "" || len(before) < deltaMinSize || t.at+int64(len(t.old))+t.suffix != int64(len(before)) || !bytes.Equal(before[t.at:t.at+int64(len(t.old))], t.old) {
+		return false
+	}
+	key, ok := journal.StatKey(path)
+	return ok && key == t.key
+}
+
+// delta is the told change as a Delta.
+func (t *toldAppend) delta() *Delta {
+	return &Delta{Prefix: t.at, Suffix: t.suffix, Old: t.old, New: t.new, Sum: t.sum}
 }
 
 // RefsChanging is the recording as the command's transaction (txn.Tx):
@@ -854,7 +931,18 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	// Every blob to write goes to git in one process.
 	var datas [][]byte
 	var sets []*string
+	for j := range after.told {
+		js[j] = true
+	}
 	for _, j := range sortedKeys(js) {
+		if t := after.told[j]; t != nil {
+			// Appended to in place: the record holds what the command
+			// said it wrote, with some bytes before it, and names the
+			// versions by that alone (no copy, no id: neither was read
+			// again or hashed).
+			op.Journals = append(op.Journals, BlobChange{File: j, Delta: t.delta()})
+			continue
+		}
 		b, bok := r.before.journals[j]
 		a, aok := after.journals[j]
 		if bok == aok && bytes.Equal(b, a) {

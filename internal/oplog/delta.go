@@ -2,7 +2,11 @@ package oplog
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+
+	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 // Delta is a journal change recorded as what changed instead of two whole
@@ -20,6 +24,11 @@ type Delta struct {
 	Suffix int64  `json:"suffix"`
 	Old    []byte `json:"old"`
 	New    []byte `json:"new"`
+	// Sum, for a change told by an append in place (Unnamed), is the
+	// SHA-256 (hex) of the bytes outside the change (the first Prefix,
+	// then the last Suffix), the same in both versions: with Old or New
+	// it names a version without its id.
+	Sum string `json:"sum,omitempty"`
 }
 
 // deltaMinSize is the size under which a journal is recorded whole: a
@@ -58,12 +67,44 @@ func deltaOf(b, a []byte) *Delta {
 	return d
 }
 
+// Unnamed reports whether c, a change recorded as d, names its versions
+// by d's bytes alone: an append in place told by the command that made it
+// (neither version was read again or hashed). Undoing or redoing it then
+// checks that the file ends, from d.Prefix, with the bytes it is to
+// replace (a whole element before the append, and what followed).
+func (d *Delta) Unnamed(c BlobChange) bool {
+	return d != nil && c.Old == "" && c.New == "" && len(d.Sum) == 64 && len(d.Old)+len(d.New) > 0
+}
+
+// VersionNames are short names of an Unnamed change's two versions, for
+// people: digests of the bytes outside the change and of each side's.
+func (d *Delta) VersionNames() (old, new string) {
+	name := func(part []byte) string {
+		h := sha256.New()
+		h.Write([]byte(d.Sum))
+		h.Write(part)
+		return hex.EncodeToString(h.Sum(nil))[:12]
+	}
+	return name(d.Old), name(d.New)
+}
+
+// holds reports whether cur is the version after d (after set) or the one
+// before it.
+func (d *Delta) holds(cur []byte, after bool) bool {
+	part := d.Old
+	if after {
+		part = d.New
+	}
+	return d.Prefix >= 0 && d.Suffix >= 0 && d.Prefix+d.Suffix+int64(len(part)) == int64(len(cur)) &&
+		bytes.Equal(cur[d.Prefix:d.Prefix+int64(len(part))], part) && journal.OutsideSum(cur, d.Prefix, d.Suffix) == d.Sum
+}
+
 // inverse is the delta that takes the after version back to the before.
 func (d *Delta) inverse() *Delta {
 	if d == nil {
 		return nil
 	}
-	return &Delta{Prefix: d.Prefix, Suffix: d.Suffix, Old: d.New, New: d.Old}
+	return &Delta{Prefix: d.Prefix, Suffix: d.Suffix, Old: d.New, New: d.Old, Sum: d.Sum}
 }
 
 // apply rebuilds the version after the change from cur, the version

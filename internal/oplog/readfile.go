@@ -36,7 +36,12 @@ func readJournal(path string) (data []byte, id fileID, ok bool) {
 	}
 	if int64(len(data)) != fi.Size() {
 		// It changed while read: no identity (read again next time).
-		return data, fileID{}, true
+		return journal.Settled(path, data), fileID{}, true
+	}
+	if v := journal.Settled(path, data); len(v) != len(data) || len(v) > 0 && &v[0] != &data[0] {
+		// An append in place under way or interrupted: the version
+		// before it, with no identity.
+		return v, fileID{}, true
 	}
 	return data, id, true
 }

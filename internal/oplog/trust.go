@@ -206,7 +206,10 @@ func (l *Log) checkNames(op *Op) ([]string, map[string]string) {
 		if j.Delta != nil {
 			// Neither version is stored: the ids are checked against
 			// the file and the rebuilt bytes when it is undone.
-			if !j.Delta.valid() || j.Old == "" || j.New == "" || !l.Repo.ValidID(j.Old) || !l.Repo.ValidID(j.New) {
+			// A change told by an append in place names its versions by
+			// its own bytes alone (no ids).
+			named := j.Old != "" && j.New != "" && l.Repo.ValidID(j.Old) && l.Repo.ValidID(j.New)
+			if !j.Delta.valid() || !(named || j.Delta.Unnamed(j)) {
 				bad("journal %s has a malformed recorded change", pathenc.CQuote(j.File))
 			}
 			continue

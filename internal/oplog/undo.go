@@ -62,8 +62,21 @@ func (l *Log) compareWith(ctx context.Context, op *Op, pending bool, now *curren
 		out = append(out, Holds{What: "ref " + r.Name, Now: which(now, r.Old, r.New, pending)})
 	}
 	for _, j := range op.Journals {
+		b, err := journal.ReadAppendable(filepath.Join(l.Repo.WorkTree, j.File))
+		if j.Delta.Unnamed(j) {
+			h := "neither"
+			switch {
+			case err != nil:
+			case !pending && j.Delta.holds(b, true):
+				h = "after"
+			case j.Delta.holds(b, false):
+				h = "before"
+			}
+			out = append(out, Holds{What: "journal " + j.File, Now: h})
+			continue
+		}
 		now := ""
-		if b, err := journal.ReadRegular(filepath.Join(l.Repo.WorkTree, j.File)); err == nil {
+		if err == nil {
 			now = l.Repo.BlobID(b)
 		}
 		out = append(out, Holds{What: "journal " + j.File, Now: which(now, j.Old, j.New, pending)})
@@ -381,10 +394,10 @@ func (l *Log) write(ctx context.Context, inv *Op) error {
 	faultPoint("oplog-undo-after-files")
 	for _, j := range inv.Journals {
 		p := filepath.Join(l.Repo.WorkTree, j.File)
-		if _, err := worktree.RealDir(l.Repo.WorkTree, filepath.Dir(j.File), j.New != ""); err != nil {
+		if _, err := worktree.RealDir(l.Repo.WorkTree, filepath.Dir(j.File), j.New != "" || j.Delta != nil); err != nil {
 			return err
 		}
-		if j.New == "" {
+		if j.New == "" && j.Delta == nil {
 			if err := journal.Remove(p); err != nil {
 				return err
 			}
@@ -760,9 +773,18 @@ func (l *Log) journalAfter(ctx context.Context, j BlobChange) ([]byte, error) {
 	if j.Delta == nil {
 		return l.Repo.ReadBlob(ctx, j.New)
 	}
-	cur, err := journal.ReadRegular(filepath.Join(l.Repo.WorkTree, j.File))
+	cur, err := journal.ReadAppendable(filepath.Join(l.Repo.WorkTree, j.File))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", j.File, err)
+	}
+	if j.Delta.Unnamed(j) {
+		// Named by its bytes: the file must be the version the change
+		// starts from (the bytes before it by their digest, the rest as
+		// they are).
+		if !j.Delta.holds(cur, false) {
+			return nil, fmt.Errorf("%s changed since it was checked; nothing of it was written", j.File)
+		}
+		return j.Delta.apply(cur)
 	}
 	if l.Repo.BlobID(cur) != j.Old {
 		return nil, fmt.Errorf("%s changed since it was checked; nothing of it was written", j.File)

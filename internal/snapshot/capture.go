@@ -100,8 +100,49 @@ func CaptureConfigured(ctx context.Context, repo *git.Repo) (Result, Options, er
 	return res, opts, err
 }
 
+// capture is Capture with the options loaded by loadOpts while git status
+// runs: status sorted into edits and paths to hash (sortStatus), the
+// untracked folders listed (listUntracked), then the tree written on top
+// of HEAD's (writeTree).
 func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, error)) (Result, error) {
 	var res Result
+	head, entries, opts, err := statusWithOptions(ctx, repo, loadOpts)
+	if err != nil {
+		return res, err
+	}
+	res.Head = head
+	prot := opts.Protection()
+	c := collector{repo: repo, opts: opts, prot: prot, skipped: map[string]string{}}
+	p := c.sortStatus(entries)
+	if err := c.unpopulatedSubmodules(ctx); err != nil {
+		return res, err
+	}
+	if err := c.listUntracked(ctx, p.dirs); err != nil {
+		return res, err
+	}
+	res.Skipped = c.sortedSkipped()
+	res.Untracked = len(c.files)
+
+	if len(p.edits) == 0 && len(p.hash) == 0 && len(c.files) == 0 {
+		// Nothing but protected or skipped paths differ: HEAD's tree.
+		res.Clean = true
+		if head.Unborn() {
+			res.Tree = repo.EmptyTree()
+		}
+		return res, nil
+	}
+	p.hash = append(p.hash, c.files...)
+	tree, baseTree, err := writeTree(ctx, repo, head, p, entries)
+	if err != nil {
+		return res, err
+	}
+	res.Tree, res.Clean = tree, tree == baseTree
+	return res, nil
+}
+
+// statusWithOptions is git status of the work tree, with the options
+// loadOpts reads meanwhile (a MaxFileSize unset is the default).
+func statusWithOptions(ctx context.Context, repo *git.Repo, loadOpts func() (Options, error)) (git.Head, []git.StatusEntry, Options, error) {
 	type loaded struct {
 		opts Options
 		err  error
@@ -114,29 +155,33 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 	head, entries, err := repo.Status(ctx)
 	lo := <-optsc
 	if err != nil {
-		return res, err
+		return head, nil, lo.opts, err
 	}
 	if lo.err != nil {
-		return res, lo.err
+		return head, nil, lo.opts, lo.err
 	}
-	opts := lo.opts
-	if opts.MaxFileSize <= 0 {
-		opts.MaxFileSize = MaxFileSize
+	if lo.opts.MaxFileSize <= 0 {
+		lo.opts.MaxFileSize = MaxFileSize
 	}
-	res.Head = head
-	prot := opts.Protection()
-	c := collector{repo: repo, opts: opts, prot: prot, skipped: map[string]string{}}
+	return head, entries, lo.opts, nil
+}
 
-	var (
-		edits []git.TreeEdit   // paths whose new entry is known already
-		seeds []git.IndexEntry // index entries of the paths to hash
-		hash  []string         // tracked paths to take from the work tree
-		dirs  []string         // untracked folders to list file by file
-	)
+// capturePlan is what git status says a capture must do.
+type capturePlan struct {
+	edits []git.TreeEdit   // paths whose new entry is known already
+	seeds []git.IndexEntry // index entries of the paths to hash
+	hash  []string         // tracked paths to take from the work tree
+	dirs  []string         // untracked folders to list file by file
+}
+
+// sortStatus sorts git status's entries into the plan, skipping protected
+// paths and submodules' insides, and collecting untracked files (c.files).
+func (c *collector) sortStatus(entries []git.StatusEntry) capturePlan {
+	var p capturePlan
 	for _, e := range entries {
 		switch e.Kind {
 		case '1', 'u':
-			if prot.Protected(e.Path) {
+			if c.prot.Protected(e.Path) {
 				// HEAD's version stays: the tree is built on HEAD's.
 				c.skip(e.Path, ReasonProtected)
 				continue
@@ -153,48 +198,51 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 			if e.Y == 'D' {
 				// git status does not list untracked files in a folder
 				// that took the place of a tracked file: look for one.
-				if st, err := os.Lstat(filepath.Join(repo.WorkTree, filepath.FromSlash(e.Path))); err == nil && st.IsDir() && c.classify(e.Path+"/") {
-					dirs = append(dirs, e.Path+"/")
+				if st, err := os.Lstat(filepath.Join(c.repo.WorkTree, filepath.FromSlash(e.Path))); err == nil && st.IsDir() && c.classify(e.Path+"/") {
+					p.dirs = append(p.dirs, e.Path+"/")
 				}
 			}
 			switch {
 			case e.Kind == 'u':
-				hash = append(hash, e.Path)
+				p.hash = append(p.hash, e.Path)
 			case e.Y == 'D':
 				// Gone from the work tree (possibly behind a symlink that
 				// replaced a folder, which update-index refuses to look at).
-				edits = append(edits, git.TreeEdit{Path: e.Path})
+				p.edits = append(p.edits, git.TreeEdit{Path: e.Path})
 			case e.Y != '.':
-				hash = append(hash, e.Path)
+				p.hash = append(p.hash, e.Path)
 				if !git.AbsentMode(e.ModeI) {
-					seeds = append(seeds, git.IndexEntry{Mode: e.ModeI, Blob: e.HashI, Path: e.Path})
+					p.seeds = append(p.seeds, git.IndexEntry{Mode: e.ModeI, Blob: e.HashI, Path: e.Path})
 				}
 			default:
 				// Staged only: the work tree holds what the index holds.
-				edits = append(edits, git.TreeEdit{Path: e.Path, Mode: e.ModeI, Object: e.HashI})
+				p.edits = append(p.edits, git.TreeEdit{Path: e.Path, Mode: e.ModeI, Object: e.HashI})
 			}
 		case '?':
 			if strings.HasSuffix(e.Path, "/") && c.classify(e.Path) {
-				dirs = append(dirs, e.Path)
+				p.dirs = append(p.dirs, e.Path)
 				continue
 			}
 			c.untracked(e.Path)
 		}
 	}
-	if err := c.unpopulatedSubmodules(ctx); err != nil {
-		return res, err
-	}
+	return p
+}
+
+// listUntracked collects the untracked files under dirs, stopping (with a
+// *TooManyUntrackedError naming the top folders) past opts.MaxUntracked.
+func (c *collector) listUntracked(ctx context.Context, dirs []string) error {
 	cutIn := "" // the top folder where the untracked listing stopped, if it did
 	if len(dirs) > 0 {
 		limit := -1 // no limit
-		if opts.MaxUntracked > 0 {
-			limit = max(opts.MaxUntracked-len(c.files), 0)
+		if c.opts.MaxUntracked > 0 {
+			limit = max(c.opts.MaxUntracked-len(c.files), 0)
 		}
-		paths, err := repo.UntrackedUnder(ctx, dirs, limit, func(p string) bool {
+		paths, err := c.repo.UntrackedUnder(ctx, dirs, limit, func(p string) bool {
 			return !strings.HasSuffix(p, "/") && c.quickKeep(p)
 		})
 		if err != nil && !errors.Is(err, git.ErrTooMany) {
-			return res, err
+			return err
 		}
 		if errors.Is(err, git.ErrTooMany) && len(paths) > 0 {
 			// The listing (in path order) stopped inside this folder.
@@ -204,64 +252,55 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 			c.untracked(p)
 		}
 	}
-	if opts.MaxUntracked > 0 && len(c.files) > opts.MaxUntracked {
+	if c.opts.MaxUntracked > 0 && len(c.files) > c.opts.MaxUntracked {
 		folders := topFolders(c.files)
 		for i := range folders {
 			folders[i].AtLeast = folders[i].Folder == cutIn
 		}
-		return res, &TooManyUntrackedError{Limit: opts.MaxUntracked, Folders: folders}
+		return &TooManyUntrackedError{Limit: c.opts.MaxUntracked, Folders: folders}
 	}
-	res.Skipped = c.sortedSkipped()
-	res.Untracked = len(c.files)
+	return nil
+}
 
+// writeTree is HEAD's tree (empty when unborn) with the plan's edits and
+// its paths hashed from the work tree (a path with no file removed), and
+// the tree it started from.
+func writeTree(ctx context.Context, repo *git.Repo, head git.Head, p capturePlan, entries []git.StatusEntry) (tree, baseTree string, err error) {
 	base := ""
 	if !head.Unborn() {
 		base = head.Commit + "^{tree}"
 	}
-	if len(edits) == 0 && len(hash) == 0 && len(c.files) == 0 {
-		// Nothing but protected or skipped paths differ: HEAD's tree.
-		res.Clean = true
-		if head.Unborn() {
-			res.Tree = repo.EmptyTree()
-		}
-		return res, nil
-	}
-	hash = append(hash, c.files...)
 	// The tree editor's processes start while the paths are hashed.
 	ed, err := repo.StartTreeEdit(ctx, base)
 	if err != nil {
-		return res, err
+		return "", "", err
 	}
 	defer ed.Close()
-	touched := make([]string, 0, len(edits)+len(hash))
+	edits := p.edits
+	touched := make([]string, 0, len(edits)+len(p.hash))
 	for _, e := range edits {
 		touched = append(touched, e.Path)
 	}
-	ed.Preload(append(touched, hash...))
+	ed.Preload(append(touched, p.hash...))
 	attrsChanged := false
 	for _, e := range entries {
 		attrsChanged = attrsChanged || path.Base(strings.TrimSuffix(e.Path, "/")) == ".gitattributes"
 	}
-	hashed, err := repo.HashWorkTreePaths(ctx, seeds, hash, attrsChanged)
+	hashed, err := repo.HashWorkTreePaths(ctx, p.seeds, p.hash, attrsChanged)
 	if err != nil {
-		return res, err
+		return "", "", err
 	}
 	found := make(map[string]bool, len(hashed))
 	for _, h := range hashed {
 		found[h.Path] = true
 		edits = append(edits, git.TreeEdit{Path: h.Path, Mode: h.Mode, Object: h.Blob})
 	}
-	for _, p := range hash {
-		if !found[p] {
-			edits = append(edits, git.TreeEdit{Path: p}) // no file: removed
+	for _, q := range p.hash {
+		if !found[q] {
+			edits = append(edits, git.TreeEdit{Path: q}) // no file: removed
 		}
 	}
-	tree, baseTree, err := ed.Apply(edits)
-	if err != nil {
-		return res, err
-	}
-	res.Tree, res.Clean = tree, tree == baseTree
-	return res, nil
+	return ed.Apply(edits)
 }
 
 // collector sorts untracked paths into captured files and skipped paths.

@@ -8,7 +8,6 @@ package snapshot
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -74,7 +73,11 @@ func LoadOptions(ctx context.Context, repo *git.Repo) (Options, error) {
 	o.Protect = nonEmpty(vals["nudge.protect"])
 	o.SkipDirs = nonEmpty(vals["nudge.skipdir"])
 	if v := vals["nudge.maxuntracked"]; len(v) > 0 {
-		n, err := parseConfigInt(v[len(v)-1])
+		n, ok := git.ParseConfigInt(strings.TrimSpace(v[len(v)-1]))
+		var err error
+		if !ok { // another spelling git reads (octal, hex): git says what it is
+			n, err = repo.ConfigInt(ctx, "nudge.maxUntracked", DefaultMaxUntracked)
+		}
 		if err != nil || n < 0 {
 			return o, fmt.Errorf("git config nudge.maxUntracked is %q, not a number of files: fix it with git config nudge.maxUntracked 10000", v[len(v)-1])
 		}
@@ -91,27 +94,6 @@ func nonEmpty(vs []string) []string {
 		}
 	}
 	return out
-}
-
-// parseConfigInt reads an integer the way git does, with k, m or g suffixes.
-func parseConfigInt(s string) (int64, error) {
-	s = strings.TrimSpace(s)
-	mult := int64(1)
-	if s != "" {
-		switch s[len(s)-1] {
-		case 'k', 'K':
-			mult = 1 << 10
-		case 'm', 'M':
-			mult = 1 << 20
-		case 'g', 'G':
-			mult = 1 << 30
-		}
-		if mult != 1 {
-			s = s[:len(s)-1]
-		}
-	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	return n * mult, err
 }
 
 // matchers builds the compiled protected-path rules.

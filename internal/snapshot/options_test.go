@@ -1,6 +1,12 @@
 package snapshot
 
-import "testing"
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/git"
+)
 
 func TestProtected(t *testing.T) {
 	t.Parallel()
@@ -81,14 +87,23 @@ func TestDependencyDir(t *testing.T) {
 	}
 }
 
-func TestParseConfigInt(t *testing.T) {
+// nudge.maxUntracked is read as git reads an integer: a plain number with
+// a unit here, another spelling by git, a word refused with advice.
+func TestLoadOptionsMaxUntracked(t *testing.T) {
 	t.Parallel()
-	for s, want := range map[string]int64{"10": 10, "2k": 2048, "1m": 1 << 20, " 7 ": 7} {
-		if got, err := parseConfigInt(s); err != nil || got != want {
-			t.Errorf("parseConfigInt(%q) = %d, %v", s, got, err)
+	for v, want := range map[string]int64{"25": 25, "2k": 2048, "0x10": 16, "010": 8, "lots": -1} {
+		f := newFixture(t, "sha1")
+		f.git("config", "nudge.maxUntracked", v)
+		repo, err := git.Discover(context.Background(), f.dir)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if _, err := parseConfigInt("lots"); err == nil {
-		t.Error("parseConfigInt(lots) succeeded")
+		o, err := LoadOptions(context.Background(), repo)
+		switch {
+		case want < 0 && (err == nil || !strings.Contains(err.Error(), "git config nudge.maxUntracked 10000")):
+			t.Errorf("nudge.maxUntracked %q: err = %v, want advice", v, err)
+		case want >= 0 && (err != nil || int64(o.MaxUntracked) != want):
+			t.Errorf("nudge.maxUntracked %q: %d, %v; want %d", v, o.MaxUntracked, err, want)
+		}
 	}
 }

@@ -60,33 +60,48 @@ func Main(m *testing.M) int {
 // Isolate sets the process environment up as Main describes, with home as
 // HOME. Main calls it; helper processes inherit its result.
 func Isolate(home string) error {
-	gitconfig := "[init]\n\tdefaultBranch = main\n" +
-		"[user]\n\tname = Test User\n\temail = test@example.com\n" +
-		"[advice]\n\tdetachedHead = false\n"
-	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+	env, err := IsolatedHome(home)
+	if err != nil {
 		return err
 	}
 	for _, k := range repoLocal {
 		os.Unsetenv(k)
 	}
-	for k, v := range map[string]string{
-		"HOME":                home,
-		"XDG_CONFIG_HOME":     filepath.Join(home, ".config"),
-		"GIT_CONFIG_NOSYSTEM": "1",
-		"GIT_AUTHOR_NAME":     "Test User",
-		"GIT_AUTHOR_EMAIL":    "test@example.com",
-		"GIT_COMMITTER_NAME":  "Test User",
-		"GIT_COMMITTER_EMAIL": "test@example.com",
-		"GIT_AUTHOR_DATE":     "2026-01-02T03:04:05Z",
-		"GIT_COMMITTER_DATE":  "2026-01-02T03:04:05Z",
-		"TZ":                  "UTC",
-	} {
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
 		if err := os.Setenv(k, v); err != nil {
 			return err
 		}
 	}
 	isolatedHome = home
 	return nil
+}
+
+// IsolatedHome is the one isolated git environment of the suite's tests
+// (this process's, a scenario's, a crash test's child's): it writes
+// home/.gitconfig (the test identity, init.defaultBranch=main, no
+// detached-HEAD advice) and returns the KEY=VALUE variables that confine
+// git to it: HOME, XDG_CONFIG_HOME, GIT_CONFIG_NOSYSTEM=1, the author and
+// committer names and dates, TZ=UTC.
+func IsolatedHome(home string) ([]string, error) {
+	gitconfig := "[init]\n\tdefaultBranch = main\n" +
+		"[user]\n\tname = Test User\n\temail = test@example.com\n" +
+		"[advice]\n\tdetachedHead = false\n"
+	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
+		return nil, err
+	}
+	return []string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=Test User",
+		"GIT_AUTHOR_EMAIL=test@example.com",
+		"GIT_COMMITTER_NAME=Test User",
+		"GIT_COMMITTER_EMAIL=test@example.com",
+		"GIT_AUTHOR_DATE=2026-01-02T03:04:05Z",
+		"GIT_COMMITTER_DATE=2026-01-02T03:04:05Z",
+		"TZ=UTC",
+	}, nil
 }
 
 // Env is the environment for a git child started by a test: the isolated

@@ -25,6 +25,17 @@ type Tx interface {
 	JournalChanging(path string)
 }
 
+// JournalAppender is a Tx that can be told exactly what an append in
+// place changed in a journal, so that it need not read the file again:
+// after the file's first prefix bytes and before its last suffix bytes
+// (the same in both versions), old became new; sum is the hex SHA-256 of
+// those outside bytes (prefix, then suffix). It is told right after the
+// bytes are durable, while the writer still holds the journal's lock;
+// the slices are not changed afterwards.
+type JournalAppender interface {
+	JournalAppended(path string, prefix, suffix int64, old, new []byte, sum string)
+}
+
 type key struct{}
 
 // With returns ctx carrying tx: a repository opened with it

@@ -1,8 +1,6 @@
 package nudgecmd
 
 import (
-	"os"
-
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/oplog"
@@ -39,7 +37,7 @@ func (c *CaptureCmd) Run(env *cli.Env) error {
 		return refusal(err)
 	}
 	if c.NoValidate || c.From == "" {
-		if vt, verr := w.Validate(env.Ctx, c.ID, nudge.ValidateOptions{Skip: c.NoValidate, Environ: os.Environ(), Output: env.Stderr}); verr == nil {
+		if vt, verr := w.Validate(env.Ctx, c.ID, nudge.ValidateOptions{Skip: c.NoValidate, Environ: env.Environ(), Output: env.Stderr}); verr == nil {
 			t = vt
 		} else if !isNoValidation(verr) {
 			return refusal(verr)

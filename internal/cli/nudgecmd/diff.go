@@ -1,8 +1,6 @@
 package nudgecmd
 
 import (
-	"os"
-
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 )
@@ -34,10 +32,7 @@ func (c *DiffCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	terminal := false
-	if f, ok := env.Stdout.(*os.File); ok {
-		terminal = cli.IsTerminal(f)
-	}
+	terminal := env.Terminal
 	format := nudge.DiffPatch
 	switch {
 	case c.Stat:

@@ -97,7 +97,7 @@ func (c *WorkCmd) Run(env *cli.Env) error {
 	ctx, stop := signal.NotifyContext(env.Ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	report, err := w.Work(ctx, nudge.WorkOptions{
-		Max: c.Max, Environ: os.Environ(), Stdout: env.Stdout, Stderr: env.Stderr, NoValidate: c.NoValidate,
+		Max: c.Max, Environ: env.Environ(), Stdout: env.Stdout, Stderr: env.Stderr, NoValidate: c.NoValidate,
 		Events: func(e nudge.WorkEvent) {
 			switch e.Kind {
 			case "start":

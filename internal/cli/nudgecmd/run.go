@@ -82,7 +82,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	}
 	t, code, err := w.Run(env.Ctx, nudge.RunOptions{
 		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message, Dir: env.Dir, Sandbox: sandboxFlag(c.Sandbox, c.NoSandbox),
-		Environ: os.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
+		Environ: env.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 		Signals: fw.Signals, Group: fw.Group,
 		Skip: fw.Skip, NoValidate: c.NoValidate, KeepRefs: c.KeepRefs, On: c.On, KeepWorktree: c.KeepWorktree,
 	})
@@ -120,7 +120,7 @@ func (c *RunCmd) runAttempts(env *cli.Env, w *nudge.Workspace, argv []string, si
 	}
 	attempts, err := w.RunAttempts(env.Ctx, nudge.RunOptions{
 		Command: argv, Note: c.Message, Dir: env.Dir, Sandbox: sandboxFlag(c.Sandbox, c.NoSandbox), NoSetup: c.NoSetup,
-		Environ: os.Environ(), Signals: signals, NoValidate: c.NoValidate, KeepRefs: c.KeepRefs, On: c.On,
+		Environ: env.Environ(), Signals: signals, NoValidate: c.NoValidate, KeepRefs: c.KeepRefs, On: c.On,
 	}, c.Attempts, func(a nudge.Attempt) {
 		env.Warnf("git nudge: attempt %d: %s started\n", a.N, a.Task.ID)
 	})

@@ -41,6 +41,14 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	if c.JSON {
 		return env.JSON(view)
 	}
+	printTaskFields(env, w, t)
+	printTaskLists(env, t, view)
+	return nil
+}
+
+// printTaskFields prints show's "name: value" lines of t, in order, with
+// the validation commands and the logs kept.
+func printTaskFields(env *cli.Env, w *nudge.Workspace, t *nudge.Task) {
 	field := func(name, value string) { env.Printf("%-11s %s\n", name+":", value) }
 	env.Printf("%s %s\n", env.Paint("1", t.ID), t.Label())
 	if t.Note != "" {
@@ -131,6 +139,12 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	if t.Error != nil {
 		field("error", *t.Error)
 	}
+}
+
+// printTaskLists prints show's lists of t's paths and lines (left out,
+// changed by setup, settings and refs changed, files, conflicts, review
+// comments), each under its heading and only when not empty.
+func printTaskLists(env *cli.Env, t *nudge.Task, view nudge.TaskView) {
 	if len(t.Skipped) > 0 {
 		env.Printf("Left out of the snapshot:\n")
 		for _, s := range t.Skipped {
@@ -183,7 +197,6 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 		env.Printf("Review comments (%d; git nudge comment %s --delete CID removes one):\n", len(view.Comments), t.ID)
 		printComments(env, view.Comments)
 	}
-	return nil
 }
 
 // modeText is a file's mode for show, "000000" for no file.

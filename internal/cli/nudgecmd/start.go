@@ -1,8 +1,6 @@
 package nudgecmd
 
 import (
-	"os"
-
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/oplog"
@@ -68,5 +66,5 @@ func warnSetup(env *cli.Env, t *nudge.Task) {
 }
 
 func startOptions(env *cli.Env, noSetup bool, note string) nudge.StartOptions {
-	return nudge.StartOptions{NoSetup: noSetup, Environ: os.Environ(), Output: env.Stderr, Note: note}
+	return nudge.StartOptions{NoSetup: noSetup, Environ: env.Environ(), Output: env.Stderr, Note: note}
 }

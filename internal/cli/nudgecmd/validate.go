@@ -3,7 +3,6 @@ package nudgecmd
 import (
 	"errors"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
@@ -38,7 +37,7 @@ func (c *ValidateCmd) Run(env *cli.Env) error {
 	}
 	fw := env.ForwardSignals()
 	defer fw.Stop()
-	t, err := w.Validate(env.Ctx, c.ID, nudge.ValidateOptions{Environ: os.Environ(), Output: env.Stderr, Signals: fw.Signals})
+	t, err := w.Validate(env.Ctx, c.ID, nudge.ValidateOptions{Environ: env.Environ(), Output: env.Stderr, Signals: fw.Signals})
 	if err != nil {
 		return refusal(err)
 	}

@@ -1,10 +1,10 @@
 package opcmd
 
 import (
-	"strings"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/oneline"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/retain"
 )
@@ -48,7 +48,7 @@ func (a AutoPrune) Run(env *cli.Env) {
 		return err
 	})
 	if err != nil {
-		env.Warnf("git %s: automatic pruning (%s) failed, %s: %s\n", tool, a.Key, a.Failed, head(err.Error()))
+		env.Warnf("git %s: automatic pruning (%s) failed, %s: %s\n", tool, a.Key, a.Failed, oneline.First(err.Error()))
 		return
 	}
 	if !stopped {
@@ -58,10 +58,4 @@ func (a AutoPrune) Run(env *cli.Env) {
 		env.Warnf("git %s: pruned %s (%s): %s; git %s op log shows it, and op undo of it brings them back\n",
 			tool, a.Dropped(len(dropped), spelled), a.Key, cli.JoinIDs(dropped, 5), tool)
 	}
-}
-
-// head is the first line of s.
-func head(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

@@ -101,13 +101,13 @@ func readAll(env *cli.Env, l *oplog.Log) ([]*oplog.Op, error) {
 // recoverJudge is git nudge recover's per-file answer for an interrupted
 // git nudge apply or undo, so that op show says what recover and the
 // dashboard say (nil for any other operation).
-func recoverJudge(l *oplog.Log, o *oplog.Op) oplog.FileJudge {
+func recoverJudge(l *oplog.Log, o *oplog.Op, now func() time.Time) oplog.FileJudge {
 	id := operation.ApplyTask(o)
 	if id == "" || l.Repo.WorkTree == "" {
 		return nil
 	}
 	return func(ctx context.Context) (map[string]string, error) {
-		ws, err := nudge.OpenReadOnly(ctx, l.Repo.WorkTree, time.Now)
+		ws, err := nudge.OpenReadOnly(ctx, l.Repo.WorkTree, now)
 		if err != nil {
 			return nil, nil
 		}
@@ -159,7 +159,7 @@ func (c *ShowCmd) Run(k *kong.Kong, env *cli.Env, open Opener) error {
 	var holds []oplog.Holds
 	interrupted := oplog.Interrupted(o, proc.Gone)
 	if interrupted {
-		if holds, err = l.Status(env.Ctx, o, recoverJudge(l, o)); err != nil {
+		if holds, err = l.Status(env.Ctx, o, recoverJudge(l, o, env.Now)); err != nil {
 			return err
 		}
 	}
@@ -201,6 +201,12 @@ func (c *ShowCmd) Run(k *kong.Kong, env *cli.Env, open Opener) error {
 		}
 	}
 	for _, j := range o.Journals {
+		if d := j.Delta; d.Unnamed(j) {
+			// Appended in place: the versions are named by digests.
+			o, n := d.VersionNames()
+			env.Printf("  journal %s: %s -> %s (recorded as the change: %d bytes -> %d bytes at byte %d)\n", j.File, o, n, len(d.Old), len(d.New), d.Prefix)
+			continue
+		}
 		if d := j.Delta; d != nil {
 			// Neither version is a blob of the repository.
 			env.Printf("  journal %s: %s -> %s (recorded as the change: %d bytes -> %d bytes at byte %d)\n", j.File, val(j.Old), val(j.New), len(d.Old), len(d.New), d.Prefix)

@@ -1,4 +1,7 @@
-package git
+package gitexec
+
+// This file holds recognising, in git's complaint, a clean or smudge
+// filter whose program is not installed, and naming its driver.
 
 import (
 	"bytes"
@@ -80,11 +83,11 @@ func missingFilter(stderr string) *MissingFilter {
 
 // nameFilter fills in e.Filter's driver: the filter.NAME.process,
 // .clean or .smudge setting whose command git ran (best effort).
-func (r *Repo) nameFilter(ctx context.Context, e *Error) {
+func nameFilter(ctx context.Context, gitDir, workTree string, e *Error) {
 	if e == nil || e.Filter == nil || e.Filter.Driver != "" {
 		return
 	}
-	out, err := r.run(ctx, cmd{args: []string{"config", "-z", "--get-regexp", `^filter\..*\.(process|clean|smudge)$`}})
+	out, err := run(ctx, gitDir, workTree, Cmd{Args: []string{"config", "-z", "--get-regexp", `^filter\..*\.(process|clean|smudge)$`}})
 	if err != nil {
 		return
 	}
