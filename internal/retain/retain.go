@@ -182,8 +182,8 @@ type Item struct {
 	Commits []string
 }
 
-// Sized is an item and the bytes of the objects only the refs under
-// prefixes reach that its commits add.
+// Sized is an item and the bytes of the objects that only its commits
+// reach: what dropping it alone would let git reclaim.
 type Sized struct {
 	ID    string `json:"id"`
 	Bytes int64  `json:"bytes"`
@@ -206,38 +206,47 @@ func (rs *Refs) Measure(ctx context.Context, prefixes, ignore []string, items []
 			}
 		}
 	}
-	var objs map[string][]string
-	var objsErr error
-	var wg sync.WaitGroup
-	if n > 0 && len(commits) > 0 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			objs, objsErr = rs.repo.CommitObjects(ctx, commits)
-		}()
-	}
 	unique, err := rs.repo.UniqueObjects(ctx, in, out)
-	wg.Wait()
-	if err == nil {
-		err = objsErr
-	}
 	if err != nil {
 		return 0, nil, err
+	}
+	// Each item's objects among the unique ones: walked in this process
+	// through the unique objects only, else from git's log of what each
+	// commit adds.
+	var objs map[string][]string
+	if n > 0 && len(commits) > 0 {
+		var ok bool
+		if objs, ok = rs.repo.ObjectsWithinHere(commits, unique); !ok {
+			if objs, err = rs.repo.CommitObjects(ctx, commits); err != nil {
+				return 0, nil, err
+			}
+		}
 	}
 	var total int64
 	for _, size := range unique {
 		total += size
 	}
-	sized := []Sized{}
-	for _, it := range items {
-		var b int64
-		counted := map[string]bool{}
+	// An object two items reach is not freed by dropping either one:
+	// each item counts the objects no other item reaches.
+	itemObjs := make([]map[string]bool, len(items))
+	owners := map[string]int{}
+	for i, it := range items {
+		itemObjs[i] = map[string]bool{}
 		for _, c := range it.Commits {
 			for _, o := range objs[c] {
-				if !counted[o] {
-					counted[o] = true
-					b += unique[o]
+				if !itemObjs[i][o] {
+					itemObjs[i][o] = true
+					owners[o]++
 				}
+			}
+		}
+	}
+	sized := []Sized{}
+	for i, it := range items {
+		var b int64
+		for o := range itemObjs[i] {
+			if owners[o] == 1 {
+				b += unique[o]
 			}
 		}
 		if b > 0 {
