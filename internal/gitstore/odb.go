@@ -279,7 +279,7 @@ const maxPackDirs = 4
 type packFile struct {
 	idx  packIndex // mapped into memory where it can be, else the file
 	pack *os.File
-	fan       [256]uint32 // the index's fan-out table
+	fan  [256]uint32 // the index's fan-out table
 }
 
 // packsAcquire and packsRelease bracket a use of packList's files.
