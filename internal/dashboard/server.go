@@ -30,8 +30,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -394,44 +392,6 @@ func failed(w http.ResponseWriter, err error) {
 
 // ---- git nudge ----
 
-func (s *Server) readNudge(r *http.Request) (*nudge.Workspace, error) {
-	ws, err := nudge.OpenReadOnly(r.Context(), s.opts.Dir, s.opts.Now)
-	if err != nil {
-		return nil, err
-	}
-	if err := ws.Settle(r.Context()); err != nil {
-		return nil, err
-	}
-	return ws, nil
-}
-
-// loadTask reads the workspace and the task the request's {id} names; on
-// an error it has answered the request and ok is false.
-func (s *Server) loadTask(w http.ResponseWriter, r *http.Request) (ws *nudge.Workspace, t *nudge.Task, ok bool) {
-	ws, err := s.readNudge(r)
-	if err == nil {
-		t, err = ws.Load(r.PathValue("id"))
-	}
-	if err != nil {
-		failed(w, err)
-		return nil, nil, false
-	}
-	return ws, t, true
-}
-
-func (s *Server) showTask(w http.ResponseWriter, r *http.Request) {
-	ws, t, ok := s.loadTask(w, r)
-	if !ok {
-		return
-	}
-	view, err := ws.View(t) // with its review comments, as show --json
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, view)
-}
-
 // DiffDocument is the answer of GET /api/nudge/tasks/{id}/diff: the
 // bounded patch (as git nudge diff prints it on a terminal, without
 // colour) and the notices diff writes to stderr.
@@ -439,72 +399,6 @@ type DiffDocument struct {
 	ID      string `json:"id"`
 	Patch   string `json:"patch"`
 	Notices string `json:"notices"`
-}
-
-func (s *Server) diffTask(w http.ResponseWriter, r *http.Request) {
-	ws, t, ok := s.loadTask(w, r)
-	if !ok {
-		return
-	}
-	key := ""
-	if t.Result != nil {
-		key = fmt.Sprintf("%s\x00%s\x00%s\x00%d", t.ID, t.Base(), *t.Result, nudge.DiffLimit)
-		if body, ok := s.diffs.get(key); ok {
-			writeBody(w, body)
-			return
-		}
-	}
-	var patch, notices bytes.Buffer
-	err := ws.Diff(r.Context(), t.ID, &patch, nudge.DiffOptions{
-		Format: git.DiffPatch, Limit: nudge.DiffLimit, Notices: &notices,
-	})
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	body, err := encodeJSON(DiffDocument{ID: t.ID, Patch: patch.String(), Notices: notices.String()})
-	if err != nil {
-		writeError(w, http.StatusInternalServerError, err)
-		return
-	}
-	if key != "" {
-		s.diffs.put(key, body)
-	}
-	writeBody(w, body)
-}
-
-// attempts is GET /api/nudge/tasks/{id}/attempts: git nudge compare's
-// answer for the attempts started together with task id (run --attempts:
-// the tasks of its snapshot with an attempt number), in attempt order;
-// [] when id is not one of them.
-func (s *Server) attempts(w http.ResponseWriter, r *http.Request) {
-	ws, t, ok := s.loadTask(w, r)
-	if !ok {
-		return
-	}
-	out := []nudge.Comparison{}
-	if t.Attempt == 0 {
-		writeJSON(w, http.StatusOK, out)
-		return
-	}
-	all, err := ws.List()
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	var ids []string
-	for _, o := range all {
-		if o.Attempt > 0 && o.Snapshot == t.Snapshot {
-			ids = append(ids, o.ID)
-		}
-	}
-	list, err := ws.Compare(r.Context(), ids)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	sort.SliceStable(list, func(i, j int) bool { return list[i].Attempt < list[j].Attempt })
-	writeJSON(w, http.StatusOK, append(out, list...))
 }
 
 // LogDocument is the answer of GET /api/nudge/tasks/{id}/log: the last
@@ -520,72 +414,6 @@ type LogDocument struct {
 
 // DefaultLogTail and MaxLogTail bound GET .../log?tail=N.
 const DefaultLogTail, MaxLogTail = 64 << 10, 1 << 20
-
-// taskLog answers the tail of .nudgethis/logs/<id>/run.log. The id must
-// name a task of the workspace (so no other path is ever read), and at
-// most MaxLogTail bytes are read, whatever the log's size.
-func (s *Server) taskLog(w http.ResponseWriter, r *http.Request) {
-	tail := int64(DefaultLogTail)
-	if q := r.URL.Query().Get("tail"); q != "" {
-		n, err := strconv.ParseInt(q, 10, 64)
-		if err != nil || n < 1 || n > MaxLogTail {
-			writeError(w, http.StatusBadRequest, fmt.Errorf("git nudge: tail must be a number of bytes from 1 to %d, not %q", MaxLogTail, q))
-			return
-		}
-		tail = n
-	}
-	ws, t, ok := s.loadTask(w, r)
-	if !ok {
-		return
-	}
-	path := filepath.Join(ws.LogDir(t.ID), "run.log")
-	doc := LogDocument{ID: t.ID, Path: path}
-	if rel, err := filepath.Rel(s.opts.Dir, path); err == nil {
-		doc.Path = filepath.ToSlash(rel)
-	}
-	f, err := os.Open(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		writeJSON(w, http.StatusOK, doc)
-		return
-	}
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	doc.Exists, doc.Size = true, fi.Size()
-	from := max(fi.Size()-tail, 0)
-	buf, err := io.ReadAll(io.NewSectionReader(f, from, tail))
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	doc.Cut = from > 0
-	doc.Tail = strings.ToValidUTF8(string(buf), "\uFFFD")
-	writeJSON(w, http.StatusOK, doc)
-}
-
-// recoverTask is git nudge recover's report. It changes no file of the
-// work tree; like the command, it takes the workspace lock, which turns an
-// interrupted apply into "Recovery required".
-func (s *Server) recoverTask(w http.ResponseWriter, r *http.Request) {
-	ws, err := nudge.OpenReadOnly(r.Context(), s.opts.Dir, s.opts.Now)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	rep, err := apply.Recover(r.Context(), ws, r.PathValue("id"))
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, rep)
-}
 
 func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 	id, action := r.PathValue("id"), r.PathValue("action")
@@ -751,47 +579,6 @@ func (s *Server) recordCtx(r *http.Request, repo *git.Repo, spec oplog.Spec, do 
 
 // ---- git autodev ----
 
-func (s *Server) autodev(r *http.Request) (*autodev.Workspace, error) {
-	return autodev.Open(r.Context(), s.opts.Dir, s.opts.Now)
-}
-
-func (s *Server) restore(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.autodev(r)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	// Restore refuses itself while a run is active; the reason the page
-	// shows is the seed's "only while the run is stopped".
-	id := r.PathValue("id")
-	var res autodev.RestoreResult
-	err = s.recordCtx(r, ws.Repo, restoreSpec(id), func(ctx context.Context) error {
-		var opts autodev.RestoreOptions
-		if rec := oplog.RecordingFrom(ctx); rec != nil {
-			opts.BeforeReset = rec.Changing // no work-tree walk of its own
-		}
-		var err error
-		res, err = ws.RestoreWith(r.Context(), id, opts)
-		return err
-	})
-	var ra *autodev.RunActiveError
-	if errors.As(err, &ra) {
-		writeError(w, http.StatusConflict, &refusal.Refusal{What: err.Error(), Reasons: []string{"only while the run is stopped"}})
-		return
-	}
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, s.opts.Shapes.Restore(res))
-}
-
-func restoreSpec(id string) oplog.Spec {
-	spec := Operation("autodev", "restore")
-	spec.Args = []string{"restore", id}
-	return spec
-}
-
 // LeavingDocument is the answer of GET /api/autodev/checkpoints/{id}/leaving:
 // the commits of HEAD that restoring the checkpoint takes off the branch
 // (restore parks them; the page asks before it restores).
@@ -811,84 +598,7 @@ type LeavingCommit struct {
 
 const maxLeaving = 50
 
-func (s *Server) leaving(w http.ResponseWriter, r *http.Request) {
-	ws, err := s.autodev(r)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	j, err := ws.LoadJournal()
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	id := r.PathValue("id")
-	e, ok := j.Find(id)
-	if !ok {
-		writeError(w, http.StatusNotFound, errors.New("no checkpoint "+strconv.Quote(id)+": git autodev list shows the checkpoints"))
-		return
-	}
-	doc := LeavingDocument{ID: id, Commit: e.Commit, Commits: []LeavingCommit{}}
-	if e.Type != "pre-restore" {
-		// HEAD's commits the checkpoint's commit lacks: those leave the branch.
-		list, err := ws.Repo.FindCommits(r.Context(), git.CommitQuery{Revs: []string{"HEAD", "^" + e.Commit}, Limit: maxLeaving + 1})
-		if err != nil {
-			failed(w, err)
-			return
-		}
-		if len(list) > maxLeaving {
-			list, doc.More = list[:maxLeaving], true
-		}
-		doc.Count = len(list)
-		for i := len(list) - 1; i >= 0; i-- {
-			doc.Commits = append(doc.Commits, LeavingCommit{ID: list[i].ID, Subject: list[i].Subject()})
-		}
-	}
-	writeJSON(w, http.StatusOK, doc)
-}
-
 // ---- operations ----
-
-// opsLog is the operation log of the workspace served.
-func (s *Server) opsLog(r *http.Request) (*oplog.Log, error) {
-	ws, err := nudge.OpenReadOnly(r.Context(), s.opts.Dir, s.opts.Now)
-	if err != nil {
-		return nil, err
-	}
-	return oplog.Open(ws.Repo), nil
-}
-
-// ops is GET /api/ops: op log --json's array, each operation with
-// undoable and undo_refusal (what op undo would say now).
-func (s *Server) ops(w http.ResponseWriter, r *http.Request) {
-	l, err := s.opsLog(r)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	doc, err := operation.OpsDocument(r.Context(), l)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, doc)
-}
-
-// undoOp is POST /api/ops/{id}/undo: op undo ID, as git nudge; a refusal
-// is 409 with the error document.
-func (s *Server) undoOp(w http.ResponseWriter, r *http.Request) {
-	l, err := s.opsLog(r)
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	target, inv, err := operation.Undo(r.Context(), l, "nudge", r.PathValue("id"), s.opts.Now())
-	if err != nil {
-		failed(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, operation.UndoDocument(target, inv))
-}
 
 // ---- listening ----
 
