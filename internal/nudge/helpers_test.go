@@ -3,13 +3,10 @@ package nudge
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -121,49 +118,6 @@ func (r *repo) commitAll(msg string) string {
 	return r.rev("HEAD")
 }
 
-// change is one path of a result commit: content and mode, or deleted.
-type change struct {
-	content string
-	mode    string // "100644", "100755", "120000" (content = target), "160000" (content = commit id)
-	deleted bool
-}
-
-func put(content string) change     { return change{content: content, mode: "100644"} }
-func putExec(content string) change { return change{content: content, mode: "100755"} }
-func del() change                   { return change{deleted: true} }
-
-// commitOn makes a commit whose tree is base's with changes applied
-// (content stored as is, no filters), with base as parent, without
-// touching the work tree or the user's index.
-func (r *repo) commitOn(base string, changes map[string]change) string {
-	r.t.Helper()
-	env := []string{"GIT_INDEX_FILE=" + filepath.Join(r.t.TempDir(), "index")}
-	if base != "" {
-		r.gitIn(nil, env, "read-tree", base)
-	}
-	for p, c := range changes {
-		if c.deleted {
-			r.gitIn(nil, env, "update-index", "--force-remove", "--", p)
-		}
-	}
-	for p, c := range changes {
-		if c.deleted {
-			continue
-		}
-		blob := c.content
-		if c.mode != "160000" {
-			blob = strings.TrimSpace(r.gitIn([]byte(c.content), nil, "hash-object", "-w", "--no-filters", "--stdin"))
-		}
-		r.gitIn(nil, env, "update-index", "--add", "--cacheinfo", c.mode+","+blob+","+p)
-	}
-	tree := strings.TrimSpace(r.gitIn(nil, env, "write-tree"))
-	args := []string{"commit-tree", tree, "-m", "result"}
-	if base != "" {
-		args = append(args, "-p", base)
-	}
-	return strings.TrimSpace(r.git(args...))
-}
-
 // diffFiles lists the patch from a to b like the capture workflow records it.
 func (r *repo) diffFiles(a, b string) []FileChange {
 	out := r.git("diff-tree", "-r", "--no-renames", "-z", "--raw", a, b)
@@ -216,78 +170,6 @@ func (r *repo) load(id string) *Task {
 	return t
 }
 
-// tree is every file of the work tree (outside .git and .nudgethis) with
-// its bytes and permission bits, for "nothing changed" and exact
-// round-trip checks.
-func (r *repo) tree() map[string]string {
-	r.t.Helper()
-	m := map[string]string{}
-	err := filepath.WalkDir(r.dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(r.dir, p)
-		if rel == ".git" || rel == StateDirName {
-			return filepath.SkipDir
-		}
-		if rel == "." {
-			return nil
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, _ := os.Readlink(p)
-			m[rel] = "symlink -> " + target
-		case d.IsDir():
-			m[rel+"/"] = fmt.Sprintf("dir %o", info.Mode().Perm())
-		default:
-			b, err := os.ReadFile(p)
-			if err != nil {
-				return err
-			}
-			m[rel] = fmt.Sprintf("%o %x", info.Mode().Perm(), sha256.Sum256(b))
-		}
-		return nil
-	})
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return m
-}
-
-// indexSig is the user's index: bytes, mode and modification time.
-func (r *repo) indexSig() string {
-	r.t.Helper()
-	p := filepath.Join(r.dir, ".git", "index")
-	st, err := os.Stat(p)
-	if err != nil {
-		return "no index"
-	}
-	b, _ := os.ReadFile(p)
-	return fmt.Sprintf("%x %v %d", sha256.Sum256(b), st.Mode(), st.ModTime().UnixNano())
-}
-
-func diffTrees(a, b map[string]string) string {
-	var out []string
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
-	}
-	for k := range b {
-		keys[k] = true
-	}
-	for k := range keys {
-		if a[k] != b[k] {
-			out = append(out, fmt.Sprintf("%q: %q -> %q", k, a[k], b[k]))
-		}
-	}
-	sort.Strings(out)
-	return strings.Join(out, "\n")
-}
-
 // read returns a work-tree file's bytes and whether it is executable.
 func (r *repo) read(p string) (string, bool) {
 	r.t.Helper()
@@ -298,11 +180,6 @@ func (r *repo) read(p string) (string, bool) {
 	}
 	st, _ := os.Stat(full)
 	return string(b), st.Mode()&0o100 != 0
-}
-
-func (r *repo) absent(p string) bool {
-	_, err := os.Lstat(filepath.Join(r.dir, p))
-	return os.IsNotExist(err)
 }
 
 // baseRepo is a repository with a varied first commit, checked out.
