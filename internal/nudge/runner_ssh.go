@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha1"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -116,6 +118,7 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 	}
 	c.argv = sshArgs("sh -c " + ShellQuote([]string{s.String()}))
 	c.path = ""
+	w.sshMaster(opts, p.host, c.env)
 	first := c
 	answer, err := connect(&c)
 	if err != nil {
@@ -131,7 +134,10 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 			// The cache lacks the start commit: it is sent, and the
 			// script runs again (the command has not run yet).
 			fmt.Fprintf(log, "git nudge: runner %s: sending the snapshot's objects that %s lacks (git push)\n", p.name, p.host)
-			if err := quiet([]string{"git", "push", "-q", "--no-verify", p.host + ":" + cache, "+" + baseRef + ":refs/nudge/base/" + t.ID}, io.Discard); err != nil {
+			unlock := w.sshPushLock(p.host + ":" + cache)
+			err := quiet([]string{"git", "push", "-q", "--no-verify", p.host + ":" + cache, "+" + baseRef + ":refs/nudge/base/" + t.ID}, io.Discard)
+			unlock()
+			if err != nil {
 				return code, fail("sending the snapshot", err)
 			}
 			again := first
@@ -239,7 +245,13 @@ func (s sshScript) String() string {
 		"m=" + s.mark,
 		"die() { echo \"git nudge: on the runner's host: $* failed\" >&2; exit 125; }",
 		"mkdir -p " + q(s.cache+"/work") + " && cd " + q(s.cache) + " || die making the cache repository",
-		"{ test -f HEAD || git init -q --bare .; } >&2 || die git init --bare",
+		// Tasks starting at once on a new host must not both run git
+		// init there: the one that loses the race to git's config lock
+		// fails, and git then removes what it was making, under the
+		// winner. One init at a time, under a folder made as a lock (a
+		// lock left by a killed script is broken after 30 s).
+		"if ! test -f HEAD; then n=0; until mkdir .init.lock 2>/dev/null; do n=$((n+1)); [ $n -le 30 ] || rm -rf .init.lock; sleep 1; done; " +
+			"{ test -f HEAD || git init -q --bare .; } >&2; r=$?; rmdir .init.lock; [ $r = 0 ] || die git init --bare; fi",
 		`w="$PWD/` + work + `"`,
 		`rm -rf "$w" "$w.bundle" "$w.done" "$w.lost" "$w.pid" "$w.slot" "$w.review"`,
 	}
@@ -465,4 +477,70 @@ func sshShare() []string {
 		return []string{"-o", "ControlMaster=auto", "-o", "ControlPath=" + dir + "/%C", "-o", "ControlPersist=60"}
 	}
 	return nil
+}
+
+// sshPushLock takes, until the returned func is called, the lock named
+// by target in the workspace (a push to one cache repository on an ssh
+// host, or the start of its master connection): tasks starting at once on
+// a snapshot the host lacks all find it missing, and would send the same
+// objects at once; one after another, the later ones send nothing.
+// Without a lock file (a read-only state folder) the step goes unguarded.
+func (w *Workspace) sshPushLock(target string) func() {
+	sum := sha1.Sum([]byte(target))
+	f, err := os.OpenFile(filepath.Join(w.Dir, "ssh-push-"+hex.EncodeToString(sum[:8])+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	if err != nil {
+		return func() {}
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { f.Close() }
+}
+
+// sshMaster starts the master connection to host that the task's ssh
+// sessions share, when sharing is on and none runs yet: in a session of
+// its own, so that it outlives the task that started it. A master that a
+// task's own ssh became would go with that task's process group, and take
+// with it the sessions of the other tasks running on the host at the same
+// time. One task at a time checks and starts it; if it cannot be started,
+// each ssh makes its own connection as before.
+func (w *Workspace) sshMaster(opts []string, host string, env []string) {
+	shared := false
+	for _, o := range opts {
+		shared = shared || strings.HasPrefix(o, "ControlPath=")
+	}
+	if !shared {
+		return
+	}
+	unlock := w.sshPushLock("master " + host)
+	defer unlock()
+	ssh := "ssh"
+	if p, err := lookPathIn("ssh", envValue(env, "PATH")); err == nil {
+		ssh = p
+	}
+	check := exec.Command(ssh, append(append(append([]string{}, opts...), "-O", "check", "--"), host)...)
+	check.Env = env
+	if check.Run() == nil {
+		return
+	}
+	m := exec.Command(ssh, append(append(append([]string{"-o", "ControlMaster=yes"}, opts...), "-f", "-N", "--"), host)...)
+	m.Env = env
+	m.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	_ = m.Run()
+}
+
+// lookPathIn finds file in the folders of path, as exec.LookPath does
+// in this process's PATH.
+func lookPathIn(file, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			continue
+		}
+		p := filepath.Join(dir, file)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", exec.ErrNotFound
 }
