@@ -11,11 +11,11 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
@@ -135,7 +135,16 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 			// script runs again (the command has not run yet).
 			fmt.Fprintf(log, "git nudge: runner %s: sending the snapshot's objects that %s lacks (git push)\n", p.name, p.host)
 			unlock := w.sshPushLock(p.host + ":" + cache)
-			err := quiet([]string{"git", "push", "-q", "--no-verify", p.host + ":" + cache, "+" + baseRef + ":refs/nudge/base/" + t.ID}, io.Discard)
+			push := []string{"git", "push", "-q", "--no-verify", p.host + ":" + cache, "+" + baseRef + ":refs/nudge/base/" + t.ID}
+			err := quiet(push, io.Discard)
+			// Another task adding
+			// a worktree in the cache at that moment makes git's check of
+			// the pushed refs fail on the worktree's unfinished HEAD: the
+			// push is tried again, twice at most.
+			for try := 0; err != nil && try < 2; try++ {
+				time.Sleep(time.Second)
+				err = quiet(push, io.Discard)
+			}
 			unlock()
 			if err != nil {
 				return code, fail("sending the snapshot", err)
@@ -519,15 +528,11 @@ func (w *Workspace) sshMaster(opts []string, host string, env []string) {
 	if p, err := lookPathIn("ssh", envValue(env, "PATH")); err == nil {
 		ssh = p
 	}
-	check := exec.Command(ssh, append(append(append([]string{}, opts...), "-O", "check", "--"), host)...)
-	check.Env = env
-	if check.Run() == nil {
+	check := append(append(append([]string{ssh}, opts...), "-O", "check", "--"), host)
+	if proc.Quick(context.Background(), check, env, w.Repo.WorkTree, io.Discard, io.Discard) == nil {
 		return
 	}
-	m := exec.Command(ssh, append(append(append([]string{"-o", "ControlMaster=yes"}, opts...), "-f", "-N", "--"), host)...)
-	m.Env = env
-	m.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	_ = m.Run()
+	_ = proc.Detached(append(append(append([]string{ssh, "-o", "ControlMaster=yes"}, opts...), "-f", "-N", "--"), host), env)
 }
 
 // lookPathIn finds file in the folders of path, as exec.LookPath does
@@ -542,5 +547,5 @@ func lookPathIn(file, path string) (string, error) {
 			return p, nil
 		}
 	}
-	return "", exec.ErrNotFound
+	return "", fs.ErrNotExist
 }

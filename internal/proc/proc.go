@@ -359,3 +359,14 @@ func QuickIn(ctx context.Context, argv, env []string, dir string, stdin io.Reade
 	x.Env, x.Dir, x.Stdin, x.Stdout, x.Stderr = env, dir, stdin, stdout, stderr
 	return x.Run()
 }
+
+// Detached runs argv with env in a session of its own and waits for it
+// to end. It is for a program that leaves a daemon behind (ssh -f): the
+// daemon is in no process group of this process's, so ending a task's
+// group never ends it.
+func Detached(argv, env []string) error {
+	x := exec.Command(argv[0], argv[1:]...)
+	x.Env = env
+	x.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	return x.Run()
+}

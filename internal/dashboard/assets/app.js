@@ -101,7 +101,15 @@ function keepFocus(body, draw) {
   const a = document.activeElement;
   const inside = a && a !== document.body && body.contains(a);
   const id = inside && a.parentNode === body && a.dataset ? a.dataset.id : null;
+  // Focus elsewhere (on a narrow page, the diff below the list) stays
+  // where the reader sees it when the redrawn rows change height.
+  const top = !inside && a && a !== document.body ? a.getBoundingClientRect().top : null;
   draw();
+  if (top !== null) {
+    const moved = a.isConnected ? a.getBoundingClientRect().top - top : 0;
+    if (moved) window.scrollBy(0, moved);
+    return;
+  }
   if (!inside || document.activeElement === a) return;
   // A result or question moved into a redrawn row keeps the focus.
   if (a.isConnected) { a.focus({ preventScroll: true }); return; }
