@@ -384,31 +384,9 @@ func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c c
 	// An interrupt or termination stops the container itself (the
 	// engine's client passes it on too, but a client that dies first
 	// would leave the container running): TERM, then KILL 10 s later.
-	stop := make(chan struct{})
-	if in := c.signals; in != nil {
-		out := make(chan os.Signal, 4)
-		c.signals = out
-		go func() {
-			stopping := false
-			for {
-				select {
-				case <-stop:
-					return
-				case s := <-in:
-					select {
-					case out <- s:
-					default:
-					}
-					if !stopping && (s == syscall.SIGINT || s == syscall.SIGTERM || s == syscall.SIGHUP) {
-						stopping = true
-						go func() { _ = engine("stop", "--time", "10", name) }()
-					}
-				}
-			}
-		}()
-	}
+	stop := c.stopOnSignal(func() { _ = engine("stop", "--time", "10", name) })
 	finish := func(code int) (int, error) {
-		close(stop)
+		stop()
 		// A client killed before its container ended leaves it running:
 		// removed here, whatever happened. An engine still cleaning up
 		// after the container's end may refuse the removal for a moment:
@@ -531,4 +509,37 @@ func remoteEngine(engine string, env []string) string {
 		return ""
 	}
 	return v
+}
+
+// stopOnSignal passes on the signals c would get, and on the first
+// interrupt, termination or hangup also calls stopIt (in its own
+// goroutine): a container is stopped by its engine, not by a signal to
+// the client. The returned func ends the relay once c has ended.
+func (c *child) stopOnSignal(stopIt func()) (done func()) {
+	in := c.signals
+	if in == nil {
+		return func() {}
+	}
+	stop := make(chan struct{})
+	out := make(chan os.Signal, 4)
+	c.signals = out
+	go func() {
+		stopping := false
+		for {
+			select {
+			case <-stop:
+				return
+			case s := <-in:
+				select {
+				case out <- s:
+				default:
+				}
+				if !stopping && (s == syscall.SIGINT || s == syscall.SIGTERM || s == syscall.SIGHUP) {
+					stopping = true
+					go stopIt()
+				}
+			}
+		}
+	}()
+	return func() { close(stop) }
 }

@@ -13,7 +13,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/proc"
@@ -130,31 +129,9 @@ func (w *Workspace) inRemoteContainer(ctx context.Context, p *runnerPlan, t *Tas
 	c.stdin = nil
 	// An interrupt or termination stops the container itself: TERM, then
 	// KILL 10 s later.
-	stop := make(chan struct{})
-	if sigs := c.signals; sigs != nil {
-		out := make(chan os.Signal, 4)
-		c.signals = out
-		go func() {
-			stopping := false
-			for {
-				select {
-				case <-stop:
-					return
-				case s := <-sigs:
-					select {
-					case out <- s:
-					default:
-					}
-					if !stopping && (s == syscall.SIGINT || s == syscall.SIGTERM || s == syscall.SIGHUP) {
-						stopping = true
-						go func() { _ = engine(nil, io.Discard, "stop", "--time", "10", name) }()
-					}
-				}
-			}
-		}()
-	}
+	stop := c.stopOnSignal(func() { _ = engine(nil, io.Discard, "stop", "--time", "10", name) })
 	finish := func(code int) (int, error) {
-		close(stop)
+		stop()
 		defer os.RemoveAll(dir)
 		defer remove()
 		ctx := context.WithoutCancel(ctx)
