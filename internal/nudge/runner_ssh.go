@@ -134,7 +134,7 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 			// The cache lacks the start commit: it is sent, and the
 			// script runs again (the command has not run yet).
 			fmt.Fprintf(log, "git nudge: runner %s: sending the snapshot's objects that %s lacks (git push)\n", p.name, p.host)
-			unlock := w.sshPushLock(p.host + ":" + cache)
+			unlock := w.sshLock(p.host + ":" + cache)
 			push := []string{"git", "push", "-q", "--no-verify", p.host + ":" + cache, "+" + baseRef + ":refs/nudge/base/" + t.ID}
 			err := quiet(push, io.Discard)
 			// Another task adding
@@ -488,15 +488,15 @@ func sshShare() []string {
 	return nil
 }
 
-// sshPushLock takes, until the returned func is called, the lock named
+// sshLock takes, until the returned func is called, the lock named
 // by target in the workspace (a push to one cache repository on an ssh
 // host, or the start of its master connection): tasks starting at once on
 // a snapshot the host lacks all find it missing, and would send the same
 // objects at once; one after another, the later ones send nothing.
 // Without a lock file (a read-only state folder) the step goes unguarded.
-func (w *Workspace) sshPushLock(target string) func() {
+func (w *Workspace) sshLock(target string) func() {
 	sum := sha1.Sum([]byte(target))
-	f, err := os.OpenFile(filepath.Join(w.Dir, "ssh-push-"+hex.EncodeToString(sum[:8])+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	f, err := os.OpenFile(filepath.Join(w.Dir, "ssh-lock-"+hex.EncodeToString(sum[:8])+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return func() {}
 	}
@@ -522,30 +522,13 @@ func (w *Workspace) sshMaster(opts []string, host string, env []string) {
 	if !shared {
 		return
 	}
-	unlock := w.sshPushLock("master " + host)
+	unlock := w.sshLock("master " + host)
 	defer unlock()
-	ssh := "ssh"
-	if p, err := lookPathIn("ssh", envValue(env, "PATH")); err == nil {
-		ssh = p
-	}
+	// "ssh" found as the task's sessions find it.
+	const ssh = "ssh"
 	check := append(append(append([]string{ssh}, opts...), "-O", "check", "--"), host)
 	if proc.Quick(context.Background(), check, env, w.Repo.WorkTree, io.Discard, io.Discard) == nil {
 		return
 	}
 	_ = proc.Detached(append(append(append([]string{ssh, "-o", "ControlMaster=yes"}, opts...), "-f", "-N", "--"), host), env)
-}
-
-// lookPathIn finds file in the folders of path, as exec.LookPath does
-// in this process's PATH.
-func lookPathIn(file, path string) (string, error) {
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			continue
-		}
-		p := filepath.Join(dir, file)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", fs.ErrNotExist
 }
