@@ -52,20 +52,9 @@ func ScanObject(data []byte, fn func(key, raw []byte) error) error {
 		if err := fn(data[kstart+1:kend-1], data[start:end]); err != nil {
 			return err
 		}
-		i = skipSpace(data, end)
-		if i >= len(data) {
-			return errInvalid
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case '}':
-			if skipSpace(data, i+1) != len(data) {
-				return errInvalid
-			}
-			return nil
-		default:
-			return errInvalid
+		var last bool
+		if i, last, err = afterMember(data, end, '}'); err != nil || last {
+			return err
 		}
 	}
 }
@@ -314,20 +303,9 @@ func ScanArray(data []byte, fn func(elem []byte) error) error {
 		if err := fn(data[i:end]); err != nil {
 			return err
 		}
-		i = skipSpace(data, end)
-		if i >= len(data) {
-			return errInvalid
-		}
-		switch data[i] {
-		case ',':
-			i = skipSpace(data, i+1)
-		case ']':
-			if skipSpace(data, i+1) != len(data) {
-				return errInvalid
-			}
-			return nil
-		default:
-			return errInvalid
+		var last bool
+		if i, last, err = afterMember(data, end, ']'); err != nil || last {
+			return err
 		}
 	}
 }
@@ -398,4 +376,20 @@ func MemberStrings(obj []byte, names []string, into []*string) (found int, ok bo
 			}
 		}
 	}
+}
+
+// afterMember reads what follows a member that ends at end in a container
+// closed by close: a comma (i is then the next member's start) or the
+// closing byte with nothing but space after it (last).
+func afterMember(data []byte, end int, close byte) (i int, last bool, err error) {
+	i = skipSpace(data, end)
+	switch {
+	case i >= len(data):
+		return 0, false, errInvalid
+	case data[i] == ',':
+		return skipSpace(data, i+1), false, nil
+	case data[i] == close && skipSpace(data, i+1) == len(data):
+		return 0, true, nil
+	}
+	return 0, false, errInvalid
 }
