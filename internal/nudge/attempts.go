@@ -117,7 +117,7 @@ func (w *Workspace) copySnapshot(ctx context.Context, src *Task) (*Task, error) 
 		return nil, err
 	}
 	defer l.Release()
-	next, err := w.nextTaskNumber()
+	next, err := w.NextTaskNumber()
 	if err != nil {
 		return nil, err
 	}

@@ -59,10 +59,10 @@ func (w *Workspace) refsOutsideOwn(ctx context.Context) (map[string]string, erro
 	return all, nil
 }
 
-// refsBeforeRun lists the refs before an unsandboxed CMD runs (nil for a
+// RefsBeforeRun lists the refs before an unsandboxed CMD runs (nil for a
 // sandboxed one, which cannot write refs, or when they cannot be listed:
 // said on warn).
-func (w *Workspace) refsBeforeRun(ctx context.Context, sandboxed bool, warn io.Writer) map[string]string {
+func (w *Workspace) RefsBeforeRun(ctx context.Context, sandboxed bool, warn io.Writer) map[string]string {
 	if sandboxed {
 		return nil
 	}
@@ -112,11 +112,11 @@ func diffRefs(before, after map[string]string) []RefChange {
 	return out
 }
 
-// quarantineRefs compares the refs with before (refsOutsideOwn before CMD
+// QuarantineRefs compares the refs with before (refsOutsideOwn before CMD
 // ran), moves aside or puts back what t's run changed (see the top of this
 // file) unless keep, reports it on warn and returns it. The workspace
 // lock is held.
-func (w *Workspace) quarantineRefs(ctx context.Context, t *Task, before map[string]string, keep bool, warn io.Writer) []RefChange {
+func (w *Workspace) QuarantineRefs(ctx context.Context, t *Task, before map[string]string, keep bool, warn io.Writer) []RefChange {
 	if warn == nil {
 		warn = io.Discard
 	}

@@ -1,14 +1,12 @@
 package nudge
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"syscall"
 	"time"
@@ -56,7 +54,7 @@ func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
 			return nil, err
 		}
 	}
-	next, err := w.nextTaskNumber()
+	next, err := w.NextTaskNumber()
 	if err != nil {
 		return nil, err
 	}
@@ -78,40 +76,6 @@ func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
 		return nil, err
 	}
 	return t, nil
-}
-
-// Pending returns the pending tasks, oldest first: the order Work runs
-// them in.
-//
-// An executor asks this every second (git nudge work --watch, a dashboard
-// server), so a record is only decoded when its bytes name the pending
-// state, and only read when it is not listed as quiet (quietRecords: a
-// quiet record is never pending): the cost of an idle executor is a stat
-// of each record, not a read of every task ever made. Any other record
-// read must still be a JSON object (a corrupt record is an error naming
-// it, as for List).
-func (w *Workspace) Pending() ([]*Task, error) {
-	tasks, err := w.scanRecords(func(id string, data []byte) (bool, error) {
-		if bytes.Contains(data, pendingWord) {
-			return true, nil
-		}
-		return false, journal.CheckObject(w.TaskPath(id), data)
-	}, nil)
-	if err != nil {
-		return nil, err
-	}
-	var out []*Task
-	for _, t := range tasks {
-		if t.State == StatePending {
-			out = append(out, t)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, _ := refs.Task.Number(out[i].ID)
-		b, _ := refs.Task.Number(out[j].ID)
-		return a < b
-	})
-	return out, nil
 }
 
 // errNotPending is taskToRun's answer when Work asks for a task that is
@@ -247,7 +211,7 @@ func (w *Workspace) Work(ctx context.Context, o WorkOptions) (*WorkReport, error
 			return "", nil
 		}
 		at := time.Now()
-		dir, dirOK := journal.StatKey(w.tasksDir())
+		dir, dirOK := journal.StatKey(w.TasksDir())
 		if idle && dirOK && dir == idleDir && dir.Settled(idleAt) {
 			return "", nil
 		}

@@ -100,7 +100,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	var hold *journal.Lock
 	if o.pending {
 		// Held before the snapshot: a task killed from here on is
-		// never left looking untouched (see takeSnapshot).
+		// never left looking untouched (see TakeSnapshot).
 		if hold, err = w.HoldTask(ctx, o.TaskID); err != nil {
 			l.Release()
 			return nil, 0, err
@@ -112,7 +112,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 			hold.Release()
 			if errors.Is(err, errNotPending) {
 				if _, lerr := w.Load(o.TaskID); lerr != nil {
-					_ = os.Remove(w.runLockPath(o.TaskID))
+					_ = os.Remove(w.RunLockPath(o.TaskID))
 				}
 			}
 		}
@@ -147,13 +147,13 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if w.resultWithoutWorktree(t) {
 		// Finished, its worktree given back: it comes back at the
 		// result, and the command goes on from there.
-		if l, err = w.restoreHeld(ctx, t, l, StartOptions{Output: o.Stderr}); err != nil {
+		if l, err = w.RestoreHeld(ctx, t, l, o.Stderr, false); err != nil {
 			if l != nil {
 				l.Release()
 			}
 			return t, 0, err
 		}
-	} else if !w.hasWorktree(t) {
+	} else if !w.HasWorktree(t) {
 		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: hold.File(), signals: o.Signals, run: true}
 		if err := w.prepareHeld(ctx, t, l, so); err != nil {
 			return t, 0, err
@@ -185,7 +185,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 		t.Attempt = o.Attempt
 	}
 	t.RefChanges = nil
-	refsBefore := w.refsBeforeRun(ctx, sandbox != nil, o.Stderr)
+	refsBefore := w.RefsBeforeRun(ctx, sandbox != nil, o.Stderr)
 	err = w.Save(t)
 	l.Release()
 	if err != nil {
@@ -206,10 +206,10 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	t.ExitCode = &code
 	t.RunSeconds = &secs
 	t.PID, t.CommandPID = nil, nil
-	w.GuardCheck(ctx, t, checkOwn, o.Stderr)
-	capErr := w.captureLocked(ctx, t, "")
+	w.GuardCheck(ctx, t, CheckOwn, o.Stderr)
+	capErr := w.CaptureLocked(ctx, t, "")
 	if refsBefore != nil {
-		t.RefChanges = w.quarantineRefs(ctx, t, refsBefore, o.KeepRefs, o.Stderr)
+		t.RefChanges = w.QuarantineRefs(ctx, t, refsBefore, o.KeepRefs, o.Stderr)
 	}
 	switch {
 	case runErr != nil:
@@ -246,7 +246,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 		// Captured under this lock, and nothing ran there since unless
 		// the validation commands did.
 		fresh := t.Validation == nil || t.Validation.State == ValidationSkipped
-		w.releaseWorktree(ctx, t, fresh, nil)
+		w.ReleaseLocked(ctx, t, fresh, nil)
 	}
 	return t, code, runErr
 }
@@ -269,7 +269,7 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool
 		case t.State != StatePending:
 			return nil, errNotPending
 		}
-		snap, err := w.takeSnapshot(ctx, t.Note, t)
+		snap, err := w.TakeSnapshot(ctx, t.Note, t)
 		if err != nil {
 			// The task fails with the reason; the queue goes on.
 			msg := "taking the snapshot: " + err.Error()
@@ -322,7 +322,7 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 		stderr = io.MultiWriter(&lenient{w: o.Stderr}, log)
 	}
 	env := w.childEnv(o.Environ, t, dir)
-	review, err := w.writeReview(ctx, t)
+	review, err := w.WriteReview(ctx, t)
 	if err != nil {
 		log.Close()
 		return 127, fmt.Errorf("%w: writing the review comments for %s: %v", ErrCommandNotStarted, ReviewEnv, err)
@@ -393,20 +393,6 @@ func (w *Workspace) recordCommandPID(ctx context.Context, t *Task, pid int) {
 	_ = w.Save(t)
 }
 
-// callerRel is where callerDir is below top ("." at the top itself), both
-// with symlinks resolved, and the resolved top; ok is false when
-// callerDir is not top or a folder below it.
-func callerRel(top, callerDir string) (realTop, rel string, ok bool) {
-	if r, err := filepath.EvalSymlinks(top); err == nil {
-		top = r
-	}
-	if r, err := filepath.EvalSymlinks(callerDir); err == nil {
-		callerDir = r
-	}
-	rel, err := filepath.Rel(top, callerDir)
-	return top, rel, err == nil && filepath.IsLocal(rel)
-}
-
 // commandDir is the folder of worktree where a command started from
 // callerDir begins: the folder at the same place relative to the top of
 // the work tree as callerDir, so that ./script.sh means what it means in
@@ -417,7 +403,7 @@ func (w *Workspace) commandDir(worktree, callerDir string) (dir, moved string) {
 	if callerDir == "" {
 		return worktree, ""
 	}
-	_, rel, ok := callerRel(w.Repo.WorkTree, callerDir)
+	_, rel, ok := CallerRel(w.Repo.WorkTree, callerDir)
 	if !ok || rel == "." {
 		return worktree, ""
 	}

@@ -190,12 +190,6 @@ func (w *Workspace) planRunner(ctx context.Context, name string) (*runnerPlan, e
 	return p, nil
 }
 
-// runnerDir is the scratch folder of task id's runner: bundles in and
-// out, the command file.
-func (w *Workspace) runnerDir(id string) string {
-	return filepath.Join(w.Dir, "runners", id)
-}
-
 // onRunner turns c, the task's command ready to run here, into the
 // runner's: for a container runner the engine's client running it in
 // the image with the worktree mounted at the same path; for a command
@@ -221,7 +215,7 @@ func (w *Workspace) onRunner(ctx context.Context, p *runnerPlan, t *Task, c chil
 
 // viaCommand is onRunner for a command runner.
 func (w *Workspace) viaCommand(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(int) (int, error), error) {
-	dir := w.runnerDir(t.ID)
+	dir := w.RunnerDir(t.ID)
 	if err := os.RemoveAll(dir); err != nil {
 		return c, nil, err
 	}

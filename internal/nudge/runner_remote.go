@@ -33,7 +33,7 @@ import (
 // (the files it gets are the archive's, owned by root), and is removed
 // whatever happens.
 func (w *Workspace) inRemoteContainer(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(int) (int, error), error) {
-	dir := w.runnerDir(t.ID)
+	dir := w.RunnerDir(t.ID)
 	if err := os.RemoveAll(dir); err != nil {
 		return c, nil, err
 	}

@@ -34,7 +34,7 @@ import (
 // finish then cleans up over a second connection. A result that came
 // back whole is imported as a command runner's (importRunnerResult).
 func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(int) (int, error), error) {
-	dir := w.runnerDir(t.ID)
+	dir := w.RunnerDir(t.ID)
 	if err := os.RemoveAll(dir); err != nil {
 		return c, nil, err
 	}

@@ -140,7 +140,7 @@ func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, id, worktree 
 	if err != nil {
 		return c, nil, err
 	}
-	objects := w.sandboxObjects(id)
+	objects := w.SandboxObjects(id)
 	if err := os.MkdirAll(objects, 0o755); err != nil {
 		return c, nil, err
 	}

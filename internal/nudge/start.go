@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -13,11 +12,6 @@ import (
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
-
-// IncludeFile is the workspace file naming the ignored files a task's
-// worktree gets a copy of (gitignore syntax; a convention shared with other
-// agent tools).
-const IncludeFile = ".worktreeinclude"
 
 // StartOptions says how to prepare a task's worktree.
 type StartOptions struct {
@@ -70,7 +64,7 @@ func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task
 	o.hold = hold.File()
 	if w.resultWithoutWorktree(t) {
 		// Finished: its worktree comes back at the result (release.go).
-		l, err := w.restoreHeld(ctx, t, l, o)
+		l, err := w.RestoreHeld(ctx, t, l, o.Output, o.KeepWorktree)
 		if l != nil {
 			l.Release()
 		}
@@ -94,7 +88,7 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 	}
 	switch {
 	case t.State == StatePending:
-		return nil, &RefusedError{What: "cannot start " + id, Reasons: []string{pendingAdvice(id)}}
+		return nil, &RefusedError{What: "cannot start " + id, Reasons: []string{PendingAdvice(id)}}
 	case t.State == StateSnapshotted:
 	case t.State == StateFailed && t.Result == nil && t.Command == nil:
 		// Its preparation failed: a leftover worktree is made afresh.
@@ -122,7 +116,7 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 // since). Neither start nor run may give it a fresh worktree: that starts
 // from the snapshot again, and a run's capture would replace the result.
 func (w *Workspace) resultWithoutWorktree(t *Task) bool {
-	return (t.State == StateReady || t.State == StateFailed) && t.Result != nil && !w.hasWorktree(t)
+	return (t.State == StateReady || t.State == StateFailed) && t.Result != nil && !w.HasWorktree(t)
 }
 
 // prepareHeld records t as preparing, releases the workspace lock l while
@@ -141,10 +135,10 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 	}
 	// A pooled worktree is taken under the workspace lock (no two tasks
 	// get the same one) and reset outside it.
-	claim := w.claimPooled(ctx, t.ID, dir)
+	checkout := w.ClaimWorktree(ctx, t.ID, dir)
 	l.Release()
 
-	perr := w.prepare(ctx, t, dir, o, claim)
+	perr := w.prepare(ctx, t, dir, o, checkout)
 
 	// The outcome is recorded even when the user interrupted.
 	ctx = context.WithoutCancel(ctx)
@@ -160,12 +154,12 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 	if perr != nil || !o.run {
 		t.PID, t.CommandPID = nil, nil
 	}
-	w.GuardCheck(ctx, t, checkOwn, o.Output)
+	w.GuardCheck(ctx, t, CheckOwn, o.Output)
 	if perr != nil {
 		msg := perr.Error()
 		t.State = StateFailed
 		t.Error = &msg
-		if !w.hasWorktree(t) {
+		if !w.HasWorktree(t) {
 			t.Worktree = nil
 		}
 		return errors.Join(perr, w.Save(t))
@@ -177,20 +171,13 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 	return w.Save(t)
 }
 
-// prepare adds the worktree, copies the included ignored files and runs
-// the setup commands.
-func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOptions, claim *poolClaim) error {
-	_ = os.Remove(w.trustedIndex(t.ID))
-	if claim == nil || !w.startFromPool(ctx, t, dir, claim, o.Output) {
-		if err := w.addWorktree(ctx, dir, t.Snapshot); err != nil {
-			return err
-		}
+// prepare makes the worktree (checkout), copies the included ignored
+// files and runs the setup commands.
+func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOptions, checkout func(context.Context, *Task, io.Writer) error) error {
+	if err := checkout(ctx, t, o.Output); err != nil {
+		return err
 	}
-	// The index as git-nudge left it, before anything ran there: what
-	// makes the worktree reusable once the task is dropped (pool.go).
-	// Without it the worktree is simply never pooled.
-	_ = w.trustIndex(ctx, dir, w.trustedIndex(t.ID))
-	if err := w.copyIncludes(ctx, dir); err != nil {
+	if err := w.CopyIncludes(ctx, dir); err != nil {
 		return fmt.Errorf("copying the files %s lists: %w", IncludeFile, err)
 	}
 	t.Setup, t.SetupFiles = nil, nil
@@ -202,37 +189,6 @@ func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOpt
 		return err
 	}
 	return w.recordSetup(ctx, t)
-}
-
-// addWorktree adds a fresh worktree at dir on commit, removing one left
-// there by an earlier attempt, and refreshes its own index (so that the
-// first capture does not find every file racily clean).
-func (w *Workspace) addWorktree(ctx context.Context, dir, commit string) error {
-	if _, err := os.Lstat(dir); err == nil {
-		// Left over from an earlier attempt: git's record and files go,
-		// through directory handles that never follow a link, and only
-		// when no process uses it any more.
-		if err := w.discardWorktree(dir); err != nil {
-			return fmt.Errorf("%s is in the way of the new worktree and could not be removed: %w", dir, err)
-		}
-	}
-	// A record of a worktree once at dir, left by an interrupted pool
-	// command, would make git refuse the path.
-	_ = w.Repo.ForgetWorktree(dir)
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return err
-	}
-	if err := w.Repo.AddWorktree(ctx, dir, commit); err != nil {
-		return fmt.Errorf("adding the worktree: %w", err)
-	}
-	admin, err := w.adminOf(dir)
-	if err != nil {
-		return nil // not pooled, not refreshed: the capture refreshes
-	}
-	if err := w.Repo.WorktreeRepo(dir, admin).RefreshIndex(ctx); err != nil {
-		return fmt.Errorf("refreshing the new worktree's index: %w", err)
-	}
-	return nil
 }
 
 // recordSetup records what the setup commands changed in t's worktree:
@@ -247,7 +203,7 @@ func (w *Workspace) recordSetup(ctx context.Context, t *Task) error {
 	if err != nil {
 		return err
 	}
-	tree, _, err := w.captureWorktree(ctx, t)
+	tree, _, err := w.CaptureWorktree(ctx, t)
 	if err != nil {
 		return fmt.Errorf("recording what setup changed: %w", err)
 	}
@@ -280,68 +236,6 @@ func (w *Workspace) recordSetup(ctx context.Context, t *Task) error {
 	}
 	t.Setup, t.SetupFiles = &commit, files
 	return nil
-}
-
-// copyIncludes copies into dir the workspace's ignored files that
-// .worktreeinclude matches (only ignored ones: tracked and untracked source
-// is in the snapshot already).
-func (w *Workspace) copyIncludes(ctx context.Context, dir string) error {
-	include := filepath.Join(w.Repo.WorkTree, IncludeFile)
-	if st, err := os.Stat(include); err != nil || !st.Mode().IsRegular() {
-		return nil
-	}
-	paths, err := w.Repo.IgnoredIncludes(ctx, include, StateDirName)
-	if err != nil {
-		return err
-	}
-	for _, p := range paths {
-		if err := copyInto(filepath.Join(w.Repo.WorkTree, filepath.FromSlash(p)), filepath.Join(dir, filepath.FromSlash(p))); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// copyInto copies one file (a symlink as a symlink), keeping its mode. An
-// existing destination is left alone.
-func copyInto(src, dst string) error {
-	st, err := os.Lstat(src)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	if _, err := os.Lstat(dst); err == nil {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	switch {
-	case st.Mode()&fs.ModeSymlink != 0:
-		target, err := os.Readlink(src)
-		if err != nil {
-			return err
-		}
-		return os.Symlink(target, dst)
-	case !st.Mode().IsRegular():
-		return nil
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // runSetup runs each `git config --get-all nudge.setup` command with sh -c

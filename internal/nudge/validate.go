@@ -101,7 +101,7 @@ func (w *Workspace) validateHeld(ctx context.Context, t *Task, l *journal.Lock, 
 		t.Validation = nil
 		return l, nil
 	}
-	if t.Result == nil || !w.hasWorktree(t) {
+	if t.Result == nil || !w.HasWorktree(t) {
 		return l, nil
 	}
 	after := t.State
@@ -250,7 +250,7 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 // result) and listed in the record, and the worktree is put back to the
 // result, so that a later capture does not take it for the task's work.
 func (w *Workspace) putBackAfterValidation(ctx context.Context, t *Task) error {
-	tree, _, err := w.captureWorktree(ctx, t)
+	tree, _, err := w.CaptureWorktree(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -419,7 +419,7 @@ func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) 
 	}
 	switch {
 	case t.State == StatePending:
-		return nil, refuse(pendingAdvice(id), "")
+		return nil, refuse(PendingAdvice(id), "")
 	case t.State == StateReady || t.State == StateUndone:
 	case t.State == StateFailed && t.Result != nil:
 	default:
@@ -442,15 +442,15 @@ func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) 
 		return nil, refuse("no validation command is configured",
 			"Add one with git config --add nudge.validate 'CMD' (for example 'go test ./...'), then run git nudge validate "+id+" again.")
 	}
-	if !w.hasWorktree(t) && t.WorktreeReleased {
+	if !w.HasWorktree(t) && t.WorktreeReleased {
 		return nil, refuse("its worktree was given back once its result was recorded, and validation runs in it",
 			fmt.Sprintf("git nudge start %s brings a worktree back at the result; then git nudge validate %s.", id, id))
 	}
-	if !w.hasWorktree(t) {
+	if !w.HasWorktree(t) {
 		return nil, refuse("it has no worktree to run the validation commands in",
 			fmt.Sprintf("Validation runs in the task's worktree; a task captured without one (capture --from) is not validated. git nudge apply --unvalidated %s applies it anyway.", id))
 	}
-	tree, _, err := w.captureWorktree(ctx, t)
+	tree, _, err := w.CaptureWorktree(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -469,41 +469,4 @@ func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) 
 	defer hold.Release()
 	l, err = w.validateHeld(ctx, t, l, hold.File(), o)
 	return t, err
-}
-
-// ValidationReason is apply's refusal reason for a task whose validation
-// failed, and the advice.
-func ValidationReason(t *Task, logPath string) (reason, next string) {
-	var failed []string
-	for _, c := range t.Validation.Commands {
-		switch {
-		case c.TimedOut:
-			failed = append(failed, fmt.Sprintf("%q (timed out)", c.Command))
-		case c.ExitCode == nil:
-			failed = append(failed, fmt.Sprintf("%q (did not run)", c.Command))
-		case *c.ExitCode != 0:
-			failed = append(failed, fmt.Sprintf("%q (exit status %d)", c.Command, *c.ExitCode))
-		}
-	}
-	why := strings.Join(failed, ", ")
-	if why == "" {
-		why = t.Validation.Reason
-	}
-	return fmt.Sprintf("%s failed validation: %s", t.ID, why),
-		fmt.Sprintf("See %s; git nudge validate %s runs the checks again, git nudge apply --unvalidated %s applies it anyway.", logPath, t.ID, t.ID)
-}
-
-// ShownPath is path as the user should type it: relative to dir (the
-// caller's current directory, or the top of the work tree when dir is
-// ""), or absolute when it is not below the top of the work tree.
-func (w *Workspace) ShownPath(path, dir string) string {
-	if dir == "" {
-		dir = w.Repo.WorkTree
-	}
-	if rel, err := filepath.Rel(dir, path); err == nil {
-		if inTop, err := filepath.Rel(w.Repo.WorkTree, path); err == nil && filepath.IsLocal(inTop) {
-			return rel
-		}
-	}
-	return path
 }
