@@ -304,8 +304,9 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 	const core = "github.com/nudgethis/git-nudge/internal/nudge"
 	// workflow -> the other workflows it may import
 	declared := map[string][]string{
-		"apply": nil,
-		"save":  nil,
+		"apply":  nil,
+		"runner": nil,
+		"save":   nil,
 	}
 	root := filepath.Join("..", "..", "internal", "nudge")
 	imports := func(dir string) map[string]string {

@@ -1,4 +1,4 @@
-package nudge
+package runner
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
@@ -33,7 +34,7 @@ import (
 // killed by drop) the command's session is ended and nothing comes back;
 // finish then cleans up over a second connection. A result that came
 // back whole is imported as a command runner's (importRunnerResult).
-func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(int) (int, error), error) {
+func (w workspace) overSSH(ctx context.Context, p *runnerPlan, t *nudge.Task, c child, log io.Writer) (child, func(int) (int, error), error) {
 	dir := w.RunnerDir(t.ID)
 	if err := os.RemoveAll(dir); err != nil {
 		return c, nil, err
@@ -73,7 +74,7 @@ func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child
 		return fmt.Errorf("runner %s (ssh %s): %s: %w; check that ssh %s works without a password and that git is installed there", p.name, p.host, what, err, p.host)
 	}
 	var review []byte
-	if path := envValue(c.env, ReviewEnv); path != "" {
+	if path := envValue(c.env, nudge.ReviewEnv); path != "" {
 		if review, err = os.ReadFile(path); err != nil {
 			return c, nil, err
 		}
@@ -494,7 +495,7 @@ func sshShare() []string {
 // a snapshot the host lacks all find it missing, and would send the same
 // objects at once; one after another, the later ones send nothing.
 // Without a lock file (a read-only state folder) the step goes unguarded.
-func (w *Workspace) sshLock(target string) func() {
+func (w workspace) sshLock(target string) func() {
 	sum := sha1.Sum([]byte(target))
 	f, err := os.OpenFile(filepath.Join(w.Dir, "ssh-lock-"+hex.EncodeToString(sum[:8])+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
@@ -514,7 +515,7 @@ func (w *Workspace) sshLock(target string) func() {
 // with it the sessions of the other tasks running on the host at the same
 // time. One task at a time checks and starts it; if it cannot be started,
 // each ssh makes its own connection as before.
-func (w *Workspace) sshMaster(opts []string, host string, env []string) {
+func (w workspace) sshMaster(opts []string, host string, env []string) {
 	shared := false
 	for _, o := range opts {
 		shared = shared || strings.HasPrefix(o, "ControlPath=")

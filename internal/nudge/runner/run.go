@@ -1,4 +1,4 @@
-package nudge
+package runner
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
 // RunOptions describes a `git nudge run`.
@@ -72,7 +73,8 @@ type RunOptions struct {
 // (bounded) and captures the result. The task ends ready when the command
 // succeeded and failed otherwise; its result is captured either way. The
 // command's exit status is returned (127 when it could not be started).
-func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
+func Run(ctx context.Context, ws *nudge.Workspace, o RunOptions) (*nudge.Task, int, error) {
+	w := workspace{ws}
 	if len(o.Command) == 0 && !o.pending {
 		return nil, 0, errors.New("no command to run: git nudge run -- CMD [ARG...]")
 	}
@@ -81,7 +83,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	}
 	var runner *runnerPlan
 	if !o.pending {
-		name, err := w.RunnerName(ctx, o.On)
+		name, err := RunnerName(ctx, w.Workspace, o.On)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -127,7 +129,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 			}
 			if err != nil {
 				msg := err.Error()
-				t.State, t.Error = StateFailed, &msg
+				t.State, t.Error = nudge.StateFailed, &msg
 				if serr := w.Save(t); serr != nil {
 					err = errors.Join(err, serr)
 				}
@@ -161,7 +163,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 		if runner != nil {
 			runner.fresh = true
 		}
-		FaultPoint("run-after-prepare")
+		nudge.FaultPoint("run-after-prepare")
 		if l, err = w.Lock(ctx, "git-nudge run"); err != nil {
 			return t, 0, err
 		}
@@ -171,7 +173,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 		fmt.Fprintf(o.Stderr, "git nudge: %s\n", moved)
 	}
 	pid := os.Getpid()
-	t.State = StateRunning
+	t.State = nudge.StateRunning
 	t.Command = o.Command
 	t.ExitCode = nil
 	t.Error = nil
@@ -206,7 +208,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	t.ExitCode = &code
 	t.RunSeconds = &secs
 	t.PID, t.CommandPID = nil, nil
-	w.GuardCheck(ctx, t, CheckOwn, o.Stderr)
+	w.GuardCheck(ctx, t, nudge.CheckOwn, o.Stderr)
 	capErr := w.CaptureLocked(ctx, t, "")
 	if refsBefore != nil {
 		t.RefChanges = w.QuarantineRefs(ctx, t, refsBefore, o.KeepRefs, o.Stderr)
@@ -214,27 +216,27 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	switch {
 	case runErr != nil:
 		msg := runErr.Error()
-		t.State, t.Error = StateFailed, &msg
+		t.State, t.Error = nudge.StateFailed, &msg
 	case capErr != nil:
 		msg := "capturing the result: " + capErr.Error()
-		t.State, t.Error = StateFailed, &msg
+		t.State, t.Error = nudge.StateFailed, &msg
 	case code != 0:
 		msg := fmt.Sprintf("the command exited with status %d", code)
-		t.State, t.Error = StateFailed, &msg
+		t.State, t.Error = nudge.StateFailed, &msg
 	default:
-		t.State = StateReady
+		t.State = nudge.StateReady
 	}
 	switch {
 	case capErr != nil:
 	case o.NoValidate:
 		w.skipValidation(ctx, t, "--no-validate")
-	case t.State != StateReady:
+	case t.State != nudge.StateReady:
 		w.skipValidation(ctx, t, "the command failed")
 	}
 	if err := w.Save(t); err != nil {
 		return t, code, err
 	}
-	if capErr == nil && !o.NoValidate && t.State == StateReady {
+	if capErr == nil && !o.NoValidate && t.State == nudge.StateReady {
 		if l, err = w.validateHeld(ctx, t, l, hold.File(), ValidateOptions{Environ: o.Environ, Output: o.Stderr, Signals: o.Signals}); err != nil {
 			return t, code, err
 		}
@@ -245,7 +247,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if runErr == nil {
 		// Captured under this lock, and nothing ran there since unless
 		// the validation commands did.
-		fresh := t.Validation == nil || t.Validation.State == ValidationSkipped
+		fresh := t.Validation == nil || t.Validation.State == nudge.ValidationSkipped
 		w.ReleaseLocked(ctx, t, fresh, nil)
 	}
 	return t, code, runErr
@@ -253,31 +255,31 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 
 // taskToRun returns the task a run works on, taking a snapshot when id is
 // "". The workspace lock is held.
-func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool) (*Task, error) {
+func (w workspace) taskToRun(ctx context.Context, id, note string, pending bool) (*nudge.Task, error) {
 	if id == "" {
 		return w.SnapshotLocked(ctx, note)
 	}
 	if pending {
 		// The caller holds the task's lock already.
 		t, err := w.Load(id)
-		var unknown *UnknownTaskError
+		var unknown *nudge.UnknownTaskError
 		switch {
 		case errors.As(err, &unknown):
 			return nil, errNotPending
 		case err != nil:
 			return nil, err
-		case t.State != StatePending:
+		case t.State != nudge.StatePending:
 			return nil, errNotPending
 		}
 		snap, err := w.TakeSnapshot(ctx, t.Note, t)
 		if err != nil {
 			// The task fails with the reason; the queue goes on.
 			msg := "taking the snapshot: " + err.Error()
-			t.State, t.Error = StateFailed, &msg
+			t.State, t.Error = nudge.StateFailed, &msg
 			if serr := w.Save(t); serr != nil {
 				return nil, errors.Join(err, serr)
 			}
-			return nil, &RefusedError{What: "cannot start " + id, Reasons: []string{msg}}
+			return nil, &nudge.RefusedError{What: "cannot start " + id, Reasons: []string{msg}}
 		}
 		return snap, nil
 	}
@@ -286,21 +288,21 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool
 		return nil, err
 	}
 	switch t.State {
-	case StatePending:
-		return nil, &RefusedError{
+	case nudge.StatePending:
+		return nil, &nudge.RefusedError{
 			What:    "cannot run in " + id,
 			Reasons: []string{"it is pending: its command runs when git nudge work gets to it"},
 			Next:    fmt.Sprintf("git nudge work runs the pending tasks; git nudge drop %s removes it from the queue.", id),
 		}
-	case StateReady, StateFailed:
+	case nudge.StateReady, nudge.StateFailed:
 		// One whose worktree was given back gets it back at its result.
 		return t, nil
-	case StateSnapshotted, StatePrepared:
+	case nudge.StateSnapshotted, nudge.StatePrepared:
 		return t, nil
 	}
-	return nil, &RefusedError{
+	return nil, &nudge.RefusedError{
 		What:    "cannot run in " + id,
-		Reasons: []string{fmt.Sprintf("it is %s, and running again would change a result that was already used", StateLabel(t.State))},
+		Reasons: []string{fmt.Sprintf("it is %s, and running again would change a result that was already used", nudge.StateLabel(t.State))},
 		Next:    "Start a fresh task from the current workspace: git nudge run -- CMD",
 	}
 }
@@ -308,7 +310,7 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool
 // runCommand runs the task's command in dir with its output shown and
 // kept in logs/<id>/run.log. The command inherits the task's lock file
 // (hold), and its pid is recorded in the task once it runs.
-func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOptions, hold *os.File, sandbox *sandboxPlan, runner *runnerPlan) (int, error) {
+func (w workspace) runCommand(ctx context.Context, t *nudge.Task, dir string, o RunOptions, hold *os.File, sandbox *sandboxPlan, runner *runnerPlan) (int, error) {
 	logPath := filepath.Join(w.LogDir(t.ID), "run.log")
 	log, err := OpenBoundedLog(logPath, LogLimit)
 	if err != nil {
@@ -325,10 +327,10 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 	review, err := w.WriteReview(ctx, t)
 	if err != nil {
 		log.Close()
-		return 127, fmt.Errorf("%w: writing the review comments for %s: %v", ErrCommandNotStarted, ReviewEnv, err)
+		return 127, fmt.Errorf("%w: writing the review comments for %s: %v", ErrCommandNotStarted, nudge.ReviewEnv, err)
 	}
 	if review != "" {
-		env = append(env, ReviewEnv+"="+review)
+		env = append(env, nudge.ReviewEnv+"="+review)
 	}
 	if o.Attempt > 0 {
 		env = append(env, "NUDGE_ATTEMPT="+strconv.Itoa(o.Attempt))
@@ -383,7 +385,7 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 // recordCommandPID records the pid of t's running command, so that list
 // can name it when git-nudge itself is gone. Best effort: a workspace
 // lock that cannot be had leaves the record without it.
-func (w *Workspace) recordCommandPID(ctx context.Context, t *Task, pid int) {
+func (w workspace) recordCommandPID(ctx context.Context, t *nudge.Task, pid int) {
 	l, err := w.Lock(context.WithoutCancel(ctx), "git-nudge run")
 	if err != nil {
 		return
@@ -399,16 +401,16 @@ func (w *Workspace) recordCommandPID(ctx context.Context, t *Task, pid int) {
 // the workspace. When that folder is not in the worktree (an ignored or
 // empty folder, which a snapshot does not carry), the command starts in
 // the nearest folder above it that is, and moved says so.
-func (w *Workspace) commandDir(worktree, callerDir string) (dir, moved string) {
+func (w workspace) commandDir(worktree, callerDir string) (dir, moved string) {
 	if callerDir == "" {
 		return worktree, ""
 	}
-	_, rel, ok := CallerRel(w.Repo.WorkTree, callerDir)
+	_, rel, ok := nudge.CallerRel(w.Repo.WorkTree, callerDir)
 	if !ok || rel == "." {
 		return worktree, ""
 	}
 	parts := strings.Split(rel, string(filepath.Separator))
-	if strings.EqualFold(parts[0], StateDirName) || strings.EqualFold(parts[0], ".git") {
+	if strings.EqualFold(parts[0], nudge.StateDirName) || strings.EqualFold(parts[0], ".git") {
 		return worktree, ""
 	}
 	dir = worktree
@@ -420,9 +422,9 @@ func (w *Workspace) commandDir(worktree, callerDir string) (dir, moved string) {
 		if err != nil || !st.IsDir() {
 			at := "its top"
 			if i > 0 {
-				at = QuotePath(filepath.ToSlash(filepath.Join(parts[:i]...))) + "/"
+				at = nudge.QuotePath(filepath.ToSlash(filepath.Join(parts[:i]...))) + "/"
 			}
-			return dir, fmt.Sprintf("%s/ is not in the task's worktree (ignored and empty folders are not part of a snapshot); the command starts at %s instead", QuotePath(filepath.ToSlash(rel)), at)
+			return dir, fmt.Sprintf("%s/ is not in the task's worktree (ignored and empty folders are not part of a snapshot); the command starts at %s instead", nudge.QuotePath(filepath.ToSlash(rel)), at)
 		}
 		dir = next
 	}

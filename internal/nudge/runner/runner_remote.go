@@ -1,4 +1,4 @@
-package nudge
+package runner
 
 import (
 	"archive/tar"
@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
@@ -32,7 +33,7 @@ import (
 // worktree stays at its start. The container runs as the image's user
 // (the files it gets are the archive's, owned by root), and is removed
 // whatever happens.
-func (w *Workspace) inRemoteContainer(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(int) (int, error), error) {
+func (w workspace) inRemoteContainer(ctx context.Context, p *runnerPlan, t *nudge.Task, c child, log io.Writer) (child, func(int) (int, error), error) {
 	dir := w.RunnerDir(t.ID)
 	if err := os.RemoveAll(dir); err != nil {
 		return c, nil, err
@@ -79,9 +80,9 @@ func (w *Workspace) inRemoteContainer(ctx context.Context, p *runnerPlan, t *Tas
 	if v := envValue(c.env, "NUDGE_ATTEMPT"); v != "" {
 		args = append(args, "--env", "NUDGE_ATTEMPT="+v)
 	}
-	review := envValue(c.env, ReviewEnv)
+	review := envValue(c.env, nudge.ReviewEnv)
 	if review != "" {
-		args = append(args, "--env", ReviewEnv+"=/nudge-review.md")
+		args = append(args, "--env", nudge.ReviewEnv+"=/nudge-review.md")
 	}
 	if p.cpus != "" {
 		args = append(args, "--cpus", p.cpus)
@@ -170,7 +171,7 @@ func (w *Workspace) inRemoteContainer(ctx context.Context, p *runnerPlan, t *Tas
 // treeOfFolder records the files of folder (git add -A, with the
 // repository's ignore rules) through a temporary index at index, and
 // returns the tree.
-func (w *Workspace) treeOfFolder(ctx context.Context, folder, index string) (string, error) {
+func (w workspace) treeOfFolder(ctx context.Context, folder, index string) (string, error) {
 	env := append(os.Environ(), "GIT_INDEX_FILE="+index)
 	base := []string{"git", "--git-dir=" + w.Repo.GitDir, "--work-tree=" + folder}
 	var errb bytes.Buffer

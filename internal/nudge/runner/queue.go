@@ -1,4 +1,4 @@
-package nudge
+package runner
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/refs"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
@@ -30,7 +31,8 @@ type QueueOptions struct {
 // create-only update of refs/nudgethis/snapshots/<id>; until the task
 // starts that ref holds a placeholder (HEAD's commit, or an empty root
 // commit on an unborn branch), which the snapshot then replaces.
-func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
+func Queue(ctx context.Context, ws *nudge.Workspace, o QueueOptions) (*nudge.Task, error) {
+	w := workspace{ws}
 	if len(o.Command) == 0 {
 		return nil, errors.New("no command to queue: git nudge queue -- CMD [ARG...]")
 	}
@@ -50,7 +52,7 @@ func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
 		if err != nil {
 			return nil, err
 		}
-		if placeholder, err = r.CommitTree(ctx, git.CommitRequest{Tree: tree, Message: "nudge pending task", Author: Identity, Committer: Identity}); err != nil {
+		if placeholder, err = r.CommitTree(ctx, git.CommitRequest{Tree: tree, Message: "nudge pending task", Author: nudge.Identity, Committer: nudge.Identity}); err != nil {
 			return nil, err
 		}
 	}
@@ -62,11 +64,11 @@ func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Task{
-		ID: id, State: StatePending, Note: o.Note, Created: w.Now().UTC(),
+	t := &nudge.Task{
+		ID: id, State: nudge.StatePending, Note: o.Note, Created: w.Now().UTC(),
 		Workspace: r.WorkTree, Command: o.Command,
 		// The branch it was queued on, until work takes its snapshot.
-		Branch: OptStr(head.Branch),
+		Branch: nudge.OptStr(head.Branch),
 	}
 	if o.On != "local" {
 		t.Runner = o.On
@@ -111,7 +113,7 @@ type WorkOptions struct {
 type WorkEvent struct {
 	Kind     string
 	ID       string
-	Task     *Task
+	Task     *nudge.Task
 	ExitCode int
 	Err      error
 }
@@ -142,19 +144,20 @@ func (e *ExecutorBusyError) Error() string {
 // waiting, recording what and the binary's version (journal.BinaryVersion)
 // in its note. Only one process runs a workspace's pending tasks at a
 // time.
-func (w *Workspace) AcquireExecutor(ctx context.Context, what string) (*journal.Lock, error) {
+func AcquireExecutor(ctx context.Context, ws *nudge.Workspace, what string) (*journal.Lock, error) {
+	w := workspace{ws}
 	if what == "" {
 		what = "git-nudge work"
 	}
-	path := filepath.Join(w.Dir, WorkLockName)
-	if err := rejectSymlink(w, WorkLockName); err != nil {
+	path := filepath.Join(w.Dir, nudge.WorkLockName)
+	if err := rejectSymlink(w, nudge.WorkLockName); err != nil {
 		return nil, err
 	}
 	l, err := journal.Acquire(ctx, path, 0, journal.VersionNote(what))
 	if err != nil {
 		var le *journal.LockedError
 		if errors.As(err, &le) {
-			return nil, &RefusedError{
+			return nil, &nudge.RefusedError{
 				What:    "cannot run the pending tasks",
 				Reasons: []string{(&ExecutorBusyError{Holder: le.Holder}).Error()},
 				Next:    "It runs them all; git nudge list shows their progress. Stop it first to run them here.",
@@ -174,8 +177,9 @@ func (w *Workspace) AcquireExecutor(ctx context.Context, what string) (*journal.
 // stops the running tasks with their process groups (SIGTERM, then
 // SIGKILL five seconds later); their results are captured and they end
 // failed, and the tasks not started stay pending.
-func (w *Workspace) Work(ctx context.Context, o WorkOptions) (*WorkReport, error) {
-	lock, err := w.AcquireExecutor(ctx, o.What)
+func Work(ctx context.Context, ws *nudge.Workspace, o WorkOptions) (*WorkReport, error) {
+	w := workspace{ws}
+	lock, err := AcquireExecutor(ctx, w.Workspace, o.What)
 	if err != nil {
 		return nil, err
 	}
@@ -275,7 +279,7 @@ func (w *Workspace) Work(ctx context.Context, o WorkOptions) (*WorkReport, error
 						wt.Error = &msg
 					}
 					event(WorkEvent{Kind: "done", ID: id, Task: t, ExitCode: code, Err: err})
-					var re *RefusedError
+					var re *nudge.RefusedError
 					if err != nil && t == nil && !errors.As(err, &re) {
 						// Not the task's own failure (a lock, a journal):
 						// stop rather than fail every other task the same way.
@@ -300,7 +304,7 @@ func (w *Workspace) Work(ctx context.Context, o WorkOptions) (*WorkReport, error
 
 // workOne runs pending task id through Run. Cancelling ctx sends its
 // process group SIGTERM, then SIGKILL.
-func (w *Workspace) workOne(ctx context.Context, id string, o WorkOptions, live bool) (*Task, int, error) {
+func (w workspace) workOne(ctx context.Context, id string, o WorkOptions, live bool) (*nudge.Task, int, error) {
 	sigs := make(chan os.Signal, 4)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -324,11 +328,11 @@ func (w *Workspace) workOne(ctx context.Context, id string, o WorkOptions, live 
 	if live {
 		ro.Stdout, ro.Stderr = o.Stdout, o.Stderr
 	}
-	return w.Run(ctx, ro)
+	return Run(ctx, w.Workspace, ro)
 }
 
 // rejectSymlink refuses a state file of .nudgethis that is a symlink or
 // not a file.
-func rejectSymlink(w *Workspace, name string) error {
-	return worktree.RealFile(w.Repo.WorkTree, StateDirName+"/"+name)
+func rejectSymlink(w workspace, name string) error {
+	return worktree.RealFile(w.Repo.WorkTree, nudge.StateDirName+"/"+name)
 }

@@ -1,4 +1,4 @@
-package nudge
+package runner
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -42,7 +43,8 @@ type StartOptions struct {
 // adds a detached linked worktree on the snapshot commit, copies in the
 // ignored files .worktreeinclude lists and runs the nudge.setup commands.
 // A task whose preparation fails is left failed with the reason.
-func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task, error) {
+func Start(ctx context.Context, ws *nudge.Workspace, id string, o StartOptions) (*nudge.Task, error) {
+	w := workspace{ws}
 	if err := w.CheckModes("cannot start a task"); err != nil {
 		return nil, err
 	}
@@ -78,7 +80,7 @@ func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task
 
 // taskToStart returns the task a start (or run) prepares, taking a new
 // snapshot when id is "". The workspace lock is held.
-func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, error) {
+func (w workspace) taskToStart(ctx context.Context, id, note string) (*nudge.Task, error) {
 	if id == "" {
 		return w.SnapshotLocked(ctx, note)
 	}
@@ -87,24 +89,24 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 		return nil, err
 	}
 	switch {
-	case t.State == StatePending:
-		return nil, &RefusedError{What: "cannot start " + id, Reasons: []string{PendingAdvice(id)}}
-	case t.State == StateSnapshotted:
-	case t.State == StateFailed && t.Result == nil && t.Command == nil:
+	case t.State == nudge.StatePending:
+		return nil, &nudge.RefusedError{What: "cannot start " + id, Reasons: []string{nudge.PendingAdvice(id)}}
+	case t.State == nudge.StateSnapshotted:
+	case t.State == nudge.StateFailed && t.Result == nil && t.Command == nil:
 		// Its preparation failed: a leftover worktree is made afresh.
 	case w.resultWithoutWorktree(t):
 		// Finished, its worktree given back (or never made): one comes
 		// back at its result.
-	case t.State == StatePrepared || t.State == StateReady || t.State == StateFailed:
-		return nil, &RefusedError{
+	case t.State == nudge.StatePrepared || t.State == nudge.StateReady || t.State == nudge.StateFailed:
+		return nil, &nudge.RefusedError{
 			What:    "cannot start " + id,
-			Reasons: []string{fmt.Sprintf("it already has a worktree at %s", Deref(t.Worktree))},
+			Reasons: []string{fmt.Sprintf("it already has a worktree at %s", nudge.Deref(t.Worktree))},
 			Next:    fmt.Sprintf("Run a command in it with git nudge run --task %s -- CMD, or record it with git nudge capture %s.", id, id),
 		}
 	default:
-		return nil, &RefusedError{
+		return nil, &nudge.RefusedError{
 			What:    "cannot start " + id,
-			Reasons: []string{fmt.Sprintf("it is %s", StateLabel(t.State))},
+			Reasons: []string{fmt.Sprintf("it is %s", nudge.StateLabel(t.State))},
 			Next:    "Take a new snapshot with git nudge start (no id) to start a fresh task.",
 		}
 	}
@@ -115,17 +117,17 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 // but no worktree: one recorded with capture --from (or a worktree removed
 // since). Neither start nor run may give it a fresh worktree: that starts
 // from the snapshot again, and a run's capture would replace the result.
-func (w *Workspace) resultWithoutWorktree(t *Task) bool {
-	return (t.State == StateReady || t.State == StateFailed) && t.Result != nil && !w.HasWorktree(t)
+func (w workspace) resultWithoutWorktree(t *nudge.Task) bool {
+	return (t.State == nudge.StateReady || t.State == nudge.StateFailed) && t.Result != nil && !w.HasWorktree(t)
 }
 
 // prepareHeld records t as preparing, releases the workspace lock l while
 // the worktree is made and set up (t's own lock is held throughout), then
 // records the outcome: prepared, or failed with the reason.
-func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o StartOptions) error {
+func (w workspace) prepareHeld(ctx context.Context, t *nudge.Task, l *journal.Lock, o StartOptions) error {
 	dir := w.WorktreeDir(t.ID)
 	pid := os.Getpid()
-	t.State = StatePreparing
+	t.State = nudge.StatePreparing
 	t.Worktree = &dir
 	t.Error = nil
 	t.PID, t.CommandPID = &pid, nil
@@ -154,10 +156,10 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 	if perr != nil || !o.run {
 		t.PID, t.CommandPID = nil, nil
 	}
-	w.GuardCheck(ctx, t, CheckOwn, o.Output)
+	w.GuardCheck(ctx, t, nudge.CheckOwn, o.Output)
 	if perr != nil {
 		msg := perr.Error()
-		t.State = StateFailed
+		t.State = nudge.StateFailed
 		t.Error = &msg
 		if !w.HasWorktree(t) {
 			t.Worktree = nil
@@ -167,18 +169,18 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 	if o.run {
 		return nil
 	}
-	t.State = StatePrepared
+	t.State = nudge.StatePrepared
 	return w.Save(t)
 }
 
 // prepare makes the worktree (checkout), copies the included ignored
 // files and runs the setup commands.
-func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOptions, checkout func(context.Context, *Task, io.Writer) error) error {
+func (w workspace) prepare(ctx context.Context, t *nudge.Task, dir string, o StartOptions, checkout func(context.Context, *nudge.Task, io.Writer) error) error {
 	if err := checkout(ctx, t, o.Output); err != nil {
 		return err
 	}
 	if err := w.CopyIncludes(ctx, dir); err != nil {
-		return fmt.Errorf("copying the files %s lists: %w", IncludeFile, err)
+		return fmt.Errorf("copying the files %s lists: %w", nudge.IncludeFile, err)
 	}
 	t.Setup, t.SetupFiles = nil, nil
 	if o.NoSetup {
@@ -196,7 +198,7 @@ func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOpt
 // on the snapshot, pinned by refs/nudgethis/setup/<id>, and the paths it
 // changed. Setup that changed nothing records nothing (and drops a setup
 // ref left by an earlier preparation).
-func (w *Workspace) recordSetup(ctx context.Context, t *Task) error {
+func (w workspace) recordSetup(ctx context.Context, t *nudge.Task) error {
 	r := w.Repo
 	ref := refs.Setups + t.ID
 	old, had, err := r.ReadRef(ctx, ref)
@@ -219,7 +221,7 @@ func (w *Workspace) recordSetup(ctx context.Context, t *Task) error {
 	}
 	commit, err := r.CommitTree(ctx, git.CommitRequest{
 		Tree: tree, Parents: []string{t.Snapshot}, Message: "nudge setup " + t.ID,
-		Author: Identity, Committer: Identity,
+		Author: nudge.Identity, Committer: nudge.Identity,
 	})
 	if err != nil {
 		return err
@@ -230,7 +232,7 @@ func (w *Workspace) recordSetup(ctx context.Context, t *Task) error {
 	if err := r.SetRef(ctx, git.SetRefRequest{Name: ref, New: commit, Old: old}); err != nil {
 		return err
 	}
-	files, err := ComputeFiles(ctx, r, t.Snapshot, commit)
+	files, err := nudge.ComputeFiles(ctx, r, t.Snapshot, commit)
 	if err != nil {
 		return err
 	}
@@ -241,7 +243,7 @@ func (w *Workspace) recordSetup(ctx context.Context, t *Task) error {
 // runSetup runs each `git config --get-all nudge.setup` command with sh -c
 // in the worktree, output kept in logs/<id>/setup.log; the first failure
 // stops the setup. ran is false when there is no setup command.
-func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOptions) (ran bool, _ error) {
+func (w workspace) runSetup(ctx context.Context, t *nudge.Task, dir string, o StartOptions) (ran bool, _ error) {
 	cmds, err := w.Repo.ConfigGetAll(ctx, "nudge.setup")
 	if err != nil || len(cmds) == 0 {
 		return false, err
@@ -269,13 +271,13 @@ func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOp
 
 // loadIdle loads task id, refusing (as what) when another git-nudge
 // process is preparing or running it.
-func (w *Workspace) loadIdle(id, what string) (*Task, error) {
+func (w workspace) loadIdle(id, what string) (*nudge.Task, error) {
 	t, err := w.Load(id)
 	if err != nil {
 		return nil, err
 	}
 	if w.Busy(id) {
-		return nil, &RefusedError{What: what, Reasons: []string{w.BusyReason(t)}, Next: "Wait for it to finish (git nudge list shows its state)."}
+		return nil, &nudge.RefusedError{What: what, Reasons: []string{w.BusyReason(t)}, Next: "Wait for it to finish (git nudge list shows its state)."}
 	}
 	return t, nil
 }
