@@ -95,23 +95,67 @@ func Run(ctx context.Context, ws *nudge.Workspace, o RunOptions) (*nudge.Task, i
 	if err != nil {
 		return nil, 0, err
 	}
+	r := &taskRun{w: w, o: o, runner: runner, sandbox: sandbox}
+	if err := r.take(ctx); err != nil {
+		return r.t, 0, err
+	}
+	defer r.hold.Release()
+	if err := r.worktree(ctx); err != nil {
+		return r.t, 0, err
+	}
+	refsBefore, err := r.markRunning(ctx)
+	if err != nil {
+		return r.t, 0, err
+	}
+
+	began := time.Now()
+	code, runErr := w.runCommand(ctx, r.t, r.dir, r.o, r.hold.File(), r.sandbox, r.runner)
+	secs := time.Since(began).Seconds()
+
+	// The outcome is recorded even after an interrupt.
+	ctx = context.WithoutCancel(ctx)
+	if r.l, err = w.Lock(ctx, "git-nudge run"); err != nil {
+		return r.t, code, err
+	}
+	defer func() { r.l.Release() }()
+	return r.t, code, r.record(ctx, code, secs, runErr, refsBefore)
+}
+
+// taskRun is one Run: its options, where the command runs, and the task
+// with its locks once taken.
+type taskRun struct {
+	w       workspace
+	o       RunOptions
+	runner  *runnerPlan  // nil: on this machine
+	sandbox *sandboxPlan // nil: not confined here
+	t       *nudge.Task
+	l       *journal.Lock // the workspace lock, while held
+	hold    *journal.Lock // the task's own lock
+	dir     string        // the folder the command starts in
+}
+
+// take takes the workspace lock (r.l) and the task, a new snapshot or
+// the one named, with its own lock (r.hold). A pending task runs its own
+// command on the runner it was queued for; when that runner cannot be
+// planned the task fails with the reason. On an error no lock is held.
+func (r *taskRun) take(ctx context.Context) error {
+	w, o := r.w, &r.o
 	l, err := w.Lock(ctx, "git-nudge run")
 	if err != nil {
-		return nil, 0, err
+		return err
 	}
-	var hold *journal.Lock
 	if o.pending {
 		// Held before the snapshot: a task killed from here on is
 		// never left looking untouched (see TakeSnapshot).
-		if hold, err = w.HoldTask(ctx, o.TaskID); err != nil {
+		if r.hold, err = w.HoldTask(ctx, o.TaskID); err != nil {
 			l.Release()
-			return nil, 0, err
+			return err
 		}
 	}
 	t, err := w.taskToRun(ctx, o.TaskID, o.Note, o.pending)
 	if err != nil {
-		if hold != nil {
-			hold.Release()
+		if r.hold != nil {
+			r.hold.Release()
 			if errors.Is(err, errNotPending) {
 				if _, lerr := w.Load(o.TaskID); lerr != nil {
 					_ = os.Remove(w.RunLockPath(o.TaskID))
@@ -119,92 +163,108 @@ func Run(ctx context.Context, ws *nudge.Workspace, o RunOptions) (*nudge.Task, i
 			}
 		}
 		l.Release()
-		return nil, 0, err
+		return err
 	}
-	if o.pending {
-		o.Command = t.Command
-		if t.Runner != "" {
-			if runner, err = w.planRunner(ctx, t.Runner); err == nil {
-				sandbox, err = w.planRunnerSandbox(ctx, runner, o.Sandbox, o.Environ)
-			}
-			if err != nil {
-				msg := err.Error()
-				t.State, t.Error = nudge.StateFailed, &msg
-				if serr := w.Save(t); serr != nil {
-					err = errors.Join(err, serr)
-				}
-				hold.Release()
-				l.Release()
-				return t, 0, err
-			}
+	if !o.pending {
+		if r.hold, err = w.HoldTask(ctx, t.ID); err != nil {
+			l.Release()
+			return err
 		}
-	} else if hold, err = w.HoldTask(ctx, t.ID); err != nil {
-		l.Release()
-		return nil, 0, err
+		r.t, r.l = t, l
+		return nil
 	}
-	defer hold.Release()
+	r.t, r.l = t, l
+	o.Command = t.Command
+	if t.Runner == "" {
+		return nil
+	}
+	if r.runner, err = w.planRunner(ctx, t.Runner); err == nil {
+		r.sandbox, err = w.planRunnerSandbox(ctx, r.runner, o.Sandbox, o.Environ)
+	}
+	if err != nil {
+		msg := err.Error()
+		t.State, t.Error = nudge.StateFailed, &msg
+		if serr := w.Save(t); serr != nil {
+			err = errors.Join(err, serr)
+		}
+		r.hold.Release()
+		l.Release()
+	}
+	return err
+}
+
+// worktree gives the task a worktree when it has none (brought back at
+// its result, or made and set up, the workspace lock released
+// meanwhile), and finds the folder the command starts in. On an error
+// the workspace lock is no longer held.
+func (r *taskRun) worktree(ctx context.Context) error {
+	w, o, t := r.w, r.o, r.t
 	if o.KeepWorktree {
 		t.KeepWorktree = true
 	}
+	var err error
 	if w.resultWithoutWorktree(t) {
 		// Finished, its worktree given back: it comes back at the
 		// result, and the command goes on from there.
-		if l, err = w.RestoreHeld(ctx, t, l, o.Stderr, false); err != nil {
-			if l != nil {
-				l.Release()
+		if r.l, err = w.RestoreHeld(ctx, t, r.l, o.Stderr, false); err != nil {
+			if r.l != nil {
+				r.l.Release()
 			}
-			return t, 0, err
+			return err
 		}
 	} else if !w.HasWorktree(t) {
-		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: hold.File(), signals: o.Signals, run: true}
-		if err := w.prepareHeld(ctx, t, l, so); err != nil {
-			return t, 0, err
+		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: r.hold.File(), signals: o.Signals, run: true}
+		if err := w.prepareHeld(ctx, t, r.l, so); err != nil {
+			return err
 		}
-		if runner != nil {
-			runner.fresh = true
+		if r.runner != nil {
+			r.runner.fresh = true
 		}
 		nudge.FaultPoint("run-after-prepare")
-		if l, err = w.Lock(ctx, "git-nudge run"); err != nil {
-			return t, 0, err
+		if r.l, err = w.Lock(ctx, "git-nudge run"); err != nil {
+			return err
 		}
 	}
-	dir, moved := w.commandDir(*t.Worktree, o.Dir)
+	var moved string
+	r.dir, moved = w.commandDir(*t.Worktree, o.Dir)
 	if moved != "" && o.Stderr != nil {
 		fmt.Fprintf(o.Stderr, "git nudge: %s\n", moved)
 	}
+	return nil
+}
+
+// markRunning records the task running this process's command, notes
+// the refs as they are before it (quarantine), and releases the
+// workspace lock.
+func (r *taskRun) markRunning(ctx context.Context) (refsBefore map[string]string, _ error) {
+	w, o, t := r.w, r.o, r.t
 	pid := os.Getpid()
 	t.State = nudge.StateRunning
 	t.Command = o.Command
 	t.ExitCode = nil
 	t.Error = nil
 	t.PID, t.CommandPID = &pid, nil
-	t.Sandbox = sandbox != nil || (runner != nil && runner.sandbox)
+	t.Sandbox = r.sandbox != nil || (r.runner != nil && r.runner.sandbox)
 	t.Runner = ""
-	if runner != nil {
-		t.Runner = runner.name
+	if r.runner != nil {
+		t.Runner = r.runner.name
 	}
 	if o.Attempt > 0 {
 		t.Attempt = o.Attempt
 	}
 	t.RefChanges = nil
-	refsBefore := w.RefsBeforeRun(ctx, sandbox != nil, o.Stderr)
-	err = w.Save(t)
-	l.Release()
-	if err != nil {
-		return t, 0, err
-	}
+	refsBefore = w.RefsBeforeRun(ctx, r.sandbox != nil, o.Stderr)
+	err := w.Save(t)
+	r.l.Release()
+	return refsBefore, err
+}
 
-	began := time.Now()
-	code, runErr := w.runCommand(ctx, t, dir, o, hold.File(), sandbox, runner)
-	secs := time.Since(began).Seconds()
-
-	// The outcome is recorded even after an interrupt.
-	ctx = context.WithoutCancel(ctx)
-	l, err = w.Lock(ctx, "git-nudge run")
-	if err != nil {
-		return t, code, err
-	}
-	defer func() { l.Release() }()
+// record records the command's outcome (the workspace lock held): the
+// guard's check, the result captured, the refs it moved quarantined,
+// the state, then validation when it succeeded, and the worktree given
+// back when nothing needs it. runErr is the command's own error.
+func (r *taskRun) record(ctx context.Context, code int, secs float64, runErr error, refsBefore map[string]string) error {
+	w, o, t := r.w, r.o, r.t
 	t.ExitCode = &code
 	t.RunSeconds = &secs
 	t.PID, t.CommandPID = nil, nil
@@ -234,15 +294,16 @@ func Run(ctx context.Context, ws *nudge.Workspace, o RunOptions) (*nudge.Task, i
 		w.skipValidation(ctx, t, "the command failed")
 	}
 	if err := w.Save(t); err != nil {
-		return t, code, err
+		return err
 	}
 	if capErr == nil && !o.NoValidate && t.State == nudge.StateReady {
-		if l, err = w.validateHeld(ctx, t, l, hold.File(), ValidateOptions{Environ: o.Environ, Output: o.Stderr, Signals: o.Signals}); err != nil {
-			return t, code, err
+		var err error
+		if r.l, err = w.validateHeld(ctx, t, r.l, r.hold.File(), ValidateOptions{Environ: o.Environ, Output: o.Stderr, Signals: o.Signals}); err != nil {
+			return err
 		}
 	}
 	if capErr != nil {
-		return t, code, fmt.Errorf("capturing the result of %s: %w", t.ID, capErr)
+		return fmt.Errorf("capturing the result of %s: %w", t.ID, capErr)
 	}
 	if runErr == nil {
 		// Captured under this lock, and nothing ran there since unless
@@ -250,7 +311,7 @@ func Run(ctx context.Context, ws *nudge.Workspace, o RunOptions) (*nudge.Task, i
 		fresh := t.Validation == nil || t.Validation.State == nudge.ValidationSkipped
 		w.ReleaseLocked(ctx, t, fresh, nil)
 	}
-	return t, code, runErr
+	return runErr
 }
 
 // taskToRun returns the task a run works on, taking a snapshot when id is

@@ -34,54 +34,107 @@ import (
 // (the files it gets are the archive's, owned by root), and is removed
 // whatever happens.
 func (w workspace) inRemoteContainer(ctx context.Context, p *runnerPlan, t *nudge.Task, c child, log io.Writer) (child, func(int) (int, error), error) {
-	dir := w.RunnerDir(t.ID)
-	if err := os.RemoveAll(dir); err != nil {
+	r := &remoteRun{w: w, ctx: ctx, p: p, t: t, env: c.env, log: log, dir: w.RunnerDir(t.ID)}
+	if err := os.RemoveAll(r.dir); err != nil {
 		return c, nil, err
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := os.MkdirAll(r.dir, 0o700); err != nil {
 		return c, nil, err
 	}
-	start, _ := w.runnerStart(ctx, t)
-	startTree, err := w.Repo.TreeOf(ctx, start)
-	if err != nil {
+	r.start, _ = w.runnerStart(ctx, t)
+	var err error
+	if r.startTree, err = w.Repo.TreeOf(ctx, r.start); err != nil {
 		return c, nil, err
 	}
-	wt := filepath.Clean(*t.Worktree)
-	where := remoteEngineVar(p.engine) + "=" + remoteEngine(p.engine, c.env)
-	p.remote = where
-	name := "nudge-" + t.ID + "-" + strconv.Itoa(os.Getpid())
-	engine := func(stdin io.Reader, stdout io.Writer, args ...string) error {
-		var errb bytes.Buffer
-		if err := proc.QuickIn(context.WithoutCancel(ctx), append([]string{p.engine}, args...), c.env, "", stdin, stdout, io.MultiWriter(log, &errb)); err != nil {
-			return fmt.Errorf("%s %s: %v: %s", p.engine, strings.Join(args[:min(len(args), 2)], " "), err, strings.TrimSpace(errb.String()))
+	r.wt = filepath.Clean(*t.Worktree)
+	r.where = remoteEngineVar(p.engine) + "=" + remoteEngine(p.engine, c.env)
+	p.remote = r.where
+	r.name = "nudge-" + t.ID + "-" + strconv.Itoa(os.Getpid())
+	review := envValue(c.env, nudge.ReviewEnv)
+	if err := r.create(c, review != ""); err != nil {
+		return c, nil, err
+	}
+	if err := r.sendStart(review); err != nil {
+		r.remove()
+		return c, nil, err
+	}
+	c.argv = []string{p.engine, "start", "--attach", r.name}
+	c.path = ""
+	c.stdin = nil
+	// An interrupt or termination stops the container itself: TERM, then
+	// KILL 10 s later.
+	stop := c.stopOnSignal(func() { _ = r.engine(nil, io.Discard, "stop", "--time", "10", r.name) })
+	finish := func(code int) (int, error) {
+		stop()
+		defer os.RemoveAll(r.dir)
+		defer r.remove()
+		return code, r.takeResult()
+	}
+	return c, finish, nil
+}
+
+// remoteRun is one run of a task's command in a container of a remote
+// engine (inRemoteContainer).
+type remoteRun struct {
+	w   workspace
+	ctx context.Context
+	p   *runnerPlan
+	t   *nudge.Task
+	env []string // the engine client's environment
+	log io.Writer
+
+	dir       string // the run's local folder (the tars, the result)
+	wt        string // the task's worktree, the same path in the container
+	where     string // the engine's variable, as the user set it
+	name      string // the container's name
+	start     string // the start commit and its tree
+	startTree string
+}
+
+// engine runs the engine's client with args, its errors kept in the log.
+// It is not cut short by an interrupt: the container must be removed.
+func (r *remoteRun) engine(stdin io.Reader, stdout io.Writer, args ...string) error {
+	var errb bytes.Buffer
+	if err := proc.QuickIn(context.WithoutCancel(r.ctx), append([]string{r.p.engine}, args...), r.env, "", stdin, stdout, io.MultiWriter(r.log, &errb)); err != nil {
+		return fmt.Errorf("%s %s: %v: %s", r.p.engine, strings.Join(args[:min(len(args), 2)], " "), err, strings.TrimSpace(errb.String()))
+	}
+	return nil
+}
+
+// fail is the error of a step after which nothing is imported.
+func (r *remoteRun) fail(what string, err error) error {
+	return fmt.Errorf("runner %s (%s, %s): %s: %w; nothing was imported", r.p.name, r.p.engine, r.where, what, err)
+}
+
+// remove removes the container, asking again until the engine no
+// longer knows it (20 s at most).
+func (r *remoteRun) remove() {
+	for i := 0; i < 80; i++ {
+		_ = r.engine(nil, io.Discard, "rm", "--force", r.name)
+		if r.engine(nil, io.Discard, "container", "inspect", r.name) != nil {
+			return
 		}
-		return nil
+		time.Sleep(250 * time.Millisecond)
 	}
-	fail := func(what string, err error) error {
-		return fmt.Errorf("runner %s (%s, %s): %s: %w; nothing was imported", p.name, p.engine, where, what, err)
-	}
-	remove := func() {
-		for i := 0; i < 80; i++ {
-			_ = engine(nil, io.Discard, "rm", "--force", name)
-			if engine(nil, io.Discard, "container", "inspect", name) != nil {
-				return
-			}
-			time.Sleep(250 * time.Millisecond)
-		}
-	}
-	args := []string{"create", "--init", "--name", name,
+}
+
+// create creates the container that runs c's command in c's folder,
+// with the runner's network, limits and image; review says that the
+// review comments are copied in.
+func (r *remoteRun) create(c child, review bool) error {
+	p := r.p
+	args := []string{"create", "--init", "--name", r.name,
 		"--network", p.network,
 		"--pids-limit", strconv.Itoa(p.procs),
 		"--workdir", c.dir,
-		"--env", "NUDGE_TASK=" + t.ID,
-		"--env", "NUDGE_WORKSPACE=" + w.Repo.WorkTree,
+		"--env", "NUDGE_TASK=" + r.t.ID,
+		"--env", "NUDGE_WORKSPACE=" + r.w.Repo.WorkTree,
 		"--env", "NUDGE_RUNNER=" + p.name,
 	}
 	if v := envValue(c.env, "NUDGE_ATTEMPT"); v != "" {
 		args = append(args, "--env", "NUDGE_ATTEMPT="+v)
 	}
-	review := envValue(c.env, nudge.ReviewEnv)
-	if review != "" {
+	if review {
 		args = append(args, "--env", nudge.ReviewEnv+"=/nudge-review.md")
 	}
 	if p.cpus != "" {
@@ -91,81 +144,77 @@ func (w workspace) inRemoteContainer(ctx context.Context, p *runnerPlan, t *nudg
 		args = append(args, "--memory", p.memory)
 	}
 	args = append(append(args, p.image), c.argv...)
-	if err := engine(nil, io.Discard, args...); err != nil {
-		return c, nil, fail("creating the container", fmt.Errorf("%w; check that %s info works with %s set so", err, p.engine, remoteEngineVar(p.engine)))
+	if err := r.engine(nil, io.Discard, args...); err != nil {
+		return r.fail("creating the container", fmt.Errorf("%w; check that %s info works with %s set so", err, p.engine, remoteEngineVar(p.engine)))
 	}
-	// The start's tree, at the worktree's path.
-	in := filepath.Join(dir, "in.tar")
-	f, err := os.Create(in)
+	return nil
+}
+
+// sendStart copies the start's tree into the container at the
+// worktree's path, and the review comments file when there is one.
+func (r *remoteRun) sendStart(review string) error {
+	f, err := os.Create(filepath.Join(r.dir, "in.tar"))
 	if err != nil {
-		remove()
-		return c, nil, err
+		return err
 	}
 	// The tree as it is: no export-ignore or export-subst attribute
 	// applies (they are read from an empty folder, not the tree).
 	var errb bytes.Buffer
-	noAttrs := filepath.Join(dir, "noattrs")
+	noAttrs := filepath.Join(r.dir, "noattrs")
 	err = os.Mkdir(noAttrs, 0o700)
 	if err == nil {
-		err = proc.Quick(ctx, []string{"git", "--git-dir=" + w.Repo.GitDir, "--work-tree=" + noAttrs, "-c", "core.attributesFile=/dev/null",
-			"archive", "--worktree-attributes", "--format=tar", "--prefix=" + strings.TrimPrefix(filepath.ToSlash(wt), "/") + "/", start},
+		err = proc.Quick(r.ctx, []string{"git", "--git-dir=" + r.w.Repo.GitDir, "--work-tree=" + noAttrs, "-c", "core.attributesFile=/dev/null",
+			"archive", "--worktree-attributes", "--format=tar", "--prefix=" + strings.TrimPrefix(filepath.ToSlash(r.wt), "/") + "/", r.start},
 			append(os.Environ(), "GIT_ATTR_NOSYSTEM=1"), noAttrs, f, &errb)
 	}
 	if err == nil {
 		_, err = f.Seek(0, io.SeekStart)
 	}
 	if err == nil {
-		err = engine(f, io.Discard, "cp", "-", name+":/")
+		err = r.engine(f, io.Discard, "cp", "-", r.name+":/")
 	}
 	f.Close()
 	if err == nil && review != "" {
-		err = engine(nil, io.Discard, "cp", review, name+":/nudge-review.md")
+		err = r.engine(nil, io.Discard, "cp", review, r.name+":/nudge-review.md")
 	}
 	if err != nil {
-		remove()
-		return c, nil, fail("sending the snapshot into the container", fmt.Errorf("%v %s", err, strings.TrimSpace(errb.String())))
+		return r.fail("sending the snapshot into the container", fmt.Errorf("%v %s", err, strings.TrimSpace(errb.String())))
 	}
-	c.argv = []string{p.engine, "start", "--attach", name}
-	c.path = ""
-	c.stdin = nil
-	// An interrupt or termination stops the container itself: TERM, then
-	// KILL 10 s later.
-	stop := c.stopOnSignal(func() { _ = engine(nil, io.Discard, "stop", "--time", "10", name) })
-	finish := func(code int) (int, error) {
-		stop()
-		defer os.RemoveAll(dir)
-		defer remove()
-		ctx := context.WithoutCancel(ctx)
-		// The worktree's folder as the command left it.
-		outTar := filepath.Join(dir, "out.tar")
-		f, err := os.Create(outTar)
-		if err != nil {
-			return code, err
-		}
-		err = engine(nil, f, "cp", name+":"+wt, "-")
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			return code, fail("fetching the result from the container", err)
-		}
-		root := filepath.Join(dir, "out")
-		if err := os.Mkdir(root, 0o700); err != nil {
-			return code, err
-		}
-		if err := untarTree(outTar, root, path.Base(filepath.ToSlash(wt))); err != nil {
-			return code, fail("the result was refused", err)
-		}
-		tree, err := w.treeOfFolder(ctx, root, filepath.Join(dir, "index"))
-		if err != nil {
-			return code, fail("recording the result", err)
-		}
-		if tree == startTree && p.fresh {
-			return code, nil
-		}
-		return code, w.resetToRunnerResult(ctx, t, tree)
+	return nil
+}
+
+// takeResult fetches the worktree's folder as the command left it,
+// unpacks and records it, and sets the task's worktree to that tree
+// (unless the run's fresh worktree holds it already).
+func (r *remoteRun) takeResult() error {
+	ctx := context.WithoutCancel(r.ctx)
+	outTar := filepath.Join(r.dir, "out.tar")
+	f, err := os.Create(outTar)
+	if err != nil {
+		return err
 	}
-	return c, finish, nil
+	err = r.engine(nil, f, "cp", r.name+":"+r.wt, "-")
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return r.fail("fetching the result from the container", err)
+	}
+	root := filepath.Join(r.dir, "out")
+	if err := os.Mkdir(root, 0o700); err != nil {
+		return err
+	}
+	if err := untarTree(outTar, root, path.Base(filepath.ToSlash(r.wt))); err != nil {
+		return r.fail("the result was refused", err)
+	}
+	tree, err := r.w.treeOfFolder(ctx, root, filepath.Join(r.dir, "index"))
+	if err != nil {
+		return r.fail("recording the result", err)
+	}
+	if tree == r.startTree && r.p.fresh {
+		return nil
+	}
+	return r.w.resetToRunnerResult(ctx, r.t, tree)
 }
 
 // treeOfFolder records the files of folder (git add -A, with the
