@@ -115,8 +115,8 @@ func (w *Workspace) scanRecords(pick func(id string, data []byte) (bool, error),
 	return tasks, nil
 }
 
-// Pending returns the pending tasks, oldest first: the order Work runs
-// them in.
+// Pending returns the pending tasks, oldest first: the order the queue's
+// executor (runner.Work) runs them in.
 //
 // An executor asks this every second (git nudge work --watch, a dashboard
 // server), so a record is only decoded when its bytes name the pending

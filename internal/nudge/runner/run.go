@@ -45,7 +45,7 @@ type RunOptions struct {
 
 	// KeepRefs keeps the refs an unsandboxed CMD made or moved outside
 	// its own where it left them (they are still listed); otherwise they
-	// are moved aside (quarantine.go).
+	// are moved aside (nudge.Workspace.QuarantineRefs).
 	KeepRefs bool
 
 	// NoValidate skips the nudge.validate commands after the capture
