@@ -170,18 +170,6 @@ func (r *repo) load(id string) *Task {
 	return t
 }
 
-// read returns a work-tree file's bytes and whether it is executable.
-func (r *repo) read(p string) (string, bool) {
-	r.t.Helper()
-	full := filepath.Join(r.dir, p)
-	b, err := os.ReadFile(full)
-	if err != nil {
-		r.t.Fatalf("reading %s: %v", p, err)
-	}
-	st, _ := os.Stat(full)
-	return string(b), st.Mode()&0o100 != 0
-}
-
 // baseRepo is a repository with a varied first commit, checked out.
 func baseRepo(t *testing.T, config ...string) (*repo, string) {
 	r := newRepo(t, config...)
