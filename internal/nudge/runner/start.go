@@ -65,7 +65,7 @@ func Start(ctx context.Context, ws *nudge.Workspace, id string, o StartOptions) 
 	defer hold.Release()
 	o.hold = hold.File()
 	if w.resultWithoutWorktree(t) {
-		// Finished: its worktree comes back at the result (nudge.Workspace.RestoreHeld).
+		// Finished: its worktree comes back at the result (RestoreHeld).
 		l, err := w.RestoreHeld(ctx, t, l, o.Output, o.KeepWorktree)
 		if l != nil {
 			l.Release()
