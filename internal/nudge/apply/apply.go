@@ -536,12 +536,12 @@ func planApply(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *n
 			add(fmt.Sprintf("the new content of %s is %.1f MiB, over the 16 MiB limit", p, float64(info.Size)/(1<<20)), manual)
 		}
 	}
-	steps, outside, err := w.OutsideCone(ctx, steps)
+	steps, outside, err := outsideCone(ctx, w, steps)
 	if err != nil {
 		return failed(err)
 	}
 	for _, r := range outside {
-		add(r, nudge.SparseNext)
+		add(r, sparseNext)
 	}
 	var seenNow []nudge.Seen
 	if onBranch {
