@@ -280,3 +280,54 @@ func TestReadPlain(t *testing.T) {
 		t.Errorf("ok: %q %v", b, err)
 	}
 }
+
+// What an unsandboxed run does to the refs outside the suite's own is
+// undone and kept: a branch it made is moved aside, a branch it moved is
+// put back (its value kept), a tag it deleted is made again; a commit the
+// main worktree's own HEAD log shows is the user's and stays; the suite's
+// own refs are never compared; --keep-refs only lists.
+func TestQuarantineRefs(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	g := newGuard(t)
+	dir := g.Repo.WorkTree
+	base := testutil.Git(t, dir, "rev-parse", "HEAD")
+	testutil.Git(t, dir, "branch", "keep")
+	testutil.Git(t, dir, "tag", "v1")
+	before := g.RefsBeforeRun(ctx, false, nil)
+	if _, ok := before["refs/heads/keep"]; !ok || len(g.RefsBeforeRun(ctx, true, nil)) != 0 {
+		t.Fatalf("refs before: %v", before)
+	}
+	next := testutil.Commit(t, dir, map[string]string{"b.txt": "b\n"}, "the user's commit") // moves main
+	testutil.Git(t, dir, "branch", "made", next)
+	testutil.Git(t, dir, "branch", "-f", "keep", next)
+	testutil.Git(t, dir, "tag", "-d", "v1")
+	testutil.Git(t, dir, "update-ref", "refs/nudgethis/x", next)
+	var warn bytes.Buffer
+	changes := g.QuarantineRefs(ctx, "t7", "", before, false, &warn)
+	got := map[string]RefChange{}
+	for _, c := range changes {
+		got[c.Ref] = c
+	}
+	if len(changes) != 4 || got["refs/heads/made"].Action != "moved aside" || got["refs/heads/keep"].Action != "put back" ||
+		got["refs/tags/v1"].Action != "put back" || !strings.HasPrefix(got["refs/heads/main"].Action, "kept (a worktree of yours") {
+		t.Fatalf("changes: %+v (%s)", changes, warn.String())
+	}
+	ref := func(name string) string {
+		v, _ := testutil.TryGit(dir, "rev-parse", "-q", "--verify", name)
+		return v
+	}
+	if ref("refs/heads/keep") != base || ref("refs/tags/v1") != base || ref("refs/heads/made") != "" || ref("refs/heads/main") != next {
+		t.Errorf("not undone: keep %s v1 %s made %s main %s", ref("refs/heads/keep"), ref("refs/tags/v1"), ref("refs/heads/made"), ref("refs/heads/main"))
+	}
+	if ref(QuarantinePrefix+"t7/refs/heads/made") != next || ref(QuarantinePrefix+"t7/refs/heads/keep") != next {
+		t.Errorf("the task's values are not kept under %st7/", QuarantinePrefix)
+	}
+	// --keep-refs: listed, left in place.
+	before = g.RefsBeforeRun(ctx, false, nil)
+	testutil.Git(t, dir, "branch", "other", next)
+	changes = g.QuarantineRefs(ctx, "t8", "", before, true, &warn)
+	if len(changes) != 1 || changes[0].Action != "kept (--keep-refs)" || ref("refs/heads/other") != next {
+		t.Errorf("keep: %+v", changes)
+	}
+}
