@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/guard"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
@@ -423,7 +424,7 @@ func planApply(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *n
 	}
 	malformedc := make(chan malformedAnswer, 1)
 	go func() {
-		m, err := w.MalformedResult(ctx, t)
+		m, err := guard.MalformedResult(ctx, w.Repo, t.ID, *t.Result, t.Snapshot)
 		malformedc <- malformedAnswer{m, err}
 	}()
 	early := nudge.ReasonList{Reasons: append([]string{}, rf.Reasons...), Nexts: append([]string{}, rf.Nexts...)}
@@ -535,12 +536,12 @@ func planApply(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *n
 			add(fmt.Sprintf("the new content of %s is %.1f MiB, over the 16 MiB limit", p, float64(info.Size)/(1<<20)), manual)
 		}
 	}
-	steps, outside, err := w.OutsideCone(ctx, steps)
+	steps, outside, err := outsideCone(ctx, w, steps)
 	if err != nil {
 		return failed(err)
 	}
 	for _, r := range outside {
-		add(r, nudge.SparseNext)
+		add(r, sparseNext)
 	}
 	var seenNow []nudge.Seen
 	if onBranch {

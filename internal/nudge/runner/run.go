@@ -78,7 +78,7 @@ func Run(ctx context.Context, ws *nudge.Workspace, o RunOptions) (*nudge.Task, i
 	if len(o.Command) == 0 && !o.pending {
 		return nil, 0, errors.New("no command to run: git nudge run -- CMD [ARG...]")
 	}
-	if err := w.CheckModes("cannot run"); err != nil {
+	if err := w.Guard().CheckModes("cannot run"); err != nil {
 		return nil, 0, err
 	}
 	var runner *runnerPlan
@@ -253,7 +253,7 @@ func (r *taskRun) markRunning(ctx context.Context) (refsBefore map[string]string
 		t.Attempt = o.Attempt
 	}
 	t.RefChanges = nil
-	refsBefore = w.RefsBeforeRun(ctx, r.sandbox != nil, o.Stderr)
+	refsBefore = w.Guard().RefsBeforeRun(ctx, r.sandbox != nil, o.Stderr)
 	err := w.Save(t)
 	r.l.Release()
 	return refsBefore, err

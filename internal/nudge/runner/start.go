@@ -45,7 +45,7 @@ type StartOptions struct {
 // A task whose preparation fails is left failed with the reason.
 func Start(ctx context.Context, ws *nudge.Workspace, id string, o StartOptions) (*nudge.Task, error) {
 	w := workspace{ws}
-	if err := w.CheckModes("cannot start a task"); err != nil {
+	if err := w.Guard().CheckModes("cannot start a task"); err != nil {
 		return nil, err
 	}
 	l, err := w.Lock(ctx, "git-nudge start")
