@@ -1,12 +1,14 @@
 package nudge
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"path/filepath"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
 // Save journal states.
@@ -31,6 +33,46 @@ type SaveEntry struct {
 	Index []SaveIndexEntry `json:"index,omitempty"`
 
 	extra journal.Extra
+}
+
+// SaveIndexEntry is one re-based index entry of a save, in saves.json: the
+// entry the save sets (Mode, Blob) where it is not the commit's, and the
+// entry the index held before (OldMode, OldBlob), so that an interrupted
+// save is finished with it and a commit made meanwhile is recognised.
+type SaveIndexEntry struct {
+	Path    string  `json:"path"`
+	Mode    *string `json:"mode"`
+	Blob    *string `json:"blob"`
+	OldMode *string `json:"old_mode"`
+	OldBlob *string `json:"old_blob"`
+}
+
+// MarshalJSON writes the path as bytes survive JSON.
+func (e SaveIndexEntry) MarshalJSON() ([]byte, error) {
+	type plain SaveIndexEntry
+	p, b := pathenc.Encode(e.Path)
+	return pathenc.Marshal(struct {
+		Path    string `json:"path"`
+		PathB64 string `json:"path_b64,omitempty"`
+		plain
+	}{p, b, plain(e)})
+}
+
+// UnmarshalJSON reads the path back, from path_b64 when present.
+func (e *SaveIndexEntry) UnmarshalJSON(data []byte) error {
+	type plain SaveIndexEntry
+	var v struct {
+		Path    string  `json:"path"`
+		PathB64 *string `json:"path_b64"`
+		plain
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	p, err := pathenc.Decode(v.Path, v.PathB64)
+	*e = SaveIndexEntry(v.plain)
+	e.Path = p
+	return err
 }
 
 type saveFields SaveEntry

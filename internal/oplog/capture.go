@@ -128,6 +128,10 @@ type Spec struct {
 	// the files whose state it was not told. A command that never calls
 	// Files changed no work-tree file.
 	FilesHinted bool
+	// SetsIndex: the command changes the user's index when it succeeds
+	// (save): the tree of the index before it, when its cache-tree does
+	// not hold it whole, is worked out while the command runs.
+	SetsIndex bool
 	// Long: the command runs a task's or the user's commands, for
 	// minutes maybe, and holds no log lock meanwhile (other commands are
 	// recorded meanwhile, and op undo refuses it whole): its recording
@@ -158,6 +162,9 @@ type Recording struct {
 	writtenRefs map[string]bool
 	// FilesHinted: what the files named hold after the command (FilesDone).
 	filesAfter map[string]*File
+	// SetsIndex: the tree of the index before the command, worked out
+	// beside it ("" when it could not be).
+	beforeTree chan string
 }
 
 // Files tells a FilesHinted recording, right before the command changes
@@ -414,6 +421,7 @@ func (l *Log) Begin(ctx context.Context, spec Spec, now time.Time) (*Recording, 
 	if err := l.writePending(rec); err != nil {
 		return nil, err
 	}
+	rec.startIndexTree(ctx)
 	if spec.scope().Tasks == WrittenTasks {
 		rec.written = map[string]bool{}
 	}
@@ -458,38 +466,9 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	r.mu.Unlock()
 	faultPoint("oplog-before-finish")
 	l := r.log
-	paths := append([]string{}, r.spec.Paths...)
-	// walk: the work tree is searched with git status for what the
-	// command changed; a hinted command that finished names it instead
-	// (the change between its two trees), and one that did not call
-	// Changing changed no file.
-	walk := r.spec.Status && (!r.spec.Hinted || r.hint != nil && (r.hint.walked || cmdErr != nil))
-	if walk {
-		dirty, err := l.Repo.DirtyPaths(ctx)
-		if err != nil {
-			return err
-		}
-		paths = append(paths, dirty...)
-	} else if r.hint != nil {
-		changes, err := l.Repo.DiffTrees(ctx, r.hint.from, r.hint.to)
-		if err != nil {
-			return err
-		}
-		for _, c := range changes {
-			if c.OldMode == git.ModeGitlink || c.NewMode == git.ModeGitlink {
-				continue
-			}
-			paths = append(paths, c.Path)
-			if _, ok := r.before.files[c.Path]; !ok {
-				// Clean before the command: the work tree held what
-				// the tree from (HEAD's, there) holds.
-				if git.AbsentMode(c.OldMode) {
-					r.before.files[c.Path] = nil
-				} else {
-					r.before.files[c.Path] = &File{Mode: c.OldMode, Blob: c.OldBlob}
-				}
-			}
-		}
+	paths, walk, err := r.pathsAfter(ctx, cmdErr)
+	if err != nil {
+		return err
 	}
 	known := r.filesAfter
 	if cmdErr != nil {
@@ -510,41 +489,110 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 		}
 	}
 	if walk {
-		oldC := commitOf(r.before.head, r.before.refs)
-		newC := commitOf(after.head, after.refs)
-		moved, err := l.Repo.ChangedPaths(ctx, oldC, newC)
-		if err != nil {
-			return err
-		}
-		var missing []string
-		for _, p := range moved {
-			if _, ok := r.before.files[p]; !ok {
-				missing = append(missing, p)
-			}
-		}
-		for _, p := range paths {
-			if _, ok := r.before.files[p]; !ok {
-				missing = append(missing, p)
-			}
-		}
-		// A path clean before held HEAD's version.
-		at, err := l.Repo.FilesAt(ctx, oldC, missing)
-		if err != nil {
-			return err
-		}
-		for _, p := range missing {
-			if e, ok := at[p]; ok {
-				r.before.files[p] = &File{Mode: e.Mode, Blob: e.Blob}
-			} else {
-				r.before.files[p] = nil
-			}
-		}
-		if err := l.readFiles(ctx, missing, after.files); err != nil {
+		if err := r.readWalked(ctx, paths, after); err != nil {
 			return err
 		}
 	}
 	op := r.op
 	op.Refs, op.Files, op.Journals, op.Index, op.Pins = nil, nil, nil, nil, nil
+	r.refAndFileChanges(op, after)
+	blobs := r.journalChanges(op, after)
+	r.waitIndexTree()
+	if c := l.indexChange(ctx, r.before.index, after.index); c != nil {
+		op.Index = c
+		if c.OldTree == "" && c.NewTree == "" {
+			// Kept as bytes: their entries stay reachable through the
+			// trees written from them.
+			for i, ix := range []*git.IndexFile{r.before.index, after.index} {
+				if ix.Absent {
+					continue
+				}
+				blobs.add(ix.Bytes(), []*string{&c.Old, &c.New}[i])
+				if t, err := l.Repo.IndexBytesTree(ctx, ix.Bytes()); err == nil {
+					op.Pins = append(op.Pins, t)
+				}
+			}
+		}
+	}
+	return r.record(ctx, op, blobs, cmdErr)
+}
+
+// pathsAfter are the work-tree paths to read after the command besides
+// those read before it; walk says the work tree was searched with git
+// status for what the command changed. A hinted command that finished
+// names them instead (the change between its two trees), and one that
+// did not call Changing changed no file.
+func (r *Recording) pathsAfter(ctx context.Context, cmdErr error) (paths []string, walk bool, err error) {
+	l := r.log
+	paths = append([]string{}, r.spec.Paths...)
+	walk = r.spec.Status && (!r.spec.Hinted || r.hint != nil && (r.hint.walked || cmdErr != nil))
+	if walk {
+		dirty, err := l.Repo.DirtyPaths(ctx)
+		if err != nil {
+			return nil, false, err
+		}
+		return append(paths, dirty...), true, nil
+	}
+	if r.hint == nil {
+		return paths, false, nil
+	}
+	changes, err := l.Repo.DiffTrees(ctx, r.hint.from, r.hint.to)
+	if err != nil {
+		return nil, false, err
+	}
+	for _, c := range changes {
+		if c.OldMode == git.ModeGitlink || c.NewMode == git.ModeGitlink {
+			continue
+		}
+		paths = append(paths, c.Path)
+		if _, ok := r.before.files[c.Path]; !ok {
+			// Clean before the command: the work tree held what
+			// the tree from (HEAD's, there) holds.
+			if git.AbsentMode(c.OldMode) {
+				r.before.files[c.Path] = nil
+			} else {
+				r.before.files[c.Path] = &File{Mode: c.OldMode, Blob: c.OldBlob}
+			}
+		}
+	}
+	return paths, false, nil
+}
+
+// readWalked completes a walked recording: each path found changed (by
+// git status after the command, or between the two HEADs) that was not
+// read before held HEAD's version before the command, and is read now.
+func (r *Recording) readWalked(ctx context.Context, paths []string, after *state) error {
+	l := r.log
+	oldC := commitOf(r.before.head, r.before.refs)
+	newC := commitOf(after.head, after.refs)
+	moved, err := l.Repo.ChangedPaths(ctx, oldC, newC)
+	if err != nil {
+		return err
+	}
+	var missing []string
+	for _, p := range append(moved, paths...) {
+		if _, ok := r.before.files[p]; !ok {
+			missing = append(missing, p)
+		}
+	}
+	// A path clean before held HEAD's version.
+	at, err := l.Repo.FilesAt(ctx, oldC, missing)
+	if err != nil {
+		return err
+	}
+	for _, p := range missing {
+		if e, ok := at[p]; ok {
+			r.before.files[p] = &File{Mode: e.Mode, Blob: e.Blob}
+		} else {
+			r.before.files[p] = nil
+		}
+	}
+	return l.readFiles(ctx, missing, after.files)
+}
+
+// refAndFileChanges adds to op every ref (HEAD included) and work-tree
+// file that differs between before and after.
+func (r *Recording) refAndFileChanges(op *Op, after *state) {
 	if r.before.head != after.head {
 		op.Refs = append(op.Refs, RefChange{Name: "HEAD", Old: r.before.head, New: after.head})
 	}
@@ -566,6 +614,25 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 			op.Files = append(op.Files, fileChange(p, b, a))
 		}
 	}
+}
+
+// opBlobs are the blobs an operation's record names and the fields that
+// take their ids once known.
+type opBlobs struct {
+	datas [][]byte
+	sets  []*string
+}
+
+func (b *opBlobs) add(data []byte, to *string) {
+	b.datas = append(b.datas, data)
+	b.sets = append(b.sets, to)
+}
+
+// journalChanges adds to op every journal that changed: as the append the
+// command told, as a delta of the two versions, or whole (the blobs
+// returned, each version's id to fill in).
+func (r *Recording) journalChanges(op *Op, after *state) *opBlobs {
+	l := r.log
 	js := map[string]bool{}
 	for j := range r.before.journals {
 		js[j] = true
@@ -573,9 +640,6 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 	for j := range after.journals {
 		js[j] = true
 	}
-	// Every blob to write goes to git in one process.
-	var datas [][]byte
-	var sets []*string
 	for j := range after.told {
 		js[j] = true
 	}
@@ -602,55 +666,43 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 			}
 		}
 		op.Journals = append(op.Journals, BlobChange{File: j})
-		if bok {
-			datas = append(datas, b)
-		}
-		if aok {
-			datas = append(datas, a)
-		}
 	}
+	// Whole versions: op.Journals is no longer appended to, so the
+	// fields the blobs' ids go to stay where they are.
+	blobs := &opBlobs{}
 	for i := range op.Journals {
-		if op.Journals[i].Delta != nil {
+		c := &op.Journals[i]
+		if c.Delta != nil {
 			continue
 		}
-		j := op.Journals[i].File
-		if _, ok := r.before.journals[j]; ok {
-			sets = append(sets, &op.Journals[i].Old)
+		if b, ok := r.before.journals[c.File]; ok {
+			blobs.add(b, &c.Old)
 		}
-		if _, ok := after.journals[j]; ok {
-			sets = append(sets, &op.Journals[i].New)
-		}
-	}
-	if c := l.indexChange(ctx, r.before.index, after.index); c != nil {
-		op.Index = c
-		if c.OldTree == "" && c.NewTree == "" {
-			// Kept as bytes: their entries stay reachable through the
-			// trees written from them.
-			for i, ix := range []*git.IndexFile{r.before.index, after.index} {
-				if ix.Absent {
-					continue
-				}
-				datas = append(datas, ix.Bytes())
-				sets = append(sets, []*string{&c.Old, &c.New}[i])
-				if t, err := l.Repo.IndexBytesTree(ctx, ix.Bytes()); err == nil {
-					op.Pins = append(op.Pins, t)
-				}
-			}
+		if a, ok := after.journals[c.File]; ok {
+			blobs.add(a, &c.New)
 		}
 	}
+	return blobs
+}
+
+// record writes op's blobs and appends op to the log in place of the
+// pending record (or drops the pending record of a command that changed
+// nothing and leaves no trace).
+func (r *Recording) record(ctx context.Context, op *Op, blobs *opBlobs, cmdErr error) error {
+	l := r.log
 	// The blobs are written while the record, its tree and its commit are
 	// worked out (their ids are the hashes of their bytes); the log's ref
 	// moves only once they are written (append waits for it).
-	ids := make([]string, len(datas))
-	for i, d := range datas {
+	ids := make([]string, len(blobs.datas))
+	for i, d := range blobs.datas {
 		ids[i] = l.Repo.ObjectID("blob", d)
 	}
-	for i, p := range sets {
+	for i, p := range blobs.sets {
 		*p = ids[i]
 	}
 	written := make(chan error, 1)
 	go func() {
-		got, err := l.Repo.WriteBlobsData(ctx, datas)
+		got, err := l.Repo.WriteBlobsData(ctx, blobs.datas)
 		if err == nil && !slices.Equal(got, ids) {
 			err = errors.New("git stored the operation's blobs under other ids")
 		}
@@ -691,6 +743,36 @@ func (r *Recording) Finish(ctx context.Context, cmdErr error) error {
 		return err
 	}
 	return l.prune(ctx, op)
+}
+
+// startIndexTree starts working out the tree of the index before a
+// SetsIndex command, beside the command, when the index's cache-tree does
+// not hold it: the command's own git processes leave the time for it.
+func (r *Recording) startIndexTree(ctx context.Context) {
+	ix := r.before.index
+	if !r.spec.SetsIndex || !r.spec.touchesIndex() || ix == nil || ix == noIndex || !ix.Plain || ix.Tree != "" || ix.Absent {
+		return
+	}
+	r.beforeTree = make(chan string, 1)
+	go func() {
+		t, err := r.log.Repo.IndexBytesTree(ctx, ix.Bytes())
+		if err != nil {
+			t = "" // worked out again when needed
+		}
+		r.beforeTree <- t
+	}()
+}
+
+// waitIndexTree waits for the tree startIndexTree works out and makes it
+// the before index's.
+func (r *Recording) waitIndexTree() {
+	if r.beforeTree == nil {
+		return
+	}
+	if t := <-r.beforeTree; t != "" && r.before.index.Tree == "" {
+		r.before.index.Tree = t
+	}
+	r.beforeTree = nil
 }
 
 // indexChange is the index's change between b and a (nil: none): as trees

@@ -28,7 +28,7 @@ Every save is journaled in .nudgethis/saves.json before the branch moves; a save
 // Operation declares the command for the operation log (opcmd.Recorded): it
 // moves the branch and may change the index.
 func (c *SaveCmd) Operation() (oplog.Spec, bool) {
-	return oplog.Spec{Kind: "save", Scope: oplog.ScopeTasks}, true
+	return oplog.Spec{Kind: "save", Scope: oplog.ScopeTasks, SetsIndex: true}, true
 }
 
 // Run saves.

@@ -46,7 +46,7 @@ type Report struct {
 
 // Save commits the applied work of tasks on the current branch:
 // HEAD's tree with exactly the tasks' changes merged into their paths
-// (save_merge.go), authored by the user, hooks off. The user's index keeps
+// (plan.go), authored by the user, hooks off. The user's index keeps
 // every entry; those of the saved paths get the same changes (a path with
 // nothing staged gets the commit's version).
 func Save(ctx context.Context, w *nudge.Workspace, opt Options) (*Report, error) {
@@ -61,11 +61,45 @@ func Save(ctx context.Context, w *nudge.Workspace, opt Options) (*Report, error)
 		return nil, err
 	}
 	rep.Settled = settled
+	s, err := prepareSave(ctx, w, opt, rep)
+	if err != nil || s == nil {
+		return rep, err
+	}
+	if err := s.build(ctx, opt); err != nil {
+		return rep, err
+	}
+	if err := s.commit(ctx, saves); err != nil {
+		return rep, err
+	}
+	rep.ID, rep.Commit, rep.Parent, rep.Branch, rep.Tasks, rep.Paths = s.entry.ID, s.entry.Commit, s.head.Commit, s.refName, s.entry.Tasks, s.paths
+	rep.Kept, rep.WholeFiles = s.plan.Kept, s.plan.Whole
+	return rep, nil
+}
 
+// saving is a save under way: what it commits, worked out step by step.
+type saving struct {
+	w       *nudge.Workspace
+	head    git.Head
+	where   string // the branch's name for messages ("the detached HEAD")
+	refName string // the ref the commit moves
+	tasks   []*nudge.Task
+	paths   []string                   // the saved paths, sorted
+	want    map[string]nudge.PathState // what each path's file holds
+	plan    *savePlan
+	tree    string
+	step    *savedIndex
+	msg     string
+	entry   nudge.SaveEntry
+}
+
+// prepareSave picks the tasks and paths to save and checks that each can
+// be saved: nil (and no error) when there is nothing left to do, a
+// RefusedError when something stands in the way.
+func prepareSave(ctx context.Context, w *nudge.Workspace, opt Options, rep *Report) (*saving, error) {
 	r := w.Repo
 	head, err := r.Head(ctx)
 	if err != nil {
-		return rep, err
+		return nil, err
 	}
 	refuse := &nudge.RefusedError{What: "cannot save"}
 	if op := r.OperationInProgress(); op != "" {
@@ -73,46 +107,76 @@ func Save(ctx context.Context, w *nudge.Workspace, opt Options) (*Report, error)
 		// now would leave git's own state of the operation behind it.
 		refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("a %s is in progress, and a saved version made now would be an ordinary commit in the middle of it", op))
 		refuse.Next = fmt.Sprintf("Nothing was committed. Finish the %s (or abort it with git %s --abort), then run git nudge save again.", op, op)
-		return rep, refuse
+		return nil, refuse
 	}
 	// On a detached HEAD (where apply is allowed too) the saved version
 	// moves HEAD itself.
-	where := head.ShortBranch()
-	refName := head.Branch
+	s := &saving{w: w, head: head, where: head.ShortBranch(), refName: head.Branch}
 	if head.Detached() {
-		where, refName = "the detached HEAD", "HEAD"
+		s.where, s.refName = "the detached HEAD", "HEAD"
 	}
-	tasks, err := saveCandidates(w, head, opt.IDs, refuse)
-	if err != nil {
-		return rep, err
+	if s.tasks, err = saveCandidates(w, head, opt.IDs, refuse); err != nil {
+		return nil, err
 	}
 	if len(refuse.Reasons) > 0 {
-		return rep, refuse
+		return nil, refuse
 	}
-	if len(tasks) == 0 && len(rep.Settled) > 0 {
-		return rep, nil // an interrupted save was all there was to finish
+	if len(s.tasks) == 0 && len(rep.Settled) > 0 {
+		return nil, nil // an interrupted save was all there was to finish
 	}
-	if len(tasks) == 0 {
-		refuse.Reasons = append(refuse.Reasons, "no applied, unsaved task on "+where)
+	if len(s.tasks) == 0 {
+		refuse.Reasons = append(refuse.Reasons, "no applied, unsaved task on "+s.where)
 		refuse.Next = "Apply a task first (git nudge apply ID); git nudge list shows their states."
-		return rep, refuse
+		return nil, refuse
 	}
+	if err := s.collectPaths(ctx, refuse); err != nil {
+		return nil, err
+	}
+	if err := s.checkWorkTree(ctx, refuse); err != nil {
+		return nil, err
+	}
+	if len(refuse.Reasons) > 0 {
+		if refuse.Next == "" {
+			refuse.Next = "Nothing was committed. Save the other tasks by naming them (git nudge save ID...); a task whose files you have made your own can be forgotten with git nudge drop --force ID, which leaves the files as they are."
+		}
+		return nil, refuse
+	}
+	if s.plan, err = planSave(ctx, w, head, s.tasks, s.paths, s.want, opt.WholeFiles, refuse); err != nil {
+		return nil, err
+	}
+	if len(refuse.Reasons) > 0 {
+		return nil, refuse
+	}
+	known, err := r.UserIdentityKnown(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !known {
+		return nil, &nudge.RefusedError{What: "cannot save",
+			Reasons: []string{"git does not know who you are, and a saved version is your commit"},
+			Next:    "Set your identity, then run git nudge save again:\n  git config --global user.name \"Your Name\"\n  git config --global user.email \"you@example.com\""}
+	}
+	return s, nil
+}
 
-	// The newest applied version of each path is the one the work tree
-	// must hold now.
-	sort.Slice(tasks, func(i, j int) bool { return appliedTime(tasks[i]).Before(appliedTime(tasks[j])) })
-	want := map[string]nudge.PathState{}
+// collectPaths sorts the tasks in the order they were applied and sets
+// what each saved path must hold now: the newest applied version of it.
+// A task that cannot be saved adds its reasons to refuse.
+func (s *saving) collectPaths(ctx context.Context, refuse *nudge.RefusedError) error {
+	r := s.w.Repo
+	sort.Slice(s.tasks, func(i, j int) bool { return appliedTime(s.tasks[i]).Before(appliedTime(s.tasks[j])) })
+	s.want = map[string]nudge.PathState{}
 	opts, err := snapshot.LoadOptions(ctx, r)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	protection := opts.Protection()
-	for _, t := range tasks {
+	for _, t := range s.tasks {
 		// Conflict markers an apply --conflicts wrote must be resolved;
 		// a resolved file is saved as the task's version.
-		resolved, reasons, err := w.ResolvedConflicts(ctx, t)
+		resolved, reasons, err := s.w.ResolvedConflicts(ctx, t)
 		if err != nil {
-			return rep, err
+			return err
 		}
 		if len(reasons) > 0 {
 			refuse.Reasons = append(refuse.Reasons, reasons...)
@@ -129,13 +193,13 @@ func Save(ctx context.Context, w *nudge.Workspace, opt Options) (*Report, error)
 			}
 			t.Undo = &u
 		}
-		if t.Undo.Head != nil && !head.Unborn() {
-			ok, err := r.IsAncestor(ctx, *t.Undo.Head, head.Commit)
+		if t.Undo.Head != nil && !s.head.Unborn() {
+			ok, err := r.IsAncestor(ctx, *t.Undo.Head, s.head.Commit)
 			if err != nil {
-				return rep, err
+				return err
 			}
 			if !ok {
-				refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s was applied on commit %s, which is no longer in %s's history (the branch was reset or rewritten)", t.ID, nudge.Short(*t.Undo.Head), where))
+				refuse.Reasons = append(refuse.Reasons, fmt.Sprintf("%s was applied on commit %s, which is no longer in %s's history (the branch was reset or rewritten)", t.ID, nudge.Short(*t.Undo.Head), s.where))
 			}
 		}
 		for _, a := range t.Undo.After {
@@ -146,68 +210,59 @@ func Save(ctx context.Context, w *nudge.Workspace, opt Options) (*Report, error)
 				refuse.Next = fmt.Sprintf("Nothing was committed. git nudge show %s shows the record; repair it, or save the other tasks by naming them.", t.ID)
 				continue
 			}
-			want[a.Path] = a
+			s.want[a.Path] = a
 		}
 	}
-	paths := make([]string, 0, len(want))
-	for p := range want {
-		paths = append(paths, p)
+	s.paths = make([]string, 0, len(s.want))
+	for p := range s.want {
+		s.paths = append(s.paths, p)
 	}
-	sort.Strings(paths)
-	ops, err := w.NewFileOps(ctx)
+	sort.Strings(s.paths)
+	return nil
+}
+
+// checkWorkTree adds a reason to refuse for each saved path whose file no
+// longer holds what the task left in it.
+func (s *saving) checkWorkTree(ctx context.Context, refuse *nudge.RefusedError) error {
+	ops, err := s.w.NewFileOps(ctx)
 	if err != nil {
-		return rep, err
+		return err
 	}
 	defer ops.Close()
-	wantList := make([]nudge.PathState, len(paths))
-	for i, p := range paths {
-		wantList[i] = want[p]
+	wantList := make([]nudge.PathState, len(s.paths))
+	for i, p := range s.paths {
+		wantList[i] = s.want[p]
 	}
 	now, err := ops.Look(ctx, wantList)
 	if err != nil {
-		return rep, err
+		return err
 	}
-	for i, p := range paths {
+	for i, p := range s.paths {
 		if v := ops.Judge(now[i], wantList[i]); v != nudge.VSame {
 			refuse.Reasons = append(refuse.Reasons, nudge.Describe(v, p, now[i], "since it was applied"))
 		}
 	}
-	if len(refuse.Reasons) > 0 {
-		if refuse.Next == "" {
-			refuse.Next = "Nothing was committed. Save the other tasks by naming them (git nudge save ID...); a task whose files you have made your own can be forgotten with git nudge drop --force ID, which leaves the files as they are."
-		}
-		return rep, refuse
-	}
-	plan, err := w.PlanSave(ctx, head, tasks, paths, want, opt.WholeFiles, refuse)
-	if err != nil {
-		return rep, err
-	}
-	if len(refuse.Reasons) > 0 {
-		return rep, refuse
-	}
-	known, err := r.UserIdentityKnown(ctx)
-	if err != nil {
-		return rep, err
-	}
-	if !known {
-		return rep, &nudge.RefusedError{What: "cannot save",
-			Reasons: []string{"git does not know who you are, and a saved version is your commit"},
-			Next:    "Set your identity, then run git nudge save again:\n  git config --global user.name \"Your Name\"\n  git config --global user.email \"you@example.com\""}
-	}
+	return nil
+}
 
-	if err := plan.Write(ctx, r); err != nil {
-		return rep, err
+// build writes the merged files, the commit's tree and the commit, and
+// works out the index entries of the saved paths; nothing the user sees
+// changes.
+func (s *saving) build(ctx context.Context, opt Options) error {
+	r := s.w.Repo
+	if err := s.plan.Write(ctx, r); err != nil {
+		return err
 	}
 	// Build the tree: HEAD's tree plus exactly the saved paths, edited in
 	// place (only the folders on those paths are read and written), so
 	// that a save costs what its paths cost, not what the repository does.
 	base := ""
-	if !head.Unborn() {
-		base = head.Commit + "^{tree}"
+	if !s.head.Unborn() {
+		base = s.head.Commit + "^{tree}"
 	}
-	edits := make([]git.TreeEdit, 0, len(paths))
-	for i, p := range paths {
-		c := plan.Commit[i]
+	edits := make([]git.TreeEdit, 0, len(s.paths))
+	for i, p := range s.paths {
+		c := s.plan.Commit[i]
 		e := git.TreeEdit{Path: p, Mode: c.Mode, Object: c.Blob}
 		if e.Object == "" {
 			e.Mode = "" // no blob: the path is removed (as update-index did)
@@ -216,83 +271,87 @@ func Save(ctx context.Context, w *nudge.Workspace, opt Options) (*Report, error)
 	}
 	tree, headTree, folders, err := r.EditTreeFolders(ctx, base, edits)
 	if err != nil {
-		return rep, err
+		return err
 	}
-	if !head.Unborn() && headTree == tree {
-		return rep, &nudge.RefusedError{What: "cannot save",
+	if !s.head.Unborn() && headTree == tree {
+		return &nudge.RefusedError{What: "cannot save",
 			Reasons: []string{"HEAD already holds these tasks' changes (were they committed by hand?), so a save would be an empty commit"},
 			Next:    "Nothing was committed. git nudge drop --force ID forgets such a task and leaves the files as they are."}
 	}
+	s.tree = tree
 	// The index entries of the saved paths are the plan's: the edits
 	// themselves where nothing of the path was staged. When they are
 	// all the edits, what the edits did to HEAD's folders is what they
 	// do to the index's when it holds HEAD's tree (nothing else staged).
 	// The new index is worked out while the commit and the branch are
 	// written.
-	step := &savedIndex{entries: make([]git.IndexEntry, len(edits)), folders: &git.KnownFolders{Base: headTree, Folders: folders}}
+	s.step = &savedIndex{entries: make([]git.IndexEntry, len(edits)), folders: &git.KnownFolders{Base: headTree, Folders: folders}}
 	for i, e := range edits {
-		step.entries[i] = git.IndexEntry{Path: e.Path, Mode: e.Mode, Blob: e.Object}
-		if ix := plan.Index[i]; ix != plan.Commit[i] {
-			step.entries[i].Mode, step.entries[i].Blob = ix.Mode, ix.Blob
-			step.folders = nil
+		s.step.entries[i] = git.IndexEntry{Path: e.Path, Mode: e.Mode, Blob: e.Object}
+		if ix := s.plan.Index[i]; ix != s.plan.Commit[i] {
+			s.step.entries[i].Mode, s.step.entries[i].Blob = ix.Mode, ix.Blob
+			s.step.folders = nil
 		}
 	}
-	r.PrepareIndexEntries(ctx, step.entries, step.folders)
-	ids := make([]string, len(tasks))
-	for i, t := range tasks {
-		ids[i] = t.ID
-	}
-	msg := opt.Message
-	if msg == "" {
-		msg = defaultSaveMessage(tasks)
+	r.PrepareIndexEntries(ctx, s.step.entries, s.step.folders)
+	s.msg = opt.Message
+	if s.msg == "" {
+		s.msg = defaultSaveMessage(s.tasks)
 	}
 	var parents []string
-	if !head.Unborn() {
-		parents = []string{head.Commit}
+	if !s.head.Unborn() {
+		parents = []string{s.head.Commit}
 	}
-	commit, err := r.CommitTree(ctx, git.CommitRequest{Tree: tree, Parents: parents, Message: msg + "\n"})
+	commit, err := r.CommitTree(ctx, git.CommitRequest{Tree: tree, Parents: parents, Message: s.msg + "\n"})
 	if err != nil {
-		return rep, err
+		return err
 	}
+	ids := make([]string, len(s.tasks))
+	for i, t := range s.tasks {
+		ids[i] = t.ID
+	}
+	s.entry = nudge.SaveEntry{Commit: commit, Parent: s.head.Commit, Branch: s.refName,
+		Tasks: ids, Paths: s.paths, State: nudge.SaveSaving, Time: s.w.Now().UTC(), Index: s.plan.Rebased(s.paths)}
+	return nil
+}
 
-	// Journal first, then the branch, then the index, then the journal
-	// again (saves: as settled, under the lock held since).
-	entry := nudge.SaveEntry{ID: nextSaveID(saves), Commit: commit, Parent: head.Commit, Branch: refName,
-		Tasks: ids, Paths: paths, State: nudge.SaveSaving, Time: w.Now().UTC(), Index: plan.Rebased(paths)}
-	saves = append(saves, entry)
-	if err := w.WriteSaves(saves); err != nil {
-		return rep, err
+// commit journals the save, moves the branch to the commit, sets the
+// index entries and marks the tasks saved: journal first, then the
+// branch, then the index, then the journal again (saves: as settled,
+// under the lock held since).
+func (s *saving) commit(ctx context.Context, saves []nudge.SaveEntry) error {
+	r := s.w.Repo
+	s.entry.ID = nextSaveID(saves)
+	saves = append(saves, s.entry)
+	if err := s.w.WriteSaves(saves); err != nil {
+		return err
 	}
 	nudge.FaultPoint("save-after-journal")
-	old := head.Commit
+	old := s.head.Commit
 	if old == "" {
 		old = r.ZeroID()
 	}
+	reason := "nudge save: " + nudge.FirstLine(s.msg)
 	var moveErr error
-	if head.Detached() {
-		moveErr = r.UpdateRefs(ctx, "nudge save: "+nudge.FirstLine(msg), git.RefUpdate{Name: "HEAD", New: commit, Old: old, NoDeref: true})
+	if s.head.Detached() {
+		moveErr = r.UpdateRefs(ctx, reason, git.RefUpdate{Name: "HEAD", New: s.entry.Commit, Old: old, NoDeref: true})
 	} else {
-		moveErr = r.SetRef(ctx, git.SetRefRequest{Name: head.Branch, New: commit, Old: old, Reason: "nudge save: " + nudge.FirstLine(msg)})
+		moveErr = r.SetRef(ctx, git.SetRefRequest{Name: s.head.Branch, New: s.entry.Commit, Old: old, Reason: reason})
 	}
 	if err := moveErr; err != nil {
 		// The branch did not move: the entry is rolled back.
 		saves[len(saves)-1].State = nudge.SaveRolledBack
-		_ = w.WriteSaves(saves)
+		_ = s.w.WriteSaves(saves)
 		if errors.Is(err, git.ErrRefConflict) {
-			return rep, fmt.Errorf("%s moved while saving; nothing was committed to it, run git nudge save again", where)
+			return fmt.Errorf("%s moved while saving; nothing was committed to it, run git nudge save again", s.where)
 		}
-		return rep, err
+		return err
 	}
 	nudge.FaultPoint("save-after-ref")
-	if err := finishSave(ctx, w, &saves[len(saves)-1], true, step); err != nil {
-		return rep, err
+	if err := finishSave(ctx, s.w, &saves[len(saves)-1], true, s.step); err != nil {
+		return err
 	}
-	if err := w.WriteSaves(saves); err != nil {
-		return rep, err
-	}
-	rep.ID, rep.Commit, rep.Parent, rep.Branch, rep.Tasks, rep.Paths = entry.ID, commit, head.Commit, refName, ids, paths
-	rep.Kept, rep.WholeFiles = plan.Kept, plan.Whole
-	return rep, nil
+	return s.w.WriteSaves(saves)
 }
 
 // savedIndex is what the save that made a commit knows of its index step:
@@ -315,7 +374,7 @@ func finishSave(ctx context.Context, w *nudge.Workspace, e *nudge.SaveEntry, ind
 			entries, folders = known.entries, known.folders
 		} else {
 			var err error
-			if entries, err = w.SavedIndexEntries(ctx, e); err != nil {
+			if entries, err = savedIndexEntries(ctx, w, e); err != nil {
 				return err
 			}
 		}

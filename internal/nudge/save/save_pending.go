@@ -135,7 +135,7 @@ func pathCount(paths []string) string {
 // index is not the one e sets (the commit's, or the re-based one its
 // journal entry names): the index step has not run.
 func staleIndexPaths(ctx context.Context, w *nudge.Workspace, e *nudge.SaveEntry) ([]string, error) {
-	saved, err := w.SavedIndexEntries(ctx, e)
+	saved, err := savedIndexEntries(ctx, w, e)
 	if err != nil {
 		return nil, err
 	}
@@ -180,7 +180,7 @@ func revertedPaths(ctx context.Context, w *nudge.Workspace, e *nudge.SaveEntry, 
 		}
 		// As the parent had it, or as the user's index held it before
 		// the save (a staged edit the save would have re-based).
-		old, rebased := nudge.PreSaveIndex(e, saved[i].Path)
+		old, rebased := preSaveIndex(e, saved[i].Path)
 		if sameEntry(now[i], before[i]) || (rebased && sameEntry(now[i], old)) {
 			out = append(out, saved[i].Path)
 		}
