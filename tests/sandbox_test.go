@@ -25,7 +25,8 @@ import (
 //     nothing outlives the run, the process limit). Its [!bwrap] branches
 //     check what the fallback is documented to leave open.
 //
-// With -short, the landlock subtest runs only where bubblewrap cannot.
+// With -short, the landlock subtest runs only where bubblewrap cannot, and
+// only run_sandbox and sandbox_holds run.
 //
 // Under CI=true a machine without a working bubblewrap fails the bwrap
 // subtest rather than skip it: CI installs it (.ci/run).
@@ -55,6 +56,14 @@ func TestSandboxScripts(t *testing.T) {
 				t.Logf("%s probe: %v", engine, why)
 			}
 			p := Params("testdata/sandbox")
+			if testing.Short() {
+				// The fast tier runs the scenarios that hold the
+				// sandbox's promises (what run --sandbox confines, and
+				// that it holds); review, validation and drop of a
+				// sandboxed task run in the full run.
+				p.Files = []string{"testdata/sandbox/run_sandbox.txtar", "testdata/sandbox/sandbox_holds.txtar"}
+				p.Dir = ""
+			}
 			setup := p.Setup
 			p.Setup = func(e *testscript.Env) error {
 				if engine == proc.EngineLandlock {

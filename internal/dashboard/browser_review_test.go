@@ -149,13 +149,17 @@ func reviewWorkspace(t *testing.T) string {
 
 // TestBrowserReview drives every page at both widths: no sideways
 // scrolling, every row reached by Tab and acted on by Enter, results and
-// questions where the click was, with the focus.
+// questions where the click was, with the focus. The fast tier (go test
+// -short) walks them at the first width only.
 func TestBrowserReview(t *testing.T) {
 	ctx := browser(t)
 	dir := reviewWorkspace(t)
 	h := serve(t, dir)
 	for _, w := range widths {
 		t.Run(w.name, func(t *testing.T) {
+			if testing.Short() && w.name != widths[0].name {
+				t.Skip("the fast tier walks the pages at the first width; the full run at every width")
+			}
 			viewport(t, ctx, w.width, w.height)
 			navigate(t, ctx, h.srv.URL("tasks"))
 			waitFor(t, ctx, "the task list", `document.querySelectorAll('#tasks tbody tr[data-id]').length === 3`)

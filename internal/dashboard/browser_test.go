@@ -45,7 +45,7 @@ func findBrowser(t *testing.T) string {
 // fails the test.
 //
 // The fast tier (go test -short) opens a browser for TestBrowserReview
-// alone, which walks every page at both sizes; the other browser tests
+// alone, which walks every page at the first size; the other browser tests
 // run in the full run.
 func browser(t *testing.T) context.Context {
 	t.Helper()

@@ -239,7 +239,7 @@ func TestMergeFilesRandom(t *testing.T) {
 	// The fast tier (go test -short) merges fewer cases.
 	cases := 150
 	if testing.Short() {
-		cases = 80
+		cases = 40
 	}
 	var in []MergeInput
 	for len(in) < cases {

@@ -1,8 +1,10 @@
 package gitstore
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
 // Every object of a packed repository (whole entries, deltas against an
@@ -41,8 +45,14 @@ func TestReadObjectHereAgreesWithGit(t *testing.T) {
 			}
 			gitT(t, r.WorkTree, "-c", "repack.useDeltaBaseOffset="+ofs, "repack", "-adf", "-q", "--depth=20", "--window=50")
 			list := gitT(t, r.WorkTree, "cat-file", "--batch-all-objects", "--batch-check=%(objectname) %(objecttype) %(objectsize)")
+			lines := strings.Split(strings.TrimSpace(list), "\n")
+			var all []string
+			for _, l := range lines {
+				all = append(all, strings.Fields(l)[0])
+			}
+			bodies := catFileBatch(t, r.WorkTree, all)
 			n := 0
-			for _, l := range strings.Split(strings.TrimSpace(list), "\n") {
+			for _, l := range lines {
 				f := strings.Fields(l)
 				id, typ := f[0], f[1]
 				// Described here too (a delta by its chain), as git does.
@@ -54,12 +64,9 @@ func TestReadObjectHereAgreesWithGit(t *testing.T) {
 					t.Errorf("%s: not read here", id)
 					continue
 				}
-				want, err := exec.Command("git", "-C", r.WorkTree, "cat-file", typ, id).Output()
-				if err != nil {
-					t.Fatal(err)
-				}
-				if gotTyp != typ || !bytes.Equal(got, want) {
-					t.Errorf("%s: read %s of %d bytes, git: %s of %d bytes", id, gotTyp, len(got), typ, len(want))
+				want := bodies[id]
+				if gotTyp != typ || want.typ != typ || !bytes.Equal(got, want.data) {
+					t.Errorf("%s: read %s of %d bytes, git: %s of %d bytes", id, gotTyp, len(got), want.typ, len(want.data))
 				}
 				n++
 			}
@@ -78,6 +85,47 @@ func TestReadObjectHereAgreesWithGit(t *testing.T) {
 	if _, _, ok := r.ReadObjectHere(strings.Repeat("ab", 20)); ok {
 		t.Error("a missing object was read")
 	}
+}
+
+// catObject is an object as git cat-file --batch prints it.
+type catObject struct {
+	typ  string
+	data []byte
+}
+
+// catFileBatch reads ids in dir's repository with one git cat-file
+// --batch: each id's type and content, as git reads them.
+func catFileBatch(t *testing.T, dir string, ids []string) map[string]catObject {
+	t.Helper()
+	cmd := exec.Command("git", "-C", dir, "cat-file", "--batch")
+	cmd.Env = testutil.Env()
+	cmd.Stdin = strings.NewReader(strings.Join(ids, "\n") + "\n")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("git cat-file --batch: %v", err)
+	}
+	objs := map[string]catObject{}
+	br := bufio.NewReader(bytes.NewReader(out))
+	for range ids {
+		header, err := br.ReadString('\n')
+		if err != nil {
+			t.Fatalf("git cat-file --batch: %v after %d objects", err, len(objs))
+		}
+		f := strings.Fields(header)
+		if len(f) != 3 {
+			t.Fatalf("git cat-file --batch: %q", header)
+		}
+		size, err := strconv.Atoi(f[2])
+		if err != nil {
+			t.Fatalf("git cat-file --batch: %q", header)
+		}
+		data := make([]byte, size+1) // the content and a newline
+		if _, err := io.ReadFull(br, data); err != nil {
+			t.Fatalf("git cat-file --batch: %s: %v", f[0], err)
+		}
+		objs[f[0]] = catObject{typ: f[1], data: data[:size]}
+	}
+	return objs
 }
 
 func firstPack(t *testing.T, r *Store) string {
@@ -130,15 +178,20 @@ func TestReadObjectHereAcrossRepack(t *testing.T) {
 	}
 	check := func(want map[string]string) {
 		t.Helper()
+		var ids []string
+		for id := range want {
+			ids = append(ids, id)
+		}
+		bodies := catFileBatch(t, r.WorkTree, ids)
 		for id, typ := range want {
 			gotTyp, got, ok := r.ReadObjectHere(id)
 			if !ok {
 				t.Errorf("%s: not read here", id)
 				continue
 			}
-			body := gitT(t, r.WorkTree, "cat-file", typ, id)
-			if gotTyp != typ || strings.TrimSuffix(string(got), "\n") != body {
-				t.Errorf("%s: read %s %q, git: %s %q", id, gotTyp, got, typ, body)
+			body := bodies[id]
+			if gotTyp != typ || body.typ != typ || !bytes.Equal(got, body.data) {
+				t.Errorf("%s: read %s %q, git: %s %q", id, gotTyp, got, body.typ, body.data)
 			}
 		}
 	}

@@ -197,7 +197,11 @@ func TestCaptureRandomEdits(t *testing.T) {
 	f.write("seed", "seed\n")
 	f.git("add", "-A")
 	f.git("commit", "-qm", "base")
-	for round := 0; round < 25; round++ {
+	rounds := 25
+	if testing.Short() {
+		rounds = 8 // the fast tier: fewer rounds of the same edits
+	}
+	for round := 0; round < rounds; round++ {
 		for k := 0; k < 4; k++ {
 			name := names[next(len(names))]
 			p := filepath.Join(f.dir, name)
