@@ -366,3 +366,52 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 		t.Errorf("%d workflow packages found, %d declared: remove what no longer exists", found, len(declared))
 	}
 }
+
+// TestCheckpointJournalBelowAutodev: git autodev's journal of checkpoints
+// (internal/autodev/checkpoints) stands below the autodev workflows, which
+// import it: it imports only the state layer (journal, refs, filecache,
+// txn, agenthooks), never a workflow, the operation log or the commands.
+func TestCheckpointJournalBelowAutodev(t *testing.T) {
+	t.Parallel()
+	const mod = "github.com/nudgethis/git-nudge/internal/"
+	allowed := map[string]bool{
+		mod + "journal": true, mod + "refs": true, mod + "filecache": true,
+		mod + "txn": true, mod + "agenthooks": true,
+	}
+	dir := filepath.Join("..", "autodev", "checkpoints")
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Go files in %s: %v", dir, err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range af.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			if strings.HasPrefix(p, mod) && !allowed[p] {
+				t.Errorf("%s imports %s: the checkpoint journal imports only the state layer", f, p)
+			}
+		}
+	}
+	var uses bool
+	autodev, _ := filepath.Glob(filepath.Join("..", "autodev", "*.go"))
+	for _, f := range autodev {
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range af.Imports {
+			if p, _ := strconv.Unquote(im.Path.Value); p == mod+"autodev/checkpoints" {
+				uses = true
+			}
+		}
+	}
+	if !uses {
+		t.Error("internal/autodev no longer imports internal/autodev/checkpoints: update this test")
+	}
+}
