@@ -33,4 +33,3 @@ func TestDecodeCorrupt(t *testing.T) {
 		}
 	}
 }
-
