@@ -442,7 +442,7 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 		ws.Files = operation.FilesWatch(ctx)
 		switch action {
 		case "apply":
-			out, err = apply.ApplyWith(r.Context(), ws, id, apply.Options{Paths: body.specs(), Merge: body.Merge, Conflicts: body.Conflicts})
+			out, err = apply.Run(r.Context(), ws, id, apply.Options{Paths: body.specs(), Merge: body.Merge, Conflicts: body.Conflicts})
 		case "undo":
 			out, err = apply.UndoWith(r.Context(), ws, id, apply.UndoOptions{Paths: body.specs()})
 		case "save":

@@ -38,7 +38,7 @@ func (w *Workspace) MalformedResult(ctx context.Context, t *Task) ([]string, err
 func treeProblem(p git.TreeProblem) string {
 	where := "the top folder"
 	if p.Folder != "" {
-		where = "folder " + Qp(p.Folder)
+		where = "folder " + QuotePath(p.Folder)
 	}
 	name := fmt.Sprintf("%q", p.Name)
 	switch p.Code {

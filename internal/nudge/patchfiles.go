@@ -267,7 +267,7 @@ func (o *FileOps) Judge(s Seen, want PathState) Verdict {
 // Describe says in a sentence how path differs; since is "since the
 // snapshot" or "since t3 was applied".
 func Describe(v Verdict, path string, s Seen, since string) string {
-	path = Qp(path)
+	path = QuotePath(path)
 	switch v {
 	case vEdited:
 		return fmt.Sprintf("%s was edited %s", path, since)
@@ -275,7 +275,7 @@ func Describe(v Verdict, path string, s Seen, since string) string {
 		return fmt.Sprintf("%s's executable bit changed %s", path, since)
 	case vGone:
 		if e := s.Entry; e.Blocker != "" {
-			return fmt.Sprintf("%s cannot be reached: %s is now a %s", path, Qp(e.Blocker), e.BlockerKind)
+			return fmt.Sprintf("%s cannot be reached: %s is now a %s", path, QuotePath(e.Blocker), e.BlockerKind)
 		}
 		return fmt.Sprintf("%s was deleted %s", path, since)
 	case vCreated:
@@ -336,7 +336,7 @@ func (o *FileOps) writable(steps []Step, cur []Seen, skip map[string]bool) ([]st
 		e := cur[i].Entry
 		switch {
 		case e.Blocker != "" && !(e.BlockerKind == worktree.File && removed[e.Blocker]):
-			reasons = append(reasons, fmt.Sprintf("%s cannot be written: %s is a %s, not a folder", Qp(s.Path), Qp(e.Blocker), e.BlockerKind))
+			reasons = append(reasons, fmt.Sprintf("%s cannot be written: %s is a %s, not a folder", QuotePath(s.Path), QuotePath(e.Blocker), e.BlockerKind))
 		case e.Kind == worktree.Dir && !Present(s.From):
 			files, complete, err := o.Tree.ListFiles(s.Path, 10000)
 			if err != nil {
@@ -349,7 +349,7 @@ func (o *FileOps) writable(steps []Step, cur []Seen, skip map[string]bool) ([]st
 				}
 			}
 			if !clear {
-				reasons = append(reasons, fmt.Sprintf("%s cannot be written: a folder is there that the patch does not empty (other files, or empty folders)", Qp(s.Path)))
+				reasons = append(reasons, fmt.Sprintf("%s cannot be written: a folder is there that the patch does not empty (other files, or empty folders)", QuotePath(s.Path)))
 			}
 		}
 	}

@@ -27,7 +27,7 @@ func (w *Workspace) OutsideCone(ctx context.Context, steps []Step) ([]Step, []st
 	var reasons []string
 	for _, s := range steps {
 		if outside[s.Path] {
-			reasons = append(reasons, fmt.Sprintf("%s is outside this work tree's sparse-checkout cone (git keeps HEAD's version of it, whatever is on disk); apply writes only inside the cone", Qp(s.Path)))
+			reasons = append(reasons, fmt.Sprintf("%s is outside this work tree's sparse-checkout cone (git keeps HEAD's version of it, whatever is on disk); apply writes only inside the cone", QuotePath(s.Path)))
 			continue
 		}
 		kept = append(kept, s)

@@ -192,10 +192,10 @@ func (t *transition) unchanged(s Step, now worktree.Entry) error {
 	before := t.rechecked[s.Path]
 	if Present(s.From) {
 		if !now.Unchanged(before.Entry) {
-			return fmt.Errorf("%s changed while it was being replaced; it was left as found", Qp(s.Path))
+			return fmt.Errorf("%s changed while it was being replaced; it was left as found", QuotePath(s.Path))
 		}
 	} else if now.Kind != worktree.Absent && now.Kind != worktree.Dir {
-		return fmt.Errorf("%s appeared while the files were being replaced; it was left as found", Qp(s.Path))
+		return fmt.Errorf("%s appeared while the files were being replaced; it was left as found", QuotePath(s.Path))
 	}
 	return nil
 }
@@ -260,7 +260,7 @@ func (t *transition) verify(ctx context.Context) error {
 	if err == nil {
 		for i, s := range steps {
 			if v := o.Judge(after[i], s.To); v != VSame {
-				wrong = append(wrong, Qp(s.Path))
+				wrong = append(wrong, QuotePath(s.Path))
 			}
 		}
 		if len(wrong) == 0 {
@@ -377,11 +377,11 @@ func copyStaged(staged string, s Step, w io.Writer) error {
 	defer r.Close()
 	f, err := r.Open(filepath.FromSlash(s.Path))
 	if err != nil {
-		return fmt.Errorf("reading the prepared content of %s: %w", Qp(s.Path), err)
+		return fmt.Errorf("reading the prepared content of %s: %w", QuotePath(s.Path), err)
 	}
 	defer f.Close()
 	if _, err := io.Copy(w, f); err != nil {
-		return fmt.Errorf("reading the prepared content of %s: %w", Qp(s.Path), err)
+		return fmt.Errorf("reading the prepared content of %s: %w", QuotePath(s.Path), err)
 	}
 	return nil
 }
@@ -410,7 +410,7 @@ func (o *FileOps) rawIDs(paths []string) ([]string, error) {
 		var h hash.Hash
 		err := o.Tree.ReadFile(p, func(size int64) io.Writer { h = o.repo.NewBlobHash(size); return h })
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", Qp(p), err)
+			return nil, fmt.Errorf("reading %s: %w", QuotePath(p), err)
 		}
 		ids[i] = hex.EncodeToString(h.Sum(nil))
 	}

@@ -53,19 +53,7 @@ func outcome(t *nudge.Task, steps []nudge.Step) *Outcome {
 	return o
 }
 
-// Apply writes task id's patch (snapshot -> result) onto the work tree.
-// It is refused, with every reason and nothing changed, unless the task
-// is ready or undone, HEAD is where the snapshot was taken and every path
-// of the patch is an ordinary file still exactly as in the snapshot. Then,
-// holding the workspace lock, the record goes to applying with its undo
-// record before any file is touched; files are re-checked, written (temp
-// file and rename), removed, verified; the record goes to applied. Nothing
-// is staged or committed, and the cost follows the patch, not the tree.
-func Apply(ctx context.Context, w *nudge.Workspace, id string) (*Outcome, error) {
-	return ApplyWith(ctx, w, id, Options{})
-}
-
-// ApplyOptions are the choices of an apply.
+// Options are the choices of an apply.
 type Options struct {
 	// AcceptConfigChange applies a task although the repository's shared
 	// git settings were changed (and put back) while it could change them.
@@ -86,10 +74,19 @@ type Options struct {
 	Merge, Conflicts bool
 }
 
-// ApplyWith is Apply with options: a task whose shared git settings
-// changed, or whose nudge.validate commands failed, is refused (among the
-// other reasons) unless the options say to go on.
-func ApplyWith(ctx context.Context, w *nudge.Workspace, id string, o Options) (*Outcome, error) {
+// Run applies task id's patch (snapshot -> result) onto the work tree.
+// It is refused, with every reason and nothing changed, unless the task
+// is ready or undone, HEAD is where the snapshot was taken and every path
+// of the patch is an ordinary file still exactly as in the snapshot. Then,
+// holding the workspace lock, the record goes to applying with its undo
+// record before any file is touched; files are re-checked, written (temp
+// file and rename), removed, verified; the record goes to applied. Nothing
+// is staged or committed, and the cost follows the patch, not the tree.
+//
+// A task whose shared git settings changed, or whose nudge.validate
+// commands failed, is refused (among the other reasons) unless o says to
+// go on.
+func Run(ctx context.Context, w *nudge.Workspace, id string, o Options) (*Outcome, error) {
 	if o.Conflicts {
 		o.Merge = true
 	}

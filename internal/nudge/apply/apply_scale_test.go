@@ -63,7 +63,7 @@ func TestApplyScale(t *testing.T) {
 		for round := 0; round < 5; round++ {
 			start := time.Now()
 			applyN = spawns(func() {
-				if _, err := Apply(ctx, r.ws, "t1"); err != nil {
+				if _, err := Run(ctx, r.ws, "t1", Options{}); err != nil {
 					t.Fatal(err)
 				}
 			})

@@ -48,7 +48,7 @@ func TestApplyUndoRoundTrip(t *testing.T) {
 	headBefore := r.Rev("HEAD")
 	before := r.Tree()
 
-	out, err := Apply(ctx, r.workspace(), "t1")
+	out, err := Run(ctx, r.workspace(), "t1", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestApplyUndoRoundTrip(t *testing.T) {
 	}
 
 	// An undone task applies again, to the same bytes and modes.
-	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
+	if _, err := Run(ctx, r.workspace(), "t1", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if d := testrepo.DiffTrees(applied, r.Tree()); d != "" {
@@ -226,7 +226,7 @@ func TestApplyRefusals(t *testing.T) {
 				tc.setup(r, task)
 			}
 			before, idx, rec := r.Tree(), r.IndexSig(), r.load("t1")
-			_, err := Apply(ctx, r.workspace(), "t1")
+			_, err := Run(ctx, r.workspace(), "t1", Options{})
 			refusal(t, err, tc.want...)
 			if d := testrepo.DiffTrees(before, r.Tree()); d != "" {
 				t.Errorf("a refused apply changed files:\n%s", d)
@@ -245,7 +245,7 @@ func TestApplyEmptyPatchRefused(t *testing.T) {
 	t.Parallel()
 	r, base := baseRepo(t)
 	r.mkTask("t1", base, base)
-	_, err := Apply(ctx, r.workspace(), "t1")
+	_, err := Run(ctx, r.workspace(), "t1", Options{})
 	refusal(t, err, "changes no files")
 }
 
@@ -281,7 +281,7 @@ func TestUndoRefusals(t *testing.T) {
 			t.Parallel()
 			r, base := baseRepo(t)
 			r.mkTask("t1", base, r.CommitOn(base, changes))
-			if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
+			if _, err := Run(ctx, r.workspace(), "t1", Options{}); err != nil {
 				t.Fatal(err)
 			}
 			tc.setup(r, r.load("t1"))
@@ -328,7 +328,7 @@ func TestApplyAutoCRLF(t *testing.T) {
 	})
 	r.mkTask("t1", base, result)
 	before, idx := r.Tree(), r.IndexSig()
-	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
+	if _, err := Run(ctx, r.workspace(), "t1", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	for p, want := range map[string]string{"lf.txt": "a\r\nb\r\nc\r\n", "new.txt": "n1\r\nn2\r\n", "committed-crlf.txt": "x\r\ny\r\nz\r\n", "bin.dat": "\x00\r\n\x01"} {
@@ -364,7 +364,7 @@ func TestApplyFileFolderSwaps(t *testing.T) {
 	})
 	r.mkTask("t1", base, result)
 	before := r.Tree()
-	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
+	if _, err := Run(ctx, r.workspace(), "t1", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, exec := r.Read("bin/tool"); got != "#!/bin/sh\n" || !exec {
@@ -389,7 +389,7 @@ func TestApplyDetachedAndUnborn(t *testing.T) {
 	if task.Branch != nil {
 		t.Fatalf("setup: branch %v", *task.Branch)
 	}
-	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
+	if _, err := Run(ctx, r.workspace(), "t1", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Undo(ctx, r.workspace(), "t1"); err != nil {
@@ -401,7 +401,7 @@ func TestApplyDetachedAndUnborn(t *testing.T) {
 	// Unborn branch: the snapshot is a parentless commit of the work tree.
 	snap := u.CommitOn("", map[string]testrepo.Change{"a.txt": testrepo.Put("work in progress\n")})
 	u.mkTask("t1", snap, u.CommitOn(snap, map[string]testrepo.Change{"b.txt": testrepo.Put("new\n")}))
-	if _, err := Apply(ctx, u.workspace(), "t1"); err != nil {
+	if _, err := Run(ctx, u.workspace(), "t1", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := u.Read("b.txt"); got != "new\n" {
@@ -459,7 +459,7 @@ func TestRecoverInterruptedApply(t *testing.T) {
 		t.Errorf("record not kept: %+v", rec)
 	}
 	// Never retried or undone automatically.
-	_, err = Apply(ctx, r.workspace(), "t1")
+	_, err = Run(ctx, r.workspace(), "t1", Options{})
 	refusal(t, err, "needs recovery")
 	_, err = Undo(ctx, r.workspace(), "t1")
 	refusal(t, err, "needs recovery")
@@ -503,7 +503,7 @@ func TestApplySHA256(t *testing.T) {
 	}
 	r.mkTask("t1", base, r.CommitOn(base, map[string]testrepo.Change{"a.txt": testrepo.PutExec("b\n"), "gone.txt": testrepo.Del(), "n/new.txt": testrepo.Put("n\n")}))
 	before := r.Tree()
-	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
+	if _, err := Run(ctx, r.workspace(), "t1", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, exec := r.Read("a.txt"); got != "b\n" || !exec {
@@ -529,7 +529,7 @@ func TestApplyFileModeFalse(t *testing.T) {
 	r.Git("config", "core.fileMode", "false")
 	r.mkTask("t1", base, r.CommitOn(base, map[string]testrepo.Change{"mod.txt": testrepo.Put("x\n"), "new.sh": testrepo.PutExec("#!/bin/sh\n")}))
 	os.Chmod(filepath.Join(r.Dir, "mod.txt"), 0o755) // git does not see this
-	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
+	if _, err := Run(ctx, r.workspace(), "t1", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, exec := r.Read("new.sh"); !exec {
@@ -546,6 +546,6 @@ func TestRefusalQuotesOddNames(t *testing.T) {
 	r, base := baseRepo(t)
 	r.mkTask("t1", base, r.CommitOn(base, map[string]testrepo.Change{"nl\nname.txt": testrepo.Put("x\n")}))
 	r.Write("nl\nname.txt", "mine\n", 0o755)
-	_, err := Apply(ctx, r.workspace(), "t1")
+	_, err := Run(ctx, r.workspace(), "t1", Options{})
 	refusal(t, err, `"nl\nname.txt" was edited since the snapshot`)
 }

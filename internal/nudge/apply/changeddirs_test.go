@@ -45,7 +45,7 @@ func TestUndoRefusesMissingPreviousContent(t *testing.T) {
 	r, base := baseRepo(t)
 	r.mkTask("t1", base, r.CommitOn(base, map[string]testrepo.Change{"mod.txt": testrepo.Put("x\n")}))
 	ws := r.workspace()
-	if _, err := Apply(ctx, ws, "t1"); err != nil {
+	if _, err := Run(ctx, ws, "t1", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	task, err := ws.Load("t1")

@@ -219,21 +219,21 @@ func (p *applyPlan) writable(ctx context.Context, pick []nudge.FileChange) ([]nu
 		var reason string
 		switch {
 		case worktree.ValidPath(f.Path) != nil:
-			reason = fmt.Sprintf("%s is not a path apply can write safely", nudge.Qp(f.Path))
+			reason = fmt.Sprintf("%s is not a path apply can write safely", nudge.QuotePath(f.Path))
 		case bySetup[f.Path]:
-			reason = fmt.Sprintf("%s was changed by the setup commands (nudge.setup) and then by the task; setup's changes are never applied and the task's version contains them, so it needs manual handling", nudge.Qp(f.Path))
+			reason = fmt.Sprintf("%s was changed by the setup commands (nudge.setup) and then by the task; setup's changes are never applied and the task's version contains them, so it needs manual handling", nudge.QuotePath(f.Path))
 		case protection.Protected(f.Path):
-			reason = fmt.Sprintf("%s is a protected path (%s); apply never writes it", nudge.Qp(f.Path), snapshot.ProtectedSummary)
+			reason = fmt.Sprintf("%s is a protected path (%s); apply never writes it", nudge.QuotePath(f.Path), snapshot.ProtectedSummary)
 		case path.Base(f.Path) == ".gitattributes":
-			reason = fmt.Sprintf("%s changes how git converts files on checkout; apply cannot write it and the files it governs consistently, so it needs manual handling", nudge.Qp(f.Path))
+			reason = fmt.Sprintf("%s changes how git converts files on checkout; apply cannot write it and the files it governs consistently, so it needs manual handling", nudge.QuotePath(f.Path))
 		case nested.inside(f.Path) != "":
-			reason = fmt.Sprintf("%s is inside %s, a nested git repository that this repository does not track; apply never writes into another repository", nudge.Qp(f.Path), nudge.Qp(nested.inside(f.Path)))
+			reason = fmt.Sprintf("%s is inside %s, a nested git repository that this repository does not track; apply never writes into another repository", nudge.QuotePath(f.Path), nudge.QuotePath(nested.inside(f.Path)))
 		case hasMode(modes, git.ModeSymlink):
-			reason = fmt.Sprintf("%s is a symlink in the snapshot or the result; changed symlinks need manual handling", nudge.Qp(f.Path))
+			reason = fmt.Sprintf("%s is a symlink in the snapshot or the result; changed symlinks need manual handling", nudge.QuotePath(f.Path))
 		case hasMode(modes, git.ModeGitlink):
-			reason = fmt.Sprintf("%s is a submodule; submodule changes need manual handling", nudge.Qp(f.Path))
+			reason = fmt.Sprintf("%s is a submodule; submodule changes need manual handling", nudge.QuotePath(f.Path))
 		case (nudge.Present(s.From) && !nudge.IsRegularMode(s.From.Mode)) || (nudge.Present(s.To) && !nudge.IsRegularMode(s.To.Mode)) || (!nudge.Present(s.From) && !nudge.Present(s.To)):
-			reason = fmt.Sprintf("%s has an entry apply does not understand; it needs manual handling", nudge.Qp(f.Path))
+			reason = fmt.Sprintf("%s has an entry apply does not understand; it needs manual handling", nudge.QuotePath(f.Path))
 		default:
 			steps = append(steps, s)
 			continue
@@ -268,7 +268,7 @@ func (p *applyPlan) checkObjects(ctx context.Context, steps []nudge.Step) error 
 		return err
 	}
 	for i, info := range infos {
-		q := nudge.Qp(wants[i].path)
+		q := nudge.QuotePath(wants[i].path)
 		switch {
 		case (info.Missing || info.Type != "blob") && wants[i].old:
 			p.rf.Add(fmt.Sprintf("the snapshot's version of %s is missing from the repository's objects, so undo could not restore it", q), "")

@@ -21,7 +21,7 @@ func TestUndoRawBytesSHA256(t *testing.T) {
 	base := r.CommitAll("base")
 	r.mkTask("t1", base, r.CommitOn(base, map[string]testrepo.Change{"a.txt": testrepo.Put("one\n2\n")}))
 	before := r.Tree()
-	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
+	if _, err := Run(ctx, r.workspace(), "t1", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := r.Read("a.txt"); got != "one\r\n2\r\n" {

@@ -144,7 +144,7 @@ func nowText(s nudge.Seen) string {
 	e := s.Entry
 	switch {
 	case e.Blocker != "":
-		return fmt.Sprintf("unreachable: %s is a %s", nudge.Qp(e.Blocker), e.BlockerKind)
+		return fmt.Sprintf("unreachable: %s is a %s", nudge.QuotePath(e.Blocker), e.BlockerKind)
 	case e.Kind == worktree.Absent:
 		return "no file"
 	case e.Kind == worktree.File:
