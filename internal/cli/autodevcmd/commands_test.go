@@ -71,7 +71,8 @@ func TestUsageErrorsNameTheCommandsHelp(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".autodev")); !os.IsNotExist(err) {
 		t.Errorf("a refused command line made .autodev (%v)", err)
 	}
-	// Checked by the command itself: status 2 with what to give instead.
+	// Checked by the command itself: status 2 with what to give instead,
+	// and the hint to the command's help that a parse error has too.
 	for _, c := range []struct {
 		args []string
 		says string
@@ -82,13 +83,24 @@ func TestUsageErrorsNameTheCommandsHelp(t *testing.T) {
 		{[]string{"dashboard", "--port", "70000"}, "--port 70000 is not a port: give 1 to 65535, or 0 for a free one"},
 	} {
 		res := r.Fails(t, 2, c.args...)
-		if res.Stderr != "git autodev: "+c.says+"\n" || res.Stdout != "" {
-			t.Errorf("want only %q on stderr: %s", c.says, res)
+		want := "git autodev: " + c.says + "\nRun 'git autodev " + c.args[0] + " -h' for usage.\n"
+		if res.Stderr != want || res.Stdout != "" {
+			t.Errorf("want only %q on stderr: %s", want, res)
 		}
 	}
 	if got := testutil.Git(t, dir, "for-each-ref", "refs/autodev"); got != "" {
 		t.Errorf("refused commands made refs: %s", got)
 	}
+}
+
+// A usage error a nested command finds after parsing points to that
+// command's own help, as kong's parse errors do.
+func TestUsageErrorNamesTheNestedCommand(t *testing.T) {
+	t.Parallel()
+	r, _ := project(t)
+	res := r.Fails(t, 2, "hooks", "install", "vim")
+	clitest.Usage(t, res, "git autodev hooks install")
+	res.HasStderr(t, `git autodev: unknown agent "vim"`)
 }
 
 // Outside a repository every command says checkpoints are disabled and

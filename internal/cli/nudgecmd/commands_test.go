@@ -119,8 +119,9 @@ func TestUsageErrorsNameTheCommandsHelp(t *testing.T) {
 }
 
 // Flags a command checks itself, after parsing, are refused with status
-// 2 (a value that is no value) or 1 (a combination the command declines),
-// with a message saying what to give instead; nothing is changed.
+// 2 (a value that is no value: with the hint to the command's help, as a
+// parse error) or 1 (a combination the command declines: no hint), with a
+// message saying what to give instead; nothing is changed.
 func TestFlagValuesCheckedByTheCommand(t *testing.T) {
 	t.Parallel()
 	r, dir := workspace(t)
@@ -143,6 +144,13 @@ func TestFlagValuesCheckedByTheCommand(t *testing.T) {
 		res.HasStderr(t, "git nudge: "+c.says)
 		if res.Stdout != "" {
 			t.Errorf("stdout: %s", res)
+		}
+		hint := "Run 'git nudge " + c.args[0] + " -h' for usage.\n"
+		if c.code == 2 && !strings.HasSuffix(res.Stderr, "\n"+hint) {
+			t.Errorf("a usage error without the hint %q: %s", hint, res)
+		}
+		if c.code != 2 && strings.Contains(res.Stderr, "for usage.") {
+			t.Errorf("a refusal with a usage hint: %s", res)
 		}
 	}
 	var comments []any
