@@ -308,28 +308,7 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 		"save":  nil,
 	}
 	root := filepath.Join("..", "..", "internal", "nudge")
-	imports := func(dir string) map[string]string {
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]string{}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, im := range af.Imports {
-				p, _ := strconv.Unquote(im.Path.Value)
-				out[p] = f
-			}
-		}
-		return out
-	}
-	for p, f := range imports(root) {
+	for p, f := range nonTestImports(t, root) {
 		if strings.HasPrefix(p, core+"/") {
 			t.Errorf("%s imports %s: the workspace core imports no workflow", f, p)
 		}
@@ -349,7 +328,7 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 			continue
 		}
 		found++
-		for p, f := range imports(filepath.Join(root, e.Name())) {
+		for p, f := range nonTestImports(t, filepath.Join(root, e.Name())) {
 			if strings.HasPrefix(p, "github.com/nudgethis/git-nudge/internal/cli") {
 				t.Errorf("%s imports %s: a workflow never reaches the command layer", f, p)
 			}
@@ -378,11 +357,26 @@ func TestCheckpointJournalBelowAutodev(t *testing.T) {
 		mod + "journal": true, mod + "refs": true, mod + "filecache": true,
 		mod + "txn": true, mod + "agenthooks": true,
 	}
-	dir := filepath.Join("..", "autodev", "checkpoints")
+	for p, f := range nonTestImports(t, filepath.Join("..", "autodev", "checkpoints")) {
+		if strings.HasPrefix(p, mod) && !allowed[p] {
+			t.Errorf("%s imports %s: the checkpoint journal imports only the state layer", f, p)
+		}
+	}
+	if _, ok := nonTestImports(t, filepath.Join("..", "autodev"))[mod+"autodev/checkpoints"]; !ok {
+		t.Error("internal/autodev no longer imports internal/autodev/checkpoints: update this test")
+	}
+}
+
+// nonTestImports is what the non-test Go files of dir import: each import
+// path, with a file that imports it. A folder without Go files fails the
+// test.
+func nonTestImports(t *testing.T, dir string) map[string]string {
+	t.Helper()
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no Go files in %s: %v", dir, err)
 	}
+	out := map[string]string{}
 	for _, f := range files {
 		if strings.HasSuffix(f, "_test.go") {
 			continue
@@ -393,25 +387,8 @@ func TestCheckpointJournalBelowAutodev(t *testing.T) {
 		}
 		for _, im := range af.Imports {
 			p, _ := strconv.Unquote(im.Path.Value)
-			if strings.HasPrefix(p, mod) && !allowed[p] {
-				t.Errorf("%s imports %s: the checkpoint journal imports only the state layer", f, p)
-			}
+			out[p] = f
 		}
 	}
-	var uses bool
-	autodev, _ := filepath.Glob(filepath.Join("..", "autodev", "*.go"))
-	for _, f := range autodev {
-		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, im := range af.Imports {
-			if p, _ := strconv.Unquote(im.Path.Value); p == mod+"autodev/checkpoints" {
-				uses = true
-			}
-		}
-	}
-	if !uses {
-		t.Error("internal/autodev no longer imports internal/autodev/checkpoints: update this test")
-	}
+	return out
 }

@@ -177,21 +177,12 @@ func (f *File) Save(j *Journal) error {
 		entries = []Entry{}
 	}
 	path := f.Path
-	var data []byte
-	var err error
 	if j.partial && !j.appendOnly() {
 		return fmt.Errorf("writing %s: only entries can be added to a journal read from its summary", path)
 	}
-	if j.appendOnly() {
-		var ok bool
-		data, ok, err = f.appendInPlace(j)
-		if err != nil {
-			j.file, j.read = nil, nil
-			return fmt.Errorf("writing %s: %w", path, err)
-		}
-		if !ok {
-			data = nil
-		}
+	data, err := f.tryAppend(j)
+	if err != nil {
+		return err
 	}
 	if data == nil && j.partial {
 		// The file is not as its summary said: read it whole, and add
@@ -203,16 +194,8 @@ func (f *File) Save(j *Journal) error {
 		full.Entries = append(full.Entries, j.Entries[len(j.read):]...)
 		*j = *full
 		entries = j.Entries
-		if j.appendOnly() {
-			var ok bool
-			data, ok, err = f.appendInPlace(j)
-			if err != nil {
-				j.file, j.read = nil, nil
-				return fmt.Errorf("writing %s: %w", path, err)
-			}
-			if !ok {
-				data = nil
-			}
+		if data, err = f.tryAppend(j); err != nil {
+			return err
 		}
 	}
 	if data == nil {
@@ -249,6 +232,24 @@ func (f *File) Save(j *Journal) error {
 	}
 	j.file, j.read = data, slices.Clone(entries)
 	return nil
+}
+
+// tryAppend writes j's new entries in place when j only adds entries to
+// what was read: the file's new bytes, or nil when nothing was written
+// (j changed more than that, or the file is not as j read it).
+func (f *File) tryAppend(j *Journal) ([]byte, error) {
+	if !j.appendOnly() {
+		return nil, nil
+	}
+	data, ok, err := f.appendInPlace(j)
+	if err != nil {
+		j.file, j.read = nil, nil
+		return nil, fmt.Errorf("writing %s: %w", f.Path, err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	return data, nil
 }
 
 // appendInPlace writes j's new entries over the file's closing bracket;
