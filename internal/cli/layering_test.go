@@ -307,6 +307,8 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 		"apply": nil,
 		"save":  nil,
 	}
+	// concepts the core calls on, below it
+	below := []string{"internal/guard"}
 	root := filepath.Join("..", "..", "internal", "nudge")
 	for p, f := range nonTestImports(t, root) {
 		if strings.HasPrefix(p, core+"/") {
@@ -343,6 +345,25 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 	}
 	if found != len(declared) {
 		t.Errorf("%d workflow packages found, %d declared: remove what no longer exists", found, len(declared))
+	}
+	const module = "github.com/nudgethis/git-nudge/"
+	above := []string{"internal/nudge", "internal/cli", "internal/dashboard", "internal/operation", "internal/autodev"}
+	for _, b := range below {
+		imps := imports(filepath.Join("..", "..", filepath.FromSlash(b)))
+		if len(imps) == 0 {
+			t.Errorf("%s: no Go files found; remove it from below", b)
+		}
+		for p, f := range imps {
+			rest, ok := strings.CutPrefix(p, module)
+			if !ok {
+				continue
+			}
+			for _, a := range above {
+				if rest == a || strings.HasPrefix(rest, a+"/") {
+					t.Errorf("%s imports %s: a package below the workspace core imports nothing above it", f, p)
+				}
+			}
+		}
 	}
 }
 

@@ -105,7 +105,7 @@ func waitFor(t *testing.T, ctx context.Context, what, expr string) {
 	defer cancel()
 	guarded := "(() => { try { return !!(" + expr + "); } catch (_) { return false; } })()"
 	if err := chromedp.Do(pctx, chromedp.Poll[chromedp.Void](guarded, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
-		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText + '\\nfocus: ' + (document.activeElement ? document.activeElement.outerHTML.slice(0, 200) : 'none') + ' scrollY ' + window.scrollY"))
+		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText + '\\nfocus: ' + (document.activeElement ? document.activeElement.outerHTML.slice(0, 200) + ' at ' + JSON.stringify(document.activeElement.getBoundingClientRect()) : 'none') + ' scrollY ' + window.scrollY + ' scrollX ' + window.scrollX + ' view ' + window.innerWidth + 'x' + window.innerHeight + ' document ' + document.documentElement.scrollWidth + 'x' + document.documentElement.scrollHeight"))
 		t.Fatalf("waiting for %s (%s): %v\npage:\n%s", what, expr, err, text)
 	}
 }
@@ -200,10 +200,12 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 }
 
 // inViewAndFocused is true when the element sel matches holds the focus
-// (or contains it) and lies inside the viewport.
+// (or contains it) and lies inside the viewport. Layout works in fractions of a
+// pixel: an element scrolled to the very top can sit 1/16 px above it, so
+// the edges are compared with a pixel's tolerance.
 func inViewAndFocused(sel string) string {
 	return fmt.Sprintf(`(() => { const e = document.querySelector(%s); if (!e) return false; const r = e.getBoundingClientRect();
-		return e.contains(document.activeElement) && r.top >= 0 && r.top < window.innerHeight && r.left >= 0 && r.right <= window.innerWidth; })()`, strconv.Quote(sel))
+		return e.contains(document.activeElement) && r.top > -1 && r.top < window.innerHeight && r.left > -1 && r.right < window.innerWidth + 1; })()`, strconv.Quote(sel))
 }
 
 func textOf(sel string) string {

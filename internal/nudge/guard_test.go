@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/nudgethis/git-nudge/internal/guard"
 	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
@@ -190,12 +191,12 @@ func TestGuardUpgradeKeepsUserInfo(t *testing.T) {
 	var out bytes.Buffer
 	ws.GuardCheck(ctx, nil, checkSnapshot, &out)
 	// Make the trusted state look as version 1 wrote it.
-	var st guardState
-	if err := journal.Read(ws.guardPath(), &st); err != nil {
+	var st guard.State
+	if err := journal.Read(ws.Guard().Path(), &st); err != nil {
 		t.Fatal(err)
 	}
 	st.Version = 1
-	if err := journal.Write(ws.guardPath(), st); err != nil {
+	if err := journal.Write(ws.Guard().Path(), st); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(gitDir, "info", "sparse-checkout"), []byte("/*\n"), 0o644); err != nil {
@@ -210,8 +211,8 @@ func TestGuardUpgradeKeepsUserInfo(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(gitDir, "info", "sparse-checkout")); err != nil {
 		t.Fatalf("the user's info/sparse-checkout was removed: %v", err)
 	}
-	if err := journal.Read(ws.guardPath(), &st); err != nil || st.Version != guardVersion {
-		t.Fatalf("guard.json not rewritten as version %d: %d %v", guardVersion, st.Version, err)
+	if err := journal.Read(ws.Guard().Path(), &st); err != nil || st.Version != guard.Version {
+		t.Fatalf("guard.json not rewritten as version %d: %d %v", guard.Version, st.Version, err)
 	}
 	if err := os.WriteFile(filepath.Join(gitDir, "info", "grafts"), []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/guard"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
@@ -247,7 +248,7 @@ func parseQuiet(data []byte) (map[string]journal.FileKey, bool) {
 	return nil, false
 }
 
-// readSmallRegular reads path if it is a regular file (see openPlain) of
+// readSmallRegular reads path if it is a regular file (see guard.OpenPlain) of
 // at most max bytes.
 func readSmallRegular(path string, max int64) ([]byte, error) {
 	root, err := os.OpenRoot(filepath.Dir(path))
@@ -255,5 +256,5 @@ func readSmallRegular(path string, max int64) ([]byte, error) {
 		return nil, err
 	}
 	defer root.Close()
-	return readPlain(root, filepath.Base(path), max)
+	return guard.ReadPlain(root, filepath.Base(path), max)
 }

@@ -76,7 +76,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if len(o.Command) == 0 && !o.pending {
 		return nil, 0, errors.New("no command to run: git nudge run -- CMD [ARG...]")
 	}
-	if err := w.CheckModes("cannot run"); err != nil {
+	if err := w.Guard().CheckModes("cannot run"); err != nil {
 		return nil, 0, err
 	}
 	var runner *runnerPlan
@@ -185,7 +185,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 		t.Attempt = o.Attempt
 	}
 	t.RefChanges = nil
-	refsBefore := w.refsBeforeRun(ctx, sandbox != nil, o.Stderr)
+	refsBefore := w.Guard().RefsBeforeRun(ctx, sandbox != nil, o.Stderr)
 	err = w.Save(t)
 	l.Release()
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 // Snapshot captures the workspace into a new task (state snapshotted),
 // holding the workspace lock.
 func (w *Workspace) Snapshot(ctx context.Context, note string) (*Task, error) {
-	if err := w.CheckModes("cannot take a snapshot"); err != nil {
+	if err := w.Guard().CheckModes("cannot take a snapshot"); err != nil {
 		return nil, err
 	}
 	if v, err := w.Repo.FSMonitorSetting(ctx); err == nil && v != "" {

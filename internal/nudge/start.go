@@ -49,7 +49,7 @@ type StartOptions struct {
 // ignored files .worktreeinclude lists and runs the nudge.setup commands.
 // A task whose preparation fails is left failed with the reason.
 func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task, error) {
-	if err := w.CheckModes("cannot start a task"); err != nil {
+	if err := w.Guard().CheckModes("cannot start a task"); err != nil {
 		return nil, err
 	}
 	l, err := w.Lock(ctx, "git-nudge start")

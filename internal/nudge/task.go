@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/guard"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
@@ -319,19 +320,10 @@ const StatePending = "pending"
 const WorkLockName = "work.lock"
 
 // QuarantinePrefix is where refs a task made or moved are kept.
-const QuarantinePrefix = "refs/nudgethis/quarantine/"
+const QuarantinePrefix = guard.QuarantinePrefix
 
 // RefChange is one ref an unsandboxed run changed outside its own.
-type RefChange struct {
-	Ref string `json:"ref"`
-	Old string `json:"old,omitempty"` // "" when the task made it
-	New string `json:"new,omitempty"` // "" when the task deleted it
-	// Action says what was done: "moved aside", "put back", "kept"
-	// (--keep-refs, or the user's own commit), "failed: ...".
-	Action string `json:"action"`
-	// KeptAs is the quarantine ref holding the task's value.
-	KeptAs string `json:"kept_as,omitempty"`
-}
+type RefChange = guard.RefChange
 
 // MergeConflict is one path whose change could not be merged onto the
 // workspace as it is now (refresh): why, and, for overlapping lines, the

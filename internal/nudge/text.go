@@ -1,8 +1,9 @@
 package nudge
 
 import (
-	"path/filepath"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/guard"
 )
 
 // Short is ShortID in a message, where a missing commit is said so.
@@ -40,8 +41,6 @@ func Distinct(ids []string) []string {
 	return out
 }
 
-func samePathOnDisk(a, b string) bool {
-	ea, err1 := filepath.EvalSymlinks(a)
-	eb, err2 := filepath.EvalSymlinks(b)
-	return err1 == nil && err2 == nil && ea == eb
-}
+// samePathOnDisk reports whether a and b name the same file once
+// symlinks are resolved.
+var samePathOnDisk = guard.SamePathOnDisk

@@ -4,7 +4,7 @@ import (
 	"errors"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/guard"
 )
 
 // GuardCmd is `git nudge guard`.
@@ -30,7 +30,7 @@ func (c *GuardAcceptCmd) Run(env *cli.Env) error {
 		return err
 	}
 	res, err := w.AcceptGuard(env.Ctx, c.Folder)
-	if errors.Is(err, nudge.ErrNothingToAccept) {
+	if errors.Is(err, guard.ErrNothingToAccept) {
 		return &cli.ExitError{Code: cli.ExitFailed, Err: err}
 	}
 	if err != nil {

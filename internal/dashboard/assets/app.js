@@ -103,20 +103,26 @@ function keepFocus(body, draw) {
   const id = inside && a.parentNode === body && a.dataset ? a.dataset.id : null;
   // Focus elsewhere (on a narrow page, the diff below the list) stays
   // where the reader sees it when the redrawn rows change height.
-  const top = !inside && a && a !== document.body ? a.getBoundingClientRect().top : null;
+  if (!inside) { holdPlace(draw); return; }
   draw();
-  if (top !== null) {
-    const moved = a.isConnected ? a.getBoundingClientRect().top - top : 0;
-    if (moved) window.scrollBy(0, moved);
-    return;
-  }
-  if (!inside || document.activeElement === a) return;
+  if (document.activeElement === a) return;
   // A result or question moved into a redrawn row keeps the focus.
   if (a.isConnected) { a.focus({ preventScroll: true }); return; }
   if (id) {
     const tr = body.querySelector('tr[data-id="' + CSS.escape(id) + '"]');
     if (tr) tr.focus({ preventScroll: true });
   }
+}
+// holdPlace runs draw() and then scrolls the page so that the focused
+// element, when it survived the redraw, is where it was on the screen:
+// content drawn or removed above it does not carry it out of view.
+function holdPlace(draw) {
+  const a = document.activeElement;
+  const top = a && a !== document.body ? a.getBoundingClientRect().top : null;
+  draw();
+  if (top === null || !a.isConnected) return;
+  const moved = a.getBoundingClientRect().top - top;
+  if (moved) window.scrollBy(0, moved);
 }
 // onRows makes a table body's rows act on click and on Enter (or Space)
 // when the row itself has the focus; clicks in a row's buttons or inline
@@ -428,25 +434,29 @@ async function renderTask(t, fresh) {
       el("button", { id: "btn-save", text: "Save version", disabled: !can.save(t.state), onclick: () => act(t.id, "save") }),
       el("button", { id: "btn-drop", text: "Drop", disabled: !can.drop(t.state), onclick: () => askDrop(t.id) }));
   }
-  for (const c of [...pane.children]) if (c !== oldDiff && c !== keepResult) c.remove();
-  const add = (n) => pane.insertBefore(n, oldDiff);
-  add(el("h2", { id: "task-title", tabindex: "-1", text: t.id + " · " + stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "") }));
-  add(fields);
-  add(buttons);
-  if (validationFailed(t) && can.apply(t.state)) {
-    buttons.after(el("p", { id: "apply-why", class: "disabled-note", text: "Apply: validation failed (see Validation below). git nudge apply " + t.id + " --unvalidated applies it anyway." }));
-  }
-  if (t.validation) add(validationPanel(t));
-  if (t.setup) add(el("div", { class: "panel", id: "setup" }, el("h3", { text: "Setup" }),
-    el("p", { text: "The setup commands changed " + countFiles((t.setup_files || []).length) + " (commit " + short(t.setup) + "); these are not part of the result and are never applied:" }),
-    el("ul", null, ...(t.setup_files || []).map((f) => el("li", null, el("code", { text: f.status + " " + f.path }))))));
-  if (t.attempt) add(attemptsPanel(t));
-  if (t.command && t.command.length) add(runLogPanel(t));
-  if (keepResult) {
-    const had = keepResult.contains(document.activeElement) ? document.activeElement : null;
-    buttons.after(keepResult);
-    if (had) had.focus({ preventScroll: true });
-  }
+  // What is redrawn sits above a kept diff: a focused line or file title
+  // in that diff stays where it was on the screen.
+  holdPlace(() => {
+    for (const c of [...pane.children]) if (c !== oldDiff && c !== keepResult) c.remove();
+    const add = (n) => pane.insertBefore(n, oldDiff);
+    add(el("h2", { id: "task-title", tabindex: "-1", text: t.id + " · " + stateLabel(t.state) + (validationFailed(t) ? " (validation failed)" : "") }));
+    add(fields);
+    add(buttons);
+    if (validationFailed(t) && can.apply(t.state)) {
+      buttons.after(el("p", { id: "apply-why", class: "disabled-note", text: "Apply: validation failed (see Validation below). git nudge apply " + t.id + " --unvalidated applies it anyway." }));
+    }
+    if (t.validation) add(validationPanel(t));
+    if (t.setup) add(el("div", { class: "panel", id: "setup" }, el("h3", { text: "Setup" }),
+      el("p", { text: "The setup commands changed " + countFiles((t.setup_files || []).length) + " (commit " + short(t.setup) + "); these are not part of the result and are never applied:" }),
+      el("ul", null, ...(t.setup_files || []).map((f) => el("li", null, el("code", { text: f.status + " " + f.path }))))));
+    if (t.attempt) add(attemptsPanel(t));
+    if (t.command && t.command.length) add(runLogPanel(t));
+    if (keepResult) {
+      const had = keepResult.contains(document.activeElement) ? document.activeElement : null;
+      buttons.after(keepResult);
+      if (had) had.focus({ preventScroll: true });
+    }
+  });
   if (recovery) { await renderRecovery(t.id, pane, t); return; }
   if (!t.result) return;
   // A live update that changes nothing the diff shows (same result, state,
@@ -663,10 +673,13 @@ function openFile(sid) {
   if (sect._open) sect._open();
   const h = sect.querySelector("h3");
   h.setAttribute("tabindex", "-1");
-  reveal(h);
+  // The title goes to the top of the view, its lines below it: a title
+  // left at the bottom edge would leave the view at the first shift.
+  h.focus({ preventScroll: true });
+  h.scrollIntoView({ block: "start" });
   // The rows just drawn may still move the page once laid out: bring the
-  // title back into view on the next frame if it still has the focus.
-  requestAnimationFrame(() => { if (document.activeElement === h) h.scrollIntoView({ block: "nearest" }); });
+  // title back to the top on the next frame if it still has the focus.
+  requestAnimationFrame(() => { if (document.activeElement === h) h.scrollIntoView({ block: "start" }); });
 }
 
 // drawFile draws CHUNK lines of file f from line `from` into sect, with

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/guard"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
@@ -146,7 +147,7 @@ func (p *applyPlan) onBranch(head git.Head) bool {
 func (p *applyPlan) startMalformedCheck(ctx context.Context) {
 	p.malformedc = make(chan malformedAnswer, 1)
 	go func() {
-		m, err := p.w.MalformedResult(ctx, p.t)
+		m, err := guard.MalformedResult(ctx, p.w.Repo, p.t.ID, *p.t.Result, p.t.Snapshot)
 		p.malformedc <- malformedAnswer{m, err}
 	}()
 	p.early = nudge.ReasonList{Reasons: append([]string{}, p.rf.Reasons...), Nexts: append([]string{}, p.rf.Nexts...)}
@@ -284,12 +285,12 @@ func (p *applyPlan) checkObjects(ctx context.Context, steps []nudge.Step) error 
 // insideCone returns the steps inside a sparse checkout's cone, adding a
 // reason for each outside it.
 func (p *applyPlan) insideCone(ctx context.Context, steps []nudge.Step) ([]nudge.Step, error) {
-	steps, outside, err := p.w.OutsideCone(ctx, steps)
+	steps, outside, err := outsideCone(ctx, p.w, steps)
 	if err != nil {
 		return nil, err
 	}
 	for _, r := range outside {
-		p.rf.Add(r, nudge.SparseNext)
+		p.rf.Add(r, sparseNext)
 	}
 	return steps, nil
 }

@@ -47,7 +47,7 @@ const refreshNotePrefix = "refresh of "
 // record moved to ready or failed; a kill in between leaves a snapshotted
 // task that names what it was for, and nothing of the old task changed.
 func Refresh(ctx context.Context, w *nudge.Workspace, id string) (*RefreshResult, error) {
-	if err := w.CheckModes("cannot take a snapshot"); err != nil {
+	if err := w.Guard().CheckModes("cannot take a snapshot"); err != nil {
 		return nil, err
 	}
 	l, err := w.Lock(ctx, "git-nudge refresh")

@@ -1,4 +1,4 @@
-package nudge
+package guard
 
 import (
 	"fmt"
@@ -10,6 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/nudgethis/git-nudge/internal/pathenc"
+	"github.com/nudgethis/git-nudge/internal/refusal"
 )
 
 // This file checks, before a snapshot, a start or a run, that no other
@@ -116,30 +119,30 @@ func shellQuote(s string) string {
 // modePaths are the paths checked: the common git folder, its config,
 // object store, hooks folder and every hook, the workspace's own git
 // folder when it is a linked worktree, and .nudgethis and .autodev.
-func (w *Workspace) modePaths() []string {
-	cd := w.Repo.CommonDir
+func (g *Guard) modePaths() []string {
+	cd := g.Repo.CommonDir
 	paths := []string{cd, filepath.Join(cd, "config"), filepath.Join(cd, "objects"), filepath.Join(cd, "hooks")}
 	if ents, err := os.ReadDir(filepath.Join(cd, "hooks")); err == nil {
 		for i, e := range ents {
-			if i >= guardScanLimit {
+			if i >= ScanLimit {
 				break
 			}
 			paths = append(paths, filepath.Join(cd, "hooks", e.Name()))
 		}
 	}
-	if w.Repo.GitDir != cd {
-		paths = append(paths, w.Repo.GitDir)
+	if g.Repo.GitDir != cd {
+		paths = append(paths, g.Repo.GitDir)
 	}
-	paths = append(paths, w.Dir, filepath.Join(w.Repo.WorkTree, ".autodev"))
+	paths = append(paths, g.Dir, filepath.Join(g.Repo.WorkTree, ".autodev"))
 	return paths
 }
 
 // CheckModes refuses when another user can write what git and git-nudge
 // trust (see the top of this file); what is an empty error otherwise.
-func (w *Workspace) CheckModes(what string) error {
+func (g *Guard) CheckModes(what string) error {
 	c := newModeChecker()
 	var probs []*modeProblem
-	for _, p := range w.modePaths() {
+	for _, p := range g.modePaths() {
 		if pr := c.check(p); pr != nil {
 			probs = append(probs, pr)
 		}
@@ -148,10 +151,10 @@ func (w *Workspace) CheckModes(what string) error {
 		return nil
 	}
 	sort.SliceStable(probs, func(i, j int) bool { return probs[i].path < probs[j].path })
-	ref := &RefusedError{What: what}
+	ref := &refusal.Refusal{What: what}
 	var fixes []string
 	for _, p := range probs {
-		ref.Reasons = append(ref.Reasons, fmt.Sprintf("%s: %s, so another user could change what git runs as you", QuotePath(p.path), p.reason))
+		ref.Reasons = append(ref.Reasons, fmt.Sprintf("%s: %s, so another user could change what git runs as you", pathenc.Quote(p.path), p.reason))
 		fixes = append(fixes, p.fix)
 	}
 	ref.Next = "Make them yours alone, then try again:"

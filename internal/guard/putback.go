@@ -1,4 +1,4 @@
-package nudge
+package guard
 
 import (
 	"bytes"
@@ -15,27 +15,17 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
-// recordGuard adds line to own's record, so that its apply refuses.
-func (w *Workspace) recordGuard(own *Task, line string, warn io.Writer) {
-	if own == nil {
-		return
-	}
-	own.ConfigChanges = append(own.ConfigChanges, line)
-	if err := w.Save(own); err != nil {
-		fmt.Fprintf(warn, "git nudge: WARNING: recording this in %s: %v\n", own.ID, err)
-	}
-}
-
-// displayGuardPath is a watched file's path for people: from the work
+// Display is a watched file's path for people: from the work
 // tree's top when the git folder is inside it (".git/config").
-func (w *Workspace) displayGuardPath(rel string) string {
-	abs := filepath.Join(w.Repo.CommonDir, filepath.FromSlash(rel))
-	if r, err := filepath.Rel(w.Repo.WorkTree, abs); err == nil && !strings.HasPrefix(r, "..") {
-		return QuotePath(filepath.ToSlash(r))
+func (g *Guard) Display(rel string) string {
+	abs := filepath.Join(g.Repo.CommonDir, filepath.FromSlash(rel))
+	if r, err := filepath.Rel(g.Repo.WorkTree, abs); err == nil && !strings.HasPrefix(r, "..") {
+		return pathenc.Quote(filepath.ToSlash(r))
 	}
-	return QuotePath(abs)
+	return pathenc.Quote(abs)
 }
 
 // isConfigFile reports whether rel is a git config file.
@@ -44,14 +34,14 @@ func isConfigFile(rel string) bool {
 	return b == "config" || b == "config.worktree"
 }
 
-// describeGuard turns changes into lines for people: each config key with
+// Describe turns changes into lines for people: each config key with
 // its old and new values, each other file added, changed or removed.
-func (w *Workspace) describeGuard(ctx context.Context, changes []guardChange) []string {
+func (g *Guard) Describe(ctx context.Context, changes []Change) []string {
 	var lines []string
 	for _, c := range changes {
-		name := w.displayGuardPath(c.Path)
+		name := g.Display(c.Path)
 		if isConfigFile(c.Path) && (c.Old == nil || c.Old.Mode != git.ModeSymlink) && (c.New == nil || c.New.Mode != git.ModeSymlink) {
-			if kl, ok := w.configDiff(ctx, c); ok {
+			if kl, ok := g.configDiff(ctx, c); ok {
 				if len(kl) == 0 {
 					kl = []string{"changed (comments or layout only)"}
 				}
@@ -73,7 +63,7 @@ func (w *Workspace) describeGuard(ctx context.Context, changes []guardChange) []
 	return lines
 }
 
-func linkNote(f *guardFile) string {
+func linkNote(f *File) string {
 	if f != nil && f.Mode == git.ModeSymlink {
 		return " (a symlink to " + strconv.Quote(string(f.data)) + ")"
 	}
@@ -81,8 +71,8 @@ func linkNote(f *guardFile) string {
 }
 
 // configDiff lists the keys of a config file whose values differ.
-func (w *Workspace) configDiff(ctx context.Context, c guardChange) ([]string, bool) {
-	read := func(f *guardFile, abs string) (map[string][]string, []string, bool) {
+func (g *Guard) configDiff(ctx context.Context, c Change) ([]string, bool) {
+	read := func(f *File, abs string) (map[string][]string, []string, bool) {
 		vals := map[string][]string{}
 		var order []string
 		if f == nil {
@@ -92,7 +82,7 @@ func (w *Workspace) configDiff(ctx context.Context, c guardChange) ([]string, bo
 		if abs == "" {
 			src = "blob:" + f.Blob
 		}
-		es, err := w.Repo.ConfigFileEntries(ctx, src)
+		es, err := g.Repo.ConfigFileEntries(ctx, src)
 		if err != nil {
 			return nil, nil, false
 		}
@@ -105,7 +95,7 @@ func (w *Workspace) configDiff(ctx context.Context, c guardChange) ([]string, bo
 		return vals, order, true
 	}
 	oldV, oldOrder, ok1 := read(c.Old, "")
-	newV, newOrder, ok2 := read(c.New, filepath.Join(w.Repo.CommonDir, filepath.FromSlash(c.Path)))
+	newV, newOrder, ok2 := read(c.New, filepath.Join(g.Repo.CommonDir, filepath.FromSlash(c.Path)))
 	if !ok1 || !ok2 {
 		return nil, false
 	}
@@ -121,7 +111,7 @@ func (w *Workspace) configDiff(ctx context.Context, c guardChange) ([]string, bo
 		if strings.Join(o, "\x00") == strings.Join(n, "\x00") && len(o) == len(n) {
 			continue
 		}
-		qk := QuotePath(k)
+		qk := pathenc.Quote(k)
 		switch {
 		case len(o) == 0:
 			out = append(out, fmt.Sprintf("%s = %s was added", qk, quoteVals(n)))
@@ -142,24 +132,24 @@ func quoteVals(vs []string) string {
 	return strings.Join(q, ", ")
 }
 
-// putBack restores every changed file to its trusted version (removing
+// PutBack restores every changed file to its trusted version (removing
 // what was added), keeping each version found in a new folder under
 // .nudgethis/quarantine/. Every write stays inside the common git folder
 // (os.Root), config files are replaced under git's own lock file
 // (<file>.lock), others through a temp file and rename. It returns the
 // quarantine folder and what it could not do.
-func (w *Workspace) putBack(ctx context.Context, changes []guardChange) (string, []string) {
+func (g *Guard) PutBack(ctx context.Context, changes []Change) (string, []string) {
 	var problems []string
-	root, err := os.OpenRoot(w.Repo.CommonDir)
+	root, err := os.OpenRoot(g.Repo.CommonDir)
 	if err != nil {
 		return "", []string{fmt.Sprintf("anything: %v", err)}
 	}
 	defer root.Close()
-	qdir, err := w.newQuarantine()
+	qdir, err := g.newQuarantine()
 	if err != nil {
 		return "", []string{fmt.Sprintf("anything (no quarantine folder: %v)", err)}
 	}
-	keep := func(f *guardFile) error {
+	keep := func(f *File) error {
 		dst := filepath.Join(qdir, filepath.FromSlash(f.Path))
 		if f.Mode == git.ModeSymlink {
 			dst += ".symlink-target"
@@ -177,14 +167,14 @@ func (w *Workspace) putBack(ctx context.Context, changes []guardChange) (string,
 			continue
 		}
 		if err := keep(c.New); err != nil {
-			problems = append(problems, fmt.Sprintf("%s (keeping a copy: %v)", w.displayGuardPath(c.Path), err))
+			problems = append(problems, fmt.Sprintf("%s (keeping a copy: %v)", g.Display(c.Path), err))
 			continue
 		}
 		if c.Old != nil && c.Old.Mode != git.ModeSymlink && c.New.Mode != git.ModeSymlink {
 			continue // replaced in place below
 		}
 		if err := root.Remove(filepath.FromSlash(c.Path)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			problems = append(problems, fmt.Sprintf("%s (removing it: %v)", w.displayGuardPath(c.Path), err))
+			problems = append(problems, fmt.Sprintf("%s (removing it: %v)", g.Display(c.Path), err))
 		}
 		// Folders an added file left empty (a hooks folder made by the
 		// task) go too; a folder still holding something stays.
@@ -199,16 +189,16 @@ func (w *Workspace) putBack(ctx context.Context, changes []guardChange) (string,
 		if c.Old == nil {
 			continue
 		}
-		if err := w.writeTrusted(ctx, root, c.Old); err != nil {
-			problems = append(problems, fmt.Sprintf("%s: %v", w.displayGuardPath(c.Path), err))
+		if err := g.writeTrusted(ctx, root, c.Old); err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", g.Display(c.Path), err))
 		}
 	}
 	return qdir, problems
 }
 
 // newQuarantine makes .nudgethis/quarantine/<n>/, n one past the highest.
-func (w *Workspace) newQuarantine() (string, error) {
-	base := filepath.Join(w.Dir, "quarantine")
+func (g *Guard) newQuarantine() (string, error) {
+	base := filepath.Join(g.Dir, "quarantine")
 	if err := os.MkdirAll(base, 0o700); err != nil {
 		return "", err
 	}
@@ -230,21 +220,21 @@ func (w *Workspace) newQuarantine() (string, error) {
 }
 
 // writeTrusted writes f's trusted content at its path inside root.
-func (w *Workspace) writeTrusted(ctx context.Context, root *os.Root, f *guardFile) error {
+func (g *Guard) writeTrusted(ctx context.Context, root *os.Root, f *File) error {
 	if f.Mode == "special" {
 		return errors.New("it was not a file; nothing to put back")
 	}
-	data, err := w.Repo.ReadBlob(ctx, f.Blob)
+	data, err := g.Repo.ReadBlob(ctx, f.Blob)
 	if err != nil {
-		return fmt.Errorf("its trusted content (blob %s, also in %s) cannot be read: %v", f.Blob, GuardRef, err)
+		return fmt.Errorf("its trusted content (blob %s, also in %s) cannot be read: %v", f.Blob, Ref, err)
 	}
-	return writeGuardFile(root, f, data)
+	return writeFile(root, f, data)
 }
 
-// writeGuardFile writes data as f (its path, mode: a symlink's data is
+// writeFile writes data as f (its path, mode: a symlink's data is
 // its target) inside root, through a temporary file (git's own lock file
 // for a config file) renamed into place.
-func writeGuardFile(root *os.Root, f *guardFile, data []byte) error {
+func writeFile(root *os.Root, f *File, data []byte) error {
 	p := filepath.FromSlash(f.Path)
 	if err := root.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
@@ -300,10 +290,10 @@ func writeGuardFile(root *os.Root, f *guardFile, data []byte) error {
 	return nil
 }
 
-// onlySparseKeys reports whether the config file at abs holds nothing but
+// OnlySparseKeys reports whether the config file at abs holds nothing but
 // the sparse-checkout settings git worktree add copies into a new
 // worktree's config.worktree.
-func onlySparseKeys(ctx context.Context, r *git.Repo, abs string) bool {
+func OnlySparseKeys(ctx context.Context, r *git.Repo, abs string) bool {
 	es, err := r.ConfigFileEntries(ctx, abs)
 	if err != nil || len(es) == 0 {
 		return false

@@ -1,27 +1,29 @@
-package nudge
+package guard
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
 // maxTreeReasons bounds the malformed-tree reasons one refusal lists.
 const maxTreeReasons = 20
 
-// MalformedResult checks the trees of t's result that differ from its
-// snapshot's with git fsck's tree rules (duplicate entries, a file and a
+// MalformedResult checks the trees of result (task id's result commit)
+// that differ from those of snapshot
+// with git fsck's tree rules (duplicate entries, a file and a
 // folder of one name, names such as "", ".", "..", ".git" in any spelling
 // or holding a slash, bad modes, entries out of order) and returns one
 // sentence per problem found. A result a task crafted that way would be
 // caught only part-way through writing its files; apply refuses it before
 // anything is written. The snapshot's own trees came from git itself, and
 // a folder identical to the snapshot's holds nothing apply writes.
-func (w *Workspace) MalformedResult(ctx context.Context, t *Task) ([]string, error) {
-	problems, err := w.Repo.CheckTree(ctx, *t.Result+"^{tree}", t.Snapshot+"^{tree}")
+func MalformedResult(ctx context.Context, r *git.Repo, id, result, snapshot string) ([]string, error) {
+	problems, err := r.CheckTree(ctx, result+"^{tree}", snapshot+"^{tree}")
 	if err != nil {
-		return nil, fmt.Errorf("checking the result of %s: %w", t.ID, err)
+		return nil, fmt.Errorf("checking the result of %s: %w", id, err)
 	}
 	var out []string
 	for i, p := range problems {
@@ -29,7 +31,7 @@ func (w *Workspace) MalformedResult(ctx context.Context, t *Task) ([]string, err
 			out = append(out, fmt.Sprintf("and %d more problems in the result's trees", len(problems)-i))
 			break
 		}
-		out = append(out, fmt.Sprintf("the result of %s is malformed: %s (git fsck: %s)", t.ID, treeProblem(p), p.Code))
+		out = append(out, fmt.Sprintf("the result of %s is malformed: %s (git fsck: %s)", id, treeProblem(p), p.Code))
 	}
 	return out, nil
 }
@@ -38,7 +40,7 @@ func (w *Workspace) MalformedResult(ctx context.Context, t *Task) ([]string, err
 func treeProblem(p git.TreeProblem) string {
 	where := "the top folder"
 	if p.Folder != "" {
-		where = "folder " + QuotePath(p.Folder)
+		where = "folder " + pathenc.Quote(p.Folder)
 	}
 	name := fmt.Sprintf("%q", p.Name)
 	switch p.Code {

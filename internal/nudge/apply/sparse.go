@@ -1,20 +1,22 @@
-package nudge
+package apply
 
 import (
 	"context"
 	"fmt"
+
+	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
 // sparseNext is the advice for a patch that reaches outside the sparse
 // checkout.
-const SparseNext = "Bring those folders into the sparse checkout (git sparse-checkout add DIR, or git sparse-checkout disable), then apply again."
+const sparseNext = "Bring those folders into the sparse checkout (git sparse-checkout add DIR, or git sparse-checkout disable), then apply again."
 
-// OutsideCone takes out of steps the paths that the work tree's
+// outsideCone takes out of steps the paths that the work tree's
 // sparse-checkout leaves out (skip-worktree in the index). Git keeps HEAD's
 // version of them whatever the work tree holds, so they are neither
 // checked (they would look deleted) nor written (git would not see the
 // file): each is a reason to refuse that names sparse-checkout.
-func (w *Workspace) OutsideCone(ctx context.Context, steps []Step) ([]Step, []string, error) {
+func outsideCone(ctx context.Context, w *nudge.Workspace, steps []nudge.Step) ([]nudge.Step, []string, error) {
 	paths := make([]string, len(steps))
 	for i, s := range steps {
 		paths[i] = s.Path
@@ -27,7 +29,7 @@ func (w *Workspace) OutsideCone(ctx context.Context, steps []Step) ([]Step, []st
 	var reasons []string
 	for _, s := range steps {
 		if outside[s.Path] {
-			reasons = append(reasons, fmt.Sprintf("%s is outside this work tree's sparse-checkout cone (git keeps HEAD's version of it, whatever is on disk); apply writes only inside the cone", QuotePath(s.Path)))
+			reasons = append(reasons, fmt.Sprintf("%s is outside this work tree's sparse-checkout cone (git keeps HEAD's version of it, whatever is on disk); apply writes only inside the cone", nudge.QuotePath(s.Path)))
 			continue
 		}
 		kept = append(kept, s)
