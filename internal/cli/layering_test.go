@@ -349,7 +349,7 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 	const module = "github.com/nudgethis/git-nudge/"
 	above := []string{"internal/nudge", "internal/cli", "internal/dashboard", "internal/operation", "internal/autodev"}
 	for _, b := range below {
-		imps := imports(filepath.Join("..", "..", filepath.FromSlash(b)))
+		imps := nonTestImports(t, filepath.Join("..", "..", filepath.FromSlash(b)))
 		if len(imps) == 0 {
 			t.Errorf("%s: no Go files found; remove it from below", b)
 		}
