@@ -93,16 +93,6 @@ func TestUsageErrorsNameTheCommandsHelp(t *testing.T) {
 	}
 }
 
-// A usage error a nested command finds after parsing points to that
-// command's own help, as kong's parse errors do.
-func TestUsageErrorNamesTheNestedCommand(t *testing.T) {
-	t.Parallel()
-	r, _ := project(t)
-	res := r.Fails(t, 2, "hooks", "install", "vim")
-	clitest.Usage(t, res, "git autodev hooks install")
-	res.HasStderr(t, `git autodev: unknown agent "vim"`)
-}
-
 // Outside a repository every command says checkpoints are disabled and
 // exits 0, as text or as JSON.
 func TestOutsideARepository(t *testing.T) {
