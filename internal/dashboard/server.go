@@ -447,7 +447,7 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 			out, err = apply.UndoWith(r.Context(), ws, id, apply.UndoOptions{Paths: body.specs()})
 		case "save":
 			var rep *save.Report
-			rep, err = save.Save(r.Context(), ws, save.Options{IDs: []string{id}})
+			rep, err = save.Run(r.Context(), ws, save.Options{IDs: []string{id}})
 			out = rep
 		case "drop":
 			err = ws.Drop(r.Context(), id, false)

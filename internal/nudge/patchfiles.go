@@ -226,12 +226,12 @@ func (o *FileOps) Look(ctx context.Context, want []PathState) ([]Seen, error) {
 type Verdict int
 
 const (
-	VSame    Verdict = iota
-	vEdited          // content differs
-	vMode            // only the executable bit differs
-	vGone            // a file was expected, nothing is there
-	vCreated         // nothing was expected, a file is there
-	vKind            // a symlink, folder or special file is there
+	AsExpected Verdict = iota // the path holds what was expected of it
+	vEdited                   // content differs
+	vMode                     // only the executable bit differs
+	vGone                     // a file was expected, nothing is there
+	vCreated                  // nothing was expected, a file is there
+	vKind                     // a symlink, folder or special file is there
 )
 
 func (o *FileOps) Judge(s Seen, want PathState) Verdict {
@@ -241,7 +241,7 @@ func (o *FileOps) Judge(s Seen, want PathState) Verdict {
 		case worktree.Absent, worktree.Dir:
 			// A folder is no file at that path, as git sees it; when a
 			// file must be written there, writable decides.
-			return VSame
+			return AsExpected
 		case worktree.File:
 			return vCreated
 		default:
@@ -258,7 +258,7 @@ func (o *FileOps) Judge(s Seen, want PathState) Verdict {
 		if want.Mode != nil && e.Exec != (*want.Mode == ModeExec) && o.execBitCounts() {
 			return vMode
 		}
-		return VSame
+		return AsExpected
 	default:
 		return vKind
 	}
@@ -511,7 +511,7 @@ func (o *FileOps) CheckEach(ctx context.Context, steps []Step, since string) ([]
 	verdicts := make([]Verdict, len(steps))
 	reported := map[string]bool{}
 	for i, s := range steps {
-		if v := o.Judge(cur[i], s.From); v != VSame {
+		if v := o.Judge(cur[i], s.From); v != AsExpected {
 			verdicts[i] = v
 			reasons[i] = Describe(v, s.Path, cur[i], since)
 			reported[s.Path] = true

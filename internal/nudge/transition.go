@@ -259,7 +259,7 @@ func (t *transition) verify(ctx context.Context) error {
 	var wrong []string
 	if err == nil {
 		for i, s := range steps {
-			if v := o.Judge(after[i], s.To); v != VSame {
+			if v := o.Judge(after[i], s.To); v != AsExpected {
 				wrong = append(wrong, QuotePath(s.Path))
 			}
 		}

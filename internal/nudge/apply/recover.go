@@ -121,7 +121,7 @@ func recovery(ctx context.Context, w *nudge.Workspace, t *nudge.Task) (*Recovery
 		Commands: []string{"git nudge show " + id, "git diff"}}
 	dirs := map[string]bool{}
 	for i := range before {
-		m := Matches(ops.Judge(seenB[i], before[i]) == nudge.VSame, ops.Judge(seenA[i], after[i]) == nudge.VSame)
+		m := Matches(ops.Judge(seenB[i], before[i]) == nudge.AsExpected, ops.Judge(seenA[i], after[i]) == nudge.AsExpected)
 		rep.Files = append(rep.Files, RecoverFile{Path: before[i].Path, Matches: m, Now: nowText(seenA[i]), Before: before[i], After: after[i]})
 		dir := ""
 		for _, d := range nudge.LeadingDirs(before[i].Path) {
