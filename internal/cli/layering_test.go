@@ -23,28 +23,8 @@ func TestCommandsTalkToWorkflowsOnly(t *testing.T) {
 		"github.com/nudgethis/git-nudge/internal/git":      true,
 		"github.com/nudgethis/git-nudge/internal/snapshot": true,
 	}
-	exempt := map[string]bool{}
-	files, err := filepath.Glob(filepath.Join("nudgecmd", "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dir := range []string{"autodevcmd", "opcmd"} {
-		more, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-		files = append(files, more...)
-	}
-	if len(files) == 0 {
-		t.Fatal("no command files found")
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") || exempt[filepath.Base(f)] {
-			continue
-		}
-		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, im := range af.Imports {
-			p, _ := strconv.Unquote(im.Path.Value)
+	for _, dir := range []string{"nudgecmd", "autodevcmd", "opcmd"} {
+		for p, f := range nonTestImports(t, dir) {
 			if forbidden[p] {
 				t.Errorf("%s imports %s: go through internal/nudge or internal/autodev", f, p)
 			}
@@ -185,22 +165,9 @@ func TestTransactionsGoDown(t *testing.T) {
 		{"internal/cli/autodevjson", cmd("nudgecmd", "autodevcmd", "dashboardcmd"), apart},
 	}
 	for _, r := range rules {
-		files, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(r.dir), "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no Go files in %s: %v", r.dir, err)
-		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, im := range af.Imports {
-				if p, _ := strconv.Unquote(im.Path.Value); r.forbid(p) {
-					t.Errorf("%s imports %s: %s", f, p, r.why)
-				}
+		for p, f := range nonTestImports(t, filepath.Join(root, filepath.FromSlash(r.dir))) {
+			if r.forbid(p) {
+				t.Errorf("%s imports %s: %s", f, p, r.why)
 			}
 		}
 	}
@@ -268,23 +235,9 @@ func TestWebServerBelowCommands(t *testing.T) {
 			t.Errorf("the dashboard's server reaches the command layer: %s", chain)
 			return
 		}
-		files, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no Go files in %s: %v", dir, err)
-		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, im := range af.Imports {
-				p, _ := strconv.Unquote(im.Path.Value)
-				if rest, ok := strings.CutPrefix(p, module); ok {
-					walk(rest, dir)
-				}
+		for p := range nonTestImports(t, filepath.Join(root, dir)) {
+			if rest, ok := strings.CutPrefix(p, module); ok {
+				walk(rest, dir)
 			}
 		}
 	}
