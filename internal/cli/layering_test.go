@@ -257,8 +257,9 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 	const core = "github.com/nudgethis/git-nudge/internal/nudge"
 	// workflow -> the other workflows it may import
 	declared := map[string][]string{
-		"apply": nil,
-		"save":  nil,
+		"apply":  nil,
+		"runner": nil,
+		"save":   nil,
 	}
 	// concepts the core calls on, below it
 	below := []string{"internal/guard"}

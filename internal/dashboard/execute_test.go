@@ -22,6 +22,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	nudgepkg "github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/runner"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/testutil"
 )
@@ -193,7 +194,7 @@ func TestServerLeavesQueueToOtherExecutor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	lock, err := ws.AcquireExecutor(context.Background(), "git-nudge work")
+	lock, err := runner.AcquireExecutor(context.Background(), ws, "git-nudge work")
 	if err != nil {
 		t.Fatal(err)
 	}

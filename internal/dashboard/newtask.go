@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/runner"
 	"github.com/nudgethis/git-nudge/internal/refusal"
 )
 
@@ -74,7 +75,7 @@ func (s *Server) newTask(w http.ResponseWriter, r *http.Request) {
 	spec.Args = append([]string{"queue", "-m", name, "--"}, command...)
 	err = s.record(r, ws.Repo, spec, func() error {
 		var err error
-		t, err = ws.Queue(r.Context(), nudge.QueueOptions{Note: name, Command: command})
+		t, err = runner.Queue(r.Context(), ws, runner.QueueOptions{Note: name, Command: command})
 		return err
 	})
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/runner"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
@@ -136,9 +137,9 @@ func (s *Server) execute(ctx context.Context, ws *nudge.Workspace, stderr io.Wri
 	said := false
 	for ctx.Err() == nil {
 		s.setExecutor(true, "")
-		_, err := ws.Work(ctx, nudge.WorkOptions{
+		_, err := runner.Work(ctx, ws, runner.WorkOptions{
 			Max: 1, Environ: os.Environ(), Watch: executorWatch, What: "git-nudge dashboard",
-			Events: func(e nudge.WorkEvent) { workEvent(stderr, e) },
+			Events: func(e runner.WorkEvent) { workEvent(stderr, e) },
 		})
 		if ctx.Err() != nil {
 			return
@@ -165,7 +166,7 @@ func (s *Server) execute(ctx context.Context, ws *nudge.Workspace, stderr io.Wri
 
 // workEvent says on the server's stderr what its executor did, as git
 // nudge work does (the page shows it through the task list).
-func workEvent(stderr io.Writer, e nudge.WorkEvent) {
+func workEvent(stderr io.Writer, e runner.WorkEvent) {
 	line := ""
 	switch e.Kind {
 	case "start":

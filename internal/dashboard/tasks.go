@@ -16,6 +16,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/nudge/apply"
+	"github.com/nudgethis/git-nudge/internal/nudge/runner"
 )
 
 func (s *Server) readNudge(r *http.Request) (*nudge.Workspace, error) {
@@ -97,7 +98,7 @@ func (s *Server) attempts(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	out := []nudge.Comparison{}
+	out := []runner.Comparison{}
 	if t.Attempt == 0 {
 		writeJSON(w, http.StatusOK, out)
 		return
@@ -113,7 +114,7 @@ func (s *Server) attempts(w http.ResponseWriter, r *http.Request) {
 			ids = append(ids, o.ID)
 		}
 	}
-	list, err := ws.Compare(r.Context(), ids)
+	list, err := runner.Compare(r.Context(), ws, ids)
 	if err != nil {
 		failed(w, err)
 		return

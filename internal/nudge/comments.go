@@ -85,7 +85,7 @@ type NewComment struct {
 }
 
 func (w *Workspace) commentsPath(id string) string {
-	return filepath.Join(w.tasksDir(), id+".comments.json")
+	return filepath.Join(w.TasksDir(), id+".comments.json")
 }
 
 // readComments reads task id's comments file (an empty one when there is
@@ -290,10 +290,10 @@ const reviewFileName = "review.md"
 // maxQuotedLines bounds the lines of the result quoted under a comment.
 const maxQuotedLines = 20
 
-// writeReview writes task t's comments as the review file its command is
+// WriteReview writes task t's comments as the review file its command is
 // given (logs/<id>/review.md) and returns its path; "" (and no file) when
 // the task has none.
-func (w *Workspace) writeReview(ctx context.Context, t *Task) (string, error) {
+func (w *Workspace) WriteReview(ctx context.Context, t *Task) (string, error) {
 	p := filepath.Join(w.LogDir(t.ID), reviewFileName)
 	f, err := w.readComments(t.ID)
 	if err != nil {

@@ -134,7 +134,7 @@ func (w *Workspace) dropRefusal(ctx context.Context, t *Task, force bool) *Refus
 	if w.Busy(id) {
 		return refuse(w.BusyReason(t), "Wait for it to finish.")
 	}
-	if dir := w.WorktreeDir(id); w.hasWorktree(t) {
+	if dir := w.WorktreeDir(id); w.HasWorktree(t) {
 		// A process the task left (or anything else) working in its
 		// worktree could go on writing there, or swap its folders while
 		// they are removed: the worktree is never dropped under it, even
@@ -169,7 +169,7 @@ func (w *Workspace) remove(ctx context.Context, t *Task, force bool) error {
 	// A worktree a sandboxed command ran in is never pooled: Landlock's
 	// grant follows its folders wherever they are moved, so a process the
 	// command left running could write in the next task's worktree.
-	if dir != "" && !force && w.hasWorktree(t) && !t.Sandbox && w.park(ctx, id, dir) {
+	if dir != "" && !force && w.HasWorktree(t) && !t.Sandbox && w.park(ctx, id, dir) {
 		// Parked in the pool (pool.go), nothing uncaptured in it.
 		dir = ""
 	}
@@ -210,10 +210,10 @@ func (w *Workspace) remove(ctx context.Context, t *Task, force bool) error {
 			return err
 		}
 	}
-	if err := os.RemoveAll(filepath.Dir(w.sandboxObjects(id))); err != nil {
+	if err := os.RemoveAll(filepath.Dir(w.SandboxObjects(id))); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(w.runnerDir(id)); err != nil {
+	if err := os.RemoveAll(w.RunnerDir(id)); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(w.LogDir(id)); err != nil {
@@ -222,7 +222,7 @@ func (w *Workspace) remove(ctx context.Context, t *Task, force bool) error {
 	if err := w.removeComments(id); err != nil {
 		return err
 	}
-	if err := os.Remove(w.runLockPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(w.RunLockPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return journal.RemoveIn(w.Repo.Tx, w.TaskPath(id))
@@ -247,13 +247,13 @@ func (w *Workspace) isWorktree(ctx context.Context, dir string) (bool, error) {
 // holds files, other than ignored ones, that match neither its snapshot
 // nor its result: work only that worktree has, which drop would delete.
 func (w *Workspace) uncaptured(ctx context.Context, t *Task) (bool, error) {
-	if !w.hasWorktree(t) || filepath.Clean(*t.Worktree) != w.WorktreeDir(t.ID) {
+	if !w.HasWorktree(t) || filepath.Clean(*t.Worktree) != w.WorktreeDir(t.ID) {
 		return false, nil
 	}
 	if registered, err := w.isWorktree(ctx, *t.Worktree); err != nil || !registered {
 		return false, err
 	}
-	tree, _, err := w.captureWorktree(ctx, t)
+	tree, _, err := w.CaptureWorktree(ctx, t)
 	if err != nil {
 		return false, err
 	}

@@ -61,7 +61,7 @@ func (w *Workspace) DiskUsage(ctx context.Context, top int) (*retain.Usage, erro
 			if ids, err = w.taskIDs(); err != nil {
 				return err
 			}
-			records = retain.FolderSize(w.tasksDir())
+			records = retain.FolderSize(w.TasksDir())
 			logs = retain.FolderSize(filepath.Join(w.Dir, "logs"))
 			pool = retain.FolderSize(w.poolDir())
 			// The pool folder also holds each worktree's trusted index and

@@ -60,9 +60,9 @@ const (
 	// checkSnapshot: a new task is about to be made; with no task
 	// running, what is found becomes the trusted state.
 	checkSnapshot guardCheckKind = iota
-	// checkOwn: run's end or capture: the command's own task could have
+	// CheckOwn: run's end or capture: the command's own task could have
 	// written the settings (it ran, or has a worktree).
-	checkOwn
+	CheckOwn
 	// CheckApply: apply changes nothing in .git unless a task is running
 	// right now, and never records a new trusted state.
 	CheckApply
@@ -118,7 +118,7 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 	if warn == nil {
 		warn = io.Discard
 	}
-	if own != nil && kind == checkOwn {
+	if own != nil && kind == CheckOwn {
 		// Checks made by other commands while own ran recorded their
 		// findings on disk; the caller's copy is the one saved next.
 		if d, err := w.Load(own.ID); err == nil {
@@ -151,7 +151,7 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 	}
 	upgraded := havePrev && guard.Upgrade(&prev, now)
 	changes := guard.Diff(prev.Files, now)
-	if kind == checkOwn && havePrev {
+	if kind == CheckOwn && havePrev {
 		changes = append(changes, gd.WorktreeConfig(ctx, worktreeOf(own))...)
 	}
 	if havePrev && len(changes) == 0 {
@@ -176,7 +176,7 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 			fmt.Fprintf(warn, "git nudge: WARNING: recording the repository's git settings as trusted: %v\n", err)
 		}
 	}
-	if !havePrev && kind == checkOwn && own.Rules != nil {
+	if !havePrev && kind == CheckOwn && own.Rules != nil {
 		// The task was made by a version that records the trusted state
 		// at every snapshot: its record is gone since, which a task can do.
 		msg := fmt.Sprintf("the record of the trusted git settings (%s) disappeared while %s could change it; compare .git/config and .git/hooks with what you expect", gd.Path(), own.ID)
@@ -222,7 +222,7 @@ func (w *Workspace) guardCheckRead(ctx context.Context, own *Task, kind guardChe
 	}
 	for _, t := range suspects {
 		t.ConfigChanges = append(t.ConfigChanges, lines...)
-		if (t == own && kind == checkOwn) || !w.live(t) {
+		if (t == own && kind == CheckOwn) || !w.live(t) {
 			t.GuardPending = false
 		}
 		if t == own && (t.State == StatePreparing || t.State == StateRunning) {

@@ -11,7 +11,7 @@ import (
 
 // guardSuspects sorts the tasks that could have changed the shared
 // settings since the last check. Active ones could be writing now: being
-// prepared or run, held by a live process, or own for checkOwn. Passive
+// prepared or run, held by a live process, or own for CheckOwn. Passive
 // ones have a worktree handed out (prepared) that someone may be working
 // in, with no process of ours to tell.
 func (w *Workspace) guardSuspects(own *Task, kind guardCheckKind) (active, passive []*Task, err error) {
@@ -19,7 +19,7 @@ func (w *Workspace) guardSuspects(own *Task, kind guardCheckKind) (active, passi
 	if err != nil {
 		return nil, nil, err
 	}
-	if own != nil && kind == checkOwn {
+	if own != nil && kind == CheckOwn {
 		// A command of own's ran (setup, the command, validation): what
 		// changed is put back. A capture of a worktree that was only
 		// handed out is like any prepared task: reported, held, kept.
@@ -34,7 +34,7 @@ func (w *Workspace) guardSuspects(own *Task, kind guardCheckKind) (active, passi
 		if own != nil && t.ID == own.ID {
 			// checkSnapshot with own: a queued task whose snapshot is
 			// being taken now has run nothing yet.
-			if kind == checkOwn || kind == checkSnapshot {
+			if kind == CheckOwn || kind == checkSnapshot {
 				continue
 			}
 			t = own // record into the caller's copy
@@ -110,7 +110,7 @@ func (w *Workspace) live(t *Task) bool {
 // check when the guard's reading was made (guardRead); otherwise every
 // record is read now.
 func (w *Workspace) settlePending(own *Task, kind guardCheckKind, warn io.Writer, pending []string) {
-	if own != nil && kind == checkOwn {
+	if own != nil && kind == CheckOwn {
 		own.GuardPending = false
 	}
 	if pending == nil {

@@ -86,7 +86,7 @@ func TestGuardPutsBackEveryShape(t *testing.T) {
 
 	task := &Task{ID: "t1", State: StateRunning, Worktree: StrPtr(filepath.Join(r.dir, "wt"))}
 	out.Reset()
-	ws.GuardCheck(ctx, task, checkOwn, &out)
+	ws.GuardCheck(ctx, task, CheckOwn, &out)
 	msg := out.String()
 	for _, want := range []string{"WARNING", ".git/hooks was added (a symlink to", ".git/info/exclude/x was added", ".git/info/attributes was added", ".git/config was changed (a symlink", "put them back"} {
 		if !strings.Contains(msg, want) {
@@ -112,7 +112,7 @@ func TestGuardPutsBackEveryShape(t *testing.T) {
 	must(os.MkdirAll(filepath.Join(gitDir, "hooks", "sub"), 0o755))
 	must(os.WriteFile(filepath.Join(gitDir, "hooks", "sub", "x"), []byte("x"), 0o755))
 	out.Reset()
-	ws.GuardCheck(ctx, task, checkOwn, &out)
+	ws.GuardCheck(ctx, task, CheckOwn, &out)
 	if !strings.Contains(out.String(), ".git/hooks/pre-push was changed") || !strings.Contains(out.String(), ".git/hooks/sub/x was added") {
 		t.Errorf("report:\n%s", out.String())
 	}
@@ -122,7 +122,7 @@ func TestGuardPutsBackEveryShape(t *testing.T) {
 
 	// Nothing changed: nothing said.
 	out.Reset()
-	ws.GuardCheck(ctx, task, checkOwn, &out)
+	ws.GuardCheck(ctx, task, CheckOwn, &out)
 	if out.Len() != 0 {
 		t.Errorf("a check with nothing changed said %q", out.String())
 	}
@@ -162,7 +162,7 @@ func TestGuardTaskWorktreeConfig(t *testing.T) {
 	}
 	task := &Task{ID: "t1", State: StateRunning, Worktree: &wt}
 	var out bytes.Buffer
-	ws.GuardCheck(ctx, task, checkOwn, &out)
+	ws.GuardCheck(ctx, task, CheckOwn, &out)
 	if !strings.Contains(out.String(), `config.worktree: filter.x.clean = "evil" was added`) {
 		t.Errorf("report:\n%s", out.String())
 	}
@@ -204,7 +204,7 @@ func TestGuardUpgradeKeepsUserInfo(t *testing.T) {
 	}
 	task := &Task{ID: "t1", State: StateRunning, Worktree: StrPtr(filepath.Join(r.dir, "wt"))}
 	out.Reset()
-	ws.GuardCheck(ctx, task, checkOwn, &out)
+	ws.GuardCheck(ctx, task, CheckOwn, &out)
 	if out.Len() != 0 || len(task.ConfigChanges) != 0 {
 		t.Fatalf("the upgrade check reported %q (%q)", out.String(), task.ConfigChanges)
 	}
@@ -217,7 +217,7 @@ func TestGuardUpgradeKeepsUserInfo(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(gitDir, "info", "grafts"), []byte("x\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws.GuardCheck(ctx, task, checkOwn, &out)
+	ws.GuardCheck(ctx, task, CheckOwn, &out)
 	if !strings.Contains(out.String(), ".git/info/grafts was added") {
 		t.Errorf("report:\n%s", out.String())
 	}

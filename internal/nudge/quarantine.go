@@ -7,11 +7,11 @@ import (
 	"strings"
 )
 
-// quarantineRefs compares the refs with before (guard.RefsBeforeRun before
+// QuarantineRefs compares the refs with before (guard.RefsBeforeRun before
 // CMD ran), moves aside or puts back what t's run changed
 // (guard.QuarantineRefs) unless keep, reports it on warn and returns it.
 // The workspace lock is held.
-func (w *Workspace) quarantineRefs(ctx context.Context, t *Task, before map[string]string, keep bool, warn io.Writer) []RefChange {
+func (w *Workspace) QuarantineRefs(ctx context.Context, t *Task, before map[string]string, keep bool, warn io.Writer) []RefChange {
 	if warn == nil {
 		warn = io.Discard
 	}

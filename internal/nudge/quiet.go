@@ -81,7 +81,7 @@ const quietRewriteAfter = 32
 // is empty. close must be called.
 func (w *Workspace) quietRecordsOf() *quietRecords {
 	q := &quietRecords{path: filepath.Join(w.Dir, quietCacheName), keys: map[string]journal.FileKey{}}
-	if f, err := os.Open(w.tasksDir()); err == nil {
+	if f, err := os.Open(w.TasksDir()); err == nil {
 		q.tasks = f
 	}
 	data, err := readSmallRegular(q.path, quietCacheMax)

@@ -32,7 +32,7 @@ func (w *Workspace) keepWorktrees(ctx context.Context) bool {
 	return err != nil || keep
 }
 
-// releaseWorktree gives back finished task t's worktree when it can (see
+// ReleaseLocked gives back finished task t's worktree when it can (see
 // above) and records that in t (saved). The workspace lock is held, and
 // no other process works on t (its own lock is held, or it is idle).
 // out, when set, is told where the worktree went. It reports whether the
@@ -41,8 +41,8 @@ func (w *Workspace) keepWorktrees(ctx context.Context) bool {
 // fresh says that t's result was captured from the worktree under the
 // workspace lock held since, with nothing run there after (no
 // validation): the worktree is not captured a second time to tell.
-func (w *Workspace) releaseWorktree(ctx context.Context, t *Task, fresh bool, out io.Writer) bool {
-	if t.KeepWorktree || t.Result == nil || (t.State != StateReady && t.State != StateFailed) || !w.hasWorktree(t) {
+func (w *Workspace) ReleaseLocked(ctx context.Context, t *Task, fresh bool, out io.Writer) bool {
+	if t.KeepWorktree || t.Result == nil || (t.State != StateReady && t.State != StateFailed) || !w.HasWorktree(t) {
 		return false
 	}
 	dir := w.WorktreeDir(t.ID)
@@ -80,7 +80,7 @@ func (w *Workspace) releaseWorktree(ctx context.Context, t *Task, fresh bool, ou
 }
 
 // ReleaseWorktree gives back task id's worktree when it is finished and
-// holds nothing uncaptured (see releaseWorktree); keep records
+// holds nothing uncaptured (see ReleaseLocked); keep records
 // --keep-worktree instead. Busy tasks are left alone.
 func (w *Workspace) ReleaseWorktree(ctx context.Context, id string, keep bool, out io.Writer) error {
 	l, err := w.Lock(ctx, "git-nudge release")
@@ -99,11 +99,11 @@ func (w *Workspace) ReleaseWorktree(ctx context.Context, id string, keep bool, o
 		}
 		return nil
 	}
-	w.releaseWorktree(ctx, t, false, out)
+	w.ReleaseLocked(ctx, t, false, out)
 	return nil
 }
 
-// restoreHeld brings back a worktree for finished task t, whose result is
+// RestoreHeld brings back a worktree for finished task t, whose result is
 // recorded and whose worktree was given back (or never made: capture
 // --from): taken from the pool when it has one, or made afresh, at the
 // snapshot, then with the result's files checked out, as the task's own
@@ -111,12 +111,13 @@ func (w *Workspace) ReleaseWorktree(ctx context.Context, id string, keep bool, o
 // task's changes not staged). The setup commands are not run again: what
 // they changed in tracked files is in the result already. The workspace
 // lock l is released while the files are written (t's own lock is held)
-// and taken again; the new lock is returned.
-func (w *Workspace) restoreHeld(ctx context.Context, t *Task, l *journal.Lock, o StartOptions) (*journal.Lock, error) {
+// and taken again; the new lock is returned. out, when set, is told when
+// a pooled worktree could not be used; keep records --keep-worktree.
+func (w *Workspace) RestoreHeld(ctx context.Context, t *Task, l *journal.Lock, out io.Writer, keep bool) (*journal.Lock, error) {
 	dir := w.WorktreeDir(t.ID)
 	claim := w.claimPooled(ctx, t.ID, dir)
 	l.Release()
-	err := w.materialize(ctx, t, dir, claim, o.Output)
+	err := w.materialize(ctx, t, dir, claim, out)
 	ctx = context.WithoutCancel(ctx)
 	l, lerr := w.Lock(ctx, "git-nudge start")
 	if lerr != nil {
@@ -130,21 +131,17 @@ func (w *Workspace) restoreHeld(ctx context.Context, t *Task, l *journal.Lock, o
 	}
 	t.Worktree = &dir
 	t.WorktreeReleased = false
-	if o.KeepWorktree {
+	if keep {
 		t.KeepWorktree = true
 	}
 	return l, w.Save(t)
 }
 
-// materialize makes t's worktree at dir (see restoreHeld).
+// materialize makes t's worktree at dir (see RestoreHeld).
 func (w *Workspace) materialize(ctx context.Context, t *Task, dir string, claim *poolClaim, out io.Writer) error {
-	_ = os.Remove(w.trustedIndex(t.ID))
-	if claim == nil || !w.startFromPool(ctx, t, dir, claim, out) {
-		if err := w.addWorktree(ctx, dir, t.Snapshot); err != nil {
-			return err
-		}
+	if err := w.checkout(ctx, t, dir, claim, out); err != nil {
+		return err
 	}
-	_ = w.trustIndex(ctx, dir, w.trustedIndex(t.ID))
 	admin, err := w.adminOf(dir)
 	if err != nil {
 		return err
@@ -156,7 +153,7 @@ func (w *Workspace) materialize(ctx context.Context, t *Task, dir string, claim 
 	if err := wt.ResetIndexTo(ctx, t.Snapshot); err != nil {
 		return err
 	}
-	if err := w.copyIncludes(ctx, dir); err != nil {
+	if err := w.CopyIncludes(ctx, dir); err != nil {
 		return fmt.Errorf("copying the files %s lists: %w", IncludeFile, err)
 	}
 	return nil

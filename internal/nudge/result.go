@@ -36,25 +36,25 @@ func (w *Workspace) Capture(ctx context.Context, id, from string) (*Task, error)
 	switch t.State {
 	case StateSnapshotted, StatePrepared, StateReady, StateFailed:
 	case StatePending:
-		return nil, refuse(pendingAdvice(id), "")
+		return nil, refuse(PendingAdvice(id), "")
 	default:
 		return nil, refuse(fmt.Sprintf("it is %s, and a new result would no longer match what was used", StateLabel(t.State)),
 			"Start a fresh task from the current workspace with git nudge start.")
 	}
-	if from == "" && !w.hasWorktree(t) && t.WorktreeReleased {
+	if from == "" && !w.HasWorktree(t) && t.WorktreeReleased {
 		return nil, refuse("its worktree was given back once its result was recorded (nothing in it was left uncaptured), so there is nothing new to capture",
 			fmt.Sprintf("git nudge start %s brings a worktree back at the result; change it there, then git nudge capture %s.", id, id))
 	}
-	if from == "" && !w.hasWorktree(t) {
+	if from == "" && !w.HasWorktree(t) {
 		return nil, refuse("it has no worktree to capture",
 			fmt.Sprintf("Give it one with git nudge start %s, or name a commit with git nudge capture %s --from REV.", id, id))
 	}
-	kind := checkOwn
-	if !w.hasWorktree(t) {
+	kind := CheckOwn
+	if !w.HasWorktree(t) {
 		kind = CheckApply // nothing of this task could write: only look
 	}
 	w.GuardCheck(ctx, t, kind, w.Warn)
-	if err := w.captureLocked(ctx, t, from); err != nil {
+	if err := w.CaptureLocked(ctx, t, from); err != nil {
 		return nil, err
 	}
 	t.State = StateReady
@@ -62,9 +62,9 @@ func (w *Workspace) Capture(ctx context.Context, id, from string) (*Task, error)
 	return t, w.Save(t)
 }
 
-// captureLocked sets t's result commit, ref, files and result_skipped (the
+// CaptureLocked sets t's result commit, ref, files and result_skipped (the
 // record is not saved). The workspace lock is held.
-func (w *Workspace) captureLocked(ctx context.Context, t *Task, from string) error {
+func (w *Workspace) CaptureLocked(ctx context.Context, t *Task, from string) error {
 	r := w.Repo
 	var tree string
 	var skipped []Skipped
@@ -81,7 +81,7 @@ func (w *Workspace) captureLocked(ctx context.Context, t *Task, from string) err
 		}
 	} else {
 		var err error
-		if tree, skipped, err = w.captureWorktree(ctx, t); err != nil {
+		if tree, skipped, err = w.CaptureWorktree(ctx, t); err != nil {
 			return err
 		}
 	}
@@ -115,10 +115,10 @@ func (w *Workspace) captureLocked(ctx context.Context, t *Task, from string) err
 	return nil
 }
 
-// captureWorktree captures t's worktree with the snapshot's rules. When the
+// CaptureWorktree captures t's worktree with the snapshot's rules. When the
 // task moved the worktree's HEAD (committed), protected paths are still
 // held at the snapshot's version.
-func (w *Workspace) captureWorktree(ctx context.Context, t *Task) (string, []Skipped, error) {
+func (w *Workspace) CaptureWorktree(ctx context.Context, t *Task) (string, []Skipped, error) {
 	if err := w.importSandboxObjects(ctx, t.ID); err != nil {
 		return "", nil, err
 	}
@@ -189,7 +189,7 @@ func (w *Workspace) captureWorktree(ctx context.Context, t *Task) (string, []Ski
 // unpacked, then removes the private object directory. Nothing to import
 // is not an error.
 func (w *Workspace) importSandboxObjects(ctx context.Context, id string) error {
-	dir := w.sandboxObjects(id)
+	dir := w.SandboxObjects(id)
 	st, err := os.Lstat(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -55,7 +55,7 @@ func (w *Workspace) Pathspecs(callerDir string, paths []string) ([]string, error
 	if w.InTask != "" {
 		top = w.WorktreeDir(w.InTask)
 	}
-	top, prefix, ok := callerRel(top, callerDir)
+	top, prefix, ok := CallerRel(top, callerDir)
 	if !ok {
 		prefix = "" // from elsewhere (or no folder given): from the top
 	}
@@ -95,13 +95,13 @@ type NoResultError struct {
 
 func (e *NoResultError) Error() string {
 	if e.Pending {
-		return pendingAdvice(e.ID)
+		return PendingAdvice(e.ID)
 	}
 	return fmt.Sprintf("%s has no result yet: %s", e.ID, lowerFirst(ResultAdvice(e.ID, !e.NoWorktree)))
 }
 
-// pendingAdvice says what becomes of a pending task.
-func pendingAdvice(id string) string {
+// PendingAdvice says what becomes of a pending task.
+func PendingAdvice(id string) string {
 	return fmt.Sprintf("%s is pending: git nudge work runs its command and records the result (git nudge drop %s takes it off the queue)", id, id)
 }
 
@@ -130,7 +130,7 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 		return err
 	}
 	if t.Result == nil {
-		return &NoResultError{ID: id, NoWorktree: !w.hasWorktree(t), Pending: t.State == StatePending}
+		return &NoResultError{ID: id, NoWorktree: !w.HasWorktree(t), Pending: t.State == StatePending}
 	}
 	limit := o.Limit
 	notices := o.Notices
@@ -309,4 +309,18 @@ func baseRef(t *Task) string {
 		return refs.Setups + t.ID
 	}
 	return refs.Task.Ref(t.ID)
+}
+
+// CallerRel is where callerDir is below top ("." at the top itself), both
+// with symlinks resolved, and the resolved top; ok is false when
+// callerDir is not top or a folder below it.
+func CallerRel(top, callerDir string) (realTop, rel string, ok bool) {
+	if r, err := filepath.EvalSymlinks(top); err == nil {
+		top = r
+	}
+	if r, err := filepath.EvalSymlinks(callerDir); err == nil {
+		callerDir = r
+	}
+	rel, err := filepath.Rel(top, callerDir)
+	return top, rel, err == nil && filepath.IsLocal(rel)
 }

@@ -45,7 +45,7 @@ func (w *Workspace) Settle(ctx context.Context) error {
 
 // Busy reports whether a live process is preparing or running task id.
 func (w *Workspace) Busy(id string) bool {
-	held, err := journal.Held(w.runLockPath(id))
+	held, err := journal.Held(w.RunLockPath(id))
 	return err == nil && held
 }
 

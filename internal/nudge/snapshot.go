@@ -29,13 +29,13 @@ func (w *Workspace) Snapshot(ctx context.Context, note string) (*Task, error) {
 
 // SnapshotLocked is Snapshot with the workspace lock already held.
 func (w *Workspace) SnapshotLocked(ctx context.Context, note string) (*Task, error) {
-	return w.takeSnapshot(ctx, note, nil)
+	return w.TakeSnapshot(ctx, note, nil)
 }
 
-// takeSnapshot captures the workspace into a new task, or, when pending
+// TakeSnapshot captures the workspace into a new task, or, when pending
 // is given, into that queued task (its id was allocated when it was
 // queued: its snapshot ref moves from the placeholder to the snapshot).
-func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task) (*Task, error) {
+func (w *Workspace) TakeSnapshot(ctx context.Context, note string, pending *Task) (*Task, error) {
 	r := w.Repo
 	// The highest id in use is looked up while the work tree is captured.
 	type highest struct {
@@ -114,7 +114,7 @@ func (w *Workspace) takeSnapshot(ctx context.Context, note string, pending *Task
 		t.Error = nil
 		return t, w.Save(t)
 	}
-	next, err := w.nextTaskNumber()
+	next, err := w.NextTaskNumber()
 	if err != nil {
 		return nil, err
 	}
@@ -151,9 +151,9 @@ func toSkipped(s []snapshot.Skipped) []Skipped {
 	return s
 }
 
-// nextTaskNumber is one past the highest id with a record in this
+// NextTaskNumber is one past the highest id with a record in this
 // workspace, so that an id whose ref was deleted by hand is not reused.
-func (w *Workspace) nextTaskNumber() (int, error) {
+func (w *Workspace) NextTaskNumber() (int, error) {
 	ids, err := w.taskIDs()
 	if err != nil {
 		return 0, err

@@ -116,10 +116,10 @@ func TestSummaries(t *testing.T) {
 	dir := t.TempDir()
 	w := &Workspace{Dir: dir}
 	write := func(name, content string) {
-		if err := os.MkdirAll(w.tasksDir(), 0o755); err != nil {
+		if err := os.MkdirAll(w.TasksDir(), 0o755); err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(w.tasksDir(), name), []byte(content), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(w.TasksDir(), name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -17,7 +17,7 @@ import (
 // taskIDs lists the ids that have a record, from the file names alone,
 // in the order of their names.
 func (w *Workspace) taskIDs() ([]string, error) {
-	f, err := os.Open(w.tasksDir())
+	f, err := os.Open(w.TasksDir())
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -113,4 +113,38 @@ func (w *Workspace) scanRecords(pick func(id string, data []byte) (bool, error),
 	q.keep(ids)
 	q.save(ids)
 	return tasks, nil
+}
+
+// Pending returns the pending tasks, oldest first: the order the queue's
+// executor (runner.Work) runs them in.
+//
+// An executor asks this every second (git nudge work --watch, a dashboard
+// server), so a record is only decoded when its bytes name the pending
+// state, and only read when it is not listed as quiet (quietRecords: a
+// quiet record is never pending): the cost of an idle executor is a stat
+// of each record, not a read of every task ever made. Any other record
+// read must still be a JSON object (a corrupt record is an error naming
+// it, as for List).
+func (w *Workspace) Pending() ([]*Task, error) {
+	tasks, err := w.scanRecords(func(id string, data []byte) (bool, error) {
+		if bytes.Contains(data, pendingWord) {
+			return true, nil
+		}
+		return false, journal.CheckObject(w.TaskPath(id), data)
+	}, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []*Task
+	for _, t := range tasks {
+		if t.State == StatePending {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, _ := refs.Task.Number(out[i].ID)
+		b, _ := refs.Task.Number(out[j].ID)
+		return a < b
+	})
+	return out, nil
 }

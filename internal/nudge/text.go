@@ -1,6 +1,8 @@
 package nudge
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/guard"
@@ -44,3 +46,40 @@ func Distinct(ids []string) []string {
 // samePathOnDisk reports whether a and b name the same file once
 // symlinks are resolved.
 var samePathOnDisk = guard.SamePathOnDisk
+
+// ValidationReason is apply's refusal reason for a task whose validation
+// failed, and the advice.
+func ValidationReason(t *Task, logPath string) (reason, next string) {
+	var failed []string
+	for _, c := range t.Validation.Commands {
+		switch {
+		case c.TimedOut:
+			failed = append(failed, fmt.Sprintf("%q (timed out)", c.Command))
+		case c.ExitCode == nil:
+			failed = append(failed, fmt.Sprintf("%q (did not run)", c.Command))
+		case *c.ExitCode != 0:
+			failed = append(failed, fmt.Sprintf("%q (exit status %d)", c.Command, *c.ExitCode))
+		}
+	}
+	why := strings.Join(failed, ", ")
+	if why == "" {
+		why = t.Validation.Reason
+	}
+	return fmt.Sprintf("%s failed validation: %s", t.ID, why),
+		fmt.Sprintf("See %s; git nudge validate %s runs the checks again, git nudge apply --unvalidated %s applies it anyway.", logPath, t.ID, t.ID)
+}
+
+// ShownPath is path as the user should type it: relative to dir (the
+// caller's current directory, or the top of the work tree when dir is
+// ""), or absolute when it is not below the top of the work tree.
+func (w *Workspace) ShownPath(path, dir string) string {
+	if dir == "" {
+		dir = w.Repo.WorkTree
+	}
+	if rel, err := filepath.Rel(dir, path); err == nil {
+		if inTop, err := filepath.Rel(w.Repo.WorkTree, path); err == nil && filepath.IsLocal(inTop) {
+			return rel
+		}
+	}
+	return path
+}

@@ -182,7 +182,7 @@ func (w *Workspace) checkVersions(write bool) error {
 	return nil
 }
 
-func (w *Workspace) tasksDir() string { return filepath.Join(w.Dir, "tasks") }
+func (w *Workspace) TasksDir() string { return filepath.Join(w.Dir, "tasks") }
 
 // TaskPath is the record file of id.
 func (w *Workspace) TaskPath(id string) string {
@@ -255,7 +255,7 @@ func (w *Workspace) Save(t *Task) error {
 // List returns every task record, newest first. A corrupt record is an
 // error naming it.
 func (w *Workspace) List() ([]*Task, error) {
-	ents, err := os.ReadDir(w.tasksDir())
+	ents, err := os.ReadDir(w.TasksDir())
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
@@ -287,8 +287,8 @@ func newestFirst(tasks []*Task) {
 	})
 }
 
-// runLockPath is held by the process that prepares or runs task id.
-func (w *Workspace) runLockPath(id string) string { return filepath.Join(w.tasksDir(), id+".lock") }
+// RunLockPath is held by the process that prepares or runs task id.
+func (w *Workspace) RunLockPath(id string) string { return filepath.Join(w.TasksDir(), id+".lock") }
 
 // HoldTask takes task id's own lock for as long as a process works on it
 // outside the workspace lock (setup, run); Reconcile treats a preparing or
@@ -300,7 +300,7 @@ func (w *Workspace) HoldTask(ctx context.Context, id string) (*journal.Lock, err
 	if err := worktree.RealFile(w.Repo.WorkTree, StateDirName+"/tasks/"+id+".lock"); err != nil {
 		return nil, err
 	}
-	return journal.AcquireInheritable(ctx, w.runLockPath(id), time.Second, "git-nudge working on "+id)
+	return journal.AcquireInheritable(ctx, w.RunLockPath(id), time.Second, "git-nudge working on "+id)
 }
 
 // phaseOf names the phase of a task's life a state belongs to.
@@ -359,7 +359,7 @@ func (w *Workspace) Reconcile() error {
 			t.State = StateRecoveryRequired
 			t.Error = &msg
 		case StatePreparing, StateRunning, StateValidating:
-			held, err := journal.Held(w.runLockPath(t.ID))
+			held, err := journal.Held(w.RunLockPath(t.ID))
 			if err != nil || held {
 				continue
 			}
@@ -385,8 +385,8 @@ func (w *Workspace) Reconcile() error {
 // for itself (snapshots, results): no user identity is needed.
 var Identity = git.Identity{Name: "nudge", Email: "nudge@localhost"}
 
-// hasWorktree reports whether t's worktree folder exists.
-func (w *Workspace) hasWorktree(t *Task) bool {
+// HasWorktree reports whether t's worktree folder exists.
+func (w *Workspace) HasWorktree(t *Task) bool {
 	if t.Worktree == nil {
 		return false
 	}
@@ -394,8 +394,14 @@ func (w *Workspace) hasWorktree(t *Task) bool {
 	return err == nil
 }
 
-// sandboxObjects is the object directory a sandboxed command of task id
+// SandboxObjects is the object directory a sandboxed command of task id
 // writes its new objects into.
-func (w *Workspace) sandboxObjects(id string) string {
+func (w *Workspace) SandboxObjects(id string) string {
 	return filepath.Join(w.Dir, "sandbox", id, "objects")
+}
+
+// RunnerDir is the scratch folder of task id's runner: bundles in and
+// out, the command file.
+func (w *Workspace) RunnerDir(id string) string {
+	return filepath.Join(w.Dir, "runners", id)
 }

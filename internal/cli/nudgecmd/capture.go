@@ -3,6 +3,7 @@ package nudgecmd
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/runner"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -37,7 +38,7 @@ func (c *CaptureCmd) Run(env *cli.Env) error {
 		return refusal(err)
 	}
 	if c.NoValidate || c.From == "" {
-		if vt, verr := w.Validate(env.Ctx, c.ID, nudge.ValidateOptions{Skip: c.NoValidate, Environ: env.Environ(), Output: env.Stderr}); verr == nil {
+		if vt, verr := runner.Validate(env.Ctx, w, c.ID, runner.ValidateOptions{Skip: c.NoValidate, Environ: env.Environ(), Output: env.Stderr}); verr == nil {
 			t = vt
 		} else if !isNoValidation(verr) {
 			return refusal(verr)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/runner"
 )
 
 // CompareCmd is `git nudge compare`.
@@ -26,7 +27,7 @@ func (c *CompareCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	cmp, err := w.Compare(env.Ctx, c.IDs)
+	cmp, err := runner.Compare(env.Ctx, w, c.IDs)
 	if err != nil {
 		return refusal(err)
 	}
@@ -47,11 +48,11 @@ func (c *CompareCmd) Run(env *cli.Env) error {
 		}
 		env.Printf("%-8s %-8s %-9s %-6s %-8s %-10s +%d -%d in %s\n", t.ID, attempt, nudge.StateLabel(t.State), exit, secs, t.Validation, t.Added, t.Deleted, countFiles(len(t.Files)))
 	}
-	files := map[string]map[string]nudge.ComparedFile{}
+	files := map[string]map[string]runner.ComparedFile{}
 	for _, t := range cmp {
 		for _, f := range t.Files {
 			if files[f.Path] == nil {
-				files[f.Path] = map[string]nudge.ComparedFile{}
+				files[f.Path] = map[string]runner.ComparedFile{}
 			}
 			files[f.Path][t.ID] = f
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/runner"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -43,14 +44,14 @@ func (c *QueueCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	on, err := w.RunnerName(env.Ctx, c.On)
+	on, err := runner.RunnerName(env.Ctx, w, c.On)
 	if err != nil {
 		return err
 	}
-	if err := w.CheckRunner(env.Ctx, on); err != nil {
+	if err := runner.CheckRunner(env.Ctx, w, on); err != nil {
 		return refusal(err)
 	}
-	t, err := w.Queue(env.Ctx, nudge.QueueOptions{Note: c.Message, Command: argv, On: on})
+	t, err := runner.Queue(env.Ctx, w, runner.QueueOptions{Note: c.Message, Command: argv, On: on})
 	if err != nil {
 		return refusal(err)
 	}
@@ -96,9 +97,9 @@ func (c *WorkCmd) Run(env *cli.Env) error {
 	}
 	ctx, stop := signal.NotifyContext(env.Ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	report, err := w.Work(ctx, nudge.WorkOptions{
+	report, err := runner.Work(ctx, w, runner.WorkOptions{
 		Max: c.Max, Environ: env.Environ(), Stdout: env.Stdout, Stderr: env.Stderr, NoValidate: c.NoValidate,
-		Events: func(e nudge.WorkEvent) {
+		Events: func(e runner.WorkEvent) {
 			switch e.Kind {
 			case "start":
 				env.Warnf("git nudge work: %s started\n", e.ID)
@@ -143,7 +144,7 @@ func (c *WorkCmd) Run(env *cli.Env) error {
 
 // outcomes counts the states tasks ended in: "2 ready, 1 failed" (ready
 // always, then the others in the order first met).
-func outcomes(tasks []nudge.WorkedTask) string {
+func outcomes(tasks []runner.WorkedTask) string {
 	counts := map[string]int{}
 	order := []string{nudge.StateReady}
 	for _, t := range tasks {

@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"strings"
 
+	"os"
+
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/runner"
 	"github.com/nudgethis/git-nudge/internal/oplog"
-	"os"
 )
 
 // RunCmd is `git nudge run`.
@@ -80,7 +82,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 	if c.Attempts != 0 {
 		return c.runAttempts(env, w, argv, fw.Signals)
 	}
-	t, code, err := w.Run(env.Ctx, nudge.RunOptions{
+	t, code, err := runner.Run(env.Ctx, w, runner.RunOptions{
 		TaskID: c.Task, NoSetup: c.NoSetup, Command: argv, Note: c.Message, Dir: env.Dir, Sandbox: sandboxFlag(c.Sandbox, c.NoSandbox),
 		Environ: env.Environ(), Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
 		Signals: fw.Signals, Group: fw.Group,
@@ -118,10 +120,10 @@ func (c *RunCmd) runAttempts(env *cli.Env, w *nudge.Workspace, argv []string, si
 	if c.Task != "" {
 		return cli.UsageError(fmt.Errorf("--attempts makes new tasks from one new snapshot: leave out --task"))
 	}
-	attempts, err := w.RunAttempts(env.Ctx, nudge.RunOptions{
+	attempts, err := runner.RunAttempts(env.Ctx, w, runner.RunOptions{
 		Command: argv, Note: c.Message, Dir: env.Dir, Sandbox: sandboxFlag(c.Sandbox, c.NoSandbox), NoSetup: c.NoSetup,
 		Environ: env.Environ(), Signals: signals, NoValidate: c.NoValidate, KeepRefs: c.KeepRefs, On: c.On,
-	}, c.Attempts, func(a nudge.Attempt) {
+	}, c.Attempts, func(a runner.Attempt) {
 		env.Warnf("git nudge: attempt %d: %s started\n", a.N, a.Task.ID)
 	})
 	if err != nil {

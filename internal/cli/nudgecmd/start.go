@@ -3,6 +3,7 @@ package nudgecmd
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/runner"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -37,7 +38,7 @@ func (c *StartCmd) Run(env *cli.Env) error {
 	}
 	o := startOptions(env, c.NoSetup, c.Message)
 	o.KeepWorktree = c.KeepWorktree
-	t, err := w.Start(env.Ctx, c.ID, o)
+	t, err := runner.Start(env.Ctx, w, c.ID, o)
 	if err != nil {
 		return refusal(err)
 	}
@@ -65,6 +66,6 @@ func warnSetup(env *cli.Env, t *nudge.Task) {
 	}
 }
 
-func startOptions(env *cli.Env, noSetup bool, note string) nudge.StartOptions {
-	return nudge.StartOptions{NoSetup: noSetup, Environ: env.Environ(), Output: env.Stderr, Note: note}
+func startOptions(env *cli.Env, noSetup bool, note string) runner.StartOptions {
+	return runner.StartOptions{NoSetup: noSetup, Environ: env.Environ(), Output: env.Stderr, Note: note}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/runner"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -37,7 +38,7 @@ func (c *ValidateCmd) Run(env *cli.Env) error {
 	}
 	fw := env.ForwardSignals()
 	defer fw.Stop()
-	t, err := w.Validate(env.Ctx, c.ID, nudge.ValidateOptions{Environ: env.Environ(), Output: env.Stderr, Signals: fw.Signals})
+	t, err := runner.Validate(env.Ctx, w, c.ID, runner.ValidateOptions{Environ: env.Environ(), Output: env.Stderr, Signals: fw.Signals})
 	if err != nil {
 		return refusal(err)
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package nudge
+package runner_test
 
 import (
 	"context"
@@ -10,6 +10,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/runner"
+	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
 // TestDropSymlinkSwapRace (docs/SECURITY.md): while drop removes a
@@ -24,11 +28,12 @@ func TestDropSymlinkSwapRace(t *testing.T) {
 		files, rounds = 3000, 2
 	}
 	ctx := context.Background()
-	r := newRepo(t)
-	r.write(".gitignore", "node_modules/\n", 0o644)
-	r.write("a.txt", "a\n", 0o644)
-	r.commitAll("base")
-	w := r.workspace()
+	top := testutil.Repo(t)
+	testutil.Commit(t, top, map[string]string{".gitignore": "node_modules/\n", "a.txt": "a\n"}, "base")
+	w, err := nudge.Open(ctx, top, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	outside := t.TempDir()
 	for i := 0; i < files; i++ {
 		if err := os.WriteFile(filepath.Join(outside, fmt.Sprintf("f%d", i)), nil, 0o644); err != nil {
@@ -36,7 +41,7 @@ func TestDropSymlinkSwapRace(t *testing.T) {
 		}
 	}
 	for round := 0; round < rounds; round++ {
-		task, err := w.Start(ctx, "", StartOptions{NoSetup: true})
+		task, err := runner.Start(ctx, w, "", runner.StartOptions{NoSetup: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,7 +81,7 @@ func TestDropSymlinkSwapRace(t *testing.T) {
 				t.Fatalf("round %d: drop deleted a file outside the worktree through the swapped symlink (%d swaps; drop: %v): %v", round, swaps.Load(), dropErr, err)
 			}
 		}
-		if got, _ := r.read("a.txt"); got != "a\n" {
+		if got, err := os.ReadFile(filepath.Join(top, "a.txt")); err != nil || string(got) != "a\n" {
 			t.Fatalf("round %d: the workspace's a.txt changed: %q", round, got)
 		}
 		t.Logf("round %d: %d swaps during drop (drop: %v)", round, swaps.Load(), dropErr)

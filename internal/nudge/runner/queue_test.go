@@ -1,4 +1,4 @@
-package nudge_test
+package runner_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/runner"
 )
 
 // Work with Watch keeps the executor lock and runs a task queued after
@@ -30,11 +31,11 @@ func TestWorkWatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	events := make(chan nudge.WorkEvent, 8)
-	done := make(chan *nudge.WorkReport, 1)
+	events := make(chan runner.WorkEvent, 8)
+	done := make(chan *runner.WorkReport, 1)
 	go func() {
-		rep, err := w.Work(ctx, nudge.WorkOptions{Watch: 20 * time.Millisecond, What: "test server",
-			Events: func(e nudge.WorkEvent) { events <- e }})
+		rep, err := runner.Work(ctx, w, runner.WorkOptions{Watch: 20 * time.Millisecond, What: "test server",
+			Events: func(e runner.WorkEvent) { events <- e }})
 		if err != nil {
 			t.Error(err)
 		}
@@ -52,16 +53,16 @@ func TestWorkWatch(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if _, err := w.AcquireExecutor(ctx, "second"); err == nil {
+	if _, err := runner.AcquireExecutor(ctx, w, "second"); err == nil {
 		t.Fatal("a second executor was let in")
 	}
-	q, err := w.Queue(ctx, nudge.QueueOptions{Command: []string{"sh", "-c", "echo hi > hi.txt"}})
+	q, err := runner.Queue(ctx, w, runner.QueueOptions{Command: []string{"sh", "-c", "echo hi > hi.txt"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	timeout := time.After(60 * time.Second)
 	for waiting := true; waiting; {
-		var e nudge.WorkEvent
+		var e runner.WorkEvent
 		select {
 		case e = <-events:
 		case <-timeout:

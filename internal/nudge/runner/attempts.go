@@ -1,4 +1,4 @@
-package nudge
+package runner
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -16,7 +17,7 @@ const MaxAttempts = 32
 // Attempt is how one of run --attempts ended.
 type Attempt struct {
 	N    int
-	Task *Task
+	Task *nudge.Task
 	Code int
 	Err  error
 }
@@ -26,15 +27,16 @@ type Attempt struct {
 // in NUDGE_ATTEMPT; their output goes only to their run logs. started is
 // told each task before the runs begin. Signals from o.Signals reach
 // every attempt's command.
-func (w *Workspace) RunAttempts(ctx context.Context, o RunOptions, n int, started func(Attempt)) ([]Attempt, error) {
+func RunAttempts(ctx context.Context, ws *nudge.Workspace, o RunOptions, n int, started func(Attempt)) ([]Attempt, error) {
+	w := workspace{ws}
 	if n < 1 || n > MaxAttempts {
 		return nil, fmt.Errorf("--attempts %d: give a number from 1 to %d", n, MaxAttempts)
 	}
 	if o.TaskID != "" {
-		return nil, &RefusedError{What: "cannot run attempts in " + o.TaskID, Reasons: []string{"attempts are new tasks made from one new snapshot"},
+		return nil, &nudge.RefusedError{What: "cannot run attempts in " + o.TaskID, Reasons: []string{"attempts are new tasks made from one new snapshot"},
 			Next: "Leave out --task: git nudge run --attempts N -- CMD"}
 	}
-	name, err := w.RunnerName(ctx, o.On)
+	name, err := RunnerName(ctx, w.Workspace, o.On)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +51,7 @@ func (w *Workspace) RunAttempts(ctx context.Context, o RunOptions, n int, starte
 	if err != nil {
 		return nil, err
 	}
-	tasks := []*Task{first}
+	tasks := []*nudge.Task{first}
 	for len(tasks) < n {
 		t, err := w.copySnapshot(ctx, first)
 		if err != nil {
@@ -98,7 +100,7 @@ func (w *Workspace) RunAttempts(ctx context.Context, o RunOptions, n int, starte
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rt, code, err := w.Run(ctx, ro)
+			rt, code, err := Run(ctx, w.Workspace, ro)
 			if rt == nil {
 				rt = t
 			}
@@ -111,13 +113,13 @@ func (w *Workspace) RunAttempts(ctx context.Context, o RunOptions, n int, starte
 
 // copySnapshot makes a new task on src's snapshot: its own id and
 // snapshot ref on the same commit, the same rules.
-func (w *Workspace) copySnapshot(ctx context.Context, src *Task) (*Task, error) {
+func (w workspace) copySnapshot(ctx context.Context, src *nudge.Task) (*nudge.Task, error) {
 	l, err := w.Lock(ctx, "git-nudge run")
 	if err != nil {
 		return nil, err
 	}
 	defer l.Release()
-	next, err := w.nextTaskNumber()
+	next, err := w.NextTaskNumber()
 	if err != nil {
 		return nil, err
 	}
@@ -129,8 +131,8 @@ func (w *Workspace) copySnapshot(ctx context.Context, src *Task) (*Task, error) 
 	if err != nil {
 		return nil, err
 	}
-	t := &Task{
-		ID: id, State: StateSnapshotted, Note: src.Note, Created: w.Now().UTC(),
+	t := &nudge.Task{
+		ID: id, State: nudge.StateSnapshotted, Note: src.Note, Created: w.Now().UTC(),
 		Workspace: src.Workspace, Branch: src.Branch, Head: src.Head,
 		Snapshot: src.Snapshot, Clean: src.Clean, Skipped: src.Skipped, Rules: src.Rules,
 	}
@@ -167,9 +169,10 @@ type ComparedFile struct {
 }
 
 // Compare describes each task's result for git nudge compare.
-func (w *Workspace) Compare(ctx context.Context, ids []string) ([]Comparison, error) {
+func Compare(ctx context.Context, ws *nudge.Workspace, ids []string) ([]Comparison, error) {
+	w := workspace{ws}
 	var out []Comparison
-	for _, id := range Distinct(ids) {
+	for _, id := range nudge.Distinct(ids) {
 		t, err := w.Load(id)
 		if err != nil {
 			return nil, err

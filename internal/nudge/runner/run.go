@@ -1,4 +1,4 @@
-package nudge
+package runner
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
 // RunOptions describes a `git nudge run`.
@@ -44,7 +45,7 @@ type RunOptions struct {
 
 	// KeepRefs keeps the refs an unsandboxed CMD made or moved outside
 	// its own where it left them (they are still listed); otherwise they
-	// are moved aside (quarantine.go).
+	// are moved aside (nudge.Workspace.QuarantineRefs).
 	KeepRefs bool
 
 	// NoValidate skips the nudge.validate commands after the capture
@@ -72,7 +73,8 @@ type RunOptions struct {
 // (bounded) and captures the result. The task ends ready when the command
 // succeeded and failed otherwise; its result is captured either way. The
 // command's exit status is returned (127 when it could not be started).
-func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
+func Run(ctx context.Context, ws *nudge.Workspace, o RunOptions) (*nudge.Task, int, error) {
+	w := workspace{ws}
 	if len(o.Command) == 0 && !o.pending {
 		return nil, 0, errors.New("no command to run: git nudge run -- CMD [ARG...]")
 	}
@@ -81,7 +83,7 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	}
 	var runner *runnerPlan
 	if !o.pending {
-		name, err := w.RunnerName(ctx, o.On)
+		name, err := RunnerName(ctx, w.Workspace, o.On)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -93,191 +95,252 @@ func (w *Workspace) Run(ctx context.Context, o RunOptions) (*Task, int, error) {
 	if err != nil {
 		return nil, 0, err
 	}
+	r := &taskRun{w: w, o: o, runner: runner, sandbox: sandbox}
+	if err := r.take(ctx); err != nil {
+		return r.t, 0, err
+	}
+	defer r.hold.Release()
+	if err := r.worktree(ctx); err != nil {
+		return r.t, 0, err
+	}
+	refsBefore, err := r.markRunning(ctx)
+	if err != nil {
+		return r.t, 0, err
+	}
+
+	began := time.Now()
+	code, runErr := w.runCommand(ctx, r.t, r.dir, r.o, r.hold.File(), r.sandbox, r.runner)
+	secs := time.Since(began).Seconds()
+
+	// The outcome is recorded even after an interrupt.
+	ctx = context.WithoutCancel(ctx)
+	if r.l, err = w.Lock(ctx, "git-nudge run"); err != nil {
+		return r.t, code, err
+	}
+	defer func() { r.l.Release() }()
+	return r.t, code, r.record(ctx, code, secs, runErr, refsBefore)
+}
+
+// taskRun is one Run: its options, where the command runs, and the task
+// with its locks once taken.
+type taskRun struct {
+	w       workspace
+	o       RunOptions
+	runner  *runnerPlan  // nil: on this machine
+	sandbox *sandboxPlan // nil: not confined here
+	t       *nudge.Task
+	l       *journal.Lock // the workspace lock, while held
+	hold    *journal.Lock // the task's own lock
+	dir     string        // the folder the command starts in
+}
+
+// take takes the workspace lock (r.l) and the task, a new snapshot or
+// the one named, with its own lock (r.hold). A pending task runs its own
+// command on the runner it was queued for; when that runner cannot be
+// planned the task fails with the reason. On an error no lock is held.
+func (r *taskRun) take(ctx context.Context) error {
+	w, o := r.w, &r.o
 	l, err := w.Lock(ctx, "git-nudge run")
 	if err != nil {
-		return nil, 0, err
+		return err
 	}
-	var hold *journal.Lock
 	if o.pending {
 		// Held before the snapshot: a task killed from here on is
-		// never left looking untouched (see takeSnapshot).
-		if hold, err = w.HoldTask(ctx, o.TaskID); err != nil {
+		// never left looking untouched (see TakeSnapshot).
+		if r.hold, err = w.HoldTask(ctx, o.TaskID); err != nil {
 			l.Release()
-			return nil, 0, err
+			return err
 		}
 	}
 	t, err := w.taskToRun(ctx, o.TaskID, o.Note, o.pending)
 	if err != nil {
-		if hold != nil {
-			hold.Release()
+		if r.hold != nil {
+			r.hold.Release()
 			if errors.Is(err, errNotPending) {
 				if _, lerr := w.Load(o.TaskID); lerr != nil {
-					_ = os.Remove(w.runLockPath(o.TaskID))
+					_ = os.Remove(w.RunLockPath(o.TaskID))
 				}
 			}
 		}
 		l.Release()
-		return nil, 0, err
+		return err
 	}
-	if o.pending {
-		o.Command = t.Command
-		if t.Runner != "" {
-			if runner, err = w.planRunner(ctx, t.Runner); err == nil {
-				sandbox, err = w.planRunnerSandbox(ctx, runner, o.Sandbox, o.Environ)
-			}
-			if err != nil {
-				msg := err.Error()
-				t.State, t.Error = StateFailed, &msg
-				if serr := w.Save(t); serr != nil {
-					err = errors.Join(err, serr)
-				}
-				hold.Release()
-				l.Release()
-				return t, 0, err
-			}
+	if !o.pending {
+		if r.hold, err = w.HoldTask(ctx, t.ID); err != nil {
+			l.Release()
+			return err
 		}
-	} else if hold, err = w.HoldTask(ctx, t.ID); err != nil {
-		l.Release()
-		return nil, 0, err
+		r.t, r.l = t, l
+		return nil
 	}
-	defer hold.Release()
+	r.t, r.l = t, l
+	o.Command = t.Command
+	if t.Runner == "" {
+		return nil
+	}
+	if r.runner, err = w.planRunner(ctx, t.Runner); err == nil {
+		r.sandbox, err = w.planRunnerSandbox(ctx, r.runner, o.Sandbox, o.Environ)
+	}
+	if err != nil {
+		msg := err.Error()
+		t.State, t.Error = nudge.StateFailed, &msg
+		if serr := w.Save(t); serr != nil {
+			err = errors.Join(err, serr)
+		}
+		r.hold.Release()
+		l.Release()
+	}
+	return err
+}
+
+// worktree gives the task a worktree when it has none (brought back at
+// its result, or made and set up, the workspace lock released
+// meanwhile), and finds the folder the command starts in. On an error
+// the workspace lock is no longer held.
+func (r *taskRun) worktree(ctx context.Context) error {
+	w, o, t := r.w, r.o, r.t
 	if o.KeepWorktree {
 		t.KeepWorktree = true
 	}
+	var err error
 	if w.resultWithoutWorktree(t) {
 		// Finished, its worktree given back: it comes back at the
 		// result, and the command goes on from there.
-		if l, err = w.restoreHeld(ctx, t, l, StartOptions{Output: o.Stderr}); err != nil {
-			if l != nil {
-				l.Release()
+		if r.l, err = w.RestoreHeld(ctx, t, r.l, o.Stderr, false); err != nil {
+			if r.l != nil {
+				r.l.Release()
 			}
-			return t, 0, err
+			return err
 		}
-	} else if !w.hasWorktree(t) {
-		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: hold.File(), signals: o.Signals, run: true}
-		if err := w.prepareHeld(ctx, t, l, so); err != nil {
-			return t, 0, err
+	} else if !w.HasWorktree(t) {
+		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: r.hold.File(), signals: o.Signals, run: true}
+		if err := w.prepareHeld(ctx, t, r.l, so); err != nil {
+			return err
 		}
-		if runner != nil {
-			runner.fresh = true
+		if r.runner != nil {
+			r.runner.fresh = true
 		}
-		FaultPoint("run-after-prepare")
-		if l, err = w.Lock(ctx, "git-nudge run"); err != nil {
-			return t, 0, err
+		nudge.FaultPoint("run-after-prepare")
+		if r.l, err = w.Lock(ctx, "git-nudge run"); err != nil {
+			return err
 		}
 	}
-	dir, moved := w.commandDir(*t.Worktree, o.Dir)
+	var moved string
+	r.dir, moved = w.commandDir(*t.Worktree, o.Dir)
 	if moved != "" && o.Stderr != nil {
 		fmt.Fprintf(o.Stderr, "git nudge: %s\n", moved)
 	}
+	return nil
+}
+
+// markRunning records the task running this process's command, notes
+// the refs as they are before it (quarantine), and releases the
+// workspace lock.
+func (r *taskRun) markRunning(ctx context.Context) (refsBefore map[string]string, _ error) {
+	w, o, t := r.w, r.o, r.t
 	pid := os.Getpid()
-	t.State = StateRunning
+	t.State = nudge.StateRunning
 	t.Command = o.Command
 	t.ExitCode = nil
 	t.Error = nil
 	t.PID, t.CommandPID = &pid, nil
-	t.Sandbox = sandbox != nil || (runner != nil && runner.sandbox)
+	t.Sandbox = r.sandbox != nil || (r.runner != nil && r.runner.sandbox)
 	t.Runner = ""
-	if runner != nil {
-		t.Runner = runner.name
+	if r.runner != nil {
+		t.Runner = r.runner.name
 	}
 	if o.Attempt > 0 {
 		t.Attempt = o.Attempt
 	}
 	t.RefChanges = nil
-	refsBefore := w.Guard().RefsBeforeRun(ctx, sandbox != nil, o.Stderr)
-	err = w.Save(t)
-	l.Release()
-	if err != nil {
-		return t, 0, err
-	}
+	refsBefore = w.Guard().RefsBeforeRun(ctx, r.sandbox != nil, o.Stderr)
+	err := w.Save(t)
+	r.l.Release()
+	return refsBefore, err
+}
 
-	began := time.Now()
-	code, runErr := w.runCommand(ctx, t, dir, o, hold.File(), sandbox, runner)
-	secs := time.Since(began).Seconds()
-
-	// The outcome is recorded even after an interrupt.
-	ctx = context.WithoutCancel(ctx)
-	l, err = w.Lock(ctx, "git-nudge run")
-	if err != nil {
-		return t, code, err
-	}
-	defer func() { l.Release() }()
+// record records the command's outcome (the workspace lock held): the
+// guard's check, the result captured, the refs it moved quarantined,
+// the state, then validation when it succeeded, and the worktree given
+// back when nothing needs it. runErr is the command's own error.
+func (r *taskRun) record(ctx context.Context, code int, secs float64, runErr error, refsBefore map[string]string) error {
+	w, o, t := r.w, r.o, r.t
 	t.ExitCode = &code
 	t.RunSeconds = &secs
 	t.PID, t.CommandPID = nil, nil
-	w.GuardCheck(ctx, t, checkOwn, o.Stderr)
-	capErr := w.captureLocked(ctx, t, "")
+	w.GuardCheck(ctx, t, nudge.CheckOwn, o.Stderr)
+	capErr := w.CaptureLocked(ctx, t, "")
 	if refsBefore != nil {
-		t.RefChanges = w.quarantineRefs(ctx, t, refsBefore, o.KeepRefs, o.Stderr)
+		t.RefChanges = w.QuarantineRefs(ctx, t, refsBefore, o.KeepRefs, o.Stderr)
 	}
 	switch {
 	case runErr != nil:
 		msg := runErr.Error()
-		t.State, t.Error = StateFailed, &msg
+		t.State, t.Error = nudge.StateFailed, &msg
 	case capErr != nil:
 		msg := "capturing the result: " + capErr.Error()
-		t.State, t.Error = StateFailed, &msg
+		t.State, t.Error = nudge.StateFailed, &msg
 	case code != 0:
 		msg := fmt.Sprintf("the command exited with status %d", code)
-		t.State, t.Error = StateFailed, &msg
+		t.State, t.Error = nudge.StateFailed, &msg
 	default:
-		t.State = StateReady
+		t.State = nudge.StateReady
 	}
 	switch {
 	case capErr != nil:
 	case o.NoValidate:
 		w.skipValidation(ctx, t, "--no-validate")
-	case t.State != StateReady:
+	case t.State != nudge.StateReady:
 		w.skipValidation(ctx, t, "the command failed")
 	}
 	if err := w.Save(t); err != nil {
-		return t, code, err
+		return err
 	}
-	if capErr == nil && !o.NoValidate && t.State == StateReady {
-		if l, err = w.validateHeld(ctx, t, l, hold.File(), ValidateOptions{Environ: o.Environ, Output: o.Stderr, Signals: o.Signals}); err != nil {
-			return t, code, err
+	if capErr == nil && !o.NoValidate && t.State == nudge.StateReady {
+		var err error
+		if r.l, err = w.validateHeld(ctx, t, r.l, r.hold.File(), ValidateOptions{Environ: o.Environ, Output: o.Stderr, Signals: o.Signals}); err != nil {
+			return err
 		}
 	}
 	if capErr != nil {
-		return t, code, fmt.Errorf("capturing the result of %s: %w", t.ID, capErr)
+		return fmt.Errorf("capturing the result of %s: %w", t.ID, capErr)
 	}
 	if runErr == nil {
 		// Captured under this lock, and nothing ran there since unless
 		// the validation commands did.
-		fresh := t.Validation == nil || t.Validation.State == ValidationSkipped
-		w.releaseWorktree(ctx, t, fresh, nil)
+		fresh := t.Validation == nil || t.Validation.State == nudge.ValidationSkipped
+		w.ReleaseLocked(ctx, t, fresh, nil)
 	}
-	return t, code, runErr
+	return runErr
 }
 
 // taskToRun returns the task a run works on, taking a snapshot when id is
 // "". The workspace lock is held.
-func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool) (*Task, error) {
+func (w workspace) taskToRun(ctx context.Context, id, note string, pending bool) (*nudge.Task, error) {
 	if id == "" {
 		return w.SnapshotLocked(ctx, note)
 	}
 	if pending {
 		// The caller holds the task's lock already.
 		t, err := w.Load(id)
-		var unknown *UnknownTaskError
+		var unknown *nudge.UnknownTaskError
 		switch {
 		case errors.As(err, &unknown):
 			return nil, errNotPending
 		case err != nil:
 			return nil, err
-		case t.State != StatePending:
+		case t.State != nudge.StatePending:
 			return nil, errNotPending
 		}
-		snap, err := w.takeSnapshot(ctx, t.Note, t)
+		snap, err := w.TakeSnapshot(ctx, t.Note, t)
 		if err != nil {
 			// The task fails with the reason; the queue goes on.
 			msg := "taking the snapshot: " + err.Error()
-			t.State, t.Error = StateFailed, &msg
+			t.State, t.Error = nudge.StateFailed, &msg
 			if serr := w.Save(t); serr != nil {
 				return nil, errors.Join(err, serr)
 			}
-			return nil, &RefusedError{What: "cannot start " + id, Reasons: []string{msg}}
+			return nil, &nudge.RefusedError{What: "cannot start " + id, Reasons: []string{msg}}
 		}
 		return snap, nil
 	}
@@ -286,21 +349,21 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool
 		return nil, err
 	}
 	switch t.State {
-	case StatePending:
-		return nil, &RefusedError{
+	case nudge.StatePending:
+		return nil, &nudge.RefusedError{
 			What:    "cannot run in " + id,
 			Reasons: []string{"it is pending: its command runs when git nudge work gets to it"},
 			Next:    fmt.Sprintf("git nudge work runs the pending tasks; git nudge drop %s removes it from the queue.", id),
 		}
-	case StateReady, StateFailed:
+	case nudge.StateReady, nudge.StateFailed:
 		// One whose worktree was given back gets it back at its result.
 		return t, nil
-	case StateSnapshotted, StatePrepared:
+	case nudge.StateSnapshotted, nudge.StatePrepared:
 		return t, nil
 	}
-	return nil, &RefusedError{
+	return nil, &nudge.RefusedError{
 		What:    "cannot run in " + id,
-		Reasons: []string{fmt.Sprintf("it is %s, and running again would change a result that was already used", StateLabel(t.State))},
+		Reasons: []string{fmt.Sprintf("it is %s, and running again would change a result that was already used", nudge.StateLabel(t.State))},
 		Next:    "Start a fresh task from the current workspace: git nudge run -- CMD",
 	}
 }
@@ -308,7 +371,7 @@ func (w *Workspace) taskToRun(ctx context.Context, id, note string, pending bool
 // runCommand runs the task's command in dir with its output shown and
 // kept in logs/<id>/run.log. The command inherits the task's lock file
 // (hold), and its pid is recorded in the task once it runs.
-func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOptions, hold *os.File, sandbox *sandboxPlan, runner *runnerPlan) (int, error) {
+func (w workspace) runCommand(ctx context.Context, t *nudge.Task, dir string, o RunOptions, hold *os.File, sandbox *sandboxPlan, runner *runnerPlan) (int, error) {
 	logPath := filepath.Join(w.LogDir(t.ID), "run.log")
 	log, err := OpenBoundedLog(logPath, LogLimit)
 	if err != nil {
@@ -322,13 +385,13 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 		stderr = io.MultiWriter(&lenient{w: o.Stderr}, log)
 	}
 	env := w.childEnv(o.Environ, t, dir)
-	review, err := w.writeReview(ctx, t)
+	review, err := w.WriteReview(ctx, t)
 	if err != nil {
 		log.Close()
-		return 127, fmt.Errorf("%w: writing the review comments for %s: %v", ErrCommandNotStarted, ReviewEnv, err)
+		return 127, fmt.Errorf("%w: writing the review comments for %s: %v", ErrCommandNotStarted, nudge.ReviewEnv, err)
 	}
 	if review != "" {
-		env = append(env, ReviewEnv+"="+review)
+		env = append(env, nudge.ReviewEnv+"="+review)
 	}
 	if o.Attempt > 0 {
 		env = append(env, "NUDGE_ATTEMPT="+strconv.Itoa(o.Attempt))
@@ -383,7 +446,7 @@ func (w *Workspace) runCommand(ctx context.Context, t *Task, dir string, o RunOp
 // recordCommandPID records the pid of t's running command, so that list
 // can name it when git-nudge itself is gone. Best effort: a workspace
 // lock that cannot be had leaves the record without it.
-func (w *Workspace) recordCommandPID(ctx context.Context, t *Task, pid int) {
+func (w workspace) recordCommandPID(ctx context.Context, t *nudge.Task, pid int) {
 	l, err := w.Lock(context.WithoutCancel(ctx), "git-nudge run")
 	if err != nil {
 		return
@@ -393,36 +456,22 @@ func (w *Workspace) recordCommandPID(ctx context.Context, t *Task, pid int) {
 	_ = w.Save(t)
 }
 
-// callerRel is where callerDir is below top ("." at the top itself), both
-// with symlinks resolved, and the resolved top; ok is false when
-// callerDir is not top or a folder below it.
-func callerRel(top, callerDir string) (realTop, rel string, ok bool) {
-	if r, err := filepath.EvalSymlinks(top); err == nil {
-		top = r
-	}
-	if r, err := filepath.EvalSymlinks(callerDir); err == nil {
-		callerDir = r
-	}
-	rel, err := filepath.Rel(top, callerDir)
-	return top, rel, err == nil && filepath.IsLocal(rel)
-}
-
 // commandDir is the folder of worktree where a command started from
 // callerDir begins: the folder at the same place relative to the top of
 // the work tree as callerDir, so that ./script.sh means what it means in
 // the workspace. When that folder is not in the worktree (an ignored or
 // empty folder, which a snapshot does not carry), the command starts in
 // the nearest folder above it that is, and moved says so.
-func (w *Workspace) commandDir(worktree, callerDir string) (dir, moved string) {
+func (w workspace) commandDir(worktree, callerDir string) (dir, moved string) {
 	if callerDir == "" {
 		return worktree, ""
 	}
-	_, rel, ok := callerRel(w.Repo.WorkTree, callerDir)
+	_, rel, ok := nudge.CallerRel(w.Repo.WorkTree, callerDir)
 	if !ok || rel == "." {
 		return worktree, ""
 	}
 	parts := strings.Split(rel, string(filepath.Separator))
-	if strings.EqualFold(parts[0], StateDirName) || strings.EqualFold(parts[0], ".git") {
+	if strings.EqualFold(parts[0], nudge.StateDirName) || strings.EqualFold(parts[0], ".git") {
 		return worktree, ""
 	}
 	dir = worktree
@@ -434,9 +483,9 @@ func (w *Workspace) commandDir(worktree, callerDir string) (dir, moved string) {
 		if err != nil || !st.IsDir() {
 			at := "its top"
 			if i > 0 {
-				at = QuotePath(filepath.ToSlash(filepath.Join(parts[:i]...))) + "/"
+				at = nudge.QuotePath(filepath.ToSlash(filepath.Join(parts[:i]...))) + "/"
 			}
-			return dir, fmt.Sprintf("%s/ is not in the task's worktree (ignored and empty folders are not part of a snapshot); the command starts at %s instead", QuotePath(filepath.ToSlash(rel)), at)
+			return dir, fmt.Sprintf("%s/ is not in the task's worktree (ignored and empty folders are not part of a snapshot); the command starts at %s instead", nudge.QuotePath(filepath.ToSlash(rel)), at)
 		}
 		dir = next
 	}

@@ -1,4 +1,4 @@
-package nudge
+package runner
 
 import (
 	"archive/tar"

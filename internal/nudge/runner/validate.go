@@ -1,4 +1,4 @@
-package nudge
+package runner
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -37,7 +38,7 @@ type ValidateOptions struct {
 
 // validateCommands returns the nudge.validate commands and the bound on
 // each one's time.
-func (w *Workspace) validateCommands(ctx context.Context) ([]string, time.Duration, error) {
+func (w workspace) validateCommands(ctx context.Context) ([]string, time.Duration, error) {
 	cmds, err := w.Repo.ConfigGetAll(ctx, "nudge.validate")
 	if err != nil || len(cmds) == 0 {
 		return nil, 0, err
@@ -75,13 +76,13 @@ func parseTimeout(s string) (time.Duration, error) {
 // SkipValidation records that t's validation was skipped (--no-validate)
 // when nudge.validate names commands; without any, nothing is recorded.
 // The record is not saved.
-func (w *Workspace) skipValidation(ctx context.Context, t *Task, reason string) {
+func (w workspace) skipValidation(ctx context.Context, t *nudge.Task, reason string) {
 	cmds, _, err := w.validateCommands(ctx)
 	if err != nil || len(cmds) == 0 {
 		t.Validation = nil
 		return
 	}
-	t.Validation = &Validation{State: ValidationSkipped, Commands: []ValidationCommand{}, Result: Deref(t.Result), Reason: reason}
+	t.Validation = &nudge.Validation{State: nudge.ValidationSkipped, Commands: []nudge.ValidationCommand{}, Result: nudge.Deref(t.Result), Reason: reason}
 }
 
 // validateHeld validates t, whose result was just captured from its
@@ -90,27 +91,27 @@ func (w *Workspace) skipValidation(ctx context.Context, t *Task, reason string) 
 // then takes the lock again (returned, held) and records the outcome;
 // t's state goes back to what it was. Without nudge.validate commands
 // nothing happens.
-func (w *Workspace) validateHeld(ctx context.Context, t *Task, l *journal.Lock, hold *os.File, o ValidateOptions) (*journal.Lock, error) {
+func (w workspace) validateHeld(ctx context.Context, t *nudge.Task, l *journal.Lock, hold *os.File, o ValidateOptions) (*journal.Lock, error) {
 	cmds, timeout, err := w.validateCommands(ctx)
 	if err != nil {
 		msg := err.Error()
-		t.Validation = &Validation{State: ValidationFailed, Commands: []ValidationCommand{}, Result: Deref(t.Result), Reason: msg}
+		t.Validation = &nudge.Validation{State: nudge.ValidationFailed, Commands: []nudge.ValidationCommand{}, Result: nudge.Deref(t.Result), Reason: msg}
 		return l, w.Save(t)
 	}
 	if len(cmds) == 0 {
 		t.Validation = nil
 		return l, nil
 	}
-	if t.Result == nil || !w.hasWorktree(t) {
+	if t.Result == nil || !w.HasWorktree(t) {
 		return l, nil
 	}
 	after := t.State
 	now := w.Now().UTC()
 	logPath := filepath.Join(w.LogDir(t.ID), "validate.log")
 	pid := os.Getpid()
-	t.State = StateValidating
+	t.State = nudge.StateValidating
 	t.PID, t.CommandPID = &pid, nil
-	t.Validation = &Validation{State: StateValidating, Commands: []ValidationCommand{}, Result: *t.Result, Started: &now, Log: logPath}
+	t.Validation = &nudge.Validation{State: nudge.StateValidating, Commands: []nudge.ValidationCommand{}, Result: *t.Result, Started: &now, Log: logPath}
 	if err := w.Save(t); err != nil {
 		return l, err
 	}
@@ -125,14 +126,14 @@ func (w *Workspace) validateHeld(ctx context.Context, t *Task, l *journal.Lock, 
 	}
 	v := t.Validation
 	v.Commands = results
-	v.State = ValidationPassed
+	v.State = nudge.ValidationPassed
 	for _, c := range results {
 		if c.ExitCode == nil || *c.ExitCode != 0 || c.Error != "" {
-			v.State = ValidationFailed
+			v.State = nudge.ValidationFailed
 		}
 	}
 	if verr != nil {
-		v.State, v.Reason = ValidationFailed, verr.Error()
+		v.State, v.Reason = nudge.ValidationFailed, verr.Error()
 	}
 	if err := w.putBackAfterValidation(ctx, t); err != nil {
 		v.Reason = strings.TrimPrefix(v.Reason+"; ", "; ") + "the worktree could not be checked after validation: " + err.Error()
@@ -147,8 +148,8 @@ func (w *Workspace) validateHeld(ctx context.Context, t *Task, l *journal.Lock, 
 // bounded validate.log. Every command runs, also after one failed, so
 // that the record says which pass. An interrupt (ctx) stops the current
 // one and skips the rest.
-func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, timeout time.Duration, logPath string, hold *os.File, o ValidateOptions) ([]ValidationCommand, error) {
-	results := make([]ValidationCommand, 0, len(cmds))
+func (w workspace) runValidation(ctx context.Context, t *nudge.Task, cmds []string, timeout time.Duration, logPath string, hold *os.File, o ValidateOptions) ([]nudge.ValidationCommand, error) {
+	results := make([]nudge.ValidationCommand, 0, len(cmds))
 	log, err := openShellLog(logPath, o.Output)
 	if err != nil {
 		return results, err
@@ -171,7 +172,7 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 		if ctx.Err() != nil || interrupted {
 			return results, fmt.Errorf("interrupted before %q ran", c)
 		}
-		res := ValidationCommand{Command: c}
+		res := nudge.ValidationCommand{Command: c}
 		sigs := make(chan os.Signal, 4)
 		stop := make(chan struct{})
 		timedOut := make(chan struct{})
@@ -249,8 +250,8 @@ func (w *Workspace) runValidation(ctx context.Context, t *Task, cmds []string, t
 // is kept in a commit (refs/nudgethis/validation/<id>, parent: the
 // result) and listed in the record, and the worktree is put back to the
 // result, so that a later capture does not take it for the task's work.
-func (w *Workspace) putBackAfterValidation(ctx context.Context, t *Task) error {
-	tree, _, err := w.captureWorktree(ctx, t)
+func (w workspace) putBackAfterValidation(ctx context.Context, t *nudge.Task) error {
+	tree, _, err := w.CaptureWorktree(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -280,11 +281,11 @@ func (w *Workspace) putBackAfterValidation(ctx context.Context, t *Task) error {
 // pinLeftover records tree (the worktree as validation left it) as a
 // commit on t's result, pinned by refs/nudgethis/validation/<id>, so that
 // putting the worktree back loses nothing.
-func (w *Workspace) pinLeftover(ctx context.Context, t *Task, tree string) (string, error) {
+func (w workspace) pinLeftover(ctx context.Context, t *nudge.Task, tree string) (string, error) {
 	r := w.Repo
 	commit, err := r.CommitTree(ctx, git.CommitRequest{
 		Tree: tree, Parents: []string{*t.Result}, Message: "nudge validation leftovers " + t.ID,
-		Author: Identity, Committer: Identity,
+		Author: nudge.Identity, Committer: nudge.Identity,
 	})
 	if err != nil {
 		return "", err
@@ -304,7 +305,7 @@ func (w *Workspace) pinLeftover(ctx context.Context, t *Task, tree string) (stri
 // worktree) back to the result's version: files it added are removed,
 // the others written from the result. Writes go through an os.Root at the
 // worktree, so a symlink planted there cannot lead them outside.
-func (w *Workspace) resetWorktree(ctx context.Context, t *Task, changes []git.TreeChange) error {
+func (w workspace) resetWorktree(ctx context.Context, t *nudge.Task, changes []git.TreeChange) error {
 	var back []string
 	var added []string
 	for _, c := range changes {
@@ -340,7 +341,7 @@ func (w *Workspace) resetWorktree(ctx context.Context, t *Task, changes []git.Tr
 		}
 		for _, e := range entries {
 			if err := putBack(root, stage, e.Path); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", QuotePath(e.Path), err))
+				errs = append(errs, fmt.Errorf("%s: %w", nudge.QuotePath(e.Path), err))
 			}
 		}
 	}
@@ -404,7 +405,8 @@ func putBack(root *os.Root, stage, p string) error {
 // Validate runs the nudge.validate commands on task id's result, in its
 // worktree, and records the outcome (git nudge validate ID, and after
 // git nudge capture). The worktree must hold exactly the result.
-func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) (*Task, error) {
+func Validate(ctx context.Context, ws *nudge.Workspace, id string, o ValidateOptions) (*nudge.Task, error) {
+	w := workspace{ws}
 	l, err := w.Lock(ctx, "git-nudge validate")
 	if err != nil {
 		return nil, err
@@ -415,19 +417,19 @@ func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) 
 		return nil, err
 	}
 	refuse := func(reason, next string) error {
-		return &RefusedError{What: "cannot validate " + id, Reasons: []string{reason}, Next: next}
+		return &nudge.RefusedError{What: "cannot validate " + id, Reasons: []string{reason}, Next: next}
 	}
 	switch {
-	case t.State == StatePending:
-		return nil, refuse(pendingAdvice(id), "")
-	case t.State == StateReady || t.State == StateUndone:
-	case t.State == StateFailed && t.Result != nil:
+	case t.State == nudge.StatePending:
+		return nil, refuse(nudge.PendingAdvice(id), "")
+	case t.State == nudge.StateReady || t.State == nudge.StateUndone:
+	case t.State == nudge.StateFailed && t.Result != nil:
 	default:
-		return nil, refuse(fmt.Sprintf("it is %s; only a captured result that is not applied is validated", StateLabel(t.State)),
-			ResultAdvice(t.ID, t.Worktree != nil))
+		return nil, refuse(fmt.Sprintf("it is %s; only a captured result that is not applied is validated", nudge.StateLabel(t.State)),
+			nudge.ResultAdvice(t.ID, t.Worktree != nil))
 	}
 	if t.Result == nil {
-		return nil, refuse("it has no result yet", ResultAdvice(t.ID, t.Worktree != nil))
+		return nil, refuse("it has no result yet", nudge.ResultAdvice(t.ID, t.Worktree != nil))
 	}
 	if o.Skip {
 		w.skipValidation(ctx, t, "--no-validate")
@@ -435,22 +437,22 @@ func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) 
 	}
 	cmds, _, err := w.validateCommands(ctx)
 	if err != nil {
-		t.Validation = &Validation{State: ValidationFailed, Commands: []ValidationCommand{}, Result: *t.Result, Reason: err.Error()}
+		t.Validation = &nudge.Validation{State: nudge.ValidationFailed, Commands: []nudge.ValidationCommand{}, Result: *t.Result, Reason: err.Error()}
 		return t, w.Save(t)
 	}
 	if len(cmds) == 0 {
 		return nil, refuse("no validation command is configured",
 			"Add one with git config --add nudge.validate 'CMD' (for example 'go test ./...'), then run git nudge validate "+id+" again.")
 	}
-	if !w.hasWorktree(t) && t.WorktreeReleased {
+	if !w.HasWorktree(t) && t.WorktreeReleased {
 		return nil, refuse("its worktree was given back once its result was recorded, and validation runs in it",
 			fmt.Sprintf("git nudge start %s brings a worktree back at the result; then git nudge validate %s.", id, id))
 	}
-	if !w.hasWorktree(t) {
+	if !w.HasWorktree(t) {
 		return nil, refuse("it has no worktree to run the validation commands in",
 			fmt.Sprintf("Validation runs in the task's worktree; a task captured without one (capture --from) is not validated. git nudge apply --unvalidated %s applies it anyway.", id))
 	}
-	tree, _, err := w.captureWorktree(ctx, t)
+	tree, _, err := w.CaptureWorktree(ctx, t)
 	if err != nil {
 		return nil, err
 	}
@@ -469,41 +471,4 @@ func (w *Workspace) Validate(ctx context.Context, id string, o ValidateOptions) 
 	defer hold.Release()
 	l, err = w.validateHeld(ctx, t, l, hold.File(), o)
 	return t, err
-}
-
-// ValidationReason is apply's refusal reason for a task whose validation
-// failed, and the advice.
-func ValidationReason(t *Task, logPath string) (reason, next string) {
-	var failed []string
-	for _, c := range t.Validation.Commands {
-		switch {
-		case c.TimedOut:
-			failed = append(failed, fmt.Sprintf("%q (timed out)", c.Command))
-		case c.ExitCode == nil:
-			failed = append(failed, fmt.Sprintf("%q (did not run)", c.Command))
-		case *c.ExitCode != 0:
-			failed = append(failed, fmt.Sprintf("%q (exit status %d)", c.Command, *c.ExitCode))
-		}
-	}
-	why := strings.Join(failed, ", ")
-	if why == "" {
-		why = t.Validation.Reason
-	}
-	return fmt.Sprintf("%s failed validation: %s", t.ID, why),
-		fmt.Sprintf("See %s; git nudge validate %s runs the checks again, git nudge apply --unvalidated %s applies it anyway.", logPath, t.ID, t.ID)
-}
-
-// ShownPath is path as the user should type it: relative to dir (the
-// caller's current directory, or the top of the work tree when dir is
-// ""), or absolute when it is not below the top of the work tree.
-func (w *Workspace) ShownPath(path, dir string) string {
-	if dir == "" {
-		dir = w.Repo.WorkTree
-	}
-	if rel, err := filepath.Rel(dir, path); err == nil {
-		if inTop, err := filepath.Rel(w.Repo.WorkTree, path); err == nil && filepath.IsLocal(inTop) {
-			return rel
-		}
-	}
-	return path
 }

@@ -1,4 +1,4 @@
-package nudge
+package runner
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
@@ -27,7 +28,7 @@ type sandboxPlan struct {
 
 // sandboxWanted is whether a command runs confined: want (the --sandbox
 // flag) when given, else git config nudge.sandbox (true or strict).
-func (w *Workspace) sandboxWanted(ctx context.Context, want *bool) (bool, error) {
+func (w workspace) sandboxWanted(ctx context.Context, want *bool) (bool, error) {
 	if want != nil {
 		return *want, nil
 	}
@@ -49,7 +50,7 @@ func (w *Workspace) sandboxWanted(ctx context.Context, want *bool) (bool, error)
 // --sandbox flag, nil for git config nudge.sandbox) and, if so, how:
 // under bubblewrap, or where it cannot run, under Landlock unless
 // nudge.sandbox is strict. Never a silent run without it.
-func (w *Workspace) planSandbox(ctx context.Context, want *bool, environ []string) (*sandboxPlan, error) {
+func (w workspace) planSandbox(ctx context.Context, want *bool, environ []string) (*sandboxPlan, error) {
 	on, err := w.sandboxWanted(ctx, want)
 	if err != nil || !on {
 		return nil, err
@@ -60,7 +61,7 @@ func (w *Workspace) planSandbox(ctx context.Context, want *bool, environ []strin
 	}
 	strict := strings.EqualFold(strings.TrimSpace(raw), "strict")
 	refuse := func(reasons ...string) error {
-		return &RefusedError{What: "cannot run the command in the sandbox", Reasons: reasons,
+		return &nudge.RefusedError{What: "cannot run the command in the sandbox", Reasons: reasons,
 			Next: "Nothing was run. Run it without the sandbox (git nudge run --no-sandbox, or git config nudge.sandbox false) only if you trust it with the workspace."}
 	}
 	p := &sandboxPlan{engine: proc.EngineBwrap}
@@ -127,7 +128,7 @@ func (w *Workspace) planSandbox(ctx context.Context, want *bool, environ []strin
 // reads it as an alternate (GIT_ALTERNATE_OBJECT_DIRECTORIES) and writes
 // new objects into .nudgethis/sandbox/<id>/objects (GIT_OBJECT_DIRECTORY),
 // which capturing the task imports (importSandboxObjects).
-func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, id, worktree string, c child) (_ child, done func() []string, _ error) {
+func (w workspace) sandboxed(ctx context.Context, p *sandboxPlan, id, worktree string, c child) (_ child, done func() []string, _ error) {
 	wt, err := w.Repo.OpenWorktree(ctx, worktree)
 	if err != nil {
 		return c, nil, err
@@ -140,7 +141,7 @@ func (w *Workspace) sandboxed(ctx context.Context, p *sandboxPlan, id, worktree 
 	if err != nil {
 		return c, nil, err
 	}
-	objects := w.sandboxObjects(id)
+	objects := w.SandboxObjects(id)
 	if err := os.MkdirAll(objects, 0o755); err != nil {
 		return c, nil, err
 	}

@@ -1,4 +1,4 @@
-package nudge
+package runner
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/proc"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
@@ -62,12 +63,13 @@ func runnerRefusal(name string, reason, next string) error {
 	if name == "" {
 		what = "cannot run on a runner"
 	}
-	return &RefusedError{What: what, Reasons: []string{reason}, Next: "Nothing was run. " + next}
+	return &nudge.RefusedError{What: what, Reasons: []string{reason}, Next: "Nothing was run. " + next}
 }
 
 // RunnerName is the runner a task runs on: on when given, else git
 // config nudge.runner ("" both: on this machine, as always).
-func (w *Workspace) RunnerName(ctx context.Context, on string) (string, error) {
+func RunnerName(ctx context.Context, ws *nudge.Workspace, on string) (string, error) {
+	w := workspace{ws}
 	if on != "" {
 		return on, nil
 	}
@@ -77,14 +79,15 @@ func (w *Workspace) RunnerName(ctx context.Context, on string) (string, error) {
 
 // CheckRunner checks that runner name is configured well enough to run
 // on (queue checks it when a task is queued, run before it starts).
-func (w *Workspace) CheckRunner(ctx context.Context, name string) error {
+func CheckRunner(ctx context.Context, ws *nudge.Workspace, name string) error {
+	w := workspace{ws}
 	_, err := w.planRunner(ctx, name)
 	return err
 }
 
 // planRunner reads runner name from git config; "" or "local" is this
 // machine (nil plan).
-func (w *Workspace) planRunner(ctx context.Context, name string) (*runnerPlan, error) {
+func (w workspace) planRunner(ctx context.Context, name string) (*runnerPlan, error) {
 	if name == "" || name == "local" {
 		return nil, nil
 	}
@@ -190,12 +193,6 @@ func (w *Workspace) planRunner(ctx context.Context, name string) (*runnerPlan, e
 	return p, nil
 }
 
-// runnerDir is the scratch folder of task id's runner: bundles in and
-// out, the command file.
-func (w *Workspace) runnerDir(id string) string {
-	return filepath.Join(w.Dir, "runners", id)
-}
-
 // onRunner turns c, the task's command ready to run here, into the
 // runner's: for a container runner the engine's client running it in
 // the image with the worktree mounted at the same path; for a command
@@ -204,7 +201,7 @@ func (w *Workspace) runnerDir(id string) string {
 // back into the worktree (a command runner's bundle) or removes what the
 // engine may have left (a container that outlived its client); its error
 // fails the task, with the worktree as the snapshot left it.
-func (w *Workspace) onRunner(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(code int) (int, error), error) {
+func (w workspace) onRunner(ctx context.Context, p *runnerPlan, t *nudge.Task, c child, log io.Writer) (child, func(code int) (int, error), error) {
 	switch p.kind {
 	case RunnerContainer:
 		if remoteEngine(p.engine, c.env) != "" {
@@ -220,8 +217,8 @@ func (w *Workspace) onRunner(ctx context.Context, p *runnerPlan, t *Task, c chil
 }
 
 // viaCommand is onRunner for a command runner.
-func (w *Workspace) viaCommand(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(int) (int, error), error) {
-	dir := w.runnerDir(t.ID)
+func (w workspace) viaCommand(ctx context.Context, p *runnerPlan, t *nudge.Task, c child, log io.Writer) (child, func(int) (int, error), error) {
+	dir := w.RunnerDir(t.ID)
 	if err := os.RemoveAll(dir); err != nil {
 		return c, nil, err
 	}
@@ -244,7 +241,7 @@ func (w *Workspace) viaCommand(ctx context.Context, p *runnerPlan, t *Task, c ch
 	}
 	out := filepath.Join(dir, "out.bundle")
 	env := c.env
-	if review := envValue(c.env, ReviewEnv); review != "" {
+	if review := envValue(c.env, nudge.ReviewEnv); review != "" {
 		// The comments go with the bundle: a copy in the runner's folder,
 		// for it to send wherever the command runs.
 		b, err := os.ReadFile(review)
@@ -255,7 +252,7 @@ func (w *Workspace) viaCommand(ctx context.Context, p *runnerPlan, t *Task, c ch
 		if err := os.WriteFile(copied, b, 0o600); err != nil {
 			return c, nil, err
 		}
-		env = append(withoutEnv(env, ReviewEnv), ReviewEnv+"="+copied)
+		env = append(withoutEnv(env, nudge.ReviewEnv), nudge.ReviewEnv+"="+copied)
 	}
 	env = append(env,
 		"NUDGE_RUNNER="+p.name,
@@ -297,7 +294,7 @@ const RunnerResultRef = "refs/nudge/result"
 // hold its tree, for the capture that follows to check and record like
 // any worktree (protected paths, sizes, the snapshot's rules). On an
 // error the worktree is put back to the task's base.
-func (w *Workspace) importRunnerResult(ctx context.Context, t *Task, path, ref string) error {
+func (w workspace) importRunnerResult(ctx context.Context, t *nudge.Task, path, ref string) error {
 	commit, err := w.Repo.ImportBundle(ctx, path, ref)
 	if err != nil {
 		return err
@@ -312,7 +309,7 @@ func (w *Workspace) importRunnerResult(ctx context.Context, t *Task, path, ref s
 // resetToRunnerResult makes t's worktree hold tree, a runner's result,
 // with its index (and HEAD) at the task's base; on an error the worktree
 // is put back to the base.
-func (w *Workspace) resetToRunnerResult(ctx context.Context, t *Task, tree string) error {
+func (w workspace) resetToRunnerResult(ctx context.Context, t *nudge.Task, tree string) error {
 	wr, err := w.Repo.OpenWorktree(ctx, *t.Worktree)
 	if err != nil {
 		return err
@@ -342,7 +339,7 @@ func ShellQuote(argv []string) string {
 }
 
 // inContainer is onRunner for a container runner.
-func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c child) (child, func(int) (int, error), error) {
+func (w workspace) inContainer(ctx context.Context, p *runnerPlan, t *nudge.Task, c child) (child, func(int) (int, error), error) {
 	wt := *t.Worktree
 	name := "nudge-" + t.ID + "-" + strconv.Itoa(os.Getpid())
 	args := []string{p.engine, "run", "--rm", "--init", "--name", name,
@@ -357,9 +354,9 @@ func (w *Workspace) inContainer(ctx context.Context, p *runnerPlan, t *Task, c c
 	if v := envValue(c.env, "NUDGE_ATTEMPT"); v != "" {
 		args = append(args, "--env", "NUDGE_ATTEMPT="+v)
 	}
-	if v := envValue(c.env, ReviewEnv); v != "" {
+	if v := envValue(c.env, nudge.ReviewEnv); v != "" {
 		// The review comments, read-only at the same path.
-		args = append(args, "--volume", v+":"+v+":ro", "--env", ReviewEnv+"="+v)
+		args = append(args, "--volume", v+":"+v+":ro", "--env", nudge.ReviewEnv+"="+v)
 	}
 	if p.cpus != "" {
 		args = append(args, "--cpus", p.cpus)
@@ -437,7 +434,7 @@ func (p *runnerPlan) describe() string {
 // (p.sandbox; the run is refused when the host has none that works). A
 // command runner's command is the user's own program, which git-nudge
 // cannot confine, so asking for the sandbox there is refused.
-func (w *Workspace) planRunnerSandbox(ctx context.Context, p *runnerPlan, want *bool, environ []string) (*sandboxPlan, error) {
+func (w workspace) planRunnerSandbox(ctx context.Context, p *runnerPlan, want *bool, environ []string) (*sandboxPlan, error) {
 	if p == nil {
 		return w.planSandbox(ctx, want, environ)
 	}
@@ -480,7 +477,7 @@ func withoutEnv(env []string, k string) []string {
 // runnerStart is the commit (and a ref on it) a runner starts t's command
 // from: its last result when it has one (a task run again goes on from
 // there, as its worktree here does), else its setup or snapshot.
-func (w *Workspace) runnerStart(ctx context.Context, t *Task) (commit, ref string) {
+func (w workspace) runnerStart(ctx context.Context, t *nudge.Task) (commit, ref string) {
 	if t.Result != nil && *t.Result != "" {
 		if got, ok, err := w.Repo.ReadRefFast(ctx, refs.Results+t.ID); err == nil && ok && got == *t.Result {
 			return got, refs.Results + t.ID

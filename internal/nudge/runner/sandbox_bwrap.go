@@ -1,4 +1,4 @@
-package nudge
+package runner
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
@@ -17,7 +18,7 @@ import (
 // dashboard's token) hidden, with only this task's worktree and object
 // folder seen again; /tmp and /run hidden too (the user's sockets);
 // its own user, PID, IPC, UTS, cgroup and network namespaces.
-func (w *Workspace) inBwrap(p *sandboxPlan, c child, env, writable []string, tmp string) (child, error) {
+func (w workspace) inBwrap(p *sandboxPlan, c child, env, writable []string, tmp string) (child, error) {
 	real := func(path string) (string, error) {
 		r, err := filepath.EvalSymlinks(path)
 		if err != nil {
@@ -47,7 +48,7 @@ func (w *Workspace) inBwrap(p *sandboxPlan, c child, env, writable []string, tmp
 	}
 	// The review file (NUDGE_REVIEW) lives in the hidden state folder:
 	// shown again, read-only.
-	if rv := envValue(env, ReviewEnv); rv != "" {
+	if rv := envValue(env, nudge.ReviewEnv); rv != "" {
 		r, err := real(rv)
 		if err != nil {
 			return c, err
@@ -113,7 +114,7 @@ func (p *sandboxPlan) describe() string {
 		if p.network {
 			net = "the host's network (nudge.sandbox.network=host)"
 		}
-		return fmt.Sprintf("sandbox (bubblewrap): the command may write only in its worktree, its git folder, a private object folder, a private TMPDIR and %d nudge.sandbox.allowWrite path(s); it does not see the workspace's %s folder; %s; at most %d processes", len(p.extra), StateDirName, net, p.maxProcs)
+		return fmt.Sprintf("sandbox (bubblewrap): the command may write only in its worktree, its git folder, a private object folder, a private TMPDIR and %d nudge.sandbox.allowWrite path(s); it does not see the workspace's %s folder; %s; at most %d processes", len(p.extra), nudge.StateDirName, net, p.maxProcs)
 	}
 	return fmt.Sprintf("sandbox (Landlock ABI %d, the fallback): the command may write only in its worktree, its git folder, a private object folder, a private TMPDIR and %d nudge.sandbox.allowWrite path(s)", p.abi, len(p.extra))
 }
@@ -127,7 +128,7 @@ func (p *sandboxPlan) fallbackGaps() string {
 	gaps := []string{
 		"metadata outside the worktree (chmod, chown, utime, flock)",
 		"the network, including servers on 127.0.0.1 such as the dashboard",
-		"what the command can read: the workspace's " + StateDirName + " folder, other tasks' worktrees and the dashboard's token stay readable",
+		"what the command can read: the workspace's " + nudge.StateDirName + " folder, other tasks' worktrees and the dashboard's token stay readable",
 		"processes that leave its process group (setsid) outlive it",
 		"no process limit (nudge.sandbox.maxProcs)",
 	}

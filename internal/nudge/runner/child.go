@@ -1,10 +1,11 @@
-package nudge
+package runner
 
 import (
 	"io"
 	"os"
 	"strings"
 
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
@@ -54,12 +55,12 @@ func (c child) run() (int, error) {
 // childEnv is the environment of a task's programs: the caller's, without
 // the git variables that would point them at the user's repository instead
 // of the task's worktree, plus NUDGE_TASK, NUDGE_WORKSPACE and PWD.
-func (w *Workspace) childEnv(base []string, t *Task, dir string) []string {
+func (w workspace) childEnv(base []string, t *nudge.Task, dir string) []string {
 	drop := map[string]bool{
 		"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_INDEX_FILE": true, "GIT_OBJECT_DIRECTORY": true,
 		"GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_PREFIX": true, "GIT_COMMON_DIR": true,
 		"GIT_NAMESPACE": true, "GIT_QUARANTINE_PATH": true, "PWD": true,
-		"NUDGE_TASK": true, "NUDGE_WORKSPACE": true, ReviewEnv: true,
+		"NUDGE_TASK": true, "NUDGE_WORKSPACE": true, nudge.ReviewEnv: true,
 	}
 	env := make([]string, 0, len(base)+3)
 	for _, kv := range base {

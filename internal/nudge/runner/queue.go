@@ -1,20 +1,19 @@
-package nudge
+package runner
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/refs"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
@@ -32,7 +31,8 @@ type QueueOptions struct {
 // create-only update of refs/nudgethis/snapshots/<id>; until the task
 // starts that ref holds a placeholder (HEAD's commit, or an empty root
 // commit on an unborn branch), which the snapshot then replaces.
-func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
+func Queue(ctx context.Context, ws *nudge.Workspace, o QueueOptions) (*nudge.Task, error) {
+	w := workspace{ws}
 	if len(o.Command) == 0 {
 		return nil, errors.New("no command to queue: git nudge queue -- CMD [ARG...]")
 	}
@@ -52,11 +52,11 @@ func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
 		if err != nil {
 			return nil, err
 		}
-		if placeholder, err = r.CommitTree(ctx, git.CommitRequest{Tree: tree, Message: "nudge pending task", Author: Identity, Committer: Identity}); err != nil {
+		if placeholder, err = r.CommitTree(ctx, git.CommitRequest{Tree: tree, Message: "nudge pending task", Author: nudge.Identity, Committer: nudge.Identity}); err != nil {
 			return nil, err
 		}
 	}
-	next, err := w.nextTaskNumber()
+	next, err := w.NextTaskNumber()
 	if err != nil {
 		return nil, err
 	}
@@ -64,11 +64,11 @@ func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &Task{
-		ID: id, State: StatePending, Note: o.Note, Created: w.Now().UTC(),
+	t := &nudge.Task{
+		ID: id, State: nudge.StatePending, Note: o.Note, Created: w.Now().UTC(),
 		Workspace: r.WorkTree, Command: o.Command,
 		// The branch it was queued on, until work takes its snapshot.
-		Branch: OptStr(head.Branch),
+		Branch: nudge.OptStr(head.Branch),
 	}
 	if o.On != "local" {
 		t.Runner = o.On
@@ -78,40 +78,6 @@ func (w *Workspace) Queue(ctx context.Context, o QueueOptions) (*Task, error) {
 		return nil, err
 	}
 	return t, nil
-}
-
-// Pending returns the pending tasks, oldest first: the order Work runs
-// them in.
-//
-// An executor asks this every second (git nudge work --watch, a dashboard
-// server), so a record is only decoded when its bytes name the pending
-// state, and only read when it is not listed as quiet (quietRecords: a
-// quiet record is never pending): the cost of an idle executor is a stat
-// of each record, not a read of every task ever made. Any other record
-// read must still be a JSON object (a corrupt record is an error naming
-// it, as for List).
-func (w *Workspace) Pending() ([]*Task, error) {
-	tasks, err := w.scanRecords(func(id string, data []byte) (bool, error) {
-		if bytes.Contains(data, pendingWord) {
-			return true, nil
-		}
-		return false, journal.CheckObject(w.TaskPath(id), data)
-	}, nil)
-	if err != nil {
-		return nil, err
-	}
-	var out []*Task
-	for _, t := range tasks {
-		if t.State == StatePending {
-			out = append(out, t)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, _ := refs.Task.Number(out[i].ID)
-		b, _ := refs.Task.Number(out[j].ID)
-		return a < b
-	})
-	return out, nil
 }
 
 // errNotPending is taskToRun's answer when Work asks for a task that is
@@ -147,7 +113,7 @@ type WorkOptions struct {
 type WorkEvent struct {
 	Kind     string
 	ID       string
-	Task     *Task
+	Task     *nudge.Task
 	ExitCode int
 	Err      error
 }
@@ -178,19 +144,20 @@ func (e *ExecutorBusyError) Error() string {
 // waiting, recording what and the binary's version (journal.BinaryVersion)
 // in its note. Only one process runs a workspace's pending tasks at a
 // time.
-func (w *Workspace) AcquireExecutor(ctx context.Context, what string) (*journal.Lock, error) {
+func AcquireExecutor(ctx context.Context, ws *nudge.Workspace, what string) (*journal.Lock, error) {
+	w := workspace{ws}
 	if what == "" {
 		what = "git-nudge work"
 	}
-	path := filepath.Join(w.Dir, WorkLockName)
-	if err := rejectSymlink(w, WorkLockName); err != nil {
+	path := filepath.Join(w.Dir, nudge.WorkLockName)
+	if err := rejectSymlink(w, nudge.WorkLockName); err != nil {
 		return nil, err
 	}
 	l, err := journal.Acquire(ctx, path, 0, journal.VersionNote(what))
 	if err != nil {
 		var le *journal.LockedError
 		if errors.As(err, &le) {
-			return nil, &RefusedError{
+			return nil, &nudge.RefusedError{
 				What:    "cannot run the pending tasks",
 				Reasons: []string{(&ExecutorBusyError{Holder: le.Holder}).Error()},
 				Next:    "It runs them all; git nudge list shows their progress. Stop it first to run them here.",
@@ -210,8 +177,9 @@ func (w *Workspace) AcquireExecutor(ctx context.Context, what string) (*journal.
 // stops the running tasks with their process groups (SIGTERM, then
 // SIGKILL five seconds later); their results are captured and they end
 // failed, and the tasks not started stay pending.
-func (w *Workspace) Work(ctx context.Context, o WorkOptions) (*WorkReport, error) {
-	lock, err := w.AcquireExecutor(ctx, o.What)
+func Work(ctx context.Context, ws *nudge.Workspace, o WorkOptions) (*WorkReport, error) {
+	w := workspace{ws}
+	lock, err := AcquireExecutor(ctx, w.Workspace, o.What)
 	if err != nil {
 		return nil, err
 	}
@@ -247,7 +215,7 @@ func (w *Workspace) Work(ctx context.Context, o WorkOptions) (*WorkReport, error
 			return "", nil
 		}
 		at := time.Now()
-		dir, dirOK := journal.StatKey(w.tasksDir())
+		dir, dirOK := journal.StatKey(w.TasksDir())
 		if idle && dirOK && dir == idleDir && dir.Settled(idleAt) {
 			return "", nil
 		}
@@ -311,7 +279,7 @@ func (w *Workspace) Work(ctx context.Context, o WorkOptions) (*WorkReport, error
 						wt.Error = &msg
 					}
 					event(WorkEvent{Kind: "done", ID: id, Task: t, ExitCode: code, Err: err})
-					var re *RefusedError
+					var re *nudge.RefusedError
 					if err != nil && t == nil && !errors.As(err, &re) {
 						// Not the task's own failure (a lock, a journal):
 						// stop rather than fail every other task the same way.
@@ -336,7 +304,7 @@ func (w *Workspace) Work(ctx context.Context, o WorkOptions) (*WorkReport, error
 
 // workOne runs pending task id through Run. Cancelling ctx sends its
 // process group SIGTERM, then SIGKILL.
-func (w *Workspace) workOne(ctx context.Context, id string, o WorkOptions, live bool) (*Task, int, error) {
+func (w workspace) workOne(ctx context.Context, id string, o WorkOptions, live bool) (*nudge.Task, int, error) {
 	sigs := make(chan os.Signal, 4)
 	stop := make(chan struct{})
 	defer close(stop)
@@ -360,11 +328,11 @@ func (w *Workspace) workOne(ctx context.Context, id string, o WorkOptions, live 
 	if live {
 		ro.Stdout, ro.Stderr = o.Stdout, o.Stderr
 	}
-	return w.Run(ctx, ro)
+	return Run(ctx, w.Workspace, ro)
 }
 
 // rejectSymlink refuses a state file of .nudgethis that is a symlink or
 // not a file.
-func rejectSymlink(w *Workspace, name string) error {
-	return worktree.RealFile(w.Repo.WorkTree, StateDirName+"/"+name)
+func rejectSymlink(w workspace, name string) error {
+	return worktree.RealFile(w.Repo.WorkTree, nudge.StateDirName+"/"+name)
 }

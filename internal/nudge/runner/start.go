@@ -1,23 +1,18 @@
-package nudge
+package runner
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
-
-// IncludeFile is the workspace file naming the ignored files a task's
-// worktree gets a copy of (gitignore syntax; a convention shared with other
-// agent tools).
-const IncludeFile = ".worktreeinclude"
 
 // StartOptions says how to prepare a task's worktree.
 type StartOptions struct {
@@ -48,7 +43,8 @@ type StartOptions struct {
 // adds a detached linked worktree on the snapshot commit, copies in the
 // ignored files .worktreeinclude lists and runs the nudge.setup commands.
 // A task whose preparation fails is left failed with the reason.
-func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task, error) {
+func Start(ctx context.Context, ws *nudge.Workspace, id string, o StartOptions) (*nudge.Task, error) {
+	w := workspace{ws}
 	if err := w.Guard().CheckModes("cannot start a task"); err != nil {
 		return nil, err
 	}
@@ -69,8 +65,8 @@ func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task
 	defer hold.Release()
 	o.hold = hold.File()
 	if w.resultWithoutWorktree(t) {
-		// Finished: its worktree comes back at the result (release.go).
-		l, err := w.restoreHeld(ctx, t, l, o)
+		// Finished: its worktree comes back at the result (RestoreHeld).
+		l, err := w.RestoreHeld(ctx, t, l, o.Output, o.KeepWorktree)
 		if l != nil {
 			l.Release()
 		}
@@ -84,7 +80,7 @@ func (w *Workspace) Start(ctx context.Context, id string, o StartOptions) (*Task
 
 // taskToStart returns the task a start (or run) prepares, taking a new
 // snapshot when id is "". The workspace lock is held.
-func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, error) {
+func (w workspace) taskToStart(ctx context.Context, id, note string) (*nudge.Task, error) {
 	if id == "" {
 		return w.SnapshotLocked(ctx, note)
 	}
@@ -93,24 +89,24 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 		return nil, err
 	}
 	switch {
-	case t.State == StatePending:
-		return nil, &RefusedError{What: "cannot start " + id, Reasons: []string{pendingAdvice(id)}}
-	case t.State == StateSnapshotted:
-	case t.State == StateFailed && t.Result == nil && t.Command == nil:
+	case t.State == nudge.StatePending:
+		return nil, &nudge.RefusedError{What: "cannot start " + id, Reasons: []string{nudge.PendingAdvice(id)}}
+	case t.State == nudge.StateSnapshotted:
+	case t.State == nudge.StateFailed && t.Result == nil && t.Command == nil:
 		// Its preparation failed: a leftover worktree is made afresh.
 	case w.resultWithoutWorktree(t):
 		// Finished, its worktree given back (or never made): one comes
 		// back at its result.
-	case t.State == StatePrepared || t.State == StateReady || t.State == StateFailed:
-		return nil, &RefusedError{
+	case t.State == nudge.StatePrepared || t.State == nudge.StateReady || t.State == nudge.StateFailed:
+		return nil, &nudge.RefusedError{
 			What:    "cannot start " + id,
-			Reasons: []string{fmt.Sprintf("it already has a worktree at %s", Deref(t.Worktree))},
+			Reasons: []string{fmt.Sprintf("it already has a worktree at %s", nudge.Deref(t.Worktree))},
 			Next:    fmt.Sprintf("Run a command in it with git nudge run --task %s -- CMD, or record it with git nudge capture %s.", id, id),
 		}
 	default:
-		return nil, &RefusedError{
+		return nil, &nudge.RefusedError{
 			What:    "cannot start " + id,
-			Reasons: []string{fmt.Sprintf("it is %s", StateLabel(t.State))},
+			Reasons: []string{fmt.Sprintf("it is %s", nudge.StateLabel(t.State))},
 			Next:    "Take a new snapshot with git nudge start (no id) to start a fresh task.",
 		}
 	}
@@ -121,17 +117,17 @@ func (w *Workspace) taskToStart(ctx context.Context, id, note string) (*Task, er
 // but no worktree: one recorded with capture --from (or a worktree removed
 // since). Neither start nor run may give it a fresh worktree: that starts
 // from the snapshot again, and a run's capture would replace the result.
-func (w *Workspace) resultWithoutWorktree(t *Task) bool {
-	return (t.State == StateReady || t.State == StateFailed) && t.Result != nil && !w.hasWorktree(t)
+func (w workspace) resultWithoutWorktree(t *nudge.Task) bool {
+	return (t.State == nudge.StateReady || t.State == nudge.StateFailed) && t.Result != nil && !w.HasWorktree(t)
 }
 
 // prepareHeld records t as preparing, releases the workspace lock l while
 // the worktree is made and set up (t's own lock is held throughout), then
 // records the outcome: prepared, or failed with the reason.
-func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o StartOptions) error {
+func (w workspace) prepareHeld(ctx context.Context, t *nudge.Task, l *journal.Lock, o StartOptions) error {
 	dir := w.WorktreeDir(t.ID)
 	pid := os.Getpid()
-	t.State = StatePreparing
+	t.State = nudge.StatePreparing
 	t.Worktree = &dir
 	t.Error = nil
 	t.PID, t.CommandPID = &pid, nil
@@ -141,10 +137,10 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 	}
 	// A pooled worktree is taken under the workspace lock (no two tasks
 	// get the same one) and reset outside it.
-	claim := w.claimPooled(ctx, t.ID, dir)
+	checkout := w.ClaimWorktree(ctx, t.ID, dir)
 	l.Release()
 
-	perr := w.prepare(ctx, t, dir, o, claim)
+	perr := w.prepare(ctx, t, dir, o, checkout)
 
 	// The outcome is recorded even when the user interrupted.
 	ctx = context.WithoutCancel(ctx)
@@ -160,12 +156,12 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 	if perr != nil || !o.run {
 		t.PID, t.CommandPID = nil, nil
 	}
-	w.GuardCheck(ctx, t, checkOwn, o.Output)
+	w.GuardCheck(ctx, t, nudge.CheckOwn, o.Output)
 	if perr != nil {
 		msg := perr.Error()
-		t.State = StateFailed
+		t.State = nudge.StateFailed
 		t.Error = &msg
-		if !w.hasWorktree(t) {
+		if !w.HasWorktree(t) {
 			t.Worktree = nil
 		}
 		return errors.Join(perr, w.Save(t))
@@ -173,25 +169,18 @@ func (w *Workspace) prepareHeld(ctx context.Context, t *Task, l *journal.Lock, o
 	if o.run {
 		return nil
 	}
-	t.State = StatePrepared
+	t.State = nudge.StatePrepared
 	return w.Save(t)
 }
 
-// prepare adds the worktree, copies the included ignored files and runs
-// the setup commands.
-func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOptions, claim *poolClaim) error {
-	_ = os.Remove(w.trustedIndex(t.ID))
-	if claim == nil || !w.startFromPool(ctx, t, dir, claim, o.Output) {
-		if err := w.addWorktree(ctx, dir, t.Snapshot); err != nil {
-			return err
-		}
+// prepare makes the worktree (checkout), copies the included ignored
+// files and runs the setup commands.
+func (w workspace) prepare(ctx context.Context, t *nudge.Task, dir string, o StartOptions, checkout func(context.Context, *nudge.Task, io.Writer) error) error {
+	if err := checkout(ctx, t, o.Output); err != nil {
+		return err
 	}
-	// The index as git-nudge left it, before anything ran there: what
-	// makes the worktree reusable once the task is dropped (pool.go).
-	// Without it the worktree is simply never pooled.
-	_ = w.trustIndex(ctx, dir, w.trustedIndex(t.ID))
-	if err := w.copyIncludes(ctx, dir); err != nil {
-		return fmt.Errorf("copying the files %s lists: %w", IncludeFile, err)
+	if err := w.CopyIncludes(ctx, dir); err != nil {
+		return fmt.Errorf("copying the files %s lists: %w", nudge.IncludeFile, err)
 	}
 	t.Setup, t.SetupFiles = nil, nil
 	if o.NoSetup {
@@ -204,50 +193,19 @@ func (w *Workspace) prepare(ctx context.Context, t *Task, dir string, o StartOpt
 	return w.recordSetup(ctx, t)
 }
 
-// addWorktree adds a fresh worktree at dir on commit, removing one left
-// there by an earlier attempt, and refreshes its own index (so that the
-// first capture does not find every file racily clean).
-func (w *Workspace) addWorktree(ctx context.Context, dir, commit string) error {
-	if _, err := os.Lstat(dir); err == nil {
-		// Left over from an earlier attempt: git's record and files go,
-		// through directory handles that never follow a link, and only
-		// when no process uses it any more.
-		if err := w.discardWorktree(dir); err != nil {
-			return fmt.Errorf("%s is in the way of the new worktree and could not be removed: %w", dir, err)
-		}
-	}
-	// A record of a worktree once at dir, left by an interrupted pool
-	// command, would make git refuse the path.
-	_ = w.Repo.ForgetWorktree(dir)
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return err
-	}
-	if err := w.Repo.AddWorktree(ctx, dir, commit); err != nil {
-		return fmt.Errorf("adding the worktree: %w", err)
-	}
-	admin, err := w.adminOf(dir)
-	if err != nil {
-		return nil // not pooled, not refreshed: the capture refreshes
-	}
-	if err := w.Repo.WorktreeRepo(dir, admin).RefreshIndex(ctx); err != nil {
-		return fmt.Errorf("refreshing the new worktree's index: %w", err)
-	}
-	return nil
-}
-
 // recordSetup records what the setup commands changed in t's worktree:
 // a commit of the worktree's state (captured with the snapshot's rules)
 // on the snapshot, pinned by refs/nudgethis/setup/<id>, and the paths it
 // changed. Setup that changed nothing records nothing (and drops a setup
 // ref left by an earlier preparation).
-func (w *Workspace) recordSetup(ctx context.Context, t *Task) error {
+func (w workspace) recordSetup(ctx context.Context, t *nudge.Task) error {
 	r := w.Repo
 	ref := refs.Setups + t.ID
 	old, had, err := r.ReadRef(ctx, ref)
 	if err != nil {
 		return err
 	}
-	tree, _, err := w.captureWorktree(ctx, t)
+	tree, _, err := w.CaptureWorktree(ctx, t)
 	if err != nil {
 		return fmt.Errorf("recording what setup changed: %w", err)
 	}
@@ -263,7 +221,7 @@ func (w *Workspace) recordSetup(ctx context.Context, t *Task) error {
 	}
 	commit, err := r.CommitTree(ctx, git.CommitRequest{
 		Tree: tree, Parents: []string{t.Snapshot}, Message: "nudge setup " + t.ID,
-		Author: Identity, Committer: Identity,
+		Author: nudge.Identity, Committer: nudge.Identity,
 	})
 	if err != nil {
 		return err
@@ -274,7 +232,7 @@ func (w *Workspace) recordSetup(ctx context.Context, t *Task) error {
 	if err := r.SetRef(ctx, git.SetRefRequest{Name: ref, New: commit, Old: old}); err != nil {
 		return err
 	}
-	files, err := ComputeFiles(ctx, r, t.Snapshot, commit)
+	files, err := nudge.ComputeFiles(ctx, r, t.Snapshot, commit)
 	if err != nil {
 		return err
 	}
@@ -282,72 +240,10 @@ func (w *Workspace) recordSetup(ctx context.Context, t *Task) error {
 	return nil
 }
 
-// copyIncludes copies into dir the workspace's ignored files that
-// .worktreeinclude matches (only ignored ones: tracked and untracked source
-// is in the snapshot already).
-func (w *Workspace) copyIncludes(ctx context.Context, dir string) error {
-	include := filepath.Join(w.Repo.WorkTree, IncludeFile)
-	if st, err := os.Stat(include); err != nil || !st.Mode().IsRegular() {
-		return nil
-	}
-	paths, err := w.Repo.IgnoredIncludes(ctx, include, StateDirName)
-	if err != nil {
-		return err
-	}
-	for _, p := range paths {
-		if err := copyInto(filepath.Join(w.Repo.WorkTree, filepath.FromSlash(p)), filepath.Join(dir, filepath.FromSlash(p))); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// copyInto copies one file (a symlink as a symlink), keeping its mode. An
-// existing destination is left alone.
-func copyInto(src, dst string) error {
-	st, err := os.Lstat(src)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return err
-	}
-	if _, err := os.Lstat(dst); err == nil {
-		return nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	switch {
-	case st.Mode()&fs.ModeSymlink != 0:
-		target, err := os.Readlink(src)
-		if err != nil {
-			return err
-		}
-		return os.Symlink(target, dst)
-	case !st.Mode().IsRegular():
-		return nil
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
-}
-
 // runSetup runs each `git config --get-all nudge.setup` command with sh -c
 // in the worktree, output kept in logs/<id>/setup.log; the first failure
 // stops the setup. ran is false when there is no setup command.
-func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOptions) (ran bool, _ error) {
+func (w workspace) runSetup(ctx context.Context, t *nudge.Task, dir string, o StartOptions) (ran bool, _ error) {
 	cmds, err := w.Repo.ConfigGetAll(ctx, "nudge.setup")
 	if err != nil || len(cmds) == 0 {
 		return false, err
@@ -375,13 +271,13 @@ func (w *Workspace) runSetup(ctx context.Context, t *Task, dir string, o StartOp
 
 // loadIdle loads task id, refusing (as what) when another git-nudge
 // process is preparing or running it.
-func (w *Workspace) loadIdle(id, what string) (*Task, error) {
+func (w workspace) loadIdle(id, what string) (*nudge.Task, error) {
 	t, err := w.Load(id)
 	if err != nil {
 		return nil, err
 	}
 	if w.Busy(id) {
-		return nil, &RefusedError{What: what, Reasons: []string{w.BusyReason(t)}, Next: "Wait for it to finish (git nudge list shows its state)."}
+		return nil, &nudge.RefusedError{What: what, Reasons: []string{w.BusyReason(t)}, Next: "Wait for it to finish (git nudge list shows its state)."}
 	}
 	return t, nil
 }

@@ -1,4 +1,4 @@
-package nudge
+package runner
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
@@ -33,171 +34,242 @@ import (
 // killed by drop) the command's session is ended and nothing comes back;
 // finish then cleans up over a second connection. A result that came
 // back whole is imported as a command runner's (importRunnerResult).
-func (w *Workspace) overSSH(ctx context.Context, p *runnerPlan, t *Task, c child, log io.Writer) (child, func(int) (int, error), error) {
-	dir := w.runnerDir(t.ID)
-	if err := os.RemoveAll(dir); err != nil {
-		return c, nil, err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return c, nil, err
-	}
-	base, baseRef := w.runnerStart(ctx, t)
-	baseTree, err := w.Repo.TreeOf(ctx, base)
+func (w workspace) overSSH(ctx context.Context, p *runnerPlan, t *nudge.Task, c child, log io.Writer) (child, func(int) (int, error), error) {
+	r, err := w.newSSHRun(ctx, p, t, c, log)
 	if err != nil {
 		return c, nil, err
 	}
-	cache := strings.TrimSuffix(p.path, "/") + "/cache.git"
-	opts := append([]string{"-o", "BatchMode=yes", "-o", "ConnectTimeout=30"}, sshShare()...)
-	sshArgs := func(remote string) []string {
-		return append(append([]string{"ssh"}, opts...), "--", p.host, remote)
+	c.argv = r.sshArgs("sh -c " + ShellQuote([]string{r.script.String()}))
+	c.path = ""
+	w.sshMaster(r.opts, p.host, c.env)
+	r.first = c
+	if r.answer, err = r.connect(&c); err != nil {
+		return c, nil, err
 	}
-	gitEnv := c.env
+	r.session = c
+	return c, r.finish, nil
+}
+
+// sshRun is one run of a task's command on an ssh runner (overSSH).
+type sshRun struct {
+	w   workspace
+	ctx context.Context
+	p   *runnerPlan
+	t   *nudge.Task
+	log io.Writer
+
+	dir      string // the run's local folder (the result bundle)
+	out      string // where the result bundle is written
+	cache    string // the cache repository on the host
+	base     string // the start commit, and the ref that names it
+	baseRef  string
+	baseTree string
+	opts     []string // ssh's options, the connection shared
+	gitEnv   []string // git push's environment
+	review   []byte   // the review comments, sent first on stdin
+	script   sshScript
+
+	first   child      // the command as first started, for a second try
+	session child      // the command as started last
+	answer  *sshAnswer // what the script answered
+	stdinW  *os.File   // the write end of the session's stdin
+}
+
+// newSSHRun gathers what a run on ssh runner p needs: its local folder
+// made afresh, the start commit, the options of ssh and git push, the
+// review comments and the script.
+func (w workspace) newSSHRun(ctx context.Context, p *runnerPlan, t *nudge.Task, c child, log io.Writer) (*sshRun, error) {
+	r := &sshRun{w: w, ctx: ctx, p: p, t: t, log: log, dir: w.RunnerDir(t.ID)}
+	if err := os.RemoveAll(r.dir); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(r.dir, 0o700); err != nil {
+		return nil, err
+	}
+	r.out = filepath.Join(r.dir, "out.bundle")
+	r.base, r.baseRef = w.runnerStart(ctx, t)
+	var err error
+	if r.baseTree, err = w.Repo.TreeOf(ctx, r.base); err != nil {
+		return nil, err
+	}
+	r.cache = strings.TrimSuffix(p.path, "/") + "/cache.git"
+	r.opts = append([]string{"-o", "BatchMode=yes", "-o", "ConnectTimeout=30"}, sshShare()...)
+	r.gitEnv = c.env
 	if envValue(c.env, "GIT_SSH_COMMAND") == "" && envValue(c.env, "GIT_SSH") == "" {
 		// git push shares the connection too, unless the user said how
 		// git reaches ssh hosts (core.sshCommand is still honoured: it
 		// is read only when GIT_SSH_COMMAND is not set).
 		if v, _, err := w.Repo.ConfigGet(ctx, "core.sshCommand"); err == nil && strings.TrimSpace(v) == "" {
-			gitEnv = append(withoutEnv(c.env, "GIT_SSH_COMMAND"), "GIT_SSH_COMMAND=ssh "+ShellQuote(opts))
+			r.gitEnv = append(withoutEnv(c.env, "GIT_SSH_COMMAND"), "GIT_SSH_COMMAND=ssh "+ShellQuote(r.opts))
 		}
 	}
-	// The steps around the command are not cut short by an interrupt:
-	// the cleanup must run, and ssh has its own timeouts.
-	quiet := func(argv []string, stdout io.Writer) error {
-		var errb bytes.Buffer
-		if err := proc.Quick(context.WithoutCancel(ctx), argv, gitEnv, w.Repo.WorkTree, stdout, io.MultiWriter(log, &errb)); err != nil {
-			return fmt.Errorf("%s: %v: %s", strings.Join(argv[:min(len(argv), 5)], " "), err, strings.TrimSpace(errb.String()))
-		}
-		return nil
-	}
-	fail := func(what string, err error) error {
-		return fmt.Errorf("runner %s (ssh %s): %s: %w; check that ssh %s works without a password and that git is installed there", p.name, p.host, what, err, p.host)
-	}
-	var review []byte
-	if path := envValue(c.env, ReviewEnv); path != "" {
-		if review, err = os.ReadFile(path); err != nil {
-			return c, nil, err
+	if path := envValue(c.env, nudge.ReviewEnv); path != "" {
+		if r.review, err = os.ReadFile(path); err != nil {
+			return nil, err
 		}
 	}
-	rel, err := filepath.Rel(*t.Worktree, c.dir)
+	if r.script, err = r.newScript(c); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// newScript is the script that runs c's command on the host.
+func (r *sshRun) newScript(c child) (sshScript, error) {
+	rel, err := filepath.Rel(*r.t.Worktree, c.dir)
 	if err != nil || !filepath.IsLocal(rel) {
 		rel = "."
 	}
 	var mark [16]byte
 	if _, err := rand.Read(mark[:]); err != nil {
-		return c, nil, err
+		return sshScript{}, err
 	}
 	s := sshScript{
-		cache: cache, id: t.ID, mark: hex.EncodeToString(mark[:]),
-		base: base, baseTree: baseTree, dir: filepath.ToSlash(rel),
-		review: len(review), sandbox: p.sandbox, sandboxNet: p.sandboxNet,
-		runner: p.name, argv: c.argv,
+		cache: r.cache, id: r.t.ID, mark: hex.EncodeToString(mark[:]),
+		base: r.base, baseTree: r.baseTree, dir: filepath.ToSlash(rel),
+		review: len(r.review), sandbox: r.p.sandbox, sandboxNet: r.p.sandboxNet,
+		runner: r.p.name, argv: c.argv,
 	}
 	for _, k := range []string{"NUDGE_TASK", "NUDGE_ATTEMPT"} {
 		if v := envValue(c.env, k); v != "" {
 			s.env = append(s.env, k+"="+v)
 		}
 	}
-	out := filepath.Join(dir, "out.bundle")
-	// Each connection gets the review comments first on its stdin, then
-	// nothing: the script reads the end of its stdin as the end of the
-	// connection.
-	var stdinW *os.File
-	connect := func(c *child) (*sshAnswer, error) {
-		r, wr, err := os.Pipe()
-		if err != nil {
-			return nil, err
-		}
-		stdinW = wr
-		if len(review) > 0 {
-			go func() { _, _ = wr.Write(review) }()
-		}
-		a := &sshAnswer{out: c.stdout, mark: []byte(s.mark), path: out}
-		c.stdout = a
-		c.stdin = r
-		return a, nil
+	return s, nil
+}
+
+// sshArgs is ssh running remote on the host.
+func (r *sshRun) sshArgs(remote string) []string {
+	return append(append([]string{"ssh"}, r.opts...), "--", r.p.host, remote)
+}
+
+// quiet runs argv, a step around the command, its errors kept in the
+// log. The steps are not cut short by an interrupt: the cleanup must
+// run, and ssh has its own timeouts.
+func (r *sshRun) quiet(argv []string, stdout io.Writer) error {
+	var errb bytes.Buffer
+	if err := proc.Quick(context.WithoutCancel(r.ctx), argv, r.gitEnv, r.w.Repo.WorkTree, stdout, io.MultiWriter(r.log, &errb)); err != nil {
+		return fmt.Errorf("%s: %v: %s", strings.Join(argv[:min(len(argv), 5)], " "), err, strings.TrimSpace(errb.String()))
 	}
-	c.argv = sshArgs("sh -c " + ShellQuote([]string{s.String()}))
-	c.path = ""
-	w.sshMaster(opts, p.host, c.env)
-	first := c
-	answer, err := connect(&c)
+	return nil
+}
+
+// fail is the error of a step that could not reach the host.
+func (r *sshRun) fail(what string, err error) error {
+	return fmt.Errorf("runner %s (ssh %s): %s: %w; check that ssh %s works without a password and that git is installed there", r.p.name, r.p.host, what, err, r.p.host)
+}
+
+// connect gives connection c its stdin, the review comments first and
+// then nothing (the script reads the end of its stdin as the end of the
+// connection), and reads the script's answer from its stdout.
+func (r *sshRun) connect(c *child) (*sshAnswer, error) {
+	rd, wr, err := os.Pipe()
 	if err != nil {
-		return c, nil, err
+		return nil, err
 	}
-	finish := func(code int) (int, error) {
-		defer os.RemoveAll(dir)
-		a := answer
-		a.end()
-		c.stdin.(*os.File).Close()
-		stdinW.Close()
-		if a.kind == "missing" {
-			// The cache lacks the start commit: it is sent, and the
-			// script runs again (the command has not run yet).
-			fmt.Fprintf(log, "git nudge: runner %s: sending the snapshot's objects that %s lacks (git push)\n", p.name, p.host)
-			unlock := w.sshLock(p.host + ":" + cache)
-			push := []string{"git", "push", "-q", "--no-verify", p.host + ":" + cache, "+" + baseRef + ":refs/nudge/base/" + t.ID}
-			err := quiet(push, io.Discard)
-			// Another task adding
-			// a worktree in the cache at that moment makes git's check of
-			// the pushed refs fail on the worktree's unfinished HEAD: the
-			// push is tried again, twice at most.
-			for try := 0; err != nil && try < 2; try++ {
-				time.Sleep(time.Second)
-				err = quiet(push, io.Discard)
-			}
-			unlock()
-			if err != nil {
-				return code, fail("sending the snapshot", err)
-			}
-			again := first
-			if a, err = connect(&again); err != nil {
-				return code, err
-			}
-			code, err = again.run()
-			a.end()
-			again.stdin.(*os.File).Close()
-			stdinW.Close()
-			if err != nil {
-				return code, err
-			}
+	r.stdinW = wr
+	if len(r.review) > 0 {
+		go func() { _, _ = wr.Write(r.review) }()
+	}
+	a := &sshAnswer{out: c.stdout, mark: []byte(r.script.mark), path: r.out}
+	c.stdout = a
+	c.stdin = rd
+	return a, nil
+}
+
+// hangUp ends the answer of connection c and closes its stdin.
+func (r *sshRun) hangUp(c child) {
+	r.answer.end()
+	c.stdin.(*os.File).Close()
+	r.stdinW.Close()
+}
+
+// finish, once the connection ended with code, sends the start commit
+// and runs the script again when the cache lacked it, then takes the
+// answer: the result imported, or the far side cleaned up and the
+// reason given.
+func (r *sshRun) finish(code int) (int, error) {
+	defer os.RemoveAll(r.dir)
+	r.hangUp(r.session)
+	if r.answer.kind == "missing" {
+		var err error
+		if code, err = r.pushAndRerun(code); err != nil {
+			return code, err
 		}
-		switch {
-		case a.kind == "missing":
-			return code, fail("sending the snapshot", fmt.Errorf("the cache repository there still lacks %s after the push", base))
-		case a.kind == "nosandbox":
-			return code, fmt.Errorf("runner %s: the sandbox was asked for (--sandbox or git config nudge.sandbox) but bubblewrap (bwrap) does not run on %s, so the command was not run there unconfined; install bubblewrap on the host (and allow unprivileged user namespaces), or run with --no-sandbox only if you trust the command with that account", p.name, p.host)
-		case a.whole():
-			// The script answered in full, and cleaned up after itself.
-			code = int(a.code)
-			if a.kind == "unchanged" {
-				// The result is the start's tree: nothing to import, and
-				// a worktree made by this run holds it already.
-				if p.fresh {
-					return code, nil
-				}
-				return code, w.resetToRunnerResult(context.WithoutCancel(ctx), t, baseTree)
-			}
-			if err := w.importRunnerResult(context.WithoutCancel(ctx), t, out, sshResultRef+t.ID); err != nil {
-				return code, fmt.Errorf("runner %s: the result bundle was refused, nothing was imported: %w", p.name, err)
-			}
+	}
+	a := r.answer
+	switch {
+	case a.kind == "missing":
+		return code, r.fail("sending the snapshot", fmt.Errorf("the cache repository there still lacks %s after the push", r.base))
+	case a.kind == "nosandbox":
+		return code, fmt.Errorf("runner %s: the sandbox was asked for (--sandbox or git config nudge.sandbox) but bubblewrap (bwrap) does not run on %s, so the command was not run there unconfined; install bubblewrap on the host (and allow unprivileged user namespaces), or run with --no-sandbox only if you trust the command with that account", r.p.name, r.p.host)
+	case a.whole():
+		return r.takeResult()
+	}
+	return code, r.cleanUpLost(code)
+}
+
+// pushAndRerun sends the start commit, which the cache lacks, and runs
+// the script again (the command has not run yet).
+func (r *sshRun) pushAndRerun(code int) (int, error) {
+	fmt.Fprintf(r.log, "git nudge: runner %s: sending the snapshot's objects that %s lacks (git push)\n", r.p.name, r.p.host)
+	unlock := r.w.sshLock(r.p.host + ":" + r.cache)
+	push := []string{"git", "push", "-q", "--no-verify", r.p.host + ":" + r.cache, "+" + r.baseRef + ":refs/nudge/base/" + r.t.ID}
+	err := r.quiet(push, io.Discard)
+	// Another task adding a worktree in the cache at that moment makes
+	// git's check of the pushed refs fail on the worktree's unfinished
+	// HEAD: the push is tried again, twice at most.
+	for try := 0; err != nil && try < 2; try++ {
+		time.Sleep(time.Second)
+		err = r.quiet(push, io.Discard)
+	}
+	unlock()
+	if err != nil {
+		return code, r.fail("sending the snapshot", err)
+	}
+	again := r.first
+	if r.answer, err = r.connect(&again); err != nil {
+		return code, err
+	}
+	code, err = again.run()
+	r.hangUp(again)
+	return code, err
+}
+
+// takeResult imports the result the script answered in full (it cleaned
+// up after itself) and returns the command's exit status.
+func (r *sshRun) takeResult() (int, error) {
+	code := int(r.answer.code)
+	ctx := context.WithoutCancel(r.ctx)
+	if r.answer.kind == "unchanged" {
+		// The result is the start's tree: nothing to import, and a
+		// worktree made by this run holds it already.
+		if r.p.fresh {
 			return code, nil
 		}
-		// No whole answer: the connection went (or the far side failed)
-		// before the result came. One connection ends a command still
-		// running there (the connection went before the far side
-		// noticed) with its session, gives back its worktree there and
-		// removes what came with it.
-		var said bytes.Buffer
-		cerr := quiet(sshArgs(s.cleanup()), &said)
-		switch {
-		case strings.Contains(said.String(), "lost"):
-			return code, fmt.Errorf("runner %s: the connection was lost while the command ran on %s; nothing was imported", p.name, p.host)
-		case code == 255 || cerr != nil:
-			return code, fmt.Errorf("runner %s: the connection to %s was lost (ssh exited with status %d) and the result could not be fetched; nothing was imported; check that ssh %s works without a password", p.name, p.host, code, p.host)
-		}
-		return code, fail("running the command there", fmt.Errorf("the far side ended with status %d before sending the result, nothing was imported (its messages are in the run log)", code))
+		return code, r.w.resetToRunnerResult(ctx, r.t, r.baseTree)
 	}
-	return c, finish, nil
+	if err := r.w.importRunnerResult(ctx, r.t, r.out, sshResultRef+r.t.ID); err != nil {
+		return code, fmt.Errorf("runner %s: the result bundle was refused, nothing was imported: %w", r.p.name, err)
+	}
+	return code, nil
+}
+
+// cleanUpLost, when no whole answer came (the connection went, or the
+// far side failed, before the result), ends over one more connection a
+// command still running there (the connection went before the far side
+// noticed) with its session, gives back its worktree there and removes
+// what came with it; it says why nothing was imported.
+func (r *sshRun) cleanUpLost(code int) error {
+	var said bytes.Buffer
+	cerr := r.quiet(r.sshArgs(r.script.cleanup()), &said)
+	switch {
+	case strings.Contains(said.String(), "lost"):
+		return fmt.Errorf("runner %s: the connection was lost while the command ran on %s; nothing was imported", r.p.name, r.p.host)
+	case code == 255 || cerr != nil:
+		return fmt.Errorf("runner %s: the connection to %s was lost (ssh exited with status %d) and the result could not be fetched; nothing was imported; check that ssh %s works without a password", r.p.name, r.p.host, code, r.p.host)
+	}
+	return r.fail("running the command there", fmt.Errorf("the far side ended with status %d before sending the result, nothing was imported (its messages are in the run log)", code))
 }
 
 // sshResultRef is where the script on an ssh host puts a task's result
@@ -494,7 +566,7 @@ func sshShare() []string {
 // a snapshot the host lacks all find it missing, and would send the same
 // objects at once; one after another, the later ones send nothing.
 // Without a lock file (a read-only state folder) the step goes unguarded.
-func (w *Workspace) sshLock(target string) func() {
+func (w workspace) sshLock(target string) func() {
 	sum := sha1.Sum([]byte(target))
 	f, err := os.OpenFile(filepath.Join(w.Dir, "ssh-lock-"+hex.EncodeToString(sum[:8])+".lock"), os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
@@ -514,7 +586,7 @@ func (w *Workspace) sshLock(target string) func() {
 // with it the sessions of the other tasks running on the host at the same
 // time. One task at a time checks and starts it; if it cannot be started,
 // each ssh makes its own connection as before.
-func (w *Workspace) sshMaster(opts []string, host string, env []string) {
+func (w workspace) sshMaster(opts []string, host string, env []string) {
 	shared := false
 	for _, o := range opts {
 		shared = shared || strings.HasPrefix(o, "ControlPath=")
