@@ -50,10 +50,9 @@ func (r *repo) workspace() *Workspace {
 func (r *repo) gitIn(stdin []byte, env []string, args ...string) string {
 	return r.GitIn(stdin, env, args...)
 }
-func (r *repo) git(args ...string) string                       { return r.Git(args...) }
-func (r *repo) write(p, content string, mode fs.FileMode)       { r.Write(p, content, mode) }
-func (r *repo) commitAll(msg string) string                     { return r.CommitAll(msg) }
-func (r *repo) read(p string) (content string, executable bool) { return r.Read(p) }
+func (r *repo) git(args ...string) string                 { return r.Git(args...) }
+func (r *repo) write(p, content string, mode fs.FileMode) { r.Write(p, content, mode) }
+func (r *repo) commitAll(msg string) string               { return r.CommitAll(msg) }
 
 // diffFiles lists the patch from a to b like the capture workflow records it.
 func (r *repo) diffFiles(a, b string) []FileChange {
