@@ -1,7 +1,6 @@
 package autodev
 
 import (
-	"encoding/json"
 	"errors"
 	"reflect"
 	"strings"
@@ -9,7 +8,6 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
-	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 func TestLine(t *testing.T) {
@@ -81,31 +79,6 @@ func TestCommitMessageRoundTrip(t *testing.T) {
 	e = entryFromCommit("c8", git.CommitInfo{Message: "Agent's own commit\n\nbody"})
 	if e.Type != TypeTask || e.Label != "thread — Agent's own commit" {
 		t.Errorf("own commit entry %+v", e)
-	}
-}
-
-func TestEntryKeepsUnknownFields(t *testing.T) {
-	in := `[{"id":"c1","commit":"ab","label":"l","type":"task","time":"t","task":null,"mode":"m","later":{"x":1}}]`
-	entries, err := decodeEntries("checkpoints.json", []byte(in))
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := json.Marshal(entries)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(out), `"later":{"x":1}`) || !strings.Contains(string(out), `"task":null`) {
-		t.Errorf("re-encoded %s", out)
-	}
-}
-
-func TestDecodeCorrupt(t *testing.T) {
-	for _, in := range []string{``, `{`, `null`, `[1]`, `[{"id": "c1"}] x`, `{"id":"c1"}`, `[{"id": "c1",}]`} {
-		_, err := decodeEntries("checkpoints.json", []byte(in))
-		var ce *journal.CorruptError
-		if !errors.As(err, &ce) || ce.Path != "checkpoints.json" {
-			t.Errorf("decode %q: error %v, want a CorruptError naming the file", in, err)
-		}
 	}
 }
 

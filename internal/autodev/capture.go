@@ -230,7 +230,7 @@ func (ws *Workspace) pin(ctx context.Context, j *Journal, commit string, moves .
 	// The repository's high-water mark of checkpoint ids (ids are
 	// never reused) starts the search past every id ever pinned, also
 	// those op undo removed or a lost journal forgot.
-	return refs.Checkpoint.WithHighWater(ctx, ws.Repo, j.nextNumber(), func(n int) (string, error) {
+	return refs.Checkpoint.WithHighWater(ctx, ws.Repo, j.NextNumber(), func(n int) (string, error) {
 		return ws.pinFrom(ctx, n, commit, moves)
 	})
 }

@@ -97,7 +97,7 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	if err != nil {
 		return CheckpointResult{}, err
 	}
-	if j.partial && head.Commit != "" && !j.hasRecent(head.Commit) {
+	if j.Partial() && head.Commit != "" && !j.HasRecent(head.Commit) {
 		// HEAD is not the newest checkpoint: whether an earlier one
 		// recorded it (or one was interrupted) needs the whole journal.
 		if j, err = ws.loadJournalSkim(); err != nil {
@@ -122,7 +122,7 @@ func (ws *Workspace) checkpointLocked(ctx context.Context, req CheckpointRequest
 	}
 	if c.Clean {
 		c.discard()
-		if j.partial {
+		if j.Partial() {
 			if j, err = ws.loadJournalSkim(); err != nil {
 				return res, err
 			}

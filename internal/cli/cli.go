@@ -192,6 +192,17 @@ type ExitError struct {
 	Err  error
 	// Plain prints Err as it is, without the program name in front.
 	Plain bool
+	// Usage marks a command line found wrong after parsing: Program.Main
+	// follows the message with the hint to the command's -h, as for a
+	// command line kong refuses.
+	Usage bool
+}
+
+// UsageError is the error of a command line a command finds wrong after
+// parsing (a value out of range, a missing part): exit status ExitUsage,
+// err's message, and the hint to the command's help.
+func UsageError(err error) *ExitError {
+	return &ExitError{Code: ExitUsage, Err: err, Usage: true}
 }
 
 func (e *ExitError) Error() string {

@@ -23,28 +23,8 @@ func TestCommandsTalkToWorkflowsOnly(t *testing.T) {
 		"github.com/nudgethis/git-nudge/internal/git":      true,
 		"github.com/nudgethis/git-nudge/internal/snapshot": true,
 	}
-	exempt := map[string]bool{}
-	files, err := filepath.Glob(filepath.Join("nudgecmd", "*.go"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dir := range []string{"autodevcmd", "opcmd"} {
-		more, _ := filepath.Glob(filepath.Join(dir, "*.go"))
-		files = append(files, more...)
-	}
-	if len(files) == 0 {
-		t.Fatal("no command files found")
-	}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") || exempt[filepath.Base(f)] {
-			continue
-		}
-		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, im := range af.Imports {
-			p, _ := strconv.Unquote(im.Path.Value)
+	for _, dir := range []string{"nudgecmd", "autodevcmd", "opcmd"} {
+		for p, f := range nonTestImports(t, dir) {
 			if forbidden[p] {
 				t.Errorf("%s imports %s: go through internal/nudge or internal/autodev", f, p)
 			}
@@ -185,22 +165,9 @@ func TestTransactionsGoDown(t *testing.T) {
 		{"internal/cli/autodevjson", cmd("nudgecmd", "autodevcmd", "dashboardcmd"), apart},
 	}
 	for _, r := range rules {
-		files, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(r.dir), "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no Go files in %s: %v", r.dir, err)
-		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, im := range af.Imports {
-				if p, _ := strconv.Unquote(im.Path.Value); r.forbid(p) {
-					t.Errorf("%s imports %s: %s", f, p, r.why)
-				}
+		for p, f := range nonTestImports(t, filepath.Join(root, filepath.FromSlash(r.dir))) {
+			if r.forbid(p) {
+				t.Errorf("%s imports %s: %s", f, p, r.why)
 			}
 		}
 	}
@@ -268,23 +235,9 @@ func TestWebServerBelowCommands(t *testing.T) {
 			t.Errorf("the dashboard's server reaches the command layer: %s", chain)
 			return
 		}
-		files, err := filepath.Glob(filepath.Join(root, dir, "*.go"))
-		if err != nil || len(files) == 0 {
-			t.Fatalf("no Go files in %s: %v", dir, err)
-		}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, im := range af.Imports {
-				p, _ := strconv.Unquote(im.Path.Value)
-				if rest, ok := strings.CutPrefix(p, module); ok {
-					walk(rest, dir)
-				}
+		for p := range nonTestImports(t, filepath.Join(root, dir)) {
+			if rest, ok := strings.CutPrefix(p, module); ok {
+				walk(rest, dir)
 			}
 		}
 	}
@@ -311,28 +264,7 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 	// concepts the core calls on, below it
 	below := []string{"internal/guard"}
 	root := filepath.Join("..", "..", "internal", "nudge")
-	imports := func(dir string) map[string]string {
-		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]string{}
-		for _, f := range files {
-			if strings.HasSuffix(f, "_test.go") {
-				continue
-			}
-			af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, im := range af.Imports {
-				p, _ := strconv.Unquote(im.Path.Value)
-				out[p] = f
-			}
-		}
-		return out
-	}
-	for p, f := range imports(root) {
+	for p, f := range nonTestImports(t, root) {
 		if strings.HasPrefix(p, core+"/") {
 			t.Errorf("%s imports %s: the workspace core imports no workflow", f, p)
 		}
@@ -352,7 +284,7 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 			continue
 		}
 		found++
-		for p, f := range imports(filepath.Join(root, e.Name())) {
+		for p, f := range nonTestImports(t, filepath.Join(root, e.Name())) {
 			if strings.HasPrefix(p, "github.com/nudgethis/git-nudge/internal/cli") {
 				t.Errorf("%s imports %s: a workflow never reaches the command layer", f, p)
 			}
@@ -371,7 +303,7 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 	const module = "github.com/nudgethis/git-nudge/"
 	above := []string{"internal/nudge", "internal/cli", "internal/dashboard", "internal/operation", "internal/autodev"}
 	for _, b := range below {
-		imps := imports(filepath.Join("..", "..", filepath.FromSlash(b)))
+		imps := nonTestImports(t, filepath.Join("..", "..", filepath.FromSlash(b)))
 		if len(imps) == 0 {
 			t.Errorf("%s: no Go files found; remove it from below", b)
 		}
@@ -387,4 +319,51 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCheckpointJournalBelowAutodev: git autodev's journal of checkpoints
+// (internal/autodev/checkpoints) stands below the autodev workflows, which
+// import it: it imports only the state layer (journal, refs, filecache,
+// txn, agenthooks), never a workflow, the operation log or the commands.
+func TestCheckpointJournalBelowAutodev(t *testing.T) {
+	t.Parallel()
+	const mod = "github.com/nudgethis/git-nudge/internal/"
+	allowed := map[string]bool{
+		mod + "journal": true, mod + "refs": true, mod + "filecache": true,
+		mod + "txn": true, mod + "agenthooks": true,
+	}
+	for p, f := range nonTestImports(t, filepath.Join("..", "autodev", "checkpoints")) {
+		if strings.HasPrefix(p, mod) && !allowed[p] {
+			t.Errorf("%s imports %s: the checkpoint journal imports only the state layer", f, p)
+		}
+	}
+	if _, ok := nonTestImports(t, filepath.Join("..", "autodev"))[mod+"autodev/checkpoints"]; !ok {
+		t.Error("internal/autodev no longer imports internal/autodev/checkpoints: update this test")
+	}
+}
+
+// nonTestImports is what the non-test Go files of dir import: each import
+// path, with a file that imports it. A folder without Go files fails the
+// test.
+func nonTestImports(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Go files in %s: %v", dir, err)
+	}
+	out := map[string]string{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(token.NewFileSet(), f, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, im := range af.Imports {
+			p, _ := strconv.Unquote(im.Path.Value)
+			out[p] = f
+		}
+	}
+	return out
 }

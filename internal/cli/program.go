@@ -58,11 +58,20 @@ func (p Program) Parser(env *Env, exit func(int), extra ...kong.Option) (*kong.K
 // none was reached: its own help is where to look.
 func commandPath(err error) string {
 	var pe *kong.ParseError
-	if !errors.As(err, &pe) || pe.Context == nil {
+	if !errors.As(err, &pe) {
+		return ""
+	}
+	return selectedPath(pe.Context)
+}
+
+// selectedPath is the names of the commands kctx selected ("op undo"),
+// "" when none.
+func selectedPath(kctx *kong.Context) string {
+	if kctx == nil {
 		return ""
 	}
 	var names []string
-	for n := pe.Context.Selected(); n != nil; n = n.Parent {
+	for n := kctx.Selected(); n != nil; n = n.Parent {
 		if n.Type == kong.CommandNode {
 			names = append([]string{n.Name}, names...)
 		}
@@ -190,6 +199,9 @@ func (p Program) Main(args []string, env *Env) (code int) {
 	}
 	if err := run(); err != nil {
 		code := Report(env.Stderr, p.Display(), err)
+		if ee := (*ExitError)(nil); errors.As(err, &ee) && ee.Usage {
+			fmt.Fprintf(env.Stderr, "Run '%s -h' for usage.\n", strings.TrimSpace(p.Display()+" "+selectedPath(kctx)))
+		}
 		if code != ExitOK && jsonFlag(kctx) {
 			WriteErrorJSON(env.Stdout, err, code)
 		}

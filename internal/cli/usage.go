@@ -30,7 +30,7 @@ func PruneBound(olderThan string, keep int, key string, retention func() (time.D
 	d, err := retain.Bound(olderThan, keep, key, retention)
 	var be *retain.BoundError
 	if errors.As(err, &be) {
-		return 0, &ExitError{Code: ExitUsage, Err: be.Err}
+		return 0, UsageError(be.Err)
 	}
 	return d, err
 }

@@ -442,12 +442,12 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 		ws.Files = operation.FilesWatch(ctx)
 		switch action {
 		case "apply":
-			out, err = apply.ApplyWith(r.Context(), ws, id, apply.Options{Paths: body.specs(), Merge: body.Merge, Conflicts: body.Conflicts})
+			out, err = apply.Run(r.Context(), ws, id, apply.Options{Paths: body.specs(), Merge: body.Merge, Conflicts: body.Conflicts})
 		case "undo":
 			out, err = apply.UndoWith(r.Context(), ws, id, apply.UndoOptions{Paths: body.specs()})
 		case "save":
 			var rep *save.Report
-			rep, err = save.Save(r.Context(), ws, save.Options{IDs: []string{id}})
+			rep, err = save.Run(r.Context(), ws, save.Options{IDs: []string{id}})
 			out = rep
 		case "drop":
 			err = ws.Drop(r.Context(), id, false)

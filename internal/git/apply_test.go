@@ -179,11 +179,3 @@ func TestCheckoutToAsCheckout(t *testing.T) {
 		t.Errorf("ObjectInfos = %+v", infos)
 	}
 }
-
-func TestQuoteStdinPath(t *testing.T) {
-	for in, want := range map[string]string{"a b": "a b", "a\nb": `"a\nb"`, `"x`: `"\"x"`, "c\r": `"c\015"`, `a\b`: `a\b`, "t\tq\"\\": `"t\tq\"\\"`} {
-		if got := quoteStdinPath(in); got != want {
-			t.Errorf("quoteStdinPath(%q) = %s, want %s", in, got, want)
-		}
-	}
-}

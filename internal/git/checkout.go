@@ -4,7 +4,6 @@ package git
 // a folder as git would, or byte for byte, and reset --hard.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -254,7 +253,7 @@ func (s *BlobStreamer) Stream(ctx context.Context, reqs []BlobRequest, to func(i
 			return err
 		}
 		if filters {
-			err = copyUntil(w, cat.Stdout(), marker)
+			err = gitexec.CopyUntil(w, cat.Stdout(), marker)
 		} else {
 			if _, err = io.CopyN(w, cat.Stdout(), size); err == nil {
 				if b, rerr := cat.Stdout().ReadByte(); rerr != nil || b != '\n' {
@@ -271,39 +270,6 @@ func (s *BlobStreamer) Stream(ctx context.Context, reqs []BlobRequest, to func(i
 	}
 	waited = true
 	return <-wrote
-}
-
-// copyUntil copies from src to w the bytes before "\n" followed by the
-// line marker (which ends with a newline), and consumes both.
-func copyUntil(w io.Writer, src interface {
-	ReadSlice(byte) ([]byte, error)
-}, marker []byte) error {
-	held := false // a newline read but not yet written: git's separator?
-	for {
-		seg, err := src.ReadSlice('\n')
-		if err != nil && !errors.Is(err, bufio.ErrBufferFull) {
-			if errors.Is(err, io.EOF) {
-				return io.ErrUnexpectedEOF
-			}
-			return err
-		}
-		full := err != nil
-		if held && !full && bytes.Equal(seg, marker) {
-			return nil
-		}
-		if held {
-			if _, err := w.Write([]byte{'\n'}); err != nil {
-				return err
-			}
-			held = false
-		}
-		if !full {
-			seg, held = seg[:len(seg)-1], true
-		}
-		if _, err := w.Write(seg); err != nil {
-			return err
-		}
-	}
 }
 
 // NewBlobHash returns a hash that, once given size bytes of content,

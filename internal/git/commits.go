@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/gitexec"
 	"github.com/nudgethis/git-nudge/internal/gitstore"
 )
 
@@ -69,7 +70,7 @@ func (r *Repo) FindCommits(ctx context.Context, q CommitQuery) ([]CommitInfo, er
 		return nil, err
 	}
 	var list []CommitInfo
-	for _, rec := range splitZ(out) {
+	for _, rec := range gitexec.SplitZ(out) {
 		id, rest, _ := strings.Cut(rec, "\n")
 		parents, rest, _ := strings.Cut(rest, "\n")
 		date, msg, _ := strings.Cut(rest, "\n")

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/nudgethis/git-nudge/internal/gitexec"
 	"github.com/nudgethis/git-nudge/internal/gitstore"
 )
 
@@ -32,7 +33,7 @@ func (r *Repo) ConfigGetAll(ctx context.Context, key string) ([]string, error) {
 		}
 		return nil, err
 	}
-	return splitZ(out), nil
+	return gitexec.SplitZ(out), nil
 }
 
 // ConfigBool returns key read as a boolean (git's spelling rules), or def when unset.
@@ -104,7 +105,7 @@ func (r *Repo) ConfigGetRegexp(ctx context.Context, pattern string) ([]ConfigEnt
 // configEntries reads git config -z output: "key\nvalue\0" records.
 func configEntries(out []byte) []ConfigEntry {
 	var list []ConfigEntry
-	for _, rec := range splitZ(out) {
+	for _, rec := range gitexec.SplitZ(out) {
 		k, v, _ := strings.Cut(rec, "\n")
 		list = append(list, ConfigEntry{Key: k, Value: v})
 	}

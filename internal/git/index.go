@@ -9,11 +9,13 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/gitexec"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 )
 
 // ResetIndexTo makes the user's index hold treeish's tree, as git reset
@@ -29,7 +31,7 @@ func (r *Repo) ResetIndexTo(ctx context.Context, treeish string) error {
 // with an empty Mode and Blob. It only reads the index.
 func (r *Repo) IndexEntries(ctx context.Context, paths []string) ([]IndexEntry, error) {
 	args := []string{"ls-files", "-s", "-z", "--full-name", "--"}
-	if len(paths) <= maxPathArgs {
+	if len(paths) <= gitexec.MaxPathArgs {
 		args = append(args, paths...)
 	}
 	out, err := r.run(ctx, cmd{Args: args, Env: []string{"GIT_LITERAL_PATHSPECS=1"}})
@@ -37,7 +39,7 @@ func (r *Repo) IndexEntries(ctx context.Context, paths []string) ([]IndexEntry, 
 		return nil, err
 	}
 	found := map[string]IndexEntry{}
-	for _, rec := range splitZ(out) {
+	for _, rec := range gitexec.SplitZ(out) {
 		meta, path, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
 		if !ok || len(f) != 3 || f[2] != "0" {
@@ -94,7 +96,7 @@ func (r *Repo) UntrackedIn(ctx context.Context, ix Index, exclude ...string) ([]
 	if err != nil {
 		return nil, err
 	}
-	return splitZ(out), nil
+	return gitexec.SplitZ(out), nil
 }
 
 // AddSplit is AddAll for a caller that has listed the untracked files
@@ -227,7 +229,7 @@ func (r *Repo) IndexKinds(ctx context.Context, index string) (modes map[string]s
 	}
 	modes = map[string]string{}
 	plain = true
-	for _, rec := range splitZ(out) {
+	for _, rec := range gitexec.SplitZ(out) {
 		meta, path, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
 		if !ok || len(f) != 4 {
@@ -267,7 +269,7 @@ func (r *Repo) HiddenLocalEdits(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	var paths, blobs []string
-	for _, rec := range splitZ(out) {
+	for _, rec := range gitexec.SplitZ(out) {
 		meta, path, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
 		if !ok || len(f) != 4 {
@@ -329,13 +331,13 @@ func (r *Repo) UpdateIndexEntries(ctx context.Context, ix Index, entries []Index
 func (r *Repo) indexEntriesOf(ctx context.Context, flags []string, paths []string) ([]string, error) {
 	var recs []string
 	for len(paths) > 0 {
-		n := min(len(paths), maxPathArgs)
+		n := min(len(paths), gitexec.MaxPathArgs)
 		args := append(append([]string{"ls-files", "-z"}, flags...), "--")
-		out, err := r.git(ctx, append(args, literalSpecs(paths[:n])...)...)
+		out, err := r.git(ctx, append(args, gitexec.LiteralSpecs(paths[:n])...)...)
 		if err != nil {
 			return nil, err
 		}
-		recs = append(recs, splitZ(out)...)
+		recs = append(recs, gitexec.SplitZ(out)...)
 		paths = paths[n:]
 	}
 	return recs, nil
@@ -361,7 +363,7 @@ func (r *Repo) SubmodulePaths(ctx context.Context) ([]string, error) {
 		return nil, nil
 	}
 	var named []string
-	for _, rec := range splitZ(out) {
+	for _, rec := range gitexec.SplitZ(out) {
 		if _, v, ok := strings.Cut(rec, "\n"); ok && v != "" {
 			named = append(named, strings.TrimSuffix(v, "/"))
 		}

@@ -3,12 +3,14 @@ package git
 import (
 	"context"
 	"errors"
-	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/nudgethis/git-nudge/internal/gitexec"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 )
 
 // MergeResult is what git merge-file made of three versions of a file.
@@ -89,14 +91,14 @@ func (r *Repo) IndexEntriesAt(ctx context.Context, paths []string) (entries []In
 	}
 	found, unmerged := map[string]IndexEntry{}, map[string]bool{}
 	args := []string{"ls-files", "-s", "-z", "--full-name", "--"}
-	if len(paths) <= maxPathArgs {
+	if len(paths) <= gitexec.MaxPathArgs {
 		args = append(args, paths...)
 	}
 	out, err := r.run(ctx, cmd{Args: args, Env: []string{"GIT_LITERAL_PATHSPECS=1"}})
 	if err != nil {
 		return nil, nil, err
 	}
-	for _, rec := range splitZ(out) {
+	for _, rec := range gitexec.SplitZ(out) {
 		meta, path, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
 		if !ok || len(f) != 3 || !want[path] {

@@ -38,7 +38,7 @@ func (r *Repo) hashPaths(ctx context.Context, paths []string, opts ...string) ([
 	}
 	var in bytes.Buffer
 	for _, p := range paths {
-		in.WriteString(quoteStdinPath(p))
+		in.WriteString(gitexec.QuoteStdinPath(p))
 		in.WriteByte('\n')
 	}
 	args := append([]string{"hash-object", "--stdin-paths"}, opts...)
@@ -342,7 +342,7 @@ func (h *Hasher) HashFiles(ctx context.Context, paths []string) ([]string, error
 	go func() {
 		var in strings.Builder
 		for _, q := range paths {
-			in.WriteString(quoteStdinPath(q))
+			in.WriteString(gitexec.QuoteStdinPath(q))
 			in.WriteByte('\n')
 		}
 		_, err := p.Stdin().Write([]byte(in.String()))

@@ -62,7 +62,7 @@ func (r *Repo) HashIndexed(ctx context.Context, entries []IndexEntry) ([]string,
 		return nil, err
 	}
 	byPath := map[string]string{}
-	for _, rec := range splitZ(out) {
+	for _, rec := range gitexec.SplitZ(out) {
 		meta, path, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
 		if !ok || len(f) != 3 {

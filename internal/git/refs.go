@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/nudgethis/git-nudge/internal/gitexec"
 	"github.com/nudgethis/git-nudge/internal/gitstore"
 )
 
@@ -44,25 +45,11 @@ func (r *Repo) SetRef(ctx context.Context, req SetRefRequest) error {
 	_, err := r.git(ctx, args...)
 	if err != nil {
 		var ge *Error
-		if errors.As(err, &ge) && isRefLockFailure(ge.Stderr) {
+		if errors.As(err, &ge) && gitexec.RefLockFailure(ge.Stderr) {
 			return &RefLockError{Ref: req.Name, Err: err}
 		}
 	}
 	return err
-}
-
-// isRefLockFailure reports whether update-ref failed because the ref was not
-// where the caller expected: it exists (create-only), it is at another
-// object or is missing, or another process holds its
-// lock file right now (it is being changed underneath). Other failures (a
-// bad name, a folder/file clash, a missing object, permissions) are real
-// errors: treating them as conflicts would make an allocation loop retry
-// them a thousand times and hide git's message.
-func isRefLockFailure(stderr string) bool {
-	return strings.Contains(stderr, "reference already exists") ||
-		strings.Contains(stderr, "but expected") ||
-		strings.Contains(stderr, "unable to resolve reference") ||
-		(strings.Contains(stderr, ".lock'") && strings.Contains(stderr, "File exists"))
 }
 
 // DeleteRef deletes a ref, only if it still points at old (when old != "").
@@ -204,7 +191,7 @@ func (r *Repo) UpdateRefs(ctx context.Context, reason string, ups ...RefUpdate) 
 	_, err := r.run(ctx, cmd{Args: args, Stdin: &in})
 	if err != nil {
 		var ge *Error
-		if errors.As(err, &ge) && isRefLockFailure(ge.Stderr) {
+		if errors.As(err, &ge) && gitexec.RefLockFailure(ge.Stderr) {
 			ref := ""
 			if m := lockedRefRe.FindStringSubmatch(ge.Stderr); m != nil {
 				ref = m[1]

@@ -8,9 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"runtime"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/gitexec"
 )
 
 // UntrackedFiles lists the files git shows as untracked (not in the
@@ -26,7 +26,7 @@ func (r *Repo) UntrackedFiles(ctx context.Context, exclude ...string) ([]string,
 	if err != nil {
 		return nil, err
 	}
-	return splitZ(out), nil
+	return gitexec.SplitZ(out), nil
 }
 
 // Dirty reports whether the work tree has anything a checkpoint would
@@ -49,25 +49,25 @@ func (r *Repo) Dirty(ctx context.Context, exclude ...string) (bool, error) {
 
 // IgnoredAt lists the ignored files (and symlinks) at or under the given
 // paths of the work tree: git walks only the folders the paths lead to,
-// not the whole tree. paths are literal and at most maxPathArgs of them
+// not the whole tree. paths are literal and at most gitexec.MaxPathArgs of them
 // are taken (IgnoredAtLimit); the caller checks more another way.
 func (r *Repo) IgnoredAt(ctx context.Context, paths []string) ([]string, error) {
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	if len(paths) > maxPathArgs {
-		paths = paths[:maxPathArgs]
+	if len(paths) > gitexec.MaxPathArgs {
+		paths = paths[:gitexec.MaxPathArgs]
 	}
 	args := append([]string{"ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--full-name", "--"}, paths...)
 	out, err := r.run(ctx, cmd{Args: args, Env: []string{"GIT_LITERAL_PATHSPECS=1"}})
 	if err != nil {
 		return nil, err
 	}
-	return splitZ(out), nil
+	return gitexec.SplitZ(out), nil
 }
 
 // IgnoredAtLimit is how many paths IgnoredAt takes.
-const IgnoredAtLimit = maxPathArgs
+const IgnoredAtLimit = gitexec.MaxPathArgs
 
 // DirtyPaths lists every path that differs between HEAD, the index and
 // the work tree, untracked files one by one, ignored files left out.
@@ -100,7 +100,7 @@ func (r *Repo) IgnoredInTheWay(ctx context.Context, commit string, exclude ...st
 	if err != nil {
 		return nil, err
 	}
-	ignored := splitZ(out)
+	ignored := gitexec.SplitZ(out)
 	if len(ignored) == 0 {
 		return nil, nil
 	}
@@ -120,14 +120,14 @@ func (r *Repo) IgnoredInTheWay(ctx context.Context, commit string, exclude ...st
 			q = q[:i]
 		}
 	}
-	if len(lsArgs) > maxPathArgs {
+	if len(lsArgs) > gitexec.MaxPathArgs {
 		lsArgs = lsArgs[:wholeTree] // no paths: the whole tree, filtered below
 	}
 	out, err = r.run(ctx, cmd{Args: lsArgs, Env: []string{"GIT_LITERAL_PATHSPECS=1"}})
 	if err != nil {
 		return nil, err
 	}
-	tracked := splitZ(out)
+	tracked := gitexec.SplitZ(out)
 	var clash []string
 	for _, raw := range ignored {
 		p := strings.TrimSuffix(raw, "/")
@@ -170,7 +170,7 @@ func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
 			a = append([]string{"-c", "core.untrackedCache=true"}, args...)
 		}
 		return r.run(ctx, cmd{Args: a, FSMonitor: r.StatusFSMonitor,
-			Env: append(env, hugePagesEnv()...), Locks: locks})
+			Env: append(env, gitexec.HugePagesEnv()...), Locks: locks})
 	}
 	if r.StatusStatCache {
 		if out, ok := r.StatusWithCache(run); ok {
@@ -182,30 +182,6 @@ func (r *Repo) Status(ctx context.Context) (Head, []StatusEntry, error) {
 		return Head{}, nil, err
 	}
 	return parseStatusV2(out)
-}
-
-// hugePagesEnv is what lets git status's malloc ask for transparent huge
-// pages (glibc 2.35 and later; other C libraries and kernels without them
-// ignore it): at 100,000 files about four fifths of the page faults of a
-// status (the index's entries, the name hash, the copy-on-write faults
-// after it starts the fsmonitor hook) go away, a quarter of its CPU time
-// (docs/PERFORMANCE.md). Nothing git outputs depends on it. A
-// GLIBC_TUNABLES of the user's is kept, and not added to when it already
-// says something about huge pages.
-func hugePagesEnv() []string {
-	if runtime.GOOS != "linux" {
-		return nil
-	}
-	const tun = "glibc.malloc.hugetlb=1"
-	v, ok := os.LookupEnv("GLIBC_TUNABLES")
-	switch {
-	case !ok || v == "":
-		return []string{"GLIBC_TUNABLES=" + tun}
-	case strings.Contains(v, "glibc.malloc.hugetlb"):
-		return nil
-	default:
-		return []string{"GLIBC_TUNABLES=" + v + ":" + tun}
-	}
 }
 
 // FSMonitorSetting returns the core.fsmonitor value that git status could
@@ -321,18 +297,18 @@ func (r *Repo) UntrackedUnder(ctx context.Context, dirs []string, limit int, kee
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w := &zSplitter{limit: limit, keep: keep, cancel: cancel}
+	w := &gitexec.ZSplitter{Limit: limit, Keep: keep, Cancel: cancel}
 	_, err := r.run(ctx, cmd{Args: args, Stdout: w})
-	if w.over {
-		return w.paths, ErrTooMany
+	if w.Over {
+		return w.Paths, ErrTooMany
 	}
 	if err != nil {
 		return nil, err
 	}
-	if len(w.rest) > 0 {
-		return nil, fmt.Errorf("git ls-files: truncated output %q", w.rest)
+	if len(w.Rest) > 0 {
+		return nil, fmt.Errorf("git ls-files: truncated output %q", w.Rest)
 	}
-	return w.paths, nil
+	return w.Paths, nil
 }
 
 // mayConfigureFSMonitor says whether a config file git reads could set
@@ -355,7 +331,7 @@ func (r *Repo) IgnoredIncludes(ctx context.Context, includeFile string, skip ...
 	if err != nil {
 		return nil, err
 	}
-	candidates := splitZ(out)
+	candidates := gitexec.SplitZ(out)
 	if len(candidates) == 0 {
 		return nil, nil
 	}
@@ -368,5 +344,5 @@ func (r *Repo) IgnoredIncludes(ctx context.Context, includeFile string, skip ...
 	if err != nil && ExitCode(err) != 1 { // 1: none ignored
 		return nil, err
 	}
-	return splitZ(out), nil
+	return gitexec.SplitZ(out), nil
 }

@@ -28,6 +28,7 @@ type (
 	KnownFolders     = gitindex.KnownFolders
 	LeftoverIndex    = gitindex.LeftoverIndex
 	BlobReader       = gitstore.BlobReader
+	KeptPack         = gitstore.KeptPack
 )
 
 // Modes of tree entries and the size limit, as gitstore spells them.

@@ -10,9 +10,11 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
-	"github.com/nudgethis/git-nudge/internal/gitstore"
 	"sort"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/gitexec"
+	"github.com/nudgethis/git-nudge/internal/gitstore"
 )
 
 // TreePaths returns every path (files, symlinks, submodules) in commit's
@@ -22,7 +24,7 @@ func (r *Repo) TreePaths(ctx context.Context, commit string) (map[string]bool, e
 	if err != nil {
 		return nil, err
 	}
-	paths := splitZ(out)
+	paths := gitexec.SplitZ(out)
 	set := make(map[string]bool, len(paths))
 	for _, p := range paths {
 		set[p] = true
@@ -98,7 +100,7 @@ func (r *Repo) FilesAt(ctx context.Context, commit string, paths []string) (map[
 	if commit == "" || len(paths) == 0 {
 		return m, nil
 	}
-	args := append([]string{"ls-tree", "-z", "--full-tree", commit, "--"}, literalSpecs(paths)...)
+	args := append([]string{"ls-tree", "-z", "--full-tree", commit, "--"}, gitexec.LiteralSpecs(paths)...)
 	out, err := r.git(ctx, args...)
 	if err != nil {
 		return nil, err
@@ -123,7 +125,7 @@ func (r *Repo) TreeOf(ctx context.Context, commit string) (string, error) {
 // tree lacks comes back with an empty Mode and Blob (an index removal).
 func (r *Repo) TreeEntries(ctx context.Context, commit string, paths []string) ([]IndexEntry, error) {
 	args := []string{"ls-tree", "-z", "--full-tree", commit, "--"}
-	if len(paths) <= maxPathArgs {
+	if len(paths) <= gitexec.MaxPathArgs {
 		args = append(args, paths...)
 	} else {
 		// Too many to name on a command line: list the whole tree.
@@ -134,7 +136,7 @@ func (r *Repo) TreeEntries(ctx context.Context, commit string, paths []string) (
 		return nil, err
 	}
 	found := map[string]IndexEntry{}
-	for _, rec := range splitZ(out) {
+	for _, rec := range gitexec.SplitZ(out) {
 		meta, path, ok := strings.Cut(rec, "\t")
 		f := strings.Fields(meta)
 		if !ok || len(f) != 3 {

@@ -102,7 +102,7 @@ func (r *Repo) Worktrees(ctx context.Context) ([]string, error) {
 		return nil, err
 	}
 	var paths []string
-	for _, rec := range splitZ(out) {
+	for _, rec := range gitexec.SplitZ(out) {
 		if p, ok := strings.CutPrefix(rec, "worktree "); ok {
 			paths = append(paths, filepath.Clean(p))
 		}

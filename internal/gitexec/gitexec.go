@@ -405,3 +405,17 @@ func (p *Proc) Kill() {
 		_ = p.cmd.Process.Kill()
 	}
 }
+
+// RefLockFailure reports whether update-ref failed because the ref was not
+// where the caller expected: it exists (create-only), it is at another
+// object or is missing, or another process holds its
+// lock file right now (it is being changed underneath). Other failures (a
+// bad name, a folder/file clash, a missing object, permissions) are real
+// errors: treating them as conflicts would make an allocation loop retry
+// them a thousand times and hide git's message.
+func RefLockFailure(stderr string) bool {
+	return strings.Contains(stderr, "reference already exists") ||
+		strings.Contains(stderr, "but expected") ||
+		strings.Contains(stderr, "unable to resolve reference") ||
+		(strings.Contains(stderr, ".lock'") && strings.Contains(stderr, "File exists"))
+}

@@ -1,47 +1,23 @@
 package nudge
 
 import (
-	"bytes"
 	"context"
 	"io/fs"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/refs"
-	"github.com/nudgethis/git-nudge/internal/testutil"
+	"github.com/nudgethis/git-nudge/internal/testutil/testrepo"
 )
 
-// Test helpers for apply, undo and recover: repositories in temp folders,
-// commits made with git plumbing, and ready task records written directly
-// (the snapshot and capture workflows are not needed to test apply).
-// Tests run git themselves to set the scene and to check the outcome with
-// an independent reader; the code under test runs git only through
-// internal/git.
-
-var hermetic sync.Once
-
-// isolateGit isolates the test process from the developer's git setup
-// (testutil.Isolate: fresh HOME, no system config, fixed identity and
-// dates), once. A TestMain calling testutil.Main in this package would make
-// it redundant, not wrong.
-func isolateGit(t *testing.T) {
-	hermetic.Do(func() {
-		home, err := os.MkdirTemp("", "nudge-test-home-")
-		if err == nil {
-			err = testutil.Isolate(home)
-		}
-		if err != nil {
-			panic(err)
-		}
-	})
-}
+// Test helpers: repositories in temp folders (testrepo: commits made with
+// git plumbing, the work tree read back by an independent reader) and
+// ready task records written directly (the snapshot and capture workflows
+// are not needed to test what follows them). The code under test runs git
+// only through internal/git.
 
 type repo struct {
+	*testrepo.Repo
 	t   *testing.T
 	dir string
 	ws  *Workspace
@@ -55,14 +31,8 @@ func newRepo(t *testing.T, config ...string) *repo {
 // newRepoInit is newRepo with other git init arguments.
 func newRepoInit(t *testing.T, initArgs []string, config ...string) *repo {
 	t.Helper()
-	isolateGit(t)
-	dir := t.TempDir()
-	r := &repo{t: t, dir: dir}
-	r.git(initArgs...)
-	for i := 0; i+1 < len(config); i += 2 {
-		r.git("config", config[i], config[i+1])
-	}
-	return r
+	g := testrepo.NewInit(t, initArgs, config...)
+	return &repo{Repo: g, t: t, dir: g.Dir}
 }
 
 func (r *repo) workspace() *Workspace {
@@ -78,64 +48,17 @@ func (r *repo) workspace() *Workspace {
 }
 
 func (r *repo) gitIn(stdin []byte, env []string, args ...string) string {
-	r.t.Helper()
-	c := exec.Command("git", args...)
-	c.Dir = r.dir
-	c.Env = append(os.Environ(), env...)
-	if stdin != nil {
-		c.Stdin = bytes.NewReader(stdin)
-	}
-	var stderr bytes.Buffer
-	c.Stderr = &stderr
-	out, err := c.Output()
-	if err != nil {
-		r.t.Fatalf("git %q: %v\n%s", args, err, stderr.String())
-	}
-	return string(out)
+	return r.GitIn(stdin, env, args...)
 }
-
-func (r *repo) git(args ...string) string { return r.gitIn(nil, nil, args...) }
-
-func (r *repo) rev(rev string) string { return strings.TrimSpace(r.git("rev-parse", "--verify", rev)) }
-
-func (r *repo) write(p, content string, mode fs.FileMode) {
-	r.t.Helper()
-	full := filepath.Join(r.dir, p)
-	if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.WriteFile(full, []byte(content), mode); err != nil {
-		r.t.Fatal(err)
-	}
-	if err := os.Chmod(full, mode); err != nil {
-		r.t.Fatal(err)
-	}
-}
-
-func (r *repo) commitAll(msg string) string {
-	r.git("add", "-A")
-	r.git("commit", "-q", "--allow-empty", "-m", msg)
-	return r.rev("HEAD")
-}
+func (r *repo) git(args ...string) string                 { return r.Git(args...) }
+func (r *repo) write(p, content string, mode fs.FileMode) { r.Write(p, content, mode) }
+func (r *repo) commitAll(msg string) string               { return r.CommitAll(msg) }
 
 // diffFiles lists the patch from a to b like the capture workflow records it.
 func (r *repo) diffFiles(a, b string) []FileChange {
-	out := r.git("diff-tree", "-r", "--no-renames", "-z", "--raw", a, b)
 	var files []FileChange
-	recs := strings.Split(out, "\x00")
-	for i := 0; i+1 < len(recs); i += 2 {
-		f := strings.Fields(strings.TrimPrefix(recs[i], ":"))
-		if len(f) != 5 {
-			break
-		}
-		fc := FileChange{Path: recs[i+1], Status: f[4][:1]}
-		if f[0] != "000000" {
-			fc.OldMode, fc.OldBlob = StrPtr(f[0]), StrPtr(f[2])
-		}
-		if f[1] != "000000" {
-			fc.NewMode, fc.NewBlob = StrPtr(f[1]), StrPtr(f[3])
-		}
-		files = append(files, fc)
+	for _, c := range r.DiffRaw(a, b) {
+		files = append(files, FileChange(c))
 	}
 	return files
 }
@@ -173,14 +96,5 @@ func (r *repo) load(id string) *Task {
 // baseRepo is a repository with a varied first commit, checked out.
 func baseRepo(t *testing.T, config ...string) (*repo, string) {
 	r := newRepo(t, config...)
-	r.write("mod.txt", "one\ntwo\n", 0o644)
-	r.write("gone/deep/del.txt", "to be deleted\n", 0o644)
-	r.write("tool.sh", "#!/bin/sh\necho hi\n", 0o644)
-	r.write("img.bin", "\x00\x01\x02\xff\xfe", 0o644)
-	r.write("with space/ünï cödé.txt", "unicode\n", 0o644)
-	r.write("-dash.txt", "dash\n", 0o644)
-	r.write("nl\nname.txt", "newline name\n", 0o755)
-	r.write("empty.txt", "", 0o644)
-	r.write("unrelated.txt", "mine\n", 0o644)
-	return r, r.commitAll("base")
+	return r, r.CommitBase()
 }

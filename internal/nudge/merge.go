@@ -81,7 +81,7 @@ func ShowSpecs(specs []string) string {
 func QuoteAll(paths []string) []string {
 	out := make([]string, len(paths))
 	for i, p := range paths {
-		out[i] = Qp(p)
+		out[i] = QuotePath(p)
 	}
 	return out
 }
@@ -223,7 +223,7 @@ func (w *Workspace) ResolvedConflicts(ctx context.Context, t *Task) (map[string]
 			return nil, nil, err
 		}
 		if hasConflictMarkers(data) {
-			reasons = append(reasons, fmt.Sprintf("%s still holds conflict markers from git nudge apply --conflicts %s", Qp(p), t.ID))
+			reasons = append(reasons, fmt.Sprintf("%s still holds conflict markers from git nudge apply --conflicts %s", QuotePath(p), t.ID))
 			continue
 		}
 		done = append(done, p)
@@ -272,7 +272,7 @@ func (w *Workspace) mergeSteps(ctx context.Context, ops *FileOps, t *Task, steps
 		for j := range idx {
 			var buf bytes.Buffer
 			if err := ops.Tree.ReadFile(paths[j], func(int64) io.Writer { return &buf }); err != nil {
-				return fmt.Errorf("reading %s: %w", Qp(paths[j]), err)
+				return fmt.Errorf("reading %s: %w", QuotePath(paths[j]), err)
 			}
 			oursData[j], ours[j] = buf.Bytes(), r.BlobID(buf.Bytes())
 		}
@@ -318,10 +318,10 @@ func (w *Workspace) mergeSteps(ctx context.Context, ops *FileOps, t *Task, steps
 		s, res := steps[i], results[j]
 		switch {
 		case res.Binary:
-			reasons[i] = fmt.Sprintf("%s was edited since the snapshot and is binary: it cannot be merged", Qp(s.Path))
+			reasons[i] = fmt.Sprintf("%s was edited since the snapshot and is binary: it cannot be merged", QuotePath(s.Path))
 			continue
 		case res.Conflicts > 0 && !keepConflicts:
-			*conflicts = append(*conflicts, fmt.Sprintf("%s: your edits and the task's change overlap (%s of the merged file)", Qp(s.Path), conflictLines(res.Data)))
+			*conflicts = append(*conflicts, fmt.Sprintf("%s: your edits and the task's change overlap (%s of the merged file)", QuotePath(s.Path), conflictLines(res.Data)))
 			reasons[i], skip[i] = "", true
 			continue
 		}
@@ -356,7 +356,7 @@ func (w *Workspace) mergeSteps(ctx context.Context, ops *FileOps, t *Task, steps
 	for k, i := range madeFor {
 		if i < 0 {
 			if ids[k] != ours[-1-i] {
-				return fmt.Errorf("git stored %s as %s, expected %s", Qp(paths[-1-i]), ids[k], ours[-1-i])
+				return fmt.Errorf("git stored %s as %s, expected %s", QuotePath(paths[-1-i]), ids[k], ours[-1-i])
 			}
 			continue
 		}

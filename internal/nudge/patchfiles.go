@@ -226,12 +226,12 @@ func (o *FileOps) Look(ctx context.Context, want []PathState) ([]Seen, error) {
 type Verdict int
 
 const (
-	VSame    Verdict = iota
-	vEdited          // content differs
-	vMode            // only the executable bit differs
-	vGone            // a file was expected, nothing is there
-	vCreated         // nothing was expected, a file is there
-	vKind            // a symlink, folder or special file is there
+	AsExpected Verdict = iota // the path holds what was expected of it
+	vEdited                   // content differs
+	vMode                     // only the executable bit differs
+	vGone                     // a file was expected, nothing is there
+	vCreated                  // nothing was expected, a file is there
+	vKind                     // a symlink, folder or special file is there
 )
 
 func (o *FileOps) Judge(s Seen, want PathState) Verdict {
@@ -241,7 +241,7 @@ func (o *FileOps) Judge(s Seen, want PathState) Verdict {
 		case worktree.Absent, worktree.Dir:
 			// A folder is no file at that path, as git sees it; when a
 			// file must be written there, writable decides.
-			return VSame
+			return AsExpected
 		case worktree.File:
 			return vCreated
 		default:
@@ -258,7 +258,7 @@ func (o *FileOps) Judge(s Seen, want PathState) Verdict {
 		if want.Mode != nil && e.Exec != (*want.Mode == ModeExec) && o.execBitCounts() {
 			return vMode
 		}
-		return VSame
+		return AsExpected
 	default:
 		return vKind
 	}
@@ -267,7 +267,7 @@ func (o *FileOps) Judge(s Seen, want PathState) Verdict {
 // Describe says in a sentence how path differs; since is "since the
 // snapshot" or "since t3 was applied".
 func Describe(v Verdict, path string, s Seen, since string) string {
-	path = Qp(path)
+	path = QuotePath(path)
 	switch v {
 	case vEdited:
 		return fmt.Sprintf("%s was edited %s", path, since)
@@ -275,7 +275,7 @@ func Describe(v Verdict, path string, s Seen, since string) string {
 		return fmt.Sprintf("%s's executable bit changed %s", path, since)
 	case vGone:
 		if e := s.Entry; e.Blocker != "" {
-			return fmt.Sprintf("%s cannot be reached: %s is now a %s", path, Qp(e.Blocker), e.BlockerKind)
+			return fmt.Sprintf("%s cannot be reached: %s is now a %s", path, QuotePath(e.Blocker), e.BlockerKind)
 		}
 		return fmt.Sprintf("%s was deleted %s", path, since)
 	case vCreated:
@@ -336,7 +336,7 @@ func (o *FileOps) writable(steps []Step, cur []Seen, skip map[string]bool) ([]st
 		e := cur[i].Entry
 		switch {
 		case e.Blocker != "" && !(e.BlockerKind == worktree.File && removed[e.Blocker]):
-			reasons = append(reasons, fmt.Sprintf("%s cannot be written: %s is a %s, not a folder", Qp(s.Path), Qp(e.Blocker), e.BlockerKind))
+			reasons = append(reasons, fmt.Sprintf("%s cannot be written: %s is a %s, not a folder", QuotePath(s.Path), QuotePath(e.Blocker), e.BlockerKind))
 		case e.Kind == worktree.Dir && !Present(s.From):
 			files, complete, err := o.Tree.ListFiles(s.Path, 10000)
 			if err != nil {
@@ -349,7 +349,7 @@ func (o *FileOps) writable(steps []Step, cur []Seen, skip map[string]bool) ([]st
 				}
 			}
 			if !clear {
-				reasons = append(reasons, fmt.Sprintf("%s cannot be written: a folder is there that the patch does not empty (other files, or empty folders)", Qp(s.Path)))
+				reasons = append(reasons, fmt.Sprintf("%s cannot be written: a folder is there that the patch does not empty (other files, or empty folders)", QuotePath(s.Path)))
 			}
 		}
 	}
@@ -511,7 +511,7 @@ func (o *FileOps) CheckEach(ctx context.Context, steps []Step, since string) ([]
 	verdicts := make([]Verdict, len(steps))
 	reported := map[string]bool{}
 	for i, s := range steps {
-		if v := o.Judge(cur[i], s.From); v != VSame {
+		if v := o.Judge(cur[i], s.From); v != AsExpected {
 			verdicts[i] = v
 			reasons[i] = Describe(v, s.Path, cur[i], since)
 			reported[s.Path] = true

@@ -272,5 +272,3 @@ func unmarshalTask(t *Task, data []byte) error {
 // C1 included, a bidirectional control, bytes that are not UTF-8, a leading
 // quote): see pathenc.Quote.
 func QuotePath(p string) string { return pathenc.Quote(p) }
-
-func Qp(p string) string { return QuotePath(p) }

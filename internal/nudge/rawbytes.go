@@ -246,7 +246,7 @@ func (o *FileOps) rawWrong(ctx context.Context, steps []Step) ([]string, error) 
 	var wrong []string
 	for j, i := range idx {
 		if ids[j] != *steps[i].To.RawBlob {
-			wrong = append(wrong, Qp(steps[i].Path))
+			wrong = append(wrong, QuotePath(steps[i].Path))
 		}
 	}
 	return wrong, nil

@@ -183,7 +183,7 @@ func (w *Workspace) Diff(ctx context.Context, id string, out io.Writer, o DiffOp
 func (w *Workspace) largeNotices(notices io.Writer, t *Task, large []FileChange) {
 	for _, f := range large {
 		fmt.Fprintf(notices, "%s: %s is over 16 MiB and is not shown (git diff %s %s -- <path> shows it)\n",
-			f.Status, Qp(f.Path), baseRef(t), refs.Results+t.ID)
+			f.Status, QuotePath(f.Path), baseRef(t), refs.Results+t.ID)
 	}
 }
 

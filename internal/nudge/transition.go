@@ -28,58 +28,106 @@ import (
 // removal must clear the way first, which waits for the record like
 // every other change.
 func (o *FileOps) Transition(ctx context.Context, steps []Step, stageDir, staged, since, faults string, recorded func() error) (touched bool, err error) {
-	ordered := order(steps)
-	batch, err := o.Tree.NewBatch(stageDir)
+	t, err := o.newTransition(steps, stageDir, staged, faults)
 	if err != nil {
 		return false, err
 	}
-	defer batch.Close()
-	early := len(ordered) > 0 && !Present(ordered[0].To)
-	var writes []Step
-	for _, s := range ordered {
-		if Present(s.To) {
-			writes = append(writes, s)
-		}
-	}
-	// Every new content to a temp file in the stage, all of them fsynced
-	// together; a failure here leaves the targets as they were.
-	var pending []*worktree.Pending
-	stageAll := func() error {
-		var err error
-		pending, err = o.prepare(ctx, batch, writes, staged)
-		if err == nil {
-			err = batch.Sync()
-		}
-		if err != nil {
-			batch.Abort()
-		}
-		return err
-	}
-	if !early {
-		if err := stageAll(); err != nil {
+	defer t.batch.Close()
+	if !t.early {
+		if err := t.stage(ctx); err != nil {
 			return false, err
 		}
 	}
 	if recorded != nil {
 		if err := recorded(); err != nil {
-			batch.Abort()
+			t.batch.Abort()
 			return false, err
 		}
 	}
+	if err := t.recheck(ctx, since); err != nil {
+		t.batch.Abort()
+		return false, err
+	}
+	if err := t.replace(ctx); err != nil {
+		return t.touched, err
+	}
+	return t.touched, t.verify(ctx)
+}
+
+// transition is one run of Transition: the steps in the order they are
+// carried out, the batch that stages and commits the new contents, and
+// what has been done so far.
+type transition struct {
+	o       *FileOps
+	steps   []Step // as given: the order of the checks and the verification
+	ordered []Step // removals that clear the way, writes, other removals
+	writes  []Step // the steps that leave a file, in order
+	staged  string
+	faults  string
+	batch   *worktree.Batch
+	// early: the first step is a removal, so the new contents are staged
+	// only after the removals that clear the way (and after the record).
+	early   bool
+	pending []*worktree.Pending // the staged content of each of writes
+	// rechecked is what the re-check saw at each path: a path is replaced
+	// only while it still holds that.
+	rechecked map[string]Seen
+	// removed are the files removed since their folders were last pruned;
+	// pruned, the folders pruning removed.
+	removed, pruned []string
+	touched         bool // a work-tree file may have changed
+	n               int  // paths replaced so far, for the fault points
+}
+
+func (o *FileOps) newTransition(steps []Step, stageDir, staged, faults string) (*transition, error) {
+	batch, err := o.Tree.NewBatch(stageDir)
+	if err != nil {
+		return nil, err
+	}
+	t := &transition{o: o, steps: steps, ordered: order(steps), staged: staged, faults: faults, batch: batch}
+	t.early = len(t.ordered) > 0 && !Present(t.ordered[0].To)
+	for _, s := range t.ordered {
+		if Present(s.To) {
+			t.writes = append(t.writes, s)
+		}
+	}
+	return t, nil
+}
+
+// stage writes every new content to a temp file in the stage, all of
+// them fsynced together; a failure here leaves the targets as they were
+// (and aborts the batch).
+func (t *transition) stage(ctx context.Context) error {
+	var err error
+	t.pending, err = t.o.prepare(ctx, t.batch, t.writes, t.staged)
+	if err == nil {
+		err = t.batch.Sync()
+	}
+	if err != nil {
+		t.batch.Abort()
+	}
+	return err
+}
+
+// recheck checks that every path still holds its From (a *ChangedError
+// when one does not), keeps what it saw for the checks right before each
+// replacement, and tells the workspace's file watcher what is about to
+// change.
+func (t *transition) recheck(ctx context.Context, since string) error {
+	o, steps := t.o, t.steps
 	reasons, cur, err := o.Check(ctx, steps, since)
 	if err == nil && len(reasons) == 0 {
 		reasons, err = o.rawChanged(ctx, steps, cur, since)
 	}
-	if err != nil || len(reasons) > 0 {
-		batch.Abort()
-		if err != nil {
-			return false, err
-		}
-		return false, &ChangedError{Reasons: reasons}
+	if err != nil {
+		return err
 	}
-	rechecked := map[string]Seen{}
+	if len(reasons) > 0 {
+		return &ChangedError{Reasons: reasons}
+	}
+	t.rechecked = make(map[string]Seen, len(steps))
 	for i, s := range steps {
-		rechecked[s.Path] = cur[i]
+		t.rechecked[s.Path] = cur[i]
 	}
 	if w := o.ws.Files; w != nil && w.Before != nil {
 		var paths []string
@@ -88,97 +136,121 @@ func (o *FileOps) Transition(ctx context.Context, steps []Step, stageDir, staged
 		}
 		w.Before(paths, o.fileStates(steps, cur, func(s Step) PathState { return s.From }))
 	}
+	return nil
+}
 
-	// Removed files' folders are pruned together (each folder read once,
-	// not once per file removed from it), before any write that may need
-	// a pruned folder's place, and after the last removal.
-	var removed, pruned []string
-	prune := func() {
-		if len(removed) > 0 {
-			pruned = append(pruned, o.Tree.PruneAll(removed)...)
-			removed = removed[:0]
-		}
-	}
-	// unchanged is the check made right before a path is replaced.
-	unchanged := func(s Step, now worktree.Entry) error {
-		before := rechecked[s.Path]
-		if Present(s.From) {
-			if !now.Unchanged(before.Entry) {
-				return fmt.Errorf("%s changed while it was being replaced; it was left as found", Qp(s.Path))
-			}
-		} else if now.Kind != worktree.Absent && now.Kind != worktree.Dir {
-			return fmt.Errorf("%s appeared while the files were being replaced; it was left as found", Qp(s.Path))
-		}
-		return nil
-	}
-	remove := func(s Step) error {
-		now, err := o.Tree.Lstat(s.Path)
-		if err == nil {
-			err = unchanged(s, now)
-		}
-		if err != nil {
-			return err
-		}
-		touched = true
-		if err := o.Tree.RemoveFile(s.Path); err != nil {
-			return err
-		}
-		removed = append(removed, s.Path)
-		return nil
-	}
-	n := 0 // paths replaced so far, for the fault points
-	// Removals that clear the way for new files go first.
+// replace carries out the steps in order: the removals that clear the way
+// for new files, the writes, then the other removals. On an error the
+// files already replaced stay replaced.
+func (t *transition) replace(ctx context.Context) error {
 	i := 0
-	for ; i < len(ordered) && !Present(ordered[i].To); i++ {
-		if err := remove(ordered[i]); err != nil {
-			prune()
-			batch.Abort()
-			return touched, err
+	for ; i < len(t.ordered) && !Present(t.ordered[i].To); i++ {
+		if err := t.remove(t.ordered[i]); err != nil {
+			t.prune()
+			t.batch.Abort()
+			return err
 		}
-		if n++; n == 1 {
-			FaultPoint(faults + "-after-first-write")
+		t.replaced()
+	}
+	t.prune()
+	if t.early {
+		if err := t.stage(ctx); err != nil {
+			return err
 		}
 	}
-	prune()
-	j := i + len(writes)
-	if early {
-		if err := stageAll(); err != nil {
-			return touched, err
+	for k, s := range t.writes {
+		if err := t.write(k, s); err != nil {
+			t.batch.Abort()
+			return err
 		}
+		t.replaced()
 	}
-	for k, s := range writes {
-		now, err := batch.Lstat(s.Path)
-		if err == nil {
-			err = unchanged(s, now)
+	for _, s := range t.ordered[i+len(t.writes):] {
+		if err := t.remove(s); err != nil {
+			t.prune()
+			return err
 		}
-		if err == nil {
-			touched = true
-			err = batch.Commit(pending[k])
-		}
-		if err != nil {
-			batch.Abort()
-			return touched, err
-		}
-		if n++; n == 1 {
-			FaultPoint(faults + "-after-first-write")
-		}
+		t.replaced()
 	}
-	for _, s := range ordered[j:] {
-		if err := remove(s); err != nil {
-			prune()
-			return touched, err
-		}
-		if n++; n == 1 {
-			FaultPoint(faults + "-after-first-write")
-		}
-	}
-	prune()
-	FaultPoint(faults + "-after-last-write")
+	t.prune()
+	FaultPoint(t.faults + "-after-last-write")
+	return nil
+}
 
-	// The folders are flushed while the files are read back (from the
-	// page cache: the verification does not wait for the disk).
+// replaced counts one more path replaced, and passes the fault point
+// after the first.
+func (t *transition) replaced() {
+	if t.n++; t.n == 1 {
+		FaultPoint(t.faults + "-after-first-write")
+	}
+}
+
+// unchanged is the check made right before a path is replaced: it still
+// holds what the re-check saw (or, for a new file, nothing but maybe a
+// folder).
+func (t *transition) unchanged(s Step, now worktree.Entry) error {
+	before := t.rechecked[s.Path]
+	if Present(s.From) {
+		if !now.Unchanged(before.Entry) {
+			return fmt.Errorf("%s changed while it was being replaced; it was left as found", QuotePath(s.Path))
+		}
+	} else if now.Kind != worktree.Absent && now.Kind != worktree.Dir {
+		return fmt.Errorf("%s appeared while the files were being replaced; it was left as found", QuotePath(s.Path))
+	}
+	return nil
+}
+
+// remove removes the file of step s once it is checked unchanged; its
+// folder is pruned with the others by the next prune.
+func (t *transition) remove(s Step) error {
+	now, err := t.o.Tree.Lstat(s.Path)
+	if err == nil {
+		err = t.unchanged(s, now)
+	}
+	if err != nil {
+		return err
+	}
+	t.touched = true
+	if err := t.o.Tree.RemoveFile(s.Path); err != nil {
+		return err
+	}
+	t.removed = append(t.removed, s.Path)
+	return nil
+}
+
+// prune removes the folders that the removals since the last prune left
+// empty, all together (each folder read once, not once per file removed
+// from it): before any write that may need a pruned folder's place, and
+// after the last removal.
+func (t *transition) prune() {
+	if len(t.removed) > 0 {
+		t.pruned = append(t.pruned, t.o.Tree.PruneAll(t.removed)...)
+		t.removed = t.removed[:0]
+	}
+}
+
+// write moves the staged content of writes[k] (step s) into place once
+// the path is checked unchanged.
+func (t *transition) write(k int, s Step) error {
+	now, err := t.batch.Lstat(s.Path)
+	if err == nil {
+		err = t.unchanged(s, now)
+	}
+	if err != nil {
+		return err
+	}
+	t.touched = true
+	return t.batch.Commit(t.pending[k])
+}
+
+// verify flushes the changed folders and checks that every path now
+// holds its To, then tells the workspace's file watcher what the paths
+// hold. The folders are flushed while the files are read back (from the
+// page cache: the verification does not wait for the disk).
+func (t *transition) verify(ctx context.Context) error {
+	o, steps := t.o, t.steps
 	dirsSynced := make(chan error, 1)
-	go func() { dirsSynced <- batch.SyncDirs(ChangedDirs(steps, batch.Created(), pruned)) }()
+	go func() { dirsSynced <- t.batch.SyncDirs(ChangedDirs(steps, t.batch.Created(), t.pruned)) }()
 	to := make([]PathState, len(steps))
 	for i, s := range steps {
 		to[i] = s.To
@@ -187,8 +259,8 @@ func (o *FileOps) Transition(ctx context.Context, steps []Step, stageDir, staged
 	var wrong []string
 	if err == nil {
 		for i, s := range steps {
-			if v := o.Judge(after[i], s.To); v != VSame {
-				wrong = append(wrong, Qp(s.Path))
+			if v := o.Judge(after[i], s.To); v != AsExpected {
+				wrong = append(wrong, QuotePath(s.Path))
 			}
 		}
 		if len(wrong) == 0 {
@@ -196,18 +268,18 @@ func (o *FileOps) Transition(ctx context.Context, steps []Step, stageDir, staged
 		}
 	}
 	if serr := <-dirsSynced; serr != nil {
-		return touched, serr
+		return serr
 	}
 	if err != nil {
-		return touched, err
+		return err
 	}
 	if len(wrong) > 0 {
-		return touched, fmt.Errorf("after writing, these paths do not hold the recorded version: %s", strings.Join(wrong, ", "))
+		return fmt.Errorf("after writing, these paths do not hold the recorded version: %s", strings.Join(wrong, ", "))
 	}
 	if w := o.ws.Files; w != nil && w.After != nil {
 		w.After(o.fileStates(steps, after, func(s Step) PathState { return s.To }))
 	}
-	return touched, nil
+	return nil
 }
 
 // prepare creates in batch a temp file with the new content of each of
@@ -305,11 +377,11 @@ func copyStaged(staged string, s Step, w io.Writer) error {
 	defer r.Close()
 	f, err := r.Open(filepath.FromSlash(s.Path))
 	if err != nil {
-		return fmt.Errorf("reading the prepared content of %s: %w", Qp(s.Path), err)
+		return fmt.Errorf("reading the prepared content of %s: %w", QuotePath(s.Path), err)
 	}
 	defer f.Close()
 	if _, err := io.Copy(w, f); err != nil {
-		return fmt.Errorf("reading the prepared content of %s: %w", Qp(s.Path), err)
+		return fmt.Errorf("reading the prepared content of %s: %w", QuotePath(s.Path), err)
 	}
 	return nil
 }
@@ -338,7 +410,7 @@ func (o *FileOps) rawIDs(paths []string) ([]string, error) {
 		var h hash.Hash
 		err := o.Tree.ReadFile(p, func(size int64) io.Writer { h = o.repo.NewBlobHash(size); return h })
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", Qp(p), err)
+			return nil, fmt.Errorf("reading %s: %w", QuotePath(p), err)
 		}
 		ids[i] = hex.EncodeToString(h.Sum(nil))
 	}

@@ -77,6 +77,10 @@ func Isolate(home string) error {
 	return nil
 }
 
+// Isolated reports whether the process environment is isolated already
+// (by Main or Isolate).
+func Isolated() bool { return isolatedHome != "" }
+
 // IsolatedHome is the one isolated git environment of the suite's tests
 // (this process's, a scenario's, a crash test's child's): it writes
 // home/.gitconfig (the test identity, init.defaultBranch=main, no
@@ -158,6 +162,24 @@ func TryGit(dir string, args ...string) (string, error) {
 		return "", fmt.Errorf("git %s (in %s): %v\n%s", strings.Join(args, " "), dir, err, stderr.String())
 	}
 	return strings.TrimSuffix(stdout.String(), "\n"), nil
+}
+
+// GitIO runs git in dir with stdin (nil: none) and env added to the
+// process environment, and returns its stdout as git wrote it, or an
+// error carrying git's stderr.
+func GitIO(dir string, stdin []byte, env []string, args ...string) (string, error) {
+	c := exec.Command("git", args...)
+	c.Dir = dir
+	c.Env = append(os.Environ(), env...)
+	if stdin != nil {
+		c.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	c.Stdout, c.Stderr = &stdout, &stderr
+	if err := c.Run(); err != nil {
+		return "", fmt.Errorf("git %q (in %s): %v\n%s", args, dir, err, stderr.String())
+	}
+	return stdout.String(), nil
 }
 
 // Repo creates a fresh repository (branch main, no commit) in a new temp

@@ -15,26 +15,12 @@ import (
 // "one", message "first") and a runner of git autodev in its work tree.
 func project(t *testing.T) (*clitest.Runner, string) {
 	t.Helper()
-	dir := testutil.Repo(t)
-	testutil.Commit(t, dir, map[string]string{"a.txt": "one\n"}, "first")
-	return &clitest.Runner{Main: autodevcmd.Main, Dir: dir}, dir
+	return clitest.InRepo(t, autodevcmd.Main, map[string]string{"a.txt": "one\n"})
 }
 
 func short(t *testing.T, dir, rev string) string {
 	t.Helper()
 	return testutil.Git(t, dir, "rev-parse", "--short=7", rev)
-}
-
-func readFile(t *testing.T, dir, rel string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, rel))
-	if err != nil {
-		if os.IsNotExist(err) {
-			return "(absent)"
-		}
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // checkpointAfter writes a.txt and checkpoints with label post; it
@@ -85,7 +71,8 @@ func TestUsageErrorsNameTheCommandsHelp(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".autodev")); !os.IsNotExist(err) {
 		t.Errorf("a refused command line made .autodev (%v)", err)
 	}
-	// Checked by the command itself: status 2 with what to give instead.
+	// Checked by the command itself: status 2 with what to give instead,
+	// and the hint to the command's help that a parse error has too.
 	for _, c := range []struct {
 		args []string
 		says string
@@ -96,8 +83,9 @@ func TestUsageErrorsNameTheCommandsHelp(t *testing.T) {
 		{[]string{"dashboard", "--port", "70000"}, "--port 70000 is not a port: give 1 to 65535, or 0 for a free one"},
 	} {
 		res := r.Fails(t, 2, c.args...)
-		if res.Stderr != "git autodev: "+c.says+"\n" || res.Stdout != "" {
-			t.Errorf("want only %q on stderr: %s", c.says, res)
+		want := "git autodev: " + c.says + "\nRun 'git autodev " + c.args[0] + " -h' for usage.\n"
+		if res.Stderr != want || res.Stdout != "" {
+			t.Errorf("want only %q on stderr: %s", want, res)
 		}
 	}
 	if got := testutil.Git(t, dir, "for-each-ref", "refs/autodev"); got != "" {
@@ -212,8 +200,8 @@ func TestRestoreListAndRestore(t *testing.T) {
 	if !strings.HasPrefix(res.Stdout, `Restored to "thread — second" (`+short(t, dir, "HEAD")+"); saved on autodev/pre-restore-") {
 		t.Errorf("restore:\n%s", res.Stdout)
 	}
-	if readFile(t, dir, "a.txt") != "two\n" {
-		t.Errorf("a.txt after the restore: %q", readFile(t, dir, "a.txt"))
+	if clitest.ReadFile(t, dir, "a.txt") != "two\n" {
+		t.Errorf("a.txt after the restore: %q", clitest.ReadFile(t, dir, "a.txt"))
 	}
 	var back map[string]any
 	r.JSON(t, &back, "restore", c1, "--json")
@@ -416,14 +404,14 @@ func TestHooksInstallUninstall(t *testing.T) {
 	if !strings.HasPrefix(res.Stdout, "Would create .claude/settings.json with a hook on Stop that runs git autodev hook --event Stop:\n+ {\n") {
 		t.Errorf("hooks install --dry-run:\n%s", res.Stdout)
 	}
-	if readFile(t, dir, ".claude/settings.json") != "(absent)" {
+	if clitest.ReadFile(t, dir, ".claude/settings.json") != "(absent)" {
 		t.Errorf("a dry run wrote the settings")
 	}
 	res = r.OK(t, "hooks", "install", "claude")
 	res.HasStdout(t, "Created .claude/settings.json with a hook on Stop", `+             "command": "git autodev hook --event Stop"`,
 		"Claude Code now checkpoints every turn; the hooks log to .autodev/hook.log.\n")
-	if !strings.Contains(readFile(t, dir, ".claude/settings.json"), `"command": "git autodev hook --event Stop"`) {
-		t.Errorf("settings: %s", readFile(t, dir, ".claude/settings.json"))
+	if !strings.Contains(clitest.ReadFile(t, dir, ".claude/settings.json"), `"command": "git autodev hook --event Stop"`) {
+		t.Errorf("settings: %s", clitest.ReadFile(t, dir, ".claude/settings.json"))
 	}
 	var doc map[string]any
 	r.JSON(t, &doc, "hooks", "install", "claude", "--json")
@@ -437,21 +425,21 @@ func TestHooksInstallUninstall(t *testing.T) {
 	// An existing settings file keeps everything else.
 	testutil.WriteFile(t, dir, ".gemini/settings.json", "{\n  \"theme\": \"dark\"\n}\n")
 	r.OK(t, "hooks", "install", "gemini")
-	if s := readFile(t, dir, ".gemini/settings.json"); !strings.Contains(s, `"theme": "dark"`) || !strings.Contains(s, "AfterAgent") {
+	if s := clitest.ReadFile(t, dir, ".gemini/settings.json"); !strings.Contains(s, `"theme": "dark"`) || !strings.Contains(s, "AfterAgent") {
 		t.Errorf("gemini settings: %s", s)
 	}
 	res = r.OK(t, "hooks", "uninstall", "gemini")
-	if got := readFile(t, dir, ".gemini/settings.json"); got != "{\n  \"theme\": \"dark\"\n}\n" {
+	if got := clitest.ReadFile(t, dir, ".gemini/settings.json"); got != "{\n  \"theme\": \"dark\"\n}\n" {
 		t.Errorf("gemini settings after uninstall: %q", got)
 	}
 	res = r.OK(t, "hooks", "uninstall", "claude")
-	if res.Stdout != "Removed .claude/settings.json: install had created it and it held nothing else.\n" || readFile(t, dir, ".claude/settings.json") != "(absent)" {
+	if res.Stdout != "Removed .claude/settings.json: install had created it and it held nothing else.\n" || clitest.ReadFile(t, dir, ".claude/settings.json") != "(absent)" {
 		t.Errorf("hooks uninstall: %s", res)
 	}
 	// Not valid JSON: refused, left as it is.
 	testutil.WriteFile(t, dir, ".cursor/hooks.json", "{ not json")
 	r.Fails(t, 1, "hooks", "install", "cursor")
-	if readFile(t, dir, ".cursor/hooks.json") != "{ not json" {
+	if clitest.ReadFile(t, dir, ".cursor/hooks.json") != "{ not json" {
 		t.Errorf("a refused install changed the file")
 	}
 }
@@ -477,8 +465,8 @@ func TestHook(t *testing.T) {
 	if len(list) != 1 || !strings.Contains(list[0]["label"].(string), "add the parser") {
 		t.Errorf("the hook's checkpoint: %v", list)
 	}
-	if !strings.Contains(readFile(t, dir, ".autodev/hook.log"), "add the parser") {
-		t.Errorf("hook.log: %q", readFile(t, dir, ".autodev/hook.log"))
+	if !strings.Contains(clitest.ReadFile(t, dir, ".autodev/hook.log"), "add the parser") {
+		t.Errorf("hook.log: %q", clitest.ReadFile(t, dir, ".autodev/hook.log"))
 	}
 	// A payload that is not JSON still gives a checkpoint, labelled with
 	// the event; the last argument is the payload.
@@ -499,8 +487,8 @@ func TestOpLog(t *testing.T) {
 	}
 	res = r.OK(t, "op", "undo")
 	res.HasStdout(t, "Undid o1 (checkpoint) as o2", "git autodev op redo re-does it; git autodev op undo steps further back.\n")
-	if readFile(t, dir, "a.txt") != "two\n" || testutil.Git(t, dir, "log", "-1", "--format=%s") != "first" {
-		t.Errorf("op undo of a checkpoint: HEAD %s, a.txt %q", testutil.Git(t, dir, "log", "-1", "--format=%s"), readFile(t, dir, "a.txt"))
+	if clitest.ReadFile(t, dir, "a.txt") != "two\n" || testutil.Git(t, dir, "log", "-1", "--format=%s") != "first" {
+		t.Errorf("op undo of a checkpoint: HEAD %s, a.txt %q", testutil.Git(t, dir, "log", "-1", "--format=%s"), clitest.ReadFile(t, dir, "a.txt"))
 	}
 	var ops []map[string]any
 	r.JSON(t, &ops, "op", "log", "--json")

@@ -227,7 +227,7 @@ func runHooks(env *cli.Env, name string, remove, dryRun, asJSON bool) error {
 	}
 	a, ok := agenthooks.Find(name)
 	if !ok {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("unknown agent %q: use one of %s", name, agenthooks.Names())}
+		return cli.UsageError(fmt.Errorf("unknown agent %q: use one of %s", name, agenthooks.Names()))
 	}
 	ch, err := ws.AgentHooks(a, remove, dryRun)
 	if err != nil {

@@ -46,7 +46,7 @@ func (c *RestoreCmd) Run(env *cli.Env) error {
 	}
 	switch {
 	case c.Rebuild && c.ID != "":
-		return &cli.ExitError{Code: cli.ExitUsage, Err: errors.New("--rebuild takes no checkpoint id")}
+		return cli.UsageError(errors.New("--rebuild takes no checkpoint id"))
 	case c.Rebuild:
 		j, err := ws.Rebuild(env.Ctx)
 		if err != nil {

@@ -38,7 +38,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: errors.New("no command given: git autodev run [--mode MODE] [--task ID] -- CMD [ARG...]")}
+		return cli.UsageError(errors.New("no command given: git autodev run [--mode MODE] [--task ID] -- CMD [ARG...]"))
 	}
 	req := autodev.RunRequest{
 		Args: args, Mode: optional(c.Mode), Task: optional(c.Task), Dir: env.Dir,

@@ -14,6 +14,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -172,4 +174,27 @@ func (r Result) HasStderr(t testing.TB, wants ...string) {
 			t.Errorf("stderr does not hold %q: %s", w, r)
 		}
 	}
+}
+
+// InRepo is a runner of main in a new repository on main with one commit
+// ("first") of files (path -> content), and the repository's folder.
+func InRepo(t testing.TB, main Main, files map[string]string) (*Runner, string) {
+	t.Helper()
+	dir := testutil.Repo(t)
+	testutil.Commit(t, dir, files, "first")
+	return &Runner{Main: main, Dir: dir}, dir
+}
+
+// ReadFile is the content of the file rel under dir, "(absent)" when
+// there is none.
+func ReadFile(t testing.TB, dir, rel string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, rel))
+	if err != nil {
+		if os.IsNotExist(err) {
+			return "(absent)"
+		}
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -35,7 +35,7 @@ One dashboard runs per workspace: .nudgethis/server.lock is held while it runs (
 // Run starts, finds or stops the dashboard.
 func (c *Cmd) Run(k *kong.Kong, env *cli.Env) error {
 	if c.Port < 0 || c.Port > 65535 {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("--port %d is not a port: give 1 to 65535, or 0 for a free one", c.Port)}
+		return cli.UsageError(fmt.Errorf("--port %d is not a port: give 1 to 65535, or 0 for a free one", c.Port))
 	}
 	page := "tasks"
 	if k.Model.Name == "git-autodev" {

@@ -54,7 +54,7 @@ func (c *ApplyCmd) Run(env *cli.Env) error {
 	}
 	ws.Warn = env.Stderr
 	ws.Files = opcmd.FilesWatch(env.Ctx)
-	out, err := apply.ApplyWith(env.Ctx, ws, c.ID, apply.Options{AcceptConfigChange: c.AcceptConfigChange, Unvalidated: c.Unvalidated, Dir: env.Dir,
+	out, err := apply.Run(env.Ctx, ws, c.ID, apply.Options{AcceptConfigChange: c.AcceptConfigChange, Unvalidated: c.Unvalidated, Dir: env.Dir,
 		Paths: c.Paths, Merge: c.Merge, Conflicts: c.Conflicts})
 	if err != nil {
 		return refusal(err)

@@ -15,9 +15,7 @@ import (
 // b.txt "bee") and a runner of git nudge in its work tree.
 func workspace(t *testing.T) (*clitest.Runner, string) {
 	t.Helper()
-	dir := testutil.Repo(t)
-	testutil.Commit(t, dir, map[string]string{"a.txt": "one\n", "b.txt": "bee\n"}, "first")
-	return &clitest.Runner{Main: nudgecmd.Main, Dir: dir}, dir
+	return clitest.InRepo(t, nudgecmd.Main, map[string]string{"a.txt": "one\n", "b.txt": "bee\n"})
 }
 
 // ranTask runs script with git nudge run in a new task of the workspace
@@ -44,18 +42,6 @@ func ranTaskExit(t *testing.T, r *clitest.Runner, code int, note, script string)
 func changeTask(t *testing.T, r *clitest.Runner) string {
 	t.Helper()
 	return ranTask(t, r, "change a", "printf 'two\\n' > a.txt && printf 'new\\n' > new.txt")
-}
-
-func readFile(t *testing.T, dir, rel string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, rel))
-	if err != nil {
-		if os.IsNotExist(err) {
-			return "(absent)"
-		}
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 func keys(m map[string]any) string {
@@ -133,8 +119,9 @@ func TestUsageErrorsNameTheCommandsHelp(t *testing.T) {
 }
 
 // Flags a command checks itself, after parsing, are refused with status
-// 2 (a value that is no value) or 1 (a combination the command declines),
-// with a message saying what to give instead; nothing is changed.
+// 2 (a value that is no value: with the hint to the command's help, as a
+// parse error) or 1 (a combination the command declines: no hint), with a
+// message saying what to give instead; nothing is changed.
 func TestFlagValuesCheckedByTheCommand(t *testing.T) {
 	t.Parallel()
 	r, dir := workspace(t)
@@ -158,13 +145,20 @@ func TestFlagValuesCheckedByTheCommand(t *testing.T) {
 		if res.Stdout != "" {
 			t.Errorf("stdout: %s", res)
 		}
+		hint := "Run 'git nudge " + c.args[0] + " -h' for usage.\n"
+		if c.code == 2 && !strings.HasSuffix(res.Stderr, "\n"+hint) {
+			t.Errorf("a usage error without the hint %q: %s", hint, res)
+		}
+		if c.code != 2 && strings.Contains(res.Stderr, "for usage.") {
+			t.Errorf("a refusal with a usage hint: %s", res)
+		}
 	}
 	var comments []any
 	r.JSON(t, &comments, "comment", id, "--list", "--json")
 	if len(comments) != 0 {
 		t.Errorf("refused comments were kept: %v", comments)
 	}
-	if got := readFile(t, dir, "a.txt"); got != "one\n" {
+	if got := clitest.ReadFile(t, dir, "a.txt"); got != "one\n" {
 		t.Errorf("a.txt = %q", got)
 	}
 	// --json turns the refusal into the error document, with its reasons.
@@ -318,7 +312,7 @@ func TestApplyUndo(t *testing.T) {
 	if res.Stdout != want {
 		t.Errorf("apply:\n%s\nwant\n%s", res.Stdout, want)
 	}
-	if readFile(t, dir, "a.txt") != "two\n" || readFile(t, dir, "new.txt") != "new\n" {
+	if clitest.ReadFile(t, dir, "a.txt") != "two\n" || clitest.ReadFile(t, dir, "new.txt") != "new\n" {
 		t.Errorf("apply did not write the files")
 	}
 	if got := testutil.Git(t, dir, "diff", "--cached", "--name-only"); got != "" {
@@ -332,7 +326,7 @@ func TestApplyUndo(t *testing.T) {
 	if undo["id"] != id || undo["state"] != "undone" || len(undo["files"].([]any)) != 2 {
 		t.Errorf("undo --json: %v", undo)
 	}
-	if readFile(t, dir, "a.txt") != "one\n" || readFile(t, dir, "new.txt") != "(absent)" {
+	if clitest.ReadFile(t, dir, "a.txt") != "one\n" || clitest.ReadFile(t, dir, "new.txt") != "(absent)" {
 		t.Errorf("undo did not put the files back")
 	}
 	res = r.Fails(t, 1, "undo", id)
@@ -341,8 +335,8 @@ func TestApplyUndo(t *testing.T) {
 	// Paths: apply only new.txt, then the rest.
 	var part map[string]any
 	r.JSON(t, &part, "apply", id, "--json", "--", "new.txt")
-	if part["applied"] != float64(1) || part["total"] != float64(2) || readFile(t, dir, "a.txt") != "one\n" {
-		t.Errorf("apply -- new.txt: %v, a.txt %q", part, readFile(t, dir, "a.txt"))
+	if part["applied"] != float64(1) || part["total"] != float64(2) || clitest.ReadFile(t, dir, "a.txt") != "one\n" {
+		t.Errorf("apply -- new.txt: %v, a.txt %q", part, clitest.ReadFile(t, dir, "a.txt"))
 	}
 	res = r.OK(t, "list")
 	res.HasStdout(t, "applied 1/2")
@@ -365,14 +359,14 @@ func TestApplyUndo(t *testing.T) {
 	if doc.Exit != 1 || doc.Error != "cannot apply t1; nothing was changed" || len(doc.Reasons) != 1 || doc.Reasons[0] != "a.txt was edited since the snapshot" {
 		t.Errorf("refused apply --json: %+v", doc)
 	}
-	if readFile(t, dir, "a.txt") != "mine\n" || readFile(t, dir, "new.txt") != "(absent)" {
+	if clitest.ReadFile(t, dir, "a.txt") != "mine\n" || clitest.ReadFile(t, dir, "new.txt") != "(absent)" {
 		t.Errorf("a refused apply wrote files")
 	}
 	// --merge merges the task's change into the edited file... which here
 	// touches the same line: refused, nothing written.
 	res = r.Fails(t, 1, "apply", id, "--merge")
 	res.HasStderr(t, "a.txt")
-	if readFile(t, dir, "a.txt") != "mine\n" {
+	if clitest.ReadFile(t, dir, "a.txt") != "mine\n" {
 		t.Errorf("a refused merge wrote a.txt")
 	}
 }
@@ -445,7 +439,7 @@ func TestDrop(t *testing.T) {
 		t.Errorf("drop --force --json: %v", one)
 	}
 	var many []map[string]any
-	if readFile(t, dir, "a.txt") != "two\n" {
+	if clitest.ReadFile(t, dir, "a.txt") != "two\n" {
 		t.Errorf("drop --force touched the work tree")
 	}
 	r.OK(t, "snapshot")
@@ -657,7 +651,7 @@ func TestOpLogShowUndoRedo(t *testing.T) {
 
 	res = r.OK(t, "op", "undo")
 	res.HasStdout(t, "Undid o2 (apply) as o3", "git nudge op redo re-does it; git nudge op undo steps further back.\n")
-	if readFile(t, dir, "a.txt") != "one\n" || readFile(t, dir, "new.txt") != "(absent)" {
+	if clitest.ReadFile(t, dir, "a.txt") != "one\n" || clitest.ReadFile(t, dir, "new.txt") != "(absent)" {
 		t.Errorf("op undo of the apply left the files")
 	}
 	var redo map[string]any
@@ -665,7 +659,7 @@ func TestOpLogShowUndoRedo(t *testing.T) {
 	if redo["redoes"] != "o2" || redo["id"] != "o4" {
 		t.Errorf("op redo --json: %v", redo)
 	}
-	if readFile(t, dir, "a.txt") != "two\n" {
+	if clitest.ReadFile(t, dir, "a.txt") != "two\n" {
 		t.Errorf("op redo did not apply again")
 	}
 	res = r.OK(t, "op", "log")

@@ -44,7 +44,7 @@ func TestStartCaptureValidate(t *testing.T) {
 	r.OK(t, "list").HasStdout(t, "t1  ready (validation failed)  ")
 	r.Fails(t, 1, "apply", "t1").HasStderr(t, "--unvalidated")
 	r.OK(t, "apply", "t1", "--unvalidated")
-	if readFile(t, dir, "a.txt") != "edited\n" {
+	if clitest.ReadFile(t, dir, "a.txt") != "edited\n" {
 		t.Errorf("apply --unvalidated did not write a.txt")
 	}
 }
@@ -66,7 +66,7 @@ func TestProgramsGetTheCommandsEnvironment(t *testing.T) {
 	// Setup commands (nudge.setup) get it too.
 	testutil.Git(t, dir, "config", "nudge.setup", `printf '%s\n' "$CMDTEST_VALUE" > setup.txt`)
 	res = withVar.OK(t, "start", "--keep-worktree")
-	if got := readFile(t, strings.TrimSuffix(res.Stdout, "\n"), "setup.txt"); got != "from-env\n" {
+	if got := clitest.ReadFile(t, strings.TrimSuffix(res.Stdout, "\n"), "setup.txt"); got != "from-env\n" {
 		t.Errorf("setup saw CMDTEST_VALUE=%q", got)
 	}
 }
@@ -151,8 +151,8 @@ func TestRefresh(t *testing.T) {
 		t.Errorf("after refresh: t1 %v %v, t2 %v %v", t1["state"], t1["snapshot"], t2["state"], t2["snapshot"])
 	}
 	r.OK(t, "apply", "t2")
-	if readFile(t, dir, "b.txt") != "B\n" {
-		t.Errorf("b.txt after applying the refreshed task: %q", readFile(t, dir, "b.txt"))
+	if clitest.ReadFile(t, dir, "b.txt") != "B\n" {
+		t.Errorf("b.txt after applying the refreshed task: %q", clitest.ReadFile(t, dir, "b.txt"))
 	}
 	r.OK(t, "show", "t2").HasStdout(t, "refreshed:  from t1 ")
 }

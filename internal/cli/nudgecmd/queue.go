@@ -38,7 +38,7 @@ func (c *QueueCmd) Run(env *cli.Env) error {
 		argv = argv[1:]
 	}
 	if len(argv) == 0 {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("no command to queue: git nudge queue -- CMD [ARG...]")}
+		return cli.UsageError(fmt.Errorf("no command to queue: git nudge queue -- CMD [ARG...]"))
 	}
 	w, err := openWorkspace(env)
 	if err != nil {
@@ -89,7 +89,7 @@ func (c *WorkCmd) Operation() (oplog.Spec, bool) {
 // Run runs the pending tasks.
 func (c *WorkCmd) Run(env *cli.Env) error {
 	if c.Max < 1 {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("--max %d: give at least 1", c.Max)}
+		return cli.UsageError(fmt.Errorf("--max %d: give at least 1", c.Max))
 	}
 	w, err := openWorkspace(env)
 	if err != nil {

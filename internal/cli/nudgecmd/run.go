@@ -71,7 +71,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 		argv = argv[1:]
 	}
 	if len(argv) == 0 {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: errNoCommand}
+		return cli.UsageError(errNoCommand)
 	}
 	w, err := openWorkspace(env)
 	if err != nil {
@@ -118,7 +118,7 @@ func (c *RunCmd) Run(env *cli.Env) error {
 // runAttempts is run --attempts.
 func (c *RunCmd) runAttempts(env *cli.Env, w *nudge.Workspace, argv []string, signals <-chan os.Signal) error {
 	if c.Task != "" {
-		return &cli.ExitError{Code: cli.ExitUsage, Err: fmt.Errorf("--attempts makes new tasks from one new snapshot: leave out --task")}
+		return cli.UsageError(fmt.Errorf("--attempts makes new tasks from one new snapshot: leave out --task"))
 	}
 	attempts, err := runner.RunAttempts(env.Ctx, w, runner.RunOptions{
 		Command: argv, Note: c.Message, Dir: env.Dir, Sandbox: sandboxFlag(c.Sandbox, c.NoSandbox), NoSetup: c.NoSetup,

@@ -37,7 +37,7 @@ func (c *SaveCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	rep, err := save.Save(env.Ctx, ws, save.Options{Message: c.Message, IDs: c.IDs, WholeFiles: c.Whole})
+	rep, err := save.Run(env.Ctx, ws, save.Options{Message: c.Message, IDs: c.IDs, WholeFiles: c.Whole})
 	if rep != nil {
 		for _, n := range rep.Settled {
 			env.Warnf("git nudge: %s\n", n)

@@ -4,17 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
-	"github.com/nudgethis/git-nudge/internal/guard"
 	"github.com/nudgethis/git-nudge/internal/nudge"
-	"github.com/nudgethis/git-nudge/internal/snapshot"
-	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
 // FileOutcome is one path in the report of apply or undo.
@@ -58,19 +53,7 @@ func outcome(t *nudge.Task, steps []nudge.Step) *Outcome {
 	return o
 }
 
-// Apply writes task id's patch (snapshot -> result) onto the work tree.
-// It is refused, with every reason and nothing changed, unless the task
-// is ready or undone, HEAD is where the snapshot was taken and every path
-// of the patch is an ordinary file still exactly as in the snapshot. Then,
-// holding the workspace lock, the record goes to applying with its undo
-// record before any file is touched; files are re-checked, written (temp
-// file and rename), removed, verified; the record goes to applied. Nothing
-// is staged or committed, and the cost follows the patch, not the tree.
-func Apply(ctx context.Context, w *nudge.Workspace, id string) (*Outcome, error) {
-	return ApplyWith(ctx, w, id, Options{})
-}
-
-// ApplyOptions are the choices of an apply.
+// Options are the choices of an apply.
 type Options struct {
 	// AcceptConfigChange applies a task although the repository's shared
 	// git settings were changed (and put back) while it could change them.
@@ -91,10 +74,19 @@ type Options struct {
 	Merge, Conflicts bool
 }
 
-// ApplyWith is Apply with options: a task whose shared git settings
-// changed, or whose nudge.validate commands failed, is refused (among the
-// other reasons) unless the options say to go on.
-func ApplyWith(ctx context.Context, w *nudge.Workspace, id string, o Options) (*Outcome, error) {
+// Run applies task id's patch (snapshot -> result) onto the work tree.
+// It is refused, with every reason and nothing changed, unless the task
+// is ready or undone, HEAD is where the snapshot was taken and every path
+// of the patch is an ordinary file still exactly as in the snapshot. Then,
+// holding the workspace lock, the record goes to applying with its undo
+// record before any file is touched; files are re-checked, written (temp
+// file and rename), removed, verified; the record goes to applied. Nothing
+// is staged or committed, and the cost follows the patch, not the tree.
+//
+// A task whose shared git settings changed, or whose nudge.validate
+// commands failed, is refused (among the other reasons) unless o says to
+// go on.
+func Run(ctx context.Context, w *nudge.Workspace, id string, o Options) (*Outcome, error) {
 	if o.Conflicts {
 		o.Merge = true
 	}
@@ -369,271 +361,6 @@ func applyStateReason(t *nudge.Task) (reason, next string) {
 	}
 	return fmt.Sprintf("%s is %s: it has no result to apply yet", t.ID, t.State),
 		nudge.ResultAdvice(t.ID, t.State != nudge.StateSnapshotted && t.Worktree != nil)
-}
-
-// planApply makes the steps of applying t and every reason not to.
-func planApply(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *nudge.Task, head git.Head, specs []string, ignored *[]string, o Options) ([]nudge.Step, []string, string, error) {
-	var rf nudge.ReasonList
-	add := rf.Add
-	add(applyStateReason(t))
-	if len(rf.Reasons) > 0 {
-		return nil, rf.Reasons, rf.Next(), nil
-	}
-	// The paths to apply: those the pathspecs name (all without any),
-	// less those applied already.
-	selected, err := w.SelectPaths(ctx, t, specs)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	if selected != nil && len(selected) == 0 {
-		add(fmt.Sprintf("no path of %s's patch matches %s", t.ID, nudge.ShowSpecs(specs)), fmt.Sprintf("git nudge diff %s --name-status lists the paths of its patch.", t.ID))
-		return nil, rf.Reasons, rf.Next(), nil
-	}
-	applied := t.AppliedPaths()
-	var pick []nudge.FileChange
-	for _, f := range t.Files {
-		switch {
-		case selected != nil && !selected[f.Path]:
-		case applied[f.Path]:
-			if selected != nil {
-				*ignored = append(*ignored, f.Path)
-			}
-		default:
-			pick = append(pick, f)
-		}
-	}
-	if len(pick) == 0 && len(t.Files) > 0 {
-		add(fmt.Sprintf("%s: every path named is applied already (%s)", t.ID, strings.Join(nudge.QuoteAll(*ignored), ", ")), fmt.Sprintf("git nudge undo %s -- PATH takes a path back; git nudge show %s lists what is applied.", t.ID, t.ID))
-		return nil, rf.Reasons, rf.Next(), nil
-	}
-	onBranch := true
-	if r := branchReason(t.ID, "snapshotted", t.Branch, t.Head, head); r != "" {
-		add(r, switchNext(t.Branch, t.Head))
-		onBranch = false
-	}
-	if t.Result == nil || len(t.Files) == 0 {
-		add(t.ID+"'s result changes no files: there is nothing to apply", "")
-		return nil, rf.Reasons, rf.Next(), nil
-	}
-	// A crafted result is refused whole, before its paths are judged: its
-	// trees are checked (reading objects only) while the paths are looked
-	// at, and a malformed one throws away whatever that found.
-	type malformedAnswer struct {
-		reasons []string
-		err     error
-	}
-	malformedc := make(chan malformedAnswer, 1)
-	go func() {
-		m, err := guard.MalformedResult(ctx, w.Repo, t.ID, *t.Result, t.Snapshot)
-		malformedc <- malformedAnswer{m, err}
-	}()
-	early := nudge.ReasonList{Reasons: append([]string{}, rf.Reasons...), Nexts: append([]string{}, rf.Nexts...)}
-	malformedDone := false
-	var malformed malformedAnswer
-	// refusedWhole reports, once the check is done, whether the result is
-	// malformed, setting rf to the reasons of such a refusal.
-	refusedWhole := func() (bool, error) {
-		if !malformedDone {
-			malformedDone = true
-			malformed = <-malformedc
-		}
-		if malformed.err != nil {
-			return false, malformed.err
-		}
-		if len(malformed.reasons) == 0 {
-			return false, nil
-		}
-		rf = early
-		for _, r := range malformed.reasons {
-			add(r, fmt.Sprintf("Apply writes nothing of a malformed result. Capture %s again from its worktree (git nudge capture %s) or from a well-formed commit (git nudge capture %s --from REV).", t.ID, t.ID, t.ID))
-		}
-		return true, nil
-	}
-	// failed is an error of the plan, unless the result is malformed:
-	// then the refusal, as when the check came first.
-	failed := func(err error) ([]nudge.Step, []string, string, error) {
-		if whole, merr := refusedWhole(); merr == nil && whole {
-			return nil, rf.Reasons, rf.Next(), nil
-		}
-		return nil, nil, "", err
-	}
-	defer func() {
-		if !malformedDone {
-			<-malformedc
-		}
-	}()
-	// The rules recorded when the task was created, which the task could
-	// not change; patterns the config adds since only protect more.
-	opts, err := snapshot.LoadOptions(ctx, w.Repo)
-	if err != nil {
-		return failed(err)
-	}
-	if t.Rules != nil {
-		opts.Protect = append(append([]string{}, t.Rules.Protect...), opts.Protect...)
-	}
-	protection := opts.Protection()
-	nested := nestedRepos{root: w.Repo.WorkTree, known: map[string]bool{}}
-	const manual = "Apply writes nothing of a patch that has such paths: copy its changes over by hand (git nudge diff shows them)."
-	var steps []nudge.Step
-	bySetup := map[string]bool{}
-	for _, f := range t.SetupFiles {
-		bySetup[f.Path] = true
-	}
-	for _, f := range pick {
-		s := nudge.Step{Path: f.Path, From: normState(f.Path, f.OldMode, f.OldBlob), To: normState(f.Path, f.NewMode, f.NewBlob)}
-		modes := []*string{s.From.Mode, s.To.Mode}
-		switch {
-		case worktree.ValidPath(f.Path) != nil:
-			add(fmt.Sprintf("%s is not a path apply can write safely", nudge.Qp(f.Path)), manual)
-		case bySetup[f.Path]:
-			add(fmt.Sprintf("%s was changed by the setup commands (nudge.setup) and then by the task; setup's changes are never applied and the task's version contains them, so it needs manual handling", nudge.Qp(f.Path)), manual)
-		case protection.Protected(f.Path):
-			add(fmt.Sprintf("%s is a protected path (%s); apply never writes it", nudge.Qp(f.Path), snapshot.ProtectedSummary), manual)
-		case path.Base(f.Path) == ".gitattributes":
-			add(fmt.Sprintf("%s changes how git converts files on checkout; apply cannot write it and the files it governs consistently, so it needs manual handling", nudge.Qp(f.Path)), manual)
-		case nested.inside(f.Path) != "":
-			add(fmt.Sprintf("%s is inside %s, a nested git repository that this repository does not track; apply never writes into another repository", nudge.Qp(f.Path), nudge.Qp(nested.inside(f.Path))), manual)
-		case hasMode(modes, git.ModeSymlink):
-			add(fmt.Sprintf("%s is a symlink in the snapshot or the result; changed symlinks need manual handling", nudge.Qp(f.Path)), manual)
-		case hasMode(modes, git.ModeGitlink):
-			add(fmt.Sprintf("%s is a submodule; submodule changes need manual handling", nudge.Qp(f.Path)), manual)
-		case (nudge.Present(s.From) && !nudge.IsRegularMode(s.From.Mode)) || (nudge.Present(s.To) && !nudge.IsRegularMode(s.To.Mode)) || (!nudge.Present(s.From) && !nudge.Present(s.To)):
-			add(fmt.Sprintf("%s has an entry apply does not understand; it needs manual handling", nudge.Qp(f.Path)), manual)
-		default:
-			steps = append(steps, s)
-		}
-	}
-	// One batch: the new contents (present, at most 16 MiB) and the
-	// snapshot's contents (present, so that undo can bring them back).
-	type want struct {
-		path string
-		old  bool
-	}
-	var blobs []string
-	var wants []want
-	for _, s := range steps {
-		if nudge.Present(s.To) {
-			blobs = append(blobs, *s.To.Blob)
-			wants = append(wants, want{path: s.Path})
-		}
-		if nudge.Present(s.From) {
-			blobs = append(blobs, *s.From.Blob)
-			wants = append(wants, want{path: s.Path, old: true})
-		}
-	}
-	infos, err := w.Repo.ObjectInfos(ctx, blobs)
-	if err != nil {
-		return failed(err)
-	}
-	for i, info := range infos {
-		p := nudge.Qp(wants[i].path)
-		switch {
-		case (info.Missing || info.Type != "blob") && wants[i].old:
-			add(fmt.Sprintf("the snapshot's version of %s is missing from the repository's objects, so undo could not restore it", p), "")
-		case info.Missing || info.Type != "blob":
-			add(fmt.Sprintf("the new content of %s is missing from the repository's objects", p), "")
-		case info.Size > nudge.MaxFileSize && !wants[i].old:
-			add(fmt.Sprintf("the new content of %s is %.1f MiB, over the 16 MiB limit", p, float64(info.Size)/(1<<20)), manual)
-		}
-	}
-	steps, outside, err := outsideCone(ctx, w, steps)
-	if err != nil {
-		return failed(err)
-	}
-	for _, r := range outside {
-		add(r, sparseNext)
-	}
-	var seenNow []nudge.Seen
-	if onBranch {
-		var edited []string
-		var verdicts []nudge.Verdict
-		edited, verdicts, seenNow, err = ops.CheckEach(ctx, steps, "since the snapshot")
-		if err != nil {
-			return failed(err)
-		}
-		if o.Merge {
-			var conflicts []string
-			edited, conflicts, err = w.MergeEdited(ctx, ops, t, steps, edited, verdicts, seenNow, o.Conflicts)
-			if err != nil {
-				return failed(err)
-			}
-			for _, r := range conflicts {
-				add(r, fmt.Sprintf("Your edits were kept. git nudge apply --conflicts %s writes the merge with conflict markers for you to resolve (save refuses until they are gone); git nudge apply %s -- PATH applies other paths alone.", t.ID, t.ID))
-			}
-		} else {
-			edited = nonEmpty(edited)
-		}
-		for _, r := range edited {
-			add(r, editedNext(t.ID))
-		}
-	}
-	if whole, err := refusedWhole(); err != nil || whole {
-		if err != nil {
-			return nil, nil, "", err
-		}
-		return nil, rf.Reasons, rf.Next(), nil
-	}
-	if len(rf.Reasons) == 0 {
-		// Bytes that checkout would not write back are kept for undo.
-		changed, err := w.KeepRawBytes(ctx, ops, t, steps, seenNow, "since the snapshot")
-		if err != nil {
-			return failed(err)
-		}
-		for _, r := range changed {
-			add(r, editedNext(t.ID))
-		}
-	}
-	return steps, rf.Reasons, rf.Next(), nil
-}
-
-func nonEmpty(list []string) []string {
-	var out []string
-	for _, s := range list {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func hasMode(modes []*string, m string) bool {
-	for _, x := range modes {
-		if x != nil && *x == m {
-			return true
-		}
-	}
-	return false
-}
-
-// nestedRepos answers whether a path lies inside a nested git repository
-// of the work tree (a folder with its own .git), remembering each folder
-// it looked at.
-type nestedRepos struct {
-	root  string
-	known map[string]bool
-}
-
-// inside returns the nested repository's folder holding p, or "".
-func (n nestedRepos) inside(p string) string {
-	dir := path.Dir(p)
-	var dirs []string
-	for dir != "." && dir != "/" {
-		dirs = append(dirs, dir)
-		dir = path.Dir(dir)
-	}
-	for i := len(dirs) - 1; i >= 0; i-- { // outermost first
-		d := dirs[i]
-		repo, ok := n.known[d]
-		if !ok {
-			_, err := os.Lstat(filepath.Join(n.root, filepath.FromSlash(d), ".git"))
-			repo = err == nil
-			n.known[d] = repo
-		}
-		if repo {
-			return d
-		}
-	}
-	return ""
 }
 
 // MarshalJSON writes the path as bytes survive JSON.

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/nudgethis/git-nudge/internal/testutil/testrepo"
 )
 
 // TestApplyScale measures the claim that apply and undo cost follows
@@ -44,16 +46,16 @@ func TestApplyScale(t *testing.T) {
 	for _, n := range []int{10000, 100000} {
 		r := newRepo(t, "gc.auto", "0")
 		for i := 0; i < n; i++ {
-			r.write(fmt.Sprintf("d%03d/f%05d.txt", i%1000, i), fmt.Sprintf("file %d\n", i), 0o644)
+			r.Write(fmt.Sprintf("d%03d/f%05d.txt", i%1000, i), fmt.Sprintf("file %d\n", i), 0o644)
 		}
-		base := r.commitAll("base")
-		r.git("gc", "-q") // objects packed, as in a real repository of this size
-		changes := map[string]change{}
+		base := r.CommitAll("base")
+		r.Git("gc", "-q") // objects packed, as in a real repository of this size
+		changes := map[string]testrepo.Change{}
 		for i := 0; i < 50; i++ {
 			j := i * (n / 50)
-			changes[fmt.Sprintf("d%03d/f%05d.txt", j%1000, j)] = put(fmt.Sprintf("changed %d\n", j))
+			changes[fmt.Sprintf("d%03d/f%05d.txt", j%1000, j)] = testrepo.Put(fmt.Sprintf("changed %d\n", j))
 		}
-		r.mkTask("t1", base, r.commitOn(base, changes))
+		r.mkTask("t1", base, r.CommitOn(base, changes))
 		r.workspace()
 		os.Setenv("PATH", shimDir+string(os.PathListSeparator)+os.Getenv("PATH"))
 		var applyT, undoT []time.Duration
@@ -61,7 +63,7 @@ func TestApplyScale(t *testing.T) {
 		for round := 0; round < 5; round++ {
 			start := time.Now()
 			applyN = spawns(func() {
-				if _, err := Apply(ctx, r.ws, "t1"); err != nil {
+				if _, err := Run(ctx, r.ws, "t1", Options{}); err != nil {
 					t.Fatal(err)
 				}
 			})

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/testutil/testrepo"
 )
 
 // The folders fsynced after a transition are those whose entries changed:
@@ -42,9 +43,9 @@ func TestChangedDirs(t *testing.T) {
 func TestUndoRefusesMissingPreviousContent(t *testing.T) {
 	t.Parallel()
 	r, base := baseRepo(t)
-	r.mkTask("t1", base, r.commitOn(base, map[string]change{"mod.txt": put("x\n")}))
+	r.mkTask("t1", base, r.CommitOn(base, map[string]testrepo.Change{"mod.txt": testrepo.Put("x\n")}))
 	ws := r.workspace()
-	if _, err := Apply(ctx, ws, "t1"); err != nil {
+	if _, err := Run(ctx, ws, "t1", Options{}); err != nil {
 		t.Fatal(err)
 	}
 	task, err := ws.Load("t1")
@@ -58,7 +59,7 @@ func TestUndoRefusesMissingPreviousContent(t *testing.T) {
 	}
 	_, err = Undo(ctx, r.workspace(), "t1")
 	refusal(t, err, "the previous content of mod.txt is missing from the repository's objects")
-	if got, _ := r.read("mod.txt"); got != "x\n" {
+	if got, _ := r.Read("mod.txt"); got != "x\n" {
 		t.Errorf("mod.txt = %q after a refused undo", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/testutil/testrepo"
 )
 
 // Bytes on disk, not blobs, in a SHA-256 repository: a file held with LF under eol=crlf
@@ -15,15 +16,15 @@ import (
 func TestUndoRawBytesSHA256(t *testing.T) {
 	t.Parallel()
 	r := newRepoInit(t, []string{"init", "-q", "--object-format=sha256"})
-	r.write(".gitattributes", "*.txt text eol=crlf\n", 0o644)
-	r.write("a.txt", "one\ntwo\n", 0o644)
-	base := r.commitAll("base")
-	r.mkTask("t1", base, r.commitOn(base, map[string]change{"a.txt": put("one\n2\n")}))
-	before := r.tree()
-	if _, err := Apply(ctx, r.workspace(), "t1"); err != nil {
+	r.Write(".gitattributes", "*.txt text eol=crlf\n", 0o644)
+	r.Write("a.txt", "one\ntwo\n", 0o644)
+	base := r.CommitAll("base")
+	r.mkTask("t1", base, r.CommitOn(base, map[string]testrepo.Change{"a.txt": testrepo.Put("one\n2\n")}))
+	before := r.Tree()
+	if _, err := Run(ctx, r.workspace(), "t1", Options{}); err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := r.read("a.txt"); got != "one\r\n2\r\n" {
+	if got, _ := r.Read("a.txt"); got != "one\r\n2\r\n" {
 		t.Errorf("applied a.txt = %q, want checkout's CRLF", got)
 	}
 	rec := r.load("t1")
@@ -33,7 +34,7 @@ func TestUndoRawBytesSHA256(t *testing.T) {
 	if _, err := Undo(ctx, r.workspace(), "t1"); err != nil {
 		t.Fatal(err)
 	}
-	if d := diffTrees(before, r.tree()); d != "" {
+	if d := testrepo.DiffTrees(before, r.Tree()); d != "" {
 		t.Errorf("undo:\n%s", d)
 	}
 }
@@ -44,10 +45,10 @@ func TestUndoRawBytesSHA256(t *testing.T) {
 func TestApplyRawBytesChangedBeforeWrite(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t)
-	r.write(".gitattributes", "*.txt text eol=crlf\n", 0o644)
-	r.write("a.txt", "one\ntwo\n", 0o644)
-	base := r.commitAll("base")
-	task := r.mkTask("t1", base, r.commitOn(base, map[string]change{"a.txt": put("one\n2\n")}))
+	r.Write(".gitattributes", "*.txt text eol=crlf\n", 0o644)
+	r.Write("a.txt", "one\ntwo\n", 0o644)
+	base := r.CommitAll("base")
+	task := r.mkTask("t1", base, r.CommitOn(base, map[string]testrepo.Change{"a.txt": testrepo.Put("one\n2\n")}))
 	w := r.workspace()
 	ctx := context.Background()
 	ops, err := w.NewFileOps(ctx)
@@ -70,13 +71,13 @@ func TestApplyRawBytesChangedBeforeWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.RemoveStage(filepath.Base(stageDir))
-	r.write("a.txt", "one\r\ntwo\r\n", 0o644) // the same blob for git
+	r.Write("a.txt", "one\r\ntwo\r\n", 0o644) // the same blob for git
 	touched, err := ops.Transition(ctx, steps, stageDir, "", "since the snapshot", "apply", nil)
 	var ce *nudge.ChangedError
 	if touched || !errors.As(err, &ce) {
 		t.Fatalf("transition: touched=%v err=%v, want a changedError before any write", touched, err)
 	}
-	if got, _ := r.read("a.txt"); got != "one\r\ntwo\r\n" {
+	if got, _ := r.Read("a.txt"); got != "one\r\ntwo\r\n" {
 		t.Errorf("a.txt = %q, want it left as found", got)
 	}
 }

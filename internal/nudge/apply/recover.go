@@ -121,7 +121,7 @@ func recovery(ctx context.Context, w *nudge.Workspace, t *nudge.Task) (*Recovery
 		Commands: []string{"git nudge show " + id, "git diff"}}
 	dirs := map[string]bool{}
 	for i := range before {
-		m := Matches(ops.Judge(seenB[i], before[i]) == nudge.VSame, ops.Judge(seenA[i], after[i]) == nudge.VSame)
+		m := Matches(ops.Judge(seenB[i], before[i]) == nudge.AsExpected, ops.Judge(seenA[i], after[i]) == nudge.AsExpected)
 		rep.Files = append(rep.Files, RecoverFile{Path: before[i].Path, Matches: m, Now: nowText(seenA[i]), Before: before[i], After: after[i]})
 		dir := ""
 		for _, d := range nudge.LeadingDirs(before[i].Path) {
@@ -144,7 +144,7 @@ func nowText(s nudge.Seen) string {
 	e := s.Entry
 	switch {
 	case e.Blocker != "":
-		return fmt.Sprintf("unreachable: %s is a %s", nudge.Qp(e.Blocker), e.BlockerKind)
+		return fmt.Sprintf("unreachable: %s is a %s", nudge.QuotePath(e.Blocker), e.BlockerKind)
 	case e.Kind == worktree.Absent:
 		return "no file"
 	case e.Kind == worktree.File:

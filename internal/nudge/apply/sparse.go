@@ -29,7 +29,7 @@ func outsideCone(ctx context.Context, w *nudge.Workspace, steps []nudge.Step) ([
 	var reasons []string
 	for _, s := range steps {
 		if outside[s.Path] {
-			reasons = append(reasons, fmt.Sprintf("%s is outside this work tree's sparse-checkout cone (git keeps HEAD's version of it, whatever is on disk); apply writes only inside the cone", nudge.Qp(s.Path)))
+			reasons = append(reasons, fmt.Sprintf("%s is outside this work tree's sparse-checkout cone (git keeps HEAD's version of it, whatever is on disk); apply writes only inside the cone", nudge.QuotePath(s.Path)))
 			continue
 		}
 		kept = append(kept, s)

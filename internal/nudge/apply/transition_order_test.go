@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/testutil/testrepo"
 )
 
 // The in-flight record is written while the new contents are staged
@@ -16,15 +18,15 @@ import (
 func TestTransitionTouchesNothingBeforeTheRecord(t *testing.T) {
 	t.Parallel()
 	r := newRepo(t)
-	r.write("a.txt", "one\n", 0o644)
-	r.write("sub/b.txt", "bee\n", 0o644)
-	base := r.commitAll("base")
-	task := r.mkTask("t1", base, r.commitOn(base, map[string]change{
-		"a.txt": put("ONE\n"), "sub/b.txt": del(), "new/c.txt": put("sea\n"),
+	r.Write("a.txt", "one\n", 0o644)
+	r.Write("sub/b.txt", "bee\n", 0o644)
+	base := r.CommitAll("base")
+	task := r.mkTask("t1", base, r.CommitOn(base, map[string]testrepo.Change{
+		"a.txt": testrepo.Put("ONE\n"), "sub/b.txt": testrepo.Del(), "new/c.txt": testrepo.Put("sea\n"),
 	}))
 	w := r.workspace()
 	ctx := context.Background()
-	before := r.tree()
+	before := r.Tree()
 	for _, fail := range []bool{true, false} {
 		ops, err := w.NewFileOps(ctx)
 		if err != nil {
@@ -46,7 +48,7 @@ func TestTransitionTouchesNothingBeforeTheRecord(t *testing.T) {
 		recordErr := errors.New("the record could not be written")
 		recorded := func() error {
 			asked++
-			if d := diffTrees(before, r.tree()); d != "" {
+			if d := testrepo.DiffTrees(before, r.Tree()); d != "" {
 				t.Errorf("the work tree changed before the record was written:\n%s", d)
 			}
 			staged, _ := os.ReadDir(stageDir)
@@ -67,7 +69,7 @@ func TestTransitionTouchesNothingBeforeTheRecord(t *testing.T) {
 			if touched || !errors.Is(err, recordErr) {
 				t.Errorf("transition with no record: touched=%v err=%v", touched, err)
 			}
-			if d := diffTrees(before, r.tree()); d != "" {
+			if d := testrepo.DiffTrees(before, r.Tree()); d != "" {
 				t.Errorf("the work tree changed without a record:\n%s", d)
 			}
 			if left, _ := os.ReadDir(stageDir); len(left) != 0 {
@@ -77,10 +79,10 @@ func TestTransitionTouchesNothingBeforeTheRecord(t *testing.T) {
 			if err != nil {
 				t.Fatalf("transition: %v", err)
 			}
-			if got, _ := r.read("a.txt"); got != "ONE\n" {
+			if got, _ := r.Read("a.txt"); got != "ONE\n" {
 				t.Errorf("a.txt = %q after the transition", got)
 			}
-			if _, err := os.Stat(filepath.Join(r.dir, "sub", "b.txt")); !errors.Is(err, os.ErrNotExist) {
+			if _, err := os.Stat(filepath.Join(r.Dir, "sub", "b.txt")); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("sub/b.txt still there: %v", err)
 			}
 		}

@@ -153,7 +153,7 @@ func planUndo(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *nu
 	protection := opts.Protection()
 	for _, s := range steps {
 		if protection.Protected(s.Path) {
-			add(fmt.Sprintf("the undo record of %s names %s, a protected path (%s) undo never writes; it needs manual handling", t.ID, nudge.Qp(s.Path), snapshot.ProtectedSummary),
+			add(fmt.Sprintf("the undo record of %s names %s, a protected path (%s) undo never writes; it needs manual handling", t.ID, nudge.QuotePath(s.Path), snapshot.ProtectedSummary),
 				fmt.Sprintf("git nudge show %s lists undo.before and undo.after; put the files back by hand.", t.ID))
 		}
 	}
@@ -185,7 +185,7 @@ func planUndo(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *nu
 	}
 	for i, id := range blobs {
 		if types[id] != "blob" {
-			add(fmt.Sprintf("the previous content of %s is missing from the repository's objects", nudge.Qp(writers[i].Path)),
+			add(fmt.Sprintf("the previous content of %s is missing from the repository's objects", nudge.QuotePath(writers[i].Path)),
 				fmt.Sprintf("git nudge show %s lists undo.before; restore what you can by hand.", t.ID))
 		}
 	}

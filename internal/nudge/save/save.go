@@ -44,12 +44,12 @@ type Report struct {
 	WholeFiles []string `json:"whole_files,omitempty"`
 }
 
-// Save commits the applied work of tasks on the current branch:
+// Run commits the applied work of tasks on the current branch:
 // HEAD's tree with exactly the tasks' changes merged into their paths
 // (plan.go), authored by the user, hooks off. The user's index keeps
 // every entry; those of the saved paths get the same changes (a path with
 // nothing staged gets the commit's version).
-func Save(ctx context.Context, w *nudge.Workspace, opt Options) (*Report, error) {
+func Run(ctx context.Context, w *nudge.Workspace, opt Options) (*Report, error) {
 	lock, err := w.Lock(ctx, "git-nudge save")
 	if err != nil {
 		return nil, err
@@ -238,7 +238,7 @@ func (s *saving) checkWorkTree(ctx context.Context, refuse *nudge.RefusedError) 
 		return err
 	}
 	for i, p := range s.paths {
-		if v := ops.Judge(now[i], wantList[i]); v != nudge.VSame {
+		if v := ops.Judge(now[i], wantList[i]); v != nudge.AsExpected {
 			refuse.Reasons = append(refuse.Reasons, nudge.Describe(v, p, now[i], "since it was applied"))
 		}
 	}

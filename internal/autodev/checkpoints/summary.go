@@ -1,4 +1,4 @@
-package autodev
+package checkpoints
 
 import (
 	"bytes"
@@ -6,7 +6,6 @@ import (
 	"encoding"
 	"encoding/json"
 	"os"
-	"path/filepath"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/refs"
@@ -51,25 +50,23 @@ const summaryEntries = 8
 // to it: more than an entry, so that the append checks a whole one.
 const tailWindow = 4096
 
-func (ws *Workspace) summaryPath() string {
-	return filepath.Join(ws.Dir, ".checkpoints.json.summary")
-}
-
-// loadJournalTail is loadJournalSkim for a checkpoint: when the summary
+// LoadTail is LoadSkim for a checkpoint: when the summary
 // is that of the file as it is, the journal holds only the newest entries
-// (partial) and the file's last bytes, else it is loadJournalSkim's.
-func (ws *Workspace) loadJournalTail() (*Journal, error) {
-	if j := ws.journalFromSummary(); j != nil {
+// (partial) and the file's last bytes, else it is LoadSkim's.
+func (f *File) LoadTail() (*Journal, error) {
+	if j := f.fromSummary(); j != nil {
 		return j, nil
 	}
-	return ws.loadJournalSkim()
+	return f.LoadSkim()
 }
 
-func (ws *Workspace) journalFromSummary() *Journal {
-	if ws.journalCache != nil {
+// fromSummary is the partial journal the summary describes, nil when
+// the summary is not that of the file as it is.
+func (f *File) fromSummary() *Journal {
+	if f.Cache != nil {
 		return nil
 	}
-	b, err := journal.ReadRegular(ws.summaryPath())
+	b, err := journal.ReadRegular(f.Summary)
 	if err != nil {
 		return nil
 	}
@@ -77,13 +74,13 @@ func (ws *Workspace) journalFromSummary() *Journal {
 	if json.Unmarshal(b, &sum) != nil || len(sum.Last) == 0 || sum.Next < 1 || len(sum.Digest) == 0 {
 		return nil
 	}
-	path := ws.CheckpointsPath()
-	f, err := journal.OpenFile(path, os.O_RDONLY, 0)
+	path := f.Path
+	file, err := journal.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return nil
 	}
-	defer f.Close()
-	fi, err := f.Stat()
+	defer file.Close()
+	fi, err := file.Stat()
 	if err != nil {
 		return nil
 	}
@@ -94,7 +91,7 @@ func (ws *Workspace) journalFromSummary() *Journal {
 	}
 	base := max(0, fi.Size()-tailWindow)
 	window := make([]byte, fi.Size()-base, fi.Size()-base+1024)
-	if n, err := f.ReadAt(window, base); err != nil || int64(n) != int64(len(window)) {
+	if n, err := file.ReadAt(window, base); err != nil || int64(n) != int64(len(window)) {
 		return nil
 	}
 	if !bytes.HasSuffix(bytes.TrimRight(window, " \t\r\n"), []byte("]")) {
@@ -114,14 +111,14 @@ func (ws *Workspace) journalFromSummary() *Journal {
 // writeSummary records, for the file as j was just written, the summary
 // a later checkpoint reads instead of the file. Any failure only leaves
 // the next checkpoint to read the whole file.
-func (ws *Workspace) writeSummary(j *Journal) {
-	path := ws.summaryPath()
-	key, ok := journal.StatKey(ws.CheckpointsPath())
+func (f *File) writeSummary(j *Journal) {
+	path := f.Summary
+	key, ok := journal.StatKey(f.Path)
 	if !ok || len(j.Entries) == 0 {
 		_ = os.Remove(path)
 		return
 	}
-	sum := journalSummary{Key: key, Next: j.nextNumber(), Digest: j.digest, DigestAt: j.digestAt}
+	sum := journalSummary{Key: key, Next: j.NextNumber(), Digest: j.digest, DigestAt: j.digestAt}
 	if sum.Digest == nil && j.base == 0 && int64(len(j.file)) == key.Size {
 		// The whole file is at hand (a whole rewrite, or a first
 		// append): its digest is taken once here.
@@ -151,11 +148,11 @@ func (ws *Workspace) writeSummary(j *Journal) {
 
 // dropSummary forgets the summary (a whole rewrite of the journal by a
 // command that will not write a new one).
-func (ws *Workspace) dropSummary() { _ = os.Remove(ws.summaryPath()) }
+func (f *File) dropSummary() { _ = os.Remove(f.Summary) }
 
-// hasRecent reports whether one of the newest entries j holds records
+// HasRecent reports whether one of the newest entries j holds records
 // commit.
-func (j *Journal) hasRecent(commit string) bool {
+func (j *Journal) HasRecent(commit string) bool {
 	for i := len(j.Entries) - 1; i >= 0; i-- {
 		if j.Entries[i].Commit == commit {
 			return true

@@ -1,4 +1,4 @@
-package autodev
+package checkpoints
 
 import (
 	"errors"

@@ -1,4 +1,4 @@
-package autodev
+package checkpoints
 
 import (
 	"bytes"
@@ -22,12 +22,12 @@ func TestSkimmedJournalReadsAsFull(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "checkpoints.json"), []byte(data), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	ws := &Workspace{Dir: dir}
-	full, err := ws.loadJournal()
+	file := &File{Path: filepath.Join(dir, "checkpoints.json"), Summary: filepath.Join(dir, ".checkpoints.json.summary")}
+	full, err := file.load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	skim, err := ws.loadJournalSkim()
+	skim, err := file.LoadSkim()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,10 +50,10 @@ func TestSkimmedJournalReadsAsFull(t *testing.T) {
 			t.Errorf("ByCommit(%s) = %+v, want %+v", e.Commit, got, e)
 		}
 	}
-	if n := skim.nextNumber(); n != 4 {
+	if n := skim.NextNumber(); n != 4 {
 		t.Errorf("next number %d, want 4", n)
 	}
-	add := Entry{ID: "c4", Commit: "ddd444", Label: "four", Type: TypeTask, Time: "2026-01-02T00:00:00Z"}
+	add := Entry{ID: "c4", Commit: "ddd444", Label: "four", Type: "task", Time: "2026-01-02T00:00:00Z"}
 	full.Entries = append(full.Entries, add)
 	skim.Entries = append(skim.Entries, add)
 	a, _ := full.appended()
@@ -64,7 +64,7 @@ func TestSkimmedJournalReadsAsFull(t *testing.T) {
 	// Anything but an array of records is read in full (which says what
 	// is wrong).
 	os.WriteFile(filepath.Join(dir, "checkpoints.json"), []byte(`{"id": "c1", "commit": "x"}`), 0o644)
-	if _, err := ws.loadJournalSkim(); err == nil {
+	if _, err := file.LoadSkim(); err == nil {
 		t.Error("an object read as a journal")
 	}
 }

@@ -1,4 +1,4 @@
-package git
+package gitexec
 
 import (
 	"os"
@@ -11,8 +11,8 @@ import (
 // user's value, left alone when the user already chose about huge pages.
 func TestHugePagesEnv(t *testing.T) {
 	if runtime.GOOS != "linux" {
-		if got := hugePagesEnv(); got != nil {
-			t.Fatalf("hugePagesEnv() = %q off Linux, want nothing", got)
+		if got := HugePagesEnv(); got != nil {
+			t.Fatalf("HugePagesEnv() = %q off Linux, want nothing", got)
 		}
 		return
 	}
@@ -34,8 +34,8 @@ func TestHugePagesEnv(t *testing.T) {
 			t.Setenv("GLIBC_TUNABLES", "")
 			os.Unsetenv("GLIBC_TUNABLES") // t.Setenv restores it afterwards
 		}
-		if got := hugePagesEnv(); !slices.Equal(got, c.want) {
-			t.Errorf("GLIBC_TUNABLES=%q (set %v): hugePagesEnv() = %q, want %q", c.user, c.set, got, c.want)
+		if got := HugePagesEnv(); !slices.Equal(got, c.want) {
+			t.Errorf("GLIBC_TUNABLES=%q (set %v): HugePagesEnv() = %q, want %q", c.user, c.set, got, c.want)
 		}
 	}
 }

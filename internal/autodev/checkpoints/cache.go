@@ -1,4 +1,4 @@
-package autodev
+package checkpoints
 
 import (
 	"bytes"
@@ -10,13 +10,13 @@ import (
 	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
-// JournalCache keeps the last checkpoints.json decoded, for a long-lived
+// Cache keeps the last checkpoints.json decoded, for a long-lived
 // reader (the dashboard) that lists ten thousand checkpoints on every
 // change: while the file's key (journal.FileKey) is the same, and the file
-// was not changed just before it was read (journal.Racy), LoadJournal
+// was not changed just before it was read (journal.Racy), File.Load
 // answers from it. Use it only on workspaces that read: a workflow that
 // writes the journal reads it under its lock, without a cache.
-type JournalCache struct {
+type Cache struct {
 	mu   sync.Mutex
 	file filecache.Cache[struct{}, *Journal]
 	gen  uint64
@@ -28,23 +28,20 @@ type JournalCache struct {
 	last  []Entry // its entries (when data is set)
 }
 
-// UseJournalCache makes ws's LoadJournal use c.
-func (ws *Workspace) UseJournalCache(c *JournalCache) { ws.journalCache = c }
-
 // Generation counts the times c has read the file afresh: the same
 // generation is the same journal.
-func (c *JournalCache) Generation() uint64 {
+func (c *Cache) Generation() uint64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.gen
 }
 
-func (c *JournalCache) load(ws *Workspace) (*Journal, error) {
+func (c *Cache) load(f *File) (*Journal, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	j, _, err := c.file.Load(struct{}{}, ws.CheckpointsPath(), func() (*Journal, error) {
+	j, _, err := c.file.Load(struct{}{}, f.Path, func() (*Journal, error) {
 		_, had := c.file.Key(struct{}{})
-		j, data, err := c.read(ws)
+		j, data, err := c.read(f)
 		if err != nil {
 			c.data = nil
 			return nil, err
@@ -67,11 +64,11 @@ func copyOf(j *Journal) *Journal {
 	return &Journal{Entries: slices.Clone(j.Entries), Missing: j.Missing}
 }
 
-// read is loadJournal, decoding only the entries the last version read
-// did not have. Anything unusual goes through loadJournal, which names
+// read is File.load, decoding only the entries the last version read
+// did not have. Anything unusual goes through File.load, which names
 // what is wrong.
-func (c *JournalCache) read(ws *Workspace) (*Journal, []byte, error) {
-	data, err := journal.ReadAppendable(ws.CheckpointsPath())
+func (c *Cache) read(f *File) (*Journal, []byte, error) {
+	data, err := journal.ReadAppendable(f.Path)
 	if err == nil {
 		if entries, ok := c.appended(data); ok {
 			c.last = entries
@@ -79,12 +76,12 @@ func (c *JournalCache) read(ws *Workspace) (*Journal, []byte, error) {
 		}
 	}
 	if err != nil || !json.Valid(data) {
-		j, err := ws.loadJournal()
+		j, err := f.load()
 		return j, nil, err
 	}
 	elems, ok := journal.SplitArray(data)
 	if !ok {
-		j, err := ws.loadJournal()
+		j, err := f.load()
 		return j, nil, err
 	}
 	next := make(map[string]Entry, len(elems))
@@ -95,13 +92,13 @@ func (c *JournalCache) read(ws *Workspace) (*Journal, []byte, error) {
 			next[string(raw)] = e
 			continue
 		}
-		var f entryFields
-		extra, err := journal.UnmarshalValidKnown(raw, &f)
+		var fields entryFields
+		extra, err := journal.UnmarshalValidKnown(raw, &fields)
 		if err != nil {
-			j, err := ws.loadJournal()
+			j, err := f.load()
 			return j, nil, err
 		}
-		entries[i] = Entry(f)
+		entries[i] = Entry(fields)
 		entries[i].Extra = extra
 		next[string(raw)] = entries[i]
 	}
@@ -113,7 +110,7 @@ func (c *JournalCache) read(ws *Workspace) (*Journal, []byte, error) {
 // appended (what a checkpoint or a restore does): the old bytes up to the
 // last entry's closing brace, then "," and more entries. Only the new
 // part is checked and decoded.
-func (c *JournalCache) appended(data []byte) ([]Entry, bool) {
+func (c *Cache) appended(data []byte) ([]Entry, bool) {
 	if c.data == nil || len(c.last) == 0 {
 		return nil, false
 	}
