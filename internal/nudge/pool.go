@@ -32,8 +32,10 @@ import (
 // data (ctime and inode included, which a task cannot set back) tells
 // which files the task touched; those are written afresh, everything the
 // index does not hold is removed, the admin folder and .git file are
-// rewritten, and git status must then find nothing. A worktree without a
-// trusted index, or one that fails any step, is discarded.
+// rewritten, and git must then find nothing the index lacks (git
+// ls-files --others over every folder; read-tree itself has compared
+// every tracked file). A worktree without a trusted index, or one that
+// fails any step, is discarded.
 
 // PoolDirName is the pool's folder inside .nudgethis.
 const PoolDirName = "pool"
@@ -454,19 +456,22 @@ func (w *Workspace) resetPooled(ctx context.Context, dir string, c *poolClaim, c
 	}
 	FaultPoint("pool-reset")
 	wt := w.Repo.WorktreeRepo(dir, c.admin)
-	// read-tree keeps the stat data of every entry it finds unchanged and
-	// records that of every file it writes, so no refresh follows: only
-	// the files written now are racily clean (read again by the check
-	// below), not the whole tree.
+	// read-tree compares every entry's file with the trusted stat data
+	// (ctime and inode included), writes afresh each one that differs or
+	// is missing and fails if it cannot: the tracked files are proved by
+	// it. It keeps the stat data of every entry it finds unchanged and
+	// records that of every file it writes, so no refresh follows.
 	if err := wt.ResetWorktreeTo(ctx, commit); err != nil {
 		return err
 	}
-	clean, err := wt.WorktreeClean(ctx)
+	// What is not tracked: git lists every folder once more, after the
+	// reset, and must find nothing the index lacks.
+	clean, err := wt.NothingUntracked(ctx)
 	if err != nil {
 		return err
 	}
 	if !clean {
-		return errors.New("git status still finds changes after the reset")
+		return errors.New("git still finds files the snapshot does not hold after the reset")
 	}
 	return nil
 }
