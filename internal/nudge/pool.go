@@ -498,28 +498,30 @@ func pruneUntracked(dir string, kinds map[string]string) error {
 		return err
 	}
 	defer root.Close()
+	top, err := root.Open(".")
+	if err != nil {
+		return err
+	}
+	defer top.Close()
 	dirMode := 0o777 &^ proc.Umask()
-	var walk func(rel string, gitlink bool) error
-	walk = func(rel string, gitlink bool) error {
-		name := rel
-		if name == "" {
-			name = "."
-		}
-		st, err := root.Lstat(name)
+	// Each folder is opened relative to its parent's handle (openDirAt,
+	// never through a symlink), its mode read and set through its own
+	// handle; only removals go through root.
+	var walk func(f *os.File, rel string, gitlink bool) error
+	walk = func(f *os.File, rel string, gitlink bool) error {
+		st, err := f.Stat()
 		if err != nil {
 			return err
 		}
+		if !st.IsDir() {
+			return fmt.Errorf("%s is not a folder", rel)
+		}
 		if st.Mode().Perm() != dirMode || st.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
-			if err := root.Chmod(name, dirMode); err != nil {
+			if err := f.Chmod(dirMode); err != nil {
 				return err
 			}
 		}
-		f, err := root.Open(name)
-		if err != nil {
-			return err
-		}
 		ents, err := worktree.ReadDirTypes(f)
-		f.Close()
 		if err != nil {
 			return err
 		}
@@ -551,14 +553,20 @@ func pruneUntracked(dir string, kinds map[string]string) error {
 				continue
 			}
 			if sub {
-				if err := walk(p, link); err != nil {
+				c, err := openDirAt(f, e.Name())
+				if err != nil {
+					return err
+				}
+				err = walk(c, p, link)
+				c.Close()
+				if err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	return walk("", false)
+	return walk(top, "", false)
 }
 
 // startFromPool prepares task t's worktree at dir from the claimed pool
