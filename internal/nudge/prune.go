@@ -134,18 +134,7 @@ func (w *Workspace) Prune(ctx context.Context, o PruneOptions) (*PruneResult, er
 // Retention reads nudge.retention: the age past which tasks are pruned
 // automatically (0, nil when unset).
 func (w *Workspace) Retention(ctx context.Context) (time.Duration, error) {
-	if !w.Repo.ConfigMayMention("retention") {
-		return 0, nil
-	}
-	v, ok, err := w.Repo.ConfigGet(ctx, "nudge.retention")
-	if err != nil || !ok || v == "" {
-		return 0, err
-	}
-	d, err := retain.ParseAge(v)
-	if err != nil {
-		return 0, fmt.Errorf("nudge.retention: %w (git config nudge.retention 30d sets it; git config --unset nudge.retention turns automatic pruning off)", err)
-	}
-	return d, nil
+	return retain.Setting(ctx, w.Repo, "nudge")
 }
 
 // PruneStamp is the file that says when automatic pruning last finished.

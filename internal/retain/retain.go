@@ -21,6 +21,32 @@ import (
 	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
+// Setting reads the retention age tool.retention (0 when unset or
+// empty). The value is read in this process when the config files are
+// plain (no include, nothing from the environment), else asked of git: a
+// command that only checks whether its daily prune is due starts no git
+// process for it.
+func Setting(ctx context.Context, r *git.Repo, tool string) (time.Duration, error) {
+	if !r.ConfigMayMention("retention") {
+		return 0, nil
+	}
+	v, ok, here := r.ConfigLastRaw(tool, "retention")
+	if !here {
+		var err error
+		if v, ok, err = r.ConfigGet(ctx, tool+".retention"); err != nil {
+			return 0, err
+		}
+	}
+	if !ok || v == "" {
+		return 0, nil
+	}
+	d, err := ParseAge(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s.retention: %w (git config %s.retention 30d sets it; git config --unset %s.retention turns automatic pruning off)", tool, err, tool, tool)
+	}
+	return d, nil
+}
+
 // ParseAge reads a retention age: a number followed by w (weeks), d
 // (days), h (hours) or m (minutes), or a Go duration ("90m", "1h30m").
 func ParseAge(s string) (time.Duration, error) {
