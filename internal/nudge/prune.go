@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"time"
 
-	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/retain"
 )
 
@@ -155,10 +155,15 @@ func (w *Workspace) AnyOlder(age time.Duration) bool {
 	if err != nil {
 		return true
 	}
+	dir, err := os.Open(w.tasksDir())
+	if err != nil {
+		return true
+	}
+	defer dir.Close()
 	now := w.Now()
 	var data []byte
 	for _, id := range ids {
-		data, err = journal.ReadFile(w.TaskPath(id), data)
+		data, err = readRegularAt(dir, id+".json", data)
 		if err != nil {
 			continue // removed meanwhile
 		}

@@ -18,7 +18,6 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
-	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
 // Setting reads the retention age tool.retention (0 when unset or
@@ -318,11 +317,29 @@ func (s Stamp) Due(now time.Time) bool {
 	return now.Sub(t) >= 24*time.Hour || t.After(now.Add(time.Hour))
 }
 
-// Set records now as the last time pruning finished.
+// Set records now as the last time pruning finished. The stamp is a hint,
+// written by rename without a flush: lost or torn by a crash, it only
+// makes the next command check again.
 func (s Stamp) Set(now time.Time) error {
-	err := journal.WriteBytes(string(s), []byte(now.UTC().Format(time.RFC3339)+"\n"))
+	f, err := os.CreateTemp(filepath.Dir(string(s)), "."+filepath.Base(string(s))+".tmp-*")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // the folder is gone: nothing to remember
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(now.UTC().Format(time.RFC3339) + "\n")
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), string(s))
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
 	}
 	return err
 }
