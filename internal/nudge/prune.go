@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/retain"
 )
 
@@ -163,7 +164,7 @@ func (w *Workspace) AnyOlder(age time.Duration) bool {
 	now := w.Now()
 	var data []byte
 	for _, id := range ids {
-		data, err = readRegularAt(dir, id+".json", data)
+		data, err = journal.ReadFileAt(dir, id+".json", data)
 		if err != nil {
 			continue // removed meanwhile
 		}
