@@ -159,6 +159,7 @@ printf 'new\n' > new.txt
 mkdir -p newdir/sub && printf 'n\n' > newdir/sub/f
 printf 'log\n' > x.log
 mkdir -p build && printf 'o\n' > build/out
+mkdir -p empty/inner dir/deep/hollow
 ln -s /etc escape
 rm link && printf 'not a link\n' > link
 rm -rf tool && ln -s /tmp tool
@@ -200,7 +201,10 @@ func TestPoolReuseIsFresh(t *testing.T) {
 
 	// The workspace moves on: the next snapshot differs from t1's.
 	s.write(map[string]*spec{"a.txt": file("a2\n"), "added.txt": file("added\n"), "dir/deep/c.txt": nil})
-	s.ok(s.nudge("start", "--no-setup"), "start t2")
+	st := s.ok(s.nudge("start", "--no-setup"), "start t2")
+	if strings.Contains(st.stdout+st.stderr, "could not be proved clean") {
+		t.Fatalf("the pooled worktree was discarded, not reused:\n%s%s", st.stdout, st.stderr)
+	}
 	if got := s.poolList(); len(got) != 0 {
 		t.Fatalf("start did not take the pooled worktree: pool = %v", got)
 	}

@@ -164,18 +164,7 @@ func (ws *Workspace) Prune(ctx context.Context, o PruneOptions) (*PruneResult, e
 
 // Retention reads autodev.retention (0, nil when unset).
 func (ws *Workspace) Retention(ctx context.Context) (time.Duration, error) {
-	if !ws.Repo.ConfigMayMention("retention") {
-		return 0, nil
-	}
-	v, ok, err := ws.Repo.ConfigGet(ctx, "autodev.retention")
-	if err != nil || !ok || v == "" {
-		return 0, err
-	}
-	d, err := retain.ParseAge(v)
-	if err != nil {
-		return 0, fmt.Errorf("autodev.retention: %w (git config autodev.retention 30d sets it; git config --unset autodev.retention turns automatic pruning off)", err)
-	}
-	return d, nil
+	return retain.Setting(ctx, ws.Repo, "autodev")
 }
 
 // PruneStamp is the file that says when automatic pruning last finished.

@@ -40,12 +40,13 @@ func (r *Repo) ResetWorktreeTo(ctx context.Context, commit string) error {
 	return err
 }
 
-// WorktreeClean reports whether r's work tree (a linked worktree) holds
-// exactly what its index and HEAD say: no change, no untracked file, no
-// ignored file.
-func (r *Repo) WorktreeClean(ctx context.Context) (bool, error) {
-	out, err := r.git(ctx, append(append([]string{}, statArgs...),
-		"status", "--porcelain=v1", "-z", "--ignored=matching", "--untracked-files=all", "--ignore-submodules=none")...)
+// NothingUntracked reports whether r's work tree (a linked worktree)
+// holds no entry its index lacks: no untracked or ignored file, symlink,
+// nested repository or empty folder (git ls-files --others --directory,
+// no exclude rules, so ignored entries count). It lists every folder but
+// reads no tracked file's stat data: that is read-tree's part.
+func (r *Repo) NothingUntracked(ctx context.Context) (bool, error) {
+	out, err := r.git(ctx, append(append([]string{}, statArgs...), "ls-files", "--others", "--directory", "-z")...)
 	if err != nil {
 		return false, err
 	}

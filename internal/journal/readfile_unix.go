@@ -4,7 +4,10 @@ package journal
 
 import (
 	"io/fs"
+	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // ReadFile is os.ReadFile for reading many small journal files in a row
@@ -21,6 +24,31 @@ func ReadFile(path string, buf []byte) ([]byte, error) {
 		return nil, err
 	}
 	defer syscall.Close(fd)
+	return readAll(fd, size, path, buf)
+}
+
+// ReadFileAt is ReadFile for the file name in folder dir, opened relative
+// to dir's handle: one name to resolve instead of the whole path, for
+// reading every file of one folder.
+func ReadFileAt(dir *os.File, name string, buf []byte) ([]byte, error) {
+	fd, err := unix.Openat(int(dir.Fd()), name, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "openat", Path: name, Err: err}
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return nil, &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	if uint32(st.Mode)&syscall.S_IFMT != syscall.S_IFREG {
+		return nil, &NotRegularError{Path: name, What: kindOf(uint32(st.Mode))}
+	}
+	return readAll(fd, st.Size, name, buf)
+}
+
+// readAll reads the open file fd, of size bytes when it was stat'ed, to
+// its end, into buf's storage when large enough.
+func readAll(fd int, size int64, path string, buf []byte) ([]byte, error) {
 	want := int(size) + 512
 	if want < 16<<10 {
 		want = 16 << 10

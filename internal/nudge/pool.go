@@ -32,8 +32,10 @@ import (
 // data (ctime and inode included, which a task cannot set back) tells
 // which files the task touched; those are written afresh, everything the
 // index does not hold is removed, the admin folder and .git file are
-// rewritten, and git status must then find nothing. A worktree without a
-// trusted index, or one that fails any step, is discarded.
+// rewritten, and git must then find nothing the index lacks (git
+// ls-files --others over every folder; read-tree itself has compared
+// every tracked file). A worktree without a trusted index, or one that
+// fails any step, is discarded.
 
 // PoolDirName is the pool's folder inside .nudgethis.
 const PoolDirName = "pool"
@@ -454,19 +456,22 @@ func (w *Workspace) resetPooled(ctx context.Context, dir string, c *poolClaim, c
 	}
 	FaultPoint("pool-reset")
 	wt := w.Repo.WorktreeRepo(dir, c.admin)
-	// read-tree keeps the stat data of every entry it finds unchanged and
-	// records that of every file it writes, so no refresh follows: only
-	// the files written now are racily clean (read again by the check
-	// below), not the whole tree.
+	// read-tree compares every entry's file with the trusted stat data
+	// (ctime and inode included), writes afresh each one that differs or
+	// is missing and fails if it cannot: the tracked files are proved by
+	// it. It keeps the stat data of every entry it finds unchanged and
+	// records that of every file it writes, so no refresh follows.
 	if err := wt.ResetWorktreeTo(ctx, commit); err != nil {
 		return err
 	}
-	clean, err := wt.WorktreeClean(ctx)
+	// What is not tracked: git lists every folder once more, after the
+	// reset, and must find nothing the index lacks.
+	clean, err := wt.NothingUntracked(ctx)
 	if err != nil {
 		return err
 	}
 	if !clean {
-		return errors.New("git status still finds changes after the reset")
+		return errors.New("git still finds files the snapshot does not hold after the reset")
 	}
 	return nil
 }
@@ -493,28 +498,30 @@ func pruneUntracked(dir string, kinds map[string]string) error {
 		return err
 	}
 	defer root.Close()
+	top, err := root.Open(".")
+	if err != nil {
+		return err
+	}
+	defer top.Close()
 	dirMode := 0o777 &^ proc.Umask()
-	var walk func(rel string, gitlink bool) error
-	walk = func(rel string, gitlink bool) error {
-		name := rel
-		if name == "" {
-			name = "."
-		}
-		st, err := root.Lstat(name)
+	// Each folder is opened relative to its parent's handle (openDirAt,
+	// never through a symlink), its mode read and set through its own
+	// handle; only removals go through root.
+	var walk func(f *os.File, rel string, gitlink bool) error
+	walk = func(f *os.File, rel string, gitlink bool) error {
+		st, err := f.Stat()
 		if err != nil {
 			return err
 		}
+		if !st.IsDir() {
+			return fmt.Errorf("%s is not a folder", rel)
+		}
 		if st.Mode().Perm() != dirMode || st.Mode()&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeSticky) != 0 {
-			if err := root.Chmod(name, dirMode); err != nil {
+			if err := f.Chmod(dirMode); err != nil {
 				return err
 			}
 		}
-		f, err := root.Open(name)
-		if err != nil {
-			return err
-		}
 		ents, err := worktree.ReadDirTypes(f)
-		f.Close()
 		if err != nil {
 			return err
 		}
@@ -546,14 +553,20 @@ func pruneUntracked(dir string, kinds map[string]string) error {
 				continue
 			}
 			if sub {
-				if err := walk(p, link); err != nil {
+				c, err := openDirAt(f, e.Name())
+				if err != nil {
+					return err
+				}
+				err = walk(c, p, link)
+				c.Close()
+				if err != nil {
 					return err
 				}
 			}
 		}
 		return nil
 	}
-	return walk("", false)
+	return walk(top, "", false)
 }
 
 // startFromPool prepares task t's worktree at dir from the claimed pool

@@ -87,17 +87,13 @@ func (w *Workspace) taskTreeBytes(id, dir, index string) int64 {
 	const block = 4096
 	seen := map[[2]uint64]bool{}
 	var total int64
-	var walk func(rel string) error
-	walk = func(rel string) error {
-		name := rel
-		if name == "" {
-			name = "."
-		}
-		f, err := root.Open(name)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
+	top, err := root.Open(".")
+	if err != nil {
+		return diskUsage(dir)
+	}
+	defer top.Close()
+	var walk func(f *os.File, rel string) error
+	walk = func(f *os.File, rel string) error {
 		if st, err := f.Stat(); err == nil {
 			n, _, _ := statBlocks(st)
 			total += n
@@ -118,7 +114,13 @@ func (w *Workspace) taskTreeBytes(id, dir, index string) int64 {
 				}
 			}
 			if e.Type() == fs.ModeDir {
-				if err := walk(p); err != nil {
+				c, err := openDirAt(f, e.Name())
+				if err != nil {
+					return err
+				}
+				err = walk(c, p)
+				c.Close()
+				if err != nil {
 					return err
 				}
 				continue
@@ -137,7 +139,7 @@ func (w *Workspace) taskTreeBytes(id, dir, index string) int64 {
 		}
 		return nil
 	}
-	if err := walk(""); err != nil {
+	if err := walk(top, ""); err != nil {
 		return diskUsage(dir)
 	}
 	return total

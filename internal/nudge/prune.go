@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
@@ -134,18 +135,7 @@ func (w *Workspace) Prune(ctx context.Context, o PruneOptions) (*PruneResult, er
 // Retention reads nudge.retention: the age past which tasks are pruned
 // automatically (0, nil when unset).
 func (w *Workspace) Retention(ctx context.Context) (time.Duration, error) {
-	if !w.Repo.ConfigMayMention("retention") {
-		return 0, nil
-	}
-	v, ok, err := w.Repo.ConfigGet(ctx, "nudge.retention")
-	if err != nil || !ok || v == "" {
-		return 0, err
-	}
-	d, err := retain.ParseAge(v)
-	if err != nil {
-		return 0, fmt.Errorf("nudge.retention: %w (git config nudge.retention 30d sets it; git config --unset nudge.retention turns automatic pruning off)", err)
-	}
-	return d, nil
+	return retain.Setting(ctx, w.Repo, "nudge")
 }
 
 // PruneStamp is the file that says when automatic pruning last finished.
@@ -166,10 +156,15 @@ func (w *Workspace) AnyOlder(age time.Duration) bool {
 	if err != nil {
 		return true
 	}
+	dir, err := os.Open(w.tasksDir())
+	if err != nil {
+		return true
+	}
+	defer dir.Close()
 	now := w.Now()
 	var data []byte
 	for _, id := range ids {
-		data, err = journal.ReadFile(w.TaskPath(id), data)
+		data, err = journal.ReadFileAt(dir, id+".json", data)
 		if err != nil {
 			continue // removed meanwhile
 		}

@@ -18,8 +18,33 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
-	"github.com/nudgethis/git-nudge/internal/journal"
 )
+
+// Setting reads the retention age tool.retention (0 when unset or
+// empty). The value is read in this process when the config files are
+// plain (no include, nothing from the environment), else asked of git: a
+// command that only checks whether its daily prune is due starts no git
+// process for it.
+func Setting(ctx context.Context, r *git.Repo, tool string) (time.Duration, error) {
+	if !r.ConfigMayMention("retention") {
+		return 0, nil
+	}
+	v, ok, here := r.ConfigLastRaw(tool, "retention")
+	if !here {
+		var err error
+		if v, ok, err = r.ConfigGet(ctx, tool+".retention"); err != nil {
+			return 0, err
+		}
+	}
+	if !ok || v == "" {
+		return 0, nil
+	}
+	d, err := ParseAge(v)
+	if err != nil {
+		return 0, fmt.Errorf("%s.retention: %w (git config %s.retention 30d sets it; git config --unset %s.retention turns automatic pruning off)", tool, err, tool, tool)
+	}
+	return d, nil
+}
 
 // ParseAge reads a retention age: a number followed by w (weeks), d
 // (days), h (hours) or m (minutes), or a Go duration ("90m", "1h30m").
@@ -292,11 +317,29 @@ func (s Stamp) Due(now time.Time) bool {
 	return now.Sub(t) >= 24*time.Hour || t.After(now.Add(time.Hour))
 }
 
-// Set records now as the last time pruning finished.
+// Set records now as the last time pruning finished. The stamp is a hint,
+// written by rename without a flush: lost or torn by a crash, it only
+// makes the next command check again.
 func (s Stamp) Set(now time.Time) error {
-	err := journal.WriteBytes(string(s), []byte(now.UTC().Format(time.RFC3339)+"\n"))
+	f, err := os.CreateTemp(filepath.Dir(string(s)), "."+filepath.Base(string(s))+".tmp-*")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil // the folder is gone: nothing to remember
+	}
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(now.UTC().Format(time.RFC3339) + "\n")
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), string(s))
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
 	}
 	return err
 }

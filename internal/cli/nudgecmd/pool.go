@@ -17,7 +17,7 @@ type PoolCmd struct {
 
 // Help is the long help.
 func (c *PoolCmd) Help() string {
-	return `A task's worktree is not deleted by git nudge drop when the task left nothing uncaptured in it and no process of the task still runs there: it is parked in the pool (.nudgethis/pool/), and the next task (start, run, work) takes it instead of making a new one. The pooled worktree is brought to the new snapshot by writing only the files that differ (the ones the last task touched, told by their stat data, and those the snapshots differ in); everything else the last task left there (untracked and ignored files, nested repositories, its git settings in the worktree's own git folder) is removed, and git status must find it clean, otherwise it is discarded and a fresh worktree made. git config nudge.pool sets how many worktrees the pool keeps (default 2; 0 turns it off).`
+	return `A task's worktree is not deleted by git nudge drop when the task left nothing uncaptured in it and no process of the task still runs there: it is parked in the pool (.nudgethis/pool/), and the next task (start, run, work) takes it instead of making a new one. The pooled worktree is brought to the new snapshot by writing only the files that differ (the ones the last task touched, told by their stat data, and those the snapshots differ in); everything else the last task left there (untracked and ignored files, nested repositories, its git settings in the worktree's own git folder) is removed, and git must then find nothing there that the snapshot lacks, otherwise it is discarded and a fresh worktree made. git config nudge.pool sets how many worktrees the pool keeps (default 2; 0 turns it off).`
 }
 
 // PoolListCmd is `git nudge pool list`.
