@@ -304,6 +304,7 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 	const core = "github.com/nudgethis/git-nudge/internal/nudge"
 	// workflow -> the other workflows it may import
 	declared := map[string][]string{
+		"accept": nil,
 		"apply":  {"take"},
 		"runner": {"take"},
 		"save":   nil,
