@@ -257,9 +257,11 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 	const core = "github.com/nudgethis/git-nudge/internal/nudge"
 	// workflow -> the other workflows it may import
 	declared := map[string][]string{
-		"apply":  nil,
-		"runner": nil,
+		"accept": nil,
+		"apply":  {"take"},
+		"runner": {"take"},
 		"save":   nil,
+		"take":   nil,
 	}
 	// concepts the core calls on, below it
 	below := []string{"internal/guard"}

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
 // guardSuspects sorts the tasks that could have changed the shared
@@ -149,6 +152,43 @@ func (w *Workspace) pendingRecords() []string {
 		if err == nil && bytes.Contains(data, guardPendingTrue) {
 			out = append(out, id)
 		}
+	}
+	return out
+}
+
+// suspectNames are the suspect tasks for people, with the processes that
+// make them suspects: "t3 (running: its command, pid 4242, outlived
+// git-nudge)".
+func (w *Workspace) suspectNames(ts []*Task) []string {
+	var out []string
+	for _, t := range ts {
+		var why []string
+		if nudgePID, cmdPID, ok := w.Orphaned(t); ok {
+			if cmdPID > 0 {
+				why = append(why, fmt.Sprintf("its command (pid %d) or something it started outlived git-nudge (pid %d)", cmdPID, nudgePID))
+			} else {
+				why = append(why, fmt.Sprintf("something it started outlived git-nudge (pid %d)", nudgePID))
+			}
+		} else {
+			if t.PID != nil && *t.PID != os.Getpid() && !proc.Gone(*t.PID) && (t.State == StatePreparing || t.State == StateRunning) {
+				why = append(why, fmt.Sprintf("git-nudge pid %d is running it", *t.PID))
+			}
+			if t.CommandPID != nil {
+				if proc.Gone(*t.CommandPID) {
+					why = append(why, fmt.Sprintf("its command ran as pid %d", *t.CommandPID))
+				} else {
+					why = append(why, fmt.Sprintf("its command pid %d is running", *t.CommandPID))
+				}
+			}
+		}
+		if t.Worktree != nil && len(why) == 0 {
+			why = append(why, "its worktree "+QuotePath(*t.Worktree))
+		}
+		name := t.ID + " (" + StateLabel(t.State)
+		if len(why) > 0 {
+			name += ": " + strings.Join(why, ", ")
+		}
+		out = append(out, name+")")
 	}
 	return out
 }

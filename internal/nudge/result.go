@@ -154,7 +154,7 @@ func (w *Workspace) CaptureWorktree(ctx context.Context, t *Task) (string, []Ski
 			return "", nil, err
 		}
 	}
-	skipped := toSkipped(res.Skipped)
+	skipped := SkippedOf(res.Skipped)
 	if res.Head.Commit == t.Snapshot {
 		return tree, skipped, nil
 	}

@@ -228,7 +228,8 @@ type Rules struct {
 	MaxUntracked int      `json:"max_untracked"`
 }
 
-func rulesOf(o snapshot.Options) *Rules {
+// RulesOf is the record of the capture rules o (never nil lists).
+func RulesOf(o snapshot.Options) *Rules {
 	r := &Rules{Protect: o.Protect, SkipDirs: o.SkipDirs, MaxUntracked: o.MaxUntracked}
 	if r.Protect == nil {
 		r.Protect = []string{}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/guard"
+	"github.com/nudgethis/git-nudge/internal/nudge/accept"
 )
 
 // GuardCmd is `git nudge guard`.
@@ -29,7 +30,7 @@ func (c *GuardAcceptCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := w.AcceptGuard(env.Ctx, c.Folder)
+	res, err := accept.Guard(env.Ctx, w, c.Folder)
 	if errors.Is(err, guard.ErrNothingToAccept) {
 		return &cli.ExitError{Code: cli.ExitFailed, Err: err}
 	}

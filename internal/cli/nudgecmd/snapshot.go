@@ -3,6 +3,7 @@ package nudgecmd
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/take"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -39,7 +40,7 @@ func (c *SnapshotCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	t, err := w.Snapshot(env.Ctx, c.Message)
+	t, err := take.Snapshot(env.Ctx, w, c.Message)
 	if err != nil {
 		return refusal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/take"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -78,7 +79,7 @@ func Refresh(ctx context.Context, w *nudge.Workspace, id string) (*RefreshResult
 	if old.Note != "" {
 		note += ": " + old.Note
 	}
-	t, err := w.SnapshotLocked(ctx, note)
+	t, err := take.SnapshotLocked(ctx, w, note)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/take"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -47,7 +48,7 @@ func RunAttempts(ctx context.Context, ws *nudge.Workspace, o RunOptions, n int, 
 	if _, err := w.planRunnerSandbox(ctx, runner, o.Sandbox, o.Environ); err != nil {
 		return nil, err
 	}
-	first, err := w.Snapshot(ctx, o.Note)
+	first, err := take.Snapshot(ctx, w.Workspace, o.Note)
 	if err != nil {
 		return nil, err
 	}

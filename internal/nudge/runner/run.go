@@ -13,6 +13,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/take"
 )
 
 // RunOptions describes a `git nudge run`.
@@ -146,7 +147,7 @@ func (r *taskRun) take(ctx context.Context) error {
 	}
 	if o.pending {
 		// Held before the snapshot: a task killed from here on is
-		// never left looking untouched (see TakeSnapshot).
+		// never left looking untouched (see take.Into).
 		if r.hold, err = w.HoldTask(ctx, o.TaskID); err != nil {
 			l.Release()
 			return err
@@ -318,7 +319,7 @@ func (r *taskRun) record(ctx context.Context, code int, secs float64, runErr err
 // "". The workspace lock is held.
 func (w workspace) taskToRun(ctx context.Context, id, note string, pending bool) (*nudge.Task, error) {
 	if id == "" {
-		return w.SnapshotLocked(ctx, note)
+		return take.SnapshotLocked(ctx, w.Workspace, note)
 	}
 	if pending {
 		// The caller holds the task's lock already.
@@ -332,7 +333,7 @@ func (w workspace) taskToRun(ctx context.Context, id, note string, pending bool)
 		case t.State != nudge.StatePending:
 			return nil, errNotPending
 		}
-		snap, err := w.TakeSnapshot(ctx, t.Note, t)
+		snap, err := take.Into(ctx, w.Workspace, t.Note, t)
 		if err != nil {
 			// The task fails with the reason; the queue goes on.
 			msg := "taking the snapshot: " + err.Error()

@@ -11,6 +11,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/take"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -82,7 +83,7 @@ func Start(ctx context.Context, ws *nudge.Workspace, id string, o StartOptions) 
 // snapshot when id is "". The workspace lock is held.
 func (w workspace) taskToStart(ctx context.Context, id, note string) (*nudge.Task, error) {
 	if id == "" {
-		return w.SnapshotLocked(ctx, note)
+		return take.SnapshotLocked(ctx, w.Workspace, note)
 	}
 	t, err := w.loadIdle(id, "cannot start "+id)
 	if err != nil {
