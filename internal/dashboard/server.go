@@ -322,12 +322,16 @@ func pageRequest(r *http.Request) bool {
 }
 
 // indexPage is index.html with the token in the addresses of the script,
-// the style and the icon, which the browser loads without a header.
-var indexPage = template.Must(template.ParseFS(assets, "assets/index.html"))
+// the style and the icon, which the browser loads without a header. It is
+// parsed on first use so that commands other than the dashboard do not pay
+// for it at start.
+var indexPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.ParseFS(assets, "assets/index.html"))
+})
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request) {
 	var buf bytes.Buffer
-	if err := indexPage.Execute(&buf, struct{ Token string }{s.token}); err != nil {
+	if err := indexPage().Execute(&buf, struct{ Token string }{s.token}); err != nil {
 		writeError(w, http.StatusInternalServerError, err)
 		return
 	}

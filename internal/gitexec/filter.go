@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // MissingFilter is a clean/smudge filter (.gitattributes filter=NAME,
@@ -44,15 +45,25 @@ func (m *MissingFilter) Message() string {
 	return b.String()
 }
 
+// The patterns below are compiled on first use: most runs never see a
+// failing filter, and compiling them costs every start of the binary.
 var (
 	// dash and bash: "CMD: 1: PROG: not found", "CMD: line 1: PROG: command not found"
-	shellNotFound = regexp.MustCompile(`(?m)^(.*?): (?:line )?\d+: ([^:\n]+): (?:command )?not found\s*$`)
+	shellNotFound = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^(.*?): (?:line )?\d+: ([^:\n]+): (?:command )?not found\s*$`)
+	})
 	// git starting the program itself
-	cannotRun = regexp.MustCompile(`(?m)^(?:error|fatal): cannot run ([^:\n]+): No such file or directory\s*$`)
+	cannotRun = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)^(?:error|fatal): cannot run ([^:\n]+): No such file or directory\s*$`)
+	})
 	// git naming the clean/smudge command that failed
-	externalFilter = regexp.MustCompile(`external filter '([^'\n]*)' failed`)
+	externalFilter = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`external filter '([^'\n]*)' failed`)
+	})
 	// git naming the driver: "fatal: PATH: clean filter 'NAME' failed"
-	driverFailed = regexp.MustCompile(`(?:clean|smudge) filter '([^'\n]*)' failed`)
+	driverFailed = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:clean|smudge) filter '([^'\n]*)' failed`)
+	})
 )
 
 // missingFilter recognises, in what git wrote to stderr, a filter program
@@ -62,17 +73,17 @@ func missingFilter(stderr string) *MissingFilter {
 		return nil
 	}
 	m := &MissingFilter{}
-	if s := shellNotFound.FindStringSubmatch(stderr); s != nil {
+	if s := shellNotFound().FindStringSubmatch(stderr); s != nil {
 		m.Command, m.Program = s[1], strings.TrimSpace(s[2])
-	} else if s := cannotRun.FindStringSubmatch(stderr); s != nil {
+	} else if s := cannotRun().FindStringSubmatch(stderr); s != nil {
 		m.Program = strings.TrimSpace(s[1])
 	} else {
 		return nil
 	}
-	if s := externalFilter.FindStringSubmatch(stderr); s != nil {
+	if s := externalFilter().FindStringSubmatch(stderr); s != nil {
 		m.Command = s[1]
 	}
-	if s := driverFailed.FindStringSubmatch(stderr); s != nil {
+	if s := driverFailed().FindStringSubmatch(stderr); s != nil {
 		m.Driver = s[1]
 	}
 	if m.Command == "" {
