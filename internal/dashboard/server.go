@@ -485,6 +485,7 @@ func Operation(tool, action string) oplog.Spec {
 	case "nudge":
 		spec.Scope = oplog.ScopeTasks
 		spec.LeavesIndex = action != "save" // save may change the index
+		spec.SetsIndex = action == "save"
 		spec.FilesHinted = action == "apply" || action == "undo"
 	case "autodev": // restore
 		spec.Scope, spec.Status, spec.Hinted = oplog.ScopeCheckpoints, true, true

@@ -156,7 +156,7 @@ func (w *Workspace) AnyOlder(age time.Duration) bool {
 	if err != nil {
 		return true
 	}
-	dir, err := os.Open(w.tasksDir())
+	dir, err := os.Open(w.TasksDir())
 	if err != nil {
 		return true
 	}
