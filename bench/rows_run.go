@@ -1,0 +1,152 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+)
+
+// Rows of starting and running tasks: the pool, the sandbox and the runners.
+
+// taskStart: git nudge run -- true (snapshot, start, capture) taking a
+// pooled worktree vs a fresh git worktree add --detach of HEAD (target:
+// <= 0.3x). Between rounds, untimed, the baseline's worktree is removed
+// and the task dropped, which parks its worktree for the next round.
+func (b *bench) taskStart(dir string, n int) error {
+	last := filepath.Join(b.work, fmt.Sprintf("pool-last-%d", n))
+	base := filepath.Join(b.work, fmt.Sprintf("wt-base-%d", n))
+	if err := b.must(dir, "git config nudge.pool 1 && git nudge pool clear >/dev/null && git nudge pool fill >/dev/null"); err != nil {
+		return err
+	}
+	// The baseline's worktree stays until the work folder goes (removing
+	// 100,000 files here would only delay the report).
+	defer b.must(dir, "git nudge drop $(cat "+last+") >/dev/null 2>&1; git config --unset nudge.pool")
+	got, err := b.alternate(dir,
+		step{prep: func(int) error {
+			return b.must(dir, "git worktree remove --force "+base+" 2>/dev/null; true")
+		}, cmd: "git worktree add -q --detach " + base + " HEAD"},
+		step{prep: func(int) error {
+			return b.must(dir, "{ [ ! -s "+last+" ] || git nudge drop $(cat "+last+") >/dev/null; } && git nudge pool --json | grep -q '\"name\"' || { echo 'no pooled worktree to take'; exit 1; }")
+		}, cmd: "git nudge run -- true 2>&1 | sed -n 's/^git nudge: \\(t[0-9]*\\) .*/\\1/p' | head -1 > " + last})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("run -- true with a pooled worktree, %d files", n), ours: got[1], base: got[0],
+		baseName: "git worktree add --detach", target: "<= 0.3x"})
+	printCPU(fmt.Sprintf("pooled run -- true vs git worktree add, %d files", n), got[1], got[0])
+	return nil
+}
+
+// sandboxRun: git nudge run --sandbox -- true (bubblewrap, or the
+// Landlock fallback where it cannot run) against git nudge run -- true,
+// each taking a pooled worktree (target: <= 1.5x). Between rounds,
+// untimed, the last task is dropped (an unsandboxed task's worktree is
+// parked, a sandboxed one's removed) and the pool filled again.
+func (b *bench) sandboxRun(dir string, n int) error {
+	last := filepath.Join(b.work, fmt.Sprintf("sandbox-last-%d", n))
+	if err := b.must(dir, "git config nudge.pool 1 && git nudge pool clear >/dev/null && git nudge pool fill >/dev/null"); err != nil {
+		return err
+	}
+	defer b.must(dir, "git nudge drop $(cat "+last+") >/dev/null 2>&1; git config --unset nudge.pool")
+	prep := func(int) error {
+		return b.must(dir, "{ [ ! -s "+last+" ] || git nudge drop $(cat "+last+") >/dev/null; } && git nudge pool fill >/dev/null && git nudge pool --json | grep -q '\"name\"' || { echo 'no pooled worktree to take'; exit 1; }")
+	}
+	keep := " 2>&1 | sed -n 's/^git nudge: \\(t[0-9]*\\) .*/\\1/p' | head -1 > " + last
+	got, err := b.alternate(dir,
+		step{prep: prep, cmd: "git nudge run -- true" + keep},
+		step{prep: prep, cmd: "git nudge run --sandbox -- true" + keep})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("run --sandbox -- true with a pooled worktree, %d files", n), ours: got[1], base: got[0],
+		baseName: "git nudge run -- true, same", target: "<= 1.5x"})
+	return nil
+}
+
+// runnerRows: the ssh runner's per-task overhead (git nudge run --on an
+// ssh runner -- true, a pooled worktree, the snapshot already in the
+// cache there) against ssh HOST true plus git nudge run -- true, with the
+// shared connection warm (a task within a minute of the last) and cold
+// (closed before each round); and git nudge run --attempts 8 -- true
+// against --attempts 1, each attempt taking a pooled worktree.
+func (b *bench) runnerRows(dir string, n int) error {
+	last := filepath.Join(b.work, fmt.Sprintf("runner-last-%d", n))
+	keep := " 2>&1 | sed -n 's/^git nudge: \\(t[0-9]*\\) .*/\\1/p' | sort -u > " + last
+	dropLast := "{ [ ! -s " + last + " ] || git nudge drop $(cat " + last + ") >/dev/null; }"
+	fill := func(k int) func(int) error {
+		return func(int) error {
+			return b.must(dir, fmt.Sprintf("%s && git config nudge.pool %d && git nudge pool fill >/dev/null", dropLast, k))
+		}
+	}
+	if err := b.must(dir, "git nudge pool clear >/dev/null"); err != nil {
+		return err
+	}
+	defer b.must(dir, dropLast+" 2>&1; git config --unset nudge.pool")
+	if host := *sshHost; host != "" {
+		if err := b.must(dir, "git config nudge.runner.far.type ssh && git config nudge.runner.far.host "+host+" && git config nudge.runner.far.path .cache/git-nudge-bench && git nudge run --on far -- true >/dev/null 2>&1"); err != nil {
+			return err
+		}
+		closeShared := func(r int) error {
+			if err := fill(1)(r); err != nil {
+				return err
+			}
+			return b.must(dir, "for s in ${TMPDIR:-/tmp}/git-nudge-ssh-$(id -u)/*; do [ -S \"$s\" ] && ssh -o ControlPath=\"$s\" -O exit x 2>/dev/null; done; true")
+		}
+		got, err := b.alternate(dir,
+			step{prep: fill(1), cmd: "git nudge run -- true" + keep},
+			step{cmd: "ssh -o BatchMode=yes " + host + " true"},
+			step{prep: fill(1), cmd: "git nudge run --on far -- true" + keep},
+			step{prep: closeShared, cmd: "git nudge run --on far -- true" + keep})
+		if err != nil {
+			return err
+		}
+		b.rows = append(b.rows, row{name: fmt.Sprintf("run --on an ssh runner -- true, snapshot in the cache, connection shared, %d files", n), ours: got[2], base: got[0].plus(got[1]),
+			baseName: "ssh HOST true + git nudge run -- true", target: "<= 1.3x"})
+		b.rows = append(b.rows, row{name: fmt.Sprintf("run --on an ssh runner -- true, snapshot in the cache, first connection, %d files", n), ours: got[3], base: got[0].plus(got[1]),
+			baseName: "ssh HOST true + git nudge run -- true", target: "(info)"})
+	}
+	if !*attemptsRow {
+		return nil
+	}
+	got, err := b.alternate(dir,
+		step{prep: fill(1), cmd: "git nudge run --attempts 1 -- true" + keep},
+		step{prep: fill(8), cmd: "git nudge run --attempts 8 -- true" + keep})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("run --attempts 8 -- true, pooled worktrees, %d files", n), ours: got[1], base: got[0],
+		baseName: "run --attempts 1 -- true", target: "< 2x"})
+	return nil
+}
+
+// containerRun: git nudge run --on a podman container runner -- true
+// against its parts done by hand: podman run --rm IMAGE true plus git
+// nudge run -- true (the worktree start, capture and record), each task
+// taking a pooled worktree (target: <= 1.3x). Podman runs with
+// CONTAINERS_CONF as the caller set it.
+func (b *bench) containerRun(dir string, n int) error {
+	image := *containerImage
+	if image == "" {
+		image = "localhost/nudge-test:1"
+	}
+	last := filepath.Join(b.work, fmt.Sprintf("container-last-%d", n))
+	if err := b.must(dir, "git config nudge.pool 1 && git nudge pool clear >/dev/null && git nudge pool fill >/dev/null && git config nudge.runner.box.type container && git config nudge.runner.box.engine podman && git config nudge.runner.box.image "+image); err != nil {
+		return err
+	}
+	defer b.must(dir, "git nudge drop $(cat "+last+") >/dev/null 2>&1; git config --unset nudge.pool")
+	prep := func(int) error {
+		return b.must(dir, "{ [ ! -s "+last+" ] || git nudge drop $(cat "+last+") >/dev/null; } && git nudge pool fill >/dev/null && git nudge pool --json | grep -q '\"name\"' || { echo 'no pooled worktree to take'; exit 1; }")
+	}
+	keep := " 2>&1 | sed -n 's/^git nudge: \\(t[0-9]*\\) .*/\\1/p' | head -1 > " + last
+	got, err := b.alternate(dir,
+		step{prep: prep, cmd: "git nudge run -- true" + keep},
+		step{cmd: "podman run --rm --network none " + image + " true"},
+		step{prep: prep, cmd: "git nudge run --on box -- true" + keep})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: fmt.Sprintf("run --on a podman runner -- true, pooled worktree, %d files", n), ours: got[2], base: got[0].plus(got[1]),
+		baseName: "podman run --rm IMAGE true + git nudge run -- true", target: "<= 1.3x"})
+	b.rows = append(b.rows, row{name: "podman run --rm IMAGE true alone", ours: got[1], base: got[0],
+		baseName: "git nudge run -- true, pooled", target: "-"})
+	return nil
+}
