@@ -228,6 +228,7 @@ func TestBrowserReview(t *testing.T) {
 			press(t, ctx, kb.Enter)
 			waitFor(t, ctx, "a bounded part of big.txt drawn", `document.querySelectorAll('#diff section[data-path="big.txt"] tr').length === 1000 && document.querySelector('#diff section[data-path="big.txt"] button.more') !== null`)
 			waitFor(t, ctx, "big.txt's title focused and in view", inViewAndFocused(`#diff section[data-path="big.txt"] h3`))
+			screenshot(t, ctx, "dashboard-large-diff-file-open-"+w.name+".png")
 			noOverflow(t, ctx, "the large task, big.txt shown")
 			axeClean(t, ctx, "the large task")
 
