@@ -475,21 +475,12 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 }
 
 // Operation is what the page's action (git nudge apply, undo, save, drop,
-// queue; git autodev restore of an id) is for the operation log: what the
-// command of that name declares on the command line (its Operation
-// method, which TestPageActionsDeclareAsTheirCommands holds it equal to).
-// Tool and Kind are set; the caller sets Args.
+// queue; git autodev restore of an id) is for the operation log: the
+// declaration the command of that name shares (operation.Shared). Tool and
+// Kind are set; the caller sets Args.
 func Operation(tool, action string) oplog.Spec {
-	spec := oplog.Spec{Tool: tool, Kind: action}
-	switch tool {
-	case "nudge":
-		spec.Scope = oplog.ScopeTasks
-		spec.LeavesIndex = action != "save" // save may change the index
-		spec.SetsIndex = action == "save"
-		spec.FilesHinted = action == "apply" || action == "undo"
-	case "autodev": // restore
-		spec.Scope, spec.Status, spec.Hinted = oplog.ScopeCheckpoints, true, true
-	}
+	spec, _ := operation.Shared(tool, action)
+	spec.Tool, spec.Kind = tool, action
 	return spec
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/autodevjson"
+	"github.com/nudgethis/git-nudge/internal/operation"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
@@ -35,7 +36,9 @@ func (c *RestoreCmd) Operation() (oplog.Spec, bool) {
 	if c.ID == "" && !c.Rebuild {
 		return oplog.Spec{}, false
 	}
-	return oplog.Spec{Kind: "restore", Scope: oplog.ScopeCheckpoints, Status: true, Hinted: !c.Rebuild}, true
+	spec, ok := operation.Shared("autodev", "restore")
+	spec.Hinted = !c.Rebuild // a rebuild names no checkpoint
+	return spec, ok
 }
 
 // Run lists, rebuilds or restores.

@@ -7,6 +7,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/nudge/apply"
+	"github.com/nudgethis/git-nudge/internal/operation"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -43,7 +44,7 @@ Paths after the id (git nudge apply ID -- src/ '*.go') apply only the paths of t
 // tells the recording which files it writes, and what they hold, once it
 // has checked them.
 func (c *ApplyCmd) Operation() (oplog.Spec, bool) {
-	return oplog.Spec{Kind: "apply", Scope: oplog.ScopeTasks, LeavesIndex: true, FilesHinted: true}, true
+	return operation.Shared("nudge", "apply")
 }
 
 // Run applies the task.

@@ -2,6 +2,7 @@ package nudgecmd
 
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/operation"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -19,7 +20,7 @@ func (c *DropCmd) Help() string {
 
 // Operation declares the command for the operation log (opcmd.Recorded).
 func (c *DropCmd) Operation() (oplog.Spec, bool) {
-	return oplog.Spec{Kind: "drop", Scope: oplog.ScopeTasks, LeavesIndex: true}, true
+	return operation.Shared("nudge", "drop")
 }
 
 // Run drops the tasks.

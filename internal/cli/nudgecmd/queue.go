@@ -10,6 +10,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/nudge/runner"
+	"github.com/nudgethis/git-nudge/internal/operation"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -28,7 +29,7 @@ func (c *QueueCmd) Help() string {
 
 // Operation declares the command for the operation log (opcmd.Recorded).
 func (c *QueueCmd) Operation() (oplog.Spec, bool) {
-	return oplog.Spec{Kind: "queue", Scope: oplog.ScopeTasks, LeavesIndex: true}, true
+	return operation.Shared("nudge", "queue")
 }
 
 // Run queues the task.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge/save"
+	"github.com/nudgethis/git-nudge/internal/operation"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -28,7 +29,7 @@ Every save is journaled in .nudgethis/saves.json before the branch moves; a save
 // Operation declares the command for the operation log (opcmd.Recorded): it
 // moves the branch and may change the index.
 func (c *SaveCmd) Operation() (oplog.Spec, bool) {
-	return oplog.Spec{Kind: "save", Scope: oplog.ScopeTasks, SetsIndex: true}, true
+	return operation.Shared("nudge", "save")
 }
 
 // Run saves.

@@ -4,6 +4,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/nudge/apply"
+	"github.com/nudgethis/git-nudge/internal/operation"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
@@ -29,7 +30,7 @@ Paths after the id (git nudge undo ID -- a.go) put back only the applied paths t
 // tells the recording which files it writes, and what they hold, once it
 // has checked them.
 func (c *UndoCmd) Operation() (oplog.Spec, bool) {
-	return oplog.Spec{Kind: "undo", Scope: oplog.ScopeTasks, LeavesIndex: true, FilesHinted: true}, true
+	return operation.Shared("nudge", "undo")
 }
 
 // Run undoes the task.
