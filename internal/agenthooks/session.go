@@ -3,6 +3,8 @@ package agenthooks
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/nudgethis/git-nudge/internal/shquote"
 )
 
 // Session is the agent conversation a hook checkpoint was made in: kept
@@ -63,7 +65,7 @@ func GuessAgent(t Turn, event string) string {
 // there, e.g. Claude Code's /rewind or Esc Esc), or "" for an unknown
 // agent.
 func (s Session) Resume() string {
-	id := shellQuote(s.ID)
+	id := shquote.Word(s.ID)
 	switch s.Agent {
 	case "claude":
 		return "claude --resume " + id
@@ -75,12 +77,4 @@ func (s Session) Resume() string {
 		return "agent --resume " + id
 	}
 	return ""
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.:") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

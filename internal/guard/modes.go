@@ -8,11 +8,11 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/refusal"
+	"github.com/nudgethis/git-nudge/internal/shquote"
 )
 
 // This file checks, before a snapshot, a start or a run, that no other
@@ -88,7 +88,7 @@ func (c modeChecker) check(abs string) *modeProblem {
 			owner = u.Username
 		}
 		return &modeProblem{path: abs, reason: fmt.Sprintf("it is owned by %s, not by you", owner),
-			fix: fmt.Sprintf("chown %s %s (as root), or move the repository to a folder of your own", c.userName(), shellQuote(abs))}
+			fix: fmt.Sprintf("chown %s %s (as root), or move the repository to a folder of your own", c.userName(), shquote.Word(abs))}
 	}
 	perm := st.Mode().Perm()
 	bad := perm & 0o002
@@ -103,17 +103,7 @@ func (c modeChecker) check(abs string) *modeProblem {
 		who = "its group"
 	}
 	return &modeProblem{path: abs, reason: fmt.Sprintf("it is writable by %s (mode %04o)", who, perm),
-		fix: "chmod go-w " + shellQuote(abs)}
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '/' || r == '.' || r == '_' || r == '-' || r == '+' || r == ',' || r == ':' || r == '@') {
-			return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-		}
-	}
-	return s
+		fix: "chmod go-w " + shquote.Word(abs)}
 }
 
 // modePaths are the paths checked: the common git folder, its config,

@@ -16,6 +16,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/proc"
 	"github.com/nudgethis/git-nudge/internal/refs"
+	"github.com/nudgethis/git-nudge/internal/shquote"
 )
 
 // Runner kinds (git config nudge.runner.<name>.type).
@@ -230,7 +231,7 @@ func (w workspace) viaCommand(ctx context.Context, p *runnerPlan, t *nudge.Task,
 	if err := w.Repo.CreateBundle(ctx, in, baseRef); err != nil {
 		return c, nil, fmt.Errorf("runner %s: writing the snapshot bundle: %w", p.name, err)
 	}
-	line := ShellQuote(c.argv)
+	line := shquote.Line(c.argv)
 	cmdFile := filepath.Join(dir, "command.sh")
 	if err := os.WriteFile(cmdFile, []byte(line+"\n"), 0o600); err != nil {
 		return c, nil, err
@@ -323,19 +324,6 @@ func (w workspace) resetToRunnerResult(ctx context.Context, t *nudge.Task, tree 
 	// The worktree's HEAD stays at the base: git nudge diff and capture
 	// see the result as its changes.
 	return wr.ResetIndexTo(ctx, t.Base())
-}
-
-// ShellQuote is argv as one line sh reads back as argv.
-func ShellQuote(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		if a != "" && regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`).MatchString(a) {
-			q[i] = a
-			continue
-		}
-		q[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
-	}
-	return strings.Join(q, " ")
 }
 
 // inContainer is onRunner for a container runner.

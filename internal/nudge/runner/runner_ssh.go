@@ -19,6 +19,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/proc"
+	"github.com/nudgethis/git-nudge/internal/shquote"
 )
 
 // overSSH is onRunner for an ssh runner. The command is ssh running one
@@ -39,7 +40,7 @@ func (w workspace) overSSH(ctx context.Context, p *runnerPlan, t *nudge.Task, c 
 	if err != nil {
 		return c, nil, err
 	}
-	c.argv = r.sshArgs("sh -c " + ShellQuote([]string{r.script.String()}))
+	c.argv = r.sshArgs("sh -c " + shquote.Word(r.script.String()))
 	c.path = ""
 	w.sshMaster(r.opts, p.host, c.env)
 	r.first = c
@@ -100,7 +101,7 @@ func (w workspace) newSSHRun(ctx context.Context, p *runnerPlan, t *nudge.Task, 
 		// git reaches ssh hosts (core.sshCommand is still honoured: it
 		// is read only when GIT_SSH_COMMAND is not set).
 		if v, _, err := w.Repo.ConfigGet(ctx, "core.sshCommand"); err == nil && strings.TrimSpace(v) == "" {
-			r.gitEnv = append(withoutEnv(c.env, "GIT_SSH_COMMAND"), "GIT_SSH_COMMAND=ssh "+ShellQuote(r.opts))
+			r.gitEnv = append(withoutEnv(c.env, "GIT_SSH_COMMAND"), "GIT_SSH_COMMAND=ssh "+shquote.Line(r.opts))
 		}
 	}
 	if path := envValue(c.env, nudge.ReviewEnv); path != "" {
@@ -296,15 +297,15 @@ type sshScript struct {
 // nothing ran), nosandbox (bubblewrap does not run there, nothing ran),
 // unchanged (the command left the start's tree) or bundle.
 func (s sshScript) String() string {
-	q := func(v string) string { return ShellQuote([]string{v}) }
+	q := shquote.Word
 	work := "work/" + s.id
 	result := sshResultRef + s.id
 	env := append(append([]string{}, s.env...), "NUDGE_RUNNER="+s.runner)
-	run := ShellQuote(env)
+	run := shquote.Line(env)
 	if s.review > 0 {
 		run += ` NUDGE_REVIEW="$w.review"`
 	}
-	run += " " + ShellQuote(s.argv)
+	run += " " + shquote.Line(s.argv)
 	if s.sandbox {
 		// Everything read-only but the worktree, its own /tmp, /dev and
 		// /proc, no network unless nudge.sandbox.network is host; the
@@ -411,7 +412,7 @@ func (s sshScript) String() string {
 // It prints "lost" when the command had not ended by itself.
 func (s sshScript) cleanup() string {
 	work := "work/" + s.id
-	return "cd " + ShellQuote([]string{s.cache}) + " || exit 125; m=" + s.mark + "; " +
+	return "cd " + shquote.Word(s.cache) + " || exit 125; m=" + s.mark + "; " +
 		"if test -e " + work + ".lost || ! test -e " + work + ".done; then echo lost; fi; " +
 		"test -e " + work + ".done || ! test -e " + work + ".pid || { p=$(cat " + work + ".pid); kill -KILL -$p 2>/dev/null || kill -KILL $p 2>/dev/null; }; " +
 		"if test -e " + work + ".slot; then b=\"work/slot$(cat " + work + ".slot).busy\"; [ \"$(cat \"$b/owner\" 2>/dev/null)\" != \"$m\" ] || rm -rf \"$b\"; fi; " +
