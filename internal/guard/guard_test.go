@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/testutil"
@@ -329,5 +330,73 @@ func TestQuarantineRefs(t *testing.T) {
 	changes = g.QuarantineRefs(ctx, "t8", "", before, true, &warn)
 	if len(changes) != 1 || changes[0].Action != "kept (--keep-refs)" || ref("refs/heads/other") != next {
 		t.Errorf("keep: %+v", changes)
+	}
+}
+
+// TestUserHeadMovesSkipsOddFiles: the worktree admin files a task can
+// write in the shared git folder (gitdir, HEAD, logs/HEAD) are read only
+// when plain: a fifo there would otherwise block the reader for good, and a
+// symbolic link could point it anywhere.
+func TestUserHeadMovesSkipsOddFiles(t *testing.T) {
+	t.Parallel()
+	g := newGuard(t)
+	outside := t.TempDir()
+	for _, name := range []string{"fifo-gitdir", "fifo-head", "fifo-log", "link-head"} {
+		admin := filepath.Join(g.Repo.CommonDir, "worktrees", name)
+		if err := os.MkdirAll(filepath.Join(admin, "logs"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		files := map[string]string{"gitdir": filepath.Join(outside, name, ".git") + "\n", "HEAD": "ref: refs/heads/" + name + "\n",
+			"logs/HEAD": strings.Repeat("0", 40) + " " + strings.Repeat("1", 40) + " u <u@x> 1 +0000\tcommit: x\n"}
+		for f, body := range files {
+			if err := os.WriteFile(filepath.Join(admin, f), []byte(body), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		odd := map[string]string{"fifo-gitdir": "gitdir", "fifo-head": "HEAD", "fifo-log": "logs/HEAD"}[name]
+		if odd != "" {
+			p := filepath.Join(admin, odd)
+			if err := os.Remove(p); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Mkfifo(p, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			p := filepath.Join(admin, "HEAD")
+			target := filepath.Join(outside, "HEAD")
+			if err := os.Rename(p, target); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(target, p); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// One plain worktree beside them is still read.
+	plain := filepath.Join(g.Repo.CommonDir, "worktrees", "plain")
+	if err := os.MkdirAll(filepath.Join(plain, "logs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for f, body := range map[string]string{"gitdir": filepath.Join(outside, "plain", ".git") + "\n", "HEAD": "ref: refs/heads/plain\n",
+		"logs/HEAD": strings.Repeat("0", 40) + " " + strings.Repeat("2", 40) + " u <u@x> 1 +0000\tcommit: x\n"} {
+		if err := os.WriteFile(filepath.Join(plain, f), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan map[string]string, 1)
+	go func() { done <- g.userHeadMoves() }()
+	select {
+	case got := <-done:
+		for _, name := range []string{"fifo-gitdir", "fifo-head", "fifo-log", "link-head"} {
+			if c, ok := got["refs/heads/"+name]; ok {
+				t.Errorf("worktree %s read through an odd file: %s", name, c)
+			}
+		}
+		if got["refs/heads/plain"] != strings.Repeat("2", 40) {
+			t.Errorf("plain worktree's move not read: %v", got)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("userHeadMoves blocked on a fifo")
 	}
 }

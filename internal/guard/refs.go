@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/oneline"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
@@ -218,7 +219,7 @@ func (g *Guard) userHeadMoves() map[string]string {
 	if ents, err := os.ReadDir(filepath.Join(g.Repo.CommonDir, "worktrees")); err == nil {
 		for _, e := range ents {
 			admin := filepath.Join(g.Repo.CommonDir, "worktrees", e.Name())
-			b, err := os.ReadFile(filepath.Join(admin, "gitdir"))
+			b, err := journal.ReadRegular(filepath.Join(admin, "gitdir"))
 			if err != nil {
 				continue
 			}
@@ -235,7 +236,7 @@ func (g *Guard) userHeadMoves() map[string]string {
 		}
 	}
 	for _, admin := range admins {
-		head, err := os.ReadFile(filepath.Join(admin, "HEAD"))
+		head, err := journal.ReadRegular(filepath.Join(admin, "HEAD"))
 		if err != nil {
 			continue
 		}
@@ -251,8 +252,10 @@ func (g *Guard) userHeadMoves() map[string]string {
 }
 
 // lastLogMove is the new value of the last entry of the reflog file p.
+// Like the gitdir and HEAD files above, p is in the shared git folder a
+// task can write: a fifo or a symbolic link there reads as no move.
 func lastLogMove(p string) (string, bool) {
-	f, err := os.Open(p)
+	f, err := journal.OpenFile(p, os.O_RDONLY, 0)
 	if err != nil {
 		return "", false
 	}
