@@ -264,7 +264,7 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 		"take":   nil,
 	}
 	// concepts the core calls on, below it
-	below := []string{"internal/guard"}
+	below := []string{"internal/guard", "internal/pool"}
 	root := filepath.Join("..", "..", "internal", "nudge")
 	for p, f := range nonTestImports(t, root) {
 		if strings.HasPrefix(p, core+"/") {

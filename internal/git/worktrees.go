@@ -16,7 +16,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/journal"
 )
 
-// The git side of pooled task worktrees (internal/nudge/pool.go): a
+// The git side of pooled task worktrees (internal/pool): a
 // worktree's own index refreshed, a worktree brought to a commit from a
 // trusted index, and the checks that prove it holds nothing else.
 

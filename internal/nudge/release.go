@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/pool"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
@@ -115,7 +116,7 @@ func (w *Workspace) ReleaseWorktree(ctx context.Context, id string, keep bool, o
 // a pooled worktree could not be used; keep records --keep-worktree.
 func (w *Workspace) RestoreHeld(ctx context.Context, t *Task, l *journal.Lock, out io.Writer, keep bool) (*journal.Lock, error) {
 	dir := w.WorktreeDir(t.ID)
-	claim := w.claimPooled(ctx, t.ID, dir)
+	claim := w.WorktreePool().Claim(ctx, t.ID, dir)
 	l.Release()
 	err := w.materialize(ctx, t, dir, claim, out)
 	ctx = context.WithoutCancel(ctx)
@@ -125,7 +126,7 @@ func (w *Workspace) RestoreHeld(ctx context.Context, t *Task, l *journal.Lock, o
 	}
 	if err != nil {
 		if _, serr := os.Lstat(dir); serr == nil {
-			_ = w.discardWorktree(dir)
+			_ = w.WorktreePool().DiscardWorktree(dir)
 		}
 		return l, fmt.Errorf("bringing back the worktree of %s: %w", t.ID, err)
 	}
@@ -138,11 +139,11 @@ func (w *Workspace) RestoreHeld(ctx context.Context, t *Task, l *journal.Lock, o
 }
 
 // materialize makes t's worktree at dir (see RestoreHeld).
-func (w *Workspace) materialize(ctx context.Context, t *Task, dir string, claim *poolClaim, out io.Writer) error {
-	if err := w.checkout(ctx, t, dir, claim, out); err != nil {
+func (w *Workspace) materialize(ctx context.Context, t *Task, dir string, claim *pool.Claim, out io.Writer) error {
+	if err := claim.Checkout(ctx, t.Snapshot, out); err != nil {
 		return err
 	}
-	admin, err := w.adminOf(dir)
+	admin, err := w.WorktreePool().AdminOf(dir)
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,6 @@ package nudge
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -14,67 +13,6 @@ import (
 // worktree gets a copy of (gitignore syntax; a convention shared with other
 // agent tools).
 const IncludeFile = ".worktreeinclude"
-
-// ClaimWorktree, with the workspace lock held, reserves what task id's
-// worktree at dir is made from: a pooled worktree when the pool has one
-// (no two tasks get the same), or nothing, and returns the step that
-// makes the worktree, to be called once the lock is released. That step
-// gives t a worktree at dir on its snapshot commit, pooled or added
-// afresh, with git-nudge's own index recorded as trusted; the ignored
-// files .worktreeinclude names are not copied (CopyIncludes).
-func (w *Workspace) ClaimWorktree(ctx context.Context, id, dir string) (checkout func(ctx context.Context, t *Task, out io.Writer) error) {
-	claim := w.claimPooled(ctx, id, dir)
-	return func(ctx context.Context, t *Task, out io.Writer) error {
-		return w.checkout(ctx, t, dir, claim, out)
-	}
-}
-
-// checkout makes t's worktree at dir on its snapshot commit: from the
-// pool when claim holds a worktree that can be proved clean, or added
-// afresh; then records the index as git-nudge left it, before anything
-// ran there, which is what makes the worktree reusable once the task is
-// dropped (pool.go). Without it the worktree is simply never pooled.
-func (w *Workspace) checkout(ctx context.Context, t *Task, dir string, claim *poolClaim, out io.Writer) error {
-	_ = os.Remove(w.trustedIndex(t.ID))
-	if claim == nil || !w.startFromPool(ctx, t, dir, claim, out) {
-		if err := w.addWorktree(ctx, dir, t.Snapshot); err != nil {
-			return err
-		}
-	}
-	_ = w.trustIndex(ctx, dir, w.trustedIndex(t.ID))
-	return nil
-}
-
-// addWorktree adds a fresh worktree at dir on commit, removing one left
-// there by an earlier attempt, and refreshes its own index (so that the
-// first capture does not find every file racily clean).
-func (w *Workspace) addWorktree(ctx context.Context, dir, commit string) error {
-	if _, err := os.Lstat(dir); err == nil {
-		// Left over from an earlier attempt: git's record and files go,
-		// through directory handles that never follow a link, and only
-		// when no process uses it any more.
-		if err := w.discardWorktree(dir); err != nil {
-			return fmt.Errorf("%s is in the way of the new worktree and could not be removed: %w", dir, err)
-		}
-	}
-	// A record of a worktree once at dir, left by an interrupted pool
-	// command, would make git refuse the path.
-	_ = w.Repo.ForgetWorktree(dir)
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return err
-	}
-	if err := w.Repo.AddWorktree(ctx, dir, commit); err != nil {
-		return fmt.Errorf("adding the worktree: %w", err)
-	}
-	admin, err := w.adminOf(dir)
-	if err != nil {
-		return nil // not pooled, not refreshed: the capture refreshes
-	}
-	if err := w.Repo.WorktreeRepo(dir, admin).RefreshIndex(ctx); err != nil {
-		return fmt.Errorf("refreshing the new worktree's index: %w", err)
-	}
-	return nil
-}
 
 // CopyIncludes copies into dir the workspace's ignored files that
 // .worktreeinclude matches (only ignored ones: tracked and untracked source

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/oplog"
+	"github.com/nudgethis/git-nudge/internal/pool"
 )
 
 // PoolCmd is `git nudge pool`: the pool of reusable task worktrees.
@@ -31,22 +31,23 @@ func (c *PoolListCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	bound, err := w.PoolBound(env.Ctx)
+	pl := w.WorktreePool()
+	bound, err := pl.Bound(env.Ctx)
 	if err != nil {
 		return err
 	}
-	entries, err := w.Pool()
+	entries, err := pl.Entries()
 	if err != nil {
 		return err
 	}
 	if entries == nil {
-		entries = []nudge.PoolEntry{}
+		entries = []pool.Entry{}
 	}
-	maxBytes, err := w.PoolMaxBytes(env.Ctx)
+	maxBytes, err := pl.MaxBytes(env.Ctx)
 	if err != nil {
 		return err
 	}
-	total := w.PoolSizes(entries)
+	total := pl.Sizes(entries)
 	if c.JSON {
 		return env.JSON(map[string]any{"bound": bound, "max_bytes": maxBytes, "bytes": total, "worktrees": entries})
 	}
@@ -58,7 +59,7 @@ func (c *PoolListCmd) Run(env *cli.Env) error {
 	for _, e := range entries {
 		env.Printf("%s\t%s\n", e.Name, e.Path)
 	}
-	if n := w.PoolLeftovers(); n > 0 {
+	if n := pl.Leftovers(); n > 0 {
 		env.Printf("%d more folders in the pool are being filled or were left by an interrupted command; git nudge pool clear removes them.\n", n)
 	}
 	return nil
@@ -82,7 +83,7 @@ func (c *PoolFillCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	e, full, err := w.FillPool(env.Ctx)
+	e, full, err := w.WorktreePool().Fill(env.Ctx)
 	if err != nil {
 		return refusal(err)
 	}
@@ -118,7 +119,7 @@ func (c *PoolClearCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	n, err := w.ClearPool(env.Ctx)
+	n, err := w.WorktreePool().Clear(env.Ctx)
 	if err != nil {
 		return refusal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/nudge/take"
+	"github.com/nudgethis/git-nudge/internal/pool"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -138,10 +139,10 @@ func (w workspace) prepareHeld(ctx context.Context, t *nudge.Task, l *journal.Lo
 	}
 	// A pooled worktree is taken under the workspace lock (no two tasks
 	// get the same one) and reset outside it.
-	checkout := w.ClaimWorktree(ctx, t.ID, dir)
+	claim := w.WorktreePool().Claim(ctx, t.ID, dir)
 	l.Release()
 
-	perr := w.prepare(ctx, t, dir, o, checkout)
+	perr := w.prepare(ctx, t, dir, o, claim)
 
 	// The outcome is recorded even when the user interrupted.
 	ctx = context.WithoutCancel(ctx)
@@ -174,10 +175,10 @@ func (w workspace) prepareHeld(ctx context.Context, t *nudge.Task, l *journal.Lo
 	return w.Save(t)
 }
 
-// prepare makes the worktree (checkout), copies the included ignored
-// files and runs the setup commands.
-func (w workspace) prepare(ctx context.Context, t *nudge.Task, dir string, o StartOptions, checkout func(context.Context, *nudge.Task, io.Writer) error) error {
-	if err := checkout(ctx, t, o.Output); err != nil {
+// prepare makes the worktree (from claim, on the snapshot), copies the
+// included ignored files and runs the setup commands.
+func (w workspace) prepare(ctx context.Context, t *nudge.Task, dir string, o StartOptions, claim *pool.Claim) error {
+	if err := claim.Checkout(ctx, t.Snapshot, o.Output); err != nil {
 		return err
 	}
 	if err := w.CopyIncludes(ctx, dir); err != nil {

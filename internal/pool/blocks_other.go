@@ -1,6 +1,6 @@
 //go:build !unix
 
-package nudge
+package pool
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package nudge
+package pool
 
 import (
 	"context"
@@ -15,14 +15,14 @@ import (
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
-// DefaultPoolMaxBytes is nudge.pool.maxBytes's default: 4 GiB.
-const DefaultPoolMaxBytes = 4 << 30
+// DefaultMaxBytes is nudge.pool.maxBytes's default: 4 GiB.
+const DefaultMaxBytes = 4 << 30
 
-// PoolMaxBytes is nudge.pool.maxBytes: how many bytes of disk the pooled
+// MaxBytes is nudge.pool.maxBytes: how many bytes of disk the pooled
 // worktrees may take together, ignored files (dependency folders such as
 // node_modules, build output) included (0: no bound but the count).
-func (w *Workspace) PoolMaxBytes(ctx context.Context) (int64, error) {
-	n, err := w.Repo.ConfigInt(ctx, "nudge.pool.maxBytes", DefaultPoolMaxBytes)
+func (p *Pool) MaxBytes(ctx context.Context) (int64, error) {
+	n, err := p.Repo.ConfigInt(ctx, "nudge.pool.maxBytes", DefaultMaxBytes)
 	if err != nil {
 		return 0, fmt.Errorf("reading nudge.pool.maxBytes: %w", err)
 	}
@@ -59,25 +59,26 @@ func diskUsage(dir string) int64 {
 	return total
 }
 
-// taskTreeBytes is diskUsage of task id's worktree dir, found without an
+// taskTreeBytes is diskUsage of a task's worktree dir, found without an
 // lstat of every file: a tracked file the task's result does not change
-// is as large as its trusted index (index, the worktree's index before
-// the task ran) recorded, in whole 4 KiB blocks; every other entry (the
-// result's files, untracked and ignored files, folders, links) is
-// stat'ed. The caller found the worktree holding nothing uncaptured, so
-// tracked files outside the result are as the reset left them. Anything
-// unexpected measures the whole folder (diskUsage).
-func (w *Workspace) taskTreeBytes(id, dir, index string) int64 {
-	t, err := w.Load(id)
+// (changed lists those it does) is as large as its trusted index (index,
+// the worktree's index before the task ran) recorded, in whole 4 KiB
+// blocks; every other entry (the result's files, untracked and ignored
+// files, folders, links) is stat'ed. The caller found the worktree
+// holding nothing uncaptured, so tracked files outside the result are as
+// the reset left them. Anything unexpected measures the whole folder
+// (diskUsage).
+func (p *Pool) taskTreeBytes(dir, index string, changed func() ([]string, error)) int64 {
+	paths, err := changed()
 	if err != nil {
 		return diskUsage(dir)
 	}
-	sizes, ok := w.Repo.IndexFileSizes(index)
+	sizes, ok := p.Repo.IndexFileSizes(index)
 	if !ok {
 		return diskUsage(dir)
 	}
-	for _, f := range t.Files {
-		delete(sizes, f.Path)
+	for _, f := range paths {
+		delete(sizes, f)
 	}
 	root, err := os.OpenRoot(dir)
 	if err != nil {
@@ -103,12 +104,12 @@ func (w *Workspace) taskTreeBytes(id, dir, index string) int64 {
 			return err
 		}
 		for _, e := range ents {
-			p := e.Name()
+			name := e.Name()
 			if rel != "" {
-				p = rel + "/" + p
+				name = rel + "/" + name
 			}
 			if e.Type().IsRegular() {
-				if n, ok := sizes[p]; ok {
+				if n, ok := sizes[name]; ok {
 					total += (n + block - 1) / block * block
 					continue
 				}
@@ -118,7 +119,7 @@ func (w *Workspace) taskTreeBytes(id, dir, index string) int64 {
 				if err != nil {
 					return err
 				}
-				err = walk(c, p)
+				err = walk(c, name)
 				c.Close()
 				if err != nil {
 					return err
@@ -148,7 +149,7 @@ func (w *Workspace) taskTreeBytes(id, dir, index string) int64 {
 // entryBytes is pool entry e's disk usage: recorded in <name>.bytes when
 // it was parked (a pooled worktree does not change), measured (and
 // recorded) otherwise.
-func (w *Workspace) entryBytes(e PoolEntry) int64 {
+func (p *Pool) entryBytes(e Entry) int64 {
 	if b, err := journal.ReadRegular(e.Path + ".bytes"); err == nil {
 		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n >= 0 {
 			return n
@@ -163,16 +164,16 @@ func (w *Workspace) entryBytes(e PoolEntry) int64 {
 // more of size bytes fits under both bounds; false when it cannot (one
 // in use stays, and so does everything after it). The caller holds the
 // workspace lock.
-func (w *Workspace) makeRoom(bound int, maxBytes, size int64) bool {
+func (p *Pool) makeRoom(bound int, maxBytes, size int64) bool {
 	if maxBytes > 0 && size > maxBytes {
 		return false
 	}
-	entries, err := w.Pool()
+	entries, err := p.Entries()
 	if err != nil {
 		return false
 	}
 	type aged struct {
-		e     PoolEntry
+		e     Entry
 		when  int64
 		bytes int64
 	}
@@ -184,14 +185,14 @@ func (w *Workspace) makeRoom(bound int, maxBytes, size int64) bool {
 			a.when = st.ModTime().UnixNano()
 		}
 		if maxBytes > 0 {
-			a.bytes = w.entryBytes(e)
+			a.bytes = p.entryBytes(e)
 		}
 		total += a.bytes
 		all = append(all, a)
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].when < all[j].when })
 	for len(all) > 0 && (len(all) >= bound || maxBytes > 0 && total+size > maxBytes) {
-		if proc.InDir(all[0].e.Path) || w.discardEntry(all[0].e) != nil {
+		if proc.InDir(all[0].e.Path) || p.discardEntry(all[0].e) != nil {
 			return false
 		}
 		total -= all[0].bytes
@@ -200,9 +201,9 @@ func (w *Workspace) makeRoom(bound int, maxBytes, size int64) bool {
 	return len(all) < bound && (maxBytes == 0 || total+size <= maxBytes)
 }
 
-// PoolSizes sets each entry's Bytes (from what was recorded when it was
+// Sizes sets each entry's Bytes (from what was recorded when it was
 // parked, or measured; nothing is written) and returns their sum.
-func (w *Workspace) PoolSizes(entries []PoolEntry) int64 {
+func (p *Pool) Sizes(entries []Entry) int64 {
 	var total int64
 	for i := range entries {
 		n := int64(-1)

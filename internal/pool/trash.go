@@ -1,4 +1,4 @@
-package nudge
+package pool
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/refs"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -22,12 +23,12 @@ import (
 // (EmptyTrash), so that no other command waits on a long deletion.
 const TrashDirName = "trash"
 
-func (w *Workspace) trashDir() string { return filepath.Join(w.Dir, TrashDirName) }
+func (p *Pool) trashDir() string { return filepath.Join(p.Dir, TrashDirName) }
 
 // trashSeq makes trash names unique within one process.
 var trashSeq atomic.Int64
 
-// removeTaskTree removes a worktree folder git-nudge made (anywhere in
+// RemoveWorktree removes a worktree folder git-nudge made (anywhere in
 // .nudgethis: worktrees/<id>, a pool entry): it moves the folder into
 // .nudgethis/trash (one rename, which never follows a symlink the task
 // left: os.Root's Rename) and removes git's record of that worktree (its
@@ -35,28 +36,28 @@ var trashSeq atomic.Int64
 // by EmptyTrash, after the command's locks are released. Where the move
 // is impossible the folder is deleted here, with worktree.RemoveTree,
 // which works through directory handles and never follows a symlink.
-func (w *Workspace) removeTaskTree(dir string) error {
-	rel, err := filepath.Rel(w.Repo.WorkTree, dir)
+func (p *Pool) RemoveWorktree(dir string) error {
+	rel, err := filepath.Rel(p.Repo.WorkTree, dir)
 	rel = filepath.ToSlash(rel)
-	if err != nil || !strings.HasPrefix(rel, StateDirName+"/") || strings.HasPrefix(rel, StateDirName+"/"+TrashDirName+"/") {
-		return fmt.Errorf("refusing to remove %s: git-nudge removes only worktrees it made inside %s", dir, StateDirName)
+	if err != nil || !strings.HasPrefix(rel, refs.NudgeDir+"/") || strings.HasPrefix(rel, refs.NudgeDir+"/"+TrashDirName+"/") {
+		return fmt.Errorf("refusing to remove %s: git-nudge removes only worktrees it made inside %s", dir, refs.NudgeDir)
 	}
-	if err := w.moveToTrash(rel); err != nil {
-		if err := worktree.RemoveTree(w.Repo.WorkTree, rel); err != nil {
+	if err := p.moveToTrash(rel); err != nil {
+		if err := worktree.RemoveTree(p.Repo.WorkTree, rel); err != nil {
 			return err
 		}
 	}
-	return w.Repo.ForgetWorktree(dir)
+	return p.Repo.ForgetWorktree(dir)
 }
 
 // moveToTrash renames folder rel (slash-separated, below the work tree's
 // top) into the trash. Nothing there is not an error.
-func (w *Workspace) moveToTrash(rel string) error {
-	top := w.Repo.WorkTree
+func (p *Pool) moveToTrash(rel string) error {
+	top := p.Repo.WorkTree
 	if ok, err := worktree.RealDir(top, path.Dir(rel), false); err != nil || !ok {
 		return err
 	}
-	if _, err := worktree.RealDir(top, StateDirName+"/"+TrashDirName, true); err != nil {
+	if _, err := worktree.RealDir(top, refs.NudgeDir+"/"+TrashDirName, true); err != nil {
 		return err
 	}
 	r, err := os.OpenRoot(top)
@@ -68,10 +69,10 @@ func (w *Workspace) moveToTrash(rel string) error {
 		return nil
 	}
 	name := fmt.Sprintf("%d-%d-%d-%s", time.Now().UnixNano(), os.Getpid(), trashSeq.Add(1), path.Base(rel))
-	if err := r.Rename(filepath.FromSlash(rel), filepath.Join(StateDirName, TrashDirName, name)); err != nil {
+	if err := r.Rename(filepath.FromSlash(rel), filepath.Join(refs.NudgeDir, TrashDirName, name)); err != nil {
 		return err
 	}
-	FaultPoint("trash-moved")
+	faults.Point("trash-moved")
 	return nil
 }
 
@@ -82,12 +83,12 @@ func (w *Workspace) moveToTrash(rel string) error {
 // process or by the next command). Each folder is deleted through
 // directory handles (worktree.RemoveTree), so a deletion cut short is
 // simply resumed.
-func (w *Workspace) EmptyTrash() error {
-	ents, err := os.ReadDir(w.trashDir())
+func (p *Pool) EmptyTrash() error {
+	ents, err := os.ReadDir(p.trashDir())
 	if err != nil || !hasTrash(ents) {
 		return nil
 	}
-	l, err := journal.Acquire(context.Background(), filepath.Join(w.trashDir(), "lock"), 0, "git-nudge emptying the trash")
+	l, err := journal.Acquire(context.Background(), filepath.Join(p.trashDir(), "lock"), 0, "git-nudge emptying the trash")
 	if err != nil {
 		return nil // another process is at it
 	}
@@ -95,7 +96,7 @@ func (w *Workspace) EmptyTrash() error {
 	pausePoint("trash-empty")
 	var errs []error
 	for {
-		ents, err := os.ReadDir(w.trashDir())
+		ents, err := os.ReadDir(p.trashDir())
 		if err != nil {
 			return err
 		}
@@ -107,7 +108,7 @@ func (w *Workspace) EmptyTrash() error {
 			if e.Name() == "lock" {
 				continue
 			}
-			if err := worktree.RemoveTree(w.Repo.WorkTree, StateDirName+"/"+TrashDirName+"/"+e.Name()); err != nil {
+			if err := worktree.RemoveTree(p.Repo.WorkTree, refs.NudgeDir+"/"+TrashDirName+"/"+e.Name()); err != nil {
 				errs = append(errs, err)
 			}
 		}
@@ -125,16 +126,4 @@ func hasTrash(ents []os.DirEntry) bool {
 		}
 	}
 	return false
-}
-
-// TrashLeft lists what waits in the trash (for messages and tests).
-func (w *Workspace) TrashLeft() []string {
-	ents, _ := os.ReadDir(w.trashDir())
-	var out []string
-	for _, e := range ents {
-		if e.Name() != "lock" {
-			out = append(out, e.Name())
-		}
-	}
-	return out
 }
