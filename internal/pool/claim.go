@@ -97,7 +97,7 @@ type poolClaim struct {
 // that no two tasks take the same one.
 func (p *Pool) claimPooled(ctx context.Context, id, dir string) *poolClaim {
 	if _, err := os.Lstat(dir); err == nil {
-		return nil // left by an earlier attempt: prepare removes it
+		return nil // left by an earlier attempt: Checkout removes it
 	}
 	bound, err := p.Bound(ctx)
 	if err != nil || bound == 0 {

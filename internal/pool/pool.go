@@ -7,9 +7,10 @@
 // (.nudgethis/trash/). It knows nothing of task records: its callers pass
 // task ids, folders and commits.
 //
-// drop parks a task's worktree in .nudgethis/pool/<name> instead of
-// deleting it, and the next start takes it and brings it to its snapshot,
-// which writes only the files that differ instead of every file.
+// drop, and a finished task giving its worktree back, park the worktree
+// in .nudgethis/pool/<name> instead of deleting it, and the next start
+// takes it and brings it to its snapshot, which writes only the files
+// that differ instead of every file.
 //
 // What makes a reused worktree start as a fresh one is a trusted index:
 // a copy of the worktree's own index made by git-nudge right after the
