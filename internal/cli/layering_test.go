@@ -258,9 +258,10 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 	// workflow -> the other workflows it may import
 	declared := map[string][]string{
 		"accept": nil,
-		"apply":  {"take"},
+		"apply":  {"merge", "take"},
+		"merge":  nil,
 		"runner": {"take"},
-		"save":   nil,
+		"save":   {"merge"},
 		"take":   nil,
 	}
 	// concepts the core calls on, below it

@@ -11,6 +11,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/guard"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/merge"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
@@ -102,12 +103,12 @@ func (p *applyPlan) pick(ctx context.Context, specs []string, ignored *[]string)
 	if len(p.rf.Reasons) > 0 {
 		return nil, true, nil
 	}
-	selected, err := p.w.SelectPaths(ctx, t, specs)
+	selected, err := selectPaths(ctx, p.w, t, specs)
 	if err != nil {
 		return nil, false, err
 	}
 	if selected != nil && len(selected) == 0 {
-		add(fmt.Sprintf("no path of %s's patch matches %s", t.ID, nudge.ShowSpecs(specs)), fmt.Sprintf("git nudge diff %s --name-status lists the paths of its patch.", t.ID))
+		add(fmt.Sprintf("no path of %s's patch matches %s", t.ID, showSpecs(specs)), fmt.Sprintf("git nudge diff %s --name-status lists the paths of its patch.", t.ID))
 		return nil, true, nil
 	}
 	applied := t.AppliedPaths()
@@ -123,7 +124,7 @@ func (p *applyPlan) pick(ctx context.Context, specs []string, ignored *[]string)
 		}
 	}
 	if len(pick) == 0 && len(t.Files) > 0 {
-		add(fmt.Sprintf("%s: every path named is applied already (%s)", t.ID, strings.Join(nudge.QuoteAll(*ignored), ", ")), fmt.Sprintf("git nudge undo %s -- PATH takes a path back; git nudge show %s lists what is applied.", t.ID, t.ID))
+		add(fmt.Sprintf("%s: every path named is applied already (%s)", t.ID, strings.Join(quoteAll(*ignored), ", ")), fmt.Sprintf("git nudge undo %s -- PATH takes a path back; git nudge show %s lists what is applied.", t.ID, t.ID))
 		return nil, true, nil
 	}
 	return pick, false, nil
@@ -306,7 +307,7 @@ func (p *applyPlan) checkEdited(ctx context.Context, steps []nudge.Step, o Optio
 	}
 	if o.Merge {
 		var conflicts []string
-		edited, conflicts, err = p.w.MergeEdited(ctx, p.ops, t, steps, edited, verdicts, seenNow, o.Conflicts)
+		edited, conflicts, err = merge.Edited(ctx, p.w, p.ops, t, steps, edited, verdicts, seenNow, o.Conflicts)
 		if err != nil {
 			return nil, err
 		}

@@ -46,7 +46,7 @@ func UndoWith(ctx context.Context, w *nudge.Workspace, id string, o UndoOptions)
 	out, err := move(ctx, w, id, direction{
 		verb: "undo", faults: faults, done: "restored", since: "since " + id + " was applied",
 		plan: func(ctx context.Context, ops *nudge.FileOps, t *nudge.Task, head git.Head) ([]nudge.Step, []string, string, error) {
-			selected, err := w.SelectPaths(ctx, t, specs)
+			selected, err := selectPaths(ctx, w, t, specs)
 			if err != nil {
 				return nil, nil, "", err
 			}
@@ -62,9 +62,9 @@ func UndoWith(ctx context.Context, w *nudge.Workspace, id string, o UndoOptions)
 			if n, _ := t.AppliedCount(); n > len(undone) {
 				// Some paths stay applied: the record keeps only those.
 				u := *t.Undo
-				u.Before, u.After = nudge.DropPaths(u.Before, undone), nudge.DropPaths(u.After, undone)
+				u.Before, u.After = dropPaths(u.Before, undone), dropPaths(u.After, undone)
 				t.Undo, t.State = &u, nudge.StateApplied
-				t.Conflicts = nudge.DropStrings(t.Conflicts, undone)
+				t.Conflicts = dropStrings(t.Conflicts, undone)
 				return
 			}
 			t.State, t.UndoneAt, t.Conflicts = nudge.StateUndone, &now, nil

@@ -11,6 +11,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/merge"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
@@ -174,7 +175,7 @@ func (s *saving) collectPaths(ctx context.Context, refuse *nudge.RefusedError) e
 	for _, t := range s.tasks {
 		// Conflict markers an apply --conflicts wrote must be resolved;
 		// a resolved file is saved as the task's version.
-		resolved, reasons, err := s.w.ResolvedConflicts(ctx, t)
+		resolved, reasons, err := merge.ResolvedConflicts(ctx, s.w, t)
 		if err != nil {
 			return err
 		}
