@@ -257,12 +257,13 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 	const core = "github.com/nudgethis/git-nudge/internal/nudge"
 	// workflow -> the other workflows it may import
 	declared := map[string][]string{
-		"accept": nil,
-		"apply":  {"merge", "take"},
-		"merge":  nil,
-		"runner": {"take"},
-		"save":   {"merge"},
-		"take":   nil,
+		"accept":     nil,
+		"apply":      {"merge", "patchfiles", "take"},
+		"merge":      {"patchfiles"},
+		"patchfiles": nil,
+		"runner":     {"take"},
+		"save":       {"merge", "patchfiles"},
+		"take":       nil,
 	}
 	// concepts the core calls on, below it
 	below := []string{"internal/guard"}

@@ -12,7 +12,6 @@ import (
 	"github.com/nudgethis/git-nudge/internal/guard"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
-	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
 // TaskSchema is the version written into every task record.
@@ -341,26 +340,6 @@ type MergeConflict struct {
 type LineRange struct {
 	Start int `json:"start"`
 	End   int `json:"end"`
-}
-
-// UndoSteps turns a complete undo record into steps (after -> before), or
-// returns false when the record is missing or incomplete.
-func UndoSteps(u *Undo) ([]Step, bool) {
-	if u == nil || len(u.Before) == 0 || len(u.Before) != len(u.After) {
-		return nil, false
-	}
-	steps := make([]Step, len(u.Before))
-	for i := range u.Before {
-		b, a := u.Before[i], u.After[i]
-		if b.Path != a.Path || worktree.ValidPath(b.Path) != nil ||
-			(b.Mode == nil) != (b.Blob == nil) || (a.Mode == nil) != (a.Blob == nil) ||
-			(Present(b) && !IsRegularMode(b.Mode)) || (Present(a) && !IsRegularMode(a.Mode)) ||
-			(b.RawBlob != nil && !Present(b)) || a.RawBlob != nil {
-			return nil, false
-		}
-		steps[i] = Step{Path: b.Path, From: a, To: b}
-	}
-	return steps, true
 }
 
 // String is the conflict for people: "a.txt: lines 3-5, 9 (both changed these lines)".

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/patchfiles"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -34,11 +35,11 @@ func mergeLabels(id string) []string {
 // be written, conflicts one sentence per path whose merge conflicts,
 // with the lines (none when keepConflicts: then the merge with diff3
 // markers is written).
-func Edited(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *nudge.Task, steps []nudge.Step, reasons []string, verdicts []nudge.Verdict, cur []nudge.Seen, keepConflicts bool) (edited, conflicts []string, err error) {
+func Edited(ctx context.Context, w *nudge.Workspace, ops *patchfiles.FileOps, t *nudge.Task, steps []patchfiles.Step, reasons []string, verdicts []patchfiles.Verdict, cur []patchfiles.Seen, keepConflicts bool) (edited, conflicts []string, err error) {
 	var idx []int
 	var paths []string
 	for i, s := range steps {
-		if verdicts[i] == nudge.Edited && nudge.Present(s.From) && nudge.Present(s.To) && cur[i].Entry.Kind == worktree.File {
+		if verdicts[i] == patchfiles.Edited && nudge.Present(s.From) && nudge.Present(s.To) && cur[i].Entry.Kind == worktree.File {
 			idx = append(idx, i)
 			paths = append(paths, s.Path)
 		}
@@ -147,7 +148,7 @@ func ResolvedConflicts(ctx context.Context, w *nudge.Workspace, t *nudge.Task) (
 // else stored by git hash-object as git add would), the merges are done
 // together (Repo.MergeFiles: one git process for the clean ones), and the
 // new blobs are stored in one batch.
-func mergeSteps(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *nudge.Task, steps []nudge.Step, idx []int, paths, reasons []string, cur []nudge.Seen, keepConflicts bool, skip map[int]bool, conflicts *[]string) error {
+func mergeSteps(ctx context.Context, w *nudge.Workspace, ops *patchfiles.FileOps, t *nudge.Task, steps []patchfiles.Step, idx []int, paths, reasons []string, cur []patchfiles.Seen, keepConflicts bool, skip map[int]bool, conflicts *[]string) error {
 	r := w.Repo
 	reader := r.NewBlobReader()
 	read := func(id string) ([]byte, error) {

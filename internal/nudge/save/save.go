@@ -12,6 +12,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/nudge/merge"
+	"github.com/nudgethis/git-nudge/internal/nudge/patchfiles"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
@@ -225,7 +226,7 @@ func (s *saving) collectPaths(ctx context.Context, refuse *nudge.RefusedError) e
 // checkWorkTree adds a reason to refuse for each saved path whose file no
 // longer holds what the task left in it.
 func (s *saving) checkWorkTree(ctx context.Context, refuse *nudge.RefusedError) error {
-	ops, err := s.w.NewFileOps(ctx)
+	ops, err := patchfiles.New(ctx, s.w)
 	if err != nil {
 		return err
 	}
@@ -239,8 +240,8 @@ func (s *saving) checkWorkTree(ctx context.Context, refuse *nudge.RefusedError) 
 		return err
 	}
 	for i, p := range s.paths {
-		if v := ops.Judge(now[i], wantList[i]); v != nudge.AsExpected {
-			refuse.Reasons = append(refuse.Reasons, nudge.Describe(v, p, now[i], "since it was applied"))
+		if v := ops.Judge(now[i], wantList[i]); v != patchfiles.AsExpected {
+			refuse.Reasons = append(refuse.Reasons, patchfiles.Describe(v, p, now[i], "since it was applied"))
 		}
 	}
 	return nil
