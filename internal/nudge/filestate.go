@@ -2,23 +2,12 @@ package nudge
 
 import "github.com/nudgethis/git-nudge/internal/git"
 
-// What the records say of a path's file, and what apply and undo tell the
+// The largest content apply writes, and what apply and undo tell the
 // operation log of the files they change (Workspace.Files). The engine that
 // looks at and writes those files is internal/nudge/patchfiles.
 
-// Modes of the files apply and undo write.
-const (
-	ModeFile = git.ModeFile
-	ModeExec = git.ModeExec
-)
-
 // MaxFileSize is the largest new content apply writes (16 MiB).
 const MaxFileSize = git.MaxFileSize
-
-func IsRegularMode(m *string) bool { return m != nil && (*m == ModeFile || *m == ModeExec) }
-
-// Present reports whether ps describes a file (rather than no file).
-func Present(ps PathState) bool { return ps.Blob != nil }
 
 // FilesWatch is told by apply and undo what they change in the work tree
 // (the operation log records from it instead of reading the files again):

@@ -14,6 +14,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/record"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -500,11 +501,11 @@ type ChangedError struct{ Reasons []string }
 
 func (e *ChangedError) Error() string { return strings.Join(e.Reasons, "; ") }
 
-// UndoSteps turns a complete undo record (nudge.CompleteUndo) into steps
+// UndoSteps turns a complete undo record (record.CompleteUndo) into steps
 // (after -> before), or returns false when the record is missing or
 // incomplete.
 func UndoSteps(u *nudge.Undo) ([]Step, bool) {
-	if !nudge.CompleteUndo(u) {
+	if !record.CompleteUndo(u) {
 		return nil, false
 	}
 	steps := make([]Step, len(u.Before))

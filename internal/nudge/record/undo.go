@@ -1,8 +1,20 @@
-package nudge
+package record
 
-import "github.com/nudgethis/git-nudge/internal/worktree"
+import (
+	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/worktree"
+)
 
-// What the core opens to the patch-file engine of internal/nudge/patchfiles.
+// Modes of the files apply and undo write.
+const (
+	ModeFile = git.ModeFile
+	ModeExec = git.ModeExec
+)
+
+func IsRegularMode(m *string) bool { return m != nil && (*m == ModeFile || *m == ModeExec) }
+
+// Present reports whether ps describes a file (rather than no file).
+func Present(ps PathState) bool { return ps.Blob != nil }
 
 // CompleteUndo reports whether u is a complete undo record that undo may
 // act on: as many paths after as before, each the same path on both sides
