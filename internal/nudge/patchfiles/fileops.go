@@ -267,7 +267,7 @@ type Step struct {
 	Path     string
 	From, To nudge.PathState
 	// raw (apply) is the id of From's bytes on disk, unfiltered, when
-	// the plan looked at them (see keepRawBytes); the re-check before
+	// the plan looked at them (see KeepRawBytes); the re-check before
 	// writing makes sure they are still those bytes.
 	raw string
 	// Merged (apply --merge): To is the result's change merged into the

@@ -199,7 +199,7 @@ func pinRawBytes(ctx context.Context, w *nudge.Workspace, id string, pins []git.
 	return r.SetRef(ctx, git.SetRefRequest{Name: ref, New: commit, Old: old})
 }
 
-// rawChanged is the re-check of keepRawBytes' reading right before any
+// rawChanged is the re-check of KeepRawBytes' reading right before any
 // file is written: one sentence per path whose bytes on disk are no longer
 // those the plan read (a change git's hashing does not see, such as line
 // endings, would otherwise make undo bring back the older bytes).
