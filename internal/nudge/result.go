@@ -140,7 +140,7 @@ func (w *Workspace) CaptureWorktree(ctx context.Context, t *Task) (string, []Ski
 	var res snapshot.Result
 	var opts snapshot.Options
 	if t.Rules != nil {
-		opts = t.Rules.options()
+		opts = t.Rules.Options()
 		res, err = snapshot.Capture(ctx, wr, opts)
 	} else {
 		res, opts, err = snapshot.CaptureConfigured(ctx, wr)

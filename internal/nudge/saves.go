@@ -93,3 +93,30 @@ func (w *Workspace) WriteSaves(saves []SaveEntry) error {
 	}
 	return journal.Write(w.SavesPath(), saves)
 }
+
+// saveFieldsB64 is a saves.json entry as written: its paths with a
+// paths_b64 sibling when one of them is not valid UTF-8.
+type saveFieldsB64 struct {
+	saveFields
+	PathsB64 []string `json:"paths_b64,omitempty"`
+}
+
+// MarshalJSON keeps fields a newer version added, and the paths' bytes.
+func (s SaveEntry) MarshalJSON() ([]byte, error) {
+	v := saveFieldsB64{saveFields: saveFields(s)}
+	v.Paths, v.PathsB64 = pathenc.EncodeList(s.Paths)
+	return journal.MarshalKnown(&v, s.extra)
+}
+
+// UnmarshalJSON remembers fields this version does not know.
+func (s *SaveEntry) UnmarshalJSON(data []byte) error {
+	var v saveFieldsB64
+	extra, err := journal.UnmarshalKnown(data, &v)
+	if err != nil {
+		return err
+	}
+	*s = SaveEntry(v.saveFields)
+	s.extra = extra
+	s.Paths, err = pathenc.DecodeList(v.Paths, v.PathsB64)
+	return err
+}

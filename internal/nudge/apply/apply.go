@@ -10,6 +10,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/patchfiles"
 )
 
 // FileOutcome is one path in the report of apply or undo.
@@ -36,7 +37,7 @@ type Outcome struct {
 	Conflicts []string `json:"conflicts,omitempty"`
 }
 
-func outcome(t *nudge.Task, steps []nudge.Step) *Outcome {
+func outcome(t *nudge.Task, steps []patchfiles.Step) *Outcome {
 	o := &Outcome{ID: t.ID, State: t.State, Files: []FileOutcome{}}
 	for _, s := range steps {
 		o.Files = append(o.Files, FileOutcome{Path: s.Path, Status: s.Status()})
@@ -101,7 +102,7 @@ func Run(ctx context.Context, w *nudge.Workspace, id string, o Options) (*Outcom
 	}
 	out, err := move(ctx, w, id, direction{
 		verb: "apply", faults: faults, done: "applied", since: "since the snapshot",
-		plan: func(ctx context.Context, ops *nudge.FileOps, t *nudge.Task, head git.Head) ([]nudge.Step, []string, string, error) {
+		plan: func(ctx context.Context, ops *patchfiles.FileOps, t *nudge.Task, head git.Head) ([]patchfiles.Step, []string, string, error) {
 			w.GuardCheck(ctx, t, nudge.CheckApply, w.Warn)
 			steps, reasons, next, err := planApply(ctx, w, ops, t, head, specs, &ignored, o)
 			if err != nil {
@@ -124,7 +125,7 @@ func Run(ctx context.Context, w *nudge.Workspace, id string, o Options) (*Outcom
 			}
 			return nil, rf.Reasons, rf.Next(), nil
 		},
-		begin: func(t *nudge.Task, steps []nudge.Step, head git.Head) {
+		begin: func(t *nudge.Task, steps []patchfiles.Step, head git.Head) {
 			if len(t.ConfigChanges) > 0 {
 				t.ConfigChangesAccepted = append(t.ConfigChangesAccepted, t.ConfigChanges...)
 				t.ConfigChanges = nil
@@ -168,9 +169,9 @@ type direction struct {
 	since  string // for messages about changed files: "since the snapshot"
 	// plan checks the task and the work tree, returning the steps or the
 	// reasons to refuse.
-	plan func(ctx context.Context, ops *nudge.FileOps, t *nudge.Task, head git.Head) ([]nudge.Step, []string, string, error)
+	plan func(ctx context.Context, ops *patchfiles.FileOps, t *nudge.Task, head git.Head) ([]patchfiles.Step, []string, string, error)
 	// begin and finish set the record's in-flight and final states.
-	begin       func(t *nudge.Task, steps []nudge.Step, head git.Head)
+	begin       func(t *nudge.Task, steps []patchfiles.Step, head git.Head)
 	finish      func(t *nudge.Task, now time.Time)
 	changedNext func(id string) string
 }
@@ -191,7 +192,7 @@ func move(ctx context.Context, w *nudge.Workspace, id string, d direction) (*Out
 	if err != nil {
 		return nil, err
 	}
-	ops, err := w.NewFileOps(ctx)
+	ops, err := patchfiles.New(ctx, w)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +219,7 @@ func move(ctx context.Context, w *nudge.Workspace, id string, d direction) (*Out
 	}
 	defer func() { _ = w.RemoveStage(filepath.Base(stageDir)) }()
 	staged := ""
-	if nudge.WritesAttributes(steps) {
+	if patchfiles.WritesAttributes(steps) {
 		staged = filepath.Join(stageDir, "files")
 		if err := ops.Stage(ctx, staged, steps); err != nil {
 			return nil, err
@@ -285,7 +286,7 @@ func stopped(w *nudge.Workspace, t, prev *nudge.Task, verb string, touched bool,
 		if serr := w.Save(prev); serr != nil {
 			return errors.Join(err, fmt.Errorf("restoring the record of %s: %w", t.ID, serr))
 		}
-		var ce *nudge.ChangedError
+		var ce *patchfiles.ChangedError
 		if errors.As(err, &ce) {
 			return &nudge.RefusedError{What: fmt.Sprintf("cannot %s %s; nothing was changed", verb, t.ID), Reasons: ce.Reasons, Next: changedNext}
 		}

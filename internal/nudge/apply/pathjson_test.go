@@ -1,12 +1,10 @@
 package apply
 
 import (
-	"encoding/json"
-	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
 // TestReportsKeepNameBytes: apply's and recover's reports write a name
@@ -17,25 +15,6 @@ func TestReportsKeepNameBytes(t *testing.T) {
 	out := Outcome{ID: "t1", State: nudge.StateApplied, Files: []FileOutcome{{Path: bad, Status: "A"}}}
 	rep := Recovery{ID: "t1", Files: []RecoverFile{{Path: bad, Matches: "after", Before: nudge.PathState{Path: bad}, After: nudge.PathState{Path: bad}}},
 		Leftovers: []string{"dir/.nudge-x.tmp", bad}, Commands: []string{}}
-	for _, v := range []any{out, rep} {
-		data, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(data), "\ufffd") || !strings.Contains(string(data), "ZGlyL2xhdOkudHh0") {
-			t.Errorf("%T lost the bytes of the name:\n%s", v, data)
-		}
-		switch v := v.(type) {
-		case Outcome:
-			var o Outcome
-			if err := json.Unmarshal(data, &o); err != nil || !reflect.DeepEqual(o, v) {
-				t.Errorf("Outcome read back as %+v (%v)", o, err)
-			}
-		case Recovery:
-			var o Recovery
-			if err := json.Unmarshal(data, &o); err != nil || !reflect.DeepEqual(o, v) {
-				t.Errorf("Recovery read back as %+v (%v)", o, err)
-			}
-		}
-	}
+	testutil.KeepsNameBytes(t, out, "ZGlyL2xhdOkudHh0")
+	testutil.KeepsNameBytes(t, rep, "ZGlyL2xhdOkudHh0")
 }

@@ -11,12 +11,14 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/guard"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/merge"
+	"github.com/nudgethis/git-nudge/internal/nudge/patchfiles"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
 // planApply makes the steps of applying t and every reason not to.
-func planApply(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *nudge.Task, head git.Head, specs []string, ignored *[]string, o Options) ([]nudge.Step, []string, string, error) {
+func planApply(ctx context.Context, w *nudge.Workspace, ops *patchfiles.FileOps, t *nudge.Task, head git.Head, specs []string, ignored *[]string, o Options) ([]patchfiles.Step, []string, string, error) {
 	p := &applyPlan{w: w, ops: ops, t: t}
 	pick, refused, err := p.pick(ctx, specs, ignored)
 	if err != nil {
@@ -39,7 +41,7 @@ func planApply(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *n
 	if err == nil {
 		steps, err = p.insideCone(ctx, steps)
 	}
-	var seenNow []nudge.Seen
+	var seenNow []patchfiles.Seen
 	if err == nil && onBranch {
 		seenNow, err = p.checkEdited(ctx, steps, o)
 	}
@@ -54,7 +56,7 @@ func planApply(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *n
 	}
 	if len(p.rf.Reasons) == 0 {
 		// Bytes that checkout would not write back are kept for undo.
-		changed, err := w.KeepRawBytes(ctx, ops, t, steps, seenNow, "since the snapshot")
+		changed, err := patchfiles.KeepRawBytes(ctx, w, ops, t, steps, seenNow, "since the snapshot")
 		if err != nil {
 			return p.failed(err)
 		}
@@ -69,7 +71,7 @@ func planApply(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *n
 // to apply it found so far.
 type applyPlan struct {
 	w   *nudge.Workspace
-	ops *nudge.FileOps
+	ops *patchfiles.FileOps
 	t   *nudge.Task
 	rf  nudge.ReasonList
 	// early are the reasons found before the check of the result's
@@ -88,7 +90,7 @@ type malformedAnswer struct {
 
 // refused is planApply's answer when the task is refused for the reasons
 // found so far.
-func (p *applyPlan) refused() ([]nudge.Step, []string, string, error) {
+func (p *applyPlan) refused() ([]patchfiles.Step, []string, string, error) {
 	return nil, p.rf.Reasons, p.rf.Next(), nil
 }
 
@@ -102,12 +104,12 @@ func (p *applyPlan) pick(ctx context.Context, specs []string, ignored *[]string)
 	if len(p.rf.Reasons) > 0 {
 		return nil, true, nil
 	}
-	selected, err := p.w.SelectPaths(ctx, t, specs)
+	selected, err := selectPaths(ctx, p.w, t, specs)
 	if err != nil {
 		return nil, false, err
 	}
 	if selected != nil && len(selected) == 0 {
-		add(fmt.Sprintf("no path of %s's patch matches %s", t.ID, nudge.ShowSpecs(specs)), fmt.Sprintf("git nudge diff %s --name-status lists the paths of its patch.", t.ID))
+		add(fmt.Sprintf("no path of %s's patch matches %s", t.ID, showSpecs(specs)), fmt.Sprintf("git nudge diff %s --name-status lists the paths of its patch.", t.ID))
 		return nil, true, nil
 	}
 	applied := t.AppliedPaths()
@@ -123,7 +125,7 @@ func (p *applyPlan) pick(ctx context.Context, specs []string, ignored *[]string)
 		}
 	}
 	if len(pick) == 0 && len(t.Files) > 0 {
-		add(fmt.Sprintf("%s: every path named is applied already (%s)", t.ID, strings.Join(nudge.QuoteAll(*ignored), ", ")), fmt.Sprintf("git nudge undo %s -- PATH takes a path back; git nudge show %s lists what is applied.", t.ID, t.ID))
+		add(fmt.Sprintf("%s: every path named is applied already (%s)", t.ID, strings.Join(quoteAll(*ignored), ", ")), fmt.Sprintf("git nudge undo %s -- PATH takes a path back; git nudge show %s lists what is applied.", t.ID, t.ID))
 		return nil, true, nil
 	}
 	return pick, false, nil
@@ -182,7 +184,7 @@ func (p *applyPlan) refusedWhole() (bool, error) {
 
 // failed is planApply's answer to an error of the plan, unless the
 // result is malformed: then the refusal, as when the check came first.
-func (p *applyPlan) failed(err error) ([]nudge.Step, []string, string, error) {
+func (p *applyPlan) failed(err error) ([]patchfiles.Step, []string, string, error) {
 	if whole, merr := p.refusedWhole(); merr == nil && whole {
 		return p.refused()
 	}
@@ -198,7 +200,7 @@ const manualNext = "Apply writes nothing of a patch that has such paths: copy it
 // and the patterns the config adds since, which only protect more),
 // paths setup changed, attributes, nested repositories, symlinks,
 // submodules and entries that are not ordinary files.
-func (p *applyPlan) writable(ctx context.Context, pick []nudge.FileChange) ([]nudge.Step, error) {
+func (p *applyPlan) writable(ctx context.Context, pick []nudge.FileChange) ([]patchfiles.Step, error) {
 	t := p.t
 	opts, err := snapshot.LoadOptions(ctx, p.w.Repo)
 	if err != nil {
@@ -213,9 +215,9 @@ func (p *applyPlan) writable(ctx context.Context, pick []nudge.FileChange) ([]nu
 	for _, f := range t.SetupFiles {
 		bySetup[f.Path] = true
 	}
-	var steps []nudge.Step
+	var steps []patchfiles.Step
 	for _, f := range pick {
-		s := nudge.Step{Path: f.Path, From: normState(f.Path, f.OldMode, f.OldBlob), To: normState(f.Path, f.NewMode, f.NewBlob)}
+		s := patchfiles.Step{Path: f.Path, From: normState(f.Path, f.OldMode, f.OldBlob), To: normState(f.Path, f.NewMode, f.NewBlob)}
 		modes := []*string{s.From.Mode, s.To.Mode}
 		var reason string
 		switch {
@@ -247,7 +249,7 @@ func (p *applyPlan) writable(ctx context.Context, pick []nudge.FileChange) ([]nu
 // checkObjects checks, in one batch, the new contents (present, at most
 // 16 MiB) and the snapshot's contents (present, so that undo can bring
 // them back), adding a reason for each that fails.
-func (p *applyPlan) checkObjects(ctx context.Context, steps []nudge.Step) error {
+func (p *applyPlan) checkObjects(ctx context.Context, steps []patchfiles.Step) error {
 	type want struct {
 		path string
 		old  bool
@@ -284,7 +286,7 @@ func (p *applyPlan) checkObjects(ctx context.Context, steps []nudge.Step) error 
 
 // insideCone returns the steps inside a sparse checkout's cone, adding a
 // reason for each outside it.
-func (p *applyPlan) insideCone(ctx context.Context, steps []nudge.Step) ([]nudge.Step, error) {
+func (p *applyPlan) insideCone(ctx context.Context, steps []patchfiles.Step) ([]patchfiles.Step, error) {
 	steps, outside, err := outsideCone(ctx, p.w, steps)
 	if err != nil {
 		return nil, err
@@ -298,7 +300,7 @@ func (p *applyPlan) insideCone(ctx context.Context, steps []nudge.Step) ([]nudge
 // checkEdited adds a reason for each path edited since the snapshot,
 // unless apply merges it (o.Merge) without conflicts (or writes the
 // conflicts, o.Conflicts); it returns what it saw of each path.
-func (p *applyPlan) checkEdited(ctx context.Context, steps []nudge.Step, o Options) ([]nudge.Seen, error) {
+func (p *applyPlan) checkEdited(ctx context.Context, steps []patchfiles.Step, o Options) ([]patchfiles.Seen, error) {
 	t := p.t
 	edited, verdicts, seenNow, err := p.ops.CheckEach(ctx, steps, "since the snapshot")
 	if err != nil {
@@ -306,7 +308,7 @@ func (p *applyPlan) checkEdited(ctx context.Context, steps []nudge.Step, o Optio
 	}
 	if o.Merge {
 		var conflicts []string
-		edited, conflicts, err = p.w.MergeEdited(ctx, p.ops, t, steps, edited, verdicts, seenNow, o.Conflicts)
+		edited, conflicts, err = merge.Edited(ctx, p.w, p.ops, t, steps, edited, verdicts, seenNow, o.Conflicts)
 		if err != nil {
 			return nil, err
 		}

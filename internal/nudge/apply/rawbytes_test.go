@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/patchfiles"
 	"github.com/nudgethis/git-nudge/internal/testutil/testrepo"
 )
 
@@ -51,7 +51,7 @@ func TestApplyRawBytesChangedBeforeWrite(t *testing.T) {
 	task := r.mkTask("t1", base, r.CommitOn(base, map[string]testrepo.Change{"a.txt": testrepo.Put("one\n2\n")}))
 	w := r.workspace()
 	ctx := context.Background()
-	ops, err := w.NewFileOps(ctx)
+	ops, err := patchfiles.New(ctx, w)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestApplyRawBytesChangedBeforeWrite(t *testing.T) {
 	defer w.RemoveStage(filepath.Base(stageDir))
 	r.Write("a.txt", "one\r\ntwo\r\n", 0o644) // the same blob for git
 	touched, err := ops.Transition(ctx, steps, stageDir, "", "since the snapshot", "apply", nil)
-	var ce *nudge.ChangedError
+	var ce *patchfiles.ChangedError
 	if touched || !errors.As(err, &ce) {
 		t.Fatalf("transition: touched=%v err=%v, want a changedError before any write", touched, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/patchfiles"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
@@ -95,7 +96,7 @@ func recovery(ctx context.Context, w *nudge.Workspace, t *nudge.Task) (*Recovery
 			Next:    fmt.Sprintf("git nudge show %s shows the whole record.", id),
 		}
 	}
-	ops, err := w.NewFileOps(ctx)
+	ops, err := patchfiles.New(ctx, w)
 	if err != nil {
 		return nil, err
 	}
@@ -121,10 +122,10 @@ func recovery(ctx context.Context, w *nudge.Workspace, t *nudge.Task) (*Recovery
 		Commands: []string{"git nudge show " + id, "git diff"}}
 	dirs := map[string]bool{}
 	for i := range before {
-		m := Matches(ops.Judge(seenB[i], before[i]) == nudge.AsExpected, ops.Judge(seenA[i], after[i]) == nudge.AsExpected)
+		m := Matches(ops.Judge(seenB[i], before[i]) == patchfiles.AsExpected, ops.Judge(seenA[i], after[i]) == patchfiles.AsExpected)
 		rep.Files = append(rep.Files, RecoverFile{Path: before[i].Path, Matches: m, Now: nowText(seenA[i]), Before: before[i], After: after[i]})
 		dir := ""
-		for _, d := range nudge.LeadingDirs(before[i].Path) {
+		for _, d := range patchfiles.LeadingDirs(before[i].Path) {
 			dir = d
 		}
 		dirs[dir] = true
@@ -140,7 +141,7 @@ func recovery(ctx context.Context, w *nudge.Workspace, t *nudge.Task) (*Recovery
 	return rep, nil
 }
 
-func nowText(s nudge.Seen) string {
+func nowText(s patchfiles.Seen) string {
 	e := s.Entry
 	switch {
 	case e.Blocker != "":

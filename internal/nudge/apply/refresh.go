@@ -8,6 +8,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/merge"
 	"github.com/nudgethis/git-nudge/internal/nudge/take"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
@@ -187,7 +188,7 @@ func mergeOnto(ctx context.Context, w *nudge.Workspace, old, t *nudge.Task) ([]g
 		return nil, nil, nil, err
 	}
 	made := map[string][]byte{}
-	m := nudge.NewMerger(ctx, w, r, made)
+	m := merge.New(ctx, w, r, made)
 	defer m.Close()
 	edits := make([]*git.TreeEdit, len(paths))
 	conflicts := make([]*nudge.MergeConflict, len(paths))
@@ -195,9 +196,9 @@ func mergeOnto(ctx context.Context, w *nudge.Workspace, old, t *nudge.Task) ([]g
 	var wg sync.WaitGroup
 	m.Join() // this loop, until every merging goroutine is counted
 	for i, f := range old.Files {
-		base := nudge.EntOf(nudge.PathState{Mode: f.OldMode, Blob: f.OldBlob})
-		theirs := nudge.EntOf(nudge.PathState{Mode: f.NewMode, Blob: f.NewBlob})
-		ours := nudge.EntOfIndex(now[i])
+		base := merge.EntOf(nudge.PathState{Mode: f.OldMode, Blob: f.OldBlob})
+		theirs := merge.EntOf(nudge.PathState{Mode: f.NewMode, Blob: f.NewBlob})
+		ours := merge.EntOfIndex(now[i])
 		switch {
 		case ours == base:
 			edits[i] = treeEditOf(f.Path, theirs)
@@ -205,7 +206,7 @@ func mergeOnto(ctx context.Context, w *nudge.Workspace, old, t *nudge.Task) ([]g
 		case ours == theirs:
 			continue // already there
 		}
-		for _, e := range []nudge.Ent{base, ours, theirs} {
+		for _, e := range []merge.Ent{base, ours, theirs} {
 			if e.Mode == "120000" || e.Mode == "160000" {
 				what := "a symbolic link"
 				if e.Mode == "160000" {
@@ -233,8 +234,8 @@ func mergeOnto(ctx context.Context, w *nudge.Workspace, old, t *nudge.Task) ([]g
 				}
 			default:
 				c := &nudge.MergeConflict{Path: f.Path, Reason: refreshClash(why)}
-				if why == nudge.ClashLines {
-					c.Lines, errs[i] = nudge.ClashingLines(ctx, r, base.Blob, ours.Blob, theirs.Blob)
+				if why == merge.ClashLines {
+					c.Lines, errs[i] = merge.ClashingLines(ctx, r, base.Blob, ours.Blob, theirs.Blob)
 				}
 				conflicts[i] = c
 			}
@@ -258,7 +259,7 @@ func mergeOnto(ctx context.Context, w *nudge.Workspace, old, t *nudge.Task) ([]g
 	return outEdits, outConflicts, made, nil
 }
 
-func treeEditOf(p string, e nudge.Ent) *git.TreeEdit {
+func treeEditOf(p string, e merge.Ent) *git.TreeEdit {
 	if !e.Present() {
 		return &git.TreeEdit{Path: p, Mode: "000000", Object: ""}
 	}
@@ -268,15 +269,15 @@ func treeEditOf(p string, e nudge.Ent) *git.TreeEdit {
 // refreshClash says why a path's change cannot be merged (merge3's why).
 func refreshClash(why string) string {
 	switch why {
-	case nudge.ClashLines:
+	case merge.ClashLines:
 		return "the task and your edits since its snapshot changed the same lines"
-	case nudge.ClashDelete:
+	case merge.ClashDelete:
 		return "the task deletes the file, which you edited since its snapshot"
-	case nudge.ClashCreate:
+	case merge.ClashCreate:
 		return "the task creates the file, and the workspace now has another version of it"
-	case nudge.ClashAbsent:
+	case merge.ClashAbsent:
 		return "the task changes the file, which is gone from the workspace now"
-	case nudge.ClashMode:
+	case merge.ClashMode:
 		return "the task changes the file's mode, and so did you"
 	}
 	return "a binary file changed both by the task and since its snapshot (binary files are not merged line by line)"

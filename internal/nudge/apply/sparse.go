@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/patchfiles"
 )
 
 // sparseNext is the advice for a patch that reaches outside the sparse
@@ -16,7 +17,7 @@ const sparseNext = "Bring those folders into the sparse checkout (git sparse-che
 // version of them whatever the work tree holds, so they are neither
 // checked (they would look deleted) nor written (git would not see the
 // file): each is a reason to refuse that names sparse-checkout.
-func outsideCone(ctx context.Context, w *nudge.Workspace, steps []nudge.Step) ([]nudge.Step, []string, error) {
+func outsideCone(ctx context.Context, w *nudge.Workspace, steps []patchfiles.Step) ([]patchfiles.Step, []string, error) {
 	paths := make([]string, len(steps))
 	for i, s := range steps {
 		paths[i] = s.Path

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/nudgethis/git-nudge/internal/nudge/patchfiles"
 	"github.com/nudgethis/git-nudge/internal/testutil/testrepo"
 )
 
@@ -28,7 +29,7 @@ func TestTransitionTouchesNothingBeforeTheRecord(t *testing.T) {
 	ctx := context.Background()
 	before := r.Tree()
 	for _, fail := range []bool{true, false} {
-		ops, err := w.NewFileOps(ctx)
+		ops, err := patchfiles.New(ctx, w)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/patchfiles"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 )
 
@@ -45,14 +46,14 @@ func UndoWith(ctx context.Context, w *nudge.Workspace, id string, o UndoOptions)
 	undone := map[string]bool{}
 	out, err := move(ctx, w, id, direction{
 		verb: "undo", faults: faults, done: "restored", since: "since " + id + " was applied",
-		plan: func(ctx context.Context, ops *nudge.FileOps, t *nudge.Task, head git.Head) ([]nudge.Step, []string, string, error) {
-			selected, err := w.SelectPaths(ctx, t, specs)
+		plan: func(ctx context.Context, ops *patchfiles.FileOps, t *nudge.Task, head git.Head) ([]patchfiles.Step, []string, string, error) {
+			selected, err := selectPaths(ctx, w, t, specs)
 			if err != nil {
 				return nil, nil, "", err
 			}
 			return planUndo(ctx, w, ops, t, head, selected, &ignored)
 		},
-		begin: func(t *nudge.Task, steps []nudge.Step, _ git.Head) {
+		begin: func(t *nudge.Task, steps []patchfiles.Step, _ git.Head) {
 			for _, s := range steps {
 				undone[s.Path] = true
 			}
@@ -62,9 +63,9 @@ func UndoWith(ctx context.Context, w *nudge.Workspace, id string, o UndoOptions)
 			if n, _ := t.AppliedCount(); n > len(undone) {
 				// Some paths stay applied: the record keeps only those.
 				u := *t.Undo
-				u.Before, u.After = nudge.DropPaths(u.Before, undone), nudge.DropPaths(u.After, undone)
+				u.Before, u.After = dropPaths(u.Before, undone), dropPaths(u.After, undone)
 				t.Undo, t.State = &u, nudge.StateApplied
-				t.Conflicts = nudge.DropStrings(t.Conflicts, undone)
+				t.Conflicts = dropStrings(t.Conflicts, undone)
 				return
 			}
 			t.State, t.UndoneAt, t.Conflicts = nudge.StateUndone, &now, nil
@@ -83,10 +84,10 @@ func undoChangedNext(id string) string {
 }
 
 // planUndo makes the steps of undoing t and every reason not to.
-func planUndo(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *nudge.Task, head git.Head, selected map[string]bool, ignored *[]string) ([]nudge.Step, []string, string, error) {
+func planUndo(ctx context.Context, w *nudge.Workspace, ops *patchfiles.FileOps, t *nudge.Task, head git.Head, selected map[string]bool, ignored *[]string) ([]patchfiles.Step, []string, string, error) {
 	var rf nudge.ReasonList
 	add := rf.Add
-	done := func() ([]nudge.Step, []string, string, error) { return nil, rf.Reasons, rf.Next(), nil }
+	done := func() ([]patchfiles.Step, []string, string, error) { return nil, rf.Reasons, rf.Next(), nil }
 
 	commit, saved, err := savedIn(ctx, w, t)
 	if err != nil {
@@ -115,7 +116,7 @@ func planUndo(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *nu
 		add(fmt.Sprintf("%s is not applied (it is %s)", t.ID, nudge.StateLabel(t.State)), "")
 		return done()
 	}
-	steps, ok := nudge.UndoSteps(t.Undo)
+	steps, ok := patchfiles.UndoSteps(t.Undo)
 	if !ok {
 		add(t.ID+" has no complete undo record, so it needs manual handling",
 			fmt.Sprintf("git nudge show %s lists the files of its patch; put them back by hand.", t.ID))
@@ -123,7 +124,7 @@ func planUndo(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *nu
 	}
 	if selected != nil {
 		// Only the named paths, of those applied.
-		var pick []nudge.Step
+		var pick []patchfiles.Step
 		applied := map[string]bool{}
 		for _, s := range steps {
 			applied[s.Path] = true
@@ -166,7 +167,7 @@ func planUndo(ctx context.Context, w *nudge.Workspace, ops *nudge.FileOps, t *nu
 		onBranch = false
 	}
 	var blobs []string
-	var writers []nudge.Step
+	var writers []patchfiles.Step
 	for _, s := range steps {
 		if nudge.Present(s.To) {
 			blobs = append(blobs, *s.To.Blob)

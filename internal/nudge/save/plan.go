@@ -7,6 +7,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/merge"
 )
 
 // A save commits exactly the reviewed change: for each saved
@@ -23,14 +24,14 @@ import (
 // work tree.
 
 // taskChange is one task's change to a path.
-type taskChange struct{ before, after nudge.Ent }
+type taskChange struct{ before, after merge.Ent }
 
 // savePlan is what a save commits and stages, path by path (in the order
 // of the save's paths).
 type savePlan struct {
-	Commit   []nudge.Ent
-	Index    []nudge.Ent // the user's index entry after the save
-	oldIndex []nudge.Ent // and before it
+	Commit   []merge.Ent
+	Index    []merge.Ent // the user's index entry after the save
+	oldIndex []merge.Ent // and before it
 	// Whole: the paths committed as they are in the work tree
 	// (--whole-files) because the task's change could not be separated
 	// from the user's edits; kept: the paths whose commit is not the
@@ -75,7 +76,7 @@ func planSave(ctx context.Context, w *nudge.Workspace, head git.Head, tasks []*n
 			if !ok {
 				b = nudge.PathState{Path: a.Path} // a record without one: treated as added
 			}
-			changes[a.Path] = append(changes[a.Path], taskChange{before: nudge.EntOf(b), after: nudge.EntOf(a)})
+			changes[a.Path] = append(changes[a.Path], taskChange{before: merge.EntOf(b), after: merge.EntOf(a)})
 		}
 	}
 	heads := make([]git.IndexEntry, len(paths))
@@ -92,20 +93,20 @@ func planSave(ctx context.Context, w *nudge.Workspace, head git.Head, tasks []*n
 	if err != nil {
 		return nil, err
 	}
-	plan := &savePlan{Commit: make([]nudge.Ent, len(paths)), Index: make([]nudge.Ent, len(paths)), oldIndex: make([]nudge.Ent, len(paths)), made: map[string][]byte{}}
-	m := nudge.NewMerger(ctx, w, r, plan.made)
+	plan := &savePlan{Commit: make([]merge.Ent, len(paths)), Index: make([]merge.Ent, len(paths)), oldIndex: make([]merge.Ent, len(paths)), made: map[string][]byte{}}
+	m := merge.New(ctx, w, r, plan.made)
 	reasons := make([]string, len(paths))
 	var wg sync.WaitGroup
 	var firstErr error
 	var errOnce sync.Once
 	m.Join() // this loop, until every path's goroutine is counted
 	for i, p := range paths {
-		plan.oldIndex[i] = nudge.EntOfIndex(idx[i])
+		plan.oldIndex[i] = merge.EntOfIndex(idx[i])
 		wg.Add(1)
 		m.Join()
 		go func(i int, p string) {
 			defer wg.Done()
-			reason, err := planPath(m, p, nudge.EntOfIndex(heads[i]), plan.oldIndex[i], unmerged[p], changes[p], &plan.Commit[i], &plan.Index[i])
+			reason, err := planPath(m, p, merge.EntOfIndex(heads[i]), plan.oldIndex[i], unmerged[p], changes[p], &plan.Commit[i], &plan.Index[i])
 			if err != nil {
 				errOnce.Do(func() { firstErr = err })
 				return
@@ -120,7 +121,7 @@ func planSave(ctx context.Context, w *nudge.Workspace, head git.Head, tasks []*n
 		return nil, firstErr
 	}
 	for i, p := range paths {
-		now := nudge.EntOf(want[p])
+		now := merge.EntOf(want[p])
 		switch {
 		case reasons[i] != "" && !wholeFiles:
 			refuse.Reasons = append(refuse.Reasons, reasons[i])
@@ -168,15 +169,15 @@ func (p *savePlan) Write(ctx context.Context, r *git.Repo) error {
 func commitClash(qp, why string) string {
 	var s string
 	switch why {
-	case nudge.ClashLines:
+	case merge.ClashLines:
 		s = "the task's change and your own uncommitted edits of the file touch the same lines"
-	case nudge.ClashDelete:
+	case merge.ClashDelete:
 		s = "the task deletes the file, and it has your own uncommitted edits"
-	case nudge.ClashCreate:
+	case merge.ClashCreate:
 		s = "the task creates the file, and HEAD now has another version of it"
-	case nudge.ClashAbsent:
+	case merge.ClashAbsent:
 		s = "the file is not in HEAD (it is new in your work tree), and the task changes it"
-	case nudge.ClashMode:
+	case merge.ClashMode:
 		s = "the task changes the file's mode, and so did you"
 	default:
 		s = "it is a binary file with your own uncommitted edits besides the task's change (binary files are not merged line by line)"
@@ -188,15 +189,15 @@ func commitClash(qp, why string) string {
 func indexClash(qp, why string) string {
 	var s string
 	switch why {
-	case nudge.ClashLines:
+	case merge.ClashLines:
 		s = "they touch the same lines"
-	case nudge.ClashDelete:
+	case merge.ClashDelete:
 		s = "the task deletes the file"
-	case nudge.ClashCreate:
+	case merge.ClashCreate:
 		s = "the task creates the file"
-	case nudge.ClashAbsent:
+	case merge.ClashAbsent:
 		s = "you staged its removal"
-	case nudge.ClashMode:
+	case merge.ClashMode:
 		s = "both change its mode"
 	default:
 		s = "it is binary, and binary files are not merged line by line"
@@ -211,7 +212,7 @@ func indexClash(qp, why string) string {
 // The caller has counted it as a participant (join); it leaves once its
 // commit chain is merged, and its index chain runs as a participant of its
 // own.
-func planPath(m *nudge.Merger, p string, head, idx nudge.Ent, unmerged bool, chain []taskChange, commit, index *nudge.Ent) (string, error) {
+func planPath(m *merge.Merger, p string, head, idx merge.Ent, unmerged bool, chain []taskChange, commit, index *merge.Ent) (string, error) {
 	qp := nudge.QuotePath(p)
 	left := false
 	leave := func() {
@@ -224,7 +225,7 @@ func planPath(m *nudge.Merger, p string, head, idx nudge.Ent, unmerged bool, cha
 	// The index's chain runs beside the commit's (they do not depend on
 	// each other), so that their merge-file processes overlap.
 	type indexAnswer struct {
-		e   nudge.Ent
+		e   merge.Ent
 		why string
 		err error
 	}
@@ -302,7 +303,7 @@ func savedIndexEntries(ctx context.Context, w *nudge.Workspace, e *nudge.SaveEnt
 	}
 	for i := range entries {
 		if x, ok := byPath[entries[i].Path]; ok {
-			n := nudge.EntOf(nudge.PathState{Mode: x.Mode, Blob: x.Blob})
+			n := merge.EntOf(nudge.PathState{Mode: x.Mode, Blob: x.Blob})
 			entries[i].Mode, entries[i].Blob = n.Mode, n.Blob
 		}
 	}
@@ -314,7 +315,7 @@ func savedIndexEntries(ctx context.Context, w *nudge.Workspace, e *nudge.SaveEnt
 func preSaveIndex(e *nudge.SaveEntry, p string) (git.IndexEntry, bool) {
 	for _, x := range e.Index {
 		if x.Path == p {
-			o := nudge.EntOf(nudge.PathState{Mode: x.OldMode, Blob: x.OldBlob})
+			o := merge.EntOf(nudge.PathState{Mode: x.OldMode, Blob: x.OldBlob})
 			return git.IndexEntry{Path: p, Mode: o.Mode, Blob: o.Blob}, true
 		}
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/merge"
+	"github.com/nudgethis/git-nudge/internal/nudge/patchfiles"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
@@ -174,7 +176,7 @@ func (s *saving) collectPaths(ctx context.Context, refuse *nudge.RefusedError) e
 	for _, t := range s.tasks {
 		// Conflict markers an apply --conflicts wrote must be resolved;
 		// a resolved file is saved as the task's version.
-		resolved, reasons, err := s.w.ResolvedConflicts(ctx, t)
+		resolved, reasons, err := merge.ResolvedConflicts(ctx, s.w, t)
 		if err != nil {
 			return err
 		}
@@ -224,7 +226,7 @@ func (s *saving) collectPaths(ctx context.Context, refuse *nudge.RefusedError) e
 // checkWorkTree adds a reason to refuse for each saved path whose file no
 // longer holds what the task left in it.
 func (s *saving) checkWorkTree(ctx context.Context, refuse *nudge.RefusedError) error {
-	ops, err := s.w.NewFileOps(ctx)
+	ops, err := patchfiles.New(ctx, s.w)
 	if err != nil {
 		return err
 	}
@@ -238,8 +240,8 @@ func (s *saving) checkWorkTree(ctx context.Context, refuse *nudge.RefusedError) 
 		return err
 	}
 	for i, p := range s.paths {
-		if v := ops.Judge(now[i], wantList[i]); v != nudge.AsExpected {
-			refuse.Reasons = append(refuse.Reasons, nudge.Describe(v, p, now[i], "since it was applied"))
+		if v := ops.Judge(now[i], wantList[i]); v != patchfiles.AsExpected {
+			refuse.Reasons = append(refuse.Reasons, patchfiles.Describe(v, p, now[i], "since it was applied"))
 		}
 	}
 	return nil

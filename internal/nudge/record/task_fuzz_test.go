@@ -1,4 +1,4 @@
-package nudge
+package record
 
 import (
 	"bytes"
@@ -14,9 +14,10 @@ import (
 // every command does with .nudgethis/tasks/<id>.json). It never panics;
 // what it rejects is a *journal.CorruptError naming the file; what it
 // accepts encodes again, and that encoding reads back to the same record
-// (fields a newer version added survive); and undo only ever gets steps
-// over paths the work-tree layer accepts, each side a regular file or no
-// file. Seeds are in testdata/fuzz/FuzzTaskDecode.
+// (fields a newer version added survive); and an undo record accepted as
+// complete (what undo acts on, patchfiles.UndoSteps) pairs each path with
+// itself, over paths the work-tree layer accepts, each side a regular file
+// or no file. Seeds are in testdata/fuzz/FuzzTaskDecode.
 func FuzzTaskDecode(f *testing.F) {
 	for _, s := range []string{
 		`{"version":1,"id":"t1","state":"ready","files":[],"undo":null}`,
@@ -49,17 +50,21 @@ func FuzzTaskDecode(f *testing.F) {
 		if err != nil || !bytes.Equal(enc, enc2) {
 			t.Fatalf("round trip changed the record (%v):\n%s\n%s", err, enc, enc2)
 		}
-		if steps, ok := UndoSteps(rec.Undo); ok {
-			for _, s := range steps {
-				if worktree.ValidPath(s.Path) != nil {
-					t.Fatalf("undo would touch %q", s.Path)
+		if CompleteUndo(rec.Undo) {
+			for i, b := range rec.Undo.Before {
+				a := rec.Undo.After[i]
+				if a.Path != b.Path {
+					t.Fatalf("undo would pair %q with %q", a.Path, b.Path)
 				}
-				for _, side := range []PathState{s.From, s.To} {
+				if worktree.ValidPath(b.Path) != nil {
+					t.Fatalf("undo would touch %q", b.Path)
+				}
+				for _, side := range []PathState{a, b} {
 					if Present(side) && !IsRegularMode(side.Mode) {
-						t.Fatalf("undo would write %q with mode %v", s.Path, side.Mode)
+						t.Fatalf("undo would write %q with mode %v", b.Path, side.Mode)
 					}
 					if (side.Mode == nil) != (side.Blob == nil) {
-						t.Fatalf("undo got a half-absent side for %q", s.Path)
+						t.Fatalf("undo got a half-absent side for %q", b.Path)
 					}
 				}
 			}

@@ -1,4 +1,10 @@
-package nudge
+// Package patchfiles is the engine apply, undo, recover, save and the
+// merges of apply --merge share: looking at the work-tree files of a
+// task's patch (as git would hash them), judging them against an expected
+// state, keeping the bytes on disk that undo must bring back, and moving
+// the files from one recorded state to another durably, never touching a
+// file outside the patch or one that changed since it was judged.
+package patchfiles
 
 import (
 	"context"
@@ -7,32 +13,14 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/record"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
-// This file is the engine apply, undo and recover share: looking at the
-// work-tree files of a patch (as git would hash them), judging them against
-// an expected state, and moving them from one recorded state to another
-// durably, never touching a file outside the patch or one that changed
-// since it was judged.
-
-// Modes of the files apply and undo write.
-const (
-	ModeFile = git.ModeFile
-	ModeExec = git.ModeExec
-)
-
-// MaxFileSize is the largest new content apply writes (16 MiB).
-const MaxFileSize = git.MaxFileSize
-
-func IsRegularMode(m *string) bool { return m != nil && (*m == ModeFile || *m == ModeExec) }
-
-// Present reports whether ps describes a file (rather than no file).
-func Present(ps PathState) bool { return ps.Blob != nil }
-
 // FileOps looks at and changes the work-tree files of a task's patch.
 type FileOps struct {
-	ws       *Workspace // where stage folders go
+	ws       *nudge.Workspace // where stage folders go
 	repo     *git.Repo
 	Tree     *worktree.Tree
 	ctx      context.Context // the command's, for execBitCounts
@@ -52,9 +40,9 @@ type FileOps struct {
 	reader *git.BlobReader
 }
 
-// plainFor reports whether git converts nothing for any of paths (see
+// PlainFor reports whether git converts nothing for any of paths (see
 // git.PlainFiles), asking only about paths not seen before.
-func (o *FileOps) plainFor(paths []string) bool {
+func (o *FileOps) PlainFor(paths []string) bool {
 	if o.plain == nil {
 		o.plain = map[string]bool{}
 	}
@@ -85,7 +73,9 @@ func (o *FileOps) Close() {
 	_ = o.blobs.Close()
 }
 
-func (w *Workspace) NewFileOps(ctx context.Context) (*FileOps, error) {
+// New opens the work tree of w for a command's looks and changes; Close
+// releases it.
+func New(ctx context.Context, w *nudge.Workspace) (*FileOps, error) {
 	tree, err := worktree.Open(w.Repo.WorkTree)
 	if err != nil {
 		return nil, err
@@ -109,31 +99,12 @@ func (o *FileOps) execBitCounts() bool {
 	return *o.fileMode
 }
 
-// FilesWatch is told by apply and undo what they change in the work tree
-// (the operation log records from it instead of reading the files again):
-// Before, right before the first file is touched, each path of the patch
-// with what it holds, just checked; After, once every file is written and
-// verified, what they hold then. A state is the file's mode and the blob
-// of its raw bytes, an object the repository has (the task's own
-// versions); nil is no file; a path missing from the map was not known
-// without reading it (where git converts the files' bytes, nothing is).
-type FilesWatch struct {
-	Before func(paths []string, states map[string]*FileState)
-	After  func(states map[string]*FileState)
-}
-
-// FileState is a file as FilesWatch reports it.
-type FileState struct {
-	Mode string
-	Blob string
-}
-
 // fileStates is what the look saw of each step's path, where it says for
 // certain: a path judged absent, or a regular file whose raw bytes' id
 // (the bytes on disk: git converts nothing for these paths) is one of
 // the ids in the step's state want (its blob or kept raw bytes).
-func (o *FileOps) fileStates(steps []Step, cur []Seen, want func(Step) PathState) map[string]*FileState {
-	states := map[string]*FileState{}
+func (o *FileOps) fileStates(steps []Step, cur []Seen, want func(Step) nudge.PathState) map[string]*nudge.FileState {
+	states := map[string]*nudge.FileState{}
 	if len(cur) != len(steps) {
 		return states
 	}
@@ -141,19 +112,19 @@ func (o *FileOps) fileStates(steps []Step, cur []Seen, want func(Step) PathState
 	for _, s := range steps {
 		paths = append(paths, s.Path)
 	}
-	plain := o.plainFor(paths)
+	plain := o.PlainFor(paths)
 	for i, s := range steps {
 		e, ps := cur[i].Entry, want(s)
 		switch {
-		case e.Kind == worktree.Absent && !Present(ps):
+		case e.Kind == worktree.Absent && !nudge.Present(ps):
 			states[s.Path] = nil
-		case e.Kind == worktree.File && Present(ps) && plain &&
+		case e.Kind == worktree.File && nudge.Present(ps) && plain &&
 			(cur[i].Blob == *ps.Blob || ps.RawBlob != nil && cur[i].Blob == *ps.RawBlob):
-			mode := ModeFile
+			mode := nudge.ModeFile
 			if e.Exec {
-				mode = ModeExec
+				mode = nudge.ModeExec
 			}
-			states[s.Path] = &FileState{Mode: mode, Blob: cur[i].Blob}
+			states[s.Path] = &nudge.FileState{Mode: mode, Blob: cur[i].Blob}
 		}
 	}
 	return states
@@ -171,7 +142,7 @@ type Seen struct {
 // with the expected entry in a
 // private index, so that git's "committed CRLF stays CRLF" rule of
 // core.autocrlf is honoured exactly.
-func (o *FileOps) Look(ctx context.Context, want []PathState) ([]Seen, error) {
+func (o *FileOps) Look(ctx context.Context, want []nudge.PathState) ([]Seen, error) {
 	out := make([]Seen, len(want))
 	var idx []int
 	var paths []string
@@ -186,7 +157,7 @@ func (o *FileOps) Look(ctx context.Context, want []PathState) ([]Seen, error) {
 			paths = append(paths, ps.Path)
 		}
 	}
-	if o.plainFor(paths) {
+	if o.PlainFor(paths) {
 		// git would store the bytes as they are: their id is git's.
 		ids, err := o.rawIDs(paths)
 		if err != nil {
@@ -205,7 +176,7 @@ func (o *FileOps) Look(ctx context.Context, want []PathState) ([]Seen, error) {
 	var secondIdx []int
 	for j, i := range idx {
 		out[i].Blob = ids[j]
-		if w := want[i]; Present(w) && *w.Blob != ids[j] && IsRegularMode(w.Mode) {
+		if w := want[i]; nudge.Present(w) && *w.Blob != ids[j] && nudge.IsRegularMode(w.Mode) {
 			second = append(second, git.IndexEntry{Mode: *w.Mode, Blob: *w.Blob, Path: w.Path})
 			secondIdx = append(secondIdx, i)
 		}
@@ -227,16 +198,16 @@ type Verdict int
 
 const (
 	AsExpected Verdict = iota // the path holds what was expected of it
-	vEdited                   // content differs
+	Edited                    // content differs
 	vMode                     // only the executable bit differs
 	vGone                     // a file was expected, nothing is there
 	vCreated                  // nothing was expected, a file is there
 	vKind                     // a symlink, folder or special file is there
 )
 
-func (o *FileOps) Judge(s Seen, want PathState) Verdict {
+func (o *FileOps) Judge(s Seen, want nudge.PathState) Verdict {
 	e := s.Entry
-	if !Present(want) {
+	if !nudge.Present(want) {
 		switch e.Kind {
 		case worktree.Absent, worktree.Dir:
 			// A folder is no file at that path, as git sees it; when a
@@ -253,9 +224,9 @@ func (o *FileOps) Judge(s Seen, want PathState) Verdict {
 		return vGone
 	case worktree.File:
 		if s.Blob != *want.Blob {
-			return vEdited
+			return Edited
 		}
-		if want.Mode != nil && e.Exec != (*want.Mode == ModeExec) && o.execBitCounts() {
+		if want.Mode != nil && e.Exec != (*want.Mode == nudge.ModeExec) && o.execBitCounts() {
 			return vMode
 		}
 		return AsExpected
@@ -267,15 +238,15 @@ func (o *FileOps) Judge(s Seen, want PathState) Verdict {
 // Describe says in a sentence how path differs; since is "since the
 // snapshot" or "since t3 was applied".
 func Describe(v Verdict, path string, s Seen, since string) string {
-	path = QuotePath(path)
+	path = nudge.QuotePath(path)
 	switch v {
-	case vEdited:
+	case Edited:
 		return fmt.Sprintf("%s was edited %s", path, since)
 	case vMode:
 		return fmt.Sprintf("%s's executable bit changed %s", path, since)
 	case vGone:
 		if e := s.Entry; e.Blocker != "" {
-			return fmt.Sprintf("%s cannot be reached: %s is now a %s", path, QuotePath(e.Blocker), e.BlockerKind)
+			return fmt.Sprintf("%s cannot be reached: %s is now a %s", path, nudge.QuotePath(e.Blocker), e.BlockerKind)
 		}
 		return fmt.Sprintf("%s was deleted %s", path, since)
 	case vCreated:
@@ -294,9 +265,9 @@ func Describe(v Verdict, path string, s Seen, since string) string {
 // Step moves one path from one state to another.
 type Step struct {
 	Path     string
-	From, To PathState
+	From, To nudge.PathState
 	// raw (apply) is the id of From's bytes on disk, unfiltered, when
-	// the plan looked at them (see keepRawBytes); the re-check before
+	// the plan looked at them (see KeepRawBytes); the re-check before
 	// writing makes sure they are still those bytes.
 	raw string
 	// Merged (apply --merge): To is the result's change merged into the
@@ -309,9 +280,9 @@ type Step struct {
 // (removes it) or M (changes its content or mode).
 func (s Step) Status() string {
 	switch {
-	case !Present(s.From):
+	case !nudge.Present(s.From):
 		return "A"
-	case !Present(s.To):
+	case !nudge.Present(s.To):
 		return "D"
 	}
 	return "M"
@@ -324,20 +295,20 @@ func (s Step) Status() string {
 func (o *FileOps) writable(steps []Step, cur []Seen, skip map[string]bool) ([]string, error) {
 	removed := map[string]bool{}
 	for _, s := range steps {
-		if !Present(s.To) {
+		if !nudge.Present(s.To) {
 			removed[s.Path] = true
 		}
 	}
 	var reasons []string
 	for i, s := range steps {
-		if !Present(s.To) || skip[s.Path] {
+		if !nudge.Present(s.To) || skip[s.Path] {
 			continue
 		}
 		e := cur[i].Entry
 		switch {
 		case e.Blocker != "" && !(e.BlockerKind == worktree.File && removed[e.Blocker]):
-			reasons = append(reasons, fmt.Sprintf("%s cannot be written: %s is a %s, not a folder", QuotePath(s.Path), QuotePath(e.Blocker), e.BlockerKind))
-		case e.Kind == worktree.Dir && !Present(s.From):
+			reasons = append(reasons, fmt.Sprintf("%s cannot be written: %s is a %s, not a folder", nudge.QuotePath(s.Path), nudge.QuotePath(e.Blocker), e.BlockerKind))
+		case e.Kind == worktree.Dir && !nudge.Present(s.From):
 			files, complete, err := o.Tree.ListFiles(s.Path, 10000)
 			if err != nil {
 				return nil, err
@@ -349,7 +320,7 @@ func (o *FileOps) writable(steps []Step, cur []Seen, skip map[string]bool) ([]st
 				}
 			}
 			if !clear {
-				reasons = append(reasons, fmt.Sprintf("%s cannot be written: a folder is there that the patch does not empty (other files, or empty folders)", QuotePath(s.Path)))
+				reasons = append(reasons, fmt.Sprintf("%s cannot be written: a folder is there that the patch does not empty (other files, or empty folders)", nudge.QuotePath(s.Path)))
 			}
 		}
 	}
@@ -363,7 +334,7 @@ func (o *FileOps) writable(steps []Step, cur []Seen, skip map[string]bool) ([]st
 func (o *FileOps) Stage(ctx context.Context, files string, steps []Step) error {
 	var entries []git.IndexEntry
 	for _, s := range steps {
-		if Present(s.To) {
+		if nudge.Present(s.To) {
 			entries = append(entries, git.IndexEntry{Mode: *s.To.Mode, Blob: *s.To.Blob, Path: s.Path})
 		}
 	}
@@ -382,7 +353,7 @@ func order(steps []Step) []Step {
 	writes := map[string]bool{}
 	removes := map[string]bool{}
 	for _, s := range steps {
-		if Present(s.To) {
+		if nudge.Present(s.To) {
 			writes[s.Path] = true
 		} else {
 			removes[s.Path] = true
@@ -408,7 +379,7 @@ func order(steps []Step) []Step {
 		switch {
 		case early[s.Path]:
 			first = append(first, s)
-		case Present(s.To):
+		case nudge.Present(s.To):
 			mid = append(mid, s)
 		default:
 			last = append(last, s)
@@ -499,7 +470,7 @@ func (o *FileOps) Check(ctx context.Context, steps []Step, since string) ([]stri
 // sentence ("" when it is as expected) and verdicts[i] its verdict; the
 // reasons after len(steps) are the paths that cannot be written.
 func (o *FileOps) CheckEach(ctx context.Context, steps []Step, since string) ([]string, []Verdict, []Seen, error) {
-	from := make([]PathState, len(steps))
+	from := make([]nudge.PathState, len(steps))
 	for i, s := range steps {
 		from[i] = s.From
 	}
@@ -529,3 +500,17 @@ func (o *FileOps) CheckEach(ctx context.Context, steps []Step, since string) ([]
 type ChangedError struct{ Reasons []string }
 
 func (e *ChangedError) Error() string { return strings.Join(e.Reasons, "; ") }
+
+// UndoSteps turns a complete undo record (record.CompleteUndo) into steps
+// (after -> before), or returns false when the record is missing or
+// incomplete.
+func UndoSteps(u *nudge.Undo) ([]Step, bool) {
+	if !record.CompleteUndo(u) {
+		return nil, false
+	}
+	steps := make([]Step, len(u.Before))
+	for i, b := range u.Before {
+		steps[i] = Step{Path: b.Path, From: u.After[i], To: b}
+	}
+	return steps, true
+}

@@ -1,12 +1,10 @@
-package apply
+package patchfiles
 
 import (
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
-	"github.com/nudgethis/git-nudge/internal/testutil/testrepo"
 )
 
 // The folders fsynced after a transition are those whose entries changed:
@@ -17,49 +15,22 @@ func TestChangedDirs(t *testing.T) {
 	t.Parallel()
 	blob, mode := "1111111111111111111111111111111111111111", nudge.ModeFile
 	file := nudge.PathState{Mode: &mode, Blob: &blob}
-	steps := []nudge.Step{
+	steps := []Step{
 		{Path: "src/d1/e1/a.txt", From: file, To: file},                    // changed in place
 		{Path: "top.txt", From: nudge.PathState{}, To: file},               // added at the top level
 		{Path: "src/d2/new/deep/b.txt", From: nudge.PathState{}, To: file}, // added in new folders
 		{Path: "old/gone/c.txt", From: file, To: nudge.PathState{}},        // removed, its folders pruned
 	}
-	got := nudge.ChangedDirs(steps, []string{"src/d2/new", "src/d2/new/deep"}, []string{"old/gone", "old"})
+	got := ChangedDirs(steps, []string{"src/d2/new", "src/d2/new/deep"}, []string{"old/gone", "old"})
 	want := []string{"", "src/d1/e1", "src/d2", "src/d2/new", "src/d2/new/deep"} // old and old/gone are gone
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("changedDirs = %q, want %q", got, want)
 	}
 	// d/x, d's only entry, becomes a folder: removing the file prunes d,
 	// writing d/x/y makes d and d/x again; d holds a new entry.
-	got = nudge.ChangedDirs([]nudge.Step{{Path: "d/x", From: file, To: nudge.PathState{}}, {Path: "d/x/y", From: nudge.PathState{}, To: file}},
+	got = ChangedDirs([]Step{{Path: "d/x", From: file, To: nudge.PathState{}}, {Path: "d/x/y", From: nudge.PathState{}, To: file}},
 		[]string{"d", "d/x"}, []string{"d"})
 	if want := []string{"", "d", "d/x"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("changedDirs, file to folder = %q, want %q", got, want)
-	}
-}
-
-// Undo refuses, changing nothing, when a previous content it would write
-// back is not in the repository's objects (looked up in this process
-// where it can be).
-func TestUndoRefusesMissingPreviousContent(t *testing.T) {
-	t.Parallel()
-	r, base := baseRepo(t)
-	r.mkTask("t1", base, r.CommitOn(base, map[string]testrepo.Change{"mod.txt": testrepo.Put("x\n")}))
-	ws := r.workspace()
-	if _, err := Run(ctx, ws, "t1", Options{}); err != nil {
-		t.Fatal(err)
-	}
-	task, err := ws.Load("t1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	missing := strings.Repeat("2", len(*task.Undo.Before[0].Blob))
-	task.Undo.Before[0].Blob = &missing
-	if err := ws.Save(task); err != nil {
-		t.Fatal(err)
-	}
-	_, err = Undo(ctx, r.workspace(), "t1")
-	refusal(t, err, "the previous content of mod.txt is missing from the repository's objects")
-	if got, _ := r.Read("mod.txt"); got != "x\n" {
-		t.Errorf("mod.txt = %q after a refused undo", got)
 	}
 }

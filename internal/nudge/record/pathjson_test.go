@@ -1,4 +1,4 @@
-package nudge
+package record
 
 import (
 	"encoding/json"
@@ -48,37 +48,5 @@ func TestRecordsKeepNameBytes(t *testing.T) {
 	if !reflect.DeepEqual(back.Files, task.Files) || !reflect.DeepEqual(back.Skipped, task.Skipped) ||
 		!reflect.DeepEqual(back.ResultSkipped, task.ResultSkipped) || !reflect.DeepEqual(back.Undo, task.Undo) {
 		t.Errorf("read back differs:\n%+v\n%+v", back, task)
-	}
-
-	// saves.json.
-	save := SaveEntry{ID: "s1", Paths: []string{"ok.txt", bad}, Tasks: []string{"t1"}}
-	for _, v := range []any{save} {
-		data, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if strings.Contains(string(data), "\ufffd") || !strings.Contains(string(data), "ZGlyL2xhdOkudHh0") {
-			t.Errorf("%T lost the bytes of the name:\n%s", v, data)
-		}
-		switch v := v.(type) {
-		case SaveEntry:
-			var o SaveEntry
-			if err := json.Unmarshal(data, &o); err != nil || !reflect.DeepEqual(o, v) {
-				t.Errorf("SaveEntry read back as %+v (%v)", o, err)
-			}
-		}
-	}
-
-	// A newer version's field next to the paths survives a rewrite of saves.json.
-	var s SaveEntry
-	if err := json.Unmarshal([]byte(`{"id":"s1","paths":["\"lat\\351\""],"paths_b64":["bGF06Q=="],"future":1}`), &s); err != nil {
-		t.Fatal(err)
-	}
-	if len(s.Paths) != 1 || s.Paths[0] != "lat\xe9" {
-		t.Fatalf("paths_b64 not used: %q", s.Paths)
-	}
-	again, _ := json.Marshal(s)
-	if !strings.Contains(string(again), `"future":1`) || strings.Count(string(again), "paths_b64") != 1 {
-		t.Errorf("rewrite lost a field or doubled paths_b64:\n%s", again)
 	}
 }

@@ -1,4 +1,4 @@
-package nudge
+package record
 
 import (
 	"bytes"
@@ -215,33 +215,6 @@ func (s *PathStateJSON) UnmarshalJSON(data []byte) error {
 	return UnmarshalPath(data, (*PathState)(s), &s.Path)
 }
 
-// saveFieldsB64 is a saves.json entry as written: its paths with a
-// paths_b64 sibling when one of them is not valid UTF-8.
-type saveFieldsB64 struct {
-	saveFields
-	PathsB64 []string `json:"paths_b64,omitempty"`
-}
-
-// MarshalJSON keeps fields a newer version added, and the paths' bytes.
-func (s SaveEntry) MarshalJSON() ([]byte, error) {
-	v := saveFieldsB64{saveFields: saveFields(s)}
-	v.Paths, v.PathsB64 = pathenc.EncodeList(s.Paths)
-	return journal.MarshalKnown(&v, s.extra)
-}
-
-// UnmarshalJSON remembers fields this version does not know.
-func (s *SaveEntry) UnmarshalJSON(data []byte) error {
-	var v saveFieldsB64
-	extra, err := journal.UnmarshalKnown(data, &v)
-	if err != nil {
-		return err
-	}
-	*s = SaveEntry(v.saveFields)
-	s.extra = extra
-	s.Paths, err = pathenc.DecodeList(v.Paths, v.PathsB64)
-	return err
-}
-
 // pathB64Key is how a record with a name that is not UTF-8 shows itself.
 var pathB64Key = []byte(`"path_b64"`)
 
@@ -266,9 +239,3 @@ func unmarshalTask(t *Task, data []byte) error {
 	t.extra = extra
 	return err
 }
-
-// QuotePath quotes a path for a message, as git does, when it would not
-// read back from one line or could drive a terminal (a control character,
-// C1 included, a bidirectional control, bytes that are not UTF-8, a leading
-// quote): see pathenc.Quote.
-func QuotePath(p string) string { return pathenc.Quote(p) }

@@ -1,4 +1,4 @@
-package nudge
+package merge
 
 import (
 	"bytes"
@@ -9,130 +9,44 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/patchfiles"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
-// Merge-back path by path (docs/nudge.md "Some paths, and merging into
-// your edits"): apply and undo of some paths of a patch, and apply --merge,
-// which merges the task's change into a file the user edited since the
-// snapshot with git's own three-way file merge.
-
-// AppliedCount is how many paths of t's patch are applied (written by
-// an apply and not undone since), and how many the patch has. A task
-// that is not applied (nor being applied or undone) has none applied.
-func (t *Task) AppliedCount() (applied, total int) {
-	total = len(t.Files)
-	switch t.State {
-	case StateApplied, StateApplying, StateUndoing, StateSaved, StateRecoveryRequired:
-		if t.Undo != nil {
-			applied = len(t.Undo.After)
-		}
-	}
-	return min(applied, total), total
-}
-
-// AppliedPaths are the paths of an applied task's undo record.
-func (t *Task) AppliedPaths() map[string]bool {
-	m := map[string]bool{}
-	if t.State == StateApplied && t.Undo != nil {
-		for _, a := range t.Undo.After {
-			m[a.Path] = true
-		}
-	}
-	return m
-}
-
-// Label is the task's state for people: StateLabel, with "applied 3/7"
-// while only some of the patch's paths are applied and "applied
-// (conflicts)" while conflict markers an apply --conflicts wrote may
-// remain.
-func (t *Task) Label() string {
-	if t.State == StateApplied {
-		label := StateApplied
-		if n, total := t.AppliedCount(); n < total {
-			label = fmt.Sprintf("applied %d/%d", n, total)
-		}
-		if len(t.Conflicts) > 0 {
-			label += " (conflicts)"
-		}
-		return label
-	}
-	return StateLabel(t.State)
-}
-
-// ShowSpecs is pathspecs for a message, from the top of the work tree.
-func ShowSpecs(specs []string) string {
-	out := make([]string, len(specs))
-	for i, s := range specs {
-		if strings.HasPrefix(s, ":(") {
-			if _, rest, ok := strings.Cut(s, ")"); ok {
-				s = rest
-			}
-		}
-		out[i] = s
-	}
-	return strings.Join(out, " ")
-}
-
-func QuoteAll(paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = QuotePath(p)
-	}
-	return out
-}
-
-// SelectPaths returns the paths of t's patch that the pathspecs (from the
-// top of the work tree, as Pathspecs gives them) match, or nil for no
-// pathspecs (every path).
-func (w *Workspace) SelectPaths(ctx context.Context, t *Task, specs []string) (map[string]bool, error) {
-	if len(specs) == 0 {
-		return nil, nil
-	}
-	m := map[string]bool{}
-	if t.Result == nil {
-		return m, nil
-	}
-	changes, err := w.Repo.DiffTrees(ctx, t.Base(), *t.Result, specs...)
-	if err != nil {
-		return nil, fmt.Errorf("matching the paths %s: %w", strings.Join(specs, " "), err)
-	}
-	for _, c := range changes {
-		m[c.Path] = true
-	}
-	return m, nil
-}
+// Merging a task's change into files the user edited since its snapshot
+// (apply --merge, docs/nudge.md "Some paths, and merging into your
+// edits"), with git's own three-way file merge.
 
 // mergeLabels name the three sides on conflict markers.
 func mergeLabels(id string) []string {
 	return []string{"workspace", "snapshot", id}
 }
 
-// MergeEdited merges, three-way, each step whose file was edited since
+// Edited merges, three-way, each step whose file was edited since
 // the snapshot (base: the snapshot's version, ours: the work tree's,
 // theirs: the result's), turning it into a step from what the work tree
-// holds to the merged content. reasons and verdicts are checkEach's;
+// holds to the merged content. reasons and verdicts are FileOps.CheckEach's;
 // edited returns the sentences of the paths that still refuse (not a
 // plain edit, or a file that cannot be merged) and the paths that cannot
 // be written, conflicts one sentence per path whose merge conflicts,
 // with the lines (none when keepConflicts: then the merge with diff3
 // markers is written).
-func (w *Workspace) MergeEdited(ctx context.Context, ops *FileOps, t *Task, steps []Step, reasons []string, verdicts []Verdict, cur []Seen, keepConflicts bool) (edited, conflicts []string, err error) {
+func Edited(ctx context.Context, w *nudge.Workspace, ops *patchfiles.FileOps, t *nudge.Task, steps []patchfiles.Step, reasons []string, verdicts []patchfiles.Verdict, cur []patchfiles.Seen, keepConflicts bool) (edited, conflicts []string, err error) {
 	var idx []int
 	var paths []string
 	for i, s := range steps {
-		if verdicts[i] == vEdited && Present(s.From) && Present(s.To) && cur[i].Entry.Kind == worktree.File {
+		if verdicts[i] == patchfiles.Edited && nudge.Present(s.From) && nudge.Present(s.To) && cur[i].Entry.Kind == worktree.File {
 			idx = append(idx, i)
 			paths = append(paths, s.Path)
 		}
 	}
 	skip := map[int]bool{}
 	if len(idx) > 0 {
-		if err := w.mergeSteps(ctx, ops, t, steps, idx, paths, reasons, cur, keepConflicts, skip, &conflicts); err != nil {
+		if err := mergeSteps(ctx, w, ops, t, steps, idx, paths, reasons, cur, keepConflicts, skip, &conflicts); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -181,32 +95,10 @@ func hasConflictMarkers(data []byte) bool {
 	return end
 }
 
-// DropPaths returns list without the paths in gone.
-func DropPaths(list []PathState, gone map[string]bool) []PathState {
-	var out []PathState
-	for _, s := range list {
-		if !gone[s.Path] {
-			out = append(out, s)
-		}
-	}
-	return out
-}
-
-func DropStrings(list []string, gone map[string]bool) []string {
-	var out []string
-	for _, s := range list {
-		if !gone[s] {
-			out = append(out, s)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 // ResolvedConflicts looks at the paths an apply --conflicts of t wrote
 // with conflict markers: a sentence for each that still holds them, and
 // the state (as git would store it) of each that no longer does.
-func (w *Workspace) ResolvedConflicts(ctx context.Context, t *Task) (map[string]PathState, []string, error) {
+func ResolvedConflicts(ctx context.Context, w *nudge.Workspace, t *nudge.Task) (map[string]nudge.PathState, []string, error) {
 	if len(t.Conflicts) == 0 || t.Undo == nil {
 		return nil, nil, nil
 	}
@@ -223,7 +115,7 @@ func (w *Workspace) ResolvedConflicts(ctx context.Context, t *Task) (map[string]
 			return nil, nil, err
 		}
 		if hasConflictMarkers(data) {
-			reasons = append(reasons, fmt.Sprintf("%s still holds conflict markers from git nudge apply --conflicts %s", QuotePath(p), t.ID))
+			reasons = append(reasons, fmt.Sprintf("%s still holds conflict markers from git nudge apply --conflicts %s", nudge.QuotePath(p), t.ID))
 			continue
 		}
 		done = append(done, p)
@@ -235,28 +127,28 @@ func (w *Workspace) ResolvedConflicts(ctx context.Context, t *Task) (map[string]
 	if err != nil {
 		return nil, nil, err
 	}
-	out := map[string]PathState{}
+	out := map[string]nudge.PathState{}
 	for i, p := range done {
 		fi, err := os.Lstat(filepath.Join(w.Repo.WorkTree, filepath.FromSlash(p)))
 		if err != nil {
 			return nil, nil, err
 		}
-		mode := ModeFile
+		mode := nudge.ModeFile
 		if fi.Mode()&0o111 != 0 {
-			mode = ModeExec
+			mode = nudge.ModeExec
 		}
 		id := ids[i]
-		out[p] = PathState{Path: p, Mode: &mode, Blob: &id}
+		out[p] = nudge.PathState{Path: p, Mode: &mode, Blob: &id}
 	}
 	return out, nil, nil
 }
 
-// mergeSteps is mergeEdited's merge of steps idx (at paths): the work
+// mergeSteps is Edited's merge of steps idx (at paths): the work
 // tree's versions are read (in this process where git converts nothing,
 // else stored by git hash-object as git add would), the merges are done
 // together (Repo.MergeFiles: one git process for the clean ones), and the
 // new blobs are stored in one batch.
-func (w *Workspace) mergeSteps(ctx context.Context, ops *FileOps, t *Task, steps []Step, idx []int, paths, reasons []string, cur []Seen, keepConflicts bool, skip map[int]bool, conflicts *[]string) error {
+func mergeSteps(ctx context.Context, w *nudge.Workspace, ops *patchfiles.FileOps, t *nudge.Task, steps []patchfiles.Step, idx []int, paths, reasons []string, cur []patchfiles.Seen, keepConflicts bool, skip map[int]bool, conflicts *[]string) error {
 	r := w.Repo
 	reader := r.NewBlobReader()
 	read := func(id string) ([]byte, error) {
@@ -267,12 +159,12 @@ func (w *Workspace) mergeSteps(ctx context.Context, ops *FileOps, t *Task, steps
 	}
 	ours := make([]string, len(idx))
 	oursData := make([][]byte, len(idx))
-	plain := ops.plainFor(paths)
+	plain := ops.PlainFor(paths)
 	if plain {
 		for j := range idx {
 			var buf bytes.Buffer
 			if err := ops.Tree.ReadFile(paths[j], func(int64) io.Writer { return &buf }); err != nil {
-				return fmt.Errorf("reading %s: %w", QuotePath(paths[j]), err)
+				return fmt.Errorf("reading %s: %w", nudge.QuotePath(paths[j]), err)
 			}
 			oursData[j], ours[j] = buf.Bytes(), r.BlobID(buf.Bytes())
 		}
@@ -318,24 +210,24 @@ func (w *Workspace) mergeSteps(ctx context.Context, ops *FileOps, t *Task, steps
 		s, res := steps[i], results[j]
 		switch {
 		case res.Binary:
-			reasons[i] = fmt.Sprintf("%s was edited since the snapshot and is binary: it cannot be merged", QuotePath(s.Path))
+			reasons[i] = fmt.Sprintf("%s was edited since the snapshot and is binary: it cannot be merged", nudge.QuotePath(s.Path))
 			continue
 		case res.Conflicts > 0 && !keepConflicts:
-			*conflicts = append(*conflicts, fmt.Sprintf("%s: your edits and the task's change overlap (%s of the merged file)", QuotePath(s.Path), conflictLines(res.Data)))
+			*conflicts = append(*conflicts, fmt.Sprintf("%s: your edits and the task's change overlap (%s of the merged file)", nudge.QuotePath(s.Path), conflictLines(res.Data)))
 			reasons[i], skip[i] = "", true
 			continue
 		}
-		mode := ModeFile
+		mode := nudge.ModeFile
 		if cur[i].Entry.Exec {
-			mode = ModeExec
+			mode = nudge.ModeExec
 		}
 		to := mode
 		if *s.From.Mode != *s.To.Mode {
 			to = *s.To.Mode // the task changed the mode
 		}
 		oursID := ours[j]
-		steps[i].From = PathState{Path: s.Path, Mode: &mode, Blob: &oursID}
-		steps[i].To = PathState{Path: s.Path, Mode: &to}
+		steps[i].From = nudge.PathState{Path: s.Path, Mode: &mode, Blob: &oursID}
+		steps[i].To = nudge.PathState{Path: s.Path, Mode: &to}
 		steps[i].Merged, steps[i].Conflicted = true, res.Conflicts > 0
 		reasons[i] = ""
 		if plain {
@@ -356,7 +248,7 @@ func (w *Workspace) mergeSteps(ctx context.Context, ops *FileOps, t *Task, steps
 	for k, i := range madeFor {
 		if i < 0 {
 			if ids[k] != ours[-1-i] {
-				return fmt.Errorf("git stored %s as %s, expected %s", QuotePath(paths[-1-i]), ids[k], ours[-1-i])
+				return fmt.Errorf("git stored %s as %s, expected %s", nudge.QuotePath(paths[-1-i]), ids[k], ours[-1-i])
 			}
 			continue
 		}

@@ -1,13 +1,10 @@
-package nudge
+package record
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io/fs"
 	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -15,7 +12,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
-	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
 // TaskSummary is what git nudge list shows of a task: read from the
@@ -69,52 +65,13 @@ func (t *Task) Summary() *TaskSummary {
 	return s
 }
 
-// Summaries returns the summary of every task record, newest first. Each
-// record is still read whole and checked to be valid JSON (a truncated or
-// garbled record is an error naming it, as for List), but only the
-// summary's fields are decoded; a record the fast reader is not sure of
-// (escapes in a key, a key in another case, a field twice) is decoded in
-// full. A record removed while listing is left out.
-func (w *Workspace) Summaries() ([]*TaskSummary, error) {
-	ids, err := w.taskIDs()
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*TaskSummary, 0, len(ids))
-	var data []byte
-	for _, id := range ids {
-		path := w.TaskPath(id)
-		data, err = journal.ReadFile(path, data)
-		if err != nil {
-			if errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			return nil, err
-		}
-		s, err := decodeSummary(path, data)
-		if err != nil {
-			return nil, err
-		}
-		if s.ID != id {
-			return nil, &journal.CorruptError{Path: path, Err: fmt.Errorf("record is for %q, not %q", s.ID, id)}
-		}
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, _ := refs.Task.Number(out[i].ID)
-		b, _ := refs.Task.Number(out[j].ID)
-		return a > b
-	})
-	return out, nil
-}
-
-// decodeSummary reads the summary of the task record data (read from
+// DecodeSummary reads the summary of the task record data (read from
 // path). It gives what decoding the whole record and calling Summary
 // gives, and fails (a *journal.CorruptError) where that fails, except
 // for a value of the wrong type nested inside a field the summary does
 // not read (a number as a path of the patch, say): the commands that read
 // that field report it.
-func decodeSummary(path string, data []byte) (*TaskSummary, error) {
+func DecodeSummary(path string, data []byte) (*TaskSummary, error) {
 	if s, ok := fastSummary(data); ok {
 		return s, nil
 	}
@@ -187,7 +144,7 @@ func kindOf(raw []byte) int {
 // fastSummary reads the summary's fields of the usual record: a valid
 // JSON object whose keys are written plainly, once each, exactly as this
 // version writes them. ok is false for anything else, and for values that
-// are not of their field's type: decodeSummary then decodes the record
+// are not of their field's type: DecodeSummary then decodes the record
 // in full (which says what is wrong with it, or handles what this does
 // not).
 func fastSummary(data []byte) (*TaskSummary, bool) {

@@ -1,4 +1,8 @@
-package nudge
+// Package merge holds the three-way merges of apply --merge, save and
+// refresh: the merger that batches a command's content merges into one
+// git process, the merge of a task's change into files edited since its
+// snapshot, and the check of conflicts an apply --conflicts left.
+package merge
 
 import (
 	"context"
@@ -6,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
 // Ent is one version of a path: mode and blob, both "" when absent.
@@ -13,7 +18,7 @@ type Ent struct{ Mode, Blob string }
 
 func (e Ent) Present() bool { return e.Blob != "" }
 
-func EntOf(ps PathState) Ent {
+func EntOf(ps nudge.PathState) Ent {
 	if ps.Blob == nil || ps.Mode == nil {
 		return Ent{}
 	}
@@ -28,11 +33,11 @@ func EntOfIndex(e git.IndexEntry) Ent {
 }
 
 // PathState is e as the version of path p in a task's record.
-func (e Ent) PathState(p string) PathState {
+func (e Ent) PathState(p string) nudge.PathState {
 	if !e.Present() {
-		return PathState{Path: p}
+		return nudge.PathState{Path: p}
 	}
-	return PathState{Path: p, Mode: StrPtr(e.Mode), Blob: StrPtr(e.Blob)}
+	return nudge.PathState{Path: p, Mode: nudge.StrPtr(e.Mode), Blob: nudge.StrPtr(e.Blob)}
 }
 
 // Merger merges the tasks' changes into HEAD's and the index's versions.
@@ -47,7 +52,7 @@ type Merger struct {
 	ctx    context.Context
 	dir    string // a stage folder for the merges' files, made when first needed
 	dirErr error
-	ws     *Workspace
+	ws     *nudge.Workspace
 	mu     sync.Mutex
 	reader *git.BlobReader
 	made   map[string][]byte
@@ -61,9 +66,9 @@ type Merger struct {
 	batches int         // MergeFiles calls started
 }
 
-// NewMerger is a merger of files of repository r (w's, or a task's
-// worktree repository) that notes the blobs it writes in made.
-func NewMerger(ctx context.Context, w *Workspace, r *git.Repo, made map[string][]byte) *Merger {
+// New is a merger of files of repository r (w's, or a task's worktree
+// repository) that notes the blobs it writes in made.
+func New(ctx context.Context, w *nudge.Workspace, r *git.Repo, made map[string][]byte) *Merger {
 	return &Merger{r: r, ws: w, ctx: ctx, made: made, reader: r.NewBlobReader()}
 }
 
@@ -255,7 +260,7 @@ func (m *Merger) stageDir() (string, error) {
 // ClashingLines are the line ranges of ours (the workspace's version) that
 // changed where theirs changed too: each hunk base -> ours that overlaps
 // or touches a hunk base -> theirs, as git merge-file sees a conflict.
-func ClashingLines(ctx context.Context, r *git.Repo, base, ours, theirs string) ([]LineRange, error) {
+func ClashingLines(ctx context.Context, r *git.Repo, base, ours, theirs string) ([]nudge.LineRange, error) {
 	mine, err := r.DiffBlobLines(ctx, base, ours)
 	if err != nil {
 		return nil, err
@@ -272,16 +277,16 @@ func ClashingLines(ctx context.Context, r *git.Repo, base, ours, theirs string) 
 		}
 		return start, start + count
 	}
-	var out []LineRange
+	var out []nudge.LineRange
 	for _, h := range mine {
 		a0, a1 := span(h.OldStart, h.OldCount)
 		for _, k := range task {
 			b0, b1 := span(k.OldStart, k.OldCount)
 			if a0 <= b1 && b0 <= a1 { // overlapping or adjacent
 				if h.NewCount == 0 {
-					out = append(out, LineRange{Start: h.NewStart + 1, End: h.NewStart})
+					out = append(out, nudge.LineRange{Start: h.NewStart + 1, End: h.NewStart})
 				} else {
-					out = append(out, LineRange{Start: h.NewStart, End: h.NewStart + h.NewCount - 1})
+					out = append(out, nudge.LineRange{Start: h.NewStart, End: h.NewStart + h.NewCount - 1})
 				}
 				break
 			}

@@ -1,4 +1,4 @@
-package nudge
+package patchfiles
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -85,9 +86,9 @@ func (o *FileOps) newTransition(steps []Step, stageDir, staged, faults string) (
 		return nil, err
 	}
 	t := &transition{o: o, steps: steps, ordered: order(steps), staged: staged, faults: faults, batch: batch}
-	t.early = len(t.ordered) > 0 && !Present(t.ordered[0].To)
+	t.early = len(t.ordered) > 0 && !nudge.Present(t.ordered[0].To)
 	for _, s := range t.ordered {
-		if Present(s.To) {
+		if nudge.Present(s.To) {
 			t.writes = append(t.writes, s)
 		}
 	}
@@ -134,7 +135,7 @@ func (t *transition) recheck(ctx context.Context, since string) error {
 		for _, s := range steps {
 			paths = append(paths, s.Path)
 		}
-		w.Before(paths, o.fileStates(steps, cur, func(s Step) PathState { return s.From }))
+		w.Before(paths, o.fileStates(steps, cur, func(s Step) nudge.PathState { return s.From }))
 	}
 	return nil
 }
@@ -144,7 +145,7 @@ func (t *transition) recheck(ctx context.Context, since string) error {
 // files already replaced stay replaced.
 func (t *transition) replace(ctx context.Context) error {
 	i := 0
-	for ; i < len(t.ordered) && !Present(t.ordered[i].To); i++ {
+	for ; i < len(t.ordered) && !nudge.Present(t.ordered[i].To); i++ {
 		if err := t.remove(t.ordered[i]); err != nil {
 			t.prune()
 			t.batch.Abort()
@@ -173,7 +174,7 @@ func (t *transition) replace(ctx context.Context) error {
 		t.replaced()
 	}
 	t.prune()
-	FaultPoint(t.faults + "-after-last-write")
+	nudge.FaultPoint(t.faults + "-after-last-write")
 	return nil
 }
 
@@ -181,7 +182,7 @@ func (t *transition) replace(ctx context.Context) error {
 // after the first.
 func (t *transition) replaced() {
 	if t.n++; t.n == 1 {
-		FaultPoint(t.faults + "-after-first-write")
+		nudge.FaultPoint(t.faults + "-after-first-write")
 	}
 }
 
@@ -190,12 +191,12 @@ func (t *transition) replaced() {
 // folder).
 func (t *transition) unchanged(s Step, now worktree.Entry) error {
 	before := t.rechecked[s.Path]
-	if Present(s.From) {
+	if nudge.Present(s.From) {
 		if !now.Unchanged(before.Entry) {
-			return fmt.Errorf("%s changed while it was being replaced; it was left as found", QuotePath(s.Path))
+			return fmt.Errorf("%s changed while it was being replaced; it was left as found", nudge.QuotePath(s.Path))
 		}
 	} else if now.Kind != worktree.Absent && now.Kind != worktree.Dir {
-		return fmt.Errorf("%s appeared while the files were being replaced; it was left as found", QuotePath(s.Path))
+		return fmt.Errorf("%s appeared while the files were being replaced; it was left as found", nudge.QuotePath(s.Path))
 	}
 	return nil
 }
@@ -251,7 +252,7 @@ func (t *transition) verify(ctx context.Context) error {
 	o, steps := t.o, t.steps
 	dirsSynced := make(chan error, 1)
 	go func() { dirsSynced <- t.batch.SyncDirs(ChangedDirs(steps, t.batch.Created(), t.pruned)) }()
-	to := make([]PathState, len(steps))
+	to := make([]nudge.PathState, len(steps))
 	for i, s := range steps {
 		to[i] = s.To
 	}
@@ -260,7 +261,7 @@ func (t *transition) verify(ctx context.Context) error {
 	if err == nil {
 		for i, s := range steps {
 			if v := o.Judge(after[i], s.To); v != AsExpected {
-				wrong = append(wrong, QuotePath(s.Path))
+				wrong = append(wrong, nudge.QuotePath(s.Path))
 			}
 		}
 		if len(wrong) == 0 {
@@ -277,7 +278,7 @@ func (t *transition) verify(ctx context.Context) error {
 		return fmt.Errorf("after writing, these paths do not hold the recorded version: %s", strings.Join(wrong, ", "))
 	}
 	if w := o.ws.Files; w != nil && w.After != nil {
-		w.After(o.fileStates(steps, after, func(s Step) PathState { return s.To }))
+		w.After(o.fileStates(steps, after, func(s Step) nudge.PathState { return s.To }))
 	}
 	return nil
 }
@@ -289,7 +290,7 @@ func (t *transition) verify(ctx context.Context) error {
 func (o *FileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []Step, staged string) ([]*worktree.Pending, error) {
 	pending := make([]*worktree.Pending, len(writes))
 	create := func(i int) (io.Writer, error) {
-		p, err := batch.Create(writes[i].Path, *writes[i].To.Mode == ModeExec)
+		p, err := batch.Create(writes[i].Path, *writes[i].To.Mode == nudge.ModeExec)
 		if err != nil {
 			return nil, err
 		}
@@ -316,7 +317,7 @@ func (o *FileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []S
 	for _, s := range writes {
 		paths = append(paths, s.Path)
 	}
-	here := o.plainFor(paths)
+	here := o.PlainFor(paths)
 	if here && o.reader == nil {
 		o.reader = o.repo.NewBlobReader()
 	}
@@ -360,7 +361,7 @@ func (o *FileOps) prepare(ctx context.Context, batch *worktree.Batch, writes []S
 // WritesAttributes reports whether a step writes a .gitattributes file.
 func WritesAttributes(steps []Step) bool {
 	for _, s := range steps {
-		if Present(s.To) && (s.Path == ".gitattributes" || strings.HasSuffix(s.Path, "/.gitattributes")) {
+		if nudge.Present(s.To) && (s.Path == ".gitattributes" || strings.HasSuffix(s.Path, "/.gitattributes")) {
 			return true
 		}
 	}
@@ -377,11 +378,11 @@ func copyStaged(staged string, s Step, w io.Writer) error {
 	defer r.Close()
 	f, err := r.Open(filepath.FromSlash(s.Path))
 	if err != nil {
-		return fmt.Errorf("reading the prepared content of %s: %w", QuotePath(s.Path), err)
+		return fmt.Errorf("reading the prepared content of %s: %w", nudge.QuotePath(s.Path), err)
 	}
 	defer f.Close()
 	if _, err := io.Copy(w, f); err != nil {
-		return fmt.Errorf("reading the prepared content of %s: %w", QuotePath(s.Path), err)
+		return fmt.Errorf("reading the prepared content of %s: %w", nudge.QuotePath(s.Path), err)
 	}
 	return nil
 }
@@ -391,7 +392,7 @@ func copyStaged(staged string, s Step, w io.Writer) error {
 // nothing for them: its ids are then those of the bytes on disk, and the
 // files are not read again.
 func (o *FileOps) rawIDsSeen(paths []string, idx []int, cur []Seen, n int) ([]string, error) {
-	if !o.plainFor(paths) || len(cur) != n {
+	if !o.PlainFor(paths) || len(cur) != n {
 		return o.rawIDs(paths)
 	}
 	ids := make([]string, 0, len(idx))
@@ -410,7 +411,7 @@ func (o *FileOps) rawIDs(paths []string) ([]string, error) {
 		var h hash.Hash
 		err := o.Tree.ReadFile(p, func(size int64) io.Writer { h = o.repo.NewBlobHash(size); return h })
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", QuotePath(p), err)
+			return nil, fmt.Errorf("reading %s: %w", nudge.QuotePath(p), err)
 		}
 		ids[i] = hex.EncodeToString(h.Sum(nil))
 	}

@@ -1,4 +1,4 @@
-package nudge
+package merge
 
 import (
 	"context"
@@ -7,15 +7,30 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/testutil/testrepo"
 )
+
+// workspace is a workspace on a new test repository.
+func workspace(t *testing.T) (*testrepo.Repo, *nudge.Workspace) {
+	t.Helper()
+	r := testrepo.New(t)
+	r.StateDir = nudge.StateDirName
+	ws, err := nudge.Open(context.Background(), r.Dir, func() time.Time { return time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, ws
+}
 
 // clashingLines names the lines of the workspace's version that clash
 // with the task's change: a changed range, a range that touches the
 // task's (adjacent lines conflict in git merge-file too), and an
 // insertion ("after line N"); a change far from the task's is not named.
 func TestConflictLines(t *testing.T) {
-	r := newRepo(t)
-	ws := r.workspace()
+	r, ws := workspace(t)
 	lines := func(ls ...string) string {
 		var b strings.Builder
 		for _, l := range ls {
@@ -24,7 +39,7 @@ func TestConflictLines(t *testing.T) {
 		return b.String()
 	}
 	blob := func(s string) string {
-		return strings.TrimSpace(r.gitIn([]byte(s), nil, "hash-object", "-w", "--stdin"))
+		return strings.TrimSpace(r.GitIn([]byte(s), nil, "hash-object", "-w", "--stdin"))
 	}
 	base := blob(lines("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12"))
 	theirs := blob(lines("1", "two", "3", "4", "5", "6", "7", "8", "9", "10", "11", "twelve"))
@@ -36,12 +51,12 @@ func TestConflictLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []LineRange{{2, 3}, {12, 12}}
+	want := []nudge.LineRange{{Start: 2, End: 3}, {Start: 12, End: 12}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("clashingLines = %v, want %v", got, want)
 	}
 	// The same through git merge-file: a conflict exists.
-	m := NewMerger(context.Background(), ws, ws.Repo, map[string][]byte{})
+	m := New(context.Background(), ws, ws.Repo, map[string][]byte{})
 	defer m.Close()
 	if _, why, err := m.Merge3(Ent{"100644", base}, Ent{"100644", ours}, Ent{"100644", theirs}); err != nil || why != ClashLines {
 		t.Fatalf("merge3: %q %v, want a clash of lines", why, err)
@@ -52,11 +67,8 @@ func TestConflictLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []LineRange{{2, 1}}; !reflect.DeepEqual(got, want) {
+	if want := []nudge.LineRange{{Start: 2, End: 1}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("clashingLines (deletion) = %v, want %v", got, want)
-	}
-	if s := (MergeConflict{Path: "a b.txt", Reason: "r", Lines: []LineRange{{2, 1}, {4, 4}, {6, 9}}}).String(); s != `"a b.txt": after line 1, line 4, lines 6-9: r` && s != "a b.txt: after line 1, line 4, lines 6-9: r" {
-		t.Fatalf("String() = %q", s)
 	}
 }
 
@@ -64,13 +76,12 @@ func TestConflictLines(t *testing.T) {
 // each: five paths merging at once (and one path's second task, which
 // waits for its first), plus one that clashes.
 func TestMergerBatches(t *testing.T) {
-	r := newRepo(t)
-	ws := r.workspace()
+	r, ws := workspace(t)
 	blob := func(s string) Ent {
-		return Ent{"100644", strings.TrimSpace(r.gitIn([]byte(s), nil, "hash-object", "-w", "--stdin"))}
+		return Ent{"100644", strings.TrimSpace(r.GitIn([]byte(s), nil, "hash-object", "-w", "--stdin"))}
 	}
 	base := "1\n2\n3\n4\n5\n6\n7\n8\n"
-	m := NewMerger(context.Background(), ws, ws.Repo, map[string][]byte{})
+	m := New(context.Background(), ws, ws.Repo, map[string][]byte{})
 	defer m.Close()
 	type answer struct {
 		got Ent

@@ -1,4 +1,4 @@
-package nudge
+package patchfiles
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -34,7 +35,7 @@ import (
 // cur is what the plan's check just saw of each step (nil if it looked at
 // none): where git converts nothing, its ids are those of the bytes on
 // disk, and the files are not read again.
-func (w *Workspace) KeepRawBytes(ctx context.Context, ops *FileOps, t *Task, steps []Step, cur []Seen, since string) ([]string, error) {
+func KeepRawBytes(ctx context.Context, w *nudge.Workspace, ops *FileOps, t *nudge.Task, steps []Step, cur []Seen, since string) ([]string, error) {
 	// A task applied path by path keeps the bytes of the paths applied
 	// before, too.
 	prior := priorPins(t, steps)
@@ -42,14 +43,14 @@ func (w *Workspace) KeepRawBytes(ctx context.Context, ops *FileOps, t *Task, ste
 	var paths []string
 	var entries []git.IndexEntry
 	for i, s := range steps {
-		if Present(s.From) {
+		if nudge.Present(s.From) {
 			idx = append(idx, i)
 			paths = append(paths, s.Path)
 			entries = append(entries, git.IndexEntry{Mode: *s.From.Mode, Blob: *s.From.Blob, Path: s.Path})
 		}
 	}
 	if len(idx) == 0 {
-		return nil, w.pinRawBytes(ctx, t.ID, prior)
+		return nil, pinRawBytes(ctx, w, t.ID, prior)
 	}
 	disk, err := ops.rawIDsSeen(paths, idx, cur, len(steps))
 	if err != nil {
@@ -69,7 +70,7 @@ func (w *Workspace) KeepRawBytes(ctx context.Context, ops *FileOps, t *Task, ste
 		}
 	}
 	if len(keep) == 0 {
-		return nil, w.pinRawBytes(ctx, t.ID, prior)
+		return nil, pinRawBytes(ctx, w, t.ID, prior)
 	}
 	written, err := ops.repo.HashFilesRaw(ctx, keepPaths, true)
 	if err != nil {
@@ -80,23 +81,23 @@ func (w *Workspace) KeepRawBytes(ctx context.Context, ops *FileOps, t *Task, ste
 	for k, j := range keep {
 		i := idx[j]
 		if written[k] != disk[j] {
-			changed = append(changed, Describe(vEdited, steps[i].Path, Seen{}, since))
+			changed = append(changed, Describe(Edited, steps[i].Path, Seen{}, since))
 			continue
 		}
 		id := written[k]
 		steps[i].From.RawBlob = &id
-		pins = append(pins, git.TreeEdit{Path: steps[i].Path, Mode: ModeFile, Object: id})
+		pins = append(pins, git.TreeEdit{Path: steps[i].Path, Mode: nudge.ModeFile, Object: id})
 	}
 	if len(changed) > 0 {
 		return changed, nil
 	}
-	return nil, w.pinRawBytes(ctx, t.ID, pins)
+	return nil, pinRawBytes(ctx, w, t.ID, pins)
 }
 
 // priorPins are the kept bytes of the paths of a partly applied task
 // that steps do not apply again.
-func priorPins(t *Task, steps []Step) []git.TreeEdit {
-	if t.State != StateApplied || t.Undo == nil {
+func priorPins(t *nudge.Task, steps []Step) []git.TreeEdit {
+	if t.State != nudge.StateApplied || t.Undo == nil {
 		return nil
 	}
 	now := map[string]bool{}
@@ -106,7 +107,7 @@ func priorPins(t *Task, steps []Step) []git.TreeEdit {
 	var pins []git.TreeEdit
 	for _, b := range t.Undo.Before {
 		if b.RawBlob != nil && !now[b.Path] {
-			pins = append(pins, git.TreeEdit{Path: b.Path, Mode: ModeFile, Object: *b.RawBlob})
+			pins = append(pins, git.TreeEdit{Path: b.Path, Mode: nudge.ModeFile, Object: *b.RawBlob})
 		}
 	}
 	return pins
@@ -122,7 +123,7 @@ func (o *FileOps) checkoutRawIDs(ctx context.Context, entries []git.IndexEntry) 
 	for i, e := range entries {
 		paths[i] = e.Path
 	}
-	if o.plainFor(paths) {
+	if o.PlainFor(paths) {
 		// Checkout writes each blob's bytes as they are.
 		ids := make([]string, len(entries))
 		for i, e := range entries {
@@ -168,7 +169,7 @@ func (o *FileOps) checkoutRawIDsByCheckout(ctx context.Context, entries []git.In
 // pinRawBytes points refs/nudgethis/undo/<id> at a commit whose tree holds
 // the kept blobs at their paths (removing the ref when there are none),
 // so that gc never deletes bytes an undo needs.
-func (w *Workspace) pinRawBytes(ctx context.Context, id string, pins []git.TreeEdit) error {
+func pinRawBytes(ctx context.Context, w *nudge.Workspace, id string, pins []git.TreeEdit) error {
 	r := w.Repo
 	ref := refs.UndoBytes + id
 	old, ok, err := r.ReadRefFast(ctx, ref)
@@ -187,7 +188,7 @@ func (w *Workspace) pinRawBytes(ctx context.Context, id string, pins []git.TreeE
 	}
 	commit, err := r.CommitTree(ctx, git.CommitRequest{
 		Tree: tree, Message: "nudge undo bytes " + id + "\n\nThe files' bytes as they were on disk before git nudge apply " + id + ", for its undo.\n",
-		Author: Identity, Committer: Identity,
+		Author: nudge.Identity, Committer: nudge.Identity,
 	})
 	if err != nil {
 		return err
@@ -198,13 +199,13 @@ func (w *Workspace) pinRawBytes(ctx context.Context, id string, pins []git.TreeE
 	return r.SetRef(ctx, git.SetRefRequest{Name: ref, New: commit, Old: old})
 }
 
-// rawChanged is the re-check of keepRawBytes' reading right before any
+// rawChanged is the re-check of KeepRawBytes' reading right before any
 // file is written: one sentence per path whose bytes on disk are no longer
 // those the plan read (a change git's hashing does not see, such as line
 // endings, would otherwise make undo bring back the older bytes).
 //
 // cur is what the re-check just saw of each step: where git converts
-// nothing (plainFor), the ids it hashed are those of the bytes on disk,
+// nothing (PlainFor), the ids it hashed are those of the bytes on disk,
 // and the files are not read a second time.
 func (o *FileOps) rawChanged(ctx context.Context, steps []Step, cur []Seen, since string) ([]string, error) {
 	var idx []int
@@ -222,7 +223,7 @@ func (o *FileOps) rawChanged(ctx context.Context, steps []Step, cur []Seen, sinc
 	var reasons []string
 	for j, i := range idx {
 		if ids[j] != steps[i].raw {
-			reasons = append(reasons, Describe(vEdited, steps[i].Path, Seen{}, since))
+			reasons = append(reasons, Describe(Edited, steps[i].Path, Seen{}, since))
 		}
 	}
 	return reasons, nil
@@ -234,7 +235,7 @@ func (o *FileOps) rawWrong(ctx context.Context, steps []Step) ([]string, error) 
 	var idx []int
 	var paths []string
 	for i, s := range steps {
-		if Present(s.To) && s.To.RawBlob != nil {
+		if nudge.Present(s.To) && s.To.RawBlob != nil {
 			idx = append(idx, i)
 			paths = append(paths, s.Path)
 		}
@@ -246,7 +247,7 @@ func (o *FileOps) rawWrong(ctx context.Context, steps []Step) ([]string, error) 
 	var wrong []string
 	for j, i := range idx {
 		if ids[j] != *steps[i].To.RawBlob {
-			wrong = append(wrong, QuotePath(steps[i].Path))
+			wrong = append(wrong, nudge.QuotePath(steps[i].Path))
 		}
 	}
 	return wrong, nil
@@ -257,7 +258,7 @@ func (o *FileOps) rawWrong(ctx context.Context, steps []Step) ([]string, error) 
 func (o *FileOps) StageRaw(ctx context.Context, staged string, steps []Step) error {
 	var raw []git.IndexEntry
 	for _, s := range steps {
-		if Present(s.To) && s.To.RawBlob != nil {
+		if nudge.Present(s.To) && s.To.RawBlob != nil {
 			raw = append(raw, git.IndexEntry{Mode: *s.To.Mode, Blob: *s.To.RawBlob, Path: s.Path})
 		}
 	}
