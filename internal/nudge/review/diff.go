@@ -37,8 +37,8 @@ type DiffOptions struct {
 	// files are too large to print), never mixed into the patch; nil sends
 	// it to the output itself.
 	Notices io.Writer
-	// Pathspecs limit the patch to the paths they match (Pathspecs makes
-	// them from what the user typed); none: every path.
+	// Pathspecs limit the patch to the paths they match (the workspace's
+	// Pathspecs makes them from what the user typed); none: every path.
 	Pathspecs []string
 }
 
