@@ -30,7 +30,7 @@ func autoPrune(env *cli.Env, command string, args []string) {
 	if err != nil || age == 0 {
 		return
 	}
-	if !retire.AnyOlder(ws, age) {
+	if !ws.AnyOlder(age) {
 		_ = retire.PruneStamp(ws).Set(env.Now())
 		return
 	}
