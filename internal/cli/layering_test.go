@@ -264,14 +264,16 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 		"apply":      {"merge", "patchfiles", "take"},
 		"merge":      {"patchfiles"},
 		"patchfiles": nil,
-		"runner":     {"take"},
+		"retire":     {"review"},
+		"review":     nil,
+		"runner":     {"take", "review"},
 		"save":       {"merge", "patchfiles"},
 		"take":       nil,
 	}
 	// packages under internal/nudge below the core
 	belowCore := []string{"record"}
-	// concepts the core calls on, below it
-	below := []string{"internal/guard", "internal/pool"}
+	// concepts the core and its workflows call on, below them
+	below := []string{"internal/guard", "internal/pool", "internal/retain"}
 	for _, b := range belowCore {
 		below = append(below, "internal/nudge/"+b)
 	}

@@ -9,19 +9,20 @@ import (
 	"net/http"
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/review"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // maxCommentBody bounds a POST .../comments body: the text's own limit
 // plus room for the other fields and JSON escaping.
-const maxCommentBody = 6*nudge.MaxCommentText + 4096
+const maxCommentBody = 6*review.MaxCommentText + 4096
 
 // addComment is POST /api/nudge/tasks/{id}/comments with {"path", "line",
 // "end_line", "text"}: git nudge comment ID -m TEXT [--path P [--line
 // N[-M]]], recorded as that command; the answer is the comment.
 func (s *Server) addComment(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	var in nudge.NewComment
+	var in review.NewComment
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxCommentBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&in); err != nil {
@@ -44,7 +45,7 @@ func (s *Server) addComment(w http.ResponseWriter, r *http.Request) {
 		args = append(args, "--line", lines)
 	}
 	s.commentAction(w, r, args, func(ctx context.Context, ws *nudge.Workspace) (any, error) {
-		return ws.AddComment(ctx, id, in)
+		return review.AddComment(ctx, ws, id, in)
 	})
 }
 
@@ -53,7 +54,7 @@ func (s *Server) addComment(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteComment(w http.ResponseWriter, r *http.Request) {
 	id, cid := r.PathValue("id"), r.PathValue("cid")
 	s.commentAction(w, r, []string{"comment", id, "--delete", cid}, func(ctx context.Context, ws *nudge.Workspace) (any, error) {
-		return ws.DeleteComment(ctx, id, cid)
+		return review.DeleteComment(ctx, ws, id, cid)
 	})
 }
 

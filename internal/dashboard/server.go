@@ -39,6 +39,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/nudge/apply"
+	"github.com/nudgethis/git-nudge/internal/nudge/retire"
 	"github.com/nudgethis/git-nudge/internal/nudge/save"
 	"github.com/nudgethis/git-nudge/internal/operation"
 	"github.com/nudgethis/git-nudge/internal/oplog"
@@ -454,7 +455,7 @@ func (s *Server) taskAction(w http.ResponseWriter, r *http.Request) {
 			rep, err = save.Run(r.Context(), ws, save.Options{IDs: []string{id}})
 			out = rep
 		case "drop":
-			err = ws.Drop(r.Context(), id, false)
+			err = retire.Drop(r.Context(), ws, id, false)
 			out = map[string]any{"id": id, "dropped": true}
 		}
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/nudge/apply"
+	"github.com/nudgethis/git-nudge/internal/nudge/review"
 	"github.com/nudgethis/git-nudge/internal/nudge/runner"
 )
 
@@ -49,7 +50,7 @@ func (s *Server) showTask(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	view, err := ws.View(t) // with its review comments, as show --json
+	view, err := review.View(ws, t) // with its review comments, as show --json
 	if err != nil {
 		failed(w, err)
 		return
@@ -64,15 +65,15 @@ func (s *Server) diffTask(w http.ResponseWriter, r *http.Request) {
 	}
 	key := ""
 	if t.Result != nil {
-		key = fmt.Sprintf("%s\x00%s\x00%s\x00%d", t.ID, t.Base(), *t.Result, nudge.DiffLimit)
+		key = fmt.Sprintf("%s\x00%s\x00%s\x00%d", t.ID, t.Base(), *t.Result, review.DiffLimit)
 		if body, ok := s.diffs.get(key); ok {
 			writeBody(w, body)
 			return
 		}
 	}
 	var patch, notices bytes.Buffer
-	err := ws.Diff(r.Context(), t.ID, &patch, nudge.DiffOptions{
-		Format: git.DiffPatch, Limit: nudge.DiffLimit, Notices: &notices,
+	err := review.Diff(r.Context(), ws, t.ID, &patch, review.DiffOptions{
+		Format: git.DiffPatch, Limit: review.DiffLimit, Notices: &notices,
 	})
 	if err != nil {
 		failed(w, err)

@@ -6,6 +6,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/cli/opcmd"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/retire"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
@@ -22,15 +23,15 @@ func autoPrune(env *cli.Env, command string, args []string) {
 		return
 	}
 	ws, err := nudge.OpenReadOnly(env.Ctx, env.Dir, env.Now)
-	if err != nil || !ws.PruneStamp().Due(env.Now()) {
+	if err != nil || !retire.PruneStamp(ws).Due(env.Now()) {
 		return
 	}
-	age, err := ws.Retention(env.Ctx)
+	age, err := retire.Retention(env.Ctx, ws)
 	if err != nil || age == 0 {
 		return
 	}
 	if !ws.AnyOlder(age) {
-		_ = ws.PruneStamp().Set(env.Now())
+		_ = retire.PruneStamp(ws).Set(env.Now())
 		return
 	}
 	w, err := nudge.Open(env.Ctx, env.Dir, env.Now)
@@ -45,9 +46,9 @@ func autoPrune(env *cli.Env, command string, args []string) {
 	}
 	opcmd.AutoPrune{
 		Repo: w.Repo, Spec: oplog.Spec{Tool: "nudge", Kind: "prune", Scope: oplog.ScopeTasks, LeavesIndex: true},
-		Key: "nudge.retention", Age: age, Stamp: w.PruneStamp(), Failed: "nothing more was pruned",
+		Key: "nudge.retention", Age: age, Stamp: retire.PruneStamp(w), Failed: "nothing more was pruned",
 		Prune: func() ([]string, bool, error) {
-			res, err := w.Prune(env.Ctx, nudge.PruneOptions{OlderThan: age, Except: except, Budget: autoPruneBudget})
+			res, err := retire.Prune(env.Ctx, w, retire.PruneOptions{OlderThan: age, Except: except, Budget: autoPruneBudget})
 			if err != nil {
 				return nil, false, err
 			}

@@ -2,12 +2,12 @@ package nudgecmd
 
 import (
 	"fmt"
-	"github.com/nudgethis/git-nudge/internal/oplog"
 	"strconv"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/review"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // CommentCmd is `git nudge comment ID`.
@@ -54,7 +54,7 @@ func (c *CommentCmd) Run(env *cli.Env) error {
 		if err != nil {
 			return err
 		}
-		cs, err := w.Comments(c.ID)
+		cs, err := review.Comments(w, c.ID)
 		if err != nil {
 			return refusal(err)
 		}
@@ -73,7 +73,7 @@ func (c *CommentCmd) Run(env *cli.Env) error {
 		return err
 	}
 	if c.Delete != "" {
-		got, err := w.DeleteComment(env.Ctx, c.ID, c.Delete)
+		got, err := review.DeleteComment(env.Ctx, w, c.ID, c.Delete)
 		if err != nil {
 			return refusal(err)
 		}
@@ -83,13 +83,13 @@ func (c *CommentCmd) Run(env *cli.Env) error {
 		env.Printf("Deleted comment %s of %s (%s).\n", got.ID, c.ID, got.Where())
 		return nil
 	}
-	n := nudge.NewComment{Path: c.Path, Text: *c.Message}
+	n := review.NewComment{Path: c.Path, Text: *c.Message}
 	if c.Line != "" {
 		if n.Line, n.EndLine, err = parseLines(c.Line); err != nil {
 			return &cli.Refusal{What: "cannot add the comment to " + c.ID, Reasons: []string{err.Error()}, Next: "Give --line N or --line N-M, counted from 1."}
 		}
 	}
-	got, err := w.AddComment(env.Ctx, c.ID, n)
+	got, err := review.AddComment(env.Ctx, w, c.ID, n)
 	if err != nil {
 		return refusal(err)
 	}
@@ -118,7 +118,7 @@ func parseLines(s string) (int, int, error) {
 }
 
 // printComments lists comments, one block each.
-func printComments(env *cli.Env, cs []nudge.Comment) {
+func printComments(env *cli.Env, cs []review.Comment) {
 	for _, c := range cs {
 		env.Printf("%s  %s  %s\n", env.Paint("1", c.ID), c.Where(), c.Time.Local().Format("2006-01-02 15:04"))
 		for _, l := range strings.Split(c.Text, "\n") {

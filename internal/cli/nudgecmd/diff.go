@@ -2,7 +2,7 @@ package nudgecmd
 
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/review"
 )
 
 // DiffCmd is `git nudge diff`.
@@ -33,14 +33,14 @@ func (c *DiffCmd) Run(env *cli.Env) error {
 		return err
 	}
 	terminal := env.Terminal
-	format := nudge.DiffPatch
+	format := review.DiffPatch
 	switch {
 	case c.Stat:
-		format = nudge.DiffStat
+		format = review.DiffStat
 	case c.NameStatus:
-		format = nudge.DiffNameStatus
+		format = review.DiffNameStatus
 	case !terminal:
-		format = nudge.DiffBinaryPatch
+		format = review.DiffBinaryPatch
 	}
 	out := env.Stdout
 	if terminal {
@@ -50,7 +50,7 @@ func (c *DiffCmd) Run(env *cli.Env) error {
 		defer safe.Close()
 		out = safe
 	}
-	return w.Diff(env.Ctx, c.ID, out, nudge.DiffOptions{
+	return review.Diff(env.Ctx, w, c.ID, out, review.DiffOptions{
 		Format: format, Color: env.Color, Limit: diffLimit(c.MaxBytes, terminal), Notices: env.Stderr, Pathspecs: specs,
 	})
 }
@@ -63,7 +63,7 @@ func diffLimit(maxBytes *int64, terminal bool) int64 {
 	case maxBytes != nil:
 		return max(*maxBytes, 0)
 	case terminal:
-		return nudge.DiffLimit
+		return review.DiffLimit
 	}
 	return 0
 }

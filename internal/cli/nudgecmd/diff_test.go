@@ -3,7 +3,7 @@ package nudgecmd
 import (
 	"testing"
 
-	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/review"
 )
 
 func TestDiffLimit(t *testing.T) {
@@ -14,7 +14,7 @@ func TestDiffLimit(t *testing.T) {
 		terminal bool
 		want     int64
 	}{
-		{nil, true, nudge.DiffLimit},
+		{nil, true, review.DiffLimit},
 		{nil, false, 0},
 		{&n, false, 500},
 		{&n, true, 500},

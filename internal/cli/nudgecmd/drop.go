@@ -2,6 +2,7 @@ package nudgecmd
 
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/nudge/retire"
 	"github.com/nudgethis/git-nudge/internal/operation"
 	"github.com/nudgethis/git-nudge/internal/oplog"
 )
@@ -29,7 +30,7 @@ func (c *DropCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	ids, err := w.DropAll(env.Ctx, c.IDs, c.Force)
+	ids, err := retire.DropAll(env.Ctx, w, c.IDs, c.Force)
 	if err != nil {
 		return refusal(err)
 	}

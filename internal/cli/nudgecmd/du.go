@@ -2,6 +2,7 @@ package nudgecmd
 
 import (
 	"github.com/nudgethis/git-nudge/internal/cli"
+	"github.com/nudgethis/git-nudge/internal/nudge/retire"
 )
 
 // DuCmd is `git nudge du`.
@@ -21,7 +22,7 @@ func (c *DuCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	u, err := w.DiskUsage(env.Ctx, c.Top)
+	u, err := retire.DiskUsage(env.Ctx, w, c.Top)
 	if err != nil {
 		return err
 	}

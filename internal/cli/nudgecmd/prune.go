@@ -1,11 +1,11 @@
 package nudgecmd
 
 import (
-	"github.com/nudgethis/git-nudge/internal/oplog"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/cli"
-	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/retire"
+	"github.com/nudgethis/git-nudge/internal/oplog"
 )
 
 // PruneCmd is `git nudge prune`.
@@ -38,12 +38,12 @@ func (c *PruneCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	o := nudge.PruneOptions{DryRun: c.DryRun, Keep: max(c.Keep, 0)}
-	o.OlderThan, err = cli.PruneBound(c.OlderThan, c.Keep, "nudge.retention", func() (time.Duration, error) { return w.Retention(env.Ctx) })
+	o := retire.PruneOptions{DryRun: c.DryRun, Keep: max(c.Keep, 0)}
+	o.OlderThan, err = cli.PruneBound(c.OlderThan, c.Keep, "nudge.retention", func() (time.Duration, error) { return retire.Retention(env.Ctx, w) })
 	if err != nil {
 		return err
 	}
-	res, err := w.Prune(env.Ctx, o)
+	res, err := retire.Prune(env.Ctx, w, o)
 	if err != nil {
 		return err
 	}
@@ -54,7 +54,7 @@ func (c *PruneCmd) Run(env *cli.Env) error {
 	return nil
 }
 
-func printPrune(env *cli.Env, res *nudge.PruneResult, verbose bool) {
+func printPrune(env *cli.Env, res *retire.PruneResult, verbose bool) {
 	verb := "Dropped"
 	if res.DryRun {
 		verb = "Would drop"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/cli"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/review"
 	"github.com/nudgethis/git-nudge/internal/pathenc"
 )
 
@@ -34,7 +35,7 @@ func (c *ShowCmd) Run(env *cli.Env) error {
 	if err != nil {
 		return err
 	}
-	view, err := w.View(t)
+	view, err := review.View(w, t)
 	if err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func printTaskFields(env *cli.Env, w *nudge.Workspace, t *nudge.Task) {
 // printTaskLists prints show's lists of t's paths and lines (left out,
 // changed by setup, settings and refs changed, files, conflicts, review
 // comments), each under its heading and only when not empty.
-func printTaskLists(env *cli.Env, t *nudge.Task, view nudge.TaskView) {
+func printTaskLists(env *cli.Env, t *nudge.Task, view review.TaskView) {
 	if len(t.Skipped) > 0 {
 		env.Printf("Left out of the snapshot:\n")
 		for _, s := range t.Skipped {

@@ -40,6 +40,11 @@ type child struct {
 // ErrCommandNotStarted wraps the reason a child could not be started.
 var ErrCommandNotStarted = proc.ErrNotStarted
 
+// ReviewEnv names the variable that holds the path of the review file
+// (review.WriteFile) a task's command is given when the task has review
+// comments.
+const ReviewEnv = "NUDGE_REVIEW"
+
 // run starts the child and waits for it; see proc.Run for the exit code.
 func (c child) run() (int, error) {
 	var extra []*os.File
@@ -60,7 +65,7 @@ func (w workspace) childEnv(base []string, t *nudge.Task, dir string) []string {
 		"GIT_DIR": true, "GIT_WORK_TREE": true, "GIT_INDEX_FILE": true, "GIT_OBJECT_DIRECTORY": true,
 		"GIT_ALTERNATE_OBJECT_DIRECTORIES": true, "GIT_PREFIX": true, "GIT_COMMON_DIR": true,
 		"GIT_NAMESPACE": true, "GIT_QUARANTINE_PATH": true, "PWD": true,
-		"NUDGE_TASK": true, "NUDGE_WORKSPACE": true, nudge.ReviewEnv: true,
+		"NUDGE_TASK": true, "NUDGE_WORKSPACE": true, ReviewEnv: true,
 	}
 	env := make([]string, 0, len(base)+3)
 	for _, kv := range base {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/review"
 	"github.com/nudgethis/git-nudge/internal/nudge/take"
 )
 
@@ -386,13 +387,13 @@ func (w workspace) runCommand(ctx context.Context, t *nudge.Task, dir string, o 
 		stderr = io.MultiWriter(&lenient{w: o.Stderr}, log)
 	}
 	env := w.childEnv(o.Environ, t, dir)
-	review, err := w.WriteReview(ctx, t)
+	reviewFile, err := review.WriteFile(ctx, w.Workspace, t)
 	if err != nil {
 		log.Close()
-		return 127, fmt.Errorf("%w: writing the review comments for %s: %v", ErrCommandNotStarted, nudge.ReviewEnv, err)
+		return 127, fmt.Errorf("%w: writing the review comments for %s: %v", ErrCommandNotStarted, ReviewEnv, err)
 	}
-	if review != "" {
-		env = append(env, nudge.ReviewEnv+"="+review)
+	if reviewFile != "" {
+		env = append(env, ReviewEnv+"="+reviewFile)
 	}
 	if o.Attempt > 0 {
 		env = append(env, "NUDGE_ATTEMPT="+strconv.Itoa(o.Attempt))

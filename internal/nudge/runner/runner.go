@@ -242,7 +242,7 @@ func (w workspace) viaCommand(ctx context.Context, p *runnerPlan, t *nudge.Task,
 	}
 	out := filepath.Join(dir, "out.bundle")
 	env := c.env
-	if review := envValue(c.env, nudge.ReviewEnv); review != "" {
+	if review := envValue(c.env, ReviewEnv); review != "" {
 		// The comments go with the bundle: a copy in the runner's folder,
 		// for it to send wherever the command runs.
 		b, err := os.ReadFile(review)
@@ -253,7 +253,7 @@ func (w workspace) viaCommand(ctx context.Context, p *runnerPlan, t *nudge.Task,
 		if err := os.WriteFile(copied, b, 0o600); err != nil {
 			return c, nil, err
 		}
-		env = append(withoutEnv(env, nudge.ReviewEnv), nudge.ReviewEnv+"="+copied)
+		env = append(withoutEnv(env, ReviewEnv), ReviewEnv+"="+copied)
 	}
 	env = append(env,
 		"NUDGE_RUNNER="+p.name,
@@ -342,9 +342,9 @@ func (w workspace) inContainer(ctx context.Context, p *runnerPlan, t *nudge.Task
 	if v := envValue(c.env, "NUDGE_ATTEMPT"); v != "" {
 		args = append(args, "--env", "NUDGE_ATTEMPT="+v)
 	}
-	if v := envValue(c.env, nudge.ReviewEnv); v != "" {
+	if v := envValue(c.env, ReviewEnv); v != "" {
 		// The review comments, read-only at the same path.
-		args = append(args, "--volume", v+":"+v+":ro", "--env", nudge.ReviewEnv+"="+v)
+		args = append(args, "--volume", v+":"+v+":ro", "--env", ReviewEnv+"="+v)
 	}
 	if p.cpus != "" {
 		args = append(args, "--cpus", p.cpus)

@@ -50,7 +50,7 @@ func (w workspace) inRemoteContainer(ctx context.Context, p *runnerPlan, t *nudg
 	r.where = remoteEngineVar(p.engine) + "=" + remoteEngine(p.engine, c.env)
 	p.remote = r.where
 	r.name = "nudge-" + t.ID + "-" + strconv.Itoa(os.Getpid())
-	review := envValue(c.env, nudge.ReviewEnv)
+	review := envValue(c.env, ReviewEnv)
 	if err := r.create(c, review != ""); err != nil {
 		return c, nil, err
 	}
@@ -135,7 +135,7 @@ func (r *remoteRun) create(c child, review bool) error {
 		args = append(args, "--env", "NUDGE_ATTEMPT="+v)
 	}
 	if review {
-		args = append(args, "--env", nudge.ReviewEnv+"=/nudge-review.md")
+		args = append(args, "--env", ReviewEnv+"=/nudge-review.md")
 	}
 	if p.cpus != "" {
 		args = append(args, "--cpus", p.cpus)

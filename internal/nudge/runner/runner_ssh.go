@@ -104,7 +104,7 @@ func (w workspace) newSSHRun(ctx context.Context, p *runnerPlan, t *nudge.Task, 
 			r.gitEnv = append(withoutEnv(c.env, "GIT_SSH_COMMAND"), "GIT_SSH_COMMAND=ssh "+shquote.Line(r.opts))
 		}
 	}
-	if path := envValue(c.env, nudge.ReviewEnv); path != "" {
+	if path := envValue(c.env, ReviewEnv); path != "" {
 		if r.review, err = os.ReadFile(path); err != nil {
 			return nil, err
 		}

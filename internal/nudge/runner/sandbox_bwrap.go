@@ -48,7 +48,7 @@ func (w workspace) inBwrap(p *sandboxPlan, c child, env, writable []string, tmp 
 	}
 	// The review file (NUDGE_REVIEW) lives in the hidden state folder:
 	// shown again, read-only.
-	if rv := envValue(env, nudge.ReviewEnv); rv != "" {
+	if rv := envValue(env, ReviewEnv); rv != "" {
 		r, err := real(rv)
 		if err != nil {
 			return c, err

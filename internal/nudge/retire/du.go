@@ -1,4 +1,4 @@
-package nudge
+package retire
 
 import (
 	"context"
@@ -6,20 +6,21 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/refs"
 	"github.com/nudgethis/git-nudge/internal/retain"
 )
 
 // taskRefPrefixes are the ref folders that hold what tasks keep: each
 // ref's name after the folder starts with its task's id.
-var taskRefPrefixes = []string{refs.Snapshots, refs.Results, refs.Setups, refs.Validations, refs.UndoBytes, QuarantinePrefix}
+var taskRefPrefixes = []string{refs.Snapshots, refs.Results, refs.Setups, refs.Validations, refs.UndoBytes, nudge.QuarantinePrefix}
 
 // DiskUsage measures what git-nudge holds: its task refs and the bytes
 // only they keep alive, the task records, logs, worktrees (the pool's and
 // the tasks'), stage and sandbox folders, and the operation log; and the
 // top tasks by the bytes only they keep. Its git processes do not
 // grow with the number of tasks.
-func (w *Workspace) DiskUsage(ctx context.Context, top int) (*retain.Usage, error) {
+func DiskUsage(ctx context.Context, w *nudge.Workspace, top int) (*retain.Usage, error) {
 	rs, err := retain.ReadRefs(ctx, w.Repo)
 	if err != nil {
 		return nil, err
@@ -58,12 +59,12 @@ func (w *Workspace) DiskUsage(ctx context.Context, top int) (*retain.Usage, erro
 			return err
 		},
 		func() (err error) {
-			if ids, err = w.taskIDs(); err != nil {
+			if ids, err = w.TaskIDs(); err != nil {
 				return err
 			}
 			records = retain.FolderSize(w.TasksDir())
 			logs = retain.FolderSize(filepath.Join(w.Dir, "logs"))
-			pool = retain.FolderSize(w.poolDir())
+			pool = retain.FolderSize(filepath.Join(w.Dir, nudge.PoolDirName))
 			// The pool folder also holds each worktree's trusted index and
 			// size, and its own bookkeeping: count the worktrees.
 			pool.Entries = 0
@@ -71,7 +72,7 @@ func (w *Workspace) DiskUsage(ctx context.Context, top int) (*retain.Usage, erro
 				pool.Entries = len(entries)
 			}
 			wts = retain.FolderSize(filepath.Join(w.Dir, "worktrees"))
-			stage = retain.FolderSize(filepath.Join(w.Dir, stageDirName))
+			stage = retain.FolderSize(w.StageDir())
 			sandbox = retain.FolderSize(filepath.Join(w.Dir, "sandbox"))
 			return nil
 		})

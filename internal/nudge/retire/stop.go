@@ -1,4 +1,4 @@
-package nudge
+package retire
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/proc"
 )
 
@@ -22,8 +23,8 @@ const (
 // git-nudge process that runs it alive: a drop can then stop the run
 // (stopRemoteRuns) instead of refusing. Nothing of t's result is in the
 // workspace while it runs, and the work itself is elsewhere.
-func (w *Workspace) stoppableRemote(t *Task) bool {
-	if t.State != StateRunning || t.Runner == "" || t.PID == nil || proc.Gone(*t.PID) || !w.Busy(t.ID) {
+func stoppableRemote(w *nudge.Workspace, t *nudge.Task) bool {
+	if t.State != nudge.StateRunning || t.Runner == "" || t.PID == nil || proc.Gone(*t.PID) || !w.Busy(t.ID) {
 		return false
 	}
 	return t.CommandPID == nil || !proc.Gone(*t.CommandPID)
@@ -38,7 +39,7 @@ func (w *Workspace) stoppableRemote(t *Task) bool {
 // command's session when the connection goes, and the run then removes
 // the worktree there. A command not yet started (the snapshot still
 // travelling) is signalled as soon as its pid is recorded.
-func (w *Workspace) stopRemoteRuns(ctx context.Context, ids []string) error {
+func stopRemoteRuns(ctx context.Context, w *nudge.Workspace, ids []string) error {
 	asked := map[string]time.Time{}
 	killed := map[string]bool{}
 	deadline := time.Now().Add(remoteStopWait)
@@ -67,7 +68,7 @@ func (w *Workspace) stopRemoteRuns(ctx context.Context, ids []string) error {
 			return nil
 		}
 		if time.Now().After(deadline) {
-			return &RefusedError{
+			return &nudge.RefusedError{
 				What:    "cannot drop " + strings.Join(left, ", "),
 				Reasons: []string{fmt.Sprintf("asked to stop, the run still had not ended after %s", remoteStopWait)},
 				Next:    "Nothing was dropped. See git nudge list; try the drop again once the task is no longer running.",

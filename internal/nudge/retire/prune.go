@@ -1,13 +1,11 @@
-package nudge
+package retire
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"time"
 
-	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/retain"
 )
 
@@ -50,20 +48,20 @@ type PruneResult struct {
 }
 
 // pruneKeepReason says why t is never pruned, or "".
-func (w *Workspace) pruneKeepReason(ctx context.Context, t *Task) string {
+func pruneKeepReason(ctx context.Context, w *nudge.Workspace, t *nudge.Task) string {
 	switch t.State {
-	case StateApplied:
+	case nudge.StateApplied:
 		return "applied and not saved: its changes are in your work tree (save or undo it first)"
-	case StateApplying, StateUndoing:
+	case nudge.StateApplying, nudge.StateUndoing:
 		return "an apply or undo of it has not finished"
-	case StateRecoveryRequired:
+	case nudge.StateRecoveryRequired:
 		return "Recovery required: its record is what repairing the files needs (git nudge recover " + t.ID + ")"
-	case StatePreparing, StateRunning, StateValidating:
+	case nudge.StatePreparing, nudge.StateRunning, nudge.StateValidating:
 		return "running"
-	case StatePending:
+	case nudge.StatePending:
 		return "queued: git nudge work will run it"
 	}
-	if r := w.dropRefusal(ctx, t, false); r != nil {
+	if r := dropRefusal(ctx, w, t, false); r != nil {
 		if len(r.Reasons) > 0 {
 			return r.Reasons[0]
 		}
@@ -77,7 +75,7 @@ func (w *Workspace) pruneKeepReason(ctx context.Context, t *Task) string {
 // tasks the user could still want: applied and not saved, running or
 // validating, Recovery required, queued, or with work in their worktree
 // that no capture recorded; those are kept and listed with the reason.
-func (w *Workspace) Prune(ctx context.Context, o PruneOptions) (*PruneResult, error) {
+func Prune(ctx context.Context, w *nudge.Workspace, o PruneOptions) (*PruneResult, error) {
 	start := time.Now()
 	l, err := w.Lock(ctx, "git-nudge prune")
 	if err != nil {
@@ -94,7 +92,7 @@ func (w *Workspace) Prune(ctx context.Context, o PruneOptions) (*PruneResult, er
 		except[id] = true
 	}
 	now := w.Now()
-	var old []*Task
+	var old []*nudge.Task
 	for i, t := range tasks {
 		if i < o.Keep || except[t.ID] || (o.OlderThan > 0 && now.Sub(t.Updated) < o.OlderThan) {
 			res.Recent++
@@ -114,12 +112,12 @@ func (w *Workspace) Prune(ctx context.Context, o PruneOptions) (*PruneResult, er
 			res.Stopped, res.Left = true, len(old)-i
 			break
 		}
-		if reason := w.pruneKeepReason(ctx, t); reason != "" {
-			res.Kept = append(res.Kept, PruneKept{ID: t.ID, State: StateLabel(t.State), Reason: reason})
+		if reason := pruneKeepReason(ctx, w, t); reason != "" {
+			res.Kept = append(res.Kept, PruneKept{ID: t.ID, State: nudge.StateLabel(t.State), Reason: reason})
 			continue
 		}
 		if !o.DryRun {
-			if err := w.remove(ctx, t, false); err != nil {
+			if err := remove(ctx, w, t, false); err != nil {
 				return res, fmt.Errorf("pruning %s: %w", t.ID, err)
 			}
 		}
@@ -134,53 +132,11 @@ func (w *Workspace) Prune(ctx context.Context, o PruneOptions) (*PruneResult, er
 
 // Retention reads nudge.retention: the age past which tasks are pruned
 // automatically (0, nil when unset).
-func (w *Workspace) Retention(ctx context.Context) (time.Duration, error) {
+func Retention(ctx context.Context, w *nudge.Workspace) (time.Duration, error) {
 	return retain.Setting(ctx, w.Repo, "nudge")
 }
 
 // PruneStamp is the file that says when automatic pruning last finished.
-func (w *Workspace) PruneStamp() retain.Stamp {
+func PruneStamp(w *nudge.Workspace) retain.Stamp {
 	return retain.Stamp(w.Dir + "/prune-stamp")
-}
-
-// updatedKey starts a record's "updated" field as records are written.
-var updatedKey = []byte(`"updated": "`)
-
-// AnyOlder reports whether some task record has not changed for age,
-// from each record's "updated" field alone, without the lock: what
-// automatic pruning looks at first, so that the usual day, with nothing
-// old, costs no lock and no decoding. A record it cannot read counts as
-// old (Prune then looks at it properly).
-func (w *Workspace) AnyOlder(age time.Duration) bool {
-	ids, err := w.taskIDs()
-	if err != nil {
-		return true
-	}
-	dir, err := os.Open(w.TasksDir())
-	if err != nil {
-		return true
-	}
-	defer dir.Close()
-	now := w.Now()
-	var data []byte
-	for _, id := range ids {
-		data, err = journal.ReadFileAt(dir, id+".json", data)
-		if err != nil {
-			continue // removed meanwhile
-		}
-		i := bytes.LastIndex(data, updatedKey)
-		if i < 0 {
-			return true
-		}
-		rest := data[i+len(updatedKey):]
-		end := bytes.IndexByte(rest, '"')
-		if end < 0 {
-			return true
-		}
-		t, err := time.Parse(time.RFC3339Nano, string(rest[:end]))
-		if err != nil || now.Sub(t) >= age {
-			return true
-		}
-	}
-	return false
 }

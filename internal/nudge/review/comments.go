@@ -1,4 +1,7 @@
-package nudge
+// Package review is what a person reviewing a task works with: the
+// task's patch (Diff) and the review comments kept with the task, which
+// its next run is given as a file.
+package review
 
 import (
 	"bytes"
@@ -15,11 +18,8 @@ import (
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/nudge"
 )
-
-// ReviewEnv names the variable that holds the path of the review file a
-// task's command is given when the task has review comments.
-const ReviewEnv = "NUDGE_REVIEW"
 
 // MaxCommentText bounds one comment's text (bytes).
 const MaxCommentText = 64 << 10
@@ -40,13 +40,13 @@ type Comment struct {
 func (c Comment) MarshalJSON() ([]byte, error) {
 	type plain Comment
 	v := plain(c)
-	return MarshalPath(&v, &v.Path)
+	return nudge.MarshalPath(&v, &v.Path)
 }
 
 // UnmarshalJSON reads the path back, from path_b64 when present.
 func (c *Comment) UnmarshalJSON(data []byte) error {
 	type plain Comment
-	return UnmarshalPath(data, (*plain)(c), &c.Path)
+	return nudge.UnmarshalPath(data, (*plain)(c), &c.Path)
 }
 
 // Where is the comment's place for people: "a.txt:3-5", "a.txt", or "(the
@@ -55,7 +55,7 @@ func (c Comment) Where() string {
 	if c.Path == "" {
 		return "(the task)"
 	}
-	s := QuotePath(c.Path)
+	s := nudge.QuotePath(c.Path)
 	if c.Line != nil {
 		s += ":" + strconv.Itoa(*c.Line)
 		if c.EndLine != nil && *c.EndLine != *c.Line {
@@ -84,22 +84,22 @@ type NewComment struct {
 	Text    string `json:"text"`
 }
 
-func (w *Workspace) commentsPath(id string) string {
+func commentsPath(w *nudge.Workspace, id string) string {
 	return filepath.Join(w.TasksDir(), id+".comments.json")
 }
 
 // readComments reads task id's comments file (an empty one when there is
 // none).
-func (w *Workspace) readComments(id string) (*commentFile, error) {
+func readComments(w *nudge.Workspace, id string) (*commentFile, error) {
 	var f commentFile
-	err := journal.Read(w.commentsPath(id), &f)
+	err := journal.Read(commentsPath(w, id), &f)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return &commentFile{Version: 1, Task: id, Next: 1}, nil
 	case err != nil:
 		return nil, err
 	case f.Task != id:
-		return nil, &journal.CorruptError{Path: w.commentsPath(id), Err: fmt.Errorf("comments are for %q, not %q", f.Task, id)}
+		return nil, &journal.CorruptError{Path: commentsPath(w, id), Err: fmt.Errorf("comments are for %q, not %q", f.Task, id)}
 	}
 	if f.Next < 1 {
 		f.Next = 1
@@ -108,11 +108,11 @@ func (w *Workspace) readComments(id string) (*commentFile, error) {
 }
 
 // Comments lists task id's review comments, oldest first (never nil).
-func (w *Workspace) Comments(id string) ([]Comment, error) {
+func Comments(w *nudge.Workspace, id string) ([]Comment, error) {
 	if _, err := w.Load(id); err != nil {
 		return nil, err
 	}
-	f, err := w.readComments(id)
+	f, err := readComments(w, id)
 	if err != nil {
 		return nil, err
 	}
@@ -124,9 +124,9 @@ func (w *Workspace) Comments(id string) ([]Comment, error) {
 
 // AddComment keeps a review comment with task id (any state) and returns
 // it with its id.
-func (w *Workspace) AddComment(ctx context.Context, id string, n NewComment) (*Comment, error) {
+func AddComment(ctx context.Context, w *nudge.Workspace, id string, n NewComment) (*Comment, error) {
 	refuse := func(reason, next string) error {
-		return &RefusedError{What: "cannot add the comment to " + id, Reasons: []string{reason}, Next: next}
+		return &nudge.RefusedError{What: "cannot add the comment to " + id, Reasons: []string{reason}, Next: next}
 	}
 	text := strings.TrimRight(n.Text, "\r\n\t ")
 	switch {
@@ -147,7 +147,7 @@ func (w *Workspace) AddComment(ctx context.Context, id string, n NewComment) (*C
 	if p != "" {
 		var ok bool
 		if p, ok = cleanRepoPath(p); !ok {
-			return nil, refuse(fmt.Sprintf("%s is not a path inside the repository", QuotePath(n.Path)), "Give the path as git nudge diff "+id+" --name-only shows it.")
+			return nil, refuse(fmt.Sprintf("%s is not a path inside the repository", nudge.QuotePath(n.Path)), "Give the path as git nudge diff "+id+" --name-only shows it.")
 		}
 	}
 	l, err := w.Lock(ctx, "git-nudge comment")
@@ -158,7 +158,7 @@ func (w *Workspace) AddComment(ctx context.Context, id string, n NewComment) (*C
 	if _, err := w.Load(id); err != nil {
 		return nil, err
 	}
-	f, err := w.readComments(id)
+	f, err := readComments(w, id)
 	if err != nil {
 		return nil, err
 	}
@@ -172,14 +172,14 @@ func (w *Workspace) AddComment(ctx context.Context, id string, n NewComment) (*C
 	}
 	f.Next++
 	f.Comments = append(f.Comments, c)
-	if err := w.writeComments(f); err != nil {
+	if err := writeComments(w, f); err != nil {
 		return nil, err
 	}
 	return &c, nil
 }
 
 // DeleteComment removes comment cid of task id.
-func (w *Workspace) DeleteComment(ctx context.Context, id, cid string) (*Comment, error) {
+func DeleteComment(ctx context.Context, w *nudge.Workspace, id, cid string) (*Comment, error) {
 	l, err := w.Lock(ctx, "git-nudge comment")
 	if err != nil {
 		return nil, err
@@ -188,23 +188,23 @@ func (w *Workspace) DeleteComment(ctx context.Context, id, cid string) (*Comment
 	if _, err := w.Load(id); err != nil {
 		return nil, err
 	}
-	f, err := w.readComments(id)
+	f, err := readComments(w, id)
 	if err != nil {
 		return nil, err
 	}
 	for i, c := range f.Comments {
 		if c.ID == cid {
 			f.Comments = append(f.Comments[:i:i], f.Comments[i+1:]...)
-			return &c, w.writeComments(f)
+			return &c, writeComments(w, f)
 		}
 	}
-	return nil, &RefusedError{What: "cannot delete comment " + strconv.Quote(cid) + " of " + id,
+	return nil, &nudge.RefusedError{What: "cannot delete comment " + strconv.Quote(cid) + " of " + id,
 		Reasons: []string{"the task has no comment with that id"},
 		Next:    "git nudge comment " + id + " --list shows its comments and their ids."}
 }
 
-func (w *Workspace) writeComments(f *commentFile) error {
-	p := w.commentsPath(f.Task)
+func writeComments(w *nudge.Workspace, f *commentFile) error {
+	p := commentsPath(w, f.Task)
 	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 		return err
 	}
@@ -214,9 +214,9 @@ func (w *Workspace) writeComments(f *commentFile) error {
 	return journal.WriteIn(w.Repo.Tx, p, f)
 }
 
-// removeComments removes task id's comments (drop).
-func (w *Workspace) removeComments(id string) error {
-	err := journal.RemoveIn(w.Repo.Tx, w.commentsPath(id))
+// RemoveComments removes task id's comments (when the task is dropped).
+func RemoveComments(w *nudge.Workspace, id string) error {
+	err := journal.RemoveIn(w.Repo.Tx, commentsPath(w, id))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -240,13 +240,13 @@ func cleanRepoPath(p string) (string, bool) {
 // TaskView is a task record with its review comments: show --json and
 // the dashboard's task document ("comments" after the record's fields).
 type TaskView struct {
-	Task     *Task
+	Task     *nudge.Task
 	Comments []Comment
 }
 
 // View is task t with its comments.
-func (w *Workspace) View(t *Task) (TaskView, error) {
-	f, err := w.readComments(t.ID)
+func View(w *nudge.Workspace, t *nudge.Task) (TaskView, error) {
+	f, err := readComments(w, t.ID)
 	if err != nil {
 		return TaskView{}, err
 	}
@@ -290,12 +290,12 @@ const reviewFileName = "review.md"
 // maxQuotedLines bounds the lines of the result quoted under a comment.
 const maxQuotedLines = 20
 
-// WriteReview writes task t's comments as the review file its command is
+// WriteFile writes task t's comments as the review file its command is
 // given (logs/<id>/review.md) and returns its path; "" (and no file) when
 // the task has none.
-func (w *Workspace) WriteReview(ctx context.Context, t *Task) (string, error) {
+func WriteFile(ctx context.Context, w *nudge.Workspace, t *nudge.Task) (string, error) {
 	p := filepath.Join(w.LogDir(t.ID), reviewFileName)
-	f, err := w.readComments(t.ID)
+	f, err := readComments(w, t.ID)
 	if err != nil {
 		return "", err
 	}
@@ -310,7 +310,7 @@ func (w *Workspace) WriteReview(ctx context.Context, t *Task) (string, error) {
 	fmt.Fprintf(&b, "%d comment(s) on the task's last result; lines are those of each file as the result has it.\n", len(f.Comments))
 	for _, c := range f.Comments {
 		fmt.Fprintf(&b, "\n## %s (%s)\n\n", c.Where(), c.ID)
-		if q := w.quoteLines(ctx, t, c); q != "" {
+		if q := quoteLines(ctx, w, t, c); q != "" {
 			b.WriteString(q)
 			b.WriteString("\n")
 		}
@@ -333,7 +333,7 @@ func (w *Workspace) WriteReview(ctx context.Context, t *Task) (string, error) {
 // quoteLines is the commented lines of the path's version in t's result,
 // as a quote ("> N | text" a line), "" when there is none to quote (no lines named, a
 // path the patch does not add or change, a binary file).
-func (w *Workspace) quoteLines(ctx context.Context, t *Task, c Comment) string {
+func quoteLines(ctx context.Context, w *nudge.Workspace, t *nudge.Task, c Comment) string {
 	if c.Line == nil || c.EndLine == nil {
 		return ""
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package runner_test
+package retire_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/retire"
 	"github.com/nudgethis/git-nudge/internal/nudge/runner"
 	"github.com/nudgethis/git-nudge/internal/testutil"
 )
@@ -73,7 +74,7 @@ func TestDropSymlinkSwapRace(t *testing.T) {
 				_ = os.Rename(aside, v)
 			}
 		}()
-		dropErr := w.Drop(ctx, task.ID, true)
+		dropErr := retire.Drop(ctx, w, task.ID, true)
 		stop.Store(true)
 		wg.Wait()
 		for i := 0; i < files; i++ {
@@ -88,7 +89,7 @@ func TestDropSymlinkSwapRace(t *testing.T) {
 		if dropErr != nil {
 			// Racing renames can leave the folder non-empty at the end;
 			// a second drop (nothing racing now) must finish the job.
-			if err := w.Drop(ctx, task.ID, true); err != nil {
+			if err := retire.Drop(ctx, w, task.ID, true); err != nil {
 				t.Fatalf("round %d: drop again: %v", round, err)
 			}
 		}

@@ -1,4 +1,7 @@
-package nudge
+// Package retire takes tasks out of the workspace: drop (one task or
+// several, all or none), prune (the tasks past an age, automatically when
+// a retention is set) and du (what the tasks keep on disk).
+package retire
 
 import (
 	"context"
@@ -11,6 +14,8 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
+	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/nudge/review"
 	"github.com/nudgethis/git-nudge/internal/proc"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
@@ -21,8 +26,8 @@ import (
 // recovery_required) and tasks a live process is working on; force lifts
 // the refusal for applied and recovery_required tasks, whose files stay in
 // the work tree exactly as they are (only the ability to undo is given up).
-func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
-	_, err := w.DropAll(ctx, []string{id}, force)
+func Drop(ctx context.Context, w *nudge.Workspace, id string, force bool) error {
+	_, err := DropAll(ctx, w, []string{id}, force)
 	return err
 }
 
@@ -35,17 +40,17 @@ func (w *Workspace) Drop(ctx context.Context, id string, force bool) error {
 // runner) is stopped first when nothing else refuses the drop: its
 // command is sent SIGTERM (SIGKILL later), which ends the remote work,
 // and once the run has recorded its end the task is dropped like any.
-func (w *Workspace) DropAll(ctx context.Context, ids []string, force bool) ([]string, error) {
+func DropAll(ctx context.Context, w *nudge.Workspace, ids []string, force bool) ([]string, error) {
 	l, err := w.Lock(ctx, "git-nudge drop")
 	if err != nil {
 		return nil, err
 	}
 	defer func() { l.Release() }()
-	unique := Distinct(ids)
-	var tasks []*Task
+	unique := nudge.Distinct(ids)
+	var tasks []*nudge.Task
 	for stopped := false; ; stopped = true {
 		var refusedIDs, remote []string
-		var refused []*RefusedError
+		var refused []*nudge.RefusedError
 		tasks = tasks[:0]
 		for _, id := range unique {
 			t, err := w.Load(id)
@@ -55,8 +60,8 @@ func (w *Workspace) DropAll(ctx context.Context, ids []string, force bool) ([]st
 				}
 				return nil, err
 			}
-			if r := w.dropRefusal(ctx, t, force); r != nil {
-				if !stopped && w.stoppableRemote(t) {
+			if r := dropRefusal(ctx, w, t, force); r != nil {
+				if !stopped && stoppableRemote(w, t) {
 					remote = append(remote, id)
 				} else {
 					refusedIDs, refused = append(refusedIDs, id), append(refused, r)
@@ -72,7 +77,7 @@ func (w *Workspace) DropAll(ctx context.Context, ids []string, force bool) ([]st
 		}
 		// The run records the task's end under the workspace lock.
 		l.Release()
-		serr := w.stopRemoteRuns(ctx, remote)
+		serr := stopRemoteRuns(ctx, w, remote)
 		if l, err = w.Lock(context.WithoutCancel(ctx), "git-nudge drop"); err != nil {
 			return nil, errors.Join(serr, err)
 		}
@@ -81,7 +86,7 @@ func (w *Workspace) DropAll(ctx context.Context, ids []string, force bool) ([]st
 		}
 	}
 	for i, t := range tasks {
-		if err := w.remove(ctx, t, force); err != nil {
+		if err := remove(ctx, w, t, force); err != nil {
 			if i == 0 {
 				return nil, err
 			}
@@ -94,7 +99,7 @@ func (w *Workspace) DropAll(ctx context.Context, ids []string, force bool) ([]st
 // joinRefusals is one refusal for several tasks, refused[i] being ids[i]'s:
 // each reason and each next step names its task (nil when none is
 // refused; the refusal itself when one is).
-func joinRefusals(ids []string, refused []*RefusedError) *RefusedError {
+func joinRefusals(ids []string, refused []*nudge.RefusedError) *nudge.RefusedError {
 	switch len(refused) {
 	case 0:
 		return nil
@@ -112,22 +117,22 @@ func joinRefusals(ids []string, refused []*RefusedError) *RefusedError {
 		}
 	}
 	next = append(next, "Nothing was dropped; leave these out to drop the others.")
-	return &RefusedError{What: "cannot drop " + strings.Join(ids, ", "), Reasons: reasons, Next: strings.Join(next, "\n")}
+	return &nudge.RefusedError{What: "cannot drop " + strings.Join(ids, ", "), Reasons: reasons, Next: strings.Join(next, "\n")}
 }
 
 // dropRefusal says why t cannot be dropped (nil when it can).
-func (w *Workspace) dropRefusal(ctx context.Context, t *Task, force bool) *RefusedError {
+func dropRefusal(ctx context.Context, w *nudge.Workspace, t *nudge.Task, force bool) *nudge.RefusedError {
 	id := t.ID
-	refuse := func(reason, next string) *RefusedError {
-		return &RefusedError{What: "cannot drop " + id, Reasons: []string{reason}, Next: next}
+	refuse := func(reason, next string) *nudge.RefusedError {
+		return &nudge.RefusedError{What: "cannot drop " + id, Reasons: []string{reason}, Next: next}
 	}
 	switch {
-	case t.State == StateApplied && !force:
+	case t.State == nudge.StateApplied && !force:
 		return refuse("it is applied: its changes are in the workspace and its record is what undo needs",
 			fmt.Sprintf("Undo it first (git nudge undo %s) or save it (git nudge save %s). If you have made its files your own (edited or committed them), git nudge drop --force %s forgets the task and leaves every file as it is.", id, id, id))
-	case t.State == StateApplying || t.State == StateUndoing:
+	case t.State == nudge.StateApplying || t.State == nudge.StateUndoing:
 		return refuse(fmt.Sprintf("it is %s", t.State), "Wait for that command to finish.")
-	case t.State == StateRecoveryRequired && !force:
+	case t.State == nudge.StateRecoveryRequired && !force:
 		return refuse("it is Recovery required: its record is the evidence needed to repair the files by hand",
 			fmt.Sprintf("See git nudge recover %s. Once the files are resolved, git nudge drop --force %s removes the record; the work tree is left as it is.", id, id))
 	}
@@ -145,7 +150,7 @@ func (w *Workspace) dropRefusal(ctx context.Context, t *Task, force bool) *Refus
 		}
 	}
 	if !force {
-		lost, err := w.uncaptured(ctx, t)
+		lost, err := w.Uncaptured(ctx, t)
 		if err != nil {
 			return refuse(fmt.Sprintf("its worktree cannot be read, so whether it holds uncaptured work is not known (%v)", err),
 				fmt.Sprintf("git nudge drop --force %s removes the worktree anyway (only the folder inside .nudgethis/worktrees).", id))
@@ -159,38 +164,12 @@ func (w *Workspace) dropRefusal(ctx context.Context, t *Task, force bool) *Refus
 }
 
 // remove drops t (Drop's work once nothing refuses it).
-func (w *Workspace) remove(ctx context.Context, t *Task, force bool) error {
+func remove(ctx context.Context, w *nudge.Workspace, t *nudge.Task, force bool) error {
 	id := t.ID
-	dir := w.WorktreeDir(id)
-	if t.Worktree != nil && filepath.Clean(*t.Worktree) != dir {
-		// Never remove a folder the record names outside .nudgethis.
-		dir = ""
-	}
-	// A worktree a sandboxed command ran in is never pooled: Landlock's
-	// grant follows its folders wherever they are moved, so a process the
-	// command left running could write in the next task's worktree.
-	if dir != "" && !force && w.HasWorktree(t) && !t.Sandbox && w.park(ctx, id, dir) {
-		// Parked in the pool (pool.go), nothing uncaptured in it.
-		dir = ""
-	}
-	_ = os.Remove(w.trustedIndex(id))
-	_ = os.Remove(w.reuseIndex(id))
-	if _, err := os.Lstat(dir); dir != "" && errors.Is(err, fs.ErrNotExist) {
-		// Gone already; git may still record it (an interrupted pool
-		// claim): only that record is forgotten.
-		if err := w.Repo.ForgetWorktree(dir); err != nil {
-			return err
-		}
-		dir = ""
-	}
-	if dir != "" {
-		// Never git worktree remove, nor any remover that resolves paths
-		// again: a folder the task swaps for a symlink meanwhile would
-		// be followed. removeTaskTree unlinks through
-		// directory handles, then forgets git's record of the worktree.
-		if err := w.removeTaskTree(dir); err != nil {
-			return fmt.Errorf("removing the worktree of %s: %w", id, err)
-		}
+	// With --force the worktree may hold uncaptured work: it is removed,
+	// never pooled.
+	if err := w.RemoveTaskWorktree(ctx, t, !force); err != nil {
+		return err
 	}
 	// Its refs, and the bytes its last apply kept for undo
 	// (refs/nudgethis/undo/<id>), in one transaction, each only from the
@@ -219,55 +198,11 @@ func (w *Workspace) remove(ctx context.Context, t *Task, force bool) error {
 	if err := os.RemoveAll(w.LogDir(id)); err != nil {
 		return err
 	}
-	if err := w.removeComments(id); err != nil {
+	if err := review.RemoveComments(w, id); err != nil {
 		return err
 	}
 	if err := os.Remove(w.RunLockPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
 	return journal.RemoveIn(w.Repo.Tx, w.TaskPath(id))
-}
-
-// isWorktree reports whether git knows dir as one of the repository's
-// worktrees.
-func (w *Workspace) isWorktree(ctx context.Context, dir string) (bool, error) {
-	paths, err := w.Repo.Worktrees(ctx)
-	if err != nil {
-		return false, err
-	}
-	for _, p := range paths {
-		if p == dir || samePathOnDisk(p, dir) {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// uncaptured reports whether t's own worktree (the one git-nudge made)
-// holds files, other than ignored ones, that match neither its snapshot
-// nor its result: work only that worktree has, which drop would delete.
-func (w *Workspace) uncaptured(ctx context.Context, t *Task) (bool, error) {
-	if !w.HasWorktree(t) || filepath.Clean(*t.Worktree) != w.WorktreeDir(t.ID) {
-		return false, nil
-	}
-	if registered, err := w.isWorktree(ctx, *t.Worktree); err != nil || !registered {
-		return false, err
-	}
-	tree, _, err := w.CaptureWorktree(ctx, t)
-	if err != nil {
-		return false, err
-	}
-	for _, c := range []*string{&t.Snapshot, t.Setup, t.Result} {
-		if c == nil || *c == "" {
-			continue
-		}
-		known, err := w.Repo.TreeOf(ctx, *c)
-		if err != nil {
-			return false, err
-		}
-		if known == tree {
-			return false, nil
-		}
-	}
-	return true, nil
 }
