@@ -59,7 +59,8 @@ func (w *Workspace) ReleaseLocked(ctx context.Context, t *Task, fresh bool, out 
 		}
 	}
 	where := "to the pool"
-	// A worktree a sandboxed command ran in is never pooled (see remove).
+	// A worktree a sandboxed command ran in is never pooled (see
+	// RemoveTaskWorktree).
 	if t.Sandbox || !w.park(ctx, t.ID, dir) {
 		if err := w.removeTaskTree(dir); err != nil {
 			return false
