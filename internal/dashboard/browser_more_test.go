@@ -45,6 +45,7 @@ func TestBrowserRunLog(t *testing.T) {
 // TestLogTailBounds: the log API reads at most the asked tail, refuses a
 // tail out of bounds, and answers exists=false for a task without a log.
 func TestLogTailBounds(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	testutil.WriteFile(t, dir, filepath.Join(".nudgethis", "logs", "t1", "run.log"), "0123456789")
 	h := serve(t, dir)

@@ -152,6 +152,7 @@ func reviewWorkspace(t *testing.T) string {
 // questions where the click was, with the focus. The fast tier (go test
 // -short) walks them at the first width only.
 func TestBrowserReview(t *testing.T) {
+	t.Parallel()
 	ctx := browser(t)
 	dir := reviewWorkspace(t)
 	h := serve(t, dir)

@@ -104,10 +104,24 @@ func waitFor(t *testing.T, ctx context.Context, what, expr string) {
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	guarded := "(() => { try { return !!(" + expr + "); } catch (_) { return false; } })()"
-	if err := chromedp.Do(pctx, chromedp.Poll[chromedp.Void](guarded, chromedp.WithPollingTimeout(20*time.Second))); err != nil {
+	err := chromedp.Do(pctx, chromedp.Poll[chromedp.Void](guarded, chromedp.WithPollingTimeout(20*time.Second)))
+	// A page that loads while the poll runs (a navigation just made)
+	// takes the poll's JavaScript context with it: asked again in the new
+	// page, within the same bounds.
+	for err != nil && pageReplaced(err) && pctx.Err() == nil {
+		err = chromedp.Do(pctx, chromedp.Poll[chromedp.Void](guarded, chromedp.WithPollingTimeout(20*time.Second)))
+	}
+	if err != nil {
 		text, _ := chromedp.Run(ctx, chromedp.Evaluate[string]("document.body.innerText + '\\nfocus: ' + (document.activeElement ? document.activeElement.outerHTML.slice(0, 200) + ' at ' + JSON.stringify(document.activeElement.getBoundingClientRect()) : 'none') + ' scrollY ' + window.scrollY + ' scrollX ' + window.scrollX + ' view ' + window.innerWidth + 'x' + window.innerHeight + ' document ' + document.documentElement.scrollWidth + 'x' + document.documentElement.scrollHeight"))
 		t.Fatalf("waiting for %s (%s): %v\npage:\n%s", what, expr, err, text)
 	}
+}
+
+// pageReplaced reports whether err is Chromium saying that the JavaScript
+// context a call ran in is gone: the page was replaced by a navigation.
+func pageReplaced(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "Cannot find context with specified id") || strings.Contains(s, "Execution context was destroyed")
 }
 
 // click clicks the element sel matches with the mouse, as a user would:

@@ -59,6 +59,7 @@ func age(t *testing.T, path string) {
 // never show an old version: every change from the command line shows on
 // the next request, even one that keeps a file's size and time.
 func TestListsFollowEveryChange(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	testutil.WriteFile(t, dir, "b.txt", "b\n")
 	autodev(t, dir, "checkpoint", "-m", "add b")
@@ -127,6 +128,7 @@ func TestListsFollowEveryChange(t *testing.T) {
 // The checkpoint list encoded entry by entry (Shapes.ListJSON) is byte
 // for byte the document Shapes.List encodes to.
 func TestListJSONIsList(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	testutil.WriteFile(t, dir, "b.txt", "b\n")
 	autodev(t, dir, "checkpoint", "-m", "make > log && <b> ünïcode", "--task", "T-1")

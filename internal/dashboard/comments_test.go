@@ -41,6 +41,7 @@ type apiComment struct {
 // /api/nudge/tasks/{id} exactly as show --json has them; bad input is 400
 // or 409 with the error document and keeps nothing; an unknown task 404.
 func TestReviewComments(t *testing.T) {
+	t.Parallel()
 	h := serve(t, workspace(t))
 	code, body := h.postBody("/api/nudge/tasks/t1/comments", `{"path":"a.txt","line":1,"end_line":1,"text":"say why"}`)
 	var c apiComment

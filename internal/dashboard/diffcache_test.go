@@ -12,6 +12,7 @@ import (
 // a task run again (a new result) is answered with its new diff, never the
 // one kept.
 func TestDiffFollowsTheResult(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	h := serve(t, dir)
 	patch := func() string {

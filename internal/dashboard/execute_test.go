@@ -114,6 +114,7 @@ func (h *harness) waitState(id string, want ...string) string {
 
 // A task queued while the dashboard runs is run by it.
 func TestServerRunsQueuedTasks(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	s := startServe(t, dir, false)
 	nudge(t, dir, "queue", "-m", "from the queue", "--", "sh", "-c", "echo queued > q.txt")
@@ -138,6 +139,7 @@ func TestServerRunsQueuedTasks(t *testing.T) {
 // With --no-execution a queued task stays pending, and the page is told
 // why.
 func TestServerNoExecutionLeavesQueue(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	s := startServe(t, dir, true)
 	nudge(t, dir, "queue", "--", "sh", "-c", "echo queued > q.txt")
@@ -155,6 +157,7 @@ func TestServerNoExecutionLeavesQueue(t *testing.T) {
 // Shutdown stops a running queued task with its process group, and the
 // task ends failed.
 func TestServerShutdownStopsQueuedTask(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	s := startServe(t, dir, false)
@@ -189,6 +192,7 @@ func TestServerShutdownStopsQueuedTask(t *testing.T) {
 // While git nudge work holds the executor lock the server serves without
 // executing, and says so.
 func TestServerLeavesQueueToOtherExecutor(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	ws, err := nudgepkg.Open(context.Background(), dir, time.Now)
 	if err != nil {
@@ -243,6 +247,7 @@ func TestServerLockCarriesVersion(t *testing.T) {
 // from the context it is given, and makes one change of its own while
 // the executor finishes t2: that change, and only it, is recorded.
 func TestServerExecutorIsNotWatched(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	s := startServe(t, dir, false)
 	gate := filepath.Join(t.TempDir(), "go")

@@ -20,6 +20,7 @@ import (
 // user's own connection, once authenticated, is not closed to make room
 // for more idle ones.
 func TestIdleFloodDoesNotLockOut(t *testing.T) {
+	t.Parallel()
 	const max, flood = 16, 200
 	s, err := dashboard.New(context.Background(), dashboard.Options{Dir: workspace(t), Shapes: dashboardcmd.Shapes(), MaxConns: max, MaxConnsPerClient: max})
 	if err != nil {

@@ -62,6 +62,7 @@ func startDashboard(t *testing.T, dir string) (*dashProc, string) {
 }
 
 func TestOneServerPerWorkspaceAndStop(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	p, addr := startDashboard(t, dir)
 
@@ -121,6 +122,7 @@ func TestOneServerPerWorkspaceAndStop(t *testing.T) {
 // A server.lock left by a crash (kill -9) is not trusted: the next start
 // serves, with a new token.
 func TestCrashLeavesNoStaleLock(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	p, addr := startDashboard(t, dir)
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {

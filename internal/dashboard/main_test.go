@@ -23,6 +23,14 @@ import (
 	"github.com/nudgethis/git-nudge/internal/testutil"
 )
 
+// The tests run in parallel (t.Parallel), each in a workspace of its own:
+// many wait on a server, a queued task or a page more than they compute.
+// Three kinds stay sequential, and so run before all the parallel ones:
+// a test that changes process-wide state (TestServerLockCarriesVersion),
+// and every browser test but TestBrowserReview, so that at most one
+// Chromium runs at a time (TestBrowserReview, the fast tier's browser
+// test, runs beside the API tests).
+
 // helperEnv makes the test binary, run again, act as git-nudge (for the
 // tests that need a dashboard in a process of its own).
 const helperEnv = "DASHBOARD_TEST_AS"

@@ -14,6 +14,7 @@ import (
 // nudge.command.<name>, by name, as git nudge queue would, and the
 // server's executor runs them.
 func TestNewTaskFromConfiguredCommand(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	s := startServe(t, dir, false)
 	if _, _, body := s.do("GET", "/api/nudge/commands", true, nil); strings.TrimSpace(string(body)) != `{"commands":[],"execution":true}` {
@@ -68,6 +69,7 @@ func TestNewTaskFromConfiguredCommand(t *testing.T) {
 
 // Under --no-execution the page starts no task.
 func TestNewTaskNoExecution(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	testutil.Git(t, dir, "config", "nudge.command.shout", "true")
 	h := serve(t, dir, func(o *dashboard.Options) { o.NoExecution = true })

@@ -16,6 +16,7 @@ import (
 // token in its command line or environment (both readable by any local
 // user in /proc). $BROWSER is honoured.
 func TestBrowserOpenedWithoutToken(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	rec := filepath.Join(t.TempDir(), "browser-args")
 	script := filepath.Join(t.TempDir(), "browser")

@@ -13,6 +13,7 @@ import (
 // A page action is recorded as the command of the same name declares
 // itself on the command line: same scope, same index and file handling.
 func TestPageActionsDeclareAsTheirCommands(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		tool, action string
 		cmd          opcmd.Recorded

@@ -33,6 +33,7 @@ func (h *harness) post(path, body string) (int, []byte) {
 // task's JSON says which paths are applied, and the operation log records
 // the command line that does the same.
 func TestPartialApplyUndoAndMergeActions(t *testing.T) {
+	t.Parallel()
 	dir := testutil.Repo(t)
 	testutil.Commit(t, dir, map[string]string{"a.txt": "old\n", "b.txt": "1\n2\n3\n4\n5\n"}, "first")
 	nudge(t, dir, "run", "-m", "two files", "--", "sh", "-c", "echo new > a.txt && printf '1\\nTWO\\n3\\n4\\n5\\n' > b.txt")

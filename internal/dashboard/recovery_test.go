@@ -22,6 +22,7 @@ func interrupted(t *testing.T) string {
 }
 
 func TestRecoveryRequired(t *testing.T) {
+	t.Parallel()
 	h := serve(t, interrupted(t))
 	_, _, body := h.do("GET", "/api/nudge/tasks", true, nil)
 	if !strings.Contains(string(body), `"state":"recovery_required"`) {
@@ -84,6 +85,7 @@ func TestBrowserRecoveryRequired(t *testing.T) {
 // git nudge op show gives each file the answer the recovery view gives;
 // once the task is dropped the entry leaves the list.
 func TestRecoveryOneTruth(t *testing.T) {
+	t.Parallel()
 	dir := interrupted(t)
 	h := serve(t, dir)
 	_, _, body := h.do("GET", "/api/nudge/tasks/t1/recover", true, nil)

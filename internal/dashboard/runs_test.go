@@ -12,6 +12,7 @@ import (
 )
 
 func TestNewRunFromConfiguredCommand(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	h := serve(t, dir)
 	if _, _, body := h.do("GET", "/api/autodev/commands", true, nil); strings.TrimSpace(string(body)) != `{"commands":[],"execution":true}` {
@@ -57,6 +58,7 @@ func TestNewRunFromConfiguredCommand(t *testing.T) {
 }
 
 func TestNoExecution(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	testutil.Git(t, dir, "config", "autodev.command.agent", "true")
 	h := serve(t, dir, func(o *dashboard.Options) { o.NoExecution = true })

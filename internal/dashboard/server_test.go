@@ -53,6 +53,7 @@ func withToken(path, tok string) string {
 // from the header or from the address. The API takes the token only as a
 // header: in the address it is no token.
 func TestNoTokenIs401(t *testing.T) {
+	t.Parallel()
 	h := serve(t, workspace(t))
 	wrong := strings.Repeat("0", 64)
 	all := append(append(append([]string{"/api/events"}, pageRoutes...), getRoutes...), postRoutes...)
@@ -105,6 +106,7 @@ func TestNoTokenIs401(t *testing.T) {
 // style and icon with the token in their address (a browser loads them
 // without a header), and each of those addresses is served as it stands.
 func TestPageWithToken(t *testing.T) {
+	t.Parallel()
 	h := serve(t, workspace(t))
 	tok := h.srv.Token()
 	for _, p := range pageRoutes {
@@ -156,6 +158,7 @@ func TestPageWithToken(t *testing.T) {
 // another port of 127.0.0.1 would receive it); the token in a cookie gets
 // 401 as no token at all does.
 func TestTokenIsAHeaderNeverACookie(t *testing.T) {
+	t.Parallel()
 	h := serve(t, workspace(t))
 	tok := h.srv.Token()
 	var tried []string
@@ -209,6 +212,7 @@ func TestTokenIsAHeaderNeverACookie(t *testing.T) {
 }
 
 func TestForeignHostIs403(t *testing.T) {
+	t.Parallel()
 	h := serve(t, workspace(t))
 	port := fmt.Sprint(h.srv.Port())
 	for _, host := range []string{"evil.example:" + port, "evil.example", "127.0.0.1:1", "localhost", "127.0.0.1.nip.io:" + port} {
@@ -232,6 +236,7 @@ func TestForeignHostIs403(t *testing.T) {
 }
 
 func TestCrossOriginPostIsRefused(t *testing.T) {
+	t.Parallel()
 	h := serve(t, workspace(t))
 	for _, hdr := range []map[string]string{
 		{"Sec-Fetch-Site": "cross-site"},
@@ -255,6 +260,7 @@ func TestCrossOriginPostIsRefused(t *testing.T) {
 }
 
 func TestChangesOnlyByPost(t *testing.T) {
+	t.Parallel()
 	h := serve(t, workspace(t))
 	for _, p := range postRoutes {
 		if code, _, _ := h.do("GET", p, true, nil); code != http.StatusMethodNotAllowed && code != http.StatusNotFound {
@@ -308,6 +314,7 @@ func tree(t *testing.T, dir string) map[string]string {
 }
 
 func TestGetsChangeNothing(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	testutil.WriteFile(t, dir, "b.txt", "b\n")
 	autodev(t, dir, "checkpoint", "-m", "add b")
@@ -337,6 +344,7 @@ func TestGetsChangeNothing(t *testing.T) {
 }
 
 func TestTaskActionsAndRefusals(t *testing.T) {
+	t.Parallel()
 	h := serve(t, workspace(t))
 	code, _, body := h.do("POST", "/api/nudge/tasks/t1/apply", true, nil)
 	if code != http.StatusOK {
@@ -460,6 +468,7 @@ func sameJSON(t *testing.T, what string, api []byte, cliOut string) {
 }
 
 func TestShapesAreTheCommandLines(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	testutil.WriteFile(t, dir, "b.txt", "b\n")
 	autodev(t, dir, "checkpoint", "-m", "add b")
@@ -480,6 +489,7 @@ func TestShapesAreTheCommandLines(t *testing.T) {
 }
 
 func TestRestore(t *testing.T) {
+	t.Parallel()
 	dir := workspace(t)
 	testutil.WriteFile(t, dir, "b.txt", "b\n")
 	autodev(t, dir, "checkpoint", "-m", "add b")
@@ -532,6 +542,7 @@ func TestRestore(t *testing.T) {
 // The operations page's API is op log --json and op undo; an apply from
 // the page is recorded as an operation like the command line's.
 func TestOperations(t *testing.T) {
+	t.Parallel()
 	h := serve(t, workspace(t))
 	if code, _, body := h.do("POST", "/api/nudge/tasks/t1/apply", true, nil); code != 200 {
 		t.Fatalf("apply: %d %s", code, body)
@@ -591,6 +602,7 @@ func TestOperations(t *testing.T) {
 // stream, and closing the server ends the stream (Shutdown would wait for
 // it otherwise).
 func TestEvents(t *testing.T) {
+	t.Parallel()
 	h := serve(t, workspace(t))
 	req, _ := http.NewRequest("GET", h.url+"/api/events", nil)
 	req.Header.Set("Authorization", "Bearer "+h.srv.Token())
@@ -641,6 +653,7 @@ func TestEvents(t *testing.T) {
 // A browser opening the page without a valid token reads why in words
 // (HTML); a script asking for anything else gets the JSON document.
 func TestUnauthorizedPageForBrowsers(t *testing.T) {
+	t.Parallel()
 	h := serve(t, workspace(t))
 	code, hdr, body := h.do("GET", "/", false, map[string]string{"Accept": "text/html,application/xhtml+xml"})
 	if code != http.StatusUnauthorized || !strings.HasPrefix(hdr.Get("Content-Type"), "text/html") ||
