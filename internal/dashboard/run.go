@@ -174,6 +174,8 @@ func workEvent(stderr io.Writer, e runner.WorkEvent) {
 		line = e.ID + " started"
 	case "skipped":
 		line = e.ID + " skipped: it is no longer pending (dropped)"
+	case "again":
+		line = e.ID + " did not start: the workspace lock stayed held while other queued tasks ran; it is tried again"
 	case "done":
 		switch {
 		case e.Task == nil:
