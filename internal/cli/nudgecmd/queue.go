@@ -158,7 +158,12 @@ func outcomes(tasks []runner.WorkedTask) string {
 	}
 	parts := make([]string, len(order))
 	for i, st := range order {
-		parts[i] = fmt.Sprintf("%d %s", counts[st], nudge.StateLabel(st))
+		label := nudge.StateLabel(st)
+		if st == "" {
+			// Its run ended before the task was taken (a lock, a journal).
+			label = "not started"
+		}
+		parts[i] = fmt.Sprintf("%d %s", counts[st], label)
 	}
 	return strings.Join(parts, ", ")
 }
