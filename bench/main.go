@@ -45,7 +45,7 @@ var (
 	tasksOnly      = flag.Bool("tasks-only", false, "measure only the rows of a workspace with -tasks tasks (git nudge list, snapshot)")
 	sandboxOnly    = flag.Bool("sandbox-only", false, "measure only git nudge run --sandbox -- true against git nudge run -- true, each with a pooled worktree")
 	containerOnly  = flag.Bool("container-only", false, "measure only git nudge run --on a container runner -- true against podman run --rm IMAGE true plus git nudge run -- true (a pooled worktree)")
-	containerImage = flag.String("container-image", "", "image for the container runner rows (e.g. localhost/nudge-test:1, which the runner_container scenario builds); empty: the rows are skipped unless -container-only")
+	containerImage = flag.String("container-image", "", "image for the container runner rows (e.g. localhost/nudge-test:1, which the runner_container scenario builds); empty: the rows are skipped unless -container-only; with -runner-only and -ssh-host, also the mixed rows: four tasks at once across a podman and an ssh runner against one alone")
 	runnerOnly     = flag.Bool("runner-only", false, "measure only the runner rows: git nudge run --on an ssh runner (with -ssh-host) and run --attempts 8 against --attempts 1")
 	attemptsRow    = flag.Bool("attempts", true, "with -runner-only: also measure run --attempts 8 against --attempts 1")
 	sshHost        = flag.String("ssh-host", "", "an ssh destination reached without a password, for the ssh runner rows (skipped when empty)")

@@ -103,6 +103,11 @@ func (b *bench) runnerRows(dir string, n int) error {
 			baseName: "ssh HOST true + git nudge run -- true", target: "<= 1.3x"})
 		b.rows = append(b.rows, row{name: fmt.Sprintf("run --on an ssh runner -- true, snapshot in the cache, first connection, %d files", n), ours: got[3], base: got[0].plus(got[1]),
 			baseName: "ssh HOST true + git nudge run -- true", target: "(info)"})
+		if *containerImage != "" {
+			if err := b.mixedRows(dir, n, *containerImage); err != nil {
+				return err
+			}
+		}
 	}
 	if !*attemptsRow {
 		return nil
@@ -148,5 +153,53 @@ func (b *bench) containerRun(dir string, n int) error {
 		baseName: "podman run --rm IMAGE true + git nudge run -- true", target: "<= 1.3x"})
 	b.rows = append(b.rows, row{name: "podman run --rm IMAGE true alone", ours: got[1], base: got[0],
 		baseName: "git nudge run -- true, pooled", target: "-"})
+	return nil
+}
+
+// mixedSleep is how long each task of the mixed rows sleeps: long enough
+// that the tasks' wall time is mostly their commands'.
+const mixedSleep = 5
+
+// mixedRows: four tasks of one workspace at once across both runners, two
+// in Podman containers and two over ssh, each a sleep-bound command, run
+// by git nudge work --max 4, against one such task alone on each runner
+// run by git nudge work (target: the four in under 2x one). Every task
+// takes a pooled worktree; the queueing is not timed. A task that does
+// not end ready fails the bench.
+func (b *bench) mixedRows(dir string, n int, image string) error {
+	last := filepath.Join(b.work, fmt.Sprintf("mixed-last-%d", n))
+	out := filepath.Join(b.work, fmt.Sprintf("mixed-out-%d", n))
+	dropLast := "{ [ ! -s " + last + " ] || git nudge drop $(cat " + last + ") >/dev/null; }"
+	if err := b.must(dir, "git config nudge.runner.box.type container && git config nudge.runner.box.engine podman && git config nudge.runner.box.image "+image); err != nil {
+		return err
+	}
+	defer b.must(dir, dropLast+" 2>&1; git config --unset nudge.pool")
+	task := fmt.Sprintf(" -- sleep %d >/dev/null", mixedSleep)
+	queue := func(runners ...string) func(int) error {
+		return func(int) error {
+			script := fmt.Sprintf("%s && : > %s && git config nudge.pool %d && git nudge pool fill >/dev/null", dropLast, last, len(runners))
+			for _, r := range runners {
+				script += " && git nudge queue --on " + r + task
+			}
+			return b.must(dir, script)
+		}
+	}
+	// The ids of the tasks work ran, for the next round to drop; work's
+	// own exit status is kept (1 when a task did not end ready).
+	work := func(max int) string {
+		return fmt.Sprintf("git nudge work --max %d >%s 2>&1; s=$?; sed -n 's/^git nudge work: \\(t[0-9]*\\) started$/\\1/p' %s > %s; [ $s = 0 ] || cat %s; exit $s", max, out, out, last, out)
+	}
+	got, err := b.alternate(dir,
+		step{prep: queue("far"), cmd: work(1)},
+		step{prep: queue("box"), cmd: work(1)},
+		step{prep: queue("box", "box", "far", "far"), cmd: work(4)})
+	if err != nil {
+		return err
+	}
+	name := fmt.Sprintf("work --max 4: 2 podman + 2 ssh tasks of sleep %d at once, pooled worktrees, %d files", mixedSleep, n)
+	b.rows = append(b.rows, row{name: name, ours: got[2], base: got[0],
+		baseName: "one ssh task alone (work)", target: "< 2x"})
+	b.rows = append(b.rows, row{name: name, ours: got[2], base: got[1],
+		baseName: "one podman task alone (work)", target: "< 2x"})
 	return nil
 }

@@ -55,13 +55,20 @@ type served struct {
 
 func startServe(t *testing.T, dir string, noExecution bool) *served {
 	t.Helper()
+	return startServeWith(t, dir, dashboard.Options{NoExecution: noExecution})
+}
+
+// startServeWith is startServe with the options o (Dir, Shapes and Poll
+// set here).
+func startServeWith(t *testing.T, dir string, o dashboard.Options) *served {
+	t.Helper()
+	o.Dir, o.Shapes, o.Poll = dir, dashboardcmd.Shapes(), 20*time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan *dashboard.Server, 1)
 	done := make(chan error, 1)
 	stderr := &syncBuffer{}
 	go func() {
-		done <- dashboard.Serve(ctx,
-			dashboard.Options{Dir: dir, Shapes: dashboardcmd.Shapes(), NoExecution: noExecution, Poll: 20 * time.Millisecond},
+		done <- dashboard.Serve(ctx, o,
 			dashboard.ServeOptions{Stdout: &syncBuffer{}, Stderr: stderr, Ready: func(s *dashboard.Server) { ready <- s }})
 	}()
 	var s *dashboard.Server
@@ -133,6 +140,23 @@ func TestServerRunsQueuedTasks(t *testing.T) {
 	// executor lock is free for git nudge work.
 	if out, code := run(t, nudgecmd.Main, dir, "work"); code != 0 {
 		t.Fatalf("git nudge work after the server stopped: %d %s", code, out)
+	}
+}
+
+// With --max 2 the server runs two queued tasks at once: each waits
+// until both have started, so run one after the other the first would
+// give up and fail.
+func TestServerRunsQueuedTasksAtOnce(t *testing.T) {
+	dir := workspace(t)
+	barrier := t.TempDir()
+	s := startServeWith(t, dir, dashboard.Options{Max: 2})
+	both := `touch "` + barrier + `/$NUDGE_TASK"; i=0; while [ $(ls "` + barrier + `" | wc -l) -lt 2 ]; do i=$((i+1)); [ $i -gt 300 ] && exit 9; sleep 0.1; done`
+	nudge(t, dir, "queue", "--", "sh", "-c", both)
+	nudge(t, dir, "queue", "--", "sh", "-c", both)
+	for _, id := range []string{"t2", "t3"} {
+		if st := s.waitState(id, "ready", "failed"); st != "ready" {
+			t.Fatalf("%s is %s: the two queued tasks did not run at once", id, st)
+		}
 	}
 }
 

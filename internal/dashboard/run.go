@@ -124,7 +124,8 @@ func Serve(ctx context.Context, opts Options, so ServeOptions) error {
 	return nil
 }
 
-// execute runs the pending tasks of ws until ctx is done. While another
+// execute runs the pending tasks of ws until ctx is done, up to
+// Options.Max at once. While another
 // executor (git nudge work) holds work.lock it serves without executing,
 // says so, and tries again now and then.
 func (s *Server) execute(ctx context.Context, ws *nudge.Workspace, stderr io.Writer) {
@@ -138,7 +139,7 @@ func (s *Server) execute(ctx context.Context, ws *nudge.Workspace, stderr io.Wri
 	for ctx.Err() == nil {
 		s.setExecutor(true, "")
 		_, err := runner.Work(ctx, ws, runner.WorkOptions{
-			Max: 1, Environ: os.Environ(), Watch: executorWatch, What: "git-nudge dashboard",
+			Max: max(s.opts.Max, 1), Environ: os.Environ(), Watch: executorWatch, What: "git-nudge dashboard",
 			Events: func(e runner.WorkEvent) { workEvent(stderr, e) },
 		})
 		if ctx.Err() != nil {
@@ -173,6 +174,8 @@ func workEvent(stderr io.Writer, e runner.WorkEvent) {
 		line = e.ID + " started"
 	case "skipped":
 		line = e.ID + " skipped: it is no longer pending (dropped)"
+	case "again":
+		line = e.ID + " did not start: the workspace lock stayed held while other queued tasks ran; it is tried again"
 	case "done":
 		switch {
 		case e.Task == nil:

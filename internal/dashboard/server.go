@@ -71,6 +71,9 @@ type Options struct {
 	Token string
 	// NoExecution refuses to start runs from the page (--no-execution).
 	NoExecution bool
+	// Max is how many queued tasks the server runs at once (--max;
+	// default 1).
+	Max int
 	// Poll is how often the journals are looked at for /api/events
 	// (default 300ms).
 	Poll time.Duration

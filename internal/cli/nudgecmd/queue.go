@@ -106,6 +106,8 @@ func (c *WorkCmd) Run(env *cli.Env) error {
 				env.Warnf("git nudge work: %s started\n", e.ID)
 			case "skipped":
 				env.Warnf("git nudge work: %s skipped: it is no longer pending (dropped)\n", e.ID)
+			case "again":
+				env.Warnf("git nudge work: %s did not start: the workspace lock stayed held while other tasks of this run went on; it is tried again\n", e.ID)
 			case "done":
 				if e.Task == nil {
 					env.Warnf("git nudge work: %s: %s\n", e.ID, strings.TrimSpace(fmt.Sprint(e.Err)))
@@ -156,7 +158,12 @@ func outcomes(tasks []runner.WorkedTask) string {
 	}
 	parts := make([]string, len(order))
 	for i, st := range order {
-		parts[i] = fmt.Sprintf("%d %s", counts[st], nudge.StateLabel(st))
+		label := nudge.StateLabel(st)
+		if st == "" {
+			// Its run ended before the task was taken (a lock, a journal).
+			label = "not started"
+		}
+		parts[i] = fmt.Sprintf("%d %s", counts[st], label)
 	}
 	return strings.Join(parts, ", ")
 }

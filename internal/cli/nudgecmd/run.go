@@ -1,6 +1,7 @@
 package nudgecmd
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -104,8 +105,9 @@ func (c *RunCmd) Run(env *cli.Env) error {
 		warnValidation(env, t)
 	}
 	if err != nil {
-		if code == 127 {
-			return &cli.ExitError{Code: 127, Err: err}
+		var engine *runner.EngineError
+		if code == 127 || errors.As(err, &engine) {
+			return &cli.ExitError{Code: code, Err: err}
 		}
 		return refusal(err)
 	}

@@ -108,8 +108,10 @@ type WorkOptions struct {
 }
 
 // WorkEvent is a step of Work: Kind "start" (the task was claimed),
-// "done" (it ran: see Task, ExitCode and Err) or "skipped" (it was no
-// longer pending when its turn came: dropped meanwhile).
+// "done" (it ran: see Task, ExitCode and Err), "skipped" (it was no
+// longer pending when its turn came: dropped meanwhile) or "again" (the
+// workspace lock stayed held while another task of the call ran, so it
+// did not start: still pending, it is tried again; Err says why).
 type WorkEvent struct {
 	Kind     string
 	ID       string
@@ -194,6 +196,7 @@ func Work(ctx context.Context, ws *nudge.Workspace, o WorkOptions) (*WorkReport,
 	var (
 		mu       sync.Mutex
 		claimed  = map[string]bool{}
+		running  int // tasks of this call between their start and done events
 		report   = &WorkReport{Ran: []WorkedTask{}}
 		firstErr error
 	)
@@ -263,7 +266,27 @@ func Work(ctx context.Context, ws *nudge.Workspace, o WorkOptions) (*WorkReport,
 					continue
 				}
 				event(WorkEvent{Kind: "start", ID: id})
+				mu.Lock()
+				running++
+				mu.Unlock()
 				t, code, err := w.workOne(ctx, id, o, n == 1)
+				mu.Lock()
+				running--
+				// The workspace lock held for the whole wait while
+				// another task of this call ran (its snapshot or record
+				// on a busy machine): nothing of this task started, it
+				// is still pending, and it goes back in line.
+				var locked *journal.LockedError
+				again := err != nil && t == nil && running > 0 && ctx.Err() == nil && errors.As(err, &locked)
+				if again {
+					delete(claimed, id)
+					idle = false
+				}
+				mu.Unlock()
+				if again {
+					event(WorkEvent{Kind: "again", ID: id, Err: err})
+					continue
+				}
 				wt := WorkedTask{ID: id}
 				switch {
 				case errors.Is(err, errNotPending):

@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -78,6 +79,109 @@ func TestWorkWatch(t *testing.T) {
 	cancel()
 	rep := <-done
 	if rep == nil || len(rep.Ran) != 1 || rep.Ran[0].State != nudge.StateReady {
+		t.Fatalf("report: %+v", rep)
+	}
+}
+
+// A task of Work --max 2 whose start finds the workspace lock held the
+// whole wait while another task of the call runs (a long snapshot or
+// record on a busy machine) is tried again rather than ending the run:
+// both tasks end ready. Here the test holds the lock while the first
+// task's command runs and the second one starts.
+func TestWorkTriesAgainWhileItsTasksHoldTheLock(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = append(c.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	defer func(old time.Duration) { nudge.LockTimeout = old }(nudge.LockTimeout)
+	nudge.LockTimeout = 200 * time.Millisecond
+	ctx := context.Background()
+	w, err := nudge.Open(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	barrier := t.TempDir()
+	started, goFile := filepath.Join(barrier, "started"), filepath.Join(barrier, "go")
+	first, err := runner.Queue(ctx, w, runner.QueueOptions{Command: []string{"sh", "-c", `touch "$1"; while [ ! -e "$2" ]; do sleep 0.05; done; echo one > one.txt`, "sh", started, goFile}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := runner.Queue(ctx, w, runner.QueueOptions{Command: []string{"sh", "-c", "echo two > two.txt"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := make(chan struct{})
+	again, secondDone := make(chan struct{}, 4), make(chan struct{}, 1)
+	events := func(e runner.WorkEvent) {
+		switch {
+		case e.Kind == "start" && e.ID == second.ID:
+			<-held // the second task starts only once the test holds the lock
+		case e.Kind == "again" && e.ID == second.ID:
+			select {
+			case again <- struct{}{}:
+			default:
+			}
+		case e.Kind == "done" && e.ID == second.ID:
+			secondDone <- struct{}{}
+		}
+	}
+	done := make(chan *runner.WorkReport, 1)
+	go func() {
+		rep, err := runner.Work(ctx, w, runner.WorkOptions{Max: 2, Events: events})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- rep
+	}()
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(60 * time.Second); !ok(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never happened", what)
+			}
+		}
+	}
+	waitFor("the first task's command started", func() bool { _, err := os.Stat(started); return err == nil })
+	l, err := w.Lock(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	close(held)
+	select {
+	case <-again:
+	case rep := <-done:
+		l.Release()
+		t.Fatalf("Work ended while the first task ran: %+v", rep)
+	case <-time.After(60 * time.Second):
+		t.Fatal("the second task was never put back")
+	}
+	l.Release()
+	// The first task ends only after the second one has: with the short
+	// wait set here, their records would otherwise contend.
+	select {
+	case <-secondDone:
+	case <-time.After(60 * time.Second):
+		t.Fatal("the second task never ended")
+	}
+	if err := os.WriteFile(goFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := <-done
+	states := map[string]string{}
+	for _, r := range rep.Ran {
+		states[r.ID] = r.State
+	}
+	if len(rep.Ran) != 2 || states[first.ID] != nudge.StateReady || states[second.ID] != nudge.StateReady || rep.Pending != 0 {
+		for _, r := range rep.Ran {
+			if r.Error != nil {
+				t.Errorf("%s: %s", r.ID, *r.Error)
+			}
+		}
 		t.Fatalf("report: %+v", rep)
 	}
 }

@@ -383,9 +383,30 @@ func (w workspace) inContainer(ctx context.Context, p *runnerPlan, t *nudge.Task
 			}
 			time.Sleep(250 * time.Millisecond)
 		}
+		if code == engineFailed {
+			return code, engineError(p)
+		}
 		return code, nil
 	}
 	return c, finish, nil
+}
+
+// engineFailed is the exit status podman run and docker run give when
+// the engine itself failed (no such image, no registry, a broken
+// engine), as well as when the command in the container exits with it.
+const engineFailed = 125
+
+// EngineError is the error of a container run whose engine client
+// exited with engineFailed: it names the runner and what to check. The
+// run keeps that status as the command's.
+type EngineError struct{ msg string }
+
+func (e *EngineError) Error() string { return e.msg }
+
+// engineError is the EngineError of a run on p.
+func engineError(p *runnerPlan) error {
+	return &EngineError{fmt.Sprintf("runner %s: %s exited with status %d, its own failure (unless the command itself exited so): the engine's message is in the run log; check that %s run --rm %s true works here (git config nudge.runner.%s.image names the image)",
+		p.name, p.engine, engineFailed, p.engine, p.image, p.name)}
 }
 
 // describe is the line printed before a task runs on p.
