@@ -198,12 +198,23 @@ func (w *Workspace) LogDir(id string) string { return filepath.Join(w.Dir, "logs
 // Lock takes the workspace lock that serializes mutating commands, then
 // settles records left behind by dead processes (see Reconcile).
 func (w *Workspace) Lock(ctx context.Context, what string) (*journal.Lock, error) {
-	l, err := journal.Acquire(ctx, filepath.Join(w.Dir, "lock"), LockTimeout, what)
+	return w.LockWithin(ctx, what, LockTimeout)
+}
+
+// RecordWait is how long a command whose work is already done (a task's
+// command has run and its outcome is to be recorded) waits for the
+// workspace lock: longer than LockTimeout, because giving up there
+// leaves the task interrupted and its result to capture by hand.
+var RecordWait = 5 * time.Minute
+
+// LockWithin is Lock waiting at most wait for each of the two locks.
+func (w *Workspace) LockWithin(ctx context.Context, what string, wait time.Duration) (*journal.Lock, error) {
+	l, err := journal.Acquire(ctx, filepath.Join(w.Dir, "lock"), wait, what)
 	if err != nil {
 		return nil, err
 	}
 	// Shared with git-autodev: see journal.WorkTreeLockName.
-	if l, err = journal.AcquireWorkTree(ctx, l, w.Repo.GitDir, LockTimeout, what); err != nil {
+	if l, err = journal.AcquireWorkTree(ctx, l, w.Repo.GitDir, wait, what); err != nil {
 		return nil, err
 	}
 	if err := w.Reconcile(); err != nil {

@@ -185,3 +185,68 @@ func TestWorkTriesAgainWhileItsTasksHoldTheLock(t *testing.T) {
 		t.Fatalf("report: %+v", rep)
 	}
 }
+
+// A task's command that ends while another process holds the workspace
+// lock for longer than a command about to begin would wait still has its
+// outcome recorded once the lock is free: the run waits RecordWait, not
+// LockTimeout, and the task ends ready with the command's file.
+func TestRunRecordsAfterALongHeldLock(t *testing.T) {
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = append(c.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	defer func(old time.Duration) { nudge.LockTimeout = old }(nudge.LockTimeout)
+	nudge.LockTimeout = 200 * time.Millisecond
+	ctx := context.Background()
+	w, err := nudge.Open(ctx, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	barrier := t.TempDir()
+	started, goFile := filepath.Join(barrier, "started"), filepath.Join(barrier, "go")
+	type outcome struct {
+		task *nudge.Task
+		code int
+		err  error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		task, code, err := runner.Run(ctx, w, runner.RunOptions{Command: []string{"sh", "-c",
+			`touch "$1"; while [ ! -e "$2" ]; do sleep 0.05; done; echo one > one.txt`, "sh", started, goFile}})
+		done <- outcome{task, code, err}
+	}()
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command never started")
+		}
+	}
+	l, err := w.Lock(ctx, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(goFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Held for many times LockTimeout after the command ended.
+	time.Sleep(10 * nudge.LockTimeout)
+	l.Release()
+	select {
+	case o := <-done:
+		if o.err != nil || o.code != 0 || o.task == nil || o.task.State != nudge.StateReady {
+			t.Fatalf("run: code %d, err %v, task %+v", o.code, o.err, o.task)
+		}
+		if len(o.task.Files) != 1 {
+			t.Fatalf("result files: %+v", o.task.Files)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("the run never ended")
+	}
+}

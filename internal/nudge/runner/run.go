@@ -114,9 +114,11 @@ func Run(ctx context.Context, ws *nudge.Workspace, o RunOptions) (*nudge.Task, i
 	code, runErr := w.runCommand(ctx, r.t, r.dir, r.o, r.hold.File(), r.sandbox, r.runner)
 	secs := time.Since(began).Seconds()
 
-	// The outcome is recorded even after an interrupt.
+	// The outcome is recorded even after an interrupt, and waits for the
+	// lock longer than a command about to begin would: sibling tasks of
+	// the same work --max or attempts may hold it in turn.
 	ctx = context.WithoutCancel(ctx)
-	if r.l, err = w.Lock(ctx, "git-nudge run"); err != nil {
+	if r.l, err = w.LockWithin(ctx, "git-nudge run", nudge.RecordWait); err != nil {
 		return r.t, code, err
 	}
 	defer func() { r.l.Release() }()
