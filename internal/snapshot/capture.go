@@ -442,7 +442,7 @@ func (c *collector) quickKeep(path string) bool {
 // untracked takes one untracked path reported by git: a file, or a folder
 // holding a nested repository ("dir/").
 func (c *collector) untracked(path string) {
-	if c.policy.excluded(path) || !c.classify(path) {
+	if c.policy.Excluded(path) || !c.classify(path) {
 		return
 	}
 	if strings.HasSuffix(path, "/") {

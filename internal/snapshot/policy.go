@@ -102,8 +102,9 @@ func (p Policy) check() error {
 	return nil
 }
 
-// excluded reports whether path is under one of p.Exclude.
-func (p Policy) excluded(path string) bool {
+// Excluded reports whether path (from the top of the work tree, "/"
+// separated) is one of p.Exclude or under one.
+func (p Policy) Excluded(path string) bool {
 	for _, e := range p.Exclude {
 		if path == e || strings.HasPrefix(path, e+"/") {
 			return true
