@@ -17,6 +17,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/refs"
+	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -100,8 +101,8 @@ func (ws *Workspace) LockPath() string        { return filepath.Join(ws.Dir, "lo
 func (ws *Workspace) RunLockPath() string     { return filepath.Join(ws.Dir, "run.lock") }
 
 // excluded lists the top-level paths no checkpoint, park or restore ever
-// takes from or removes in the work tree.
-var excluded = []string{".autodev"}
+// takes from or removes in the work tree: the checkpoint policy's.
+var excluded = snapshot.CheckpointPolicy.Exclude
 
 // Enabled reports whether checkpoints are on (git config
 // autodev.checkpoints, default true).

@@ -10,11 +10,14 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/refs"
+	"github.com/nudgethis/git-nudge/internal/snapshot"
 )
 
 // capture is the work tree written as a tree object through a private
-// index: tracked changes (staged or not) and untracked files, without
-// ignored files and without .autodev/.
+// copy of the user's index, under the checkpoint's policy
+// (snapshot.CheckpointPolicy): tracked changes (staged or not) and
+// untracked files, without ignored files, without .autodev/ and without
+// the untracked files a checkpoint leaves out.
 type capture struct {
 	ix    git.Index
 	Tree  string
@@ -68,64 +71,16 @@ func (ws *Workspace) partlyStaged(ctx context.Context, c *capture) (bool, error)
 }
 
 // captureTree builds the work tree's tree in a private copy of the user's
-// index. The user's index is not touched; discard or install the copy.
+// index (snapshot.CaptureWith under snapshot.CheckpointPolicy). The
+// user's index is not touched; discard or install the copy.
 func (ws *Workspace) captureTree(ctx context.Context, head git.Head, headTree string) (*capture, error) {
-	r := ws.Repo
-	ix, err := r.CopyIndex("autodev")
+	res, _, err := snapshot.CaptureWith(ctx, ws.Repo, snapshot.Request{Policy: snapshot.CheckpointPolicy, Head: head, HeadTree: headTree})
 	if err != nil {
-		return nil, fmt.Errorf("copying the index: %w", err)
+		return nil, err
 	}
-	c := &capture{ix: ix, headTree: headTree}
+	c := &capture{ix: res.Index, Tree: res.Tree, Clean: res.Clean, IndexTree: res.IndexTree, headTree: headTree, LeftOut: leftOutOf(res.Skipped)}
 	if head.Commit == "" {
-		c.headTree = r.EmptyTree()
-	}
-	if _, err := os.Stat(ix.Path); errors.Is(err, os.ErrNotExist) && head.Commit != "" {
-		// No index at all: start from HEAD so tracked files that are
-		// now ignored stay tracked, as with the user's own index.
-		if err := r.ReadTree(ctx, ix, head.Commit); err != nil {
-			c.discard()
-			return nil, err
-		}
-	} else if err == nil {
-		// The staged state, before git add -A folds the work tree in. An
-		// index with unmerged entries has no tree: nothing staged can be
-		// kept apart from the work tree then (as with git stash). A
-		// cache-tree that covers the whole index (the usual case after
-		// a commit or a checkpoint) names it without a git process.
-		if t := r.CachedTree(ix); t != "" {
-			c.IndexTree = t
-		} else if t, err := r.WriteTree(ctx, ix); err == nil {
-			c.IndexTree = t
-		}
-	}
-	// git add -A in two steps, so that untracked secrets and dumps stay
-	// out, and in the work tree: the untracked files are
-	// listed (the one walk of the work tree's folders), sorted, and only
-	// those kept are added, beside git add -u for the tracked ones. A
-	// dump is never even hashed.
-	untracked, err := r.UntrackedIn(ctx, ix, excluded...)
-	if err != nil {
-		c.discard()
-		return nil, err
-	}
-	keep, left, err := ws.splitUntracked(ctx, untracked)
-	if err != nil {
-		c.discard()
-		return nil, err
-	}
-	c.LeftOut = left
-	if err := r.AddSplit(ctx, ix, keep, excluded...); err != nil {
-		c.discard()
-		return nil, err
-	}
-	if c.Tree, err = r.WriteTree(ctx, ix); err != nil {
-		c.discard()
-		return nil, err
-	}
-	if head.Commit == "" {
-		c.Clean = c.Tree == r.EmptyTree()
-	} else {
-		c.Clean = c.Tree == headTree
+		c.headTree = ws.Repo.EmptyTree()
 	}
 	return c, nil
 }

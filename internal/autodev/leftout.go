@@ -1,13 +1,8 @@
 package autodev
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/nudgethis/git-nudge/internal/pathenc"
@@ -15,20 +10,16 @@ import (
 )
 
 // A checkpoint lands on a branch the user may push, and agent hooks make
-// one every turn: untracked secrets and dumps must never ride along. The rule is git-nudge's (snapshot.Options: its protected paths,
-// nudge.protect, and its 16 MiB limit for untracked files), with .env.*
-// and autodev.protect on top.
+// one every turn: untracked secrets and dumps must never ride along. The
+// rule is snapshot.CheckpointPolicy: git-nudge's protected paths,
+// nudge.protect and its 16 MiB limit for untracked files, with .env.* and
+// autodev.protect on top.
 
 // Reasons a file is left out of a checkpoint.
 const (
 	LeftOutProtected = "protected"
 	LeftOutTooLarge  = "too large"
 )
-
-// autodevProtected are protected-path patterns checkpoints add to
-// git-nudge's: .env's variants (.env.local, .env.production). Matched
-// without regard to case, as all protected paths are.
-var autodevProtected = []string{".env.*"}
 
 // LeftOut is an untracked file a checkpoint, park or restore's parking
 // did not commit, and why.
@@ -79,63 +70,19 @@ func LeftOutLine(l []LeftOut) string {
 	return "not checkpointed: " + strings.Join(parts, ", ")
 }
 
-// captureOptions are the rules: git-nudge's, plus .env.* and
-// autodev.protect.
-func (ws *Workspace) captureOptions(ctx context.Context) (snapshot.Options, error) {
-	o, err := snapshot.LoadOptions(ctx, ws.Repo)
-	if err != nil {
-		return o, err
-	}
-	o.Protect = append(o.Protect, autodevProtected...)
-	if ws.Repo.ConfigMayMention("protect") {
-		vals, err := ws.Repo.ConfigValues(ctx, `^autodev\.protect$`)
-		if err != nil {
-			return o, err
+// leftOutOf is what a checkpoint's capture skipped, as a checkpoint
+// reports it: paths without a folder's trailing "/", in the capture's
+// order.
+func leftOutOf(skipped []snapshot.Skipped) []LeftOut {
+	var out []LeftOut
+	for _, s := range skipped {
+		l := LeftOut{Path: strings.TrimSuffix(s.Path, "/"), Reason: LeftOutProtected}
+		if s.Reason == snapshot.ReasonTooLarge {
+			l.Reason, l.Size = LeftOutTooLarge, s.Size
 		}
-		for _, v := range vals["autodev.protect"] {
-			if v = strings.TrimSpace(v); v != "" {
-				o.Protect = append(o.Protect, v)
-			}
-		}
+		out = append(out, l)
 	}
-	return o, nil
-}
-
-// splitUntracked sorts the untracked files a capture found (as git
-// ls-files lists them) into those it takes and those it must leave out:
-// protected paths and files over the size limit. Embedded repositories
-// ("dir/") are taken, as git add -A takes them.
-func (ws *Workspace) splitUntracked(ctx context.Context, untracked []string) (keep []string, left []LeftOut, err error) {
-	if len(untracked) == 0 {
-		return nil, nil, nil
-	}
-	o, err := ws.captureOptions(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	prot := o.Protection()
-	keep = make([]string, 0, len(untracked))
-	for _, p := range untracked {
-		if isExcluded(p) {
-			continue
-		}
-		if prot.Protected(p) {
-			left = append(left, LeftOut{Path: strings.TrimSuffix(p, "/"), Reason: LeftOutProtected})
-			continue
-		}
-		if !strings.HasSuffix(p, "/") {
-			st, err := os.Lstat(filepath.Join(ws.Repo.WorkTree, filepath.FromSlash(p)))
-			if errors.Is(err, fs.ErrNotExist) {
-				continue // gone since git listed it
-			}
-			if err == nil && st.Mode().IsRegular() && st.Size() > o.MaxFileSize {
-				left = append(left, LeftOut{Path: p, Reason: LeftOutTooLarge, Size: st.Size()})
-				continue
-			}
-		}
-		keep = append(keep, p)
-	}
-	return keep, left, nil
+	return out
 }
 
 func leftOutPaths(l []LeftOut) []string {

@@ -8,10 +8,12 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/git"
 	"github.com/nudgethis/git-nudge/internal/proc"
+	"github.com/nudgethis/git-nudge/internal/snapshot"
 )
 
-// indexName is the name CopyIndex gives autodev's private indexes.
-const indexName = "autodev"
+// indexName is the name CopyIndex gives autodev's private indexes (the
+// checkpoint's capture names its copy so).
+var indexName = snapshot.CheckpointPolicy.IndexName
 
 // Leftover is a private index file, or the user's index.lock, that a
 // git-autodev process left in the git dir when it was killed.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/nudgethis/git-nudge/internal/snapshot"
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
@@ -50,11 +51,6 @@ func (ws *Workspace) removeParkedUntracked(ctx context.Context, target, parkedCo
 	return removed, nil
 }
 
-func isExcluded(p string) bool {
-	for _, e := range excluded {
-		if p == e || strings.HasPrefix(p, e+"/") {
-			return true
-		}
-	}
-	return false
-}
+// isExcluded reports whether p is a path no checkpoint, park or restore
+// takes or removes (the checkpoint policy's excludes).
+func isExcluded(p string) bool { return snapshot.CheckpointPolicy.Excluded(p) }

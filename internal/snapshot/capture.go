@@ -18,19 +18,40 @@ import (
 type Skipped struct {
 	Path   string `json:"path"`
 	Reason string `json:"reason"`
+	// Size is the file's size when Reason is ReasonTooLarge (not
+	// written into records).
+	Size int64 `json:"-"`
 }
 
 // Result is a captured work tree.
 type Result struct {
 	// Head is HEAD as the capture saw it.
 	Head git.Head
-	// Tree is the captured tree; "" when Clean and HEAD has a commit (the
-	// tree is HEAD's, not looked up).
+	// Tree is the captured tree; "" when Clean and HEAD has a commit and
+	// the capture was not made in the index (the tree is HEAD's, not
+	// looked up).
 	Tree    string
 	Skipped []Skipped // what was left out (besides ignored files), sorted by path
-	Clean   bool      // Tree is HEAD's tree
+	Clean   bool      // Tree is HEAD's tree (the empty tree on an unborn branch)
 	// Untracked is how many untracked files were captured.
 	Untracked int
+	// Index is, for a capture in the index (Policy.InIndex), the private
+	// copy of the user's index that holds Tree: the caller installs it
+	// (git.Repo.InstallIndex) or removes it (Discard). Zero otherwise.
+	Index git.Index
+	// IndexTree is, for a capture in the index, the tree of the user's
+	// index as it was before the capture ("" when it has none: no index
+	// file, or unmerged entries).
+	IndexTree string
+}
+
+// Discard removes the private index of a capture made in the index, if
+// any.
+func (r *Result) Discard() {
+	if r != nil && r.Index.Path != "" {
+		os.Remove(r.Index.Path)
+		r.Index = git.Index{}
+	}
 }
 
 // TooManyUntrackedError refuses a capture that would take more untracked
@@ -71,6 +92,49 @@ func (e *TooManyUntrackedError) Error() string {
 	return b.String()
 }
 
+// Request is one capture: the policy, and what the caller already read.
+type Request struct {
+	Policy Policy
+	// Options are the capture's rules; nil: read from git config under
+	// Policy (Policy.LoadOptions), while git works.
+	Options *Options
+	// Head and HeadTree are HEAD and its tree as the caller read them
+	// (HeadTree "" on an unborn branch). A capture in the index starts
+	// from them; a capture on HEAD's tree reads HEAD with git status and
+	// does not look at them.
+	Head     git.Head
+	HeadTree string
+}
+
+// CaptureWith captures the work tree of repo under req.Policy, and
+// returns the options it went by. A capture in the index reads the
+// options only when there are untracked files to sort (zero Options
+// otherwise). The work tree, the user's index and HEAD are only read.
+func CaptureWith(ctx context.Context, repo *git.Repo, req Request) (Result, Options, error) {
+	if err := req.Policy.check(); err != nil {
+		return Result{}, Options{}, err
+	}
+	var opts Options
+	load := func() (Options, error) {
+		var err error
+		if req.Options != nil {
+			opts = *req.Options
+		} else {
+			opts, err = req.Policy.LoadOptions(ctx, repo)
+		}
+		if opts.MaxFileSize <= 0 {
+			opts.MaxFileSize = MaxFileSize
+		}
+		return opts, err
+	}
+	if req.Policy.InIndex {
+		res, err := captureInIndex(ctx, repo, req, load)
+		return res, opts, err
+	}
+	res, err := capture(ctx, repo, req.Policy, load)
+	return res, opts, err
+}
+
 // Capture records the work tree of repo as it is now into a tree: tracked
 // files with their local edits (staged or not; deleted files absent) and
 // untracked files, leaving out ignored files, untracked dependency folders,
@@ -78,41 +142,35 @@ func (e *TooManyUntrackedError) Error() string {
 // protected paths at HEAD's version (absent when HEAD has none). It works
 // the same on the user's workspace and on a task's linked worktree (whose
 // HEAD is the detached snapshot commit). The work tree, the index and HEAD
-// are only read.
+// are only read. It is CaptureWith under SnapshotPolicy.
 //
 // The cost follows `git status`: one status call finds what differs from
 // HEAD; only those paths are hashed (in a small index of its own, never the
 // user's), and only the folders on those paths are rewritten on top of
 // HEAD's tree.
 func Capture(ctx context.Context, repo *git.Repo, opts Options) (Result, error) {
-	return capture(ctx, repo, func() (Options, error) { return opts, nil })
+	res, _, err := CaptureWith(ctx, repo, Request{Policy: SnapshotPolicy, Options: &opts})
+	return res, err
 }
 
 // CaptureConfigured is Capture with the options read from git config
 // (LoadOptions) while git status runs.
 func CaptureConfigured(ctx context.Context, repo *git.Repo) (Result, Options, error) {
-	var opts Options
-	res, err := capture(ctx, repo, func() (Options, error) {
-		var err error
-		opts, err = LoadOptions(ctx, repo)
-		return opts, err
-	})
-	return res, opts, err
+	return CaptureWith(ctx, repo, Request{Policy: SnapshotPolicy})
 }
 
-// capture is Capture with the options loaded by loadOpts while git status
-// runs: status sorted into edits and paths to hash (sortStatus), the
-// untracked folders listed (listUntracked), then the tree written on top
-// of HEAD's (writeTree).
-func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, error)) (Result, error) {
+// capture is the capture on HEAD's tree, with the options loaded by
+// loadOpts while git status runs: status sorted into edits and paths to
+// hash (sortStatus), the untracked folders listed (listUntracked), then
+// the tree written on top of HEAD's (writeTree).
+func capture(ctx context.Context, repo *git.Repo, policy Policy, loadOpts func() (Options, error)) (Result, error) {
 	var res Result
 	head, entries, opts, err := statusWithOptions(ctx, repo, loadOpts)
 	if err != nil {
 		return res, err
 	}
 	res.Head = head
-	prot := opts.Protection()
-	c := collector{repo: repo, opts: opts, prot: prot, skipped: map[string]string{}}
+	c := newCollector(repo, policy, opts)
 	p := c.sortStatus(entries)
 	if err := c.unpopulatedSubmodules(ctx); err != nil {
 		return res, err
@@ -141,7 +199,7 @@ func capture(ctx context.Context, repo *git.Repo, loadOpts func() (Options, erro
 }
 
 // statusWithOptions is git status of the work tree, with the options
-// loadOpts reads meanwhile (a MaxFileSize unset is the default).
+// loadOpts reads meanwhile.
 func statusWithOptions(ctx context.Context, repo *git.Repo, loadOpts func() (Options, error)) (git.Head, []git.StatusEntry, Options, error) {
 	type loaded struct {
 		opts Options
@@ -159,9 +217,6 @@ func statusWithOptions(ctx context.Context, repo *git.Repo, loadOpts func() (Opt
 	}
 	if lo.err != nil {
 		return head, nil, lo.opts, lo.err
-	}
-	if lo.opts.MaxFileSize <= 0 {
-		lo.opts.MaxFileSize = MaxFileSize
 	}
 	return head, entries, lo.opts, nil
 }
@@ -181,7 +236,7 @@ func (c *collector) sortStatus(entries []git.StatusEntry) capturePlan {
 	for _, e := range entries {
 		switch e.Kind {
 		case '1', 'u':
-			if c.prot.Protected(e.Path) {
+			if c.policy.ProtectTracked && c.prot.Protected(e.Path) {
 				// HEAD's version stays: the tree is built on HEAD's.
 				c.skip(e.Path, ReasonProtected)
 				continue
@@ -232,10 +287,11 @@ func (c *collector) sortStatus(entries []git.StatusEntry) capturePlan {
 // listUntracked collects the untracked files under dirs, stopping (with a
 // *TooManyUntrackedError naming the top folders) past opts.MaxUntracked.
 func (c *collector) listUntracked(ctx context.Context, dirs []string) error {
+	limited := c.policy.LimitUntracked && c.opts.MaxUntracked > 0
 	cutIn := "" // the top folder where the untracked listing stopped, if it did
 	if len(dirs) > 0 {
 		limit := -1 // no limit
-		if c.opts.MaxUntracked > 0 {
+		if limited {
 			limit = max(c.opts.MaxUntracked-len(c.files), 0)
 		}
 		paths, err := c.repo.UntrackedUnder(ctx, dirs, limit, func(p string) bool {
@@ -252,14 +308,21 @@ func (c *collector) listUntracked(ctx context.Context, dirs []string) error {
 			c.untracked(p)
 		}
 	}
-	if c.opts.MaxUntracked > 0 && len(c.files) > c.opts.MaxUntracked {
-		folders := topFolders(c.files)
-		for i := range folders {
-			folders[i].AtLeast = folders[i].Folder == cutIn
-		}
-		return &TooManyUntrackedError{Limit: c.opts.MaxUntracked, Folders: folders}
+	return c.checkLimit(cutIn)
+}
+
+// checkLimit refuses, under a policy that limits untracked files, more of
+// them than opts.MaxUntracked, naming the top folders; cutIn is the top
+// folder where the listing stopped counting, if it did.
+func (c *collector) checkLimit(cutIn string) error {
+	if !c.policy.LimitUntracked || c.opts.MaxUntracked <= 0 || len(c.files) <= c.opts.MaxUntracked {
+		return nil
 	}
-	return nil
+	folders := topFolders(c.files)
+	for i := range folders {
+		folders[i].AtLeast = folders[i].Folder == cutIn
+	}
+	return &TooManyUntrackedError{Limit: c.opts.MaxUntracked, Folders: folders}
 }
 
 // writeTree is HEAD's tree (empty when unborn) with the plan's edits and
@@ -303,18 +366,24 @@ func writeTree(ctx context.Context, repo *git.Repo, head git.Head, p capturePlan
 	return ed.Apply(edits)
 }
 
-// collector sorts untracked paths into captured files and skipped paths.
+// collector sorts untracked paths into captured files and skipped paths,
+// under a policy: the one place that decides what a capture leaves out.
 type collector struct {
 	repo    *git.Repo
+	policy  Policy
 	opts    Options
 	prot    Protection
 	files   []string
-	skipped map[string]string
+	skipped map[string]Skipped
+}
+
+func newCollector(repo *git.Repo, policy Policy, opts Options) *collector {
+	return &collector{repo: repo, policy: policy, opts: opts, prot: opts.Protection(), skipped: map[string]Skipped{}}
 }
 
 func (c *collector) skip(path, reason string) {
 	if _, ok := c.skipped[path]; !ok {
-		c.skipped[path] = reason
+		c.skipped[path] = Skipped{Path: path, Reason: reason}
 	}
 }
 
@@ -324,6 +393,9 @@ func (c *collector) classify(path string) bool {
 	if c.prot.Protected(path) {
 		c.skip(path, ReasonProtected)
 		return false
+	}
+	if !c.policy.SkipDependencyDirs {
+		return true
 	}
 	if dep, ok := c.opts.dependencyDir(path); ok {
 		c.skip(dep, ReasonDependency)
@@ -360,18 +432,25 @@ func (c *collector) quickKeep(path string) bool {
 	if c.prot.Protected(path) {
 		return false
 	}
+	if !c.policy.SkipDependencyDirs {
+		return true
+	}
 	_, dep := c.opts.dependencyDir(path)
 	return !dep
 }
 
 // untracked takes one untracked path reported by git: a file, or a folder
-// holding a nested repository.
+// holding a nested repository ("dir/").
 func (c *collector) untracked(path string) {
-	if !c.classify(path) {
+	if c.policy.Excluded(path) || !c.classify(path) {
 		return
 	}
 	if strings.HasSuffix(path, "/") {
-		c.skip(path, ReasonNestedRepo)
+		if c.policy.TakeNestedRepos {
+			c.files = append(c.files, path)
+		} else {
+			c.skip(path, ReasonNestedRepo)
+		}
 		return
 	}
 	st, err := os.Lstat(filepath.Join(c.repo.WorkTree, filepath.FromSlash(path)))
@@ -379,7 +458,9 @@ func (c *collector) untracked(path string) {
 		return // gone since git listed it
 	}
 	if err == nil && st.Mode().IsRegular() && st.Size() > c.opts.MaxFileSize {
-		c.skip(path, ReasonTooLarge)
+		if _, ok := c.skipped[path]; !ok {
+			c.skipped[path] = Skipped{Path: path, Reason: ReasonTooLarge, Size: st.Size()}
+		}
 		return
 	}
 	c.files = append(c.files, path)
@@ -387,8 +468,8 @@ func (c *collector) untracked(path string) {
 
 func (c *collector) sortedSkipped() []Skipped {
 	out := make([]Skipped, 0, len(c.skipped))
-	for p, r := range c.skipped {
-		out = append(out, Skipped{Path: p, Reason: r})
+	for _, s := range c.skipped {
+		out = append(out, s)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
 	return out

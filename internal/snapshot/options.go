@@ -8,6 +8,7 @@ package snapshot
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
@@ -60,17 +61,39 @@ type Options struct {
 
 // LoadOptions reads nudge.protect, nudge.skipDir and nudge.maxUntracked
 // from git config (one git call, none when no config file mentions
-// nudge).
+// nudge). They are SnapshotPolicy's options; Policy.LoadOptions reads a
+// policy's.
 func LoadOptions(ctx context.Context, repo *git.Repo) (Options, error) {
+	return loadOptions(ctx, repo, nil, "")
+}
+
+// loadOptions is LoadOptions with the patterns extra and the values of the
+// config key protectKey ("" for none) added to Protect, in that order
+// after nudge.protect's.
+func loadOptions(ctx context.Context, repo *git.Repo, extra []string, protectKey string) (Options, error) {
 	o := Options{MaxUntracked: DefaultMaxUntracked, MaxFileSize: MaxFileSize}
-	if !repo.ConfigMayMention("protect", "skipdir", "maxuntracked") {
-		return o, nil // no config file names these settings: no git call
+	names := []string{"protect", "skipdir", "maxuntracked"}
+	if protectKey != "" {
+		names = append(names, strings.ToLower(protectKey[strings.LastIndex(protectKey, ".")+1:]))
 	}
-	vals, err := repo.ConfigValues(ctx, `^nudge\.(protect|skipdir|maxuntracked)$`)
+	if !repo.ConfigMayMention(names...) {
+		// No config file names these settings: no git call.
+		o.Protect = append(o.Protect, extra...)
+		return o, nil
+	}
+	re := `^nudge\.(protect|skipdir|maxuntracked)$`
+	if protectKey != "" {
+		re = `^(nudge\.(protect|skipdir|maxuntracked)|` + regexp.QuoteMeta(strings.ToLower(protectKey)) + `)$`
+	}
+	vals, err := repo.ConfigValues(ctx, re)
 	if err != nil {
 		return o, err
 	}
 	o.Protect = nonEmpty(vals["nudge.protect"])
+	o.Protect = append(o.Protect, extra...)
+	if protectKey != "" {
+		o.Protect = append(o.Protect, nonEmpty(vals[strings.ToLower(protectKey)])...)
+	}
 	o.SkipDirs = nonEmpty(vals["nudge.skipdir"])
 	if v := vals["nudge.maxuntracked"]; len(v) > 0 {
 		n, ok := git.ParseConfigInt(strings.TrimSpace(v[len(v)-1]))
