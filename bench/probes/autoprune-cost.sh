@@ -33,7 +33,8 @@ while [ $i -le "$TASKS" ]; do
 	sed "s/\"id\": \"t1\"/\"id\": \"t$i\"/" .nudgethis/tasks/t1.json > .nudgethis/tasks/t$i.json
 	i=$((i + 1))
 done
-git nudge snapshot > /dev/null # settles the copies once (the quiet-records cache)
+sleep 3                        # older than a racy timestamp
+git nudge snapshot > /dev/null # lists the copies as quiet records (their cache)
 echo "tasks: $(ls .nudgethis/tasks | grep -c '^t[0-9]*\.json$'), load before: $(cut -d' ' -f1-3 /proc/loadavg)"
 python3 - "$ROUNDS" <<'PY'
 import os, subprocess, sys, time, statistics as st
