@@ -23,8 +23,9 @@ import (
 // ever made. Most records are "quiet" (none of those, and a JSON object)
 // and stay so: quietCacheName lists them with the key of the file each
 // was read from (journal.FileKey: device, inode, size, modification and
-// change times), and a record whose file still has that key is not read
-// again (DECISIONS, 2026-12-01 "quiet records"). Records are written by
+// change times) and the record's "updated" field (what automatic pruning
+// looks at, AnyOlder), and a record whose file still has that key is not
+// read again (DECISIONS, 2026-12-01 "quiet records"). Records are written by
 // rename, so any new version has a new key; a key is only listed once it
 // is older than journal.Racy when read, so a later version in the same
 // timestamp tick cannot share it. The file is a cache: written without a
@@ -40,6 +41,8 @@ const quietCacheMax = 64 << 20
 // that looked for these.
 var quietHeader = func() string {
 	h := sha256.New()
+	// The lines' format: a cache of another format is not used.
+	h.Write([]byte("id dev ino size mtime ctime updated\x00"))
 	for _, words := range [][][]byte{unsettledStates, suspectWords, {guardPendingTrue, pendingWord}} {
 		for _, w := range words {
 			h.Write(w)
@@ -66,6 +69,9 @@ type quietRecords struct {
 	path  string
 	tasks *os.File // the tasks folder, to stat records in (nil: by path)
 	keys  map[string]journal.FileKey
+	// updated holds, for listed records, their "updated" field in Unix
+	// nanoseconds (0: not known, the record is read).
+	updated map[string]int64
 	// changes counts the listings added or removed; rewrite is set when
 	// the file must be written whatever their number.
 	changes int
@@ -80,7 +86,7 @@ const quietRewriteAfter = 32
 // quietRecordsOf reads the workspace's cache; a missing or unreadable one
 // is empty. close must be called.
 func (w *Workspace) quietRecordsOf() *quietRecords {
-	q := &quietRecords{path: filepath.Join(w.Dir, quietCacheName), keys: map[string]journal.FileKey{}}
+	q := &quietRecords{path: filepath.Join(w.Dir, quietCacheName), keys: map[string]journal.FileKey{}, updated: map[string]int64{}}
 	if f, err := os.Open(w.TasksDir()); err == nil {
 		q.tasks = f
 	}
@@ -90,8 +96,8 @@ func (w *Workspace) quietRecordsOf() *quietRecords {
 		q.rewrite = !errors.Is(err, fs.ErrNotExist) || q.tasks != nil && !w.readOnly
 		return q
 	}
-	if keys, ok := parseQuiet(data); ok {
-		q.keys = keys
+	if keys, updated, ok := parseQuiet(data); ok {
+		q.keys, q.updated = keys, updated
 	} else {
 		q.rewrite = true // replace what cannot be used
 	}
@@ -120,19 +126,25 @@ func (q *quietRecords) known(id, path string) (key journal.FileKey, ok, quietNow
 	return key, true, isListed && listed == key
 }
 
-// note records what a read of id's record found: key is its file's key
-// taken before the read (a file replaced in between is listed under the
-// older key, so the next scan reads it again), at when the read began.
-func (q *quietRecords) note(id string, key journal.FileKey, haveKey, isQuiet bool, at time.Time) {
+// note records what a read of id's record (data) found: key is its
+// file's key taken before the read (a file replaced in between is listed
+// under the older key, so the next scan reads it again), at when the read
+// began.
+func (q *quietRecords) note(id string, key journal.FileKey, haveKey, isQuiet bool, at time.Time, data []byte) {
 	if isQuiet && haveKey && key.Settled(at) {
 		if old, ok := q.keys[id]; !ok || old != key {
 			q.keys[id] = key
+			q.updated[id] = 0
+			if t, ok := recordUpdated(data); ok {
+				q.updated[id] = t.UnixNano()
+			}
 			q.changes++
 		}
 		return
 	}
 	if _, ok := q.keys[id]; ok {
 		delete(q.keys, id)
+		delete(q.updated, id)
 		q.changes++
 	}
 }
@@ -149,6 +161,7 @@ func (q *quietRecords) keep(ids []string) {
 	for id := range q.keys {
 		if !present[id] {
 			delete(q.keys, id)
+			delete(q.updated, id)
 			q.changes++
 		}
 	}
@@ -170,7 +183,7 @@ func (q *quietRecords) save(ids []string) {
 			continue
 		}
 		b = append(b, id...)
-		for _, v := range [...]int64{int64(k.Dev), int64(k.Ino), k.Size, k.Mtime, k.Ctime} {
+		for _, v := range [...]int64{int64(k.Dev), int64(k.Ino), k.Size, k.Mtime, k.Ctime, q.updated[id]} {
 			b = strconv.AppendInt(append(b, ' '), v, 10)
 		}
 		b = append(b, '\n')
@@ -210,42 +223,45 @@ func removeStaleTemps(dir, prefix string) {
 	}
 }
 
-// parseQuiet reads the cache's lines; ok is false unless every line is as
-// save writes it, and the count at the end agrees (a file cut short by a
-// crash is not used).
-func parseQuiet(data []byte) (map[string]journal.FileKey, bool) {
+// parseQuiet reads the cache's lines: each listed record's file key and
+// "updated" field; ok is false unless every line is as save writes it,
+// and the count at the end agrees (a file cut short by a crash is not
+// used).
+func parseQuiet(data []byte) (keys map[string]journal.FileKey, updated map[string]int64, ok bool) {
 	line, rest, _ := bytes.Cut(data, []byte{'\n'})
 	if string(line) != quietHeader {
-		return nil, false
+		return nil, nil, false
 	}
-	keys := make(map[string]journal.FileKey, bytes.Count(rest, []byte{'\n'}))
+	n := bytes.Count(rest, []byte{'\n'})
+	keys, updated = make(map[string]journal.FileKey, n), make(map[string]int64, n)
 	for len(rest) > 0 {
 		var found bool
 		line, rest, found = bytes.Cut(rest, []byte{'\n'})
 		if !found {
-			return nil, false
+			return nil, nil, false
 		}
 		id, nums, _ := bytes.Cut(line, []byte{' '})
 		if string(id) == "end" {
 			n, err := strconv.Atoi(string(nums))
-			return keys, err == nil && n == len(keys) && len(rest) == 0
+			return keys, updated, err == nil && n == len(keys) && len(rest) == 0
 		}
-		var v [5]int64
+		var v [6]int64
 		for i := range v {
 			var num []byte
 			num, nums, _ = bytes.Cut(nums, []byte{' '})
 			x, err := strconv.ParseInt(string(num), 10, 64)
 			if err != nil {
-				return nil, false
+				return nil, nil, false
 			}
 			v[i] = x
 		}
 		if len(nums) != 0 || !refs.Task.Valid(string(id)) {
-			return nil, false
+			return nil, nil, false
 		}
 		keys[string(id)] = journal.FileKey{Dev: uint64(v[0]), Ino: uint64(v[1]), Size: v[2], Mtime: v[3], Ctime: v[4]}
+		updated[string(id)] = v[5]
 	}
-	return nil, false
+	return nil, nil, false
 }
 
 // readSmallRegular reads path if it is a regular file (see guard.OpenPlain) of

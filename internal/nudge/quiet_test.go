@@ -19,7 +19,7 @@ func quietListed(t *testing.T, w *Workspace) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, ok := parseQuiet(data)
+	keys, _, ok := parseQuiet(data)
 	if !ok {
 		return nil
 	}
@@ -135,7 +135,7 @@ func TestQuietRecordsCache(t *testing.T) {
 		t.Fatal(err)
 	}
 	cut := data[:bytes.LastIndex(data, []byte("end "))]
-	if _, ok := parseQuiet(cut); ok {
+	if _, _, ok := parseQuiet(cut); ok {
 		t.Fatal("a cache without its end line parsed")
 	}
 	if err := os.WriteFile(cache, cut, 0o644); err != nil {
@@ -231,5 +231,70 @@ func TestPendingNeverQuiet(t *testing.T) {
 	}
 	if got := ids(); !slices.Equal(got, []string{"t2"}) {
 		t.Fatalf("pending %v, want [t2]", got)
+	}
+}
+
+// The cache keeps each listed record's "updated" field, and automatic
+// pruning's first look (AnyOlder) takes it from there while the record's
+// file is the one it was read from, and reads the record when it is not.
+func TestAnyOlderFromQuietCache(t *testing.T) {
+	t.Parallel()
+	r, base := baseRepo(t)
+	w := r.workspace()
+	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	clock := start
+	w.Now = func() time.Time { return clock }
+	var all []string
+	for n := 1; n <= quietRewriteAfter+2; n++ {
+		id := "t" + strconv.Itoa(n)
+		all = append(all, id)
+		r.mkTask(id, base, base)
+		task := r.load(id)
+		clock = start.Add(time.Duration(n) * time.Hour) // t1 is the oldest
+		if err := w.Save(task); err != nil {
+			t.Fatal(err)
+		}
+	}
+	past := time.Now().Add(-time.Hour)
+	for _, id := range all {
+		if err := os.Chtimes(w.TaskPath(id), past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(2100 * time.Millisecond) // change times older than journal.Racy
+	if err := w.Reconcile(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(w.Dir, quietCacheName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, updated, ok := parseQuiet(data)
+	if !ok || len(keys) != len(all) {
+		t.Fatalf("cache lists %d records (ok %v), want %d", len(keys), ok, len(all))
+	}
+	for _, id := range all {
+		if want := r.load(id).Updated.UnixNano(); updated[id] != want {
+			t.Errorf("cache holds %d as %s's updated, want %d", updated[id], id, want)
+		}
+	}
+	// The newest record changed at start+N h, the oldest at start+1 h.
+	clock = start.Add(time.Duration(len(all))*time.Hour + 30*time.Minute)
+	if w.AnyOlder(time.Hour) != true {
+		t.Error("AnyOlder(1h) from the cache: false, want true (t1 changed hours ago)")
+	}
+	if w.AnyOlder(time.Duration(len(all)) * time.Hour) {
+		t.Error("AnyOlder from the cache: true, want false (nothing that old)")
+	}
+	// t1 rewritten with an older "updated" (as op undo puts an old record
+	// back): its file is not the cached one, so it is read.
+	t1 := r.load("t1")
+	clock = start.Add(-48 * time.Hour)
+	if err := w.Save(t1); err != nil {
+		t.Fatal(err)
+	}
+	clock = start.Add(time.Duration(len(all))*time.Hour + 30*time.Minute)
+	if !w.AnyOlder(time.Duration(len(all)) * time.Hour) {
+		t.Error("AnyOlder after t1 was rewritten with an old time: false, want true")
 	}
 }

@@ -94,7 +94,7 @@ func (w *Workspace) scanRecords(pick func(id string, data []byte) (bool, error),
 		if err != nil {
 			return nil, err
 		}
-		q.note(id, key, haveKey, quiet(path, data), at)
+		q.note(id, key, haveKey, quiet(path, data), at, data)
 		if ok, err := pick(id, data); err != nil || !ok {
 			if err != nil {
 				return nil, err
