@@ -2,9 +2,9 @@ package git
 
 import "bytes"
 
-// mergeApart merges m in this process when its two changes are apart, and
+// MergeApart merges m in this process when its two changes are apart, and
 // then gives exactly what git merge-file gives (ok true); otherwise ok is
-// false and git merges it.
+// false and git must merge it (MergeFiles tries it first).
 //
 // Each side's change is found as git's line diff starts: the lines both
 // ends share with the base are set aside (the common prefix first, then
@@ -22,7 +22,7 @@ import "bytes"
 // without a conflict. Its result is the base with both sides' changes
 // made, which is the first side up to the gap, the gap, and the second
 // side from the gap on, whatever lines git's diff chose for each change.
-func mergeApart(m MergeInput) (data []byte, ok bool) {
+func MergeApart(m MergeInput) (data []byte, ok bool) {
 	if !batchable(m) {
 		return nil, false
 	}
@@ -54,7 +54,7 @@ func regionOf(base, side [][]byte) region {
 }
 
 // joinApart is the merge when x's region comes first and y's second,
-// apart (see mergeApart); ok is false when they are not.
+// apart (see MergeApart); ok is false when they are not.
 func joinApart(base, x [][]byte, xr region, y [][]byte, yr region) ([]byte, bool) {
 	if xr.to >= yr.from {
 		return nil, false // no unchanged base line between them

@@ -10,7 +10,7 @@ import (
 
 // On many small random merges of few distinct lines (so that git's line
 // diff has ties to break and groups of lines it could slide), a merge
-// done in this process (mergeApart) is exactly what git merge-file gives,
+// done in this process (MergeApart) is exactly what git merge-file gives,
 // with and without diff3 labels, and never one merge-file finds a
 // conflict in; and it is done for a good share of the merges whose
 // changes were made apart.
@@ -95,7 +95,7 @@ func TestMergeApartAgreesWithMergeFile(t *testing.T) {
 			continue
 		}
 		tried++
-		got, ok := mergeApart(in)
+		got, ok := MergeApart(in)
 		if !ok {
 			continue
 		}
@@ -128,11 +128,11 @@ func TestMergeApartLeavesCloseChangesToGit(t *testing.T) {
 		{"binary", "a\x00\nb\nc\n", "A\x00\nb\nc\n", "a\x00\nb\nC\n"},
 		{"empty base", "", "a\n", "b\n"},
 	} {
-		if d, ok := mergeApart(MergeInput{Base: []byte(c.base), Ours: []byte(c.ours), Theirs: []byte(c.theirs)}); ok {
+		if d, ok := MergeApart(MergeInput{Base: []byte(c.base), Ours: []byte(c.ours), Theirs: []byte(c.theirs)}); ok {
 			t.Errorf("%s: merged in this process as %q", c.name, d)
 		}
 	}
-	d, ok := mergeApart(MergeInput{Base: []byte("a\nb\nc\nd\n"), Ours: []byte("A\nb\nc\nd\n"), Theirs: []byte("a\nb\nc\nD\n")})
+	d, ok := MergeApart(MergeInput{Base: []byte("a\nb\nc\nd\n"), Ours: []byte("A\nb\nc\nd\n"), Theirs: []byte("a\nb\nc\nD\n")})
 	if !ok || string(d) != "A\nb\nc\nD\n" {
 		t.Errorf("changes two lines apart: got %q, %v", d, ok)
 	}

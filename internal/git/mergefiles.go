@@ -33,7 +33,7 @@ const mergeFileProcs = 4
 // the same refusal of a binary file.
 //
 // A merge whose two changes are apart is done in this process
-// (mergeApart), which gives merge-file's bytes without asking git. The
+// (MergeApart), which gives merge-file's bytes without asking git. The
 // others are done together by one git process (mergeApplyClean)
 // wherever they come out clean there, and by one git merge-file process
 // each (a few at a time) for the others: overlapping edits, binary or
@@ -46,7 +46,7 @@ func (r *Repo) MergeFiles(ctx context.Context, dir string, in []MergeInput, labe
 	done := make([]bool, len(in))
 	var rest []int // the merges left to git
 	for i := range in {
-		if d, ok := mergeApart(in[i]); ok {
+		if d, ok := MergeApart(in[i]); ok {
 			out[i], done[i] = MergeResult{Data: d}, true
 		} else {
 			rest = append(rest, i)
