@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/nudgethis/git-nudge/internal/gitexec"
 	"github.com/nudgethis/git-nudge/internal/gitstore"
@@ -134,10 +135,22 @@ func (r *Repo) ConfigFileEntries(ctx context.Context, file string) ([]ConfigEntr
 // UserIdentityKnown reports whether git knows the user's author and
 // committer identity from config or environment without guessing it from
 // the host name (user.useConfigOnly). Commits made for the user must check
-// it first.
+// it first. The two identities are asked for side by side; the author's
+// answer is taken first.
 func (r *Repo) UserIdentityKnown(ctx context.Context) (bool, error) {
-	for _, v := range []string{"GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"} {
-		if _, err := r.git(ctx, "-c", "user.useConfigOnly=true", "var", v); err != nil {
+	vars := []string{"GIT_AUTHOR_IDENT", "GIT_COMMITTER_IDENT"}
+	errs := make([]error, len(vars))
+	var wg sync.WaitGroup
+	for i, v := range vars {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = r.git(ctx, "-c", "user.useConfigOnly=true", "var", v)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			if ExitCode(err) == 128 {
 				return false, nil
 			}

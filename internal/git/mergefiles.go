@@ -32,7 +32,9 @@ const mergeFileProcs = 4
 // a clean merge, the same conflict count and diff3 markers for a conflict,
 // the same refusal of a binary file.
 //
-// The merges are done together by one git process (mergeApplyClean)
+// A merge whose two changes are apart is done in this process
+// (MergeApart), which gives merge-file's bytes without asking git. The
+// others are done together by one git process (mergeApplyClean)
 // wherever they come out clean there, and by one git merge-file process
 // each (a few at a time) for the others: overlapping edits, binary or
 // empty versions. merge-file is the one that words a conflict. If the
@@ -42,15 +44,27 @@ const mergeFileProcs = 4
 func (r *Repo) MergeFiles(ctx context.Context, dir string, in []MergeInput, labels []string) ([]MergeResult, error) {
 	out := make([]MergeResult, len(in))
 	done := make([]bool, len(in))
-	if len(in) > 1 {
-		clean, err := r.mergeApplyClean(ctx, dir, in, len(labels) == 3)
+	var rest []int // the merges left to git
+	for i := range in {
+		if d, ok := MergeApart(in[i]); ok {
+			out[i], done[i] = MergeResult{Data: d}, true
+		} else {
+			rest = append(rest, i)
+		}
+	}
+	if len(rest) > 1 {
+		batch := make([]MergeInput, len(rest))
+		for k, i := range rest {
+			batch[k] = in[i]
+		}
+		clean, err := r.mergeApplyClean(ctx, dir, batch, len(labels) == 3)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		if err == nil {
-			for i, d := range clean {
+			for k, d := range clean {
 				if d != nil {
-					out[i], done[i] = MergeResult{Data: d}, true
+					out[rest[k]], done[rest[k]] = MergeResult{Data: d}, true
 				}
 			}
 		}

@@ -207,8 +207,13 @@ func (m *Merger) Merge3(base, ours, theirs Ent) (Ent, string, error) {
 			*v.to = v.id
 		}
 	}
-	res, err := m.mergeContent(in)
-	if err != nil {
+	// A merge git would do without a conflict, and whose answer is known
+	// without git, is not handed to the batch: no stage folder, no wait.
+	res := git.MergeResult{}
+	var err error
+	if d, ok := git.MergeApart(in); ok {
+		res.Data = d
+	} else if res, err = m.mergeContent(in); err != nil {
 		return Ent{}, "", err
 	}
 	switch {

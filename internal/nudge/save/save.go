@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
@@ -131,8 +132,31 @@ func prepareSave(ctx context.Context, w *nudge.Workspace, opt Options, rep *Repo
 		refuse.Next = "Apply a task first (git nudge apply ID); git nudge list shows their states."
 		return nil, refuse
 	}
+	// From here on the steps only read, and the slow ones (git's merges,
+	// the look at the work tree, git's answer about the user's identity)
+	// run side by side; their answers are taken in the order the steps
+	// are listed, so a save refuses or fails as if they ran one after
+	// the other. Whatever still runs when an earlier answer ends the save
+	// is stopped and waited for.
+	ctx, stop := context.WithCancel(ctx)
+	var side sync.WaitGroup
+	defer func() {
+		stop()
+		side.Wait()
+	}()
+	identity := goAnswer(&side, func() (bool, error) { return r.UserIdentityKnown(ctx) })
 	if err := s.collectPaths(ctx, refuse); err != nil {
 		return nil, err
+	}
+	// The plan needs only what collectPaths found; it is worked out
+	// unless a reason to refuse is known already.
+	var planned func() (planAnswer, error)
+	if len(refuse.Reasons) == 0 {
+		planned = goAnswer(&side, func() (planAnswer, error) {
+			pr := &nudge.RefusedError{}
+			p, err := planSave(ctx, w, head, s.tasks, s.paths, s.want, opt.WholeFiles, pr)
+			return planAnswer{p, pr}, err
+		})
 	}
 	if err := s.checkWorkTree(ctx, refuse); err != nil {
 		return nil, err
@@ -143,13 +167,16 @@ func prepareSave(ctx context.Context, w *nudge.Workspace, opt Options, rep *Repo
 		}
 		return nil, refuse
 	}
-	if s.plan, err = planSave(ctx, w, head, s.tasks, s.paths, s.want, opt.WholeFiles, refuse); err != nil {
+	pa, err := planned()
+	if err != nil {
 		return nil, err
 	}
-	if len(refuse.Reasons) > 0 {
+	s.plan = pa.plan
+	if len(pa.refuse.Reasons) > 0 {
+		refuse.Reasons, refuse.Next = pa.refuse.Reasons, pa.refuse.Next
 		return nil, refuse
 	}
-	known, err := r.UserIdentityKnown(ctx)
+	known, err := identity()
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +186,31 @@ func prepareSave(ctx context.Context, w *nudge.Workspace, opt Options, rep *Repo
 			Next:    "Set your identity, then run git nudge save again:\n  git config --global user.name \"Your Name\"\n  git config --global user.email \"you@example.com\""}
 	}
 	return s, nil
+}
+
+// planAnswer is planSave's answer: the plan, and the reasons it found to
+// refuse.
+type planAnswer struct {
+	plan   *savePlan
+	refuse *nudge.RefusedError
+}
+
+// goAnswer runs f beside the caller (counted in wg) and returns the
+// function that waits for its answer.
+func goAnswer[T any](wg *sync.WaitGroup, f func() (T, error)) func() (T, error) {
+	var v T
+	var err error
+	done := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(done)
+		v, err = f()
+	}()
+	return func() (T, error) {
+		<-done
+		return v, err
+	}
 }
 
 // collectPaths sorts the tasks in the order they were applied and sets
@@ -195,7 +247,9 @@ func (s *saving) collectPaths(ctx context.Context, refuse *nudge.RefusedError) e
 			}
 			t.Undo = &u
 		}
-		if t.Undo.Head != nil && !s.head.Unborn() {
+		// A task applied on HEAD's commit itself needs no look at the
+		// history (a commit is its own ancestor).
+		if t.Undo.Head != nil && !s.head.Unborn() && *t.Undo.Head != s.head.Commit {
 			ok, err := r.IsAncestor(ctx, *t.Undo.Head, s.head.Commit)
 			if err != nil {
 				return err
