@@ -61,3 +61,21 @@ func (r *Repo) Unreachable(ctx context.Context, tips []string) (map[string]bool,
 	}
 	return m, nil
 }
+
+// ForgetCommits keeps the repository's commit-graph true after the
+// commits ids were deleted (a dropped pack of the suite's own): when a
+// commit-graph file lists one of them, git writes the graph again from
+// the refs, in the layout the repository has (one file, or a chain
+// replaced whole). Without it git fsck reports the graph's entries for
+// commits that are gone, until the user's next git gc. Best effort: a
+// failure leaves the graph to that gc.
+func (r *Repo) ForgetCommits(ctx context.Context, ids []string) {
+	if !r.CommitGraphLists(ids) {
+		return
+	}
+	args := []string{"commit-graph", "write", "--reachable", "--no-progress"}
+	if _, chain := r.CommitGraphFiles(); chain {
+		args = append(args, "--split=replace")
+	}
+	_, _ = r.git(ctx, args...)
+}

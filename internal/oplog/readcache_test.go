@@ -66,3 +66,43 @@ func TestReadKeepsUpWithTheLog(t *testing.T) {
 		t.Fatalf("git fsck: %s", out)
 	}
 }
+
+// A commit-graph written while a segment was kept lists its records;
+// dropping the segment deletes them, and the graph is written again so
+// that git fsck stays clean, for a single graph file and for a chain.
+func TestDroppedSegmentsLeaveTheCommitGraphTrue(t *testing.T) {
+	for _, layout := range [][]string{{"commit-graph", "write", "--reachable"}, {"commit-graph", "write", "--reachable", "--split"}} {
+		t.Run(layout[len(layout)-1], func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			dir := testutil.Repo(t)
+			c1 := testutil.Commit(t, dir, map[string]string{"a.txt": "a\n"}, "one")
+			testutil.Git(t, dir, "config", "op.keep", "20")
+			repo, err := git.Discover(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l := Open(repo)
+			for i := 1; i <= 80; i++ {
+				op := &Op{Time: time.Now(), Tool: "autodev", Kind: "checkpoint", State: Done, Summary: "step " + strconv.Itoa(i),
+					Refs: []RefChange{{Name: "refs/autodev/checkpoints/c" + strconv.Itoa(i), New: c1}}}
+				if err := l.append(ctx, op, nil); err != nil {
+					t.Fatal(err)
+				}
+				if err := l.prune(ctx, op); err != nil {
+					t.Fatal(err)
+				}
+				if i%5 == 0 {
+					testutil.Git(t, dir, layout...)
+				}
+				if out := testutil.Git(t, dir, "fsck", "--strict", "--no-dangling"); out != "" {
+					t.Fatalf("after o%d, git fsck: %s", i, out)
+				}
+			}
+			if files, _ := repo.CommitGraphFiles(); len(files) == 0 {
+				t.Fatal("no commit-graph left: the test did not test")
+			}
+			testutil.Git(t, dir, "commit-graph", "verify")
+		})
+	}
+}

@@ -133,7 +133,8 @@ func (l *Log) packSegment(ctx context.Context, segment, tip string) {
 // longer kept (dropped by bounding, or a crash after that), once no ref,
 // HEAD or reflog reaches any commit they hold, and never while git gc
 // may be running (it could be reading them through a ref it listed
-// before the segment was dropped).
+// before the segment was dropped). A commit-graph that lists the
+// deleted records is written again (Repo.ForgetCommits).
 func (l *Log) dropSegmentPacks(ctx context.Context) {
 	if l.Repo.GCRunning() {
 		return
@@ -150,6 +151,8 @@ func (l *Log) dropSegmentPacks(ctx context.Context) {
 	for _, sg := range segs {
 		live[sg.name+" "+sg.tip] = true
 	}
+	var removed []string
+	defer func() { l.Repo.ForgetCommits(ctx, removed) }()
 	for _, p := range packs {
 		if live[strings.TrimPrefix(p.Note, keptNote)] {
 			continue
@@ -166,8 +169,8 @@ func (l *Log) dropSegmentPacks(ctx context.Context) {
 		for _, id := range ids {
 			all = all && gone[id]
 		}
-		if all {
-			_ = l.Repo.RemoveKeptPack(p)
+		if all && l.Repo.RemoveKeptPack(p) == nil {
+			removed = append(removed, ids...)
 		}
 	}
 }
