@@ -2,7 +2,6 @@ package nudge
 
 import (
 	"context"
-	"path/filepath"
 
 	"github.com/nudgethis/git-nudge/internal/pool"
 )
@@ -26,8 +25,6 @@ func (w *Workspace) Pool() ([]pool.Entry, error) { return w.WorktreePool().Entri
 // moved to .nudgethis/trash (see pool.Pool.EmptyTrash). The caller holds
 // no lock of the suite.
 func (w *Workspace) EmptyTrash() error { return w.WorktreePool().EmptyTrash() }
-
-func (w *Workspace) poolDir() string { return filepath.Join(w.Dir, PoolDirName) }
 
 func (w *Workspace) trustedIndex(id string) string { return w.WorktreePool().TrustedIndex(id) }
 
