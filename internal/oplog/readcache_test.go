@@ -16,14 +16,7 @@ import (
 // to segments (their records moved to kept packs) and drops the oldest.
 func TestReadKeepsUpWithTheLog(t *testing.T) {
 	ctx := context.Background()
-	dir := testutil.Repo(t)
-	c1 := testutil.Commit(t, dir, map[string]string{"a.txt": "a\n"}, "one")
-	testutil.Git(t, dir, "config", "op.keep", "20")
-	repo, err := git.Discover(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := Open(repo)
+	dir, repo, l, c1 := smallLog(t)
 	ids := func(ops []*Op) string {
 		s := ""
 		for _, o := range ops {
@@ -75,14 +68,7 @@ func TestDroppedSegmentsLeaveTheCommitGraphTrue(t *testing.T) {
 		t.Run(layout[len(layout)-1], func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
-			dir := testutil.Repo(t)
-			c1 := testutil.Commit(t, dir, map[string]string{"a.txt": "a\n"}, "one")
-			testutil.Git(t, dir, "config", "op.keep", "20")
-			repo, err := git.Discover(ctx, dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			l := Open(repo)
+			dir, repo, l, c1 := smallLog(t)
 			for i := 1; i <= 80; i++ {
 				op := &Op{Time: time.Now(), Tool: "autodev", Kind: "checkpoint", State: Done, Summary: "step " + strconv.Itoa(i),
 					Refs: []RefChange{{Name: "refs/autodev/checkpoints/c" + strconv.Itoa(i), New: c1}}}
@@ -105,4 +91,19 @@ func TestDroppedSegmentsLeaveTheCommitGraphTrue(t *testing.T) {
 			testutil.Git(t, dir, "commit-graph", "verify")
 		})
 	}
+}
+
+// smallLog is the operation log of a new repository with one commit (c1)
+// and op.keep 20, so that a test of a few dozen operations sees segments
+// handed on and dropped.
+func smallLog(t *testing.T) (dir string, repo *git.Repo, l *Log, c1 string) {
+	t.Helper()
+	dir = testutil.Repo(t)
+	c1 = testutil.Commit(t, dir, map[string]string{"a.txt": "a\n"}, "one")
+	testutil.Git(t, dir, "config", "op.keep", "20")
+	repo, err := git.Discover(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, repo, Open(repo), c1
 }

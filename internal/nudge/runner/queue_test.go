@@ -89,22 +89,10 @@ func TestWorkWatch(t *testing.T) {
 // both tasks end ready. Here the test holds the lock while the first
 // task's command runs and the second one starts.
 func TestWorkTriesAgainWhileItsTasksHoldTheLock(t *testing.T) {
-	dir := t.TempDir()
-	for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
-		c := exec.Command("git", args...)
-		c.Dir = dir
-		c.Env = append(c.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 	defer func(old time.Duration) { nudge.LockTimeout = old }(nudge.LockTimeout)
 	nudge.LockTimeout = 200 * time.Millisecond
 	ctx := context.Background()
-	w, err := nudge.Open(ctx, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := shortWaitWorkspace(t)
 	barrier := t.TempDir()
 	started, goFile := filepath.Join(barrier, "started"), filepath.Join(barrier, "go")
 	first, err := runner.Queue(ctx, w, runner.QueueOptions{Command: []string{"sh", "-c", `touch "$1"; while [ ! -e "$2" ]; do sleep 0.05; done; echo one > one.txt`, "sh", started, goFile}})
@@ -191,22 +179,10 @@ func TestWorkTriesAgainWhileItsTasksHoldTheLock(t *testing.T) {
 // outcome recorded once the lock is free: the run waits RecordWait, not
 // LockTimeout, and the task ends ready with the command's file.
 func TestRunRecordsAfterALongHeldLock(t *testing.T) {
-	dir := t.TempDir()
-	for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
-		c := exec.Command("git", args...)
-		c.Dir = dir
-		c.Env = append(c.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b", "GIT_CONFIG_NOSYSTEM=1")
-		if out, err := c.CombinedOutput(); err != nil {
-			t.Fatalf("git %v: %v\n%s", args, err, out)
-		}
-	}
 	defer func(old time.Duration) { nudge.LockTimeout = old }(nudge.LockTimeout)
 	nudge.LockTimeout = 200 * time.Millisecond
 	ctx := context.Background()
-	w, err := nudge.Open(ctx, dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := shortWaitWorkspace(t)
 	barrier := t.TempDir()
 	started, goFile := filepath.Join(barrier, "started"), filepath.Join(barrier, "go")
 	type outcome struct {
@@ -249,4 +225,24 @@ func TestRunRecordsAfterALongHeldLock(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the run never ended")
 	}
+}
+
+// shortWaitWorkspace is the workspace of a new repository with one empty
+// commit (the caller sets nudge.LockTimeout short and restores it).
+func shortWaitWorkspace(t *testing.T) *nudge.Workspace {
+	t.Helper()
+	dir := t.TempDir()
+	for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = append(c.Environ(), "GIT_AUTHOR_NAME=a", "GIT_AUTHOR_EMAIL=a@b", "GIT_COMMITTER_NAME=a", "GIT_COMMITTER_EMAIL=a@b", "GIT_CONFIG_NOSYSTEM=1")
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	w, err := nudge.Open(context.Background(), dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
