@@ -192,16 +192,7 @@ func TestPendingNeverQuiet(t *testing.T) {
 	if err := w.Save(t1); err != nil {
 		t.Fatal(err)
 	}
-	past := time.Now().Add(-time.Hour)
-	for _, id := range all {
-		if err := os.Chtimes(w.TaskPath(id), past, past); err != nil {
-			t.Fatal(err)
-		}
-	}
-	time.Sleep(2100 * time.Millisecond) // change times older than journal.Racy
-	if err := w.Reconcile(); err != nil {
-		t.Fatal(err)
-	}
+	settleQuiet(t, w, all)
 	listed := quietListed(t, w)
 	if slices.Contains(listed, "t1") || !slices.Contains(listed, "t2") {
 		t.Fatalf("quiet records %v: want t2 and the other ready tasks, never the pending t1", listed)
@@ -255,16 +246,7 @@ func TestAnyOlderFromQuietCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	past := time.Now().Add(-time.Hour)
-	for _, id := range all {
-		if err := os.Chtimes(w.TaskPath(id), past, past); err != nil {
-			t.Fatal(err)
-		}
-	}
-	time.Sleep(2100 * time.Millisecond) // change times older than journal.Racy
-	if err := w.Reconcile(); err != nil {
-		t.Fatal(err)
-	}
+	settleQuiet(t, w, all)
 	data, err := os.ReadFile(filepath.Join(w.Dir, quietCacheName))
 	if err != nil {
 		t.Fatal(err)
@@ -296,5 +278,22 @@ func TestAnyOlderFromQuietCache(t *testing.T) {
 	clock = start.Add(time.Duration(len(all))*time.Hour + 30*time.Minute)
 	if !w.AnyOlder(time.Duration(len(all)) * time.Hour) {
 		t.Error("AnyOlder after t1 was rewritten with an old time: false, want true")
+	}
+}
+
+// settleQuiet makes the records of ids look written an hour ago, waits
+// until their change times are older than journal.Racy, and reconciles,
+// so that the quiet-records cache lists every one that is settled.
+func settleQuiet(t *testing.T, w *Workspace, ids []string) {
+	t.Helper()
+	past := time.Now().Add(-time.Hour)
+	for _, id := range ids {
+		if err := os.Chtimes(w.TaskPath(id), past, past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(2100 * time.Millisecond) // change times older than journal.Racy
+	if err := w.Reconcile(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -89,8 +89,6 @@ func TestWorkWatch(t *testing.T) {
 // both tasks end ready. Here the test holds the lock while the first
 // task's command runs and the second one starts.
 func TestWorkTriesAgainWhileItsTasksHoldTheLock(t *testing.T) {
-	defer func(old time.Duration) { nudge.LockTimeout = old }(nudge.LockTimeout)
-	nudge.LockTimeout = 200 * time.Millisecond
 	ctx := context.Background()
 	w := shortWaitWorkspace(t)
 	barrier := t.TempDir()
@@ -179,8 +177,6 @@ func TestWorkTriesAgainWhileItsTasksHoldTheLock(t *testing.T) {
 // outcome recorded once the lock is free: the run waits RecordWait, not
 // LockTimeout, and the task ends ready with the command's file.
 func TestRunRecordsAfterALongHeldLock(t *testing.T) {
-	defer func(old time.Duration) { nudge.LockTimeout = old }(nudge.LockTimeout)
-	nudge.LockTimeout = 200 * time.Millisecond
 	ctx := context.Background()
 	w := shortWaitWorkspace(t)
 	barrier := t.TempDir()
@@ -228,9 +224,13 @@ func TestRunRecordsAfterALongHeldLock(t *testing.T) {
 }
 
 // shortWaitWorkspace is the workspace of a new repository with one empty
-// commit (the caller sets nudge.LockTimeout short and restores it).
+// commit, with nudge.LockTimeout set to 200 ms until the test ends (so
+// the test must not run in parallel).
 func shortWaitWorkspace(t *testing.T) *nudge.Workspace {
 	t.Helper()
+	old := nudge.LockTimeout
+	t.Cleanup(func() { nudge.LockTimeout = old })
+	nudge.LockTimeout = 200 * time.Millisecond
 	dir := t.TempDir()
 	for _, args := range [][]string{{"init", "-q"}, {"commit", "-q", "--allow-empty", "-m", "base"}} {
 		c := exec.Command("git", args...)
