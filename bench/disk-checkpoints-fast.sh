@@ -33,33 +33,8 @@ FILES=${2:-1000}
 WORK=${3:-$(mktemp -d)}
 EVERY=${EVERY:-500}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
-mkdir -p "$WORK/bin" "$WORK/home"
-if [ -n "$BIN" ]; then
-	cp "$BIN/git-nudge" "$BIN/git-autodev" "$WORK/bin/"
-else
-	(cd "$SRC" && go build -o "$WORK/bin/" ./cmd/git-nudge ./cmd/git-autodev)
-fi
-export HOME="$WORK/home" GIT_CONFIG_NOSYSTEM=1 PATH="$WORK/bin:$PATH"
-printf '[user]\n\tname = Bench\n\temail = bench@example.com\n[init]\n\tdefaultBranch = main\n' > "$HOME/.gitconfig"
-
-rm -rf "$WORK/base" "$WORK/plain" "$WORK/ckpt" "$WORK"/progress.* "$WORK/result"
-git init -q "$WORK/base"
-cd "$WORK/base"
-i=0
-while [ $i -lt "$FILES" ]; do
-	d=src/d$((i % 40))
-	mkdir -p $d
-	printf 'file %d\nline two\nline three\n' $i > $d/f$i.txt
-	i=$((i + 1))
-done
-git add -A && git commit -q -m base && git gc -q
-git clone -q --no-local "$WORK/base" "$WORK/plain"
-git clone -q --no-local "$WORK/base" "$WORK/ckpt"
-[ -n "$OPKEEP" ] && git -C "$WORK/ckpt" config op.keep "$OPKEEP"
-if [ -n "$GCAUTO" ]; then
-	git -C "$WORK/plain" config gc.auto "$GCAUTO"
-	git -C "$WORK/ckpt" config gc.auto "$GCAUTO"
-fi
+rm -rf "$WORK"/progress.* "$WORK/result"
+. "$SRC/bench/disk-checkpoints-repos.sh"
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 sizes() { # sizes SIDE: KiB of .git, loose objects, refusal
