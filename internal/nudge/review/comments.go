@@ -89,6 +89,25 @@ func commentsPath(w *nudge.Workspace, id string) string {
 }
 
 // readComments reads task id's comments file (an empty one when there is
+// lockComments takes the workspace lock, checks that task id has a
+// record and reads its comments; the caller releases the lock.
+func lockComments(ctx context.Context, w *nudge.Workspace, id string) (*journal.Lock, *commentFile, error) {
+	l, err := w.Lock(ctx, "git-nudge comment")
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := w.Load(id); err != nil {
+		l.Release()
+		return nil, nil, err
+	}
+	f, err := readComments(w, id)
+	if err != nil {
+		l.Release()
+		return nil, nil, err
+	}
+	return l, f, nil
+}
+
 // none).
 func readComments(w *nudge.Workspace, id string) (*commentFile, error) {
 	var f commentFile
@@ -150,18 +169,11 @@ func AddComment(ctx context.Context, w *nudge.Workspace, id string, n NewComment
 			return nil, refuse(fmt.Sprintf("%s is not a path inside the repository", nudge.QuotePath(n.Path)), "Give the path as git nudge diff "+id+" --name-only shows it.")
 		}
 	}
-	l, err := w.Lock(ctx, "git-nudge comment")
+	l, f, err := lockComments(ctx, w, id)
 	if err != nil {
 		return nil, err
 	}
 	defer l.Release()
-	if _, err := w.Load(id); err != nil {
-		return nil, err
-	}
-	f, err := readComments(w, id)
-	if err != nil {
-		return nil, err
-	}
 	c := Comment{ID: "c" + strconv.Itoa(f.Next), Path: p, Text: text, Time: w.Now().UTC()}
 	if n.Line != 0 {
 		line, end := n.Line, n.Line
@@ -180,18 +192,11 @@ func AddComment(ctx context.Context, w *nudge.Workspace, id string, n NewComment
 
 // DeleteComment removes comment cid of task id.
 func DeleteComment(ctx context.Context, w *nudge.Workspace, id, cid string) (*Comment, error) {
-	l, err := w.Lock(ctx, "git-nudge comment")
+	l, f, err := lockComments(ctx, w, id)
 	if err != nil {
 		return nil, err
 	}
 	defer l.Release()
-	if _, err := w.Load(id); err != nil {
-		return nil, err
-	}
-	f, err := readComments(w, id)
-	if err != nil {
-		return nil, err
-	}
 	for i, c := range f.Comments {
 		if c.ID == cid {
 			f.Comments = append(f.Comments[:i:i], f.Comments[i+1:]...)
