@@ -44,8 +44,11 @@ func (r *Store) CommitGraphFiles() (files []string, chain bool) {
 // commit graph counts as listing them: the caller then has git write the
 // graph again, which is what it would do for a stale one.
 func (r *Store) CommitGraphLists(ids []string) bool {
+	if len(ids) == 0 {
+		return false // the usual call: nothing was deleted
+	}
 	files, _ := r.CommitGraphFiles()
-	if len(files) == 0 || len(ids) == 0 {
+	if len(files) == 0 {
 		return false
 	}
 	want := make([][]byte, 0, len(ids))
