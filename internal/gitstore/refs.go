@@ -27,19 +27,15 @@ func (r *Store) RefsFast(prefixes []string) (map[string]string, bool) {
 		st1, err1 := os.Stat(packed)
 		m := map[string]string{}
 		if err1 == nil {
-			b, err := os.ReadFile(packed)
-			if err != nil {
+			// A version newer than st1 shows as st2 differing below.
+			pl, ok := r.packed()
+			if !ok {
 				return nil, false
 			}
-			if !r.packedRefs(b, func(name, id string) {
-				for _, p := range prefixes {
-					if strings.HasPrefix(name, p) {
-						m[name] = id
-						break
-					}
+			if pl != nil {
+				for _, p := range outermost(prefixes) {
+					pl.under(p, func(name, id string) { m[name] = id })
 				}
-			}) {
-				return nil, false
 			}
 		} else if !errors.Is(err1, fs.ErrNotExist) {
 			return nil, false
@@ -292,26 +288,18 @@ func (r *Store) ReadOneRef(name string) (v string, ok, handled bool) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		return "", false, false
 	}
-	pb, err := os.ReadFile(filepath.Join(r.CommonDir, "packed-refs"))
-	if errors.Is(err, fs.ErrNotExist) {
+	pl, ok := r.packed()
+	if !ok {
+		return "", false, false
+	}
+	if pl == nil {
 		// It may have been packed and pruned between the two reads.
 		if _, err := os.Stat(filepath.Join(r.CommonDir, filepath.FromSlash(name))); err == nil {
 			return "", false, false
 		}
 		return "", false, true
 	}
-	if err != nil {
-		return "", false, false
-	}
-	found := ""
-	if !r.packedRefs(pb, func(n, id string) {
-		if n == name {
-			found = id
-		}
-	}) {
-		return "", false, false
-	}
-	if found != "" {
+	if found, ok := pl.lookup(name); ok {
 		return found, true, true
 	}
 	if _, err := os.Stat(filepath.Join(r.CommonDir, filepath.FromSlash(name))); err == nil {
