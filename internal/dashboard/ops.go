@@ -25,12 +25,12 @@ func (s *Server) ops(w http.ResponseWriter, r *http.Request) {
 		failed(w, err)
 		return
 	}
-	doc, err := operation.OpsDocument(r.Context(), l)
+	body, err := s.opsKept.Body(r.Context(), l)
 	if err != nil {
 		failed(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, doc)
+	writeBody(w, body)
 }
 
 // undoOp is POST /api/ops/{id}/undo: op undo ID, as git nudge; a refusal

@@ -103,6 +103,9 @@ type Server struct {
 
 	cache listCache // what the list APIs decoded last (cache.go)
 	diffs diffCache // the last diff answers (diffcache.go)
+	// opsKept answers GET /api/ops, working out again only what changed
+	// since the last request.
+	opsKept operation.OpsCache
 
 	limits *limiter // connection caps (limits.go)
 }

@@ -219,6 +219,74 @@ func (r *Repo) RefsAndHead(ctx context.Context, prefixes ...string) (map[string]
 	return m, h, err
 }
 
+// RefsNamedAndHead is RefsAndHead for the refs named alone (full names,
+// each under one of prefixes; any other name is left out, as RefsAndHead
+// would leave it): a ref named and absent is not in the map. Each ref is
+// read from its file, else from packed-refs, so the cost is that of the
+// names, not of every ref under the prefixes; git answers when the files
+// cannot.
+func (r *Repo) RefsNamedAndHead(ctx context.Context, names []string, prefixes ...string) (map[string]string, string, error) {
+	var want []string
+	for _, n := range names {
+		if refUnder(n, prefixes) {
+			want = append(want, n)
+		}
+	}
+	if m, ok := r.refsNamedFast(want); ok {
+		if h, ok := r.HeadFast(); ok {
+			return m, h, nil
+		}
+	}
+	m := map[string]string{}
+	if len(want) > 0 {
+		all, err := r.RefsUnder(ctx, want...)
+		if err != nil {
+			return nil, "", err
+		}
+		for _, n := range want {
+			if v, ok := all[n]; ok {
+				m[n] = v
+			}
+		}
+	}
+	h, err := r.HeadTargetKnowing(ctx, m)
+	return m, h, err
+}
+
+// refUnder reports whether name is a ref name git would take under one
+// of prefixes.
+func refUnder(name string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if strings.HasPrefix(name, p) && len(name) > len(p) {
+			for _, c := range strings.Split(name, "/") {
+				if !gitstore.GoodRefComponent(c) || strings.HasSuffix(c, ".lock") {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// refsNamedFast reads names from the ref files; false when git should.
+func (r *Repo) refsNamedFast(names []string) (map[string]string, bool) {
+	if !r.InProcess() {
+		return nil, false
+	}
+	m := make(map[string]string, len(names))
+	for _, n := range names {
+		v, ok, handled := r.ReadOneRef(n)
+		if !handled {
+			return nil, false
+		}
+		if ok {
+			m[n] = v
+		}
+	}
+	return m, true
+}
+
 // ReadRefFast is ReadRef answered from the ref files when it can.
 func (r *Repo) ReadRefFast(ctx context.Context, name string) (string, bool, error) {
 	if r.InProcess() && strings.HasPrefix(name, "refs/") {

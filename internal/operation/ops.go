@@ -6,12 +6,16 @@
 package operation
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
@@ -77,9 +81,20 @@ type opUndoJSON struct {
 // OpsDocument is LogDocument with each operation's undoable and
 // undo_refusal (the checks of op undo, run without changing anything).
 func OpsDocument(ctx context.Context, l *oplog.Log) (any, error) {
-	ops, err := ReadOps(ctx, l)
+	_, doc, err := opsDocument(ctx, l, nil)
 	if err != nil {
 		return nil, err
+	}
+	return doc, nil
+}
+
+// opsDocument is OpsDocument's array and the operations it was made
+// from (in the same order), keeping in undo (when set) what the records
+// alone decide.
+func opsDocument(ctx context.Context, l *oplog.Log, undo *oplog.UndoCache) ([]*oplog.Op, []opUndoJSON, error) {
+	ops, err := ReadOps(ctx, l)
+	if err != nil {
+		return nil, nil, err
 	}
 	var finished []*oplog.Op
 	for _, o := range ops {
@@ -87,9 +102,9 @@ func OpsDocument(ctx context.Context, l *oplog.Log) (any, error) {
 			finished = append(finished, o)
 		}
 	}
-	checks, err := l.Undoable(ctx, finished)
+	checks, err := l.UndoableKept(ctx, finished, undo)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	out := make([]opUndoJSON, 0, len(ops))
 	for _, o := range ops {
@@ -111,7 +126,90 @@ func OpsDocument(ctx context.Context, l *oplog.Log) (any, error) {
 		}
 		out = append(out, j)
 	}
-	return out, nil
+	return ops, out, nil
+}
+
+// OpsCache answers OpsDocument, encoded, for a process that asks for it
+// again and again (the dashboard's GET /api/ops): what the log's records
+// alone decide (which later operations touched what each one changed)
+// is worked out again only when the records are not those of the last
+// call, and each operation's JSON is encoded again only when it differs
+// from the last call's. What holds now (refs, HEAD, the index, journals
+// and files the undoable operations changed; pending records and their
+// processes) is read on every call, so the answer is the one OpsDocument
+// gives at that moment. The zero value is ready; it is safe for
+// concurrent use.
+type OpsCache struct {
+	undo oplog.UndoCache
+
+	mu  sync.Mutex
+	enc map[opKey]encodedOp // each finished operation's JSON, last call
+}
+
+// opKey and the refusal's reasons name everything an operation's JSON is
+// made of: its record (the commit it was read from), the operation that
+// undid it, and the checks' answer.
+type opKey struct {
+	commit, undoneBy string
+	undoable         bool
+}
+
+type encodedOp struct {
+	reasons []string
+	json    []byte
+}
+
+// Body is OpsDocument as JSON with no HTML escaping and a final newline
+// (the dashboard's encoding of every answer).
+func (c *OpsCache) Body(ctx context.Context, l *oplog.Log) ([]byte, error) {
+	ops, doc, err := opsDocument(ctx, l, &c.undo)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	next := make(map[opKey]encodedOp, len(doc))
+	body := make([]byte, 0, 64+len(doc)*256)
+	body = append(body, '[')
+	for i, j := range doc {
+		if i > 0 {
+			body = append(body, ',')
+		}
+		if ops[i].Commit() == "" {
+			// A pending record: encoded each time.
+			b, err := encodeOne(j)
+			if err != nil {
+				return nil, err
+			}
+			body = append(body, b...)
+			continue
+		}
+		k := opKey{commit: ops[i].Commit(), undoneBy: ops[i].UndoneBy, undoable: j.Undoable}
+		e, ok := c.enc[k]
+		if !ok || !slices.Equal(e.reasons, j.UndoRefusal) {
+			b, err := encodeOne(j)
+			if err != nil {
+				return nil, err
+			}
+			e = encodedOp{reasons: j.UndoRefusal, json: b}
+		}
+		next[k] = e
+		body = append(body, e.json...)
+	}
+	body = append(body, ']', '\n')
+	c.enc = next
+	return body, nil
+}
+
+// encodeOne is v as JSON with no HTML escaping and no final newline.
+func encodeOne(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // ReadOps is the log as op log and the dashboard list it: the pending

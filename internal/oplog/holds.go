@@ -151,6 +151,6 @@ type current struct {
 	head string
 	// types are the objects the records name, looked up once.
 	types map[string]string
-	// later answers laterTouches for many targets of one log read.
-	later *laterIndex
+	// later is laterTouches of each operation of one log read, by id.
+	later map[string][]string
 }

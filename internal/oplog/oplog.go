@@ -121,6 +121,10 @@ type Op struct {
 	assigned bool
 }
 
+// Commit is the log commit o was read from ("" for a pending record):
+// its record, and so every field but UndoneBy, is the same whenever it is.
+func (o *Op) Commit() string { return o.commit }
+
 // Number is the N of o<N>.
 func Number(id string) (int, bool) {
 	s, ok := strings.CutPrefix(id, "o")

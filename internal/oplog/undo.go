@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/git"
@@ -327,7 +328,7 @@ func (l *Log) refusal(ctx context.Context, ops []*Op, target *Op, cur *current, 
 	}
 	var reasons []string
 	if cur != nil && cur.later != nil {
-		reasons = cur.later.touches(target)
+		reasons = cur.later[target.ID]
 	} else {
 		reasons = laterTouches(ops, target)
 	}
@@ -375,18 +376,94 @@ func (l *Log) refusal(ctx context.Context, ops []*Op, target *Op, cur *current, 
 // It runs the same checks as Undo and changes nothing (no object is
 // written either).
 func (l *Log) Undoable(ctx context.Context, ops []*Op) (map[string][]string, error) {
-	refs, head, err := l.Repo.RefsAndHead(ctx, refPrefixes...)
+	return l.UndoableKept(ctx, ops, nil)
+}
+
+// UndoCache keeps, from one call of UndoableKept to the next, what the
+// records alone decide: which later operations touched what each
+// operation changed. It is used again only for the same records in the
+// same order (each named by its commit, with its state and undoing
+// operation), so it answers as working it out again would. The zero
+// value is ready; it is safe for concurrent use.
+type UndoCache struct {
+	mu    sync.Mutex
+	key   string
+	later map[string][]string
+}
+
+// laterOf is laterTouches of each operation of ops, by id: kept in c
+// (when set) for the next call with the same records.
+func (c *UndoCache) laterOf(ops []*Op) map[string][]string {
+	key, keyed := recordsKey(ops)
+	if c != nil && keyed {
+		c.mu.Lock()
+		if c.key == key && c.later != nil {
+			later := c.later
+			c.mu.Unlock()
+			return later
+		}
+		c.mu.Unlock()
+	}
+	x := newLaterIndex(ops)
+	later := make(map[string][]string, len(ops))
+	for _, o := range ops {
+		if o.State != Pending {
+			later[o.ID] = x.touches(o)
+		}
+	}
+	if c != nil && keyed {
+		c.mu.Lock()
+		c.key, c.later = key, later
+		c.mu.Unlock()
+	}
+	return later
+}
+
+// recordsKey names ops by their commits, states and undoing operations,
+// in order; false when one was not read from a log commit.
+func recordsKey(ops []*Op) (string, bool) {
+	var b strings.Builder
+	for _, o := range ops {
+		if o.commit == "" {
+			return "", false
+		}
+		b.WriteString(o.commit)
+		b.WriteByte(' ')
+		b.WriteString(o.ID)
+		b.WriteByte(' ')
+		b.WriteString(o.State)
+		b.WriteByte(' ')
+		b.WriteString(o.UndoneBy)
+		b.WriteByte('\n')
+	}
+	return b.String(), true
+}
+
+// UndoableKept is Undoable, keeping in c (when set) what the records
+// alone decide for the next call. Of what holds now it reads only what
+// the operations that could be undone name (the refs and files they
+// changed, HEAD, the index, their journals): an operation a later one
+// touched is refused before its record is checked, so the cost follows
+// what the log's newest operations changed, not the number of refs in
+// the repository.
+func (l *Log) UndoableKept(ctx context.Context, ops []*Op, c *UndoCache) (map[string][]string, error) {
+	later := c.laterOf(ops)
+	// The objects and refs are looked up for the operations that later
+	// ones did not touch: the others are refused before their records
+	// are checked.
+	var cands []*Op
+	var names []string
+	for _, o := range ops {
+		if o.State != Pending && o.UndoneBy == "" && len(later[o.ID]) == 0 {
+			cands = append(cands, o)
+			for _, r := range o.Refs {
+				names = append(names, r.Name)
+			}
+		}
+	}
+	refs, head, err := l.Repo.RefsNamedAndHead(ctx, names, refPrefixes...)
 	if err != nil {
 		return nil, err
-	}
-	// The objects are looked up for the operations that later ones did
-	// not touch: the others are refused before their records are checked.
-	later := newLaterIndex(ops)
-	var cands []*Op
-	for _, o := range ops {
-		if o.State != Pending && o.UndoneBy == "" && len(later.touches(o)) == 0 {
-			cands = append(cands, o)
-		}
 	}
 	types, err := l.objectTypes(ctx, cands)
 	if err != nil {
