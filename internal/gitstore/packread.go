@@ -26,7 +26,75 @@ func (r *Store) ReadObjectHere(id string) (typ string, data []byte, ok bool) {
 	return r.readObjectDepth(id, 0)
 }
 
+// ObjectWalk reads many objects in this process one after the other (a
+// chain of commits), keeping the pack entries it resolved, by pack and
+// offset, for as long as it is used: the entries of one delta chain are
+// inflated once for the whole walk instead of once for each object read
+// through them (git keeps such a cache of delta bases too). Bounded by
+// bytes. Not safe for concurrent use.
+type ObjectWalk struct {
+	r     *Store
+	bases deltaBases
+}
+
+// NewObjectWalk starts a walk over r's objects.
+func (r *Store) NewObjectWalk() *ObjectWalk { return &ObjectWalk{r: r} }
+
+// Read is ReadObjectHere; data is shared with the walk and must not be
+// changed.
+func (w *ObjectWalk) Read(id string) (typ string, data []byte, ok bool) {
+	if !w.r.fastOK() || !w.r.validID(id) || w.r.MayReplace() {
+		return "", nil, false
+	}
+	return w.r.readObjectWith(id, 0, &w.bases)
+}
+
+// deltaBases is what a walk resolved from packs.
+type deltaBases struct {
+	m    map[baseKey]baseObject
+	size int
+}
+
+type baseKey struct {
+	pack *os.File
+	off  int64
+}
+
+type baseObject struct {
+	typ  string
+	data []byte
+}
+
+// deltaBasesMax bounds the bytes one walk keeps; past it, it starts
+// afresh.
+const deltaBasesMax = 32 << 20
+
+func (b *deltaBases) get(f *os.File, off int64) (baseObject, bool) {
+	if b == nil {
+		return baseObject{}, false
+	}
+	o, ok := b.m[baseKey{f, off}]
+	return o, ok
+}
+
+func (b *deltaBases) put(f *os.File, off int64, typ string, data []byte) {
+	if b == nil {
+		return
+	}
+	if b.m == nil || b.size+len(data) > deltaBasesMax {
+		b.m, b.size = map[baseKey]baseObject{}, 0
+	}
+	b.m[baseKey{f, off}] = baseObject{typ, data}
+	b.size += len(data)
+}
+
 func (r *Store) readObjectDepth(id string, depth int) (string, []byte, bool) {
+	return r.readObjectWith(id, depth, nil)
+}
+
+// readObjectWith is readObjectDepth keeping what it resolves from packs
+// in bases (when set).
+func (r *Store) readObjectWith(id string, depth int, bases *deltaBases) (string, []byte, bool) {
 	typ, data, found, err := r.readLoose(id)
 	if err != nil {
 		return "", nil, false
@@ -36,7 +104,7 @@ func (r *Store) readObjectDepth(id string, depth int) (string, []byte, bool) {
 		if !ok {
 			return "", nil, false
 		}
-		typ, data, err = r.packEntry(pack, off, depth)
+		typ, data, err = r.packEntry(pack, off, depth, bases)
 		release()
 		if err != nil {
 			return "", nil, false
@@ -55,8 +123,20 @@ var packObjectTypes = [...]string{1: "commit", 2: "tree", 3: "blob", 4: "tag"}
 // maxDeltaDepth bounds a delta chain (git's own default is 50).
 const maxDeltaDepth = 100
 
-// packEntry reads the entry at off of the pack f.
-func (r *Store) packEntry(f *os.File, off int64, depth int) (string, []byte, error) {
+// packEntry reads the entry at off of the pack f, from bases when it
+// holds it, and keeps it there (when set).
+func (r *Store) packEntry(f *os.File, off int64, depth int, bases *deltaBases) (string, []byte, error) {
+	if o, ok := bases.get(f, off); ok {
+		return o.typ, o.data, nil
+	}
+	typ, data, err := r.packEntryRead(f, off, depth, bases)
+	if err == nil {
+		bases.put(f, off, typ, data)
+	}
+	return typ, data, err
+}
+
+func (r *Store) packEntryRead(f *os.File, off int64, depth int, bases *deltaBases) (string, []byte, error) {
 	if depth > maxDeltaDepth {
 		return "", nil, errors.New("delta chain too deep")
 	}
@@ -80,7 +160,7 @@ func (r *Store) packEntry(f *os.File, off int64, depth int) (string, []byte, err
 		if err != nil {
 			return "", nil, err
 		}
-		typ, base, err := r.packEntry(f, off-rel, depth+1)
+		typ, base, err := r.packEntry(f, off-rel, depth+1, bases)
 		if err != nil {
 			return "", nil, err
 		}
@@ -95,7 +175,7 @@ func (r *Store) packEntry(f *os.File, off int64, depth int) (string, []byte, err
 		if err != nil {
 			return "", nil, err
 		}
-		typ, base, ok := r.readObjectDepth(hex.EncodeToString(raw), depth+1)
+		typ, base, ok := r.readObjectWith(hex.EncodeToString(raw), depth+1, bases)
 		if !ok {
 			return "", nil, errors.New("delta base not readable here")
 		}

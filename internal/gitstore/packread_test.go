@@ -73,6 +73,24 @@ func TestReadObjectHereAgreesWithGit(t *testing.T) {
 			if n < 40 {
 				t.Fatalf("only %d objects compared", n)
 			}
+			// Through one walk, which keeps the entries it resolved, in
+			// both orders: the same bytes, whatever was kept before.
+			walk := r.NewObjectWalk()
+			for pass := range 2 {
+				for i := range all {
+					id := all[i]
+					if pass == 1 {
+						id = all[len(all)-1-i]
+					}
+					typ, got, ok := walk.Read(id)
+					if want := bodies[id]; !ok || typ != want.typ || !bytes.Equal(got, want.data) {
+						t.Errorf("%s, walk pass %d: read %s of %d bytes (%v), git: %s of %d bytes", id, pass, typ, len(got), ok, want.typ, len(want.data))
+					}
+				}
+			}
+			if len(walk.bases.m) == 0 {
+				t.Fatal("the walk kept no entry")
+			}
 			// Deltas were made (else the test reads only whole entries).
 			verify := gitT(t, r.WorkTree, "verify-pack", "-v", filepath.Join(r.CommonDir, "objects", "pack", firstPack(t, r)))
 			if !strings.Contains(verify, "chain length = ") {

@@ -136,8 +136,11 @@ func (l *Log) chainHere(tip string) ([]git.ChainCommit, bool) {
 		return nil, false
 	}
 	var fresh []git.ChainCommit
+	// One walk: the commits of a packed chain are deltas of each other,
+	// each entry of a chain inflated once.
+	walk := l.Repo.NewObjectWalk()
 	for c := tip; len(fresh) < 2*segmentOps; {
-		typ, data, ok := l.Repo.ReadObjectHere(c)
+		typ, data, ok := walk.Read(c)
 		if !ok || typ != "commit" {
 			return nil, false
 		}
