@@ -1,7 +1,9 @@
 #!/bin/sh
 # api-ops.sh REPO [ROUNDS]: GET /api/ops against git nudge op log --json in
 # REPO (a repository with a long operation log, such as the checkpoint side
-# of disk-checkpoints.sh), alternated round by round; prints the medians.
+# of disk-checkpoints.sh), alternated round by round; prints the first
+# request's time (a server just started: nothing of the log read yet),
+# then the medians of the other rounds.
 # git-nudge must be on PATH. Then, apart from the alternation, ROUNDS
 # requests back to back: the CPU time the dashboard's process (with the
 # git processes it waited for) spent on them, per request, from /proc
@@ -31,7 +33,9 @@ r=0
 while [ $r -le "$ROUNDS" ]; do
 	a=$(curl -s -o /dev/null -w '%{time_total}' -H "Authorization: Bearer $token" "${url}api/ops")
 	s=$(date +%s%N); git -C "$REPO" nudge op log --json > /dev/null; e=$(date +%s%N)
-	if [ $r -gt 0 ]; then
+	if [ $r -eq 0 ]; then
+		first=$a
+	else
 		echo "$a" >> "$out.api"
 		echo "scale=6; ($e - $s) / 1000000000" | bc >> "$out.log"
 	fi
@@ -49,6 +53,6 @@ s1=$(date +%s%N)
 c1=$(ticks)
 hz=$(getconf CLK_TCK)
 median() { sort -n "$1" | awk '{v[NR]=$1} END {printf "%.1f ms", v[int((NR+1)/2)]*1000}'; }
-echo "GET /api/ops median $(median "$out.api"); git nudge op log --json median $(median "$out.log")"
+echo "first GET /api/ops $(echo "$first" | awk '{printf "%.1f ms", $1*1000}'); GET /api/ops median $(median "$out.api"); git nudge op log --json median $(median "$out.log")"
 echo "$ROUNDS GET /api/ops back to back: $(echo "scale=1; ($s1 - $s0) / 1000000 / $ROUNDS" | bc) ms each (wall), server CPU $(echo "scale=1; ($c1 - $c0) * 1000 / $hz / $ROUNDS" | bc) ms each; load $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -f "$out.api" "$out.log"
