@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"testing"
@@ -103,6 +104,16 @@ func TestInProcessObjectsAndRefs(t *testing.T) {
 			}
 			if head != "ref: refs/heads/main" {
 				t.Errorf("HEAD = %q", head)
+			}
+			// The refs named alone: each as RefsAndHead reads it; absent,
+			// outside the prefixes or not a ref name, left out.
+			named, nhead, err := r.RefsNamedAndHead(ctx, []string{"refs/autodev/checkpoints/c1", "refs/nudgethis/snapshots/t1",
+				"refs/heads/side", "refs/autodev/checkpoints/c9", "refs/autodev/../../HEAD", "refs/nudgethis-oplog/main"},
+				"refs/heads/", "refs/nudgethis/", "refs/autodev/")
+			wantNamed := map[string]string{"refs/autodev/checkpoints/c1": m["refs/autodev/checkpoints/c1"],
+				"refs/nudgethis/snapshots/t1": m["refs/nudgethis/snapshots/t1"], "refs/heads/side": m["refs/heads/side"]}
+			if err != nil || nhead != head || !reflect.DeepEqual(named, wantNamed) || named["refs/autodev/checkpoints/c1"] != commit {
+				t.Errorf("RefsNamedAndHead = %v %q (%v), want %v %q", named, nhead, err, wantNamed, head)
 			}
 			// A packed ref is swapped too (a loose file overrides it).
 			testutil.Git(t, dir, "pack-refs", "--all")
