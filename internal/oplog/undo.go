@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -408,7 +409,8 @@ func (c *UndoCache) laterOf(ops []*Op) map[string][]string {
 	later := make(map[string][]string, len(ops))
 	for _, o := range ops {
 		if o.State != Pending {
-			later[o.ID] = x.touches(o)
+			// Clipped: the lists are shared by the calls that reuse them.
+			later[o.ID] = slices.Clip(x.touches(o))
 		}
 	}
 	if c != nil && keyed {
