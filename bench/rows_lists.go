@@ -261,6 +261,7 @@ func (b *bench) autoPrune(dir string, n int) error {
 		ours: sample{times: got[0].cpu}, base: sample{times: got[1].cpu},
 		baseName: "snapshot without nudge.retention, CPU time", target: "< 1.05x"})
 	printCPU("snapshot with automatic pruning due vs without nudge.retention", got[0], got[1])
+	printPairedCPU("snapshot with automatic pruning due vs without nudge.retention", got[0], got[1])
 	got, err = b.alternate(dir,
 		step{prep: on, cmd: "git nudge snapshot >/dev/null"},
 		step{prep: off, cmd: "git nudge snapshot >/dev/null"})
@@ -285,4 +286,24 @@ func (b *bench) autoPruneOnly(n int) error {
 		return err
 	}
 	return b.autoPrune(dir, n)
+}
+
+// printPairedCPU writes to stderr the median of the round-by-round CPU
+// differences (ours minus the baseline run next to it) and its share of
+// the baseline's median: pairing each round with its neighbour cancels
+// most of a loaded machine's drift, which the medians of each side keep.
+func printPairedCPU(name string, ours, base sample) {
+	var d sample
+	for i := range ours.cpu {
+		if i < len(base.cpu) {
+			d.times = append(d.times, ours.cpu[i]-base.cpu[i])
+		}
+	}
+	m, b := d.median(), sample{times: base.cpu}.median()
+	if b == 0 {
+		return
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(os.Stderr, "%s: median per-round CPU difference %+.1f ms (%+.1f%% of %.1f ms), %d rounds; load %s\n",
+		name, float64(m)/1e6, float64(m)/float64(b)*100, float64(b)/1e6, len(d.times), strings.TrimSpace(string(load)))
 }
