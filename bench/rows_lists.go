@@ -233,14 +233,15 @@ done | git fast-import --quiet`
 	return b.autoPrune(dir, n)
 }
 
-// autoPrune: what automatic pruning (nudge.retention) adds to the command
-// that triggers it, `git nudge snapshot` in dir (a workspace of n tasks,
+// autoPrune: what automatic pruning adds to the command that triggers it:
+// for nudge.retention, `git nudge snapshot` in dir (a workspace of n tasks,
 // none older than the setting's 3650d): when it is due and finds nothing
 // old (the daily case: the prune stamp removed before each round), and
 // when it is not due (every other command), each against the same command
 // without the setting, alternated round by round. The rows compare wall
 // times; the CPU row (user + system of the command and its git processes)
-// compares more fairly on a loaded machine.
+// compares more fairly on a loaded machine. Then the same for
+// autodev.retention and git autodev checkpoint.
 func (b *bench) autoPrune(dir string, n int) error {
 	// The setting is in the repository's config, as a user sets it (with
 	// git -c every setting would be read by a git process, on both sides).
@@ -270,6 +271,46 @@ func (b *bench) autoPrune(dir string, n int) error {
 	}
 	b.rows = append(b.rows, row{name: "snapshot with automatic pruning not due", ours: got[0], base: got[1],
 		baseName: "snapshot without nudge.retention", target: "< 1.05x"})
+
+	// git autodev checkpoint (one file changed) with autodev.retention
+	// due, none of 50 checkpoints old, against the same without the
+	// setting.
+	if err := b.must(dir, `set -e
+i=0; while [ $i -lt 50 ]; do echo $i > autoprune.txt; git autodev checkpoint -m 'bench setup' >/dev/null; i=$((i+1)); done`); err != nil {
+		return err
+	}
+	adStamp := filepath.Join(dir, ".autodev", "prune-stamp")
+	edits := 0
+	edit := func() error {
+		edits++
+		return os.WriteFile(filepath.Join(dir, "autoprune.txt"), []byte(strconv.Itoa(edits)+"\n"), 0o644)
+	}
+	adDue := func(int) error {
+		os.Remove(adStamp)
+		if err := edit(); err != nil {
+			return err
+		}
+		return b.must(dir, "git config autodev.retention 3650d")
+	}
+	adOff := func(int) error {
+		if err := edit(); err != nil {
+			return err
+		}
+		return b.must(dir, "git config --unset autodev.retention; true")
+	}
+	defer adOff(0)
+	got, err = b.alternate(dir,
+		step{prep: adDue, cmd: "git autodev checkpoint -m 'bench round' >/dev/null"},
+		step{prep: adOff, cmd: "git autodev checkpoint -m 'bench round' >/dev/null"})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: "checkpoint with automatic pruning due (nothing old), 50 checkpoints", ours: got[0], base: got[1],
+		baseName: "checkpoint without autodev.retention", target: "< 1.05x"})
+	b.rows = append(b.rows, row{name: "same, CPU time (user + system, with its git processes)",
+		ours: sample{times: got[0].cpu}, base: sample{times: got[1].cpu},
+		baseName: "checkpoint without autodev.retention, CPU time", target: "< 1.05x"})
+	printPairedCPU("checkpoint with automatic pruning due vs without autodev.retention", got[0], got[1])
 	return nil
 }
 
