@@ -43,6 +43,7 @@ var (
 	bigApplyN      = flag.Int("bigapply", 2000, "files changed by the big-patch apply measurement, and ten times as many for the scaling one (0: skip)")
 	ckptOnly       = flag.Bool("checkpoint-only", false, "measure only checkpoint against git add -A && git commit, and the recording cost rows")
 	tasksOnly      = flag.Bool("tasks-only", false, "measure only the rows of a workspace with -tasks tasks (git nudge list, snapshot)")
+	autoPruneFlag  = flag.Bool("autoprune-only", false, "measure only what automatic pruning adds to the command that triggers it: a snapshot in a workspace with -tasks tasks, due (nothing old to prune) and not due, against the same snapshot without nudge.retention; a checkpoint, due (nothing old), against one without autodev.retention")
 	sandboxOnly    = flag.Bool("sandbox-only", false, "measure only git nudge run --sandbox -- true against git nudge run -- true, each with a pooled worktree")
 	containerOnly  = flag.Bool("container-only", false, "measure only git nudge run --on a container runner -- true against podman run --rm IMAGE true plus git nudge run -- true (a pooled worktree)")
 	containerImage = flag.String("container-image", "", "image for the container runner rows (e.g. localhost/nudge-test:1, which the runner_container scenario builds); empty: the rows are skipped unless -container-only; with -runner-only and -ssh-host, also the mixed rows: four tasks at once across a podman and an ssh runner against one alone")
@@ -126,6 +127,13 @@ func (b *bench) run() error {
 			return fmt.Errorf("bad -sizes: %v", err)
 		}
 		sizes = append(sizes, n)
+	}
+	if *autoPruneFlag {
+		if err := b.autoPruneOnly(*tasksN); err != nil {
+			return err
+		}
+		b.print(time.Since(start))
+		return nil
 	}
 	if *tasksOnly {
 		if err := b.taskList(*tasksN); err != nil {

@@ -126,12 +126,12 @@ i=0; while [ $i -lt ` + strconv.Itoa(n) + ` ]; do echo $i >> a.txt; git nudge sn
 	return nil
 }
 
-// taskList: git nudge list of n tasks vs git stash list of n entries. The
-// tasks are copies of one real record (a 10-file patch, applied, so its
-// undo record is filled in) under other ids, notes and states.
-func (b *bench) taskList(n int) error {
+// taskWorkspace makes a 30-file repository whose workspace holds n
+// tasks: copies of one real record (a 10-file patch, applied, so its undo
+// record is filled in) under other ids, notes and states.
+func (b *bench) taskWorkspace(n int) (string, error) {
 	dir := filepath.Join(b.work, "tasklist")
-	fmt.Fprintf(os.Stderr, "generating %d tasks and %d stash entries\n", n, n)
+	fmt.Fprintf(os.Stderr, "generating %d tasks\n", n)
 	script := `set -e
 rm -rf ` + dir + ` && git init -q ` + dir + ` && cd ` + dir + `
 i=0; while [ $i -lt 30 ]; do echo "line $i" > f$i.txt; i=$((i+1)); done
@@ -139,12 +139,12 @@ git add -A && git commit -qm base
 git nudge run -m 'edit ten files' -- sh -c 'for i in 0 1 2 3 4 5 6 7 8 9; do echo x >> f$i.txt; done; echo n > new.txt' >/dev/null
 git nudge apply t1 >/dev/null`
 	if err := b.must(b.work, script); err != nil {
-		return err
+		return "", err
 	}
 	tasks := filepath.Join(dir, ".nudgethis", "tasks")
 	rec, err := os.ReadFile(filepath.Join(tasks, "t1.json"))
 	if err != nil {
-		return err
+		return "", err
 	}
 	states := []string{"ready", "undone", "applied", "saved", "failed"}
 	for i := 2; i <= n; i++ {
@@ -152,11 +152,22 @@ git nudge apply t1 >/dev/null`
 		r = strings.Replace(r, `"state": "applied"`, `"state": "`+states[i%len(states)]+`"`, 1)
 		r = strings.Replace(r, `"note": "edit ten files"`, fmt.Sprintf(`"note": "task number %d"`, i), 1)
 		if err := os.WriteFile(filepath.Join(tasks, fmt.Sprintf("t%d.json", i)), []byte(r), 0o644); err != nil {
-			return err
+			return "", err
 		}
 	}
+	return dir, nil
+}
+
+// taskList: git nudge list of n tasks (taskWorkspace) vs git stash list
+// of n entries.
+func (b *bench) taskList(n int) error {
+	dir, err := b.taskWorkspace(n)
+	if err != nil {
+		return err
+	}
 	sdir := filepath.Join(b.work, "stashlist")
-	script = `set -e
+	fmt.Fprintf(os.Stderr, "generating %d stash entries\n", n)
+	script := `set -e
 rm -rf ` + sdir + ` && git init -q ` + sdir + ` && cd ` + sdir + `
 echo base > f.txt && git add -A && git commit -qm base
 i=0; while [ $i -lt ` + strconv.Itoa(n) + ` ]; do echo "wip $i" >> f.txt; git stash store -m "wip $i" "$(git stash create)"; i=$((i+1)); done
@@ -219,7 +230,19 @@ done | git fast-import --quiet`
 	}
 	b.rows = append(b.rows, row{name: fmt.Sprintf("git nudge du, %d tasks", n), ours: got[0], base: got[1],
 		baseName: "git rev-list --objects --all --disk-usage", target: "< 1 s"})
+	return b.autoPrune(dir, n)
+}
 
+// autoPrune: what automatic pruning adds to the command that triggers it:
+// for nudge.retention, `git nudge snapshot` in dir (a workspace of n tasks,
+// none older than the setting's 3650d): when it is due and finds nothing
+// old (the daily case: the prune stamp removed before each round), and
+// when it is not due (every other command), each against the same command
+// without the setting, alternated round by round. The rows compare wall
+// times; the CPU row (user + system of the command and its git processes)
+// compares more fairly on a loaded machine. Then the same for
+// autodev.retention and git autodev checkpoint.
+func (b *bench) autoPrune(dir string, n int) error {
 	// The setting is in the repository's config, as a user sets it (with
 	// git -c every setting would be read by a git process, on both sides).
 	stamp := filepath.Join(dir, ".nudgethis", "prune-stamp")
@@ -227,15 +250,19 @@ done | git fast-import --quiet`
 	due := func(r int) error { os.Remove(stamp); return on(r) }
 	off := func(int) error { return b.must(dir, "git config --unset nudge.retention; true") }
 	defer off(0)
-	got, err = b.alternate(dir,
+	got, err := b.alternate(dir,
 		step{prep: due, cmd: "git nudge snapshot >/dev/null"},
 		step{prep: off, cmd: "git nudge snapshot >/dev/null"})
 	if err != nil {
 		return err
 	}
-	b.rows = append(b.rows, row{name: fmt.Sprintf("snapshot with automatic pruning due, %d tasks", n), ours: got[0], base: got[1],
+	b.rows = append(b.rows, row{name: fmt.Sprintf("snapshot with automatic pruning due (nothing old), %d tasks", n), ours: got[0], base: got[1],
 		baseName: "snapshot without nudge.retention", target: "< 1.05x"})
+	b.rows = append(b.rows, row{name: fmt.Sprintf("same, CPU time (user + system, with its git processes), %d tasks", n),
+		ours: sample{times: got[0].cpu}, base: sample{times: got[1].cpu},
+		baseName: "snapshot without nudge.retention, CPU time", target: "< 1.05x"})
 	printCPU("snapshot with automatic pruning due vs without nudge.retention", got[0], got[1])
+	printPairedCPU("snapshot with automatic pruning due vs without nudge.retention", got[0], got[1])
 	got, err = b.alternate(dir,
 		step{prep: on, cmd: "git nudge snapshot >/dev/null"},
 		step{prep: off, cmd: "git nudge snapshot >/dev/null"})
@@ -244,5 +271,80 @@ done | git fast-import --quiet`
 	}
 	b.rows = append(b.rows, row{name: "snapshot with automatic pruning not due", ours: got[0], base: got[1],
 		baseName: "snapshot without nudge.retention", target: "< 1.05x"})
+
+	// git autodev checkpoint (one file changed) with autodev.retention
+	// due, none of 50 checkpoints old, against the same without the
+	// setting.
+	if err := b.must(dir, `set -e
+i=0; while [ $i -lt 50 ]; do echo $i > autoprune.txt; git autodev checkpoint -m 'bench setup' >/dev/null; i=$((i+1)); done`); err != nil {
+		return err
+	}
+	adStamp := filepath.Join(dir, ".autodev", "prune-stamp")
+	edits := 0
+	edit := func() error {
+		edits++
+		return os.WriteFile(filepath.Join(dir, "autoprune.txt"), []byte(strconv.Itoa(edits)+"\n"), 0o644)
+	}
+	adDue := func(int) error {
+		os.Remove(adStamp)
+		if err := edit(); err != nil {
+			return err
+		}
+		return b.must(dir, "git config autodev.retention 3650d")
+	}
+	adOff := func(int) error {
+		if err := edit(); err != nil {
+			return err
+		}
+		return b.must(dir, "git config --unset autodev.retention; true")
+	}
+	defer adOff(0)
+	got, err = b.alternate(dir,
+		step{prep: adDue, cmd: "git autodev checkpoint -m 'bench round' >/dev/null"},
+		step{prep: adOff, cmd: "git autodev checkpoint -m 'bench round' >/dev/null"})
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{name: "checkpoint with automatic pruning due (nothing old), 50 checkpoints", ours: got[0], base: got[1],
+		baseName: "checkpoint without autodev.retention", target: "< 1.05x"})
+	b.rows = append(b.rows, row{name: "same, CPU time (user + system, with its git processes)",
+		ours: sample{times: got[0].cpu}, base: sample{times: got[1].cpu},
+		baseName: "checkpoint without autodev.retention, CPU time", target: "< 1.05x"})
+	printPairedCPU("checkpoint with automatic pruning due vs without autodev.retention", got[0], got[1])
 	return nil
+}
+
+// autoPruneOnly: the autoPrune rows alone, in a workspace of n tasks whose
+// records are settled and listed in the quiet-records cache, as in a
+// workspace used for a while.
+func (b *bench) autoPruneOnly(n int) error {
+	dir, err := b.taskWorkspace(n)
+	if err != nil {
+		return err
+	}
+	time.Sleep(3 * time.Second) // the records older than journal.Racy
+	if err := b.must(dir, "git nudge snapshot >/dev/null"); err != nil {
+		return err
+	}
+	return b.autoPrune(dir, n)
+}
+
+// printPairedCPU writes to stderr the median of the round-by-round CPU
+// differences (ours minus the baseline run next to it) and its share of
+// the baseline's median: pairing each round with its neighbour cancels
+// most of a loaded machine's drift, which the medians of each side keep.
+func printPairedCPU(name string, ours, base sample) {
+	var d sample
+	for i := range ours.cpu {
+		if i < len(base.cpu) {
+			d.times = append(d.times, ours.cpu[i]-base.cpu[i])
+		}
+	}
+	m, b := d.median(), sample{times: base.cpu}.median()
+	if b == 0 {
+		return
+	}
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Fprintf(os.Stderr, "%s: median per-round CPU difference %+.1f ms (%+.1f%% of %.1f ms), %d rounds; load %s\n",
+		name, float64(m)/1e6, float64(m)/float64(b)*100, float64(b)/1e6, len(d.times), strings.TrimSpace(string(load)))
 }

@@ -171,3 +171,23 @@ func (ws *Workspace) Retention(ctx context.Context) (time.Duration, error) {
 func (ws *Workspace) PruneStamp() retain.Stamp {
 	return retain.Stamp(filepath.Join(ws.Dir, "prune-stamp"))
 }
+
+// AnyOlder reports whether checkpoints.json lists a checkpoint made at
+// least age ago, read without the lock: what automatic pruning looks at
+// first, so that the usual day, with nothing old, takes no lock, runs no
+// git and records no operation. A journal it cannot read counts as old
+// (Prune then reports it); an entry whose time cannot be read does not
+// (Prune keeps it).
+func (ws *Workspace) AnyOlder(age time.Duration) bool {
+	j, err := ws.LoadJournal()
+	if err != nil {
+		return true
+	}
+	now := ws.Now()
+	for _, e := range j.Entries {
+		if when, ok := e.When(); ok && now.Sub(when) >= age {
+			return true
+		}
+	}
+	return false
+}

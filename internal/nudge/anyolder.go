@@ -2,7 +2,6 @@ package nudge
 
 import (
 	"bytes"
-	"os"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
@@ -19,21 +18,20 @@ var updatedKey = []byte(`"updated": "`)
 // as it was read from that file. A record it cannot read counts as old
 // (Prune then looks at it properly).
 func (w *Workspace) AnyOlder(age time.Duration) bool {
-	ids, err := w.taskIDs()
-	if err != nil {
-		return true
-	}
-	dir, err := os.Open(w.TasksDir())
-	if err != nil {
-		return true
-	}
-	defer dir.Close()
 	q := w.quietRecordsOf()
 	defer q.close()
+	dir := q.tasks // records are listed, stat'ed and read relative to it
+	if dir == nil {
+		return true
+	}
+	ids, err := taskIDsIn(dir)
+	if err != nil {
+		return true
+	}
 	now := w.Now()
 	var data []byte
 	for _, id := range ids {
-		if _, _, isQuiet := q.known(id, w.TaskPath(id)); isQuiet {
+		if _, _, isQuiet := q.known(w, id); isQuiet {
 			if u := q.updated[id]; u != 0 {
 				if now.Sub(time.Unix(0, u)) >= age {
 					return true

@@ -145,7 +145,7 @@ func (w *Workspace) pendingRecords() []string {
 	q := w.quietRecordsOf() // a quiet record has no pending check
 	defer q.close()
 	for _, id := range ids {
-		if _, _, isQuiet := q.known(id, w.TaskPath(id)); isQuiet {
+		if _, _, isQuiet := q.known(w, id); isQuiet {
 			continue
 		}
 		data, err := journal.ReadRegular(w.TaskPath(id))

@@ -6,11 +6,14 @@ import (
 	"encoding/hex"
 	"errors"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"time"
 
+	"github.com/nudgethis/git-nudge/internal/filecache"
 	"github.com/nudgethis/git-nudge/internal/guard"
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/refs"
@@ -72,6 +75,9 @@ type quietRecords struct {
 	// updated holds, for listed records, their "updated" field in Unix
 	// nanoseconds (0: not known, the record is read).
 	updated map[string]int64
+	// shared is set while keys and updated are the ones quietParsed
+	// holds for other scans of this process: copied before a change.
+	shared bool
 	// changes counts the listings added or removed; rewrite is set when
 	// the file must be written whatever their number.
 	changes int
@@ -83,25 +89,64 @@ type quietRecords struct {
 // commands, about 15 µs), a rewrite costs about as much as fifty of them.
 const quietRewriteAfter = 32
 
+// quietParsed is the cache as parsed, per path, kept for the other scans
+// of this process (a mutating command scans the records two or three
+// times, and automatic pruning once before it) while the file is the
+// version it was parsed from (filecache: same key, settled when read).
+// Its maps are never changed: a scan copies them before it notes a change.
+var quietParsed struct {
+	sync.Mutex
+	c filecache.Cache[string, parsedQuiet]
+}
+
+type parsedQuiet struct {
+	keys    map[string]journal.FileKey
+	updated map[string]int64
+}
+
 // quietRecordsOf reads the workspace's cache; a missing or unreadable one
 // is empty. close must be called.
 func (w *Workspace) quietRecordsOf() *quietRecords {
-	q := &quietRecords{path: filepath.Join(w.Dir, quietCacheName), keys: map[string]journal.FileKey{}, updated: map[string]int64{}}
+	q := &quietRecords{path: filepath.Join(w.Dir, quietCacheName)}
 	if f, err := os.Open(w.TasksDir()); err == nil {
 		q.tasks = f
 	}
-	data, err := readSmallRegular(q.path, quietCacheMax)
-	if err != nil {
+	quietParsed.Lock()
+	p, _, err := quietParsed.c.Load(q.path, q.path, func() (parsedQuiet, error) {
+		data, err := readSmallRegular(q.path, quietCacheMax)
+		if err != nil {
+			return parsedQuiet{}, err
+		}
+		keys, updated, ok := parseQuiet(data)
+		if !ok {
+			return parsedQuiet{}, errQuietUnusable
+		}
+		return parsedQuiet{keys, updated}, nil
+	})
+	quietParsed.Unlock()
+	switch {
+	case err == nil:
+		q.keys, q.updated, q.shared = p.keys, p.updated, true
+	case errors.Is(err, errQuietUnusable):
+		q.rewrite = true // replace what cannot be used
+	default:
 		// Built when missing, except by a command that only reads.
 		q.rewrite = !errors.Is(err, fs.ErrNotExist) || q.tasks != nil && !w.readOnly
-		return q
 	}
-	if keys, updated, ok := parseQuiet(data); ok {
-		q.keys, q.updated = keys, updated
-	} else {
-		q.rewrite = true // replace what cannot be used
+	if q.keys == nil {
+		q.keys, q.updated = map[string]journal.FileKey{}, map[string]int64{}
 	}
 	return q
+}
+
+// errQuietUnusable is a cache that does not parse.
+var errQuietUnusable = errors.New("quiet-records cache does not parse")
+
+// own makes keys and updated the scan's own before it changes them.
+func (q *quietRecords) own() {
+	if q.shared {
+		q.keys, q.updated, q.shared = maps.Clone(q.keys), maps.Clone(q.updated), false
+	}
 }
 
 func (q *quietRecords) close() {
@@ -110,14 +155,13 @@ func (q *quietRecords) close() {
 	}
 }
 
-// known reports whether id's record, at path, is quiet as listed: its
-// file's key is the one it was read with. key is the key now (ok false if
-// none).
-func (q *quietRecords) known(id, path string) (key journal.FileKey, ok, quietNow bool) {
+// known reports whether id's record is quiet as listed: its file's key
+// is the one it was read with. key is the key now (ok false if none).
+func (q *quietRecords) known(w *Workspace, id string) (key journal.FileKey, ok, quietNow bool) {
 	if q.tasks != nil {
 		key, ok = journal.StatKeyAt(q.tasks, id+".json")
 	} else {
-		key, ok = journal.StatKey(path)
+		key, ok = journal.StatKey(w.TaskPath(id))
 	}
 	if !ok {
 		return key, false, false
@@ -133,6 +177,7 @@ func (q *quietRecords) known(id, path string) (key journal.FileKey, ok, quietNow
 func (q *quietRecords) note(id string, key journal.FileKey, haveKey, isQuiet bool, at time.Time, data []byte) {
 	if isQuiet && haveKey && key.Settled(at) {
 		if old, ok := q.keys[id]; !ok || old != key {
+			q.own()
 			q.keys[id] = key
 			q.updated[id] = 0
 			if t, ok := recordUpdated(data); ok {
@@ -143,6 +188,7 @@ func (q *quietRecords) note(id string, key journal.FileKey, haveKey, isQuiet boo
 		return
 	}
 	if _, ok := q.keys[id]; ok {
+		q.own()
 		delete(q.keys, id)
 		delete(q.updated, id)
 		q.changes++
@@ -160,6 +206,7 @@ func (q *quietRecords) keep(ids []string) {
 	}
 	for id := range q.keys {
 		if !present[id] {
+			q.own()
 			delete(q.keys, id)
 			delete(q.updated, id)
 			q.changes++

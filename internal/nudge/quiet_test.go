@@ -297,3 +297,61 @@ func settleQuiet(t *testing.T, w *Workspace, ids []string) {
 		t.Fatal(err)
 	}
 }
+
+// The cache is parsed once per process while its file is the same: the
+// scans after the first share what was parsed, and a scan that notes a
+// change works on its own copy, so that neither the other scans of the
+// process nor the ones after it see a listing their file does not hold.
+func TestQuietCacheParsedOnce(t *testing.T) {
+	t.Parallel()
+	r, base := baseRepo(t)
+	w := r.workspace()
+	var all []string
+	for n := 1; n <= quietRewriteAfter+2; n++ {
+		id := "t" + strconv.Itoa(n)
+		all = append(all, id)
+		r.mkTask(id, base, base)
+	}
+	settleQuiet(t, w, all)
+	time.Sleep(2100 * time.Millisecond) // the cache file itself settled
+	q1 := w.quietRecordsOf()
+	defer q1.close()
+	q2 := w.quietRecordsOf()
+	defer q2.close()
+	if !q1.shared || !q2.shared || len(q1.keys) != len(all) {
+		t.Fatalf("scans share the parsed cache: %v, %v, %d listed; want both, %d", q1.shared, q2.shared, len(q1.keys), len(all))
+	}
+	// q1 learns that t1 is gone and that t2 is no longer quiet.
+	q1.keep(all[2:])
+	key, ok, _ := q1.known(w, "t2")
+	if !ok {
+		t.Fatal("t2 has no key")
+	}
+	q1.note("t2", key, true, false, time.Now(), nil)
+	if _, listed := q1.keys["t1"]; listed || q1.shared {
+		t.Fatalf("q1 still lists t1 (%v) or still shares the parsed cache (%v)", listed, q1.shared)
+	}
+	if _, listed := q1.keys["t2"]; listed {
+		t.Fatal("q1 still lists t2 after noting it is not quiet")
+	}
+	q3 := w.quietRecordsOf()
+	defer q3.close()
+	for _, q := range []*quietRecords{q2, q3} {
+		for _, id := range []string{"t1", "t2"} {
+			if _, listed := q.keys[id]; !listed {
+				t.Errorf("another scan lost %s from the cache as parsed", id)
+			}
+			if q.updated[id] == 0 {
+				t.Errorf("another scan lost %s's updated field", id)
+			}
+		}
+	}
+	// A new version of the file is parsed again.
+	q1.rewrite = true
+	q1.save(all[2:])
+	q4 := w.quietRecordsOf()
+	defer q4.close()
+	if _, listed := q4.keys["t1"]; listed {
+		t.Error("the cache written without t1 still lists it")
+	}
+}

@@ -25,7 +25,18 @@ func (w *Workspace) taskIDs() ([]string, error) {
 		return nil, err
 	}
 	defer f.Close()
-	names, err := f.Readdirnames(-1) // no entry's type needed
+	ids, err := taskIDsIn(f)
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+// taskIDsIn lists the ids that have a record in the tasks folder dir,
+// from the file names alone, in no particular order.
+func taskIDsIn(dir *os.File) ([]string, error) {
+	names, err := dir.Readdirnames(-1) // no entry's type needed
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +46,6 @@ func (w *Workspace) taskIDs() ([]string, error) {
 			ids = append(ids, id)
 		}
 	}
-	sort.Strings(ids)
 	return ids, nil
 }
 
@@ -82,11 +92,11 @@ func (w *Workspace) scanRecords(pick func(id string, data []byte) (bool, error),
 	var tasks []*Task
 	var data []byte
 	for _, id := range ids {
-		path := w.TaskPath(id)
-		key, haveKey, isQuiet := q.known(id, path)
+		key, haveKey, isQuiet := q.known(w, id)
 		if isQuiet && (quietOne == nil || !quietOne(id)) {
 			continue
 		}
+		path := w.TaskPath(id)
 		data, err = journal.ReadFile(path, data)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue

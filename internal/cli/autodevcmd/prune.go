@@ -76,7 +76,8 @@ func (c *PruneCmd) Run(env *cli.Env) error {
 
 // autoPrune applies autodev.retention before a command that changes
 // something, at most once a day (.autodev/prune-stamp), as its own
-// operation in the log (before the command, which stays the latest). It
+// operation in the log (before the command, which stays the latest); a
+// day when no checkpoint is that old only sets the stamp. It
 // never drops the checkpoint the command names, and says on stderr, in
 // one line, what it dropped.
 func autoPrune(env *cli.Env, command string, args []string) {
@@ -89,6 +90,10 @@ func autoPrune(env *cli.Env, command string, args []string) {
 		return
 	}
 	if on, err := ws.Enabled(env.Ctx); err != nil || !on {
+		return
+	}
+	if !ws.AnyOlder(age) {
+		_ = ws.PruneStamp().Set(env.Now())
 		return
 	}
 	r, err := oplog.Discover(env.Ctx, env.Dir)
