@@ -14,6 +14,8 @@ import (
 // each later read must still list exactly the operations the log holds,
 // as a read that starts afresh does, while the log grows, hands chains
 // to segments (their records moved to kept packs) and drops the oldest.
+// The full run records 60 operations; the fast tier (-short) 40, the
+// oldest segments dropped from the 21st on.
 func TestReadKeepsUpWithTheLog(t *testing.T) {
 	ctx := context.Background()
 	dir, repo, l, c1 := smallLog(t)
@@ -24,7 +26,11 @@ func TestReadKeepsUpWithTheLog(t *testing.T) {
 		}
 		return s
 	}
-	for i := 1; i <= 60; i++ {
+	ops := 60
+	if testing.Short() {
+		ops = 40
+	}
+	for i := 1; i <= ops; i++ {
 		op := &Op{Time: time.Now(), Tool: "autodev", Kind: "checkpoint", State: Done, Summary: "step " + strconv.Itoa(i),
 			Refs: []RefChange{{Name: "refs/autodev/checkpoints/c" + strconv.Itoa(i), New: c1}}}
 		if err := l.append(ctx, op, nil); err != nil {
