@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -36,83 +37,80 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, p)
 }
 
-// fullOnlyList names the scenarios that only the full run (go test ./...)
-// runs: the costliest ones, chosen so that the fast tier (go test -short
-// ./...) still runs the cheapest scenario of every area. A new scenario is
-// in the fast tier unless it is listed here.
-const fullOnlyList = "testdata/full-only.txt"
-
-// shortScripts is the fast tier's scenarios: every script in dir except
-// those fullOnlyList names.
+// shortScripts is the fast tier's scenarios: one for each area of
+// scenarios (a name's first word: apply, autodev, op, save, ...), the
+// area's smallest file (fewest steps; the first name on a tie). The full
+// run (go test ./...) runs every scenario in dir. The rule needs no list:
+// a new area is in the fast tier at once, and a new scenario of an area
+// takes that area's place there only while it is its smallest.
 func shortScripts(t *testing.T, dir string) []string {
 	t.Helper()
-	full, err := fullOnly()
-	if err != nil {
-		t.Fatal(err)
-	}
 	all, err := filepath.Glob(filepath.Join(dir, "*.txtar"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var files []string
+	sort.Strings(all)
+	type pick struct {
+		file string
+		size int64
+	}
+	smallest := map[string]pick{}
+	var areas []string
 	for _, f := range all {
-		if !full[strings.TrimSuffix(filepath.Base(f), ".txtar")] {
-			files = append(files, f)
+		st, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
 		}
+		area, _, _ := strings.Cut(filepath.Base(f), "_")
+		area = strings.TrimSuffix(area, ".txtar")
+		cur, seen := smallest[area]
+		if !seen {
+			areas = append(areas, area)
+		}
+		if !seen || st.Size() < cur.size {
+			smallest[area] = pick{f, st.Size()}
+		}
+	}
+	if len(areas) == 0 {
+		t.Fatalf("no scenario in %s", dir)
+	}
+	files := make([]string, 0, len(areas))
+	for _, a := range areas {
+		files = append(files, smallest[a].file)
 	}
 	return files
 }
 
-// fullOnly reads fullOnlyList: one scenario name a line, # comments.
-func fullOnly() (map[string]bool, error) {
-	b, err := os.ReadFile(fullOnlyList)
-	if err != nil {
-		return nil, err
-	}
-	names := map[string]bool{}
-	for _, line := range strings.Split(string(b), "\n") {
-		if i := strings.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		if line = strings.TrimSpace(line); line != "" {
-			names[line] = true
-		}
-	}
-	return names, nil
-}
-
-// TestFullOnlyListNamesScenarios keeps the fast tier's list true: every
-// name it holds is a scenario, and every area of scenarios (the name's
-// first word) keeps at least one scenario in the fast tier.
-func TestFullOnlyListNamesScenarios(t *testing.T) {
-	full, err := fullOnly()
-	if err != nil {
-		t.Fatal(err)
-	}
+// TestShortScriptsOnePerArea keeps the fast tier's rule true: it runs
+// exactly one scenario of every area, and none larger than another of
+// the same area.
+func TestShortScriptsOnePerArea(t *testing.T) {
 	all, err := filepath.Glob("testdata/script/*.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}
-	exists := map[string]bool{}
-	short := map[string]bool{}
-	areas := map[string]bool{}
+	short := map[string]string{}
+	for _, f := range shortScripts(t, "testdata/script") {
+		area, _, _ := strings.Cut(filepath.Base(f), "_")
+		if prev, ok := short[area]; ok {
+			t.Errorf("the fast tier runs two %s scenarios: %s and %s", area, prev, f)
+		}
+		short[area] = f
+	}
 	for _, f := range all {
-		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
-		exists[name] = true
-		area, _, _ := strings.Cut(name, "_")
-		areas[area] = true
-		if !full[name] {
-			short[area] = true
+		area, _, _ := strings.Cut(filepath.Base(f), "_")
+		pick, ok := short[area]
+		if !ok {
+			t.Errorf("the fast tier runs no %s scenario", area)
+			continue
 		}
-	}
-	for name := range full {
-		if !exists[name] {
-			t.Errorf("%s names %s, which is not a scenario in testdata/script", fullOnlyList, name)
+		a, errA := os.Stat(f)
+		b, errB := os.Stat(pick)
+		if errA != nil || errB != nil {
+			t.Fatal(errA, errB)
 		}
-	}
-	for area := range areas {
-		if !short[area] {
-			t.Errorf("every %s_* scenario is in %s: keep the cheapest one in the fast tier", area, fullOnlyList)
+		if a.Size() < b.Size() {
+			t.Errorf("the fast tier runs %s (%d bytes), larger than %s (%d bytes) of the same area", pick, b.Size(), f, a.Size())
 		}
 	}
 }

@@ -14,6 +14,8 @@ import (
 // each later read must still list exactly the operations the log holds,
 // as a read that starts afresh does, while the log grows, hands chains
 // to segments (their records moved to kept packs) and drops the oldest.
+// The full run records 60 operations; the fast tier (-short) 40, the
+// oldest segments dropped from the 21st on.
 func TestReadKeepsUpWithTheLog(t *testing.T) {
 	ctx := context.Background()
 	dir, repo, l, c1 := smallLog(t)
@@ -24,7 +26,11 @@ func TestReadKeepsUpWithTheLog(t *testing.T) {
 		}
 		return s
 	}
-	for i := 1; i <= 60; i++ {
+	ops := 60
+	if testing.Short() {
+		ops = 40
+	}
+	for i := 1; i <= ops; i++ {
 		op := &Op{Time: time.Now(), Tool: "autodev", Kind: "checkpoint", State: Done, Summary: "step " + strconv.Itoa(i),
 			Refs: []RefChange{{Name: "refs/autodev/checkpoints/c" + strconv.Itoa(i), New: c1}}}
 		if err := l.append(ctx, op, nil); err != nil {
@@ -63,28 +69,54 @@ func TestReadKeepsUpWithTheLog(t *testing.T) {
 // A commit-graph written while a segment was kept lists its records;
 // dropping the segment deletes them, and the graph is written again so
 // that git fsck stays clean, for a single graph file and for a chain.
+// The full run records 80 operations and checks with git fsck after each;
+// the fast tier (-short) records 40 (segments are dropped from the 21st
+// on) and checks after each one that dropped a segment, the moment the
+// graph could go stale, and after the last.
 func TestDroppedSegmentsLeaveTheCommitGraphTrue(t *testing.T) {
 	for _, layout := range [][]string{{"commit-graph", "write", "--reachable"}, {"commit-graph", "write", "--reachable", "--split"}} {
 		t.Run(layout[len(layout)-1], func(t *testing.T) {
 			t.Parallel()
 			ctx := context.Background()
 			dir, repo, l, c1 := smallLog(t)
-			for i := 1; i <= 80; i++ {
+			ops, drops := 80, 0
+			if testing.Short() {
+				ops = 40
+			}
+			for i := 1; i <= ops; i++ {
 				op := &Op{Time: time.Now(), Tool: "autodev", Kind: "checkpoint", State: Done, Summary: "step " + strconv.Itoa(i),
 					Refs: []RefChange{{Name: "refs/autodev/checkpoints/c" + strconv.Itoa(i), New: c1}}}
 				if err := l.append(ctx, op, nil); err != nil {
 					t.Fatal(err)
 				}
+				before, err := l.segments(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
 				if err := l.prune(ctx, op); err != nil {
 					t.Fatal(err)
+				}
+				after, err := l.segments(ctx)
+				if err != nil {
+					t.Fatal(err)
+				}
+				dropped := len(before) > 0 && (len(after) == 0 || after[0].name != before[0].name)
+				if dropped {
+					drops++
 				}
 				if i%5 == 0 {
 					testutil.Git(t, dir, layout...)
 				}
-				if out := testutil.Git(t, dir, "fsck", "--strict", "--no-dangling"); out != "" {
-					t.Fatalf("after o%d, git fsck: %s", i, out)
+				if !testing.Short() || dropped || i == ops {
+					if out := testutil.Git(t, dir, "fsck", "--strict", "--no-dangling"); out != "" {
+						t.Fatalf("after o%d, git fsck: %s", i, out)
+					}
 				}
 			}
+			if drops == 0 {
+				t.Fatal("no segment was dropped: the test did not test")
+			}
+			t.Logf("%d operations, %d of them dropped a segment", ops, drops)
 			if files, _ := repo.CommitGraphFiles(); len(files) == 0 {
 				t.Fatal("no commit-graph left: the test did not test")
 			}

@@ -84,13 +84,17 @@ func Isolated() bool { return isolatedHome != "" }
 // IsolatedHome is the one isolated git environment of the suite's tests
 // (this process's, a scenario's, a crash test's child's): it writes
 // home/.gitconfig (the test identity, init.defaultBranch=main, no
-// detached-HEAD advice) and returns the KEY=VALUE variables that confine
+// detached-HEAD advice, maintenance.auto=false: git commit and the like
+// start no git maintenance run --auto, a process that finds nothing to do
+// in a test's small repository; git gc --auto run on purpose is not
+// affected) and returns the KEY=VALUE variables that confine
 // git to it: HOME, XDG_CONFIG_HOME, GIT_CONFIG_NOSYSTEM=1, the author and
 // committer names and dates, TZ=UTC.
 func IsolatedHome(home string) ([]string, error) {
 	gitconfig := "[init]\n\tdefaultBranch = main\n" +
 		"[user]\n\tname = Test User\n\temail = test@example.com\n" +
-		"[advice]\n\tdetachedHead = false\n"
+		"[advice]\n\tdetachedHead = false\n" +
+		"[maintenance]\n\tauto = false\n"
 	if err := os.WriteFile(filepath.Join(home, ".gitconfig"), []byte(gitconfig), 0o644); err != nil {
 		return nil, err
 	}
