@@ -252,9 +252,9 @@ func TestWebServerBelowCommands(t *testing.T) {
 // which imports none of them; a workflow imports another only where the
 // table below declares it, and none reaches the command layer. A new
 // workflow package is declared here with what it may import. The packages
-// under internal/nudge that the core stands on (the task record) are
-// declared as such: the core and the workflows may import them, and they
-// import nothing of the core or above it.
+// under internal/nudge that the core stands on (the task record, the
+// bounded run log) are declared as such: the core and the workflows may
+// import them, and they import nothing of the core or above it.
 func TestNudgeWorkflowsAboveCore(t *testing.T) {
 	t.Parallel()
 	const core = "github.com/nudgethis/git-nudge/internal/nudge"
@@ -271,7 +271,7 @@ func TestNudgeWorkflowsAboveCore(t *testing.T) {
 		"take":       nil,
 	}
 	// packages under internal/nudge below the core
-	belowCore := []string{"record"}
+	belowCore := []string{"record", "runlog"}
 	// concepts the core and its workflows call on, below them
 	below := []string{"internal/guard", "internal/pool", "internal/retain"}
 	for _, b := range belowCore {

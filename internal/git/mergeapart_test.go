@@ -6,11 +6,13 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+
+	"github.com/nudgethis/git-nudge/internal/linemerge"
 )
 
 // On many small random merges of few distinct lines (so that git's line
 // diff has ties to break and groups of lines it could slide), a merge
-// done in this process (MergeApart) is exactly what git merge-file gives,
+// done in this process (linemerge.Apart) is exactly what git merge-file gives,
 // with and without diff3 labels, and never one merge-file finds a
 // conflict in; and it is done for a good share of the merges whose
 // changes were made apart.
@@ -95,7 +97,7 @@ func TestMergeApartAgreesWithMergeFile(t *testing.T) {
 			continue
 		}
 		tried++
-		got, ok := MergeApart(in)
+		got, ok := linemerge.Apart(in.Ours, in.Base, in.Theirs)
 		if !ok {
 			continue
 		}
@@ -115,25 +117,4 @@ func TestMergeApartAgreesWithMergeFile(t *testing.T) {
 		t.Errorf("only %d of %d merges were done in this process: the cases test too little", apart, cases)
 	}
 	t.Logf("%d of %d merges done in this process", apart, cases)
-}
-
-// A merge whose changes touch or overlap, or where a line next to the gap
-// could be slid across it, is left to git.
-func TestMergeApartLeavesCloseChangesToGit(t *testing.T) {
-	for _, c := range []struct{ name, base, ours, theirs string }{
-		{"adjacent", "a\nb\nc\n", "A\nb\nc\n", "a\nB\nc\n"},
-		{"same line", "a\nb\nc\n", "a\nX\nc\n", "a\nY\nc\n"},
-		{"first gap line in ours' change", "x\ny\nz\nw\n", "y\ny\nz\nw\n", "x\ny\nz\nW\n"},
-		{"last gap line in theirs' change", "x\ny\nz\nw\n", "X\ny\nz\nw\n", "x\ny\nz\nz\n"},
-		{"binary", "a\x00\nb\nc\n", "A\x00\nb\nc\n", "a\x00\nb\nC\n"},
-		{"empty base", "", "a\n", "b\n"},
-	} {
-		if d, ok := MergeApart(MergeInput{Base: []byte(c.base), Ours: []byte(c.ours), Theirs: []byte(c.theirs)}); ok {
-			t.Errorf("%s: merged in this process as %q", c.name, d)
-		}
-	}
-	d, ok := MergeApart(MergeInput{Base: []byte("a\nb\nc\nd\n"), Ours: []byte("A\nb\nc\nd\n"), Theirs: []byte("a\nb\nc\nD\n")})
-	if !ok || string(d) != "A\nb\nc\nD\n" {
-		t.Errorf("changes two lines apart: got %q, %v", d, ok)
-	}
 }

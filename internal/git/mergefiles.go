@@ -13,6 +13,7 @@ import (
 
 	"github.com/nudgethis/git-nudge/internal/gitindex"
 	"github.com/nudgethis/git-nudge/internal/gitstore"
+	"github.com/nudgethis/git-nudge/internal/linemerge"
 )
 
 // MergeInput is one file's three versions for MergeFiles. An ID, when
@@ -33,7 +34,7 @@ const mergeFileProcs = 4
 // the same refusal of a binary file.
 //
 // A merge whose two changes are apart is done in this process
-// (MergeApart), which gives merge-file's bytes without asking git. The
+// (linemerge.Apart), which gives merge-file's bytes without asking git. The
 // others are done together by one git process (mergeApplyClean)
 // wherever they come out clean there, and by one git merge-file process
 // each (a few at a time) for the others: overlapping edits, binary or
@@ -46,7 +47,7 @@ func (r *Repo) MergeFiles(ctx context.Context, dir string, in []MergeInput, labe
 	done := make([]bool, len(in))
 	var rest []int // the merges left to git
 	for i := range in {
-		if d, ok := MergeApart(in[i]); ok {
+		if d, ok := linemerge.Apart(in[i].Ours, in[i].Base, in[i].Theirs); ok {
 			out[i], done[i] = MergeResult{Data: d}, true
 		} else {
 			rest = append(rest, i)
@@ -96,17 +97,10 @@ func mergeName(i int) string {
 	return fmt.Sprintf("%07d", i)
 }
 
-// batchable reports whether m can be merged by mergeApplyClean: text that
-// a patch carries as it is (no NUL byte, which git would take as binary)
-// and no empty version (a patch from or to nothing is a creation or a
-// deletion, not a change).
+// batchable reports whether m can be merged by mergeApplyClean: text
+// that a patch carries as it is (linemerge.Text).
 func batchable(m MergeInput) bool {
-	for _, d := range [][]byte{m.Ours, m.Base, m.Theirs} {
-		if len(d) == 0 || bytes.IndexByte(d, 0) >= 0 {
-			return false
-		}
-	}
-	return true
+	return linemerge.Text(m.Ours, m.Base, m.Theirs)
 }
 
 // mergeApplyClean merges in with one `git apply --cached --3way` process
@@ -182,9 +176,9 @@ func (r *Repo) mergeApplyClean(ctx context.Context, dir string, in []MergeInput,
 			index.WriteByte(0)
 		}
 		fmt.Fprintf(&patch, "diff --git a/%s b/%s\nindex %s..%s 100644\n--- a/%s\n+++ b/%s\n@@ -1,%d +1,%d @@\n",
-			name, name, base, theirs, name, name, countLines(m.Base), countLines(m.Theirs))
-		patchLines(&patch, '-', m.Base)
-		patchLines(&patch, '+', m.Theirs)
+			name, name, base, theirs, name, name, linemerge.PatchCount(m.Base), linemerge.PatchCount(m.Theirs))
+		linemerge.WritePatchLines(&patch, '-', m.Base)
+		linemerge.WritePatchLines(&patch, '+', m.Theirs)
 	}
 	if n < 2 {
 		return make([][]byte, len(in)), nil
@@ -300,31 +294,4 @@ func scratchRepo(dir, objectFormat string) (gd string, err error) {
 		return gd, err
 	}
 	return gd, os.WriteFile(filepath.Join(gd, "HEAD"), []byte("ref: refs/heads/merge\n"), 0o600)
-}
-
-// countLines is the number of lines of data as a patch counts them (a
-// last line without a newline counts).
-func countLines(data []byte) int {
-	n := bytes.Count(data, []byte("\n"))
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
-	}
-	return n
-}
-
-// patchLines writes each line of data to a patch, after sign, marking a
-// last line without a newline as git does.
-func patchLines(w *bytes.Buffer, sign byte, data []byte) {
-	for len(data) > 0 {
-		line := data
-		if i := bytes.IndexByte(data, '\n'); i >= 0 {
-			line = data[:i+1]
-		}
-		data = data[len(line):]
-		w.WriteByte(sign)
-		w.Write(line)
-		if line[len(line)-1] != '\n' {
-			w.WriteString("\n\\ No newline at end of file\n")
-		}
-	}
 }

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/nudgethis/git-nudge/internal/commitgraph"
 )
 
 // KeptPack is a pack with a .keep file: git gc and git repack leave it as
@@ -100,4 +102,26 @@ func (r *Store) RemoveKeptPack(p KeptPack) error {
 		}
 	}
 	return os.Remove(p.Base + ".keep")
+}
+
+// CommitGraphFiles are the repository's commit-graph files
+// (commitgraph.Files), none when objects live where this process does not
+// look for them; chain reports whether there is a chain of layers.
+func (r *Store) CommitGraphFiles() (files []string, chain bool) {
+	if r.PacksDir() == "" {
+		return nil, false
+	}
+	return commitgraph.Files(filepath.Join(r.CommonDir, "objects", "info"))
+}
+
+// CommitGraphLists reports whether one of the repository's commit-graph
+// files lists one of ids (commit ids in hex), or cannot be read as one
+// (commitgraph.ListsAny). With no ids, the usual call after a drop that
+// deleted no commit, it looks at no file.
+func (r *Store) CommitGraphLists(ids []string) bool {
+	if len(ids) == 0 {
+		return false
+	}
+	files, _ := r.CommitGraphFiles()
+	return commitgraph.ListsAny(files, ids)
 }

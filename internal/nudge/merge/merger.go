@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/nudgethis/git-nudge/internal/git"
+	"github.com/nudgethis/git-nudge/internal/linemerge"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 )
 
@@ -211,7 +212,7 @@ func (m *Merger) Merge3(base, ours, theirs Ent) (Ent, string, error) {
 	// without git, is not handed to the batch: no stage folder, no wait.
 	res := git.MergeResult{}
 	var err error
-	if d, ok := git.MergeApart(in); ok {
+	if d, ok := linemerge.Apart(in.Ours, in.Base, in.Theirs); ok {
 		res.Data = d
 	} else if res, err = m.mergeContent(in); err != nil {
 		return Ent{}, "", err

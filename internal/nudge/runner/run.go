@@ -14,6 +14,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/journal"
 	"github.com/nudgethis/git-nudge/internal/nudge"
 	"github.com/nudgethis/git-nudge/internal/nudge/review"
+	"github.com/nudgethis/git-nudge/internal/nudge/runlog"
 	"github.com/nudgethis/git-nudge/internal/nudge/take"
 )
 
@@ -377,7 +378,7 @@ func (w workspace) taskToRun(ctx context.Context, id, note string, pending bool)
 // (hold), and its pid is recorded in the task once it runs.
 func (w workspace) runCommand(ctx context.Context, t *nudge.Task, dir string, o RunOptions, hold *os.File, sandbox *sandboxPlan, runner *runnerPlan) (int, error) {
 	logPath := filepath.Join(w.LogDir(t.ID), "run.log")
-	log, err := OpenBoundedLog(logPath, LogLimit)
+	log, err := runlog.Open(logPath, runlog.Limit)
 	if err != nil {
 		return 127, err
 	}

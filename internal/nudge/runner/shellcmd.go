@@ -4,22 +4,24 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/nudgethis/git-nudge/internal/nudge/runlog"
 )
 
 // shellLog runs configured shell commands (nudge.setup, nudge.validate)
 // in a task's worktree: each with sh -c, in a process group of its own
 // that is stopped as a whole when the command exits, announced as
-// "$ command" in a log bounded to LogLimit bytes and, when tee is set,
+// "$ command" in a log bounded to runlog.Limit bytes and, when tee is set,
 // copied to tee as well.
 type shellLog struct {
 	path string
 	out  io.Writer
-	log  *BoundedLog
+	log  *runlog.Log
 }
 
 // openShellLog creates (or empties) the bounded log at path.
 func openShellLog(path string, tee io.Writer) (*shellLog, error) {
-	log, err := OpenBoundedLog(path, LogLimit)
+	log, err := runlog.Open(path, runlog.Limit)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,8 @@
-package runner
+// Package runlog is the log a task's command, set-up and validation write
+// their output to: a file that keeps only the end of what was written,
+// with a first line saying how much was cut. It stands below the
+// workspace core and imports nothing of it.
+package runlog
 
 import (
 	"bytes"
@@ -14,13 +18,14 @@ import (
 	"github.com/nudgethis/git-nudge/internal/worktree"
 )
 
-// LogLimit is how much of a command's output a task keeps: the last 1 MiB.
-const LogLimit = 1 << 20
+// Limit is how much of a command's output a task keeps: the last 1 MiB.
+const Limit = 1 << 20
 
-// BoundedLog is a log file that keeps only the last Limit bytes written to
-// it. When it has to drop the start, its first line says how much was cut.
+// Log is a log file that keeps only the last limit bytes written to it
+// (the limit given to Open). When it has to drop the start, its first line
+// says how much was cut.
 // Writes are safe from several goroutines (a command's stdout and stderr).
-type BoundedLog struct {
+type Log struct {
 	mu        sync.Mutex
 	f         *os.File
 	limit     int64
@@ -29,8 +34,8 @@ type BoundedLog struct {
 	cut       int64 // bytes of output dropped so far
 }
 
-// OpenBoundedLog creates (or empties) the log at path.
-func OpenBoundedLog(path string, limit int64) (*BoundedLog, error) {
+// Open creates (or empties) the log at path.
+func Open(path string, limit int64) (*Log, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, err
 	}
@@ -54,12 +59,12 @@ func OpenBoundedLog(path string, limit int64) (*BoundedLog, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &BoundedLog{f: f, limit: limit}, nil
+	return &Log{f: f, limit: limit}, nil
 }
 
-// Write appends p; the file is compacted to its last Limit bytes whenever
+// Write appends p; the file is compacted to its last limit bytes whenever
 // it reaches twice that, so it never holds much more.
-func (l *BoundedLog) Write(p []byte) (int, error) {
+func (l *Log) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n, err := l.f.Write(p)
@@ -77,14 +82,14 @@ func (l *BoundedLog) Write(p []byte) (int, error) {
 
 // Cut reports how many bytes of output the log has dropped (or will drop
 // when closed).
-func (l *BoundedLog) Cut() int64 {
+func (l *Log) Cut() int64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.cut + max(l.content-l.limit, 0)
 }
 
-// Close compacts the log to its last Limit bytes and closes it.
-func (l *BoundedLog) Close() error {
+// Close compacts the log to its last limit bytes and closes it.
+func (l *Log) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var err error
@@ -99,7 +104,7 @@ func (l *BoundedLog) Close() error {
 
 // compact rewrites the file as a marker line plus the last limit bytes of
 // output, starting at a line boundary when there is one near the cut.
-func (l *BoundedLog) compact() error {
+func (l *Log) compact() error {
 	keep := min(l.limit, l.content)
 	// One byte more than kept, to see whether the cut falls on a line end.
 	before := min(int64(1), l.content-keep)

@@ -1,4 +1,4 @@
-package runner
+package runlog
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 func TestBoundedLogKeepsTheEnd(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "run.log")
-	l, err := OpenBoundedLog(path, 1000)
+	l, err := Open(path, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestBoundedLogKeepsTheEnd(t *testing.T) {
 func TestBoundedLogSmallIsUntouched(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "setup.log")
-	l, err := OpenBoundedLog(path, 1000)
+	l, err := Open(path, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,10 +1,28 @@
-package git
+// Package linemerge is the line-level work of a three-way file merge that
+// needs no git: which versions are text a line merge takes, the merge of
+// two changes that are apart, and the body of a patch that replaces a
+// file's lines whole. It imports no package of the project.
+package linemerge
 
 import "bytes"
 
-// MergeApart merges m in this process when its two changes are apart, and
-// then gives exactly what git merge-file gives (ok true); otherwise ok is
-// false and git must merge it (MergeFiles tries it first).
+// Text reports whether ours, base and theirs are all text a line merge
+// takes as it is: none has a NUL byte (which git takes as binary) and
+// none is empty (a change from or to nothing is a creation or a deletion,
+// not an edit of lines).
+func Text(ours, base, theirs []byte) bool {
+	for _, d := range [][]byte{ours, base, theirs} {
+		if len(d) == 0 || bytes.IndexByte(d, 0) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// Apart merges the change base -> theirs into ours in this process when
+// the two changes are apart, and then gives exactly what git merge-file
+// gives (ok true); otherwise ok is false and git must merge them. Versions
+// that are not Text are never merged here.
 //
 // Each side's change is found as git's line diff starts: the lines both
 // ends share with the base are set aside (the common prefix first, then
@@ -22,16 +40,16 @@ import "bytes"
 // without a conflict. Its result is the base with both sides' changes
 // made, which is the first side up to the gap, the gap, and the second
 // side from the gap on, whatever lines git's diff chose for each change.
-func MergeApart(m MergeInput) (data []byte, ok bool) {
-	if !batchable(m) {
+func Apart(ours, base, theirs []byte) (data []byte, ok bool) {
+	if !Text(ours, base, theirs) {
 		return nil, false
 	}
-	base, ours, theirs := splitLines(m.Base), splitLines(m.Ours), splitLines(m.Theirs)
-	o, t := regionOf(base, ours), regionOf(base, theirs)
-	if d, ok := joinApart(base, ours, o, theirs, t); ok {
+	bl, ol, tl := splitLines(base), splitLines(ours), splitLines(theirs)
+	o, t := regionOf(bl, ol), regionOf(bl, tl)
+	if d, ok := joinApart(bl, ol, o, tl, t); ok {
 		return d, true
 	}
-	return joinApart(base, theirs, t, ours, o)
+	return joinApart(bl, tl, t, ol, o)
 }
 
 // region is where a side changed the base: base[from:to] became
@@ -54,7 +72,7 @@ func regionOf(base, side [][]byte) region {
 }
 
 // joinApart is the merge when x's region comes first and y's second,
-// apart (see MergeApart); ok is false when they are not.
+// apart (see Apart); ok is false when they are not.
 func joinApart(base, x [][]byte, xr region, y [][]byte, yr region) ([]byte, bool) {
 	if xr.to >= yr.from {
 		return nil, false // no unchanged base line between them

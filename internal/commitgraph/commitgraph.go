@@ -1,4 +1,7 @@
-package gitstore
+// Package commitgraph reads git's commit-graph files (a single file or a
+// chain of layers) in this process, as far as telling whether they list
+// given commits. It imports no package of the project.
+package commitgraph
 
 import (
 	"bufio"
@@ -13,15 +16,11 @@ import (
 	"strings"
 )
 
-// CommitGraphFiles are the repository's commit-graph files: the single
-// one (objects/info/commit-graph) and the layers its chain names
-// (objects/info/commit-graphs/), those that exist; chain reports whether
-// there is a chain.
-func (r *Store) CommitGraphFiles() (files []string, chain bool) {
-	if r.PacksDir() == "" {
-		return nil, false
-	}
-	info := filepath.Join(r.CommonDir, "objects", "info")
+// Files are the commit-graph files of the object folder whose info
+// folder is info (objects/info): the single one (info/commit-graph) and
+// the layers its chain names (info/commit-graphs/), those that exist;
+// chain reports whether there is a chain.
+func Files(info string) (files []string, chain bool) {
 	if st, err := os.Stat(filepath.Join(info, "commit-graph")); err == nil && st.Mode().IsRegular() {
 		files = append(files, filepath.Join(info, "commit-graph"))
 	}
@@ -39,16 +38,12 @@ func (r *Store) CommitGraphFiles() (files []string, chain bool) {
 	return files, true
 }
 
-// CommitGraphLists reports whether one of the repository's commit-graph
-// files lists one of ids (commit ids in hex). A file it cannot read as a
-// commit graph counts as listing them: the caller then has git write the
-// graph again, which is what it would do for a stale one.
-func (r *Store) CommitGraphLists(ids []string) bool {
-	if len(ids) == 0 {
-		return false // the usual call: nothing was deleted
-	}
-	files, _ := r.CommitGraphFiles()
-	if len(files) == 0 {
+// ListsAny reports whether one of files (commit-graph files) lists one of
+// ids (commit ids in hex). A file it cannot read as a commit graph counts
+// as listing them: the caller then has git write the graph again, which is
+// what it would do for a stale one. A file gone meanwhile lists nothing.
+func ListsAny(files, ids []string) bool {
+	if len(ids) == 0 || len(files) == 0 {
 		return false
 	}
 	want := make([][]byte, 0, len(ids))
