@@ -121,8 +121,10 @@ func (b *bench) runnerRows(dir string, n int) error {
 }
 
 // attemptRows: git nudge run --attempts 8 against --attempts 1, each
-// attempt taking a pooled worktree (the pool filled to the number of
-// attempts before each round, untimed). The row the target names is the
+// attempt taking a pooled worktree that pool fill made (the pool
+// emptied and filled to the number of attempts before each round,
+// untimed: a pool over its bound would have the run evict and delete
+// the extra worktrees inside the timed command). The row the target names is the
 // start: from the launch until the last attempt's command has begun,
 // each command appending a nanosecond timestamp to a file outside the
 // worktrees, the launch one written by date just before git nudge
@@ -131,7 +133,7 @@ func (b *bench) runnerRows(dir string, n int) error {
 func (b *bench) attemptRows(dir string, n int, last, keep, dropLast string) error {
 	fill := func(k int) func(int) error {
 		return func(int) error {
-			return b.must(dir, fmt.Sprintf("%s && git config nudge.pool %d && while git nudge pool fill | grep -q '^Added'; do :; done && [ $(git nudge pool --json | grep -o '\"name\"' | wc -l) -ge %d ] || { echo 'the pool holds fewer than %d worktrees'; exit 1; }", dropLast, k, k, k))
+			return b.must(dir, fmt.Sprintf("%s && git nudge pool clear >/dev/null && git config nudge.pool %d && while git nudge pool fill | grep -q '^Added'; do :; done && [ $(git nudge pool --json | grep -o '\"name\"' | wc -l) -ge %d ] || { echo 'the pool holds fewer than %d worktrees'; exit 1; }", dropLast, k, k, k))
 		}
 	}
 	steps := make([]step, 2)
