@@ -263,14 +263,17 @@ func (r *taskRun) worktree(ctx context.Context) error {
 		}
 	} else if !w.HasWorktree(t) {
 		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: r.hold.File(), signals: o.Signals, run: true}
-		if err := w.prepareHeld(ctx, t, r.l, so); err != nil {
+		// The lock the preparation's outcome was recorded under stays
+		// held for the record of the task running.
+		if r.l, err = w.prepareHeld(ctx, t, r.l, so); err != nil {
 			return err
 		}
 		if r.runner != nil {
 			r.runner.fresh = true
 		}
 		nudge.FaultPoint("run-after-prepare")
-		if r.l, err = w.Lock(ctx, "git-nudge run"); err != nil {
+		if err := ctx.Err(); err != nil {
+			r.l.Release()
 			return err
 		}
 	}
