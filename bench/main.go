@@ -48,7 +48,7 @@ var (
 	containerOnly  = flag.Bool("container-only", false, "measure only git nudge run --on a container runner -- true against podman run --rm IMAGE true plus git nudge run -- true (a pooled worktree)")
 	containerImage = flag.String("container-image", "", "image for the container runner rows (e.g. localhost/nudge-test:1, which the runner_container scenario builds); empty: the rows are skipped unless -container-only; with -runner-only and -ssh-host, also the mixed rows: four tasks at once across a podman and an ssh runner against one alone")
 	runnerOnly     = flag.Bool("runner-only", false, "measure only the runner rows: git nudge run --on an ssh runner (with -ssh-host) and run --attempts 8 against --attempts 1")
-	attemptsRow    = flag.Bool("attempts", true, "with -runner-only: also measure run --attempts 8 against --attempts 1")
+	attemptsRow    = flag.Bool("attempts", true, "with -runner-only: also measure run --attempts 8 against --attempts 1 (the time until every command has started, and the whole run)")
 	sshHost        = flag.String("ssh-host", "", "an ssh destination reached without a password, for the ssh runner rows (skipped when empty)")
 	mergeOnly      = flag.Bool("merge-only", false, "measure only apply --merge of a 50-file patch with 10 files edited since the snapshot (applyMerge)")
 	ucOnly         = flag.Bool("untracked-cache-only", false, "measure only snapshot against git status with core.untrackedCache=true (the user's index holding git's untracked cache)")
@@ -404,6 +404,10 @@ type step struct {
 	// run, when set, is timed instead of cmd: work done in this process
 	// (durableWrites), with no process start in it.
 	run func() error
+	// measure, when set, is called after each timed round and its
+	// figure added to extra: a time the command itself wrote down.
+	measure func() (time.Duration, error)
+	extra   *sample
 }
 
 // alternate runs the steps in turn, round after round, so that each
@@ -431,6 +435,13 @@ func (b *bench) alternate(dir string, steps ...step) ([]sample, error) {
 			}
 			if err != nil {
 				return nil, err
+			}
+			if r > 0 && s.measure != nil {
+				m, err := s.measure()
+				if err != nil {
+					return nil, err
+				}
+				s.extra.add(m, 0)
 			}
 			if r > 0 {
 				out[i].add(d, kb)

@@ -209,6 +209,20 @@ func (r *Repo) RefreshIndex(ctx context.Context) error {
 	return err
 }
 
+// RewriteIndexRefreshed refreshes the stat data of r's index (a
+// worktree's own) and writes it out even when no entry changed: entries
+// written in the index's own second, which git would otherwise read
+// again on every check, are hashed now and recorded as clean by an
+// index newer than them (the caller waited for the clock to pass that
+// second).
+func (r *Repo) RewriteIndexRefreshed(ctx context.Context) error {
+	_, err := r.git(ctx, append(append([]string{}, statArgs...), "update-index", "-q", "--refresh", "--force-write-index")...)
+	if err != nil && ExitCode(err) == 1 { // 1: some entry differs; the index is written all the same
+		return nil
+	}
+	return err
+}
+
 // IndexKinds returns, for the index file at index, each entry's path
 // and mode; plain is false when the index holds anything a fresh
 // worktree's index does not (a conflict, a skip-worktree or

@@ -408,7 +408,10 @@ func (p *Pool) Fill(ctx context.Context) (e *Entry, full bool, err error) {
 	}
 	admin, err := p.AdminOf(dir)
 	if err == nil {
-		err = p.Repo.WorktreeRepo(dir, admin).RefreshIndex(ctx)
+		err = settleIndex(ctx, filepath.Join(admin, "index"))
+	}
+	if err == nil {
+		err = p.Repo.WorktreeRepo(dir, admin).RewriteIndexRefreshed(ctx)
 	}
 	if err == nil {
 		err = p.trustIndex(ctx, dir, dir+".index")
@@ -418,6 +421,35 @@ func (p *Pool) Fill(ctx context.Context) (e *Entry, full bool, err error) {
 		return nil, false, fmt.Errorf("this repository's worktrees cannot be pooled: %w", err)
 	}
 	return &Entry{Name: name, Path: dir}, false, nil
+}
+
+// settleIndex waits until the clock is past the second of index's
+// modification time (at most a second), so that an index written from
+// now on is newer, by git's reckoning, than every file written before
+// it. git compares stat times by the second: a file whose time is in
+// the index's own second is "racily clean" and is read and hashed again
+// by every command that checks it. A worktree the pool makes is checked
+// out in full just before its index is written, so without this wait
+// the first task that takes it would hash a second's worth of files.
+func settleIndex(ctx context.Context, index string) error {
+	st, err := os.Stat(index)
+	if err != nil {
+		return err
+	}
+	// The margin covers file times taken from the kernel's coarse clock,
+	// which may lag the wall clock by a few milliseconds.
+	wait := time.Until(st.ModTime().Truncate(time.Second).Add(time.Second + 20*time.Millisecond))
+	if wait <= 0 {
+		return nil
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }
 
 // Clear removes every parked worktree (and anything an interrupted

@@ -3,8 +3,10 @@ package pool
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -163,5 +165,50 @@ func TestRemoveWorktreeOnlyInsideState(t *testing.T) {
 		if _, err := os.Stat(dir); err != nil {
 			t.Errorf("%s was removed: %v", dir, err)
 		}
+	}
+}
+
+// A worktree Fill adds has a trusted index newer, to the second, than
+// every file in it: none is racily clean, so the first task that takes
+// it is proved clean by stat data alone, no file read again.
+func TestFillLeavesNoRacyEntry(t *testing.T) {
+	ctx := context.Background()
+	p, _ := newPool(t)
+	files := map[string]string{}
+	for i := range 40 {
+		files[fmt.Sprintf("d%d/f%d.txt", i%4, i)] = fmt.Sprintf("file %d\n", i)
+	}
+	testutil.Commit(t, p.Repo.WorkTree, files, "more")
+	testutil.Git(t, p.Repo.WorkTree, "config", "nudge.pool", "1")
+	e, _, err := p.Fill(ctx)
+	if err != nil || e == nil {
+		t.Fatalf("Fill: %+v, %v", e, err)
+	}
+	st, err := os.Stat(e.Path + ".index")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := testutil.GitIO(p.Repo.WorkTree, nil, []string{"GIT_INDEX_FILE=" + e.Path + ".index"}, "ls-files", "--debug")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		v, ok := strings.CutPrefix(strings.TrimSpace(line), "mtime: ")
+		if !ok {
+			continue
+		}
+		n++
+		sec, _, _ := strings.Cut(v, ":")
+		s, err := strconv.ParseInt(sec, 10, 64)
+		if err != nil {
+			t.Fatalf("ls-files --debug: %q", line)
+		}
+		if s >= st.ModTime().Unix() {
+			t.Fatalf("an entry's mtime (%s) is in the trusted index's second or later (%d): it is racily clean", v, st.ModTime().Unix())
+		}
+	}
+	if n < 40 {
+		t.Fatalf("ls-files --debug listed %d entries:\n%s", n, out)
 	}
 }

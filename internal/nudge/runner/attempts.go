@@ -90,6 +90,7 @@ func RunAttempts(ctx context.Context, ws *nudge.Workspace, o RunOptions, n int, 
 		}
 	}
 	var wg sync.WaitGroup
+	gate := newStartGate(n)
 	for i, t := range tasks {
 		ro := o
 		ro.TaskID, ro.Attempt, ro.On = t.ID, i+1, name
@@ -97,6 +98,7 @@ func RunAttempts(ctx context.Context, ws *nudge.Workspace, o RunOptions, n int, 
 			ro.On = "local"
 		}
 		ro.Signals, ro.Skip, ro.Group = chans[i], nil, true
+		ro.siblings = gate
 		ro.Stdin, ro.Stdout, ro.Stderr = nil, nil, nil
 		wg.Add(1)
 		go func() {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nudgethis/git-nudge/internal/journal"
@@ -69,6 +70,44 @@ type RunOptions struct {
 	// pending: TaskID must be a pending task (Work), whose own command
 	// runs; another state is errNotPending.
 	pending bool
+	// siblings, for one of run --attempts: the outcome is recorded only
+	// once every attempt's command has started (or its start failed).
+	siblings *startGate
+	// started is called once the command has started.
+	started func()
+}
+
+// startGate holds back the records of the attempts of one run
+// --attempts until each attempt has started its command or given up: a
+// quick attempt's capture, which holds the workspace lock, then never
+// stands between a slower sibling and the start of its command.
+type startGate struct {
+	wg sync.WaitGroup
+}
+
+// newStartGate is the gate of n attempts.
+func newStartGate(n int) *startGate {
+	g := &startGate{}
+	g.wg.Add(n)
+	return g
+}
+
+// arrival returns the function that tells g this attempt has started
+// its command or will not; calls after the first do nothing. A nil gate
+// gives a function that does nothing.
+func (g *startGate) arrival() func() {
+	if g == nil {
+		return func() {}
+	}
+	var once sync.Once
+	return func() { once.Do(g.wg.Done) }
+}
+
+// wait returns once every attempt has arrived.
+func (g *startGate) wait() {
+	if g != nil {
+		g.wg.Wait()
+	}
 }
 
 // Run runs a command in a task's worktree (making the task and its
@@ -98,6 +137,9 @@ func Run(ctx context.Context, ws *nudge.Workspace, o RunOptions) (*nudge.Task, i
 	if err != nil {
 		return nil, 0, err
 	}
+	arrive := o.siblings.arrival()
+	defer arrive()
+	o.started = arrive
 	r := &taskRun{w: w, o: o, runner: runner, sandbox: sandbox}
 	if err := r.take(ctx); err != nil {
 		return r.t, 0, err
@@ -117,7 +159,10 @@ func Run(ctx context.Context, ws *nudge.Workspace, o RunOptions) (*nudge.Task, i
 
 	// The outcome is recorded even after an interrupt, and waits for the
 	// lock longer than a command about to begin would: sibling tasks of
-	// the same work --max or attempts may hold it in turn.
+	// the same work --max or attempts may hold it in turn. The siblings
+	// of run --attempts start their commands first.
+	arrive()
+	o.siblings.wait()
 	ctx = context.WithoutCancel(ctx)
 	if r.l, err = w.LockWithin(ctx, "git-nudge run", nudge.RecordWait); err != nil {
 		return r.t, code, err
@@ -219,14 +264,17 @@ func (r *taskRun) worktree(ctx context.Context) error {
 		}
 	} else if !w.HasWorktree(t) {
 		so := StartOptions{NoSetup: o.NoSetup, Environ: o.Environ, Output: o.Stderr, hold: r.hold.File(), signals: o.Signals, run: true}
-		if err := w.prepareHeld(ctx, t, r.l, so); err != nil {
+		// The lock the preparation's outcome was recorded under stays
+		// held for the record of the task running.
+		if r.l, err = w.prepareHeld(ctx, t, r.l, so); err != nil {
 			return err
 		}
 		if r.runner != nil {
 			r.runner.fresh = true
 		}
 		nudge.FaultPoint("run-after-prepare")
-		if r.l, err = w.Lock(ctx, "git-nudge run"); err != nil {
+		if err := ctx.Err(); err != nil {
+			r.l.Release()
 			return err
 		}
 	}
@@ -405,7 +453,12 @@ func (w workspace) runCommand(ctx context.Context, t *nudge.Task, dir string, o 
 		argv: o.Command, dir: dir, env: env,
 		stdin: o.Stdin, stdout: stdout, stderr: stderr,
 		signals: o.Signals, skip: o.Skip, group: o.Group,
-		lock: hold, started: func(pid int) { w.recordCommandPID(ctx, t, pid) },
+		lock: hold, started: func(pid int) {
+			if o.started != nil {
+				o.started()
+			}
+			w.recordCommandPID(ctx, t, pid)
+		},
 	}
 	if sandbox != nil {
 		var done func() []string

@@ -77,7 +77,8 @@ func Start(ctx context.Context, ws *nudge.Workspace, id string, o StartOptions) 
 	if o.KeepWorktree {
 		t.KeepWorktree = true
 	}
-	return t, w.prepareHeld(ctx, t, l, o)
+	_, err = w.prepareHeld(ctx, t, l, o)
+	return t, err
 }
 
 // taskToStart returns the task a start (or run) prepares, taking a new
@@ -125,8 +126,11 @@ func (w workspace) resultWithoutWorktree(t *nudge.Task) bool {
 
 // prepareHeld records t as preparing, releases the workspace lock l while
 // the worktree is made and set up (t's own lock is held throughout), then
-// records the outcome: prepared, or failed with the reason.
-func (w workspace) prepareHeld(ctx context.Context, t *nudge.Task, l *journal.Lock, o StartOptions) error {
+// records the outcome: prepared, or failed with the reason. Prepared for
+// a run (o.run), it returns the workspace lock still held, for the run
+// to record the task running without taking it again; otherwise, and on
+// an error, no lock is held.
+func (w workspace) prepareHeld(ctx context.Context, t *nudge.Task, l *journal.Lock, o StartOptions) (held *journal.Lock, _ error) {
 	dir := w.WorktreeDir(t.ID)
 	pid := os.Getpid()
 	t.State = nudge.StatePreparing
@@ -135,7 +139,7 @@ func (w workspace) prepareHeld(ctx context.Context, t *nudge.Task, l *journal.Lo
 	t.PID, t.CommandPID = &pid, nil
 	if err := w.Save(t); err != nil {
 		l.Release()
-		return err
+		return nil, err
 	}
 	// A pooled worktree is taken under the workspace lock (no two tasks
 	// get the same one) and reset outside it.
@@ -146,11 +150,19 @@ func (w workspace) prepareHeld(ctx context.Context, t *nudge.Task, l *journal.Lo
 
 	// The outcome is recorded even when the user interrupted.
 	ctx = context.WithoutCancel(ctx)
-	l, err := w.Lock(ctx, "git-nudge start")
-	if err != nil {
-		return errors.Join(perr, err)
+	what := "git-nudge start"
+	if o.run {
+		what = "git-nudge run"
 	}
-	defer l.Release()
+	l, err := w.Lock(ctx, what)
+	if err != nil {
+		return nil, errors.Join(perr, err)
+	}
+	defer func() {
+		if held == nil {
+			l.Release()
+		}
+	}()
 	// Prepared for a run, the record stays preparing, with this process's
 	// pid, until the run saves it running: a kill in between leaves it
 	// interrupted during preparation (settled as failed), never prepared,
@@ -166,13 +178,13 @@ func (w workspace) prepareHeld(ctx context.Context, t *nudge.Task, l *journal.Lo
 		if !w.HasWorktree(t) {
 			t.Worktree = nil
 		}
-		return errors.Join(perr, w.Save(t))
+		return nil, errors.Join(perr, w.Save(t))
 	}
 	if o.run {
-		return nil
+		return l, nil
 	}
 	t.State = nudge.StatePrepared
-	return w.Save(t)
+	return nil, w.Save(t)
 }
 
 // prepare makes the worktree (from claim, on the snapshot), copies the
