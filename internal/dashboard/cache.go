@@ -1,9 +1,7 @@
 package dashboard
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"net/http"
@@ -15,6 +13,7 @@ import (
 	"github.com/nudgethis/git-nudge/internal/autodev"
 	"github.com/nudgethis/git-nudge/internal/filecache"
 	"github.com/nudgethis/git-nudge/internal/nudge"
+	"github.com/nudgethis/git-nudge/internal/operation"
 	"github.com/nudgethis/git-nudge/internal/refs"
 )
 
@@ -53,17 +52,6 @@ type checkpointsKey struct {
 	head               string
 }
 
-// encodeOne is v as writeJSON writes it, without the final newline.
-func encodeOne(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
-}
-
 // refreshTasks brings the cached records up to date with the files of
 // ws's tasks folder and returns them newest first.
 func (c *listCache) refreshTasks(ws *nudge.Workspace) ([]*cachedTask, error) {
@@ -85,7 +73,7 @@ func (c *listCache) refreshTasks(ws *nudge.Workspace) ([]*cachedTask, error) {
 			if err != nil {
 				return nil, err
 			}
-			b, err := encodeOne(t)
+			b, err := operation.EncodeJSON(t)
 			if err != nil {
 				return nil, err
 			}
@@ -191,7 +179,7 @@ func (s *Server) checkpoints(w http.ResponseWriter, r *http.Request) {
 		if s.opts.Shapes.ListJSON != nil {
 			b, err = s.opts.Shapes.ListJSON(l)
 		} else {
-			b, err = encodeOne(s.opts.Shapes.List(l))
+			b, err = operation.EncodeJSON(s.opts.Shapes.List(l))
 		}
 		if err != nil {
 			failed(w, err)

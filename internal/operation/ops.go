@@ -177,7 +177,7 @@ func (c *OpsCache) Body(ctx context.Context, l *oplog.Log) ([]byte, error) {
 		}
 		if ops[i].Commit() == "" {
 			// A pending record: encoded each time.
-			b, err := encodeOne(j)
+			b, err := EncodeJSON(j)
 			if err != nil {
 				return nil, err
 			}
@@ -187,7 +187,7 @@ func (c *OpsCache) Body(ctx context.Context, l *oplog.Log) ([]byte, error) {
 		k := opKey{commit: ops[i].Commit(), undoneBy: ops[i].UndoneBy, undoable: j.Undoable}
 		e, ok := c.enc[k]
 		if !ok || !slices.Equal(e.reasons, j.UndoRefusal) {
-			b, err := encodeOne(j)
+			b, err := EncodeJSON(j)
 			if err != nil {
 				return nil, err
 			}
@@ -202,7 +202,7 @@ func (c *OpsCache) Body(ctx context.Context, l *oplog.Log) ([]byte, error) {
 }
 
 // encodeOne is v as JSON with no HTML escaping and no final newline.
-func encodeOne(v any) ([]byte, error) {
+func EncodeJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
