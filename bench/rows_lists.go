@@ -256,11 +256,9 @@ func (b *bench) autoPrune(dir string, n int) error {
 	if err != nil {
 		return err
 	}
-	b.rows = append(b.rows, row{name: fmt.Sprintf("snapshot with automatic pruning due (nothing old), %d tasks", n), ours: got[0], base: got[1],
-		baseName: "snapshot without nudge.retention", target: "< 1.05x"})
-	b.rows = append(b.rows, row{name: fmt.Sprintf("same, CPU time (user + system, with its git processes), %d tasks", n),
-		ours: sample{times: got[0].cpu}, base: sample{times: got[1].cpu},
-		baseName: "snapshot without nudge.retention, CPU time", target: "< 1.05x"})
+	b.pruneRows(fmt.Sprintf("snapshot with automatic pruning due (nothing old), %d tasks", n),
+		fmt.Sprintf("same, CPU time (user + system, with its git processes), %d tasks", n),
+		"snapshot without nudge.retention", got)
 	printCPU("snapshot with automatic pruning due vs without nudge.retention", got[0], got[1])
 	printPairedCPU("snapshot with automatic pruning due vs without nudge.retention", got[0], got[1])
 	got, err = b.alternate(dir,
@@ -305,13 +303,21 @@ i=0; while [ $i -lt 50 ]; do echo $i > autoprune.txt; git autodev checkpoint -m 
 	if err != nil {
 		return err
 	}
-	b.rows = append(b.rows, row{name: "checkpoint with automatic pruning due (nothing old), 50 checkpoints", ours: got[0], base: got[1],
-		baseName: "checkpoint without autodev.retention", target: "< 1.05x"})
-	b.rows = append(b.rows, row{name: "same, CPU time (user + system, with its git processes)",
-		ours: sample{times: got[0].cpu}, base: sample{times: got[1].cpu},
-		baseName: "checkpoint without autodev.retention, CPU time", target: "< 1.05x"})
+	b.pruneRows("checkpoint with automatic pruning due (nothing old), 50 checkpoints",
+		"same, CPU time (user + system, with its git processes)",
+		"checkpoint without autodev.retention", got)
 	printPairedCPU("checkpoint with automatic pruning due vs without autodev.retention", got[0], got[1])
 	return nil
+}
+
+// pruneRows adds the wall-time row name and the CPU-time row cpuName of
+// got (the command with automatic pruning, then baseName without it),
+// each with the target of automatic pruning, under 5% more.
+func (b *bench) pruneRows(name, cpuName, baseName string, got []sample) {
+	b.rows = append(b.rows,
+		row{name: name, ours: got[0], base: got[1], baseName: baseName, target: "< 1.05x"},
+		row{name: cpuName, ours: sample{times: got[0].cpu}, base: sample{times: got[1].cpu},
+			baseName: baseName + ", CPU time", target: "< 1.05x"})
 }
 
 // autoPruneOnly: the autoPrune rows alone, in a workspace of n tasks whose
